@@ -1,0 +1,179 @@
+// Package transport moves MCP messages between mcpscope and a server as exact
+// bytes. It knows framing (lines, HTTP bodies, SSE events) and nothing about
+// JSON-RPC beyond that: correlation and meaning belong to package session.
+package transport
+
+import (
+	"strings"
+	"time"
+)
+
+// Dir says which way a frame travelled.
+type Dir uint8
+
+const (
+	Out   Dir = iota + 1 // client → server
+	In                   // server → client
+	Local                // made by the transport itself (events)
+)
+
+func (d Dir) String() string {
+	switch d {
+	case Out:
+		return "out"
+	case In:
+		return "in"
+	case Local:
+		return "local"
+	}
+	return "?"
+}
+
+// Kind says what a frame holds.
+type Kind uint8
+
+const (
+	Message Kind = iota + 1 // one JSON-RPC message, exact bytes
+	Garbage                 // a stdout line that is not JSON; the session goes on
+	Stderr                  // one stderr line of a spawned server
+	Event                   // the transport's own life: see the Ev* names
+)
+
+func (k Kind) String() string {
+	switch k {
+	case Message:
+		return "message"
+	case Garbage:
+		return "garbage"
+	case Stderr:
+		return "stderr"
+	case Event:
+		return "event"
+	}
+	return "?"
+}
+
+// Event names carried in Meta.Event for Kind == Event.
+const (
+	EvSpawned       = "spawned"        // process started (PID, Detail = argv)
+	EvExited        = "exited"         // process ended (ExitCode / Signal)
+	EvConnected     = "connected"      // HTTP target configured / first exchange done
+	EvSessionID     = "session-id"     // server issued or changed Mcp-Session-Id (Detail)
+	EvStreamOpened  = "stream-opened"  // an SSE stream started (Stream, Status)
+	EvStreamClosed  = "stream-closed"  // an SSE stream ended cleanly (server closed it)
+	EvStreamDropped = "stream-dropped" // an SSE stream broke (read error, cut); Detail says why
+	EvStreamResumed = "stream-resumed" // a resume GET with Last-Event-ID was answered
+	EvResumeAttempt = "resume-attempt" // a resume GET is about to be tried (Detail: attempt n/m, wait)
+	EvPrime         = "sse-prime"      // an SSE event with an id and empty data (priming / polling)
+	EvHTTPError     = "http-error"     // a non-2xx answer (Status, Detail = body excerpt)
+	EvSendFailed    = "send-failed"    // a message could not be written (Detail)
+	EvLineTooLong   = "line-too-long"  // a stdout line over the limit; its head is kept as Garbage
+	EvClosed        = "closed"         // the transport was closed by us
+	EvNote          = "note"           // anything else worth showing (Detail)
+)
+
+// Frame is one unit that crossed (or happened on) the wire. Data is owned by
+// the frame: transports never reuse the slice after handing it over.
+type Frame struct {
+	Time time.Time
+	Dir  Dir
+	Kind Kind
+	Data []byte
+	Meta Meta
+}
+
+// Meta is the transport's account of a frame. Zero fields are omitted from the
+// journal. Header values are already redacted (see RedactHeader).
+type Meta struct {
+	Event  string `json:"event,omitempty"`
+	Detail string `json:"detail,omitempty"`
+
+	// HTTP
+	HTTPMethod string            `json:"httpMethod,omitempty"`
+	URL        string            `json:"url,omitempty"`
+	Status     int               `json:"status,omitempty"`
+	Headers    map[string]string `json:"headers,omitempty"`
+	Stream     string            `json:"stream,omitempty"`  // stream key, e.g. "post:7", "get:1"
+	Resumes    string            `json:"resumes,omitempty"` // for a resume GET: the stream it continues
+	EventID    string            `json:"eventId,omitempty"`
+	EventType  string            `json:"eventType,omitempty"`
+	Retry      int               `json:"retryMs,omitempty"`
+
+	// stdio
+	PID      int    `json:"pid,omitempty"`
+	ExitCode *int   `json:"exitCode,omitempty"`
+	Signal   string `json:"signal,omitempty"`
+}
+
+// Sink receives every frame. It is called from the transport's own goroutines,
+// possibly concurrently, and must not block for long: the transport never
+// waits on its consumer beyond this call.
+type Sink func(Frame)
+
+// Outgoing is one message to send.
+type Outgoing struct {
+	Data []byte // one JSON-RPC message, no trailing newline
+	// Key is the request id as canonical JSON text ("7", "\"abc\"") when Data
+	// is a request; "" for notifications and responses. HTTP uses it to name
+	// the request's own stream so it can be closed (cancel) or resumed.
+	Key string
+	// Method is the JSON-RPC method, for transports that mirror it in headers.
+	Method string
+	// Headers are extra per-message headers (HTTP only; ignored on stdio).
+	Headers map[string]string
+}
+
+// Transport is a connection to one server.
+type Transport interface {
+	// Start begins delivering frames to sink (spawns the process for stdio).
+	Start(sink Sink) error
+	// Send writes one message. It returns quickly and never waits for a
+	// response; done is called exactly once, possibly before Send returns,
+	// with nil when the message was accepted (written to stdin; HTTP 2xx
+	// headers) or an error that says what failed and where.
+	Send(m Outgoing, done func(error))
+	// Close ends the connection (stdio shutdown ladder; HTTP DELETE). Bounded.
+	Close() error
+	// Done is closed once the transport can carry no more messages
+	// (process gone, or closed by us).
+	Done() <-chan struct{}
+	// Describe names the target for people ("stdio: node server.js").
+	Describe() string
+}
+
+// sensitiveHeaders are redacted wherever headers are recorded.
+var sensitiveHeaders = map[string]bool{
+	"authorization":       true,
+	"proxy-authorization": true,
+	"cookie":              true,
+	"set-cookie":          true,
+	"x-api-key":           true,
+	"api-key":             true,
+}
+
+// IsSecretName reports whether a header or environment variable name looks
+// like it carries a credential.
+func IsSecretName(name string) bool {
+	n := strings.ToLower(name)
+	if sensitiveHeaders[n] {
+		return true
+	}
+	for _, w := range []string{"token", "secret", "password", "passwd", "apikey", "api_key", "api-key", "auth", "credential", "private"} {
+		if strings.Contains(n, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// RedactHeader returns the value to record for a header: credentials keep
+// their scheme ("Bearer") and lose the rest.
+func RedactHeader(name, value string) string {
+	if !IsSecretName(name) {
+		return value
+	}
+	if i := strings.IndexByte(value, ' '); i > 0 && i < 16 {
+		return value[:i] + " [redacted]"
+	}
+	return "[redacted]"
+}
