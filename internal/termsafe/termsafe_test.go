@@ -1,0 +1,55 @@
+package termsafe
+
+import (
+	"strings"
+	"testing"
+)
+
+func TestInert(t *testing.T) {
+	cases := []struct{ name, in string }{
+		{"csi clear", "a\x1b[2Jb"},
+		{"osc52 clipboard", "x\x1b]52;c;ZXZpbA==\x07y"},
+		{"8-bit csi", "a\u009b2Jb"},
+		{"bidi override", "abc\u202Edcba"},
+		{"bidi isolate", "\u2066x\u2069"},
+		{"bell and backspace", "a\x07\x08b"},
+		{"invalid utf8", "a\xff\xfeb"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			for _, out := range []string{Text(c.in), Line(c.in)} {
+				for _, r := range out {
+					if (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f) || isFormat(r) {
+						t.Fatalf("%q kept control %U in %q", c.in, r, out)
+					}
+				}
+			}
+		})
+	}
+}
+
+func TestVisiblePlaceholders(t *testing.T) {
+	if got := Line("a\x1b[31mb"); got != "a␛[31mb" {
+		t.Fatalf("ESC should show as ␛, got %q", got)
+	}
+	if got := Line("one\ntwo"); got != "one⏎two" {
+		t.Fatalf("Line keeps newlines out, got %q", got)
+	}
+	if got := Text("one\ntwo\tx"); got != "one\ntwo\tx" {
+		t.Fatalf("Text keeps newlines and tabs, got %q", got)
+	}
+	if got := Text("héllo wörld ✓"); got != "héllo wörld ✓" {
+		t.Fatalf("printable unicode must survive, got %q", got)
+	}
+}
+
+func FuzzText(f *testing.F) {
+	f.Add("a\x1b]52;c;AAAA\x07")
+	f.Add("\u202e\xff")
+	f.Fuzz(func(t *testing.T, s string) {
+		out := Text(s)
+		if strings.ContainsAny(out, "\x1b\x07\u009b\u009d\u202e") {
+			t.Fatalf("escape survived: %q → %q", s, out)
+		}
+	})
+}
