@@ -1,0 +1,182 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"time"
+)
+
+// State is where a call is in its life.
+type State string
+
+const (
+	StatePending   State = "pending"   // sent, nothing heard yet
+	StateStreaming State = "streaming" // progress (or other activity) seen
+	StateOK        State = "ok"        // a result arrived
+	StateError     State = "error"     // a JSON-RPC error, or a synthetic failure
+	StateCancelled State = "cancelled" // ended by the user
+	StateDetached  State = "detached"  // left running on the server to rejoin later
+)
+
+// Ended reports whether the state is final.
+func (s State) Ended() bool {
+	return s == StateOK || s == StateError || s == StateCancelled || s == StateDetached
+}
+
+// Failure is a synthetic error: the call ended without the server's word
+// (send failed, process died, stream closed, timeout, cancel).
+type Failure struct {
+	Reason string
+	Cause  error
+}
+
+func (f *Failure) Error() string {
+	if f.Cause != nil {
+		return f.Reason + ": " + f.Cause.Error()
+	}
+	return f.Reason
+}
+
+func (f *Failure) Unwrap() error { return f.Cause }
+
+// ErrCancelled is wrapped by the failure of a call the user cancelled.
+var ErrCancelled = errors.New("cancelled")
+
+// Progress is the latest progress of a call and enough history for a rate.
+type Progress struct {
+	Value      float64
+	Total      float64 // 0 when the server gave none
+	Message    string
+	Updates    int
+	FirstValue float64
+	FirstAt    time.Time
+	LastAt     time.Time
+}
+
+// Rate is progress units per second since the first update (0 if unknown).
+func (p Progress) Rate() float64 {
+	d := p.LastAt.Sub(p.FirstAt).Seconds()
+	if p.Updates < 2 || d <= 0 {
+		return 0
+	}
+	return (p.Value - p.FirstValue) / d
+}
+
+// ETA estimates the time left (0 if unknown).
+func (p Progress) ETA() time.Duration {
+	r := p.Rate()
+	if r <= 0 || p.Total <= p.Value {
+		return 0
+	}
+	return time.Duration((p.Total - p.Value) / r * float64(time.Second))
+}
+
+// CallOptions tune one call.
+type CallOptions struct {
+	// Timeout ends the call when nothing is heard for this long; progress
+	// resets it. 0 = the session default, <0 = none.
+	Timeout time.Duration
+	// MaxTimeout ends the call after this long whatever arrives. 0 = the
+	// session default, <0 = none.
+	MaxTimeout time.Duration
+	// NoProgressToken leaves params._meta.progressToken out.
+	NoProgressToken bool
+	// Headers are extra per-request transport headers.
+	Headers map[string]string
+}
+
+// Call is one client→server request. Read it through Snapshot or Wait;
+// fields change under the session's lock.
+type Call struct {
+	s      *Session
+	Key    string          // canonical id text
+	ID     json.RawMessage // the id as sent
+	Method string
+	Name   string          // tool, prompt or resource the call is about
+	Params json.RawMessage // params as sent (with our progress token)
+	Token  string          // progress token key, "" if none
+	Seq    uint64          // seq of the request frame, once sent
+
+	state    State
+	started  time.Time
+	ended    time.Time
+	progress Progress
+	result   json.RawMessage
+	rpcErr   *RPCError
+	failure  *Failure
+	late     int // responses that came after the call ended
+	done     chan struct{}
+	idle     *time.Timer
+	hard     *time.Timer
+	idleFor  time.Duration
+}
+
+// CallSnapshot is a consistent copy of a call's state.
+type CallSnapshot struct {
+	Key, Method, Name string
+	ID                json.RawMessage
+	Params            json.RawMessage
+	State             State
+	Started, Ended    time.Time
+	Progress          Progress
+	HasProgress       bool
+	Result            json.RawMessage
+	RPCError          *RPCError
+	Failure           *Failure
+	Late              int
+}
+
+// Duration is how long the call ran (so far, when still running).
+func (c CallSnapshot) Duration(now time.Time) time.Duration {
+	if c.Ended.IsZero() {
+		return now.Sub(c.Started)
+	}
+	return c.Ended.Sub(c.Started)
+}
+
+// Err is the call's error: a *RPCError from the server or a *Failure.
+func (c CallSnapshot) Err() error {
+	if c.RPCError != nil {
+		return c.RPCError
+	}
+	if c.Failure != nil {
+		return c.Failure
+	}
+	return nil
+}
+
+// Snapshot copies the call's state.
+func (c *Call) Snapshot() CallSnapshot {
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	return c.snapshotLocked()
+}
+
+func (c *Call) snapshotLocked() CallSnapshot {
+	return CallSnapshot{
+		Key: c.Key, Method: c.Method, Name: c.Name, ID: c.ID, Params: c.Params,
+		State: c.state, Started: c.started, Ended: c.ended,
+		Progress: c.progress, HasProgress: c.progress.Updates > 0,
+		Result: c.result, RPCError: c.rpcErr, Failure: c.failure, Late: c.late,
+	}
+}
+
+// Session is the session the call belongs to.
+func (c *Call) Session() *Session { return c.s }
+
+// Done is closed when the call ends.
+func (c *Call) Done() <-chan struct{} { return c.done }
+
+// Wait blocks until the call ends or ctx is done, and returns the result or
+// the error (*RPCError from the server, *Failure otherwise). A ctx that ends
+// first does not end the call.
+func (c *Call) Wait(ctx context.Context) (json.RawMessage, error) {
+	select {
+	case <-c.done:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	snap := c.Snapshot()
+	return snap.Result, snap.Err()
+}

@@ -1,0 +1,231 @@
+package session
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+	"unicode/utf8"
+
+	"mcpscope/transport"
+)
+
+// JournalFormat names the first line of every journal file.
+const JournalFormat = "mcpscope-journal/1"
+
+// Record is one journal line: a frame with its sequence number. Raw holds the
+// exact bytes when they are UTF-8, B64 otherwise, so nothing is rewritten.
+type Record struct {
+	Seq  uint64          `json:"seq"`
+	Time time.Time       `json:"t"`
+	Dir  string          `json:"dir"`
+	Kind string          `json:"kind"`
+	Raw  *string         `json:"raw,omitempty"`
+	B64  string          `json:"b64,omitempty"`
+	Meta *transport.Meta `json:"meta,omitempty"`
+}
+
+// Header is the first line of a journal.
+type Header struct {
+	Format  string    `json:"format"`
+	Started time.Time `json:"started"`
+	Target  string    `json:"target"`
+	PID     int       `json:"pid"`
+}
+
+// AppendRecord encodes one frame as a journal line (with its newline) onto buf.
+func AppendRecord(buf []byte, seq uint64, f transport.Frame) []byte {
+	r := Record{Seq: seq, Time: f.Time, Dir: f.Dir.String(), Kind: f.Kind.String()}
+	if len(f.Data) > 0 || f.Kind == transport.Message {
+		if utf8.Valid(f.Data) {
+			s := string(f.Data)
+			r.Raw = &s
+		} else {
+			r.B64 = base64.StdEncoding.EncodeToString(f.Data)
+		}
+	}
+	if !metaEmpty(&f.Meta) {
+		m := f.Meta
+		r.Meta = &m
+	}
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false) // keep <, > and & readable for grep
+	_ = enc.Encode(&r)       // cannot fail: every field is plain data
+	return append(buf, b.Bytes()...)
+}
+
+func metaEmpty(m *transport.Meta) bool {
+	return m.Event == "" && m.Detail == "" && m.HTTPMethod == "" && m.URL == "" && m.Status == 0 &&
+		len(m.Headers) == 0 && m.Stream == "" && m.Resumes == "" && m.EventID == "" && m.EventType == "" &&
+		m.Retry == 0 && m.PID == 0 && m.ExitCode == nil && m.Signal == ""
+}
+
+// Frame turns a record back into the frame it was written from.
+func (r *Record) Frame() (transport.Frame, error) {
+	f := transport.Frame{Time: r.Time}
+	switch r.Dir {
+	case "out":
+		f.Dir = transport.Out
+	case "in":
+		f.Dir = transport.In
+	case "local":
+		f.Dir = transport.Local
+	default:
+		return f, fmt.Errorf("record %d: unknown direction %q", r.Seq, r.Dir)
+	}
+	switch r.Kind {
+	case "message":
+		f.Kind = transport.Message
+	case "garbage":
+		f.Kind = transport.Garbage
+	case "stderr":
+		f.Kind = transport.Stderr
+	case "event":
+		f.Kind = transport.Event
+	default:
+		return f, fmt.Errorf("record %d: unknown kind %q", r.Seq, r.Kind)
+	}
+	switch {
+	case r.Raw != nil:
+		f.Data = []byte(*r.Raw)
+	case r.B64 != "":
+		d, err := base64.StdEncoding.DecodeString(r.B64)
+		if err != nil {
+			return f, fmt.Errorf("record %d: bad base64: %w", r.Seq, err)
+		}
+		f.Data = d
+	}
+	if r.Meta != nil {
+		f.Meta = *r.Meta
+	}
+	return f, nil
+}
+
+// Journal is an append-only JSONL file, one per session. Every frame is
+// written with one write call before the session acts on it, so a crash or
+// kill -9 loses at most the frame being written.
+type Journal struct {
+	mu   sync.Mutex
+	f    *os.File
+	path string
+	buf  []byte
+	err  error
+}
+
+// DefaultJournalDir is $XDG_STATE_HOME/mcpscope/journal (or ~/.local/state/…).
+func DefaultJournalDir() string {
+	return filepath.Join(StateDir(), "journal")
+}
+
+// StateDir is mcpscope's XDG state directory.
+func StateDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "mcpscope")
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".local", "state", "mcpscope")
+	}
+	return filepath.Join(os.TempDir(), "mcpscope-state")
+}
+
+// NewJournalPath names a fresh journal file in dir.
+func NewJournalPath(dir string, now time.Time) string {
+	return filepath.Join(dir, fmt.Sprintf("%s-%d.jsonl", now.UTC().Format("20060102-150405.000"), os.Getpid()))
+}
+
+// CreateJournal opens path for appending (0600, parent dirs 0700) and
+// writes the header line when the file is new.
+func CreateJournal(path, target string) (*Journal, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, fmt.Errorf("create journal directory: %w (choose another place with --journal PATH)", err)
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+	if err != nil {
+		return nil, fmt.Errorf("open journal: %w (choose another place with --journal PATH)", err)
+	}
+	j := &Journal{f: f, path: path}
+	if st, err := f.Stat(); err == nil && st.Size() == 0 {
+		h, _ := json.Marshal(Header{Format: JournalFormat, Started: time.Now(), Target: target, PID: os.Getpid()})
+		if _, err := f.Write(append(h, '\n')); err != nil {
+			f.Close()
+			return nil, fmt.Errorf("write journal %s: %w", path, err)
+		}
+	}
+	return j, nil
+}
+
+// Path is where the journal lives.
+func (j *Journal) Path() string { return j.path }
+
+// Append writes one frame. The first failure is kept and returned from then
+// on; the session reports it once and goes on without a journal.
+func (j *Journal) Append(seq uint64, f transport.Frame) error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.err != nil {
+		return j.err
+	}
+	j.buf = AppendRecord(j.buf[:0], seq, f)
+	if _, err := j.f.Write(j.buf); err != nil {
+		j.err = fmt.Errorf("write journal %s: %w", j.path, err)
+	}
+	if cap(j.buf) > 1<<20 { // don't pin a 20 MB buffer after one big frame
+		j.buf = nil
+	}
+	return j.err
+}
+
+// Close closes the file.
+func (j *Journal) Close() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.f.Close()
+}
+
+// ReadJournal reads records from r, calling fn for each frame in order. A
+// torn last line (a crash mid-write) is reported as an error after every
+// whole record before it has been delivered.
+func ReadJournal(r io.Reader, fn func(seq uint64, f transport.Frame) error) (Header, error) {
+	var h Header
+	br := bufio.NewReaderSize(r, 1<<16)
+	line := 0
+	for {
+		b, err := br.ReadBytes('\n')
+		if len(b) > 0 {
+			line++
+			if b[len(b)-1] != '\n' {
+				return h, fmt.Errorf("journal line %d is incomplete (the writer stopped mid-line); everything before it was read", line)
+			}
+			if line == 1 && bytes.Contains(b[:min(len(b), 64)], []byte(`"format"`)) {
+				if jerr := json.Unmarshal(b, &h); jerr != nil {
+					return h, fmt.Errorf("journal header: %w", jerr)
+				}
+				continue
+			}
+			var rec Record
+			if jerr := json.Unmarshal(b, &rec); jerr != nil {
+				return h, fmt.Errorf("journal line %d: %w", line, jerr)
+			}
+			f, ferr := rec.Frame()
+			if ferr != nil {
+				return h, ferr
+			}
+			if ferr := fn(rec.Seq, f); ferr != nil {
+				return h, ferr
+			}
+		}
+		if err == io.EOF {
+			return h, nil
+		}
+		if err != nil {
+			return h, err
+		}
+	}
+}

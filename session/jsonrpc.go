@@ -1,0 +1,140 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+)
+
+// Class is what a decoded message is, by shape (JSON-RPC 2.0 §4-5).
+type Class uint8
+
+const (
+	ClassNone         Class = iota // not a message (stderr, event, garbage)
+	ClassRequest                   // method + id
+	ClassNotification              // method, no id
+	ClassResult                    // id + result
+	ClassError                     // error (id may be missing)
+	ClassBatch                     // a JSON array of messages
+	ClassInvalid                   // JSON, but not a JSON-RPC message we can read
+)
+
+func (c Class) String() string {
+	return [...]string{"", "request", "notification", "result", "error", "batch", "invalid"}[c]
+}
+
+// Envelope is the lenient reading of one JSON-RPC message. The exact bytes
+// stay in the frame; nothing here is ever re-encoded onto the wire.
+type Envelope struct {
+	JSONRPC string          `json:"jsonrpc"`
+	ID      json.RawMessage `json:"id,omitempty"`
+	Method  string          `json:"method,omitempty"`
+	Params  json.RawMessage `json:"params,omitempty"`
+	Result  json.RawMessage `json:"result,omitempty"`
+	Error   *RPCError       `json:"error,omitempty"`
+}
+
+// RPCError is a JSON-RPC error object as the server sent it.
+type RPCError struct {
+	Code    int64           `json:"code"`
+	Message string          `json:"message"`
+	Data    json.RawMessage `json:"data,omitempty"`
+}
+
+func (e *RPCError) Error() string {
+	if len(e.Data) > 0 && len(e.Data) < 200 {
+		return fmt.Sprintf("server error %d: %s (data: %s)", e.Code, e.Message, e.Data)
+	}
+	return fmt.Sprintf("server error %d: %s", e.Code, e.Message)
+}
+
+// Class reports the message's shape.
+func (e *Envelope) Class() Class {
+	switch {
+	case e.Error != nil:
+		return ClassError
+	case e.Method != "" && hasID(e.ID):
+		return ClassRequest
+	case e.Method != "":
+		return ClassNotification
+	case hasID(e.ID) && e.Result != nil:
+		return ClassResult
+	}
+	return ClassInvalid
+}
+
+// Key is the canonical text of the message id, "" when absent.
+func (e *Envelope) Key() string { return idKey(e.ID) }
+
+func hasID(id json.RawMessage) bool {
+	return len(id) > 0 && !bytes.Equal(id, []byte("null"))
+}
+
+// idKey canonicalises an id so 7, 7.0 and " 7" correlate; strings keep quotes
+// so the number 7 and the string "7" stay distinct, as JSON-RPC says.
+func idKey(id json.RawMessage) string {
+	id = bytes.TrimSpace(id)
+	if !hasID(id) {
+		return ""
+	}
+	if id[0] == '"' {
+		var s string
+		if json.Unmarshal(id, &s) == nil {
+			return strconv.Quote(s)
+		}
+		return string(id)
+	}
+	if f, err := strconv.ParseFloat(string(id), 64); err == nil {
+		return strconv.FormatFloat(f, 'f', -1, 64)
+	}
+	return string(id)
+}
+
+// decode reads data leniently: a message, a batch, or nothing.
+func decode(data []byte) (env *Envelope, batch []*Envelope, class Class) {
+	d := bytes.TrimLeft(data, " \t\r\n")
+	if len(d) == 0 {
+		return nil, nil, ClassInvalid
+	}
+	if d[0] == '[' {
+		var raws []json.RawMessage
+		if json.Unmarshal(d, &raws) != nil {
+			return nil, nil, ClassInvalid
+		}
+		for _, r := range raws {
+			var e Envelope
+			if json.Unmarshal(r, &e) == nil {
+				batch = append(batch, &e)
+			}
+		}
+		return nil, batch, ClassBatch
+	}
+	var e Envelope
+	if err := json.Unmarshal(d, &e); err != nil {
+		return nil, nil, ClassInvalid
+	}
+	return &e, nil, e.Class()
+}
+
+// paramName picks the human name of a request: tool, prompt or resource.
+func paramName(method string, params json.RawMessage) string {
+	if len(params) == 0 {
+		return ""
+	}
+	var p struct {
+		Name   string `json:"name"`
+		URI    string `json:"uri"`
+		TaskID string `json:"taskId"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return ""
+	}
+	switch {
+	case p.Name != "":
+		return p.Name
+	case p.URI != "":
+		return p.URI
+	}
+	return p.TaskID
+}

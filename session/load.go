@@ -1,0 +1,68 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"time"
+
+	"mcpscope/transport"
+)
+
+// Load reads a journal back into an offline session: the same store, calls
+// and info a live session had, rebuilt by the same correlation code. When the
+// file ends in a torn line, the session holds everything before it and the
+// error says so.
+func Load(path string) (*Session, Header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, Header{}, fmt.Errorf("open journal: %w", err)
+	}
+	defer f.Close()
+	s := New(nil, Options{Timeout: -1, MaxTimeout: -1})
+	s.offline = true
+	h, err := ReadJournal(f, func(seq uint64, fr transport.Frame) error {
+		s.mu.Lock()
+		s.seq = seq - 1 // keep the journal's numbering
+		s.mu.Unlock()
+		s.Ingest(fr)
+		return nil
+	})
+	s.info.Target = h.Target
+	s.info.JournalPath = path
+	return s, h, err
+}
+
+// adoptLocked makes a call record for a request seen in a journal (offline
+// sessions have no CallWith to make them).
+func (s *Session) adoptLocked(e *Envelope, at time.Time, seq uint64) *Call {
+	c := &Call{s: s, Key: e.Key(), ID: e.ID, Method: e.Method, Params: e.Params,
+		Name: paramName(e.Method, e.Params), state: StatePending, started: at, Seq: seq, done: make(chan struct{})}
+	var p struct {
+		Meta struct {
+			Token json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(e.Params, &p) == nil && len(p.Meta.Token) > 0 {
+		c.Token = idKey(p.Meta.Token)
+		s.byToken[c.Token] = c
+	}
+	s.calls[c.Key] = c
+	s.order = append(s.order, c)
+	s.pending[c.Key] = c
+	return c
+}
+
+// noteResultLocked records what a result teaches about the connection.
+func (s *Session) noteResultLocked(c *Call, result json.RawMessage) {
+	if c.Method != "initialize" {
+		return
+	}
+	var res InitResult
+	if json.Unmarshal(result, &res) == nil {
+		s.info.ProtocolVersion = res.ProtocolVersion
+		s.info.ServerInfo = res.ServerInfo
+		s.info.Capabilities = res.Capabilities
+		s.info.Instructions = res.Instructions
+	}
+}

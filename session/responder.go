@@ -1,0 +1,64 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+)
+
+// ServerRequest is a request the server sent to us (ping, roots/list,
+// sampling/createMessage, elicitation/create, …).
+type ServerRequest struct {
+	ID      json.RawMessage
+	Key     string
+	Method  string
+	Params  json.RawMessage
+	Seq     uint64 // the item that carried it
+	Related string // key of the client call whose stream carried it, if known
+}
+
+// Responder answers server requests. Respond may block (a person answering a
+// form); ctx ends when the server cancels the request or the session closes.
+// It returns a result, or an error to send back.
+type Responder interface {
+	Respond(ctx context.Context, r ServerRequest) (json.RawMessage, *RPCError)
+}
+
+// Capable is implemented by responders that can answer sampling or
+// elicitation, so the session declares those capabilities.
+type Capable interface {
+	Capabilities() json.RawMessage
+}
+
+// Root is one entry of roots/list.
+type Root struct {
+	URI  string `json:"uri"`
+	Name string `json:"name,omitempty"`
+}
+
+// Headless answers what needs no person: ping, and roots from --root flags.
+// Everything else is declined with an error that says where to answer it.
+type Headless struct {
+	Roots []Root
+}
+
+// Respond implements Responder.
+func (h Headless) Respond(_ context.Context, r ServerRequest) (json.RawMessage, *RPCError) {
+	switch r.Method {
+	case "ping":
+		return json.RawMessage("{}"), nil
+	case "roots/list":
+		roots := h.Roots
+		if roots == nil {
+			roots = []Root{}
+		}
+		b, _ := json.Marshal(map[string]any{"roots": roots})
+		return b, nil
+	}
+	return nil, &RPCError{Code: -32601, Message: "mcpscope is running headless and does not answer " + r.Method +
+		"; open the inspector (mcpscope <target>) to answer it"}
+}
+
+// Capabilities implements Capable: roots only.
+func (Headless) Capabilities() json.RawMessage {
+	return json.RawMessage(`{"roots":{"listChanged":true}}`)
+}

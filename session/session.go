@@ -1,0 +1,826 @@
+// Package session is mcpscope's protocol engine: it journals every frame a
+// transport delivers, decodes JSON-RPC leniently, correlates responses and
+// progress with calls, answers server requests through a Responder, and
+// guarantees that every call ends.
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"mcpscope/transport"
+)
+
+// Implementation names a client or server (clientInfo / serverInfo).
+type Implementation struct {
+	Name    string `json:"name"`
+	Title   string `json:"title,omitempty"`
+	Version string `json:"version"`
+}
+
+// Options configure a session. Zero values are sensible.
+type Options struct {
+	ClientInfo Implementation
+	// Capabilities the client declares; nil = what the Responder supports.
+	Capabilities json.RawMessage
+	Responder    Responder
+	Journal      *Journal
+	StoreItems   int
+	// Timeout is the default idle timeout of a call (reset by progress);
+	// MaxTimeout the default hard limit. <0 disables.
+	Timeout    time.Duration
+	MaxTimeout time.Duration
+}
+
+// Defaults for call timeouts.
+const (
+	DefaultTimeout    = 60 * time.Second
+	DefaultMaxTimeout = 30 * time.Minute
+)
+
+// Info is what the session knows about the connection.
+type Info struct {
+	Target          string
+	Era             string // "legacy" until a modern handshake exists
+	ProtocolVersion string
+	ServerInfo      Implementation
+	Capabilities    json.RawMessage
+	Instructions    string
+	SessionID       string
+	LogLevel        string
+	Subscriptions   []string
+	ListChanged     map[string]int // "tools", "resources", "prompts" → notifications seen
+	Notifications   int
+	Logs            int
+	Pending         int
+	Calls           int
+	Closed          bool
+	CloseReason     string
+	JournalPath     string
+	JournalErr      string
+}
+
+// Session is one connection's engine. All methods are safe for concurrent use
+// and none of them waits for the network except Wait-style helpers.
+type Session struct {
+	t     transport.Transport
+	opts  Options
+	store *Store
+	ctx   context.Context
+	stop  context.CancelFunc
+
+	mu        sync.Mutex
+	seq       uint64
+	nextID    int64
+	calls     map[string]*Call
+	order     []*Call
+	pending   map[string]*Call
+	byToken   map[string]*Call
+	serverReq map[string]context.CancelFunc
+	info      Info
+	subs      map[string]bool
+	journal   *Journal
+	offline   bool // rebuilt from a journal: requests make their own calls
+
+	outMu   sync.Mutex
+	outq    []queued
+	outWake chan struct{}
+}
+
+type queued struct {
+	m    transport.Outgoing
+	done func(error)
+}
+
+// New makes a session over t. Call Start to begin.
+func New(t transport.Transport, o Options) *Session {
+	if o.ClientInfo.Name == "" {
+		o.ClientInfo = Implementation{Name: "mcpscope", Version: Version}
+	}
+	if o.Responder == nil {
+		o.Responder = Headless{}
+	}
+	if o.Timeout == 0 {
+		o.Timeout = DefaultTimeout
+	}
+	if o.MaxTimeout == 0 {
+		o.MaxTimeout = DefaultMaxTimeout
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	s := &Session{
+		t: t, opts: o, store: NewStore(o.StoreItems), ctx: ctx, stop: stop,
+		calls: map[string]*Call{}, pending: map[string]*Call{}, byToken: map[string]*Call{},
+		serverReq: map[string]context.CancelFunc{}, subs: map[string]bool{},
+		journal: o.Journal, outWake: make(chan struct{}, 1),
+	}
+	s.info.Era = "legacy"
+	s.info.ListChanged = map[string]int{}
+	if t != nil {
+		s.info.Target = t.Describe()
+	}
+	if o.Journal != nil {
+		s.info.JournalPath = o.Journal.Path()
+	}
+	return s
+}
+
+// Version is mcpscope's version, sent as clientInfo.version.
+var Version = "0.1.0-dev"
+
+// Store is where frames land for readers.
+func (s *Session) Store() *Store { return s.store }
+
+// Transport is the session's transport.
+func (s *Session) Transport() transport.Transport { return s.t }
+
+// Start starts the transport and the sender.
+func (s *Session) Start() error {
+	if err := s.t.Start(s.Ingest); err != nil {
+		return err
+	}
+	go s.sendLoop()
+	go func() {
+		select {
+		case <-s.t.Done():
+			s.failAll("the transport closed (" + s.t.Describe() + ")")
+		case <-s.ctx.Done():
+		}
+	}()
+	return nil
+}
+
+// Info returns a copy of what the session knows.
+func (s *Session) Info() Info {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	in := s.info
+	in.ListChanged = make(map[string]int, len(s.info.ListChanged))
+	for k, v := range s.info.ListChanged {
+		in.ListChanged[k] = v
+	}
+	in.Subscriptions = in.Subscriptions[:0:0]
+	for u := range s.subs {
+		in.Subscriptions = append(in.Subscriptions, u)
+	}
+	in.Pending = len(s.pending)
+	in.Calls = len(s.order)
+	if h, ok := s.t.(interface{ SessionID() string }); ok {
+		in.SessionID = h.SessionID()
+	}
+	return in
+}
+
+// Calls returns every call in the order made.
+func (s *Session) Calls() []*Call {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return append([]*Call(nil), s.order...)
+}
+
+// Lookup finds a call by its id key.
+func (s *Session) Lookup(key string) *Call {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.calls[key]
+}
+
+// Call sends a request and returns its handle at once.
+func (s *Session) Call(method string, params any) *Call {
+	return s.CallWith(method, params, CallOptions{})
+}
+
+// CallWith sends a request with options and returns its handle at once.
+func (s *Session) CallWith(method string, params any, o CallOptions) *Call {
+	s.mu.Lock()
+	s.nextID++
+	id := s.nextID
+	s.mu.Unlock()
+	key := strconv.FormatInt(id, 10)
+	c := &Call{
+		s: s, Key: key, ID: json.RawMessage(key), Method: method,
+		state: StatePending, started: time.Now(), done: make(chan struct{}),
+	}
+	token := ""
+	if !o.NoProgressToken {
+		token = "mcpscope-" + key
+	}
+	raw, err := withProgressToken(params, token)
+	if err != nil {
+		s.register(c, "")
+		s.end(c, StateError, nil, nil, &Failure{Reason: "could not encode params for " + method, Cause: err})
+		return c
+	}
+	if token != "" && !tokenSet(raw, token) {
+		token = "" // params were not an object: no place for a token
+	}
+	c.Params = raw
+	c.Name = paramName(method, raw)
+	msg, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      int64           `json:"id"`
+		Method  string          `json:"method"`
+		Params  json.RawMessage `json:"params,omitempty"`
+	}{"2.0", id, method, raw})
+
+	if !s.register(c, token) {
+		return c
+	}
+	s.armTimers(c, o)
+	s.enqueue(transport.Outgoing{Data: msg, Key: key, Method: method, Headers: o.Headers}, func(err error) {
+		if err != nil {
+			s.fail(c, "sending "+method+" failed", err)
+		}
+	})
+	return c
+}
+
+// register records the call; it fails the call at once when the session is
+// already closed and reports false.
+func (s *Session) register(c *Call, token string) bool {
+	s.mu.Lock()
+	s.calls[c.Key] = c
+	s.order = append(s.order, c)
+	closed, why := s.info.Closed, s.info.CloseReason
+	if !closed {
+		s.pending[c.Key] = c
+		if token != "" {
+			c.Token = strconv.Quote(token)
+			s.byToken[c.Token] = c
+		}
+	}
+	s.mu.Unlock()
+	if closed {
+		s.end(c, StateError, nil, nil, &Failure{Reason: "the session is closed: " + why})
+		return false
+	}
+	return true
+}
+
+func (s *Session) armTimers(c *Call, o CallOptions) {
+	idle, hard := o.Timeout, o.MaxTimeout
+	if idle == 0 {
+		idle = s.opts.Timeout
+	}
+	if hard == 0 {
+		hard = s.opts.MaxTimeout
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if idle > 0 {
+		c.idleFor = idle
+		c.idle = time.AfterFunc(idle, func() {
+			s.timeout(c, fmt.Sprintf("no response or progress for %s (idle timeout; progress resets it; raise it with --timeout)", idle))
+		})
+	}
+	if hard > 0 {
+		c.hard = time.AfterFunc(hard, func() {
+			s.timeout(c, fmt.Sprintf("still running after %s (hard limit; raise it with --max-timeout)", hard))
+		})
+	}
+}
+
+func (s *Session) timeout(c *Call, why string) {
+	s.mu.Lock()
+	live := !c.state.Ended()
+	s.mu.Unlock()
+	if !live {
+		return
+	}
+	s.sendCancelled(c, "timeout")
+	s.end(c, StateError, nil, nil, &Failure{Reason: "timed out: " + why})
+}
+
+// Notify sends a notification. done (may be nil) learns whether it went out.
+func (s *Session) Notify(method string, params any, done func(error)) {
+	var raw json.RawMessage
+	if params != nil {
+		b, err := marshalParams(params)
+		if err != nil {
+			if done != nil {
+				done(err)
+			}
+			return
+		}
+		raw = b
+	}
+	msg, _ := json.Marshal(struct {
+		JSONRPC string          `json:"jsonrpc"`
+		Method  string          `json:"method"`
+		Params  json.RawMessage `json:"params,omitempty"`
+	}{"2.0", method, raw})
+	if done == nil {
+		done = func(error) {}
+	}
+	s.enqueue(transport.Outgoing{Data: msg, Method: method}, done)
+}
+
+// SendRaw sends bytes exactly as given (the user's own JSON-RPC). When they
+// are a request with an id, the id is tracked like any call.
+func (s *Session) SendRaw(data []byte) (*Call, error) {
+	env, _, class := decode(data)
+	if class == ClassInvalid || env == nil {
+		return nil, errors.New("not a JSON-RPC message: expected an object with \"jsonrpc\", \"method\" and, for a request, \"id\"")
+	}
+	if class != ClassRequest {
+		done := make(chan error, 1)
+		s.enqueue(transport.Outgoing{Data: data, Method: env.Method}, func(err error) { done <- err })
+		return nil, nil
+	}
+	key := env.Key()
+	c := &Call{s: s, Key: key, ID: env.ID, Method: env.Method, Params: env.Params,
+		Name: paramName(env.Method, env.Params), state: StatePending, started: time.Now(), done: make(chan struct{})}
+	s.mu.Lock()
+	_, dup := s.calls[key]
+	s.mu.Unlock()
+	if dup {
+		return nil, fmt.Errorf("id %s was already used in this session; pick another id", key)
+	}
+	token := ""
+	var p struct {
+		Meta struct {
+			Token json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(env.Params, &p) == nil && len(p.Meta.Token) > 0 {
+		token = string(p.Meta.Token)
+	}
+	if !s.register(c, "") {
+		return c, nil
+	}
+	if token != "" {
+		s.mu.Lock()
+		c.Token = idKey(json.RawMessage(token))
+		s.byToken[c.Token] = c
+		s.mu.Unlock()
+	}
+	s.armTimers(c, CallOptions{})
+	s.enqueue(transport.Outgoing{Data: data, Key: key, Method: env.Method}, func(err error) {
+		if err != nil {
+			s.fail(c, "sending "+env.Method+" failed", err)
+		}
+	})
+	return c, nil
+}
+
+// Replay sends a past call again with a new id and the same params (its old
+// progress token replaced by a fresh one).
+func (s *Session) Replay(c *Call, params json.RawMessage) *Call {
+	if params == nil {
+		params = c.Params
+	}
+	return s.Call(c.Method, stripProgressToken(params))
+}
+
+// Cancel ends a running call: notifications/cancelled goes to the server and
+// the request's own HTTP stream is closed (some servers never answer a
+// cancelled request). A response that still arrives is kept, flagged late.
+func (s *Session) Cancel(c *Call, reason string) error {
+	if c.Method == "initialize" {
+		return errors.New("initialize cannot be cancelled (the protocol forbids it); close the session instead")
+	}
+	s.mu.Lock()
+	live := !c.state.Ended()
+	s.mu.Unlock()
+	if !live {
+		return fmt.Errorf("call %s (%s) already ended", c.Key, c.Method)
+	}
+	if reason == "" {
+		reason = "cancelled by the user in mcpscope"
+	}
+	s.sendCancelled(c, reason)
+	if h, ok := s.t.(interface{ CloseStream(string) }); ok {
+		h.CloseStream(c.Key)
+	}
+	s.end(c, StateCancelled, nil, nil, &Failure{Reason: "cancelled: " + reason, Cause: ErrCancelled})
+	return nil
+}
+
+func (s *Session) sendCancelled(c *Call, reason string) {
+	s.Notify("notifications/cancelled", map[string]any{"requestId": c.ID, "reason": reason}, nil)
+}
+
+// end moves a call to a final state once; later calls are no-ops.
+func (s *Session) end(c *Call, st State, result json.RawMessage, rpcErr *RPCError, f *Failure) {
+	s.mu.Lock()
+	ok := s.endLocked(c, st, result, rpcErr, f, time.Now())
+	s.mu.Unlock()
+	if ok {
+		s.store.Notify()
+	}
+}
+
+func (s *Session) endLocked(c *Call, st State, result json.RawMessage, rpcErr *RPCError, f *Failure, at time.Time) bool {
+	if c.state.Ended() {
+		return false
+	}
+	c.state, c.result, c.rpcErr, c.failure, c.ended = st, result, rpcErr, f, at
+	if c.idle != nil {
+		c.idle.Stop()
+	}
+	if c.hard != nil {
+		c.hard.Stop()
+	}
+	delete(s.pending, c.Key)
+	// The token stays mapped: progress after the end is still attributed
+	// (and flagged) rather than shown as unknown.
+	close(c.done)
+	return true
+}
+
+func (s *Session) fail(c *Call, reason string, cause error) {
+	s.end(c, StateError, nil, nil, &Failure{Reason: reason, Cause: cause})
+}
+
+// failAll ends every pending call with the same synthetic error.
+func (s *Session) failAll(reason string) {
+	s.mu.Lock()
+	now := time.Now()
+	n := 0
+	for _, c := range s.pending {
+		if s.endLocked(c, StateError, nil, nil, &Failure{Reason: reason}, now) {
+			n++
+		}
+	}
+	s.mu.Unlock()
+	if n > 0 {
+		s.store.Notify()
+	}
+}
+
+// Close ends the session: the transport is closed (stdio shutdown ladder,
+// HTTP DELETE), every pending call ends, the journal is closed.
+func (s *Session) Close() error {
+	s.mu.Lock()
+	if s.info.Closed {
+		s.mu.Unlock()
+		return nil
+	}
+	s.mu.Unlock()
+	err := s.t.Close()
+	s.mu.Lock()
+	s.info.Closed = true
+	if s.info.CloseReason == "" {
+		s.info.CloseReason = "closed by mcpscope"
+	}
+	s.mu.Unlock()
+	s.failAll("the session was closed before a response arrived")
+	s.stop()
+	s.mu.Lock()
+	j := s.journal
+	s.journal = nil
+	s.mu.Unlock()
+	if j != nil {
+		j.Close()
+	}
+	return err
+}
+
+func (s *Session) enqueue(m transport.Outgoing, done func(error)) {
+	s.outMu.Lock()
+	s.outq = append(s.outq, queued{m, done})
+	s.outMu.Unlock()
+	select {
+	case s.outWake <- struct{}{}:
+	default:
+	}
+}
+
+// sendLoop keeps messages in the order they were made: a cancel never
+// overtakes its request.
+func (s *Session) sendLoop() {
+	for {
+		s.outMu.Lock()
+		q := s.outq
+		s.outq = nil
+		s.outMu.Unlock()
+		for _, m := range q {
+			s.t.Send(m.m, m.done)
+		}
+		if len(q) > 0 {
+			continue
+		}
+		select {
+		case <-s.outWake:
+		case <-s.ctx.Done():
+			s.outMu.Lock()
+			q := s.outq
+			s.outq = nil
+			s.outMu.Unlock()
+			for _, m := range q {
+				m.done(errors.New("the session is closed"))
+			}
+			return
+		}
+	}
+}
+
+// Ingest takes one frame from the transport: journal first, then meaning.
+func (s *Session) Ingest(f transport.Frame) {
+	var (
+		env   *Envelope
+		batch []*Envelope
+		class Class
+	)
+	if f.Kind == transport.Message {
+		env, batch, class = decode(f.Data)
+	}
+	var after []func()
+	s.mu.Lock()
+	s.seq++
+	it := &Item{Seq: s.seq, Frame: f, Env: env, Batch: batch, Class: class}
+	if s.journal != nil {
+		if err := s.journal.Append(it.Seq, f); err != nil && s.info.JournalErr == "" {
+			s.info.JournalErr = err.Error()
+		}
+	}
+	switch {
+	case class == ClassBatch:
+		for _, e := range batch {
+			after = s.correlate(it, e, after)
+		}
+	case env != nil:
+		after = s.correlate(it, env, after)
+	case f.Kind == transport.Message:
+		it.Note = "not a JSON-RPC message"
+	case f.Kind == transport.Event:
+		after = s.onEvent(it, after)
+	}
+	s.store.add(it)
+	s.mu.Unlock()
+	for _, fn := range after {
+		fn()
+	}
+}
+
+// correlate ties a message to a call and updates state. Called with s.mu held;
+// work that may block is returned in after.
+func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
+	class := e.Class()
+	if it.Frame.Dir == transport.Out {
+		switch class {
+		case ClassRequest:
+			if s.offline && s.calls[e.Key()] == nil {
+				s.adoptLocked(e, it.Frame.Time, it.Seq)
+			}
+			if c := s.calls[e.Key()]; c != nil {
+				it.CallKey = c.Key
+				if c.Seq == 0 {
+					c.Seq = it.Seq
+				}
+			}
+		case ClassNotification:
+			if e.Method == "notifications/cancelled" {
+				var p struct {
+					RequestID json.RawMessage `json:"requestId"`
+				}
+				if json.Unmarshal(e.Params, &p) == nil {
+					it.CallKey = idKey(p.RequestID)
+				}
+			}
+		}
+		return after
+	}
+	switch class {
+	case ClassResult, ClassError:
+		key := e.Key()
+		if key == "" {
+			it.Note = "error without an id (the server could not read a request)"
+			return after
+		}
+		c := s.calls[key]
+		if c == nil {
+			it.Note = "response to unknown id " + key
+			return after
+		}
+		it.CallKey = key
+		if c.state.Ended() {
+			c.late++
+			it.Note = "late response: the call had already ended (" + string(c.state) + ")"
+			return after
+		}
+		if class == ClassError {
+			s.endLocked(c, StateError, nil, e.Error, nil, it.Frame.Time)
+		} else {
+			s.endLocked(c, StateOK, e.Result, nil, nil, it.Frame.Time)
+			s.noteResultLocked(c, e.Result)
+		}
+	case ClassNotification:
+		s.info.Notifications++
+		after = s.onNotification(it, e, after)
+	case ClassRequest:
+		req := ServerRequest{ID: e.ID, Key: e.Key(), Method: e.Method, Params: e.Params, Seq: it.Seq}
+		if strings.HasPrefix(it.Frame.Meta.Stream, "post:") {
+			req.Related = strings.TrimPrefix(it.Frame.Meta.Stream, "post:")
+		}
+		after = append(after, func() { s.answer(req) })
+	default:
+		it.Note = "not a JSON-RPC message"
+	}
+	return after
+}
+
+func (s *Session) onNotification(it *Item, e *Envelope, after []func()) []func() {
+	switch m := e.Method; {
+	case m == "notifications/progress":
+		var p struct {
+			Token    json.RawMessage `json:"progressToken"`
+			Progress float64         `json:"progress"`
+			Total    float64         `json:"total"`
+			Message  string          `json:"message"`
+		}
+		if json.Unmarshal(e.Params, &p) != nil {
+			it.Note = "progress notification with unreadable params"
+			return after
+		}
+		c := s.byToken[idKey(p.Token)]
+		if c == nil {
+			it.Note = "progress for unknown token " + string(p.Token)
+			return after
+		}
+		it.CallKey = c.Key
+		if c.state.Ended() {
+			it.Note = "progress after the call ended (" + string(c.state) + ")"
+			return after
+		}
+		pr := &c.progress
+		if pr.Updates == 0 {
+			pr.FirstValue, pr.FirstAt = p.Progress, it.Frame.Time
+		}
+		pr.Updates++
+		pr.Value, pr.Total, pr.LastAt = p.Progress, p.Total, it.Frame.Time
+		if p.Message != "" {
+			pr.Message = p.Message
+		}
+		if c.state == StatePending {
+			c.state = StateStreaming
+		}
+		if c.idle != nil {
+			c.idle.Reset(c.idleFor)
+		}
+	case m == "notifications/message":
+		s.info.Logs++
+	case strings.HasSuffix(m, "/list_changed"):
+		kind := strings.TrimSuffix(strings.TrimPrefix(m, "notifications/"), "/list_changed")
+		s.info.ListChanged[kind]++
+	case m == "notifications/cancelled":
+		var p struct {
+			RequestID json.RawMessage `json:"requestId"`
+		}
+		if json.Unmarshal(e.Params, &p) == nil {
+			if cancel := s.serverReq[idKey(p.RequestID)]; cancel != nil {
+				after = append(after, cancel)
+			}
+		}
+	}
+	return after
+}
+
+func (s *Session) onEvent(it *Item, after []func()) []func() {
+	m := it.Frame.Meta
+	switch m.Event {
+	case transport.EvExited:
+		why := "the server process exited"
+		switch {
+		case m.Signal != "":
+			why += " (signal " + m.Signal + ")"
+		case m.ExitCode != nil:
+			why += fmt.Sprintf(" (exit code %d)", *m.ExitCode)
+		}
+		s.info.CloseReason = why
+		after = append(after, func() { s.failAll(why + " before answering") })
+	case transport.EvStreamClosed, transport.EvStreamDropped:
+		if key, ok := strings.CutPrefix(m.Stream, "post:"); ok {
+			if c := s.pending[key]; c != nil {
+				why := "the server closed the response stream before answering"
+				if m.Event == transport.EvStreamDropped {
+					why = "the response stream broke before an answer arrived"
+				}
+				if m.Detail != "" {
+					why += " (" + m.Detail + ")"
+				}
+				after = append(after, func() { s.fail(c, why, nil) })
+			}
+		}
+	}
+	return after
+}
+
+// answer runs the responder for a server→client request and sends its reply.
+func (s *Session) answer(req ServerRequest) {
+	ctx, cancel := context.WithCancel(s.ctx)
+	s.mu.Lock()
+	s.serverReq[req.Key] = cancel
+	s.mu.Unlock()
+	go func() {
+		defer func() {
+			s.mu.Lock()
+			delete(s.serverReq, req.Key)
+			s.mu.Unlock()
+			cancel()
+		}()
+		result, rerr := s.opts.Responder.Respond(ctx, req)
+		if ctx.Err() != nil && s.ctx.Err() == nil {
+			return // the server cancelled its request: it wants no answer
+		}
+		var msg []byte
+		if rerr != nil {
+			msg, _ = json.Marshal(struct {
+				JSONRPC string          `json:"jsonrpc"`
+				ID      json.RawMessage `json:"id"`
+				Error   *RPCError       `json:"error"`
+			}{"2.0", req.ID, rerr})
+		} else {
+			if result == nil {
+				result = json.RawMessage("{}")
+			}
+			msg, _ = json.Marshal(struct {
+				JSONRPC string          `json:"jsonrpc"`
+				ID      json.RawMessage `json:"id"`
+				Result  json.RawMessage `json:"result"`
+			}{"2.0", req.ID, result})
+		}
+		s.enqueue(transport.Outgoing{Data: msg}, func(error) {})
+	}()
+}
+
+// withProgressToken returns params as JSON with _meta.progressToken set (when
+// token != "" and params is an object or nil).
+func withProgressToken(params any, token string) (json.RawMessage, error) {
+	raw, err := marshalParams(params)
+	if err != nil {
+		return nil, err
+	}
+	if token == "" {
+		return raw, nil
+	}
+	obj := map[string]json.RawMessage{}
+	if len(raw) > 0 {
+		if json.Unmarshal(raw, &obj) != nil || obj == nil {
+			return raw, nil
+		}
+	}
+	meta := map[string]json.RawMessage{}
+	if m, ok := obj["_meta"]; ok {
+		if json.Unmarshal(m, &meta) != nil || meta == nil {
+			return raw, nil
+		}
+	}
+	if _, ok := meta["progressToken"]; ok {
+		return raw, nil
+	}
+	meta["progressToken"], _ = json.Marshal(token)
+	obj["_meta"], _ = json.Marshal(meta)
+	return json.Marshal(obj)
+}
+
+func tokenSet(raw json.RawMessage, token string) bool {
+	var p struct {
+		Meta struct {
+			Token string `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	return json.Unmarshal(raw, &p) == nil && p.Meta.Token == token
+}
+
+func stripProgressToken(raw json.RawMessage) json.RawMessage {
+	obj := map[string]json.RawMessage{}
+	if json.Unmarshal(raw, &obj) != nil {
+		return raw
+	}
+	meta := map[string]json.RawMessage{}
+	if m, ok := obj["_meta"]; !ok || json.Unmarshal(m, &meta) != nil {
+		return raw
+	}
+	delete(meta, "progressToken")
+	if len(meta) == 0 {
+		delete(obj, "_meta")
+	} else {
+		obj["_meta"], _ = json.Marshal(meta)
+	}
+	out, _ := json.Marshal(obj)
+	return out
+}
+
+func marshalParams(params any) (json.RawMessage, error) {
+	switch p := params.(type) {
+	case nil:
+		return nil, nil
+	case json.RawMessage:
+		if len(p) > 0 && !json.Valid(p) {
+			return nil, errors.New("params are not valid JSON")
+		}
+		return p, nil
+	case []byte:
+		if !json.Valid(p) {
+			return nil, errors.New("params are not valid JSON")
+		}
+		return p, nil
+	}
+	return json.Marshal(params)
+}
