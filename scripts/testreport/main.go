@@ -33,6 +33,7 @@ func report(in io.Reader, out io.Writer) int {
 	buf := map[key]*strings.Builder{}
 	var passed, failed, skipped, badPkgs int
 	var failures []string
+	pkgHadFailedTest := map[string]bool{}
 	sc := bufio.NewScanner(in)
 	sc.Buffer(make([]byte, 0, 1<<20), 64<<20)
 	for sc.Scan() {
@@ -65,6 +66,12 @@ func report(in io.Reader, out io.Writer) int {
 				switch {
 				case e.Action == "fail":
 					badPkgs++
+					if !pkgHadFailedTest[e.Package] {
+						// A build failure, or a crash outside any test:
+						// count it as one failure so the closing line shows it.
+						failed++
+						failures = append(failures, e.Package+" (package: "+pkgFailure(e)+")")
+					}
 					fmt.Fprint(out, text)
 					if !strings.Contains(text, "FAIL\t"+e.Package) {
 						fmt.Fprintf(out, "FAIL\t%s\n", e.Package)
@@ -79,6 +86,7 @@ func report(in io.Reader, out io.Writer) int {
 				passed++
 			case "fail":
 				failed++
+				pkgHadFailedTest[e.Package] = true
 				failures = append(failures, e.Package+" "+e.Test)
 				fmt.Fprintf(out, "--- FAIL: %s %s\n%s", e.Package, e.Test, body(text))
 			case "skip":
@@ -103,6 +111,13 @@ func report(in io.Reader, out io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+func pkgFailure(e event) string {
+	if e.FailedBuild != "" {
+		return "build failed"
+	}
+	return "failed outside a test"
 }
 
 // lastLine keeps the package's result line ("ok  \tpkg\t1.2s", "?   \tpkg\t[no test files]").
