@@ -84,6 +84,10 @@ type CallOptions struct {
 	NoProgressToken bool
 	// Headers are extra per-request transport headers.
 	Headers map[string]string
+
+	modernVersion string // send stateless _meta even before the era is known (the probe)
+	round         int    // MRTR round of this request (0 = first)
+	parent        string // key of the round this one retries
 }
 
 // Call is one client→server request. Read it through Snapshot or Wait;
@@ -97,6 +101,8 @@ type Call struct {
 	Params json.RawMessage // params as sent (with our progress token)
 	Token  string          // progress token key, "" if none
 	Seq    uint64          // seq of the request frame, once sent
+	Round  int             // MRTR round (0 = the original request)
+	Parent string          // key of the input_required round this retries
 
 	state    State
 	started  time.Time
@@ -110,6 +116,11 @@ type Call struct {
 	idle     *time.Timer
 	hard     *time.Timer
 	idleFor  time.Duration
+	next     *Call         // MRTR: the retry of this input_required round
+	chainErr *Failure      // MRTR: why no retry follows
+	chain    chan struct{} // closed when next or chainErr is set
+	taskID   string        // a task this call created (2025-11-25 tasks or the tasks extension)
+	ack      json.RawMessage
 }
 
 // CallSnapshot is a consistent copy of a call's state.
@@ -125,6 +136,13 @@ type CallSnapshot struct {
 	RPCError          *RPCError
 	Failure           *Failure
 	Late              int
+	Round             int
+	Parent            string
+	Next              string // key of the retry round, if any
+	ChainErr          *Failure
+	ResultType        string // "complete", "input_required", "task", … ("" while running)
+	TaskID            string
+	Ack               json.RawMessage // subscriptions/listen: the acknowledged filter
 }
 
 // Duration is how long the call ran (so far, when still running).
@@ -154,12 +172,20 @@ func (c *Call) Snapshot() CallSnapshot {
 }
 
 func (c *Call) snapshotLocked() CallSnapshot {
-	return CallSnapshot{
+	sn := CallSnapshot{
 		Key: c.Key, Method: c.Method, Name: c.Name, ID: c.ID, Params: c.Params,
 		State: c.state, Started: c.started, Ended: c.ended,
 		Progress: c.progress, HasProgress: c.progress.Updates > 0,
 		Result: c.result, RPCError: c.rpcErr, Failure: c.failure, Late: c.late,
+		Round: c.Round, Parent: c.Parent, ChainErr: c.chainErr, TaskID: c.taskID, Ack: c.ack,
 	}
+	if c.next != nil {
+		sn.Next = c.next.Key
+	}
+	if c.state == StateOK {
+		sn.ResultType = ResultType(c.result)
+	}
+	return sn
 }
 
 // Session is the session the call belongs to.

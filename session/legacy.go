@@ -87,7 +87,16 @@ func (s *Session) HasCapability(name string) bool {
 }
 
 // SetLogLevel sends logging/setLevel and records the level once accepted.
+// In the stateless era there is no such request: the level rides in every
+// later request's _meta, and SetLogLevel returns nil.
 func (s *Session) SetLogLevel(level string) *Call {
+	if s.Era() == EraModern {
+		s.mu.Lock()
+		s.info.LogLevel = level
+		s.mu.Unlock()
+		s.store.Notify()
+		return nil
+	}
 	c := s.Call("logging/setLevel", map[string]any{"level": level})
 	go func() {
 		<-c.Done()

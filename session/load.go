@@ -36,8 +36,8 @@ func Load(path string) (*Session, Header, error) {
 // adoptLocked makes a call record for a request seen in a journal (offline
 // sessions have no CallWith to make them).
 func (s *Session) adoptLocked(e *Envelope, at time.Time, seq uint64) *Call {
-	c := &Call{s: s, Key: e.Key(), ID: e.ID, Method: e.Method, Params: e.Params,
-		Name: paramName(e.Method, e.Params), state: StatePending, started: at, Seq: seq, done: make(chan struct{})}
+	c := s.newCall(e.Key(), e.ID, e.Method, at)
+	c.Params, c.Name, c.Seq = e.Params, paramName(e.Method, e.Params), seq
 	var p struct {
 		Meta struct {
 			Token json.RawMessage `json:"progressToken"`
@@ -55,7 +55,28 @@ func (s *Session) adoptLocked(e *Envelope, at time.Time, seq uint64) *Call {
 
 // noteResultLocked records what a result teaches about the connection.
 func (s *Session) noteResultLocked(c *Call, result json.RawMessage) {
-	if c.Method != "initialize" {
+	switch c.Method {
+	case "tools/list":
+		s.noteToolsLocked(result)
+		return
+	case "tools/call":
+		var r struct {
+			ResultType string `json:"resultType"`
+			TaskID     string `json:"taskId"`
+			Task       struct {
+				TaskID string `json:"taskId"`
+			} `json:"task"`
+		}
+		if json.Unmarshal(result, &r) == nil {
+			if r.Task.TaskID != "" {
+				c.taskID = r.Task.TaskID
+			} else if r.ResultType == "task" {
+				c.taskID = r.TaskID
+			}
+		}
+		return
+	case "initialize":
+	default:
 		return
 	}
 	var res InitResult

@@ -14,6 +14,11 @@ type ServerRequest struct {
 	Params  json.RawMessage
 	Seq     uint64 // the item that carried it
 	Related string // key of the client call whose stream carried it, if known
+	// Round is set for MRTR input requests (stateless era): Key is then the
+	// server's inputRequests key, ID is empty, and the answer goes into the
+	// retry's inputResponses instead of a JSON-RPC response.
+	Round int
+	MRTR  bool
 }
 
 // Responder answers server requests. Respond may block (a person answering a

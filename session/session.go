@@ -47,7 +47,8 @@ const (
 // Info is what the session knows about the connection.
 type Info struct {
 	Target          string
-	Era             string // "legacy" until a modern handshake exists
+	Era             string // "legacy" or "modern"
+	EraReason       string // why: the probe's verdict, or "pinned by --era"
 	ProtocolVersion string
 	ServerInfo      Implementation
 	Capabilities    json.RawMessage
@@ -88,6 +89,10 @@ type Session struct {
 	journal   *Journal
 	offline   bool // rebuilt from a journal: requests make their own calls
 
+	streams      map[string]*streamState  // SSE cursors by logical stream (resume.go)
+	toolHeaders  map[string][]headerParam // x-mcp-header annotations by tool
+	invalidTools map[string]string        // tools whose annotations are invalid, and why
+
 	outMu   sync.Mutex
 	outq    []queued
 	outWake chan struct{}
@@ -118,6 +123,7 @@ func New(t transport.Transport, o Options) *Session {
 		calls: map[string]*Call{}, pending: map[string]*Call{}, byToken: map[string]*Call{},
 		serverReq: map[string]context.CancelFunc{}, subs: map[string]bool{},
 		journal: o.Journal, outWake: make(chan struct{}, 1),
+		toolHeaders: map[string][]headerParam{}, invalidTools: map[string]string{}, streams: map[string]*streamState{},
 	}
 	s.info.Era = "legacy"
 	s.info.ListChanged = map[string]int{}
@@ -202,15 +208,22 @@ func (s *Session) CallWith(method string, params any, o CallOptions) *Call {
 	id := s.nextID
 	s.mu.Unlock()
 	key := strconv.FormatInt(id, 10)
-	c := &Call{
-		s: s, Key: key, ID: json.RawMessage(key), Method: method,
-		state: StatePending, started: time.Now(), done: make(chan struct{}),
-	}
+	c := s.newCall(key, json.RawMessage(key), method, time.Now())
+	c.Round, c.Parent = o.round, o.parent
 	token := ""
 	if !o.NoProgressToken {
 		token = "mcpscope-" + key
 	}
-	raw, err := withProgressToken(params, token)
+	s.mu.Lock()
+	var meta map[string]any
+	if v := o.modernVersion; v != "" || s.info.Era == EraModern {
+		if v == "" {
+			v = ModernVersion
+		}
+		meta = s.modernMetaLocked(v)
+	}
+	s.mu.Unlock()
+	raw, err := withMeta(params, token, meta)
 	if err != nil {
 		s.register(c, "")
 		s.end(c, StateError, nil, nil, &Failure{Reason: "could not encode params for " + method, Cause: err})
@@ -231,8 +244,17 @@ func (s *Session) CallWith(method string, params any, o CallOptions) *Call {
 	if !s.register(c, token) {
 		return c
 	}
+	headers := o.Headers
+	if meta != nil {
+		s.mu.Lock()
+		headers = s.modernHeadersLocked(method, raw)
+		s.mu.Unlock()
+		for k, v := range o.Headers {
+			headers[k] = v
+		}
+	}
 	s.armTimers(c, o)
-	s.enqueue(transport.Outgoing{Data: msg, Key: key, Method: method, Headers: o.Headers}, func(err error) {
+	s.enqueue(transport.Outgoing{Data: msg, Key: key, Method: method, Headers: headers}, func(err error) {
 		if err != nil {
 			s.fail(c, "sending "+method+" failed", err)
 		}
@@ -333,8 +355,8 @@ func (s *Session) SendRaw(data []byte) (*Call, error) {
 		return nil, nil
 	}
 	key := env.Key()
-	c := &Call{s: s, Key: key, ID: env.ID, Method: env.Method, Params: env.Params,
-		Name: paramName(env.Method, env.Params), state: StatePending, started: time.Now(), done: make(chan struct{})}
+	c := s.newCall(key, env.ID, env.Method, time.Now())
+	c.Params, c.Name = env.Params, paramName(env.Method, env.Params)
 	s.mu.Lock()
 	_, dup := s.calls[key]
 	s.mu.Unlock()
@@ -368,13 +390,18 @@ func (s *Session) SendRaw(data []byte) (*Call, error) {
 	return c, nil
 }
 
+func (s *Session) newCall(key string, id json.RawMessage, method string, at time.Time) *Call {
+	return &Call{s: s, Key: key, ID: id, Method: method, state: StatePending, started: at,
+		done: make(chan struct{}), chain: make(chan struct{})}
+}
+
 // Replay sends a past call again with a new id and the same params (its old
 // progress token replaced by a fresh one).
 func (s *Session) Replay(c *Call, params json.RawMessage) *Call {
 	if params == nil {
 		params = c.Params
 	}
-	return s.Call(c.Method, stripProgressToken(params))
+	return s.Call(c.Method, stripMeta(params))
 }
 
 // Cancel ends a running call: notifications/cancelled goes to the server and
@@ -393,7 +420,11 @@ func (s *Session) Cancel(c *Call, reason string) error {
 	if reason == "" {
 		reason = "cancelled by the user in mcpscope"
 	}
-	s.sendCancelled(c, reason)
+	// Stateless HTTP cancels by closing the response; everywhere else the
+	// server needs notifications/cancelled.
+	if !(s.Era() == EraModern && s.isHTTP()) {
+		s.sendCancelled(c, reason)
+	}
 	if h, ok := s.t.(interface{ CloseStream(string) }); ok {
 		h.CloseStream(c.Key)
 	}
@@ -539,7 +570,14 @@ func (s *Session) Ingest(f transport.Frame) {
 			s.info.JournalErr = err.Error()
 		}
 	}
+	dup := false
+	if f.Dir == transport.In || f.Meta.Event == transport.EvPrime {
+		if dup = s.trackEventLocked(f.Meta); dup {
+			it.Note = "duplicate SSE event " + f.Meta.EventID + " (delivered before; not applied again)"
+		}
+	}
 	switch {
+	case dup:
 	case class == ClassBatch:
 		for _, e := range batch {
 			after = s.correlate(it, e, after)
@@ -609,6 +647,10 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 		} else {
 			s.endLocked(c, StateOK, e.Result, nil, nil, it.Frame.Time)
 			s.noteResultLocked(c, e.Result)
+			if !s.offline && ResultType(e.Result) == "input_required" {
+				res := e.Result
+				after = append(after, func() { go s.continueRounds(c, res) })
+			}
 		}
 	case ClassNotification:
 		s.info.Notifications++
@@ -626,6 +668,25 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 }
 
 func (s *Session) onNotification(it *Item, e *Envelope, after []func()) []func() {
+	// Stateless listen streams tag their notifications with the listen id.
+	var tag struct {
+		Meta struct {
+			Sub json.RawMessage `json:"io.modelcontextprotocol/subscriptionId"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(e.Params, &tag) == nil && len(tag.Meta.Sub) > 0 {
+		if c := s.calls[idKey(tag.Meta.Sub)]; c != nil {
+			it.CallKey = c.Key
+			if e.Method == "notifications/subscriptions/acknowledged" {
+				c.ack = e.Params
+				if c.state == StatePending {
+					c.state = StateStreaming
+				}
+			}
+		} else {
+			it.Note = "notification for unknown subscription " + string(tag.Meta.Sub)
+		}
+	}
 	switch m := e.Method; {
 	case m == "notifications/progress":
 		var p struct {
@@ -695,18 +756,7 @@ func (s *Session) onEvent(it *Item, after []func()) []func() {
 		s.info.CloseReason = why
 		after = append(after, func() { s.failAll(why + " before answering") })
 	case transport.EvStreamClosed, transport.EvStreamDropped:
-		if key, ok := strings.CutPrefix(m.Stream, "post:"); ok {
-			if c := s.pending[key]; c != nil {
-				why := "the server closed the response stream before answering"
-				if m.Event == transport.EvStreamDropped {
-					why = "the response stream broke before an answer arrived"
-				}
-				if m.Detail != "" {
-					why += " (" + m.Detail + ")"
-				}
-				after = append(after, func() { s.fail(c, why, nil) })
-			}
-		}
+		after = s.onStreamEndLocked(m, after)
 	}
 	return after
 }
@@ -752,11 +802,18 @@ func (s *Session) answer(req ServerRequest) {
 // withProgressToken returns params as JSON with _meta.progressToken set (when
 // token != "" and params is an object or nil).
 func withProgressToken(params any, token string) (json.RawMessage, error) {
+	return withMeta(params, token, nil)
+}
+
+// withMeta returns params as JSON with _meta.progressToken (when token != "")
+// and the extra _meta keys set, when params is an object or nil. A token the
+// caller already put there wins.
+func withMeta(params any, token string, extra map[string]any) (json.RawMessage, error) {
 	raw, err := marshalParams(params)
 	if err != nil {
 		return nil, err
 	}
-	if token == "" {
+	if token == "" && len(extra) == 0 {
 		return raw, nil
 	}
 	obj := map[string]json.RawMessage{}
@@ -771,10 +828,12 @@ func withProgressToken(params any, token string) (json.RawMessage, error) {
 			return raw, nil
 		}
 	}
-	if _, ok := meta["progressToken"]; ok {
-		return raw, nil
+	for k, v := range extra {
+		meta[k], _ = json.Marshal(v)
 	}
-	meta["progressToken"], _ = json.Marshal(token)
+	if _, ok := meta["progressToken"]; !ok && token != "" {
+		meta["progressToken"], _ = json.Marshal(token)
+	}
 	obj["_meta"], _ = json.Marshal(meta)
 	return json.Marshal(obj)
 }
@@ -786,6 +845,29 @@ func tokenSet(raw json.RawMessage, token string) bool {
 		} `json:"_meta"`
 	}
 	return json.Unmarshal(raw, &p) == nil && p.Meta.Token == token
+}
+
+// stripMeta removes what mcpscope adds to _meta (progress token, stateless
+// request metadata) so a replay or retry gets fresh values.
+func stripMeta(raw json.RawMessage) json.RawMessage {
+	obj := map[string]json.RawMessage{}
+	if json.Unmarshal(raw, &obj) != nil {
+		return raw
+	}
+	meta := map[string]json.RawMessage{}
+	if m, ok := obj["_meta"]; !ok || json.Unmarshal(m, &meta) != nil {
+		return raw
+	}
+	for _, k := range []string{"progressToken", MetaProtocolVersion, MetaClientInfo, MetaClientCapabilities, MetaLogLevel} {
+		delete(meta, k)
+	}
+	if len(meta) == 0 {
+		delete(obj, "_meta")
+	} else {
+		obj["_meta"], _ = json.Marshal(meta)
+	}
+	out, _ := json.Marshal(obj)
+	return out
 }
 
 func stripProgressToken(raw json.RawMessage) json.RawMessage {

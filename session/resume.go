@@ -1,0 +1,243 @@
+package session
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	"mcpscope/transport"
+)
+
+// Stream resumption (Streamable HTTP, 2025 era): a response stream that ends
+// before its response is continued with GET + Last-Event-ID, after the
+// server's retry: (or a bounded backoff), a bounded number of times. Event
+// ids seen twice are kept in the journal but applied once.
+
+// MaxResumeAttempts bounds consecutive reconnects of one stream without a new
+// event in between.
+const MaxResumeAttempts = 5
+
+type streamState struct {
+	lastID   string
+	retry    time.Duration
+	seen     map[string]struct{}
+	attempts int
+	timer    *time.Timer
+	fire     func()
+}
+
+type resumer interface {
+	Resume(stream, lastEventID string, done func(error))
+}
+
+// logicalStream names the stream a frame continues: a resume GET carries the
+// key of the stream it resumes.
+func logicalStream(m transport.Meta) string {
+	if m.Resumes != "" {
+		return m.Resumes
+	}
+	return m.Stream
+}
+
+func (s *Session) streamLocked(key string) *streamState {
+	st := s.streams[key]
+	if st == nil {
+		st = &streamState{seen: map[string]struct{}{}}
+		s.streams[key] = st
+	}
+	return st
+}
+
+// trackEventLocked records an SSE id and retry; it reports a duplicate id.
+func (s *Session) trackEventLocked(m transport.Meta) (dup bool) {
+	key := logicalStream(m)
+	if key == "" || (m.EventID == "" && m.Retry == 0) {
+		return false
+	}
+	st := s.streamLocked(key)
+	if m.Retry > 0 {
+		st.retry = time.Duration(m.Retry) * time.Millisecond
+	}
+	if m.EventID == "" {
+		return false
+	}
+	if _, ok := st.seen[m.EventID]; ok {
+		return true
+	}
+	st.seen[m.EventID] = struct{}{}
+	st.lastID = m.EventID
+	st.attempts = 0 // progress: the stream is alive again
+	return false
+}
+
+// onStreamEndLocked decides what a stream's end means: nothing (its call is
+// done, or we closed it), a resume, a reopened listen stream, or the end of
+// a call that cannot be resumed.
+func (s *Session) onStreamEndLocked(m transport.Meta, after []func()) []func() {
+	if m.Detail == "closed by client" || s.info.Closed {
+		return after
+	}
+	key := logicalStream(m)
+	callKey, isPost := strings.CutPrefix(key, "post:")
+	var c *Call
+	if isPost {
+		if c = s.pending[callKey]; c == nil {
+			return after // answered: the stream ended as it should
+		}
+	} else if !strings.HasPrefix(key, "get:") {
+		return after
+	}
+	_, canResume := s.t.(resumer)
+	st := s.streams[key]
+	switch {
+	case canResume && st != nil && st.lastID != "" && st.attempts < MaxResumeAttempts:
+		after = append(after, s.scheduleResume(key, m.Event))
+	case !isPost && canResume && (st == nil || st.attempts < MaxResumeAttempts):
+		// A listen stream without ids: open a fresh one (bounded).
+		after = append(after, s.scheduleResume(key, m.Event))
+	case isPost:
+		why := "the server closed the response stream before answering"
+		if m.Event == transport.EvStreamDropped {
+			why = "the response stream broke before an answer arrived"
+		}
+		if m.Detail != "" {
+			why += " (" + m.Detail + ")"
+		}
+		switch {
+		case !canResume:
+		case st == nil || st.lastID == "":
+			why += "; it carried no SSE event id, so it cannot be resumed"
+		default:
+			why += fmt.Sprintf("; gave up after %d resume attempts", MaxResumeAttempts)
+		}
+		after = append(after, func() { s.fail(c, why, nil) })
+	}
+	return after
+}
+
+// scheduleResume returns the work (run outside the lock) that arms the next
+// attempt for stream key and shows it as a transport event.
+func (s *Session) scheduleResume(key, cause string) func() {
+	return func() {
+		s.mu.Lock()
+		st := s.streamLocked(key)
+		if st.timer != nil || s.info.Closed {
+			s.mu.Unlock()
+			return
+		}
+		st.attempts++
+		n, delay, src := st.attempts, st.retry, "the server's retry"
+		if delay <= 0 {
+			delay, src = backoff(n), "backoff"
+		}
+		fire := func() {
+			s.mu.Lock()
+			if st.fire == nil { // already fired (reconnect now) or cancelled
+				s.mu.Unlock()
+				return
+			}
+			st.timer, st.fire = nil, nil
+			lastID, closed := st.lastID, s.info.Closed
+			s.mu.Unlock()
+			if !closed {
+				s.resumeNow(key, lastID)
+			}
+		}
+		st.fire = fire
+		st.timer = time.AfterFunc(delay, fire)
+		s.mu.Unlock()
+		s.localEvent(transport.Meta{Event: transport.EvResumeAttempt, Stream: key,
+			Detail: fmt.Sprintf("%s: reconnect attempt %d/%d in %s (%s), Last-Event-ID %q", cause, n, MaxResumeAttempts,
+				delay, src, st.lastIDSafe(s))})
+	}
+}
+
+func (st *streamState) lastIDSafe(s *Session) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return st.lastID
+}
+
+func backoff(attempt int) time.Duration {
+	d := time.Second
+	for i := 1; i < attempt; i++ {
+		d = d * 3 / 2
+	}
+	return min(d, 10*time.Second)
+}
+
+// resumeNow performs one attempt: a GET with Last-Event-ID, or for a listen
+// stream without ids a fresh GET.
+func (s *Session) resumeNow(key, lastID string) {
+	r, ok := s.t.(resumer)
+	if !ok {
+		return
+	}
+	if lastID == "" && strings.HasPrefix(key, "get:") {
+		if l, ok := s.t.(interface{ OpenListen() }); ok {
+			l.OpenListen()
+		}
+		return
+	}
+	r.Resume(key, lastID, func(err error) {
+		if err == nil {
+			return // frames follow; the stream's end brings us back here if needed
+		}
+		s.resumeFailed(key, err)
+	})
+}
+
+// resumeFailed handles a resume GET that got no stream: try again while
+// attempts remain, else end the call with what went wrong.
+func (s *Session) resumeFailed(key string, err error) {
+	var he *transport.HTTPError
+	gone := errors.As(err, &he) && he.SessionID != "" && (he.Status == 404 || he.Status == 400)
+	s.mu.Lock()
+	st := s.streamLocked(key)
+	attempts := st.attempts
+	var c *Call
+	if k, ok := strings.CutPrefix(key, "post:"); ok {
+		c = s.pending[k]
+	}
+	closed := s.info.Closed
+	s.mu.Unlock()
+	if closed {
+		return
+	}
+	if !gone && attempts < MaxResumeAttempts {
+		s.scheduleResume(key, "resume failed")()
+		return
+	}
+	if c == nil {
+		return
+	}
+	reason := fmt.Sprintf("could not resume the response stream after %d attempts", attempts)
+	if gone {
+		reason = "could not resume the response stream: the server no longer knows this session"
+	}
+	s.fail(c, reason, err)
+}
+
+// ReconnectNow fires every pending reconnect at once instead of waiting.
+func (s *Session) ReconnectNow() int {
+	s.mu.Lock()
+	var fires []func()
+	for _, st := range s.streams {
+		if st.timer != nil && st.fire != nil {
+			st.timer.Stop()
+			fires = append(fires, st.fire)
+		}
+	}
+	s.mu.Unlock()
+	for _, f := range fires {
+		f()
+	}
+	return len(fires)
+}
+
+// localEvent records something the session itself did (a resume attempt, an
+// era decision) as a frame, so it is journaled and shown like the rest.
+func (s *Session) localEvent(m transport.Meta) {
+	s.Ingest(transport.Frame{Time: time.Now(), Dir: transport.Local, Kind: transport.Event, Meta: m})
+}
