@@ -243,8 +243,8 @@ func (h *HTTP) LastEventID(stream string) string {
 	return h.lastIDs[stream]
 }
 
-// exchange describes one HTTP request and what its frames say.
-type exchange struct {
+// httpExchange describes one HTTP request and what its frames say.
+type httpExchange struct {
 	method  string
 	key     string // stream key, "" for a keyless POST until it turns out to stream
 	resumes string
@@ -272,7 +272,7 @@ func (h *HTTP) Send(m Outgoing, done func(error)) {
 	}
 	sid, ver := h.sessionID, h.version
 	ctx, cancel := context.WithCancel(h.ctx)
-	x := &exchange{method: http.MethodPost, key: key, sentSID: sid, st: &httpStream{key: key, cancel: cancel}}
+	x := &httpExchange{method: http.MethodPost, key: key, sentSID: sid, st: &httpStream{key: key, cancel: cancel}}
 	if key != "" {
 		h.streams[key] = x.st
 	}
@@ -375,7 +375,7 @@ func (h *HTTP) get(key, resumes, lastEventID string, listen bool, done func(erro
 	}
 	sid, ver := h.sessionID, h.version
 	ctx, cancel := context.WithCancel(h.ctx)
-	x := &exchange{method: http.MethodGet, key: key, resumes: resumes, listen: listen, sentSID: sid,
+	x := &httpExchange{method: http.MethodGet, key: key, resumes: resumes, listen: listen, sentSID: sid,
 		st: &httpStream{key: key, resumes: resumes, cancel: cancel}}
 	h.streams[key] = x.st
 	h.wg.Add(1)
@@ -475,7 +475,7 @@ func (h *HTTP) deleteSession(sid, ver string) {
 
 // run performs one exchange and turns its answer into frames. done is called
 // once: nil at 2xx headers, else an *HTTPError.
-func (h *HTTP) run(req *http.Request, x *exchange, done func(error)) {
+func (h *HTTP) run(req *http.Request, x *httpExchange, done func(error)) {
 	resp, err := h.client.Do(req)
 	if err != nil {
 		h.fail(x, &HTTPError{Method: x.method, URL: h.target, SessionID: x.sentSID, Err: err}, done)
@@ -489,6 +489,7 @@ func (h *HTTP) run(req *http.Request, x *exchange, done func(error)) {
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, httpErrBodyMax))
 		herr := &HTTPError{Method: x.method, URL: h.target, Status: resp.StatusCode, Body: httpExcerpt(body), SessionID: x.sentSID}
+		h.forget(x)
 		if x.listen && resp.StatusCode == http.StatusMethodNotAllowed {
 			m := base
 			m.Detail = "the server offers no standalone GET stream (405)"
@@ -530,7 +531,7 @@ func (h *HTTP) run(req *http.Request, x *exchange, done func(error)) {
 
 // readBody delivers a non-stream 2xx answer as one frame, exactly as sent (a
 // batch array stays one frame: the session splits it).
-func (h *HTTP) readBody(resp *http.Response, x *exchange, base Meta, ct string) {
+func (h *HTTP) readBody(resp *http.Response, x *httpExchange, base Meta, ct string) {
 	var buf bytes.Buffer
 	if n := resp.ContentLength; n > 0 && n <= httpBodyMax {
 		buf.Grow(int(n))
@@ -573,7 +574,7 @@ func (h *HTTP) readBody(resp *http.Response, x *exchange, base Meta, ct string) 
 }
 
 // readSSE delivers one frame per event until the stream ends.
-func (h *HTTP) readSSE(body io.Reader, x *exchange, base Meta) {
+func (h *HTTP) readSSE(body io.Reader, x *httpExchange, base Meta) {
 	opened := base
 	if x.resumes != "" {
 		opened.Detail = "resumed " + x.resumes
@@ -596,6 +597,7 @@ func (h *HTTP) readSSE(body io.Reader, x *exchange, base Meta) {
 			default:
 				end.Event, end.Detail = EvStreamDropped, err.Error()
 			}
+			h.forget(x) // before the end frame: a consumer may reopen at once
 			h.emit(Frame{Dir: Local, Kind: Event, Meta: end})
 			return
 		}
@@ -621,7 +623,7 @@ func (h *HTTP) readSSE(body io.Reader, x *exchange, base Meta) {
 	}
 }
 
-func (h *HTTP) setLastID(x *exchange, id string) {
+func (h *HTTP) setLastID(x *httpExchange, id string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for _, k := range []string{x.key, x.resumes} {
@@ -636,7 +638,8 @@ func (h *HTTP) setLastID(x *exchange, id string) {
 }
 
 // fail reports an exchange that got no answer.
-func (h *HTTP) fail(x *exchange, herr *HTTPError, done func(error)) {
+func (h *HTTP) fail(x *httpExchange, herr *HTTPError, done func(error)) {
+	h.forget(x)
 	m := Meta{HTTPMethod: x.method, URL: h.target, Stream: x.key, Resumes: x.resumes}
 	switch {
 	case x.st.byClient.Load() || h.ctx.Err() != nil:
@@ -650,8 +653,8 @@ func (h *HTTP) fail(x *exchange, herr *HTTPError, done func(error)) {
 	done(herr)
 }
 
-// forget drops a finished exchange from the stream table.
-func (h *HTTP) forget(x *exchange) {
+// forget drops a finished exchange from the stream table (idempotent).
+func (h *HTTP) forget(x *httpExchange) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	if x.key != "" && h.streams[x.key] == x.st {

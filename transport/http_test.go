@@ -18,15 +18,15 @@ import (
 
 // ---- frame recorder -------------------------------------------------------
 
-type recorder struct {
+type httpRec struct {
 	mu     sync.Mutex
 	frames []Frame
 	signal chan struct{}
 }
 
-func newRecorder() *recorder { return &recorder{signal: make(chan struct{}, 1)} }
+func newHTTPRec() *httpRec { return &httpRec{signal: make(chan struct{}, 1)} }
 
-func (r *recorder) sink(f Frame) {
+func (r *httpRec) sink(f Frame) {
 	r.mu.Lock()
 	r.frames = append(r.frames, f)
 	r.mu.Unlock()
@@ -36,14 +36,14 @@ func (r *recorder) sink(f Frame) {
 	}
 }
 
-func (r *recorder) all() []Frame {
+func (r *httpRec) all() []Frame {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]Frame(nil), r.frames...)
 }
 
 // find returns the index of the first frame matching pred, or -1.
-func (r *recorder) find(pred func(Frame) bool) int {
+func (r *httpRec) find(pred func(Frame) bool) int {
 	for i, f := range r.all() {
 		if pred(f) {
 			return i
@@ -53,7 +53,7 @@ func (r *recorder) find(pred func(Frame) bool) int {
 }
 
 // wait blocks until a frame matching pred exists and returns its index.
-func (r *recorder) wait(t *testing.T, what string, pred func(Frame) bool) (int, Frame) {
+func (r *httpRec) wait(t *testing.T, what string, pred func(Frame) bool) (int, Frame) {
 	t.Helper()
 	limit := time.After(20 * time.Second)
 	for {
@@ -68,7 +68,7 @@ func (r *recorder) wait(t *testing.T, what string, pred func(Frame) bool) (int, 
 	}
 }
 
-func (r *recorder) dump() string {
+func (r *httpRec) dump() string {
 	var b strings.Builder
 	for i, f := range r.all() {
 		d := string(f.Data)
@@ -81,12 +81,12 @@ func (r *recorder) dump() string {
 	return b.String()
 }
 
-func isEvent(name, stream string) func(Frame) bool {
+func httpIsEvent(name, stream string) func(Frame) bool {
 	return func(f Frame) bool { return f.Kind == Event && f.Meta.Event == name && f.Meta.Stream == stream }
 }
 
-// isMsg matches an In message on stream whose bytes contain sub.
-func isMsg(stream, sub string) func(Frame) bool {
+// httpIsMsg matches an In message on stream whose bytes contain sub.
+func httpIsMsg(stream, sub string) func(Frame) bool {
 	return func(f Frame) bool {
 		return f.Dir == In && f.Kind == Message && f.Meta.Stream == stream && strings.Contains(string(f.Data), sub)
 	}
@@ -94,17 +94,17 @@ func isMsg(stream, sub string) func(Frame) bool {
 
 // ---- real server: the Go SDK ------------------------------------------------
 
-// sdkServer is a go-sdk server with three tools: progress (3 progress
+// httpSDKServer is a go-sdk server with three tools: progress (3 progress
 // notifications then a result), slow (progress, wait for gate, progress,
 // result) and big (a 20 MB text result).
-type sdkServer struct {
+type httpSDKServer struct {
 	URL  string
 	gate chan struct{}
 }
 
-func startSDK(t *testing.T, opts *mcp.StreamableHTTPOptions) *sdkServer {
+func httpStartSDK(t *testing.T, opts *mcp.StreamableHTTPOptions) *httpSDKServer {
 	t.Helper()
-	s := &sdkServer{gate: make(chan struct{})}
+	s := &httpSDKServer{gate: make(chan struct{})}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "sdk-peer", Version: "1.0.0"}, nil)
 	schema := json.RawMessage(`{"type":"object"}`)
 	progress := func(ctx context.Context, req *mcp.CallToolRequest, n float64) {
@@ -139,23 +139,23 @@ func startSDK(t *testing.T, opts *mcp.StreamableHTTPOptions) *sdkServer {
 
 // ---- client-side wire log -----------------------------------------------------
 
-type wireEntry struct {
+type httpWireEntry struct {
 	Method string
 	Header http.Header
 	Status int
 }
 
-// wireLog wraps a RoundTripper to see exactly what went out and what status
+// httpWireLog wraps a RoundTripper to see exactly what went out and what status
 // came back, without touching the server.
-type wireLog struct {
+type httpWireLog struct {
 	base http.RoundTripper
 	mu   sync.Mutex
-	log  []wireEntry
+	log  []httpWireEntry
 }
 
-func (w *wireLog) RoundTrip(req *http.Request) (*http.Response, error) {
+func (w *httpWireLog) RoundTrip(req *http.Request) (*http.Response, error) {
 	resp, err := w.base.RoundTrip(req)
-	e := wireEntry{Method: req.Method, Header: req.Header.Clone()}
+	e := httpWireEntry{Method: req.Method, Header: req.Header.Clone()}
 	if err == nil {
 		e.Status = resp.StatusCode
 	}
@@ -165,63 +165,63 @@ func (w *wireLog) RoundTrip(req *http.Request) (*http.Response, error) {
 	return resp, err
 }
 
-func (w *wireLog) entries() []wireEntry {
+func (w *httpWireLog) entries() []httpWireEntry {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	return append([]wireEntry(nil), w.log...)
+	return append([]httpWireEntry(nil), w.log...)
 }
 
 // ---- raw JSON-RPC helpers -----------------------------------------------------
 
-const initParams = `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcpscope-test","version":"0"}}`
+const httpInitParams = `{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcpscope-test","version":"0"}}`
 
-func request(id int, method, params string) Outgoing {
+func httpRequest(id int, method, params string) Outgoing {
 	return Outgoing{Data: fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":%q,"params":%s}`, id, method, params),
 		Key: fmt.Sprint(id), Method: method}
 }
 
-func notification(method string) Outgoing {
+func httpNotification(method string) Outgoing {
 	return Outgoing{Data: fmt.Appendf(nil, `{"jsonrpc":"2.0","method":%q}`, method), Method: method}
 }
 
-// send sends m and waits for done; the error is returned.
-func send(t *testing.T, h *HTTP, m Outgoing) error {
+// httpSend sends m and waits for done; the error is returned.
+func httpSend(t *testing.T, h *HTTP, m Outgoing) error {
 	t.Helper()
 	ch := make(chan error, 1)
 	h.Send(m, func(err error) { ch <- err })
 	select {
 	case err := <-ch:
 		return err
-	case <-deadline(t):
+	case <-sseDeadline(t):
 		t.Fatalf("no answer to %s", m.Data)
 	}
 	return nil
 }
 
-func mustSend(t *testing.T, h *HTTP, m Outgoing) {
+func httpMustSend(t *testing.T, h *HTTP, m Outgoing) {
 	t.Helper()
-	if err := send(t, h, m); err != nil {
+	if err := httpSend(t, h, m); err != nil {
 		t.Fatalf("send %s: %v", m.Method, err)
 	}
 }
 
-// initialize runs the legacy handshake and returns after initialized is in.
-func initialize(t *testing.T, h *HTTP, rec *recorder) {
+// httpInitialize runs the legacy handshake and returns after initialized is in.
+func httpInitialize(t *testing.T, h *HTTP, rec *httpRec) {
 	t.Helper()
-	mustSend(t, h, request(1, "initialize", initParams))
+	httpMustSend(t, h, httpRequest(1, "initialize", httpInitParams))
 	rec.wait(t, "initialize result", func(f Frame) bool {
 		return f.Dir == In && f.Kind == Message && strings.Contains(string(f.Data), `"protocolVersion"`)
 	})
 	h.SetProtocolVersion("2025-11-25")
-	mustSend(t, h, notification("notifications/initialized"))
+	httpMustSend(t, h, httpNotification("notifications/initialized"))
 }
 
-func closeHTTP(t *testing.T, h *HTTP) {
+func httpClose(t *testing.T, h *HTTP) {
 	t.Helper()
 	h.Close()
 	select {
 	case <-h.Done():
-	case <-deadline(t):
+	case <-sseDeadline(t):
 		t.Fatal("Done not closed after Close")
 	}
 }
@@ -229,9 +229,9 @@ func closeHTTP(t *testing.T, h *HTTP) {
 // ---- tests against the Go SDK -------------------------------------------------
 
 func TestHTTPGoSDKStreams(t *testing.T) {
-	srv := startSDK(t, &mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)})
-	wire := &wireLog{base: http.DefaultTransport.(*http.Transport).Clone()}
-	rec := newRecorder()
+	srv := httpStartSDK(t, &mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)})
+	wire := &httpWireLog{base: http.DefaultTransport.(*http.Transport).Clone()}
+	rec := newHTTPRec()
 	h := NewHTTP(HTTPOptions{URL: srv.URL, Client: &http.Client{Transport: wire},
 		Headers: map[string]string{"X-Trace": "t1"}, Bearer: "s3cret-token"})
 	if err := h.Start(rec.sink); err != nil {
@@ -239,22 +239,22 @@ func TestHTTPGoSDKStreams(t *testing.T) {
 	}
 
 	// initialize: SSE answer with a priming event, session id issued.
-	mustSend(t, h, request(1, "initialize", initParams))
-	iRes, res := rec.wait(t, "initialize result", isMsg("post:1", `"protocolVersion"`))
+	httpMustSend(t, h, httpRequest(1, "initialize", httpInitParams))
+	iRes, res := rec.wait(t, "initialize result", httpIsMsg("post:1", `"protocolVersion"`))
 	iSID, sidF := rec.wait(t, "session id", func(f Frame) bool { return f.Meta.Event == EvSessionID })
 	sid := h.SessionID()
 	if sid == "" || sidF.Meta.Detail != sid || iSID > iRes {
 		t.Fatalf("session id %q, event %+v at %d (result at %d)", sid, sidF.Meta, iSID, iRes)
 	}
-	iOpen, _ := rec.wait(t, "post:1 opened", isEvent(EvStreamOpened, "post:1"))
-	iPrime, prime := rec.wait(t, "priming event", isEvent(EvPrime, "post:1"))
+	iOpen, _ := rec.wait(t, "post:1 opened", httpIsEvent(EvStreamOpened, "post:1"))
+	iPrime, prime := rec.wait(t, "priming event", httpIsEvent(EvPrime, "post:1"))
 	if !(iOpen < iPrime && iPrime < iRes) || prime.Meta.EventType != "prime" || prime.Meta.EventID == "" {
 		t.Fatalf("priming: %+v (open %d prime %d result %d)", prime.Meta, iOpen, iPrime, iRes)
 	}
 	if res.Meta.EventID == "" || res.Meta.EventType != "message" {
 		t.Fatalf("result meta %+v", res.Meta)
 	}
-	iEnd, _ := rec.wait(t, "post:1 closed", isEvent(EvStreamClosed, "post:1"))
+	iEnd, _ := rec.wait(t, "post:1 closed", httpIsEvent(EvStreamClosed, "post:1"))
 	if iEnd < iRes || h.LastEventID("post:1") != res.Meta.EventID {
 		t.Fatalf("stream end %d / result %d; last id %q vs %q", iEnd, iRes, h.LastEventID("post:1"), res.Meta.EventID)
 	}
@@ -263,7 +263,7 @@ func TestHTTPGoSDKStreams(t *testing.T) {
 	h.SetProtocolVersion("2025-11-25")
 	var doneBeforeReturn bool
 	var got error = errors.New("not called")
-	h.Send(notification("notifications/initialized"), func(err error) { got, doneBeforeReturn = err, true })
+	h.Send(httpNotification("notifications/initialized"), func(err error) { got, doneBeforeReturn = err, true })
 	if !doneBeforeReturn || got != nil {
 		t.Fatalf("notification: done before return %v, err %v", doneBeforeReturn, got)
 	}
@@ -272,8 +272,8 @@ func TestHTTPGoSDKStreams(t *testing.T) {
 	}
 
 	// tools/list, then the headers every later request carried.
-	mustSend(t, h, request(2, "tools/list", `{}`))
-	rec.wait(t, "tools/list result", isMsg("post:2", `"progress"`))
+	httpMustSend(t, h, httpRequest(2, "tools/list", `{}`))
+	rec.wait(t, "tools/list result", httpIsMsg("post:2", `"progress"`))
 	for i, e := range wire.entries() {
 		if e.Method != http.MethodPost {
 			continue
@@ -291,11 +291,11 @@ func TestHTTPGoSDKStreams(t *testing.T) {
 	}
 
 	// Progress arrives on the call's own stream before its result, each with an id.
-	mustSend(t, h, request(3, "tools/call", `{"name":"progress","arguments":{},"_meta":{"progressToken":"p3"}}`))
-	iRes3, res3 := rec.wait(t, "progress result", isMsg("post:3", `"done"`))
+	httpMustSend(t, h, httpRequest(3, "tools/call", `{"name":"progress","arguments":{},"_meta":{"progressToken":"p3"}}`))
+	iRes3, res3 := rec.wait(t, "progress result", httpIsMsg("post:3", `"done"`))
 	var prog []int
 	for i, f := range rec.all() {
-		if isMsg("post:3", "notifications/progress")(f) {
+		if httpIsMsg("post:3", "notifications/progress")(f) {
 			if f.Meta.EventID == "" {
 				t.Fatalf("progress without id: %+v", f.Meta)
 			}
@@ -320,10 +320,10 @@ func TestHTTPGoSDKStreams(t *testing.T) {
 
 	// Cut a slow call's stream, then resume it with the last event id: the
 	// server replays what was missed, then the result, then ends the stream.
-	mustSend(t, h, request(4, "tools/call", `{"name":"slow","arguments":{},"_meta":{"progressToken":"p4"}}`))
-	_, p1 := rec.wait(t, "slow progress 1", isMsg("post:4", `"progress":1`))
+	httpMustSend(t, h, httpRequest(4, "tools/call", `{"name":"slow","arguments":{},"_meta":{"progressToken":"p4"}}`))
+	_, p1 := rec.wait(t, "slow progress 1", httpIsMsg("post:4", `"progress":1`))
 	h.CloseStream("4")
-	_, closed := rec.wait(t, "post:4 closed", isEvent(EvStreamClosed, "post:4"))
+	_, closed := rec.wait(t, "post:4 closed", httpIsEvent(EvStreamClosed, "post:4"))
 	if closed.Meta.Detail != "closed by client" {
 		t.Fatalf("close detail %q", closed.Meta.Detail)
 	}
@@ -331,7 +331,7 @@ func TestHTTPGoSDKStreams(t *testing.T) {
 	if last != p1.Meta.EventID {
 		t.Fatalf("last id %q, progress id %q", last, p1.Meta.EventID)
 	}
-	if rec.find(isEvent(EvStreamClosed, listen.Meta.Stream)) >= 0 {
+	if rec.find(httpIsEvent(EvStreamClosed, listen.Meta.Stream)) >= 0 {
 		t.Fatal("CloseStream closed the listen stream too")
 	}
 	close(srv.gate)
@@ -348,7 +348,7 @@ func TestHTTPGoSDKStreams(t *testing.T) {
 	iR, rs := rec.wait(t, "resumed event", func(f Frame) bool { return f.Meta.Event == EvStreamResumed && f.Meta.Resumes == "post:4" })
 	iP2, _ := rec.wait(t, "replayed progress 2", isResumed(`"progress":2`))
 	iRes4, res4 := rec.wait(t, "resumed result", isResumed(`"slow done"`))
-	rec.wait(t, "resume stream closed", isEvent(EvStreamClosed, rs.Meta.Stream))
+	rec.wait(t, "resume stream closed", httpIsEvent(EvStreamClosed, rs.Meta.Stream))
 	if !(iR < iP2 && iP2 < iRes4) || !strings.HasPrefix(rs.Meta.Stream, "get:") {
 		t.Fatalf("resume order %d %d %d, stream %q", iR, iP2, iRes4, rs.Meta.Stream)
 	}
@@ -379,15 +379,15 @@ func TestHTTPGoSDKStreams(t *testing.T) {
 	rec.wait(t, "bad resume frame", func(f Frame) bool { return f.Meta.Event == EvHTTPError && f.Meta.Resumes == "post:9" })
 
 	// A 20 MB result on an SSE stream comes through whole.
-	mustSend(t, h, request(5, "tools/call", `{"name":"big","arguments":{}}`))
+	httpMustSend(t, h, httpRequest(5, "tools/call", `{"name":"big","arguments":{}}`))
 	_, big := rec.wait(t, "big result", func(f Frame) bool { return f.Dir == In && f.Meta.Stream == "post:5" && len(f.Data) > 20<<20 })
 	if !json.Valid(big.Data) {
 		t.Fatal("big result is not valid JSON")
 	}
 
 	// Close: streams end as closed by client, DELETE answered 204.
-	closeHTTP(t, h)
-	if _, f := rec.wait(t, "listen closed", isEvent(EvStreamClosed, listen.Meta.Stream)); f.Meta.Detail != "closed by client" {
+	httpClose(t, h)
+	if _, f := rec.wait(t, "listen closed", httpIsEvent(EvStreamClosed, listen.Meta.Stream)); f.Meta.Detail != "closed by client" {
 		t.Fatalf("listen end %+v", f.Meta)
 	}
 	_, del := rec.wait(t, "DELETE note", func(f Frame) bool { return f.Meta.HTTPMethod == http.MethodDelete })
@@ -395,7 +395,7 @@ func TestHTTPGoSDKStreams(t *testing.T) {
 		t.Fatalf("DELETE %+v", del.Meta)
 	}
 	rec.wait(t, "closed event", func(f Frame) bool { return f.Meta.Event == EvClosed })
-	if err := send(t, h, request(6, "ping", `{}`)); !errors.Is(err, errHTTPClosed) {
+	if err := httpSend(t, h, httpRequest(6, "ping", `{}`)); !errors.Is(err, errHTTPClosed) {
 		t.Fatalf("send after close: %v", err)
 	}
 
@@ -411,11 +411,11 @@ func TestHTTPGoSDKStreams(t *testing.T) {
 	}
 
 	// Rejoin the deleted session: 404, typed error naming the session.
-	rec2 := newRecorder()
+	rec2 := newHTTPRec()
 	h2 := NewHTTP(HTTPOptions{URL: srv.URL})
 	h2.Start(rec2.sink)
 	h2.SetSessionID(sid)
-	err := send(t, h2, request(7, "tools/list", `{}`))
+	err := httpSend(t, h2, httpRequest(7, "tools/list", `{}`))
 	var herr *HTTPError
 	if !errors.As(err, &herr) || herr.Status != 404 || herr.SessionID != sid || herr.Method != http.MethodPost {
 		t.Fatalf("reuse after DELETE: %v", err)
@@ -427,19 +427,19 @@ func TestHTTPGoSDKStreams(t *testing.T) {
 	if he.Meta.Status != 404 || !strings.Contains(he.Meta.Detail, "session not found") {
 		t.Fatalf("http error frame %+v", he.Meta)
 	}
-	closeHTTP(t, h2)
+	httpClose(t, h2)
 }
 
 // With JSONResponse the answer is one application/json body, and the server
 // routes the call's progress to the standalone GET stream.
 func TestHTTPGoSDKJSONResponse(t *testing.T) {
-	srv := startSDK(t, &mcp.StreamableHTTPOptions{JSONResponse: true})
-	rec := newRecorder()
+	srv := httpStartSDK(t, &mcp.StreamableHTTPOptions{JSONResponse: true})
+	rec := newHTTPRec()
 	h := NewHTTP(HTTPOptions{URL: srv.URL})
 	h.Start(rec.sink)
-	defer closeHTTP(t, h)
-	initialize(t, h, rec)
-	_, res := rec.wait(t, "init result", isMsg("post:1", `"protocolVersion"`))
+	defer httpClose(t, h)
+	httpInitialize(t, h, rec)
+	_, res := rec.wait(t, "init result", httpIsMsg("post:1", `"protocolVersion"`))
 	if res.Meta.Status != 200 || res.Meta.Headers["Content-Type"] != "application/json" || res.Meta.Headers["Mcp-Session-Id"] != h.SessionID() {
 		t.Fatalf("json result meta %+v", res.Meta)
 	}
@@ -452,13 +452,13 @@ func TestHTTPGoSDKJSONResponse(t *testing.T) {
 	h.OpenListen() // a second one is refused locally, not sent
 	rec.wait(t, "second listen note", func(f Frame) bool { return f.Meta.Event == EvNote && f.Meta.Stream == listen.Meta.Stream })
 
-	mustSend(t, h, request(2, "tools/call", `{"name":"progress","arguments":{},"_meta":{"progressToken":7}}`))
-	iRes, _ := rec.wait(t, "result", isMsg("post:2", `"done"`))
-	iProg, _ := rec.wait(t, "progress on listen", isMsg(listen.Meta.Stream, "notifications/progress"))
+	httpMustSend(t, h, httpRequest(2, "tools/call", `{"name":"progress","arguments":{},"_meta":{"progressToken":7}}`))
+	iRes, _ := rec.wait(t, "result", httpIsMsg("post:2", `"done"`))
+	iProg, _ := rec.wait(t, "progress on listen", httpIsMsg(listen.Meta.Stream, "notifications/progress"))
 	_ = iRes
 	_ = iProg // order across two connections is the server's business
 
-	mustSend(t, h, request(3, "tools/call", `{"name":"big","arguments":{}}`))
+	httpMustSend(t, h, httpRequest(3, "tools/call", `{"name":"big","arguments":{}}`))
 	_, big := rec.wait(t, "big json", func(f Frame) bool { return f.Dir == In && f.Meta.Stream == "post:3" })
 	if len(big.Data) < 20<<20 || !json.Valid(big.Data) || big.Kind != Message {
 		t.Fatalf("big json: %d bytes, kind %v", len(big.Data), big.Kind)
@@ -467,12 +467,12 @@ func TestHTTPGoSDKJSONResponse(t *testing.T) {
 
 // A stateless Go SDK server answers the standalone GET with 405: a quiet note.
 func TestHTTPGoSDKStatelessListen405(t *testing.T) {
-	srv := startSDK(t, &mcp.StreamableHTTPOptions{Stateless: true})
-	rec := newRecorder()
+	srv := httpStartSDK(t, &mcp.StreamableHTTPOptions{Stateless: true})
+	rec := newHTTPRec()
 	h := NewHTTP(HTTPOptions{URL: srv.URL})
 	h.Start(rec.sink)
-	defer closeHTTP(t, h)
-	initialize(t, h, rec)
+	defer httpClose(t, h)
+	httpInitialize(t, h, rec)
 	if h.SessionID() != "" {
 		t.Fatalf("stateless server issued session %q", h.SessionID())
 	}
@@ -490,12 +490,12 @@ func TestHTTPGoSDKStatelessListen405(t *testing.T) {
 
 // The Go SDK's DNS-rebinding guard answers a foreign Host with 403.
 func TestHTTPGoSDKForbiddenHost(t *testing.T) {
-	srv := startSDK(t, nil)
-	rec := newRecorder()
+	srv := httpStartSDK(t, nil)
+	rec := newHTTPRec()
 	h := NewHTTP(HTTPOptions{URL: srv.URL, Headers: map[string]string{"Host": "evil.example"}})
 	h.Start(rec.sink)
-	defer closeHTTP(t, h)
-	err := send(t, h, request(1, "initialize", initParams))
+	defer httpClose(t, h)
+	err := httpSend(t, h, httpRequest(1, "initialize", httpInitParams))
 	var herr *HTTPError
 	if !errors.As(err, &herr) || herr.Status != 403 || !strings.Contains(err.Error(), "refused these credentials") {
 		t.Fatalf("got %v", err)
@@ -504,7 +504,7 @@ func TestHTTPGoSDKForbiddenHost(t *testing.T) {
 
 // ---- cases no real server produces: plain handlers ------------------------------
 
-func plain(t *testing.T, fn http.HandlerFunc) string {
+func httpPlain(t *testing.T, fn http.HandlerFunc) string {
 	t.Helper()
 	ts := httptest.NewServer(fn)
 	t.Cleanup(ts.Close)
@@ -516,11 +516,11 @@ func TestHTTPErrorsAndOddBodies(t *testing.T) {
 		name    string
 		handler http.HandlerFunc
 		sid     string
-		check   func(t *testing.T, err error, rec *recorder)
+		check   func(t *testing.T, err error, rec *httpRec)
 	}{
 		{"500 text", func(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "database on fire", 500)
-		}, "", func(t *testing.T, err error, rec *recorder) {
+		}, "", func(t *testing.T, err error, rec *httpRec) {
 			var herr *HTTPError
 			if !errors.As(err, &herr) || herr.Status != 500 || herr.Body != "database on fire" ||
 				err.Error() != `POST `+herr.URL+`: 500 Internal Server Error — "database on fire" (server error; see its logs)` {
@@ -535,7 +535,7 @@ func TestHTTPErrorsAndOddBodies(t *testing.T) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(400)
 			w.Write([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: Server not initialized"}}`))
-		}, "", func(t *testing.T, err error, rec *recorder) {
+		}, "", func(t *testing.T, err error, rec *httpRec) {
 			if err == nil || !strings.Contains(err.Error(), `400 Bad Request — "Bad Request: Server not initialized"`) {
 				t.Fatalf("got %v", err)
 			}
@@ -546,14 +546,14 @@ func TestHTTPErrorsAndOddBodies(t *testing.T) {
 		}},
 		{"404 without session", func(w http.ResponseWriter, r *http.Request) {
 			http.NotFound(w, r)
-		}, "", func(t *testing.T, err error, rec *recorder) {
+		}, "", func(t *testing.T, err error, rec *httpRec) {
 			if err == nil || !strings.Contains(err.Error(), "check the path") {
 				t.Fatalf("got %v", err)
 			}
 		}},
 		{"401", func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(401)
-		}, "", func(t *testing.T, err error, rec *recorder) {
+		}, "", func(t *testing.T, err error, rec *httpRec) {
 			if err == nil || !strings.HasSuffix(err.Error(), "401 Unauthorized (the server wants credentials: pass a bearer token or an Authorization header)") {
 				t.Fatalf("got %v", err)
 			}
@@ -561,7 +561,7 @@ func TestHTTPErrorsAndOddBodies(t *testing.T) {
 		{"garbage 200", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.Write([]byte("<html>proxy login</html>"))
-		}, "", func(t *testing.T, err error, rec *recorder) {
+		}, "", func(t *testing.T, err error, rec *httpRec) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -573,7 +573,7 @@ func TestHTTPErrorsAndOddBodies(t *testing.T) {
 		{"batch answer is one frame", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.Write([]byte(`[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","method":"x"}]`))
-		}, "", func(t *testing.T, err error, rec *recorder) {
+		}, "", func(t *testing.T, err error, rec *httpRec) {
 			_, f := rec.wait(t, "batch", func(f Frame) bool { return f.Dir == In })
 			if f.Kind != Message || !strings.HasPrefix(string(f.Data), "[") {
 				t.Fatalf("frame %v %q", f.Kind, f.Data)
@@ -584,21 +584,21 @@ func TestHTTPErrorsAndOddBodies(t *testing.T) {
 			w.Write([]byte("id: a1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\ndata: {\"half"))
 			w.(http.Flusher).Flush()
 			panic(http.ErrAbortHandler)
-		}, "", func(t *testing.T, err error, rec *recorder) {
+		}, "", func(t *testing.T, err error, rec *httpRec) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			_, f := rec.wait(t, "dropped", isEvent(EvStreamDropped, "post:1"))
-			if f.Meta.Detail == "" || rec.find(isEvent(EvStreamClosed, "post:1")) >= 0 {
+			_, f := rec.wait(t, "dropped", httpIsEvent(EvStreamDropped, "post:1"))
+			if f.Meta.Detail == "" || rec.find(httpIsEvent(EvStreamClosed, "post:1")) >= 0 {
 				t.Fatalf("drop: %s", rec.dump())
 			}
 		}},
 		{"server-initiated close with retry (SEP-1699)", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/event-stream")
 			w.Write([]byte(": hello\nid: event-1\nretry: 500\ndata: \n\n"))
-		}, "", func(t *testing.T, err error, rec *recorder) {
-			_, p := rec.wait(t, "prime", isEvent(EvPrime, "post:1"))
-			_, c := rec.wait(t, "closed", isEvent(EvStreamClosed, "post:1"))
+		}, "", func(t *testing.T, err error, rec *httpRec) {
+			_, p := rec.wait(t, "prime", httpIsEvent(EvPrime, "post:1"))
+			_, c := rec.wait(t, "closed", httpIsEvent(EvStreamClosed, "post:1"))
 			if p.Meta.EventID != "event-1" || p.Meta.Retry != 500 || c.Meta.Detail != "after 1 event, 1 comment" {
 				t.Fatalf("prime %+v close %+v", p.Meta, c.Meta)
 			}
@@ -606,11 +606,11 @@ func TestHTTPErrorsAndOddBodies(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			rec := newRecorder()
-			h := NewHTTP(HTTPOptions{URL: plain(t, c.handler)})
+			rec := newHTTPRec()
+			h := NewHTTP(HTTPOptions{URL: httpPlain(t, c.handler)})
 			h.Start(rec.sink)
 			h.SetSessionID(c.sid)
-			err := send(t, h, request(1, "initialize", initParams))
+			err := httpSend(t, h, httpRequest(1, "initialize", httpInitParams))
 			c.check(t, err, rec)
 			h.Close()
 		})
@@ -624,11 +624,11 @@ func TestHTTPConnectionRefused(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	rec := newRecorder()
+	rec := newHTTPRec()
 	h := NewHTTP(HTTPOptions{URL: "http://" + addr + "/mcp"})
 	h.Start(rec.sink)
 	defer h.Close()
-	err = send(t, h, request(1, "initialize", initParams))
+	err = httpSend(t, h, httpRequest(1, "initialize", httpInitParams))
 	want := "POST http://" + addr + "/mcp: connection refused — is the server running?"
 	var herr *HTTPError
 	if !errors.As(err, &herr) || herr.Status != 0 || err.Error() != want {
@@ -642,7 +642,7 @@ func TestHTTPConnectionRefused(t *testing.T) {
 func TestHTTPSendReturnsAtWrite(t *testing.T) {
 	gate := make(chan struct{})
 	got := make(chan string, 4)
-	url := plain(t, func(w http.ResponseWriter, r *http.Request) {
+	url := httpPlain(t, func(w http.ResponseWriter, r *http.Request) {
 		var m struct{ Method string }
 		json.NewDecoder(r.Body).Decode(&m)
 		got <- m.Method
@@ -656,19 +656,19 @@ func TestHTTPSendReturnsAtWrite(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
 	})
-	rec := newRecorder()
+	rec := newHTTPRec()
 	h := NewHTTP(HTTPOptions{URL: url})
 	h.Start(rec.sink)
 	defer h.Close()
 	answered := make(chan error, 1)
 	returned := make(chan struct{})
 	go func() {
-		h.Send(request(1, "slow", `{}`), func(err error) { answered <- err })
+		h.Send(httpRequest(1, "slow", `{}`), func(err error) { answered <- err })
 		close(returned)
 	}()
 	select {
 	case <-returned:
-	case <-deadline(t):
+	case <-sseDeadline(t):
 		t.Fatal("Send of a request waited for the answer")
 	}
 	if <-got != "slow" {
@@ -680,7 +680,7 @@ func TestHTTPSendReturnsAtWrite(t *testing.T) {
 	default:
 	}
 	var notified bool
-	h.Send(notification("notifications/initialized"), func(err error) { notified = err == nil })
+	h.Send(httpNotification("notifications/initialized"), func(err error) { notified = err == nil })
 	if !notified || <-got != "notifications/initialized" {
 		t.Fatal("notification Send returned before its 202")
 	}
@@ -692,19 +692,19 @@ func TestHTTPSendReturnsAtWrite(t *testing.T) {
 
 // Closing one POST stream leaves the others alone.
 func TestHTTPCloseStreamOnlyOne(t *testing.T) {
-	url := plain(t, func(w http.ResponseWriter, r *http.Request) {
+	url := httpPlain(t, func(w http.ResponseWriter, r *http.Request) {
 		w.Header().Set("Content-Type", "text/event-stream")
 		w.Write([]byte(": open\n\n"))
 		w.(http.Flusher).Flush()
 		<-r.Context().Done()
 	})
-	rec := newRecorder()
+	rec := newHTTPRec()
 	h := NewHTTP(HTTPOptions{URL: url})
 	h.Start(rec.sink)
-	mustSend(t, h, request(1, "a", `{}`))
-	mustSend(t, h, request(2, "b", `{}`))
-	rec.wait(t, "opened 1", isEvent(EvStreamOpened, "post:1"))
-	rec.wait(t, "opened 2", isEvent(EvStreamOpened, "post:2"))
+	httpMustSend(t, h, httpRequest(1, "a", `{}`))
+	httpMustSend(t, h, httpRequest(2, "b", `{}`))
+	rec.wait(t, "opened 1", httpIsEvent(EvStreamOpened, "post:1"))
+	rec.wait(t, "opened 2", httpIsEvent(EvStreamOpened, "post:2"))
 	resumed := make(chan error, 1)
 	h.Resume("post:1", "e1", func(err error) { resumed <- err })
 	if err := <-resumed; err != nil {
@@ -712,16 +712,16 @@ func TestHTTPCloseStreamOnlyOne(t *testing.T) {
 	}
 	_, rs := rec.wait(t, "resume of 1", func(f Frame) bool { return f.Meta.Event == EvStreamResumed })
 	h.CloseStream("1") // the request's POST and the GET continuing it
-	if _, f := rec.wait(t, "closed 1", isEvent(EvStreamClosed, "post:1")); f.Meta.Detail != "closed by client" {
+	if _, f := rec.wait(t, "closed 1", httpIsEvent(EvStreamClosed, "post:1")); f.Meta.Detail != "closed by client" {
 		t.Fatalf("detail %q", f.Meta.Detail)
 	}
-	rec.wait(t, "resume of 1 closed", isEvent(EvStreamClosed, rs.Meta.Stream))
-	if rec.find(isEvent(EvStreamClosed, "post:2")) >= 0 {
+	rec.wait(t, "resume of 1 closed", httpIsEvent(EvStreamClosed, rs.Meta.Stream))
+	if rec.find(httpIsEvent(EvStreamClosed, "post:2")) >= 0 {
 		t.Fatal("stream 2 closed too")
 	}
 	h.Close()
-	rec.wait(t, "closed 2 at Close", isEvent(EvStreamClosed, "post:2"))
-	if rec.find(isEvent(EvStreamDropped, "post:2")) >= 0 {
+	rec.wait(t, "closed 2 at Close", httpIsEvent(EvStreamClosed, "post:2"))
+	if rec.find(httpIsEvent(EvStreamDropped, "post:2")) >= 0 {
 		t.Fatal("our own close reported as a drop")
 	}
 }

@@ -12,14 +12,14 @@ import (
 	"time"
 )
 
-// deadline bounds every wait in these tests; nothing here sleeps to sync.
-func deadline(t testing.TB) <-chan time.Time {
+// sseDeadline bounds every wait in these tests; nothing here sleeps to sync.
+func sseDeadline(t testing.TB) <-chan time.Time {
 	t.Helper()
 	return time.After(10 * time.Second)
 }
 
-// ev builds an expected event; retry -1 means none.
-func ev(id string, hasID bool, typ, data string, retry int) SSEEvent {
+// sseEv builds an expected event; retry -1 means none.
+func sseEv(id string, hasID bool, typ, data string, retry int) SSEEvent {
 	e := SSEEvent{ID: id, HasID: hasID, Type: typ, Retry: retry}
 	if data != "\x00nil" {
 		e.Data = []byte(data)
@@ -27,9 +27,9 @@ func ev(id string, hasID bool, typ, data string, retry int) SSEEvent {
 	return e
 }
 
-const noData = "\x00nil"
+const sseNoData = "\x00nil"
 
-func readAll(t testing.TB, r io.Reader) ([]SSEEvent, *SSEReader, error) {
+func sseReadAll(t testing.TB, r io.Reader) ([]SSEEvent, *SSEReader, error) {
 	t.Helper()
 	sr := NewSSEReader(r)
 	var out []SSEEvent
@@ -54,36 +54,36 @@ func TestSSEParse(t *testing.T) {
 		lastID   string
 		cut      bool // ends inside an event
 	}{
-		{"single", "data: {\"a\":1}\n\n", []SSEEvent{ev("", false, "", `{"a":1}`, -1)}, 0, "", false},
-		{"multiline data", "data: a\ndata: b\ndata:\n\n", []SSEEvent{ev("", false, "", "a\nb\n", -1)}, 0, "", false},
-		{"crlf", "data: a\r\ndata: b\r\n\r\n", []SSEEvent{ev("", false, "", "a\nb", -1)}, 0, "", false},
-		{"cr only", "data: a\rdata: b\r\r", []SSEEvent{ev("", false, "", "a\nb", -1)}, 0, "", false},
-		{"mixed endings", "data: a\r\ndata: b\rdata: c\n\r\n", []SSEEvent{ev("", false, "", "a\nb\nc", -1)}, 0, "", false},
-		{"comments", ": ok\n\n:keepalive\ndata: x\n\n", []SSEEvent{ev("", false, "", "x", -1)}, 2, "", false},
-		{"no colon", "data\ndata\n\n", []SSEEvent{ev("", false, "", "\n", -1)}, 0, "", false},
-		{"one space stripped", "data:  x\ndata:y\n\n", []SSEEvent{ev("", false, "", " x\ny", -1)}, 0, "", false},
-		{"bom", "\xef\xbb\xbfdata: x\n\n", []SSEEvent{ev("", false, "", "x", -1)}, 0, "", false},
-		{"second bom is a field name", "\xef\xbb\xbf\xef\xbb\xbfdata: x\n\ndata: y\n\n", []SSEEvent{ev("", false, "", "y", -1)}, 0, "", false},
-		{"event type", "event: message\nid: 1\ndata: x\n\n", []SSEEvent{ev("1", true, "message", "x", -1)}, 0, "1", false},
-		{"id persists", "id: 7\ndata: a\n\ndata: b\n\n", []SSEEvent{ev("7", true, "", "a", -1), ev("7", false, "", "b", -1)}, 0, "7", false},
-		{"id reset", "id: 7\ndata: a\n\nid\ndata: b\n\n", []SSEEvent{ev("7", true, "", "a", -1), ev("", true, "", "b", -1)}, 0, "", false},
-		{"id with NUL ignored", "id: 3\ndata: a\n\nid: 4\x005\ndata: b\n\n", []SSEEvent{ev("3", true, "", "a", -1), ev("3", false, "", "b", -1)}, 0, "3", false},
-		{"retry", "retry: 3000\ndata: a\n\n", []SSEEvent{ev("", false, "", "a", 3000)}, 0, "", false},
-		{"retry not digits", "retry: 30a\nretry: -1\nretry:\ndata: a\n\n", []SSEEvent{ev("", false, "", "a", -1)}, 0, "", false},
-		{"retry with space", "retry:  5\ndata: a\n\n", []SSEEvent{ev("", false, "", "a", -1)}, 0, "", false},
-		{"retry saturates", "retry: 99999999999999999999\n\n", []SSEEvent{ev("", false, "", noData, 2147483647)}, 0, "", false},
-		{"priming (spec example)", "id: 42\nretry: 3000\ndata: \n\n", []SSEEvent{ev("42", true, "", "", 3000)}, 0, "42", false},
-		{"priming (go-sdk)", "event: prime\nid: s1_0\ndata: \n\n", []SSEEvent{ev("s1_0", true, "prime", "", -1)}, 0, "s1_0", false},
-		{"priming without data line", "id: e-1\nretry: 500\n\n", []SSEEvent{ev("e-1", true, "", noData, 500)}, 0, "e-1", false},
-		{"go-sdk close", "event: close\nretry: 100\ndata: \n\n", []SSEEvent{ev("", false, "close", "", 100)}, 0, "", false},
-		{"event only is nothing", "event: foo\n\ndata: a\n\n", []SSEEvent{ev("", false, "", "a", -1)}, 0, "", false},
-		{"unknown field", "foo: bar\ndata: a\n\n", []SSEEvent{ev("", false, "", "a", -1)}, 0, "", false},
-		{"blank lines", "\n\n\r\n\rdata: a\n\n\n\n", []SSEEvent{ev("", false, "", "a", -1)}, 0, "", false},
-		{"cut mid event", "data: a\n\ndata: b\n", []SSEEvent{ev("", false, "", "a", -1)}, 0, "", true},
-		{"cut mid line", "data: a\n\ndata: b", []SSEEvent{ev("", false, "", "a", -1)}, 0, "", true},
-		{"cut id commits nothing", "id: 1\ndata: a\n\nid: 2\n", []SSEEvent{ev("1", true, "", "a", -1)}, 0, "1", true},
-		{"unterminated comment is no cut", "data: a\n\n: bye", []SSEEvent{ev("", false, "", "a", -1)}, 0, "", false},
-		{"colon in value", "data: a:b: c\n\n", []SSEEvent{ev("", false, "", "a:b: c", -1)}, 0, "", false},
+		{"single", "data: {\"a\":1}\n\n", []SSEEvent{sseEv("", false, "", `{"a":1}`, -1)}, 0, "", false},
+		{"multiline data", "data: a\ndata: b\ndata:\n\n", []SSEEvent{sseEv("", false, "", "a\nb\n", -1)}, 0, "", false},
+		{"crlf", "data: a\r\ndata: b\r\n\r\n", []SSEEvent{sseEv("", false, "", "a\nb", -1)}, 0, "", false},
+		{"cr only", "data: a\rdata: b\r\r", []SSEEvent{sseEv("", false, "", "a\nb", -1)}, 0, "", false},
+		{"mixed endings", "data: a\r\ndata: b\rdata: c\n\r\n", []SSEEvent{sseEv("", false, "", "a\nb\nc", -1)}, 0, "", false},
+		{"comments", ": ok\n\n:keepalive\ndata: x\n\n", []SSEEvent{sseEv("", false, "", "x", -1)}, 2, "", false},
+		{"no colon", "data\ndata\n\n", []SSEEvent{sseEv("", false, "", "\n", -1)}, 0, "", false},
+		{"one space stripped", "data:  x\ndata:y\n\n", []SSEEvent{sseEv("", false, "", " x\ny", -1)}, 0, "", false},
+		{"bom", "\xef\xbb\xbfdata: x\n\n", []SSEEvent{sseEv("", false, "", "x", -1)}, 0, "", false},
+		{"second bom is a field name", "\xef\xbb\xbf\xef\xbb\xbfdata: x\n\ndata: y\n\n", []SSEEvent{sseEv("", false, "", "y", -1)}, 0, "", false},
+		{"event type", "event: message\nid: 1\ndata: x\n\n", []SSEEvent{sseEv("1", true, "message", "x", -1)}, 0, "1", false},
+		{"id persists", "id: 7\ndata: a\n\ndata: b\n\n", []SSEEvent{sseEv("7", true, "", "a", -1), sseEv("7", false, "", "b", -1)}, 0, "7", false},
+		{"id reset", "id: 7\ndata: a\n\nid\ndata: b\n\n", []SSEEvent{sseEv("7", true, "", "a", -1), sseEv("", true, "", "b", -1)}, 0, "", false},
+		{"id with NUL ignored", "id: 3\ndata: a\n\nid: 4\x005\ndata: b\n\n", []SSEEvent{sseEv("3", true, "", "a", -1), sseEv("3", false, "", "b", -1)}, 0, "3", false},
+		{"retry", "retry: 3000\ndata: a\n\n", []SSEEvent{sseEv("", false, "", "a", 3000)}, 0, "", false},
+		{"retry not digits", "retry: 30a\nretry: -1\nretry:\ndata: a\n\n", []SSEEvent{sseEv("", false, "", "a", -1)}, 0, "", false},
+		{"retry with space", "retry:  5\ndata: a\n\n", []SSEEvent{sseEv("", false, "", "a", -1)}, 0, "", false},
+		{"retry saturates", "retry: 99999999999999999999\n\n", []SSEEvent{sseEv("", false, "", sseNoData, 2147483647)}, 0, "", false},
+		{"priming (spec example)", "id: 42\nretry: 3000\ndata: \n\n", []SSEEvent{sseEv("42", true, "", "", 3000)}, 0, "42", false},
+		{"priming (go-sdk)", "event: prime\nid: s1_0\ndata: \n\n", []SSEEvent{sseEv("s1_0", true, "prime", "", -1)}, 0, "s1_0", false},
+		{"priming without data line", "id: e-1\nretry: 500\n\n", []SSEEvent{sseEv("e-1", true, "", sseNoData, 500)}, 0, "e-1", false},
+		{"go-sdk close", "event: close\nretry: 100\ndata: \n\n", []SSEEvent{sseEv("", false, "close", "", 100)}, 0, "", false},
+		{"event only is nothing", "event: foo\n\ndata: a\n\n", []SSEEvent{sseEv("", false, "", "a", -1)}, 0, "", false},
+		{"unknown field", "foo: bar\ndata: a\n\n", []SSEEvent{sseEv("", false, "", "a", -1)}, 0, "", false},
+		{"blank lines", "\n\n\r\n\rdata: a\n\n\n\n", []SSEEvent{sseEv("", false, "", "a", -1)}, 0, "", false},
+		{"cut mid event", "data: a\n\ndata: b\n", []SSEEvent{sseEv("", false, "", "a", -1)}, 0, "", true},
+		{"cut mid line", "data: a\n\ndata: b", []SSEEvent{sseEv("", false, "", "a", -1)}, 0, "", true},
+		{"cut id commits nothing", "id: 1\ndata: a\n\nid: 2\n", []SSEEvent{sseEv("1", true, "", "a", -1)}, 0, "1", true},
+		{"unterminated comment is no cut", "data: a\n\n: bye", []SSEEvent{sseEv("", false, "", "a", -1)}, 0, "", false},
+		{"colon in value", "data: a:b: c\n\n", []SSEEvent{sseEv("", false, "", "a:b: c", -1)}, 0, "", false},
 		{"empty", "", nil, 0, "", false},
 	}
 	for _, c := range cases {
@@ -93,7 +93,7 @@ func TestSSEParse(t *testing.T) {
 				if mode == "bytewise" {
 					r = iotest.OneByteReader(r)
 				}
-				got, sr, err := readAll(t, r)
+				got, sr, err := sseReadAll(t, r)
 				if c.cut != errors.Is(err, io.ErrUnexpectedEOF) {
 					t.Fatalf("%s: err = %v, cut = %v", mode, err, c.cut)
 				}
@@ -115,7 +115,7 @@ func TestSSEParse(t *testing.T) {
 }
 
 func TestSSETrailingCommentLine(t *testing.T) {
-	_, sr, err := readAll(t, strings.NewReader("data: a\n\n: bye\n"))
+	_, sr, err := sseReadAll(t, strings.NewReader("data: a\n\n: bye\n"))
 	if err != nil || sr.Comments() != 1 {
 		t.Fatalf("err %v comments %d", err, sr.Comments())
 	}
@@ -137,7 +137,7 @@ func TestSSECRDoesNotWait(t *testing.T) {
 		if string(e.Data) != "a" {
 			t.Fatalf("got %q", e.Data)
 		}
-	case <-deadline(t):
+	case <-sseDeadline(t):
 		t.Fatal("event completed by CR CR was not delivered")
 	}
 	go pw.Write([]byte("\ndata: b\n\n")) // the LF after the CR is skipped
@@ -154,7 +154,7 @@ func TestSSEBigLine(t *testing.T) {
 	in.WriteString("id: big\ndata: ")
 	in.Write(big)
 	in.WriteString("\n\ndata: after\n\n")
-	got, _, err := readAll(t, &in)
+	got, _, err := sseReadAll(t, &in)
 	if err != nil || len(got) != 2 || !bytes.Equal(got[0].Data, big) || string(got[1].Data) != "after" {
 		t.Fatalf("err %v, %d events", err, len(got))
 	}
@@ -162,19 +162,19 @@ func TestSSEBigLine(t *testing.T) {
 
 // Data must be owned by the event: later events may not overwrite it.
 func TestSSEDataOwned(t *testing.T) {
-	got, _, _ := readAll(t, strings.NewReader("data: first\n\ndata: xxxxx\n\n"))
+	got, _, _ := sseReadAll(t, strings.NewReader("data: first\n\ndata: xxxxx\n\n"))
 	if string(got[0].Data) != "first" {
 		t.Fatalf("first event data changed to %q", got[0].Data)
 	}
 }
 
-// chunkReader returns the input in pieces whose sizes come from cuts.
-type chunkReader struct {
+// sseChunkReader returns the input in pieces whose sizes come from cuts.
+type sseChunkReader struct {
 	b    []byte
 	cuts []byte
 }
 
-func (c *chunkReader) Read(p []byte) (int, error) {
+func (c *sseChunkReader) Read(p []byte) (int, error) {
 	if len(c.b) == 0 {
 		return 0, io.EOF
 	}
@@ -191,8 +191,8 @@ func (c *chunkReader) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// serialize writes events back as a stream the parser must read identically.
-func serialize(evs []SSEEvent) []byte {
+// sseSerialize writes events back as a stream the parser must read identically.
+func sseSerialize(evs []SSEEvent) []byte {
 	var b bytes.Buffer
 	for _, e := range evs {
 		if e.Type != "" {
@@ -226,8 +226,8 @@ func FuzzSSE(f *testing.F) {
 		f.Add([]byte(s), []byte{0, 3, 1, 5})
 	}
 	f.Fuzz(func(t *testing.T, in, cuts []byte) {
-		whole, sr1, err1 := readAll(t, bytes.NewReader(in))
-		split, sr2, err2 := readAll(t, &chunkReader{b: in, cuts: cuts})
+		whole, sr1, err1 := sseReadAll(t, bytes.NewReader(in))
+		split, sr2, err2 := sseReadAll(t, &sseChunkReader{b: in, cuts: cuts})
 		if !reflect.DeepEqual(whole, split) || (err1 == nil) != (err2 == nil) {
 			t.Fatalf("split changed result:\n%#v %v\n%#v %v", whole, err1, split, err2)
 		}
@@ -244,7 +244,7 @@ func FuzzSSE(f *testing.F) {
 		}
 		// Round trip: writing the events back and reading them gives the same
 		// events (ids persist, so compare only what each block set).
-		again, _, err := readAll(t, bytes.NewReader(serialize(whole)))
+		again, _, err := sseReadAll(t, bytes.NewReader(sseSerialize(whole)))
 		if err != nil || len(again) != len(whole) {
 			t.Fatalf("round trip: %v, %d vs %d events", err, len(again), len(whole))
 		}
