@@ -217,6 +217,9 @@ func (s *Session) resumeFailed(key string, err error) {
 		reason = "could not resume the response stream: the server no longer knows this session"
 	}
 	s.fail(c, reason, err)
+	if gone {
+		s.sessionExpired(he)
+	}
 }
 
 // ReconnectNow fires every pending reconnect at once instead of waiting.

@@ -89,7 +89,9 @@ type Session struct {
 	journal   *Journal
 	offline   bool // rebuilt from a journal: requests make their own calls
 
-	streams      map[string]*streamState  // SSE cursors by logical stream (resume.go)
+	streams      map[string]*streamState // SSE cursors by logical stream (resume.go)
+	expired      map[string]bool         // session ids the server forgot (expiry.go)
+	reinits      int
 	toolHeaders  map[string][]headerParam // x-mcp-header annotations by tool
 	invalidTools map[string]string        // tools whose annotations are invalid, and why
 
@@ -124,6 +126,7 @@ func New(t transport.Transport, o Options) *Session {
 		serverReq: map[string]context.CancelFunc{}, subs: map[string]bool{},
 		journal: o.Journal, outWake: make(chan struct{}, 1),
 		toolHeaders: map[string][]headerParam{}, invalidTools: map[string]string{}, streams: map[string]*streamState{},
+		expired: map[string]bool{},
 	}
 	s.info.Era = "legacy"
 	s.info.ListChanged = map[string]int{}
@@ -256,7 +259,7 @@ func (s *Session) CallWith(method string, params any, o CallOptions) *Call {
 	s.armTimers(c, o)
 	s.enqueue(transport.Outgoing{Data: msg, Key: key, Method: method, Headers: headers}, func(err error) {
 		if err != nil {
-			s.fail(c, "sending "+method+" failed", err)
+			s.sendFailed(c, err)
 		}
 	})
 	return c
@@ -384,7 +387,7 @@ func (s *Session) SendRaw(data []byte) (*Call, error) {
 	s.armTimers(c, CallOptions{})
 	s.enqueue(transport.Outgoing{Data: data, Key: key, Method: env.Method}, func(err error) {
 		if err != nil {
-			s.fail(c, "sending "+env.Method+" failed", err)
+			s.sendFailed(c, err)
 		}
 	})
 	return c, nil
