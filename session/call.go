@@ -121,6 +121,10 @@ type Call struct {
 	chain    chan struct{} // closed when next or chainErr is set
 	taskID   string        // a task this call created (2025-11-25 tasks or the tasks extension)
 	ack      json.RawMessage
+
+	handle       string      // StateStore record, once persisted
+	persisted    bool        // written at least once
+	persistTimer *time.Timer // pending debounced write
 }
 
 // CallSnapshot is a consistent copy of a call's state.

@@ -47,6 +47,11 @@ func (s *Session) sendFailed(c *Call, err error) {
 // re-subscribes, and marks every call that was in flight as lost.
 func (s *Session) sessionExpired(he *transport.HTTPError) {
 	s.mu.Lock()
+	if s.rejoined {
+		// A rejoin lives in the old session: a new one cannot help it.
+		s.mu.Unlock()
+		return
+	}
 	if s.info.Closed || s.expired[he.SessionID] || s.reinits >= MaxReinits {
 		over := s.reinits >= MaxReinits && !s.expired[he.SessionID]
 		s.expired[he.SessionID] = true

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"time"
 
 	"mcpscope/transport"
@@ -72,6 +73,18 @@ func (s *Session) noteResultLocked(c *Call, result json.RawMessage) {
 				c.taskID = r.Task.TaskID
 			} else if r.ResultType == "task" {
 				c.taskID = r.TaskID
+			}
+		}
+		return
+	case "server/discover":
+		var d DiscoverResult
+		if json.Unmarshal(result, &d) == nil {
+			if si, ok := d.Meta[MetaServerInfo]; ok {
+				_ = json.Unmarshal(si, &s.info.ServerInfo)
+			}
+			s.info.Capabilities, s.info.Instructions = d.Capabilities, d.Instructions
+			if slices.Contains(d.SupportedVersions, ModernVersion) {
+				s.info.ProtocolVersion = ModernVersion
 			}
 		}
 		return

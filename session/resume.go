@@ -68,6 +68,11 @@ func (s *Session) trackEventLocked(m transport.Meta) (dup bool) {
 	st.seen[m.EventID] = struct{}{}
 	st.lastID = m.EventID
 	st.attempts = 0 // progress: the stream is alive again
+	if k, ok := strings.CutPrefix(key, "post:"); ok {
+		if c := s.pending[k]; c != nil {
+			s.persistLocked(c)
+		}
+	}
 	return false
 }
 
@@ -110,6 +115,9 @@ func (s *Session) onStreamEndLocked(m transport.Meta, after []func()) []func() {
 			why += "; it carried no SSE event id, so it cannot be resumed"
 		default:
 			why += fmt.Sprintf("; gave up after %d resume attempts", MaxResumeAttempts)
+			if s.rejoined {
+				why += " (the server may have purged the events, or the call finished long ago)"
+			}
 		}
 		after = append(after, func() { s.fail(c, why, nil) })
 	}

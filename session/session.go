@@ -36,6 +36,10 @@ type Options struct {
 	// MaxTimeout the default hard limit. <0 disables.
 	Timeout    time.Duration
 	MaxTimeout time.Duration
+	// StateStore keeps resumable calls outside the process (nil: none);
+	// Rejoin says how to reach the server again.
+	StateStore StateStore
+	Rejoin     RejoinInfo
 }
 
 // Defaults for call timeouts.
@@ -92,6 +96,7 @@ type Session struct {
 	streams      map[string]*streamState // SSE cursors by logical stream (resume.go)
 	expired      map[string]bool         // session ids the server forgot (expiry.go)
 	reinits      int
+	rejoined     bool                     // this session exists to rejoin a detached call
 	toolHeaders  map[string][]headerParam // x-mcp-header annotations by tool
 	invalidTools map[string]string        // tools whose annotations are invalid, and why
 
@@ -461,6 +466,7 @@ func (s *Session) endLocked(c *Call, st State, result json.RawMessage, rpcErr *R
 		c.hard.Stop()
 	}
 	delete(s.pending, c.Key)
+	s.forgetLocked(c)
 	// The token stays mapped: progress after the end is still attributed
 	// (and flagged) rather than shown as unknown.
 	close(c.done)

@@ -37,6 +37,13 @@ type Detached struct {
 	Updated         time.Time         `json:"updated"`
 	Journal         string            `json:"journal,omitempty"`
 	OwnerPID        int               `json:"ownerPid,omitempty"`
+	NextID          int64             `json:"nextId,omitempty"` // ids below this were used in the session
+}
+
+// Alive reports whether the process that owns the record still runs (then
+// the call is attached there, not waiting for a rejoin).
+func (d Detached) Alive() bool {
+	return d.OwnerPID > 0 && d.OwnerPID != os.Getpid() && processAlive(d.OwnerPID)
 }
 
 // StateStore keeps detached calls outside the process.

@@ -1,0 +1,227 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+)
+
+// options are the flags every command shares. Parsing is ours (not package
+// flag) so flags may come before or after positional arguments and `--`
+// cleanly separates the server command.
+type options struct {
+	cmd           string   // subcommand ("" = the inspector)
+	args          []string // positional arguments after the subcommand
+	command       []string // server command after --
+	url           string
+	env           []string
+	cwd           string
+	shell         bool
+	headers       []string
+	bearer        string
+	journal       string
+	noJournal     bool
+	roots         []string
+	timeout       time.Duration
+	maxTimeout    time.Duration
+	jsonOut       bool
+	jsonArgs      string
+	logLevel      string
+	httpAddr      string // demo --http
+	era           string // auto | legacy | modern
+	forget        bool   // rejoin --forget
+	bearerFromEnv bool
+	count         int // bench
+}
+
+var subcommands = map[string]bool{
+	"tools": true, "resources": true, "templates": true, "prompts": true, "call": true,
+	"read": true, "prompt": true, "ping": true, "record": true, "demo": true, "bench": true,
+	"journal": true, "help": true, "version": true, "rejoin": true,
+}
+
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, a ...any) error { return &usageError{fmt.Sprintf(format, a...)} }
+
+func parseArgs(argv []string) (*options, error) {
+	o := &options{}
+	for i := 0; i < len(argv); i++ {
+		a := argv[i]
+		if a == "--" {
+			o.command = argv[i+1:]
+			if len(o.command) == 0 {
+				return nil, usagef("nothing after --: give the server command, e.g. mcpscope -- npx -y @modelcontextprotocol/server-everything")
+			}
+			break
+		}
+		name, val, hasVal := strings.Cut(a, "=")
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			if o.cmd == "" && len(o.args) == 0 && subcommands[a] {
+				o.cmd = a
+			} else {
+				o.args = append(o.args, a)
+			}
+			continue
+		}
+		next := func() (string, error) {
+			if hasVal {
+				return val, nil
+			}
+			if i+1 >= len(argv) {
+				return "", usagef("%s needs a value", name)
+			}
+			i++
+			return argv[i], nil
+		}
+		var err error
+		var v string
+		switch name {
+		case "-e", "--env":
+			if v, err = next(); err == nil {
+				if !strings.Contains(v, "=") {
+					err = usagef("-e takes KEY=VALUE, got %q", v)
+				}
+				o.env = append(o.env, v)
+			}
+		case "--cwd":
+			o.cwd, err = next()
+		case "--shell":
+			o.shell = true
+		case "-H", "--header":
+			if v, err = next(); err == nil {
+				if !strings.Contains(v, ":") {
+					err = usagef("-H takes \"Name: value\", got %q", v)
+				}
+				o.headers = append(o.headers, v)
+			}
+		case "--bearer":
+			o.bearer, err = next()
+		case "--url":
+			o.url, err = next()
+		case "--journal":
+			o.journal, err = next()
+		case "--no-journal":
+			o.noJournal = true
+		case "--forget":
+			o.forget = true
+		case "--root":
+			if v, err = next(); err == nil {
+				o.roots = append(o.roots, v)
+			}
+		case "--timeout":
+			if v, err = next(); err == nil {
+				o.timeout, err = parseDuration(name, v)
+			}
+		case "--max-timeout":
+			if v, err = next(); err == nil {
+				o.maxTimeout, err = parseDuration(name, v)
+			}
+		case "--json":
+			// --json alone = JSON output; --json '{...}' (call/prompt) = arguments.
+			if hasVal {
+				o.jsonArgs = val
+			} else if i+1 < len(argv) && strings.HasPrefix(strings.TrimSpace(argv[i+1]), "{") {
+				i++
+				o.jsonArgs = argv[i]
+			} else {
+				o.jsonOut = true
+			}
+		case "--log-level":
+			o.logLevel, err = next()
+		case "--era":
+			if o.era, err = next(); err == nil && o.era != "auto" && o.era != "legacy" && o.era != "modern" {
+				err = usagef("--era takes auto, legacy or modern, got %q", o.era)
+			}
+		case "--http":
+			o.httpAddr, err = next()
+		case "--count":
+			if v, err = next(); err == nil {
+				_, err = fmt.Sscan(v, &o.count)
+			}
+		case "-h", "--help":
+			o.cmd = "help"
+		case "--version":
+			o.cmd = "version"
+		default:
+			return nil, usagef("unknown flag %s (see mcpscope help)", name)
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if o.bearer == "" {
+		o.bearer = os.Getenv("MCPSCOPE_BEARER")
+		o.bearerFromEnv = o.bearer != ""
+	}
+	return o, nil
+}
+
+func parseDuration(flag, v string) (time.Duration, error) {
+	if v == "0" || v == "none" {
+		return -1, nil
+	}
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 {
+		return 0, usagef("%s takes a duration like 30s or 5m (or 0 for none), got %q", flag, v)
+	}
+	return d, nil
+}
+
+// takeTarget removes a trailing URL argument from args (the conformance
+// suite appends the server URL as the last argument).
+func (o *options) takeTarget() {
+	if o.url != "" || len(o.command) > 0 || len(o.args) == 0 {
+		return
+	}
+	last := o.args[len(o.args)-1]
+	if strings.HasPrefix(last, "http://") || strings.HasPrefix(last, "https://") {
+		o.url = last
+		o.args = o.args[:len(o.args)-1]
+	}
+}
+
+var errInterrupted = errors.New("interrupted")
+
+const usageText = `mcpscope — a terminal inspector for MCP servers
+
+Usage:
+  mcpscope                           inspect the embedded demo server (nothing else needed)
+  mcpscope [flags] -- CMD [ARGS...]  inspect a server spawned over stdio
+  mcpscope [flags] URL               inspect a Streamable HTTP server
+
+Headless commands (same engine, no UI; target as above, default: the demo server):
+  mcpscope tools|resources|templates|prompts [target]
+  mcpscope call TOOL [key=value ...] [--json '{"k":"v"}'] [target]
+  mcpscope read URI [target]
+  mcpscope prompt NAME [key=value ...] [target]
+  mcpscope ping [target]
+  mcpscope record [target]           print every frame as JSONL until the server ends or Ctrl-C
+  mcpscope rejoin [HANDLE]           list calls left running (detached, or their mcpscope died); rejoin one
+  mcpscope rejoin --forget HANDLE    drop a detached call's record
+  mcpscope journal PATH              summarise a journal file
+  mcpscope demo [--http ADDR]        run the embedded demo server (stdio, or HTTP on ADDR)
+  mcpscope bench [--count N]         measure ingest speed (notifications/s) and memory
+
+Flags:
+  -e KEY=VAL        environment for the spawned server (repeatable)
+  --cwd DIR         working directory of the spawned server
+  --shell           run the command through sh -c
+  -H "Name: value"  extra HTTP header (repeatable)
+  --bearer TOKEN    Authorization: Bearer TOKEN (or MCPSCOPE_BEARER in the environment)
+  --journal PATH    where to write the session journal (default under $XDG_STATE_HOME/mcpscope/journal)
+  --no-journal      do not write a journal
+  --root URI        a root to answer roots/list with (repeatable)
+  --timeout D       idle timeout per call, reset by progress (default 60s; 0 = none)
+  --max-timeout D   hard limit per call (default 30m; 0 = none)
+  --log-level L     log level: logging/setLevel (2025 era) or per-request _meta (2026-07-28)
+  --era E           auto (probe with server/discover, the default), legacy (initialize), or modern (2026-07-28)
+  --json            machine-readable output
+
+Exit codes: 0 success; 1 the server answered with an error (or a tool result with isError);
+2 usage error; 3 could not connect or the transport failed; 4 timed out; 130 interrupted.
+`

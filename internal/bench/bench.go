@@ -1,0 +1,157 @@
+// Package bench measures ingest: notifications per second from a real child
+// process over stdio, through the journal and the store, against a bare
+// decode loop over the same bytes in the same run.
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"time"
+
+	"mcpscope/session"
+	"mcpscope/transport"
+)
+
+// Lines makes n newline-terminated server notifications, alternating
+// progress and log messages of realistic size.
+func Lines(n int) []byte {
+	var b bytes.Buffer
+	for i := 0; i < n; i++ {
+		if i%2 == 0 {
+			fmt.Fprintf(&b, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"mcpscope-1","progress":%d,"total":%d,"message":"step %d of %d"}}`+"\n", i, n, i, n)
+		} else {
+			fmt.Fprintf(&b, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"bench","data":"line %d: the quick brown fox jumps over the lazy dog"}}`+"\n", i)
+		}
+	}
+	return b.Bytes()
+}
+
+// Decode is the baseline: split lines and decode each JSON-RPC envelope,
+// nothing else. It returns the number of messages decoded.
+func Decode(data []byte) (int, error) {
+	r := bufio.NewReaderSize(bytes.NewReader(data), 1<<16)
+	n := 0
+	for {
+		line, err := r.ReadSlice('\n')
+		if len(line) > 1 {
+			var e session.Envelope
+			if jerr := json.Unmarshal(line, &e); jerr != nil {
+				return n, jerr
+			}
+			n++
+		}
+		if err != nil {
+			return n, nil
+		}
+	}
+}
+
+// Ingest spawns `cat file` (a real process writing to a real pipe) into a
+// session with a journal under dir and returns once every line is stored.
+func Ingest(file, dir string, n int) (time.Duration, error) {
+	j, err := session.CreateJournal(filepath.Join(dir, "bench.jsonl"), "bench")
+	if err != nil {
+		return 0, err
+	}
+	t := transport.NewStdio(transport.StdioOptions{Command: "cat", Args: []string{file}, Grace: time.Second})
+	s := session.New(t, session.Options{Journal: j, StoreItems: n + 16, Timeout: -1, MaxTimeout: -1})
+	start := time.Now()
+	if err := s.Start(); err != nil {
+		return 0, err
+	}
+	<-t.Done()
+	elapsed := time.Since(start)
+	s.Close()
+	got := 0
+	for _, it := range s.Store().Since(0, 0) {
+		if it.Frame.Kind == transport.Message && it.Env != nil {
+			got++
+		}
+	}
+	if got != n {
+		return elapsed, fmt.Errorf("ingest stored %d of %d messages", got, n)
+	}
+	return elapsed, nil
+}
+
+// Result is one run's figures.
+type Result struct {
+	N              int
+	Baseline       time.Duration
+	Ingest         time.Duration
+	AllocPerMsg    float64 // bytes allocated per message during ingest
+	PeakRSSKiB     int64
+	JournalBytes   int64
+	BaselineRate   float64
+	IngestRate     float64
+	IngestVsDecode float64 // ingest time / baseline time
+}
+
+// Run measures n messages: the baseline decode, then the full ingest.
+func Run(n int, dir string) (Result, error) {
+	data := Lines(n)
+	file := filepath.Join(dir, "lines.jsonl")
+	if err := os.WriteFile(file, data, 0o600); err != nil {
+		return Result{}, err
+	}
+	r := Result{N: n}
+	start := time.Now()
+	if got, err := Decode(data); err != nil || got != n {
+		return r, fmt.Errorf("baseline decoded %d of %d: %v", got, n, err)
+	}
+	r.Baseline = time.Since(start)
+
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	d, err := Ingest(file, dir, n)
+	if err != nil {
+		return r, err
+	}
+	runtime.ReadMemStats(&after)
+	r.Ingest = d
+	r.AllocPerMsg = float64(after.TotalAlloc-before.TotalAlloc) / float64(n)
+	r.PeakRSSKiB = peakRSS()
+	if st, err := os.Stat(filepath.Join(dir, "bench.jsonl")); err == nil {
+		r.JournalBytes = st.Size()
+	}
+	r.BaselineRate = float64(n) / r.Baseline.Seconds()
+	r.IngestRate = float64(n) / r.Ingest.Seconds()
+	r.IngestVsDecode = r.Ingest.Seconds() / r.Baseline.Seconds()
+	return r, nil
+}
+
+// String formats the figures for people.
+func (r Result) String() string {
+	return fmt.Sprintf(`messages            %d
+bare decode loop    %8.0f msg/s  (%s)
+stdio→journal→store %8.0f msg/s  (%s)
+ratio               ingest takes %.1fx the bare decode time
+allocated           %.0f bytes/message during ingest
+journal             %.1f MiB
+peak RSS            %.1f MiB (whole process)
+`, r.N, r.BaselineRate, r.Baseline.Round(time.Millisecond), r.IngestRate, r.Ingest.Round(time.Millisecond),
+		r.IngestVsDecode, r.AllocPerMsg, float64(r.JournalBytes)/(1<<20), float64(r.PeakRSSKiB)/1024)
+}
+
+// peakRSS reads VmHWM (peak resident set) from /proc; 0 where unavailable.
+func peakRSS() int64 {
+	b, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	for _, l := range strings.Split(string(b), "\n") {
+		if v, ok := strings.CutPrefix(l, "VmHWM:"); ok {
+			n, _ := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(v), " kB"), 10, 64)
+			return n
+		}
+	}
+	return 0
+}
