@@ -1,0 +1,123 @@
+package demo
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"sync"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// DefaultAddr is where ServeHTTP listens when given no address: loopback
+// only, on a free port.
+const DefaultAddr = "127.0.0.1:0"
+
+// ServeStdio serves one session over os.Stdin/os.Stdout until the client
+// closes stdin (nil) or ctx is done (nil as well: both are a normal stop).
+func ServeStdio(ctx context.Context, opts Options) error {
+	return serve(ctx, &mcp.StdioTransport{}, opts)
+}
+
+// serve runs one session over t; ServeStdio with the transport swappable for
+// tests.
+func serve(ctx context.Context, t mcp.Transport, opts Options) error {
+	d := New(opts)
+	// Cancel in-flight calls first, or Run's session Close would wait for
+	// them.
+	stop := context.AfterFunc(ctx, d.Close)
+	defer stop()
+	defer d.Close()
+	err := d.Server.Run(ctx, t)
+	if ctx.Err() != nil && errors.Is(err, ctx.Err()) {
+		return nil
+	}
+	return err
+}
+
+// HTTPHandler serves the demo over Streamable HTTP (stateful sessions, with
+// an in-memory event store so dropped SSE streams can be resumed with
+// Last-Event-ID). Mount it where you like; ServeHTTP uses /mcp. Sessions
+// last until the client deletes them.
+func HTTPHandler(opts Options) http.Handler {
+	return newHTTPHandler(New(opts))
+}
+
+func newHTTPHandler(d *Demo) http.Handler {
+	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return d.Server }, &mcp.StreamableHTTPOptions{
+		EventStore: mcp.NewMemoryEventStore(nil),
+		Logger:     d.opts.Logger,
+	})
+}
+
+// ServeHTTP listens on addr (DefaultAddr if empty), serves the demo at /mcp,
+// calls ready with the endpoint's full URL once it accepts connections, and
+// shuts down when ctx is done, ending in-flight calls and open sessions.
+func ServeHTTP(ctx context.Context, addr string, opts Options, ready func(url string)) error {
+	if addr == "" {
+		addr = DefaultAddr
+	}
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return err
+	}
+	d := New(opts)
+	defer d.Close()
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", newHTTPHandler(d))
+	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "This is an MCP server; its Streamable HTTP endpoint is /mcp.", http.StatusNotFound)
+	})
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
+
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	if ready != nil {
+		ready(endpointURL(ln.Addr()))
+	}
+
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	// Order matters: cancel handlers, then close sessions (which ends their
+	// long-lived SSE streams), and only then shut the HTTP server down, which
+	// waits for every open request.
+	d.Close()
+	closeSessions(d.Server)
+	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil {
+		srv.Close()
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// closeSessions closes every session of srv concurrently.
+func closeSessions(srv *mcp.Server) {
+	var wg sync.WaitGroup
+	for ss := range srv.Sessions() {
+		wg.Go(func() { ss.Close() })
+	}
+	wg.Wait()
+}
+
+// endpointURL turns the listener's address into a URL a client can use: an
+// unspecified host (0.0.0.0, ::) becomes loopback.
+func endpointURL(a net.Addr) string {
+	host, port := "127.0.0.1", ""
+	if ta, ok := a.(*net.TCPAddr); ok {
+		port = fmt.Sprint(ta.Port)
+		if !ta.IP.IsUnspecified() {
+			host = ta.IP.String()
+		}
+	}
+	return "http://" + net.JoinHostPort(host, port) + "/mcp"
+}
