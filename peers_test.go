@@ -1,0 +1,163 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"mcpscope/internal/peers"
+	"mcpscope/session"
+	"mcpscope/transport"
+)
+
+// These run mcpscope's own code paths (flags → transport → era probe →
+// session) against server-everything, a server written by others.
+
+func everythingStdioOpts(t *testing.T) *options {
+	cmd, args := peers.EverythingStdio(t)
+	return &options{command: append([]string{cmd}, args...), noJournal: true}
+}
+
+func everythingHTTPOpts(t *testing.T) *options {
+	return &options{url: peers.StartEverythingHTTP(t, "streamableHttp"), noJournal: true}
+}
+
+func connectT(t *testing.T, o *options) *session.Session {
+	t.Helper()
+	t.Setenv("XDG_STATE_HOME", t.TempDir()) // no shared era cache or state between tests
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	s, err := connect(ctx, o, nil, 500*time.Millisecond)
+	if err != nil {
+		t.Fatalf("connect: %v", err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func callT(t *testing.T, c *session.Call) json.RawMessage {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := c.WaitFinal(ctx)
+	if err != nil {
+		t.Fatalf("%s %s: %v", c.Method, c.Name, err)
+	}
+	return res
+}
+
+func exerciseEverything(t *testing.T, o *options) {
+	s := connectT(t, o)
+	in := s.Info()
+	if in.Era != session.EraLegacy || in.ServerInfo.Name == "" || in.ProtocolVersion == "" {
+		t.Fatalf("want a legacy session with server info, got era %q (%s), server %q, version %q", in.Era, in.EraReason, in.ServerInfo.Name, in.ProtocolVersion)
+	}
+	var out bytes.Buffer
+	for cmd, field := range map[string]string{"tools": "tools", "resources": "resources", "templates": "resourceTemplates", "prompts": "prompts"} {
+		out.Reset()
+		method := map[string]string{"tools": "tools/list", "resources": "resources/list", "templates": "resources/templates/list", "prompts": "prompts/list"}[cmd]
+		if err := listAll(context.Background(), s, method, field, &options{jsonOut: true}, &out); err != nil {
+			t.Fatalf("%s: %v", cmd, err)
+		}
+		var r map[string][]json.RawMessage
+		if err := json.Unmarshal(out.Bytes(), &r); err != nil || len(r[field]) == 0 {
+			t.Fatalf("%s: want a non-empty %s list, got %.300s (%v)", cmd, field, out.String(), err)
+		}
+	}
+
+	res := callT(t, s.Call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "hello from mcpscope"}}))
+	if !strings.Contains(string(res), "hello from mcpscope") {
+		t.Fatalf("echo: %s", res)
+	}
+
+	c := s.Call("tools/call", map[string]any{"name": "trigger-long-running-operation", "arguments": map[string]any{"duration": 1, "steps": 4}})
+	callT(t, c)
+	if sn := c.Snapshot(); sn.Progress.Updates != 4 || sn.Progress.Total != 4 {
+		t.Fatalf("long-running operation: want 4 progress updates of total 4, got %+v", sn.Progress)
+	}
+
+	c = s.Call("tools/call", map[string]any{"name": "trigger-long-running-operation", "arguments": map[string]any{"duration": 30, "steps": 30}})
+	waitFor(t, s, func() bool { return c.Snapshot().Progress.Updates > 0 })
+	if err := s.Cancel(c, "test"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Wait(context.Background()); !errors.Is(err, session.ErrCancelled) {
+		t.Fatalf("cancelled call: %v", err)
+	}
+	// The session goes on after a cancel.
+	res = callT(t, s.Call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "after cancel"}}))
+	if !strings.Contains(string(res), "after cancel") {
+		t.Fatalf("echo after cancel: %s", res)
+	}
+}
+
+func waitFor(t *testing.T, s *session.Session, cond func() bool) {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for !cond() {
+		select {
+		case <-s.Store().Changed():
+		case <-deadline:
+			t.Fatal("condition not met within 30s")
+		}
+	}
+}
+
+func TestEverythingStdio(t *testing.T) { exerciseEverything(t, everythingStdioOpts(t)) }
+
+func TestEverythingStreamableHTTP(t *testing.T) { exerciseEverything(t, everythingHTTPOpts(t)) }
+
+// A banner on stdout (a common mistake of real servers) is kept as garbage
+// and the session works.
+func TestEverythingWithBanner(t *testing.T) {
+	o := everythingStdioOpts(t)
+	o.command = []string{"sh", "-c", `echo "Starting server... (not JSON)"; exec "$0" "$@"`, o.command[0], o.command[1], o.command[2]}
+	s := connectT(t, o)
+	res := callT(t, s.Call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "still fine"}}))
+	if !strings.Contains(string(res), "still fine") {
+		t.Fatalf("echo: %s", res)
+	}
+	found := false
+	for _, it := range s.Store().Since(0, 0) {
+		if it.Frame.Kind == transport.Garbage && strings.Contains(string(it.Frame.Data), "Starting server") {
+			found = true
+		}
+	}
+	if !found {
+		t.Fatal("the banner was not kept as a garbage frame")
+	}
+}
+
+// server-everything killed mid-call: the pending call ends with an error
+// naming the exit, within a second of it.
+func TestEverythingKilledMidCall(t *testing.T) {
+	s := connectT(t, everythingStdioOpts(t))
+	c := s.Call("tools/call", map[string]any{"name": "trigger-long-running-operation", "arguments": map[string]any{"duration": 60, "steps": 60}})
+	waitFor(t, s, func() bool { return c.Snapshot().Progress.Updates > 0 })
+	pid := 0
+	for _, it := range s.Store().Since(0, 0) {
+		if it.Frame.Meta.Event == transport.EvSpawned {
+			pid = it.Frame.Meta.PID
+		}
+	}
+	if pid == 0 {
+		t.Fatal("no spawned event with a pid")
+	}
+	killed := time.Now()
+	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	_, err := c.Wait(context.Background())
+	var f *session.Failure
+	if !errors.As(err, &f) || !strings.Contains(f.Reason, "exited") {
+		t.Fatalf("want a synthetic error naming the exit, got %v", err)
+	}
+	if d := c.Snapshot().Ended.Sub(killed); d > time.Second {
+		t.Fatalf("the call ended %s after the kill; want within 1s", d)
+	}
+}
