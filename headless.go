@@ -23,7 +23,7 @@ func (e *toolError) Error() string { return e.msg }
 // oneShotGrace is how long a one-shot command lets a server exit on stdin EOF
 // before the shutdown ladder moves on: scripts should not pay seconds for a
 // server that ignores EOF.
-const oneShotGrace = 500 * time.Millisecond
+const oneShotGrace = 250 * time.Millisecond
 
 func runHeadless(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	need := map[string]int{"call": 1, "read": 1, "prompt": 1}
