@@ -2,11 +2,41 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"io"
+	"os"
+	"time"
+
+	"mcpscope/session"
+	"mcpscope/themes"
+	"mcpscope/ui"
 )
 
-// runInspector is a placeholder until the TUI lands (ui/ replaces this file):
-// it records the session to stdout so the default command does something.
-func runInspector(ctx context.Context, o *options, stdout, _ io.Writer) error {
-	return runRecord(ctx, o, stdout)
+// runInspector connects to the target and runs the TUI over the session.
+// Server requests (elicitation, sampling, roots) go to the UI's responder.
+func runInspector(ctx context.Context, o *options, _, stderr io.Writer) error {
+	var roots []session.Root
+	for _, u := range o.roots {
+		roots = append(roots, session.Root{URI: u})
+	}
+	resp := ui.NewResponder(roots)
+	fmt.Fprintln(stderr, "mcpscope: connecting…")
+	s, err := connect(ctx, o, resp, 2*time.Second)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	theme := os.Getenv("MCPSCOPE_THEME")
+	return ui.Run(ctx, ui.Options{Session: s, Responder: resp, Theme: themes.FromEnv(theme), Target: targetArgs(o)})
+}
+
+// targetArgs is how a copied command line names this session's target.
+func targetArgs(o *options) []string {
+	switch {
+	case o.url != "":
+		return []string{o.url}
+	case len(o.command) > 0:
+		return append([]string{"--"}, o.command...)
+	}
+	return nil
 }

@@ -1,0 +1,74 @@
+package ui
+
+import "mcpscope/ui/keys"
+
+// DefaultKeys is the keymap: the only place keys are spelled.
+func DefaultKeys() *keys.Map {
+	g, r, n, d, c := keys.Global, keys.Requests, keys.Notes, keys.Detail, keys.Catalog
+	f, e, ch, s := keys.Form, keys.Editor, keys.Chooser, keys.Search
+	return keys.New([]keys.Binding{
+		{Name: "quit", Scope: g, Keys: []string{"q", "ctrl+c"}, Help: "quit"},
+		{Name: "help", Scope: g, Keys: []string{"?"}, Help: "help"},
+		{Name: "focus-next", Scope: g, Keys: []string{"tab"}, Help: "next pane"},
+		{Name: "catalog", Scope: g, Keys: []string{"C"}, Help: "catalog (tools, resources, prompts)"},
+		{Name: "send-raw", Scope: g, Keys: []string{":"}, Help: "send a raw JSON-RPC message"},
+		{Name: "log-level", Scope: g, Keys: []string{"L"}, Help: "set the server's log level"},
+		{Name: "theme", Scope: g, Keys: []string{"T"}, Help: "next theme"},
+		{Name: "up", Scope: g, Keys: []string{"up", "k"}, Help: "up"},
+		{Name: "down", Scope: g, Keys: []string{"down", "j"}, Help: "down"},
+		{Name: "page-up", Scope: g, Keys: []string{"pgup", "ctrl+b"}, Help: "page up"},
+		{Name: "page-down", Scope: g, Keys: []string{"pgdown", "ctrl+f"}, Help: "page down"},
+		{Name: "top", Scope: g, Keys: []string{"home", "g"}, Help: "first"},
+		{Name: "follow", Scope: g, Keys: []string{"end", "G"}, Help: "last, and follow new rows"},
+		{Name: "open", Scope: g, Keys: []string{"enter"}, Help: "open the detail view"},
+		{Name: "copy", Scope: g, Keys: []string{"y"}, Help: "copy the selected message or result"},
+
+		{Name: "cancel-call", Scope: r, Keys: []string{"c"}, Help: "cancel the selected call"},
+		{Name: "replay", Scope: r, Keys: []string{"r"}, Help: "replay (new id, same params)"},
+		{Name: "edit-replay", Scope: r, Keys: []string{"e"}, Help: "edit the params, then replay"},
+		{Name: "copy-command", Scope: r, Keys: []string{"Y"}, Help: "copy an equivalent mcpscope command line"},
+
+		{Name: "filter", Scope: n, Keys: []string{"f"}, Help: "filter by kind (cycles)"},
+		{Name: "pause", Scope: n, Keys: []string{"space", "p"}, Help: "pause / resume the pane"},
+
+		{Name: "detail-close", Scope: d, Keys: []string{"esc", "q"}, Help: "close"},
+		{Name: "tab-next", Scope: d, Keys: []string{"right", "l", "tab"}, Help: "next tab"},
+		{Name: "tab-prev", Scope: d, Keys: []string{"left", "h", "shift+tab"}, Help: "previous tab"},
+		{Name: "search", Scope: d, Keys: []string{"/"}, Help: "search"},
+		{Name: "search-next", Scope: d, Keys: []string{"n"}, Help: "next match"},
+		{Name: "search-prev", Scope: d, Keys: []string{"N"}, Help: "previous match"},
+
+		{Name: "catalog-close", Scope: c, Keys: []string{"esc"}, Help: "back to the session"},
+		{Name: "section-next", Scope: c, Keys: []string{"right", "l"}, Help: "next section"},
+		{Name: "section-prev", Scope: c, Keys: []string{"left", "h"}, Help: "previous section"},
+		{Name: "subscribe", Scope: c, Keys: []string{"s"}, Help: "subscribe / unsubscribe the resource"},
+		{Name: "refresh", Scope: c, Keys: []string{"R"}, Help: "refresh the lists"},
+
+		{Name: "form-next", Scope: f, Keys: []string{"tab", "down"}, Help: "next field"},
+		{Name: "form-prev", Scope: f, Keys: []string{"shift+tab", "up"}, Help: "previous field"},
+		{Name: "form-submit", Scope: f, Keys: []string{"enter"}, Help: "submit (accept)"},
+		{Name: "form-decline", Scope: f, Keys: []string{"ctrl+d"}, Help: "decline"},
+		{Name: "form-cancel", Scope: f, Keys: []string{"esc"}, Help: "cancel"},
+		{Name: "form-raw", Scope: f, Keys: []string{"ctrl+e"}, Help: "edit as raw JSON"},
+		{Name: "form-choice-next", Scope: f, Keys: []string{"right"}, Help: "next choice / toggle"},
+		{Name: "form-choice-prev", Scope: f, Keys: []string{"left"}, Help: "previous choice / toggle"},
+		{Name: "form-clear", Scope: f, Keys: []string{"ctrl+u"}, Help: "clear the field"},
+		{Name: "form-backspace", Scope: f, Keys: []string{"backspace"}, Help: "delete a character"},
+
+		{Name: "editor-submit", Scope: e, Keys: []string{"ctrl+s"}, Help: "send"},
+		{Name: "editor-decline", Scope: e, Keys: []string{"ctrl+d"}, Help: "decline"},
+		{Name: "editor-cancel", Scope: e, Keys: []string{"esc"}, Help: "cancel"},
+		{Name: "editor-newline", Scope: e, Keys: []string{"enter"}, Help: "new line"},
+		{Name: "editor-backspace", Scope: e, Keys: []string{"backspace"}, Help: "delete a character"},
+		{Name: "editor-clear", Scope: e, Keys: []string{"ctrl+u"}, Help: "clear"},
+
+		{Name: "choose", Scope: ch, Keys: []string{"enter"}, Help: "choose"},
+		{Name: "choose-cancel", Scope: ch, Keys: []string{"esc", "q"}, Help: "cancel"},
+		{Name: "choose-up", Scope: ch, Keys: []string{"up", "k"}, Help: "up"},
+		{Name: "choose-down", Scope: ch, Keys: []string{"down", "j"}, Help: "down"},
+
+		{Name: "search-run", Scope: s, Keys: []string{"enter"}, Help: "search"},
+		{Name: "search-cancel", Scope: s, Keys: []string{"esc"}, Help: "stop searching"},
+		{Name: "search-backspace", Scope: s, Keys: []string{"backspace"}, Help: "delete a character"},
+	})
+}

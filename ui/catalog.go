@@ -1,0 +1,292 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"mcpscope/internal/termsafe"
+	"mcpscope/session"
+)
+
+// catEntry is one tool, resource, template or prompt.
+type catEntry struct {
+	name, title, desc, uri string
+	schema                 json.RawMessage // tools: inputSchema
+	args                   []struct {
+		Name        string `json:"name"`
+		Description string `json:"description"`
+		Required    bool   `json:"required"`
+	}
+}
+
+type catSection struct {
+	label, method, field, capability string
+	entries                          []catEntry
+	sel                              int
+	pending                          *session.Call
+	acc                              []catEntry // pages gathered so far
+	err                              string
+	seen                             int // list_changed count at the last fetch
+	fetched                          bool
+}
+
+// catalog is the server's tools, resources, templates and prompts,
+// fetched with ordinary calls (visible in the requests pane) and fetched
+// again when the server says a list changed.
+type catalog struct {
+	secs []*catSection
+	cur  int
+}
+
+func newCatalog() *catalog {
+	return &catalog{secs: []*catSection{
+		{label: "tools", method: "tools/list", field: "tools", capability: "tools"},
+		{label: "resources", method: "resources/list", field: "resources", capability: "resources"},
+		{label: "templates", method: "resources/templates/list", field: "resourceTemplates", capability: "resources"},
+		{label: "prompts", method: "prompts/list", field: "prompts", capability: "prompts"},
+	}}
+}
+
+// refresh lists every section the server has (force: even if fetched).
+func (c *catalog) refresh(m *Model, force bool) {
+	var caps map[string]json.RawMessage
+	_ = json.Unmarshal(m.info.Capabilities, &caps)
+	for _, s := range c.secs {
+		if s.pending != nil || (s.fetched && !force) {
+			continue
+		}
+		if _, ok := caps[s.capability]; !ok && m.info.Capabilities != nil {
+			s.err = "the server did not declare " + s.capability
+			s.fetched = true
+			continue
+		}
+		s.seen = m.info.ListChanged[s.label]
+		if s.label == "templates" {
+			s.seen = m.info.ListChanged["resources"]
+		}
+		s.acc = nil
+		s.pending = m.s.Call(s.method, nil)
+		s.fetched = true
+	}
+}
+
+// poll collects finished list calls and refetches lists the server
+// changed.
+func (c *catalog) poll(m *Model) {
+	for _, s := range c.secs {
+		changed := m.info.ListChanged[s.label]
+		if s.label == "templates" {
+			changed = m.info.ListChanged["resources"]
+		}
+		if s.fetched && s.pending == nil && changed != s.seen {
+			s.fetched = false
+		}
+		if s.pending == nil {
+			continue
+		}
+		select {
+		case <-s.pending.Done():
+		default:
+			continue
+		}
+		sn := s.pending.Snapshot()
+		s.pending = nil
+		if e := sn.Err(); e != nil {
+			s.err = termsafe.Line(e.Error())
+			continue
+		}
+		var page map[string]json.RawMessage
+		_ = json.Unmarshal(sn.Result, &page)
+		var raw []struct {
+			Name        string          `json:"name"`
+			Title       string          `json:"title"`
+			Description string          `json:"description"`
+			URI         string          `json:"uri"`
+			URITemplate string          `json:"uriTemplate"`
+			InputSchema json.RawMessage `json:"inputSchema"`
+			Arguments   json.RawMessage `json:"arguments"`
+		}
+		_ = json.Unmarshal(page[s.field], &raw)
+		for _, r := range raw {
+			e := catEntry{name: r.Name, title: r.Title, desc: r.Description, uri: firstNonEmpty(r.URI, r.URITemplate), schema: r.InputSchema}
+			_ = json.Unmarshal(r.Arguments, &e.args)
+			s.acc = append(s.acc, e)
+		}
+		var cursor string
+		_ = json.Unmarshal(page["nextCursor"], &cursor)
+		if cursor != "" && len(s.acc) < 10000 {
+			s.pending = m.s.Call(s.method, map[string]string{"cursor": cursor})
+			continue
+		}
+		s.entries, s.acc, s.err = s.acc, nil, ""
+		s.sel = clamp(s.sel, 0, len(s.entries)-1)
+	}
+	// Lists the server changed are fetched again once the catalog is open
+	// or was fetched before (the user wants them current).
+	if m.s.Transport() != nil {
+		for _, s := range c.secs {
+			if !s.fetched && s.entries != nil {
+				c.refresh(m, false)
+				break
+			}
+		}
+	}
+}
+
+func (c *catalog) key(m *Model, name string) tea.Cmd {
+	s := c.secs[c.cur]
+	switch name {
+	case "catalog-close", "catalog":
+		m.inCat = false
+	case "quit":
+		m.quit = true
+	case "help":
+		m.push(newHelp(m))
+	case "section-next", "focus-next":
+		c.cur = (c.cur + 1) % len(c.secs)
+	case "section-prev":
+		c.cur = (c.cur + len(c.secs) - 1) % len(c.secs)
+	case "up":
+		s.sel = clamp(s.sel-1, 0, len(s.entries)-1)
+	case "down":
+		s.sel = clamp(s.sel+1, 0, len(s.entries)-1)
+	case "page-up":
+		s.sel = clamp(s.sel-10, 0, len(s.entries)-1)
+	case "page-down":
+		s.sel = clamp(s.sel+10, 0, len(s.entries)-1)
+	case "top":
+		s.sel = 0
+	case "follow":
+		s.sel = max(0, len(s.entries)-1)
+	case "refresh":
+		c.refresh(m, true)
+		m.setFlash("refreshing the catalog")
+	case "send-raw":
+		return m.openRawSend()
+	case "log-level":
+		m.openLogLevel()
+	case "theme":
+		m.nextTheme()
+	case "subscribe":
+		if s.label != "resources" || len(s.entries) == 0 {
+			m.setFlash("subscribe works on resources")
+			return nil
+		}
+		uri := s.entries[s.sel].uri
+		for _, u := range m.info.Subscriptions {
+			if u == uri {
+				m.s.Unsubscribe(uri)
+				m.setFlash("unsubscribing from " + termsafe.Line(uri))
+				return nil
+			}
+		}
+		m.s.Subscribe(uri)
+		m.setFlash("subscribing to " + termsafe.Line(uri))
+	case "open":
+		if len(s.entries) == 0 {
+			return nil
+		}
+		c.open(m, s, s.entries[s.sel])
+	}
+	return nil
+}
+
+// open acts on an entry: a form for a tool or prompt, a read for a
+// resource, a URI form for a template.
+func (c *catalog) open(m *Model, s *catSection, e catEntry) {
+	sent := func(m *Model, call *session.Call) tea.Cmd {
+		m.inCat, m.focus, m.req.follow = false, paneRequests, true
+		m.fixScroll()
+		m.setFlash("sent " + call.Method + " " + termsafe.Line(call.Name) + " (call " + call.Key + ")")
+		return nil
+	}
+	switch s.label {
+	case "tools":
+		fields, err := fieldsFromSchema(e.schema)
+		f := &form{title: "Call tool " + termsafe.Line(e.name) + " — enter sends, ctrl+e raw JSON, esc cancels", message: e.desc, fields: fields}
+		if err != nil {
+			f.raw, f.rawText, f.err = true, "{}", "inputSchema unreadable ("+err.Error()+"): raw JSON only"
+		}
+		f.onSubmit = func(m *Model, args json.RawMessage) tea.Cmd {
+			return sent(m, m.s.Call("tools/call", map[string]any{"name": e.name, "arguments": args}))
+		}
+		m.push(f)
+	case "resources":
+		sent(m, m.s.Call("resources/read", map[string]string{"uri": e.uri}))
+	case "templates":
+		f := &form{title: "Read from template " + termsafe.Line(e.uri), message: e.desc,
+			fields: []*field{{name: "uri", title: "URI", kind: fString, required: true, text: e.uri, choice: -1}}}
+		f.onSubmit = func(m *Model, args json.RawMessage) tea.Cmd {
+			var a struct {
+				URI string `json:"uri"`
+			}
+			_ = json.Unmarshal(args, &a)
+			return sent(m, m.s.Call("resources/read", map[string]string{"uri": a.URI}))
+		}
+		m.push(f)
+	case "prompts":
+		var fields []*field
+		for _, a := range e.args {
+			fields = append(fields, &field{name: a.Name, desc: a.Description, required: a.Required, kind: fString, choice: -1})
+		}
+		f := &form{title: "Get prompt " + termsafe.Line(e.name), message: e.desc, fields: fields}
+		f.onSubmit = func(m *Model, args json.RawMessage) tea.Cmd {
+			return sent(m, m.s.Call("prompts/get", map[string]any{"name": e.name, "arguments": args}))
+		}
+		m.push(f)
+	}
+}
+
+func (c *catalog) render(m *Model, w, h int) string {
+	var tabs []string
+	for i, s := range c.secs {
+		lb := fmt.Sprintf(" %s (%d) ", s.label, len(s.entries))
+		if i == c.cur {
+			tabs = append(tabs, m.th.Selected.Render(lb))
+		} else {
+			tabs = append(tabs, m.th.Faint.Render(lb))
+		}
+	}
+	l := []string{m.th.Title.Render(" Catalog ") + strings.Join(tabs, "│")}
+	s := c.secs[c.cur]
+	switch {
+	case s.pending != nil:
+		l = append(l, m.th.Faint.Render("   loading…"))
+	case s.err != "":
+		l = append(l, m.th.Error.Render("   "+s.err))
+	case len(s.entries) == 0:
+		l = append(l, m.th.Faint.Render("   (empty)"))
+	}
+	subs := map[string]bool{}
+	for _, u := range m.info.Subscriptions {
+		subs[u] = true
+	}
+	room := max(1, h-4)
+	top := clamp(s.sel-room+1, 0, max(0, len(s.entries)-room))
+	nameW := min(28, max(12, w/4))
+	for i := top; i < len(s.entries) && i < top+room; i++ {
+		e := s.entries[i]
+		name := termsafe.Line(firstNonEmpty(e.name, e.uri))
+		if s.label == "resources" || s.label == "templates" {
+			name = termsafe.Line(e.uri)
+		}
+		mark := " "
+		if subs[e.uri] && s.label == "resources" {
+			mark = "●"
+		}
+		row := fmt.Sprintf("%s %-*s %s", mark, nameW, shorten(name, nameW), termsafe.Line(firstNonEmpty(e.title, e.desc)))
+		if i == s.sel {
+			l = append(l, m.th.Selected.Render(pad("▸"+row, w)))
+		} else {
+			l = append(l, " "+row)
+		}
+	}
+	if len(s.entries) > 0 {
+		e := s.entries[s.sel]
+		l = append(l, "", m.th.Faint.Render(" "+termsafe.Line(e.desc)))
+	}
+	return strings.Join(l, "\n")
+}

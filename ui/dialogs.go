@@ -1,0 +1,160 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+
+	"mcpscope/internal/termsafe"
+	"mcpscope/ui/keys"
+)
+
+// editor is a small multi-line text box: raw JSON-RPC, edited params,
+// sampling replies, roots. Text is appended at the end (enough for these
+// short inputs, and paste works).
+type editor struct {
+	title    string
+	header   []string // sanitized context shown above the text
+	text     string
+	err      string
+	onSubmit func(m *Model, text string) (errMsg string, cmd tea.Cmd)
+	// onDecline, when set, is what ctrl+d and esc do (a server request
+	// must always be answered).
+	onDecline func(m *Model) tea.Cmd
+}
+
+func newEditor(title, text string, submit func(*Model, string) (string, tea.Cmd), decline func(*Model) tea.Cmd) *editor {
+	return &editor{title: title, text: text, onSubmit: submit, onDecline: decline}
+}
+
+func (e *editor) scope() keys.Scope { return keys.Editor }
+
+func (e *editor) key(m *Model, name string, msg tea.KeyPressMsg) (bool, tea.Cmd) {
+	switch name {
+	case "editor-submit":
+		errMsg, cmd := e.onSubmit(m, e.text)
+		if errMsg != "" {
+			e.err = errMsg
+			return false, cmd
+		}
+		return true, cmd
+	case "editor-decline", "editor-cancel":
+		if e.onDecline != nil {
+			return true, e.onDecline(m)
+		}
+		return name == "editor-cancel", nil
+	case "editor-newline":
+		e.text += "\n"
+	case "editor-backspace":
+		e.text = dropLastRune(e.text)
+	case "editor-clear":
+		e.text = ""
+	default:
+		e.text += keys.Text(msg)
+	}
+	return false, nil
+}
+
+func (e *editor) render(m *Model, w, h int) string {
+	l := []string{m.th.Title.Render(" " + e.title)}
+	l = append(l, e.header...)
+	l = append(l, m.th.Faint.Render(" ─ text ─"))
+	tl := strings.Split(e.text+"█", "\n")
+	room := max(1, h-len(l)-2)
+	if len(tl) > room {
+		tl = tl[len(tl)-room:]
+	}
+	for _, t := range tl {
+		l = append(l, "  "+termsafe.Line(t))
+	}
+	if e.err != "" {
+		l = append(l, m.th.Error.Render(" "+termsafe.Line(e.err)))
+	}
+	return strings.Join(l, "\n")
+}
+
+// chooser picks one of a few options.
+type chooser struct {
+	title    string
+	options  []string
+	sel      int
+	onChoose func(m *Model, i int) tea.Cmd
+}
+
+func (c *chooser) scope() keys.Scope { return keys.Chooser }
+
+func (c *chooser) key(m *Model, name string, _ tea.KeyPressMsg) (bool, tea.Cmd) {
+	switch name {
+	case "choose":
+		return true, c.onChoose(m, c.sel)
+	case "choose-cancel":
+		return true, nil
+	case "choose-up":
+		c.sel = clamp(c.sel-1, 0, len(c.options)-1)
+	case "choose-down":
+		c.sel = clamp(c.sel+1, 0, len(c.options)-1)
+	case "quit":
+		m.quit = true
+	}
+	return false, nil
+}
+
+func (c *chooser) render(m *Model, w, h int) string {
+	l := []string{m.th.Title.Render(" " + c.title), ""}
+	for i, o := range c.options {
+		if i == c.sel {
+			l = append(l, m.th.Selected.Render("▸ "+o+" "))
+		} else {
+			l = append(l, "  "+o)
+		}
+	}
+	return strings.Join(l, "\n")
+}
+
+// help lists every binding, generated from the keymap.
+type help struct {
+	lines []string
+	top   int
+}
+
+func newHelp(m *Model) *help {
+	var l []string
+	var last keys.Scope
+	for _, b := range m.km.Bindings() {
+		if b.Scope != last {
+			if last != "" {
+				l = append(l, "")
+			}
+			l = append(l, m.th.Title.Render(" "+string(b.Scope)))
+			last = b.Scope
+		}
+		l = append(l, fmt.Sprintf("   %s %s", m.th.HelpKey.Render(fmt.Sprintf("%-16s", strings.Join(b.Keys, " "))), b.Help))
+	}
+	return &help{lines: l}
+}
+
+func (hp *help) scope() keys.Scope { return keys.Global }
+
+func (hp *help) key(m *Model, name string, _ tea.KeyPressMsg) (bool, tea.Cmd) {
+	switch name {
+	case "down":
+		hp.top++
+	case "up":
+		hp.top--
+	case "page-down":
+		hp.top += 10
+	case "page-up":
+		hp.top -= 10
+	case "help", "quit", "":
+		return true, nil
+	}
+	hp.top = clamp(hp.top, 0, len(hp.lines)-1)
+	return false, nil
+}
+
+func (hp *help) render(m *Model, w, h int) string {
+	head := m.th.Title.Render(" Keys — ↑/↓ scroll, any other key closes")
+	end := min(len(hp.lines), hp.top+h-1)
+	return head + "\n" + strings.Join(hp.lines[hp.top:end], "\n")
+}

@@ -1,0 +1,456 @@
+package ui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"unicode/utf8"
+
+	tea "charm.land/bubbletea/v2"
+
+	"mcpscope/internal/termsafe"
+	"mcpscope/ui/keys"
+)
+
+type fieldKind uint8
+
+const (
+	fString fieldKind = iota
+	fNumber
+	fInteger
+	fBool
+	fEnum
+	fJSON // objects, arrays, anything else: typed as JSON
+)
+
+// field is one input generated from a JSON Schema property.
+type field struct {
+	name, title, desc string
+	kind              fieldKind
+	required          bool
+	text              string
+	choice            int // enum/bool: index into choices, -1 = unset
+	choices           []json.RawMessage
+	labels            []string
+	min, max          *float64
+	minLen            *int
+	err               string
+}
+
+// schemaProp is the part of a JSON Schema property a form understands.
+type schemaProp struct {
+	Type        json.RawMessage   `json:"type"`
+	Title       string            `json:"title"`
+	Description string            `json:"description"`
+	Enum        []json.RawMessage `json:"enum"`
+	EnumNames   []string          `json:"enumNames"`
+	OneOf       []struct {
+		Const json.RawMessage `json:"const"`
+		Title string          `json:"title"`
+	} `json:"oneOf"`
+	Default   json.RawMessage `json:"default"`
+	Minimum   *float64        `json:"minimum"`
+	Maximum   *float64        `json:"maximum"`
+	MinLength *int            `json:"minLength"`
+}
+
+// fieldsFromSchema builds form fields for an object schema, in the order
+// the properties were written (maps would lose it).
+func fieldsFromSchema(schema json.RawMessage) ([]*field, error) {
+	if len(bytes.TrimSpace(schema)) == 0 {
+		return nil, nil
+	}
+	var s struct {
+		Properties json.RawMessage `json:"properties"`
+		Required   []string        `json:"required"`
+	}
+	if err := json.Unmarshal(schema, &s); err != nil {
+		return nil, fmt.Errorf("unreadable schema: %w", err)
+	}
+	names, err := objectKeys(s.Properties)
+	if err != nil {
+		return nil, err
+	}
+	var props map[string]schemaProp
+	if len(s.Properties) > 0 {
+		if err := json.Unmarshal(s.Properties, &props); err != nil {
+			return nil, fmt.Errorf("unreadable properties: %w", err)
+		}
+	}
+	req := map[string]bool{}
+	for _, r := range s.Required {
+		req[r] = true
+	}
+	var out []*field
+	for _, n := range names {
+		p := props[n]
+		f := &field{name: n, title: p.Title, desc: p.Description, required: req[n], choice: -1,
+			min: p.Minimum, max: p.Maximum, minLen: p.MinLength}
+		var typ string
+		_ = json.Unmarshal(p.Type, &typ)
+		switch {
+		case len(p.Enum) > 0:
+			f.kind, f.choices = fEnum, p.Enum
+			for i, e := range p.Enum {
+				l := oneLine(e, 60)
+				if i < len(p.EnumNames) {
+					l = termsafe.Line(p.EnumNames[i])
+				}
+				f.labels = append(f.labels, l)
+			}
+		case len(p.OneOf) > 0:
+			f.kind = fEnum
+			for _, o := range p.OneOf {
+				f.choices = append(f.choices, o.Const)
+				f.labels = append(f.labels, termsafe.Line(firstNonEmpty(o.Title, oneLine(o.Const, 60))))
+			}
+		case typ == "string":
+			f.kind = fString
+		case typ == "number":
+			f.kind = fNumber
+		case typ == "integer":
+			f.kind = fInteger
+		case typ == "boolean":
+			f.kind = fBool
+			f.choices = []json.RawMessage{json.RawMessage("false"), json.RawMessage("true")}
+			f.labels = []string{"false", "true"}
+		default:
+			f.kind = fJSON
+		}
+		if len(p.Default) > 0 {
+			f.setDefault(p.Default)
+		}
+		out = append(out, f)
+	}
+	return out, nil
+}
+
+func (f *field) setDefault(d json.RawMessage) {
+	switch f.kind {
+	case fEnum, fBool:
+		for i, c := range f.choices {
+			if bytes.Equal(bytes.TrimSpace(c), bytes.TrimSpace(d)) {
+				f.choice = i
+			}
+		}
+	case fString:
+		var s string
+		if json.Unmarshal(d, &s) == nil {
+			f.text = s
+		}
+	default:
+		f.text = string(d)
+	}
+}
+
+// objectKeys lists an object's keys in order.
+func objectKeys(raw json.RawMessage) ([]string, error) {
+	if len(bytes.TrimSpace(raw)) == 0 {
+		return nil, nil
+	}
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
+		return nil, fmt.Errorf("properties is not an object")
+	}
+	var keys []string
+	for dec.More() {
+		t, err := dec.Token()
+		if err != nil {
+			return nil, err
+		}
+		keys = append(keys, t.(string))
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil, err
+		}
+	}
+	return keys, nil
+}
+
+// value validates the field and returns its JSON (nil = leave it out).
+func (f *field) value() (json.RawMessage, error) {
+	switch f.kind {
+	case fEnum, fBool:
+		if f.choice < 0 {
+			if f.required {
+				return nil, fmt.Errorf("choose a value")
+			}
+			return nil, nil
+		}
+		return f.choices[f.choice], nil
+	}
+	t := strings.TrimSpace(f.text)
+	if t == "" && f.kind != fString {
+		if f.required {
+			return nil, fmt.Errorf("required")
+		}
+		return nil, nil
+	}
+	switch f.kind {
+	case fString:
+		if f.text == "" && f.required {
+			return nil, fmt.Errorf("required")
+		}
+		if f.text == "" {
+			return nil, nil
+		}
+		if f.minLen != nil && utf8.RuneCountInString(f.text) < *f.minLen {
+			return nil, fmt.Errorf("at least %d characters", *f.minLen)
+		}
+		b, _ := json.Marshal(f.text)
+		return b, nil
+	case fNumber, fInteger:
+		v, err := strconv.ParseFloat(t, 64)
+		if err != nil {
+			return nil, fmt.Errorf("not a number")
+		}
+		if f.kind == fInteger && v != float64(int64(v)) {
+			return nil, fmt.Errorf("must be a whole number")
+		}
+		if f.min != nil && v < *f.min {
+			return nil, fmt.Errorf("at least %s", fmtNum(*f.min))
+		}
+		if f.max != nil && v > *f.max {
+			return nil, fmt.Errorf("at most %s", fmtNum(*f.max))
+		}
+		return json.RawMessage(t), nil
+	}
+	if !json.Valid([]byte(t)) {
+		return nil, fmt.Errorf("not valid JSON")
+	}
+	return json.RawMessage(t), nil
+}
+
+// form asks for an object: tool arguments, prompt arguments, or an
+// elicitation answer. It has a raw JSON mode for what fields cannot say.
+type form struct {
+	title, message string
+	fields         []*field
+	focus          int
+	raw            bool
+	rawText        string
+	err            string
+	decline        bool // ctrl+d declines (elicitation)
+	onSubmit       func(m *Model, args json.RawMessage) tea.Cmd
+	onDecline      func(m *Model) tea.Cmd
+	onCancel       func(m *Model) tea.Cmd
+}
+
+func (f *form) scope() keys.Scope { return keys.Form }
+
+// values validates every field and builds the object.
+func (f *form) values() (json.RawMessage, bool) {
+	if f.raw {
+		var obj map[string]json.RawMessage
+		if err := json.Unmarshal([]byte(f.rawText), &obj); err != nil || obj == nil {
+			f.err = "raw JSON must be an object: " + errText(err)
+			return nil, false
+		}
+		for _, fl := range f.fields {
+			if _, ok := obj[fl.name]; fl.required && !ok {
+				f.err = "missing required " + fl.name
+				return nil, false
+			}
+		}
+		f.err = ""
+		return json.RawMessage(f.rawText), true
+	}
+	var b bytes.Buffer
+	b.WriteByte('{')
+	ok := true
+	n := 0
+	for _, fl := range f.fields {
+		v, err := fl.value()
+		fl.err = ""
+		if err != nil {
+			fl.err, ok = err.Error(), false
+			continue
+		}
+		if v == nil {
+			continue
+		}
+		if n > 0 {
+			b.WriteByte(',')
+		}
+		k, _ := json.Marshal(fl.name)
+		b.Write(k)
+		b.WriteByte(':')
+		b.Write(v)
+		n++
+	}
+	b.WriteByte('}')
+	if !ok {
+		f.err = "fix the marked fields (or ctrl+e for raw JSON)"
+		return nil, false
+	}
+	f.err = ""
+	return b.Bytes(), true
+}
+
+func errText(err error) string {
+	if err == nil {
+		return "null"
+	}
+	return err.Error()
+}
+
+func (f *form) key(m *Model, name string, msg tea.KeyPressMsg) (bool, tea.Cmd) {
+	var cur *field
+	if !f.raw && len(f.fields) > 0 {
+		cur = f.fields[clamp(f.focus, 0, len(f.fields)-1)]
+	}
+	switch name {
+	case "form-cancel":
+		if f.onCancel != nil {
+			return true, f.onCancel(m)
+		}
+		return true, nil
+	case "form-decline":
+		if f.onDecline != nil {
+			return true, f.onDecline(m)
+		}
+		return false, nil
+	case "form-submit":
+		v, ok := f.values()
+		if !ok {
+			return false, nil
+		}
+		return true, f.onSubmit(m, v)
+	case "form-raw":
+		if !f.raw {
+			v, ok := f.values()
+			if !ok {
+				v = json.RawMessage("{}")
+			}
+			f.rawText = string(prettyParams(v))
+			f.err = ""
+		}
+		f.raw = !f.raw
+	case "form-next":
+		f.focus = (f.focus + 1) % max(1, len(f.fields))
+	case "form-prev":
+		f.focus = (f.focus + max(1, len(f.fields)) - 1) % max(1, len(f.fields))
+	case "form-clear":
+		if f.raw {
+			f.rawText = ""
+		} else if cur != nil {
+			cur.text, cur.choice = "", -1
+		}
+	case "form-backspace":
+		if f.raw {
+			f.rawText = dropLastRune(f.rawText)
+		} else if cur != nil {
+			cur.text = dropLastRune(cur.text)
+		}
+	case "form-choice-next", "form-choice-prev":
+		if cur != nil && (cur.kind == fEnum || cur.kind == fBool) {
+			d := 1
+			if name == "form-choice-prev" {
+				d = len(cur.choices) - 1
+			}
+			cur.choice = (cur.choice + d + len(cur.choices)) % len(cur.choices)
+		}
+	default:
+		t := keys.Text(msg)
+		if t == "" {
+			return false, nil
+		}
+		f.paste(t)
+	}
+	return false, nil
+}
+
+func (f *form) paste(t string) {
+	if f.raw {
+		f.rawText += t
+		return
+	}
+	if len(f.fields) == 0 {
+		return
+	}
+	cur := f.fields[clamp(f.focus, 0, len(f.fields)-1)]
+	switch cur.kind {
+	case fEnum, fBool:
+		if t == " " {
+			cur.choice = (cur.choice + 1) % len(cur.choices)
+		}
+	default:
+		cur.text += strings.ReplaceAll(t, "\n", " ")
+	}
+}
+
+func dropLastRune(s string) string {
+	if s == "" {
+		return s
+	}
+	_, n := utf8.DecodeLastRuneInString(s)
+	return s[:len(s)-n]
+}
+
+func (f *form) render(m *Model, w, h int) string {
+	var l []string
+	l = append(l, m.th.Title.Render(" "+f.title))
+	if f.message != "" {
+		for _, ml := range strings.Split(termsafe.Text(f.message), "\n") {
+			l = append(l, " "+ml)
+		}
+	}
+	l = append(l, "")
+	if f.raw {
+		l = append(l, m.th.Faint.Render(" raw JSON (ctrl+e back to fields; enter sends):"))
+		for _, rl := range strings.Split(f.rawText+"█", "\n") {
+			l = append(l, "  "+termsafe.Line(rl))
+		}
+	} else {
+		if len(f.fields) == 0 {
+			l = append(l, m.th.Faint.Render(" (no fields)"))
+		}
+		for i, fl := range f.fields {
+			label := termsafe.Line(firstNonEmpty(fl.title, fl.name))
+			if fl.required {
+				label += "*"
+			}
+			mark := "  "
+			val := fl.display()
+			if i == f.focus {
+				mark = "▸ "
+				if fl.kind != fEnum && fl.kind != fBool {
+					val += "█"
+				}
+			}
+			line := fmt.Sprintf("%s%-18s %s", mark, shorten(label, 18), val)
+			if i == f.focus {
+				line = m.th.Accent.Render(line)
+			}
+			if fl.err != "" {
+				line += " " + m.th.Error.Render("← "+fl.err)
+			}
+			l = append(l, line)
+			if i == f.focus && fl.desc != "" {
+				l = append(l, m.th.Faint.Render("    "+termsafe.Line(fl.desc)))
+			}
+		}
+	}
+	if f.err != "" {
+		l = append(l, "", m.th.Error.Render(" "+termsafe.Line(f.err)))
+	}
+	return strings.Join(l, "\n")
+}
+
+func (fl *field) display() string {
+	switch fl.kind {
+	case fEnum, fBool:
+		var parts []string
+		for i, lb := range fl.labels {
+			if i == fl.choice {
+				parts = append(parts, "["+lb+"]")
+			} else {
+				parts = append(parts, " "+lb+" ")
+			}
+		}
+		return "◂" + strings.Join(parts, "") + "▸"
+	}
+	return termsafe.Line(fl.text)
+}

@@ -1,0 +1,522 @@
+// Package ui is mcpscope's Bubble Tea front end: live panes for calls,
+// notifications and progress over a session, a detail view, a catalog, and
+// dialogs for the server's requests. It renders session state and sends
+// intents; it never touches the network itself.
+package ui
+
+import (
+	"encoding/json"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"mcpscope/session"
+	"mcpscope/themes"
+	"mcpscope/ui/keys"
+)
+
+// Options configure the UI.
+type Options struct {
+	Session   *session.Session
+	Responder *Responder // nil: server requests are not routed to the UI
+	Theme     themes.Theme
+	// Target is how the command line names the server, for copied
+	// command lines ("http://…", or "--", "cmd", "args"…). Empty = demo.
+	Target []string
+	// Clipboard writes the native clipboard; nil uses atotto. OSC 52 is
+	// always sent as well.
+	Clipboard func(string) error
+	Now       func() time.Time
+	Location  *time.Location
+	// Frame is the shortest gap between two redraws caused by the store
+	// (default 33ms): floods coalesce into at most this many wake-ups.
+	Frame time.Duration
+}
+
+type pane uint8
+
+const (
+	paneRequests pane = iota
+	paneNotes
+)
+
+// modal is anything drawn over the panes that takes the keys: detail,
+// forms, editors, choosers, help.
+type modal interface {
+	scope() keys.Scope
+	// key handles one bound key (name) or typed text; close reports that the
+	// modal is done.
+	key(m *Model, name string, msg tea.KeyPressMsg) (close bool, cmd tea.Cmd)
+	render(m *Model, w, h int) string
+}
+
+// listState is a scrolled, selectable list.
+type listState struct {
+	sel, top int
+	follow   bool
+}
+
+// Model is the root model. Only it returns a tea.View; children render
+// strings.
+type Model struct {
+	s    *session.Session
+	resp *Responder
+	th   themes.Theme
+	km   *keys.Map
+	opts Options
+	h    *history
+
+	w, hgt  int
+	focus   pane
+	catalog *catalog
+	inCat   bool
+
+	req, note listState
+	paused    bool
+	pausedLen int // rows visible when the pane was paused
+
+	running []*session.Call
+	modals  []modal
+	prompts []*serverPrompt // server requests waiting for the user, oldest first
+	active  *serverPrompt   // the one on screen
+	info    session.Info
+
+	flash   string
+	flashAt time.Time
+	quit    bool
+}
+
+// New builds the root model over a started (or loaded) session.
+func New(o Options) *Model {
+	if o.Now == nil {
+		o.Now = time.Now
+	}
+	if o.Location == nil {
+		o.Location = time.Local
+	}
+	if o.Frame == 0 {
+		o.Frame = 33 * time.Millisecond
+	}
+	if o.Theme.Name == "" {
+		o.Theme = themes.FromEnv("dark")
+	}
+	m := &Model{s: o.Session, resp: o.Responder, th: o.Theme, km: DefaultKeys(), opts: o, h: newHistory(o.Session),
+		w: 80, hgt: 24}
+	m.req.follow, m.note.follow = true, true
+	m.catalog = newCatalog()
+	m.refresh()
+	return m
+}
+
+// Keys exposes the keymap (tests press keys by binding name).
+func (m *Model) Keys() *keys.Map { return m.km }
+
+// Init starts the wake-up loops and fetches the catalog.
+func (m *Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{m.waitStore(0), tick()}
+	if m.resp != nil {
+		cmds = append(cmds, waitPrompt(m.resp))
+	}
+	if m.s.Transport() != nil {
+		m.catalog.refresh(m, false)
+	}
+	return tea.Batch(cmds...)
+}
+
+// waitStore waits for the store's coalescing signal. It sleeps first when
+// re-armed, so a flood wakes the UI at most once per frame and key presses
+// never queue behind a backlog of redraws.
+func (m *Model) waitStore(delay time.Duration) tea.Cmd {
+	ch := m.s.Store().Changed()
+	return func() tea.Msg {
+		if delay > 0 {
+			time.Sleep(delay)
+		}
+		<-ch
+		return storeChangedMsg{}
+	}
+}
+
+func tick() tea.Cmd {
+	return tea.Tick(500*time.Millisecond, func(t time.Time) tea.Msg { return tickMsg(t) })
+}
+
+// refresh pulls new items and call state into the model.
+func (m *Model) refresh() {
+	m.h.pull()
+	m.running = m.h.running()
+	m.info = m.s.Info()
+	m.catalog.poll(m)
+	if d, ok := m.top().(*detail); ok {
+		d.refresh(m)
+	}
+	m.fixScroll()
+}
+
+// Update handles one message.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	var cmd tea.Cmd
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.w, m.hgt = msg.Width, msg.Height
+		m.fixScroll()
+	case storeChangedMsg:
+		m.refresh()
+		cmd = m.waitStore(m.opts.Frame)
+	case tickMsg:
+		m.refresh()
+		cmd = tick()
+	case serverPromptMsg:
+		m.prompts = append(m.prompts, msg.p)
+		cmd = tea.Batch(waitPrompt(m.resp), watchPrompt(msg.p), m.nextPrompt())
+	case promptGoneMsg:
+		cmd = m.promptGone(msg.p)
+	case copiedMsg:
+		switch {
+		case msg.err != nil:
+			m.setFlash("copied " + msg.what + " (" + humanBytes(msg.bytes) + ") via OSC 52 (no native clipboard)")
+		default:
+			m.setFlash("copied " + msg.what + " (" + humanBytes(msg.bytes) + ") to the clipboard")
+		}
+	case flashMsg:
+		m.setFlash(string(msg))
+	case tea.PasteMsg:
+		cmd = m.paste(msg.Content)
+	case tea.KeyPressMsg:
+		cmd = m.handleKey(msg)
+	case tea.MouseWheelMsg:
+		m.mouseWheel(msg.Mouse())
+	case tea.MouseClickMsg:
+		m.mouseClick(msg.Mouse())
+	}
+	if m.quit {
+		return m, tea.Quit
+	}
+	return m, cmd
+}
+
+func (m *Model) setFlash(s string) {
+	m.flash, m.flashAt = s, m.opts.Now()
+}
+
+func (m *Model) top() modal {
+	if len(m.modals) == 0 {
+		return nil
+	}
+	return m.modals[len(m.modals)-1]
+}
+
+func (m *Model) push(md modal) { m.modals = append(m.modals, md) }
+
+func (m *Model) pop() tea.Cmd {
+	if len(m.modals) > 0 {
+		m.modals = m.modals[:len(m.modals)-1]
+	}
+	return m.nextPrompt()
+}
+
+// textScope reports scopes where typed characters are text, not commands.
+func textScope(s keys.Scope) bool {
+	return s == keys.Form || s == keys.Editor || s == keys.Search
+}
+
+func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
+	k := msg.String()
+	if k == "ctrl+c" {
+		m.quit = true
+		return nil
+	}
+	if md := m.top(); md != nil {
+		sc := md.scope()
+		name := m.km.Lookup(sc, k, !textScope(sc))
+		close, cmd := md.key(m, name, msg)
+		if close {
+			return tea.Batch(cmd, m.pop())
+		}
+		return cmd
+	}
+	if m.inCat {
+		name := m.km.Lookup(keys.Catalog, k, true)
+		return m.catalog.key(m, name)
+	}
+	sc := keys.Requests
+	if m.focus == paneNotes {
+		sc = keys.Notes
+	}
+	return m.act(m.km.Lookup(sc, k, true))
+}
+
+// Press runs the binding called name, as if its first key were pressed.
+func (m *Model) Press(name string) tea.Cmd {
+	_, cmd := m.Update(m.km.Press(name))
+	return cmd
+}
+
+// act runs a binding on the main panes.
+func (m *Model) act(name string) tea.Cmd {
+	ls, n := m.focused()
+	page := m.paneHeight(m.focus) - 1
+	switch name {
+	case "quit":
+		m.quit = true
+	case "help":
+		m.push(newHelp(m))
+	case "focus-next":
+		m.focus = 1 - m.focus
+	case "catalog":
+		m.inCat = true
+		m.catalog.refresh(m, false)
+	case "theme":
+		m.nextTheme()
+	case "send-raw":
+		return m.openRawSend()
+	case "log-level":
+		m.openLogLevel()
+	case "up":
+		m.move(ls, n, -1)
+	case "down":
+		m.move(ls, n, 1)
+	case "page-up":
+		m.move(ls, n, -max(1, page))
+	case "page-down":
+		m.move(ls, n, max(1, page))
+	case "top":
+		ls.follow, ls.sel = false, 0
+	case "follow":
+		ls.follow, ls.sel = true, max(0, n-1)
+		if m.focus == paneNotes && m.paused {
+			m.paused = false
+		}
+	case "open":
+		m.openDetail()
+	case "copy":
+		return m.copySelected()
+	case "copy-command":
+		return m.copyCommand()
+	case "cancel-call":
+		m.cancelSelected()
+	case "replay":
+		m.replaySelected(nil)
+	case "edit-replay":
+		m.openEditReplay()
+	case "filter":
+		next := (m.h.filter + 1) % numKinds
+		m.h.setFilter(next)
+		m.note.sel, m.note.follow = max(0, m.h.noteLen()-1), true
+		m.setFlash("notifications: showing " + next.String())
+	case "pause":
+		m.paused = !m.paused
+		m.pausedLen = m.h.noteLen()
+		if m.paused {
+			m.note.follow = false
+			m.setFlash("notifications paused: new rows are kept but not shown; space resumes")
+		} else {
+			m.note.follow = true
+			m.setFlash("notifications resumed")
+		}
+	}
+	m.fixScroll()
+	return nil
+}
+
+func (m *Model) nextTheme() {
+	if m.th.NoColor {
+		m.setFlash("NO_COLOR is set: colours stay off")
+		return
+	}
+	names := themes.Names()
+	for i, n := range names {
+		if n == m.th.Name {
+			m.th = themes.ByName(names[(i+1)%len(names)])
+			m.setFlash("theme: " + m.th.Name)
+			return
+		}
+	}
+	m.th = themes.ByName(names[0])
+}
+
+// focused returns the focused list and its length.
+func (m *Model) focused() (*listState, int) {
+	if m.focus == paneNotes {
+		return &m.note, m.visibleNotes()
+	}
+	return &m.req, len(m.h.calls)
+}
+
+// visibleNotes is how many notification rows the pane shows: frozen while
+// paused so reading is not disturbed.
+func (m *Model) visibleNotes() int {
+	n := m.h.noteLen()
+	if m.paused && m.pausedLen < n {
+		return m.pausedLen
+	}
+	return n
+}
+
+func (m *Model) move(ls *listState, n, d int) {
+	ls.sel = clamp(ls.sel+d, 0, n-1)
+	ls.follow = ls.sel == n-1 && d > 0
+}
+
+// fixScroll keeps selections in range and visible, and follows the newest
+// row when asked to.
+func (m *Model) fixScroll() {
+	fix := func(ls *listState, n, h int) {
+		if ls.follow {
+			ls.sel = n - 1
+		}
+		ls.sel = clamp(ls.sel, 0, n-1)
+		h = max(1, h)
+		if ls.sel < ls.top {
+			ls.top = ls.sel
+		}
+		if ls.sel >= ls.top+h {
+			ls.top = ls.sel - h + 1
+		}
+		ls.top = clamp(ls.top, 0, max(0, n-h))
+	}
+	fix(&m.req, len(m.h.calls), m.paneHeight(paneRequests)-1)
+	fix(&m.note, m.visibleNotes(), m.paneHeight(paneNotes)-1)
+}
+
+func (m *Model) selectedCall() *session.Call {
+	if len(m.h.calls) == 0 {
+		return nil
+	}
+	return m.h.calls[clamp(m.req.sel, 0, len(m.h.calls)-1)]
+}
+
+func (m *Model) selectedNote() *session.Item {
+	n := m.visibleNotes()
+	if n == 0 {
+		return nil
+	}
+	return m.h.noteAt(clamp(m.note.sel, 0, n-1)).it
+}
+
+func (m *Model) cancelSelected() {
+	c := m.selectedCall()
+	if c == nil {
+		return
+	}
+	if err := m.s.Cancel(c, ""); err != nil {
+		m.setFlash("cancel: " + err.Error())
+		return
+	}
+	m.setFlash("cancelled call " + c.Key + " (" + c.Method + ")")
+}
+
+func (m *Model) replaySelected(params json.RawMessage) {
+	c := m.selectedCall()
+	if c == nil {
+		return
+	}
+	n := m.s.Replay(c, params)
+	m.req.follow = true
+	m.setFlash("replayed call " + c.Key + " as " + n.Key)
+}
+
+func (m *Model) openEditReplay() {
+	c := m.selectedCall()
+	if c == nil {
+		return
+	}
+	m.push(newEditor("Edit params, then replay "+c.Method+" (ctrl+s sends)", string(prettyParams(c.Params)),
+		func(m *Model, text string) (string, tea.Cmd) {
+			if !json.Valid([]byte(text)) {
+				return "not valid JSON: fix it or press esc", nil
+			}
+			m.replaySelected(json.RawMessage(text))
+			return "", nil
+		}, nil))
+}
+
+var rawSeq int
+
+func (m *Model) openRawSend() tea.Cmd {
+	rawSeq++
+	tmpl := `{"jsonrpc": "2.0", "id": "raw-` + itoa(rawSeq) + `", "method": "ping"}`
+	m.push(newEditor("Send a raw JSON-RPC message (ctrl+s sends)", tmpl, func(m *Model, text string) (string, tea.Cmd) {
+		c, err := m.s.SendRaw([]byte(text))
+		if err != nil {
+			return err.Error(), nil
+		}
+		if c != nil {
+			m.req.follow = true
+			m.setFlash("sent request " + c.Key)
+		} else {
+			m.setFlash("sent")
+		}
+		return "", nil
+	}, nil))
+	return nil
+}
+
+var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
+
+func (m *Model) openLogLevel() {
+	m.push(&chooser{title: "Server log level", options: logLevels, sel: 1, onChoose: func(m *Model, i int) tea.Cmd {
+		if c := m.s.SetLogLevel(logLevels[i]); c != nil {
+			m.setFlash("logging/setLevel " + logLevels[i] + " sent (call " + c.Key + ")")
+		} else {
+			m.setFlash("log level " + logLevels[i] + " will ride on each request's _meta")
+		}
+		return nil
+	}})
+}
+
+func (m *Model) paste(s string) tea.Cmd {
+	md := m.top()
+	if md == nil {
+		return nil
+	}
+	switch v := md.(type) {
+	case *editor:
+		v.text += s
+	case *form:
+		v.paste(s)
+	}
+	return nil
+}
+
+func prettyParams(raw json.RawMessage) []byte {
+	raw = stripOurMeta(raw)
+	if len(raw) == 0 {
+		return []byte("{}")
+	}
+	var b []byte
+	var v any
+	if json.Unmarshal(raw, &v) != nil {
+		return raw
+	}
+	b, _ = json.MarshalIndent(v, "", "  ")
+	return b
+}
+
+// stripOurMeta removes the progress token mcpscope added, so edited and
+// copied params are what the user would write.
+func stripOurMeta(raw json.RawMessage) json.RawMessage {
+	var obj map[string]json.RawMessage
+	if json.Unmarshal(raw, &obj) != nil || obj == nil {
+		return raw
+	}
+	var meta map[string]json.RawMessage
+	if json.Unmarshal(obj["_meta"], &meta) != nil || meta == nil {
+		return raw
+	}
+	delete(meta, "progressToken")
+	if len(meta) == 0 {
+		delete(obj, "_meta")
+	} else {
+		obj["_meta"], _ = json.Marshal(meta)
+	}
+	out, _ := json.Marshal(obj)
+	return out
+}
+
+func clamp(v, lo, hi int) int {
+	if hi < lo {
+		return lo
+	}
+	return min(max(v, lo), hi)
+}

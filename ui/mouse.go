@@ -1,0 +1,69 @@
+package ui
+
+import tea "charm.land/bubbletea/v2"
+
+// mouseWheel scrolls whatever is under the pointer.
+func (m *Model) mouseWheel(ms tea.Mouse) {
+	d := 0
+	switch ms.Button {
+	case tea.MouseWheelUp:
+		d = -3
+	case tea.MouseWheelDown:
+		d = 3
+	default:
+		return
+	}
+	if md := m.top(); md != nil {
+		name := "down"
+		if d < 0 {
+			name = "up"
+		}
+		for i := 0; i < 3; i++ {
+			md.key(m, name, tea.KeyPressMsg{})
+		}
+		return
+	}
+	if m.inCat {
+		return
+	}
+	p, _ := m.paneAt(ms.Y)
+	ls, n := &m.req, len(m.h.calls)
+	if p == paneNotes {
+		ls, n = &m.note, m.visibleNotes()
+	}
+	m.move(ls, n, d)
+	m.fixScroll()
+}
+
+// mouseClick focuses the pane under the pointer and selects the row.
+func (m *Model) mouseClick(ms tea.Mouse) {
+	if ms.Button != tea.MouseLeft || m.top() != nil || m.inCat {
+		return
+	}
+	p, row := m.paneAt(ms.Y)
+	if row < 0 {
+		return
+	}
+	m.focus = p
+	ls, n := m.focused()
+	if i := ls.top + row; i < n {
+		ls.sel, ls.follow = i, false
+	}
+	m.fixScroll()
+}
+
+// paneAt maps a screen row to a pane and a row inside it (-1 = title or
+// outside the lists).
+func (m *Model) paneAt(y int) (pane, int) {
+	reqH, progH, _ := m.layout()
+	y-- // status bar
+	switch {
+	case y < 0:
+		return paneRequests, -1
+	case y < reqH:
+		return paneRequests, y - 1
+	case y < reqH+progH:
+		return paneRequests, -1
+	}
+	return paneNotes, y - reqH - progH - 1
+}

@@ -1,0 +1,263 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"sync"
+
+	tea "charm.land/bubbletea/v2"
+
+	"mcpscope/internal/termsafe"
+	"mcpscope/session"
+)
+
+// Responder hands server→client requests to the UI and waits for the
+// user's answer. It is created before the session (the session needs it)
+// and read by the model once the program runs, through a channel, so
+// requests that arrive during the handshake are not lost.
+type Responder struct {
+	ch    chan *serverPrompt
+	mu    sync.Mutex
+	roots []session.Root
+}
+
+// NewResponder makes a responder that starts with roots (from --root).
+func NewResponder(roots []session.Root) *Responder {
+	return &Responder{ch: make(chan *serverPrompt, 64), roots: roots}
+}
+
+type answer struct {
+	result json.RawMessage
+	err    *session.RPCError
+}
+
+// serverPrompt is one server request waiting for the user.
+type serverPrompt struct {
+	req   session.ServerRequest
+	ctx   context.Context
+	reply chan answer // capacity 1: the UI never blocks answering
+	once  sync.Once
+}
+
+func (p *serverPrompt) answer(a answer) {
+	p.once.Do(func() { p.reply <- a })
+}
+
+// Capabilities implements session.Capable: the UI can answer roots,
+// sampling and form elicitation, so servers may use them.
+func (r *Responder) Capabilities() json.RawMessage {
+	return json.RawMessage(`{"roots":{"listChanged":true},"sampling":{},"elicitation":{"form":{}}}`)
+}
+
+// Respond implements session.Responder. ping is answered at once; all else
+// waits for the user or for ctx.
+func (r *Responder) Respond(ctx context.Context, req session.ServerRequest) (json.RawMessage, *session.RPCError) {
+	if req.Method == "ping" {
+		return json.RawMessage("{}"), nil
+	}
+	p := &serverPrompt{req: req, ctx: ctx, reply: make(chan answer, 1)}
+	select {
+	case r.ch <- p:
+	case <-ctx.Done():
+		return nil, &session.RPCError{Code: -32603, Message: "request withdrawn before the user saw it"}
+	}
+	select {
+	case a := <-p.reply:
+		return a.result, a.err
+	case <-ctx.Done():
+		return nil, &session.RPCError{Code: -32603, Message: "request withdrawn before the user answered"}
+	}
+}
+
+// Roots returns the roots the user last gave.
+func (r *Responder) Roots() []session.Root {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return append([]session.Root(nil), r.roots...)
+}
+
+func (r *Responder) setRoots(rs []session.Root) {
+	r.mu.Lock()
+	r.roots = rs
+	r.mu.Unlock()
+}
+
+func waitPrompt(r *Responder) tea.Cmd {
+	return func() tea.Msg { return serverPromptMsg{<-r.ch} }
+}
+
+// watchPrompt reports when a prompt's request is over, answered or not.
+func watchPrompt(p *serverPrompt) tea.Cmd {
+	return func() tea.Msg {
+		<-p.ctx.Done()
+		return promptGoneMsg{p}
+	}
+}
+
+// nextPrompt shows the oldest waiting server request when nothing else
+// holds the screen: a form the user is typing into is never hijacked.
+func (m *Model) nextPrompt() tea.Cmd {
+	if m.active != nil || len(m.modals) > 0 || len(m.prompts) == 0 {
+		return nil
+	}
+	p := m.prompts[0]
+	m.prompts = m.prompts[1:]
+	if p.ctx.Err() != nil {
+		return m.nextPrompt()
+	}
+	m.active = p
+	m.push(m.promptModal(p))
+	return nil
+}
+
+func (m *Model) promptGone(p *serverPrompt) tea.Cmd {
+	for i, q := range m.prompts {
+		if q == p {
+			m.prompts = append(m.prompts[:i], m.prompts[i+1:]...)
+			return nil
+		}
+	}
+	if m.active != p {
+		return nil
+	}
+	m.active = nil
+	m.setFlash("the server withdrew its " + p.req.Method + " request")
+	if len(m.modals) > 0 {
+		m.modals = m.modals[:len(m.modals)-1]
+	}
+	return m.nextPrompt()
+}
+
+// done answers the active prompt and lets the next one in.
+func (m *Model) done(p *serverPrompt, a answer, note string) tea.Cmd {
+	p.answer(a)
+	if m.active == p {
+		m.active = nil
+	}
+	m.setFlash(note)
+	return nil
+}
+
+func (m *Model) promptModal(p *serverPrompt) modal {
+	req := p.req
+	via := ""
+	if req.Related != "" {
+		via = " (during call " + req.Related + ")"
+	}
+	switch req.Method {
+	case "elicitation/create":
+		var ep struct {
+			Mode            string          `json:"mode"`
+			Message         string          `json:"message"`
+			RequestedSchema json.RawMessage `json:"requestedSchema"`
+			URL             string          `json:"url"`
+		}
+		_ = json.Unmarshal(req.Params, &ep)
+		fields, err := fieldsFromSchema(ep.RequestedSchema)
+		msg := ep.Message
+		if ep.Mode == "url" {
+			msg += "\nURL: " + ep.URL
+		}
+		f := &form{title: "The server asks (elicitation)" + via + " — enter accepts, ctrl+d declines, esc cancels", message: msg, fields: fields, decline: true}
+		if err != nil {
+			f.err = "the requested schema is unreadable (" + err.Error() + "); answer in raw JSON"
+			f.raw, f.rawText = true, "{}"
+		}
+		f.onSubmit = func(m *Model, args json.RawMessage) tea.Cmd {
+			res, _ := json.Marshal(map[string]any{"action": "accept", "content": args})
+			if ep.Mode == "url" {
+				res = json.RawMessage(`{"action":"accept"}`)
+			}
+			return m.done(p, answer{result: res}, "elicitation accepted")
+		}
+		f.onDecline = func(m *Model) tea.Cmd {
+			return m.done(p, answer{result: json.RawMessage(`{"action":"decline"}`)}, "elicitation declined")
+		}
+		f.onCancel = func(m *Model) tea.Cmd {
+			return m.done(p, answer{result: json.RawMessage(`{"action":"cancel"}`)}, "elicitation cancelled")
+		}
+		return f
+	case "sampling/createMessage":
+		e := newEditor("The server asks your model (sampling)"+via+" — type the reply; ctrl+s sends, ctrl+d/esc declines", "",
+			func(m *Model, text string) (string, tea.Cmd) {
+				res, _ := json.Marshal(map[string]any{"role": "assistant", "content": map[string]string{"type": "text", "text": text},
+					"model": "mcpscope-user", "stopReason": "endTurn"})
+				return "", m.done(p, answer{result: res}, "sampling answered")
+			}, func(m *Model) tea.Cmd {
+				return m.done(p, answer{err: &session.RPCError{Code: -1, Message: "User rejected sampling request"}}, "sampling declined")
+			})
+		e.header = samplingHeader(req.Params)
+		return e
+	case "roots/list":
+		var b strings.Builder
+		for _, r := range m.resp.Roots() {
+			b.WriteString(r.URI)
+			if r.Name != "" {
+				b.WriteString(" " + r.Name)
+			}
+			b.WriteString("\n")
+		}
+		e := newEditor("The server asks for roots"+via+" — one per line: URI [name]; ctrl+s sends, esc declines", b.String(),
+			func(m *Model, text string) (string, tea.Cmd) {
+				roots := []session.Root{}
+				for _, l := range strings.Split(text, "\n") {
+					l = strings.TrimSpace(l)
+					if l == "" {
+						continue
+					}
+					uri, name, _ := strings.Cut(l, " ")
+					roots = append(roots, session.Root{URI: uri, Name: strings.TrimSpace(name)})
+				}
+				m.resp.setRoots(roots)
+				res, _ := json.Marshal(map[string]any{"roots": roots})
+				return "", m.done(p, answer{result: res}, "roots sent ("+itoa(len(roots))+")")
+			}, func(m *Model) tea.Cmd {
+				return m.done(p, answer{err: &session.RPCError{Code: -32603, Message: "the user declined to list roots"}}, "roots declined")
+			})
+		return e
+	}
+	e := newEditor("The server sent "+termsafe.Line(req.Method)+via+" — write a raw JSON result; ctrl+s sends, esc answers method-not-found", "{}",
+		func(m *Model, text string) (string, tea.Cmd) {
+			if !json.Valid([]byte(text)) {
+				return "not valid JSON", nil
+			}
+			return "", m.done(p, answer{result: json.RawMessage(text)}, "answered "+req.Method)
+		}, func(m *Model) tea.Cmd {
+			return m.done(p, answer{err: &session.RPCError{Code: -32601, Message: "mcpscope: method not found: " + req.Method}}, "answered method-not-found")
+		})
+	e.header = []string{" " + oneLine(req.Params, 400)}
+	return e
+}
+
+// samplingHeader shows what the server asked the model, sanitized.
+func samplingHeader(params json.RawMessage) []string {
+	var sp struct {
+		Messages []struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		} `json:"messages"`
+		SystemPrompt string `json:"systemPrompt"`
+		MaxTokens    int    `json:"maxTokens"`
+	}
+	_ = json.Unmarshal(params, &sp)
+	var l []string
+	if sp.SystemPrompt != "" {
+		l = append(l, " system: "+termsafe.Line(sp.SystemPrompt))
+	}
+	for _, msg := range sp.Messages {
+		var c struct {
+			Type string `json:"type"`
+			Text string `json:"text"`
+		}
+		text := oneLine(msg.Content, 300)
+		if json.Unmarshal(msg.Content, &c) == nil && c.Type == "text" {
+			text = termsafe.Line(c.Text)
+		}
+		l = append(l, " "+termsafe.Line(msg.Role)+": "+text)
+	}
+	if sp.MaxTokens > 0 {
+		l = append(l, " (maxTokens "+itoa(sp.MaxTokens)+")")
+	}
+	return l
+}

@@ -1,0 +1,556 @@
+package ui
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"mcpscope/internal/termsafe"
+	"mcpscope/session"
+	"mcpscope/transport"
+	"mcpscope/ui/keys"
+)
+
+func itoa(n int) string { return strconv.Itoa(n) }
+
+// View implements tea.Model. Only the root returns a tea.View.
+func (m *Model) View() tea.View {
+	v := tea.NewView(m.Render())
+	v.AltScreen = true
+	v.MouseMode = tea.MouseModeCellMotion
+	v.WindowTitle = "mcpscope"
+	return v
+}
+
+// Render draws the screen as a string of exactly the terminal's height.
+// It reads only model state and the visible rows' call snapshots, so its
+// cost does not grow with the session's length.
+func (m *Model) Render() string {
+	w, h := m.w, m.hgt
+	if w < 20 || h < 6 {
+		return fit("mcpscope: terminal too small ("+itoa(w)+"×"+itoa(h)+")", w)
+	}
+	lines := make([]string, 0, h)
+	lines = append(lines, m.statusBar(w))
+	body := h - 2
+	if md := m.top(); md != nil {
+		lines = append(lines, block(md.render(m, w, body), w, body)...)
+	} else if m.inCat {
+		lines = append(lines, block(m.catalog.render(m, w, body), w, body)...)
+	} else {
+		reqH, progH, noteH := m.layout()
+		lines = append(lines, m.requestsPane(w, reqH)...)
+		lines = append(lines, m.progressStrip(w, progH)...)
+		lines = append(lines, m.notesPane(w, noteH)...)
+	}
+	lines = append(lines, m.footer(w))
+	return strings.Join(lines, "\n")
+}
+
+// layout splits the body: requests above, running calls' progress, then
+// notifications.
+func (m *Model) layout() (reqH, progH, noteH int) {
+	body := max(0, m.hgt-2)
+	if n := len(m.running); n > 0 && body >= 12 {
+		progH = min(n, 3) + 1
+		if n > 3 {
+			progH++
+		}
+	}
+	rest := body - progH
+	reqH = rest / 2
+	return reqH, progH, rest - reqH
+}
+
+func (m *Model) paneHeight(p pane) int {
+	r, _, n := m.layout()
+	if p == paneRequests {
+		return r
+	}
+	return n
+}
+
+// block splits s into exactly h lines of at most w columns.
+func block(s string, w, h int) []string {
+	ls := strings.Split(s, "\n")
+	if len(ls) > h {
+		ls = ls[:h]
+	}
+	for i := range ls {
+		ls[i] = fit(ls[i], w)
+	}
+	for len(ls) < h {
+		ls = append(ls, "")
+	}
+	return ls
+}
+
+// fit truncates a (possibly styled) line to w columns.
+func fit(s string, w int) string {
+	if ansi.StringWidth(s) <= w {
+		return s
+	}
+	return ansi.Truncate(s, w, "…")
+}
+
+// pad fits s to exactly w columns.
+func pad(s string, w int) string {
+	s = fit(s, w)
+	if n := w - ansi.StringWidth(s); n > 0 {
+		s += strings.Repeat(" ", n)
+	}
+	return s
+}
+
+func (m *Model) statusBar(w int) string {
+	in := m.info
+	var parts []string
+	parts = append(parts, "mcpscope")
+	if in.ServerInfo.Name != "" {
+		parts = append(parts, termsafe.Line(in.ServerInfo.Name+" "+in.ServerInfo.Version))
+	}
+	if in.ProtocolVersion != "" {
+		parts = append(parts, termsafe.Line(in.ProtocolVersion)+" ("+in.Era+")")
+	}
+	if in.Target != "" {
+		parts = append(parts, termsafe.Line(shorten(in.Target, 40)))
+	}
+	if in.SessionID != "" {
+		parts = append(parts, "session "+termsafe.Line(shorten(in.SessionID, 12)))
+	}
+	if in.Closed {
+		parts = append(parts, "CLOSED: "+termsafe.Line(in.CloseReason))
+	}
+	counts := fmt.Sprintf("calls %d · running %d · notes %d · logs %d", len(m.h.calls), len(m.running), in.Notifications, in.Logs)
+	if n := len(m.prompts); n > 0 {
+		counts = fmt.Sprintf("⚑ %d waiting · ", n) + counts
+	}
+	right := counts + " "
+	// The counts matter more than the target's full name: cut the left.
+	left := fit(" "+strings.Join(parts, " │ "), max(10, w-ansi.StringWidth(right)-1))
+	gap := w - ansi.StringWidth(left) - ansi.StringWidth(right)
+	var line string
+	if gap >= 1 {
+		line = left + strings.Repeat(" ", gap) + right
+	} else {
+		line = pad(left+" │ "+right, w)
+	}
+	return m.th.StatusBar.Render(pad(line, w))
+}
+
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+func (m *Model) footer(w int) string {
+	if m.flash != "" && m.opts.Now().Sub(m.flashAt) < 8*time.Second {
+		return fit(m.th.Accent.Render(" "+termsafe.Line(m.flash)), w)
+	}
+	var names []string
+	switch md := m.top(); {
+	case md != nil:
+		names = footerNames[md.scope()]
+	case m.inCat:
+		names = []string{"open", "section-next", "subscribe", "refresh", "catalog-close", "help"}
+	case m.focus == paneNotes:
+		names = []string{"focus-next", "open", "filter", "pause", "copy", "follow", "help", "quit"}
+	default:
+		names = []string{"focus-next", "open", "cancel-call", "replay", "edit-replay", "copy", "catalog", "help", "quit"}
+	}
+	var b strings.Builder
+	for _, n := range names {
+		bd, ok := m.km.Get(n)
+		if !ok {
+			continue
+		}
+		b.WriteString(" " + m.th.HelpKey.Render(bd.Keys[0]) + " " + m.th.Faint.Render(footerLabel(n, bd.Help)))
+	}
+	return fit(b.String(), w)
+}
+
+var footerNames = map[keys.Scope][]string{
+	"detail":  {"tab-next", "search", "search-next", "copy", "detail-close"},
+	"form":    {"form-next", "form-submit", "form-decline", "form-raw", "form-cancel"},
+	"editor":  {"editor-submit", "editor-decline", "editor-cancel"},
+	"chooser": {"choose", "choose-cancel"},
+	"global":  {"help"},
+	"search":  {"search-run", "search-cancel"},
+}
+
+// footerLabels are the footer's short words; the help overlay has the
+// long descriptions.
+var footerLabels = map[string]string{
+	"focus-next": "pane", "open": "detail", "cancel-call": "cancel", "replay": "replay", "edit-replay": "edit+replay",
+	"copy": "copy", "catalog": "catalog", "help": "help", "quit": "quit", "filter": "filter", "pause": "pause",
+	"follow": "follow", "tab-next": "tab", "search": "search", "search-next": "next", "detail-close": "close",
+	"section-next": "section", "subscribe": "subscribe", "refresh": "refresh", "catalog-close": "back",
+	"form-next": "field", "form-submit": "submit", "form-decline": "decline", "form-raw": "raw JSON", "form-cancel": "cancel",
+	"editor-submit": "send", "editor-decline": "decline", "editor-cancel": "cancel", "choose": "choose",
+	"choose-cancel": "cancel", "search-run": "search", "search-cancel": "stop",
+}
+
+func footerLabel(name, help string) string {
+	if l, ok := footerLabels[name]; ok {
+		return l
+	}
+	return firstWord(help)
+}
+
+func firstWord(s string) string {
+	if i := strings.Index(s, " ("); i > 0 {
+		s = s[:i]
+	}
+	if i := strings.Index(s, ", "); i > 0 {
+		s = s[:i]
+	}
+	return s
+}
+
+func (m *Model) paneTitle(title string, focused bool, w int) string {
+	st := m.th.Faint
+	mark := "  "
+	if focused {
+		st, mark = m.th.Title, "▌ "
+	}
+	t := mark + title + " "
+	return st.Render(pad(t+strings.Repeat("─", max(0, w-ansi.StringWidth(t))), w))
+}
+
+// requestsPane draws one row per call, newest at the bottom.
+func (m *Model) requestsPane(w, h int) []string {
+	if h <= 0 {
+		return nil
+	}
+	n := len(m.h.calls)
+	title := fmt.Sprintf("Requests %d", n)
+	if m.req.follow {
+		title += " · follow"
+	}
+	out := []string{m.paneTitle(title, m.focus == paneRequests, w)}
+	now := m.opts.Now()
+	for i := m.req.top; i < n && len(out) < h; i++ {
+		out = append(out, m.requestRow(m.h.calls[i], w, i == m.req.sel, now))
+	}
+	if n == 0 && h > 1 {
+		out = append(out, m.th.Faint.Render("   no calls yet — C opens the catalog, : sends raw JSON-RPC"))
+	}
+	for len(out) < h {
+		out = append(out, "")
+	}
+	return out
+}
+
+// status is the word a call's row shows.
+func (m *Model) status(sn session.CallSnapshot) string {
+	if sn.Late > 0 {
+		return "late"
+	}
+	if sn.State == session.StateOK && sn.Method == "tools/call" && isToolError(sn.Result) {
+		return "error"
+	}
+	return string(sn.State)
+}
+
+// isToolError looks for isError:true near the end of a tool result, where
+// encoders put it, without scanning megabytes of content.
+func isToolError(r []byte) bool {
+	tail := r
+	if len(tail) > 256 {
+		tail = tail[len(tail)-256:]
+	}
+	head := r
+	if len(head) > 256 {
+		head = head[:256]
+	}
+	return bytes.Contains(tail, []byte(`"isError":true`)) || bytes.Contains(head, []byte(`"isError":true`))
+}
+
+func (m *Model) statusStyle(st string) lipgloss.Style {
+	switch st {
+	case "ok":
+		return m.th.OK
+	case "error":
+		return m.th.Error
+	case "late":
+		return m.th.Late
+	case "cancelled", "detached":
+		return m.th.Cancelled
+	case "streaming":
+		return m.th.Info
+	}
+	return m.th.Pending
+}
+
+func (m *Model) requestRow(c *session.Call, w int, sel bool, now time.Time) string {
+	sn := c.Snapshot()
+	st := m.status(sn)
+	mark := " "
+	if sel {
+		mark = "▸"
+	}
+	name := termsafe.Line(sn.Name)
+	left := fmt.Sprintf("%s%s %-5s %-16s %-16s ", mark, sn.Started.In(m.opts.Location).Format("15:04:05"),
+		shorten(sn.Key, 5), shorten(sn.Method, 16), shorten(name, 16))
+	line := left + m.statusStyle(st).Render(fmt.Sprintf("%-9s", st)) + fmt.Sprintf(" %7s", fmtDur(sn.Duration(now)))
+	rest := w - ansi.StringWidth(line) - 1
+	if sn.HasProgress && rest > 12 {
+		line += " " + m.progressText(sn, rest, !sn.State.Ended())
+	} else if e := sn.Err(); e != nil && rest > 8 {
+		line += " " + m.th.Faint.Render(termsafe.Line(e.Error()))
+	}
+	if sel {
+		return m.th.Selected.Render(pad(ansi.Strip(line), w))
+	}
+	return fit(line, w)
+}
+
+// progressText is "███░░ 3/10 1.0/s eta 7s message" in w columns.
+func (m *Model) progressText(sn session.CallSnapshot, w int, live bool) string {
+	p := sn.Progress
+	barW := min(12, w/4)
+	var b strings.Builder
+	if p.Total > 0 {
+		b.WriteString(m.bar(p.Value/p.Total, barW) + " ")
+		b.WriteString(fmtNum(p.Value) + "/" + fmtNum(p.Total))
+	} else {
+		b.WriteString(fmtNum(p.Value) + " (no total)")
+	}
+	if live {
+		if r := p.Rate(); r > 0 {
+			b.WriteString(" " + fmtNum(r) + "/s")
+		}
+		if eta := p.ETA(); eta > 0 {
+			b.WriteString(" eta " + fmtDur(eta))
+		}
+	}
+	if p.Message != "" {
+		b.WriteString(" " + termsafe.Line(p.Message))
+	}
+	return fit(b.String(), w)
+}
+
+func (m *Model) bar(frac float64, w int) string {
+	frac = min(max(frac, 0), 1)
+	done := int(frac*float64(w) + 0.5)
+	return m.th.BarDone.Render(strings.Repeat("█", done)) + m.th.BarTodo.Render(strings.Repeat("░", w-done))
+}
+
+func fmtNum(f float64) string {
+	if f == float64(int64(f)) {
+		return strconv.FormatInt(int64(f), 10)
+	}
+	return strconv.FormatFloat(f, 'f', 1, 64)
+}
+
+func fmtDur(d time.Duration) string {
+	switch {
+	case d < time.Second:
+		return itoa(int(d/time.Millisecond)) + "ms"
+	case d < time.Minute:
+		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
+	}
+	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
+}
+
+func humanBytes(n int) string {
+	switch {
+	case n < 1<<10:
+		return itoa(n) + " B"
+	case n < 1<<20:
+		return strconv.FormatFloat(float64(n)/(1<<10), 'f', 1, 64) + " KiB"
+	}
+	return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
+}
+
+// progressStrip lists running calls with their progress, rate and ETA.
+func (m *Model) progressStrip(w, h int) []string {
+	if h <= 0 {
+		return nil
+	}
+	out := []string{m.paneTitle(fmt.Sprintf("Running %d", len(m.running)), false, w)}
+	now := m.opts.Now()
+	for i, c := range m.running {
+		if len(out) >= h {
+			break
+		}
+		if i == 3 {
+			out = append(out, m.th.Faint.Render(fmt.Sprintf("   … and %d more", len(m.running)-3)))
+			break
+		}
+		sn := c.Snapshot()
+		head := fmt.Sprintf("   %-5s %-16s %7s ", shorten(sn.Key, 5), shorten(termsafe.Line(firstNonEmpty(sn.Name, sn.Method)), 16), fmtDur(sn.Duration(now)))
+		rest := w - ansi.StringWidth(head)
+		if sn.HasProgress {
+			head += m.progressText(sn, rest, true)
+		} else {
+			head += m.th.Faint.Render(string(sn.State) + ", no progress yet")
+		}
+		out = append(out, fit(head, w))
+	}
+	for len(out) < h {
+		out = append(out, "")
+	}
+	return out
+}
+
+func firstNonEmpty(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+// notesPane draws notifications, logs, stderr and transport events.
+func (m *Model) notesPane(w, h int) []string {
+	if h <= 0 {
+		return nil
+	}
+	n := m.visibleNotes()
+	title := fmt.Sprintf("Notifications %d", n)
+	if m.h.filter != kindAll {
+		title += " · filter: " + m.h.filter.String()
+	}
+	if m.paused {
+		title += fmt.Sprintf(" · PAUSED (+%d new)", m.h.noteLen()-n)
+	} else if m.note.follow {
+		title += " · follow"
+	}
+	out := []string{m.paneTitle(title, m.focus == paneNotes, w)}
+	for i := m.note.top; i < n && len(out) < h; i++ {
+		out = append(out, m.noteRow(m.h.noteAt(i), w, i == m.note.sel))
+	}
+	for len(out) < h {
+		out = append(out, "")
+	}
+	return out
+}
+
+func (m *Model) noteRow(r noteRow, w int, sel bool) string {
+	it := r.it
+	mark := " "
+	if sel {
+		mark = "▸"
+	}
+	head := mark + it.Frame.Time.In(m.opts.Location).Format("15:04:05") + " " + fmt.Sprintf("%-8s", r.kind.String()) + " "
+	body := m.noteText(r, w-ansi.StringWidth(head))
+	if sel {
+		return m.th.Selected.Render(pad(head+ansi.Strip(body), w))
+	}
+	return fit(head+body, w)
+}
+
+// noteText is the one-line summary of a notification-pane item. Every
+// server string goes through termsafe.
+func (m *Model) noteText(r noteRow, w int) string {
+	it := r.it
+	max := w*2 + 16
+	switch r.kind {
+	case kindStderr:
+		return m.th.Warn.Render("stderr") + " " + termsafe.Line(shortBytes(it.Frame.Data, max))
+	case kindEvent:
+		return m.th.Info.Render(eventText(it.Frame.Meta))
+	case kindLog:
+		var p struct {
+			Level  string          `json:"level"`
+			Logger string          `json:"logger"`
+			Data   json.RawMessage `json:"data"`
+		}
+		_ = json.Unmarshal(it.Env.Params, &p)
+		data := oneLine(p.Data, max)
+		var s string
+		if json.Unmarshal(p.Data, &s) == nil {
+			data = termsafe.Line(shorten(s, max))
+		}
+		lv := termsafe.Line(p.Level)
+		txt := fmt.Sprintf("%-8s ", lv)
+		if p.Logger != "" {
+			txt += termsafe.Line(p.Logger) + ": "
+		}
+		return m.th.Level(p.Level).Render(txt + data)
+	case kindProgress:
+		var p struct {
+			Token    json.RawMessage `json:"progressToken"`
+			Progress float64         `json:"progress"`
+			Total    float64         `json:"total"`
+			Message  string          `json:"message"`
+		}
+		_ = json.Unmarshal(it.Env.Params, &p)
+		s := "progress " + oneLine(p.Token, 24) + " " + fmtNum(p.Progress)
+		if p.Total > 0 {
+			s += "/" + fmtNum(p.Total)
+		}
+		if p.Message != "" {
+			s += " " + termsafe.Line(p.Message)
+		}
+		if it.CallKey != "" {
+			s += m.th.Faint.Render(" (call " + it.CallKey + ")")
+		}
+		return s
+	case kindNotify:
+		return m.th.Accent.Render(termsafe.Line(it.Env.Method)) + " " + m.th.Faint.Render(oneLine(it.Env.Params, max))
+	case kindRequest:
+		return m.th.Warn.Render("⇠ "+termsafe.Line(it.Env.Method)) + " " + m.th.Faint.Render(oneLine(it.Env.Params, max))
+	}
+	s := oneLine(it.Frame.Data, max)
+	if it.Note != "" {
+		s = m.th.Late.Render(termsafe.Line(it.Note)) + " " + s
+	}
+	return s
+}
+
+func shortBytes(b []byte, n int) string {
+	if len(b) > n {
+		return string(b[:n]) + "…"
+	}
+	return string(b)
+}
+
+// eventText describes a transport event in words.
+func eventText(mt transport.Meta) string {
+	var b strings.Builder
+	b.WriteString(termsafe.Line(mt.Event))
+	switch mt.Event {
+	case transport.EvSessionID:
+		b.WriteString(" " + termsafe.Line(mt.Detail))
+		mt.Detail = ""
+	case transport.EvExited:
+		if mt.ExitCode != nil {
+			b.WriteString(fmt.Sprintf(" code %d", *mt.ExitCode))
+		}
+		if mt.Signal != "" {
+			b.WriteString(" signal " + mt.Signal)
+		}
+	case transport.EvSpawned:
+		if mt.PID != 0 {
+			b.WriteString(fmt.Sprintf(" pid %d", mt.PID))
+		}
+	}
+	if mt.Stream != "" {
+		b.WriteString(" stream " + termsafe.Line(mt.Stream))
+	}
+	if mt.Status != 0 {
+		b.WriteString(fmt.Sprintf(" HTTP %d", mt.Status))
+	}
+	if mt.EventID != "" {
+		b.WriteString(" event-id " + termsafe.Line(mt.EventID))
+	}
+	if mt.Detail != "" {
+		b.WriteString(" — " + termsafe.Line(mt.Detail))
+	}
+	return b.String()
+}
