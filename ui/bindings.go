@@ -32,8 +32,8 @@ func DefaultKeys() *keys.Map {
 		{Name: "pause", Scope: n, Keys: []string{"space", "p"}, Help: "pause / resume the pane"},
 
 		{Name: "detail-close", Scope: d, Keys: []string{"esc", "q"}, Help: "close"},
-		{Name: "tab-next", Scope: d, Keys: []string{"right", "l", "tab"}, Help: "next tab"},
-		{Name: "tab-prev", Scope: d, Keys: []string{"left", "h", "shift+tab"}, Help: "previous tab"},
+		{Name: "tab-next", Scope: d, Keys: []string{"tab", "right", "l"}, Help: "next tab"},
+		{Name: "tab-prev", Scope: d, Keys: []string{"shift+tab", "left", "h"}, Help: "previous tab"},
 		{Name: "search", Scope: d, Keys: []string{"/"}, Help: "search"},
 		{Name: "search-next", Scope: d, Keys: []string{"n"}, Help: "next match"},
 		{Name: "search-prev", Scope: d, Keys: []string{"N"}, Help: "previous match"},

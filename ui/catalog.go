@@ -100,21 +100,7 @@ func (c *catalog) poll(m *Model) {
 		}
 		var page map[string]json.RawMessage
 		_ = json.Unmarshal(sn.Result, &page)
-		var raw []struct {
-			Name        string          `json:"name"`
-			Title       string          `json:"title"`
-			Description string          `json:"description"`
-			URI         string          `json:"uri"`
-			URITemplate string          `json:"uriTemplate"`
-			InputSchema json.RawMessage `json:"inputSchema"`
-			Arguments   json.RawMessage `json:"arguments"`
-		}
-		_ = json.Unmarshal(page[s.field], &raw)
-		for _, r := range raw {
-			e := catEntry{name: r.Name, title: r.Title, desc: r.Description, uri: firstNonEmpty(r.URI, r.URITemplate), schema: r.InputSchema}
-			_ = json.Unmarshal(r.Arguments, &e.args)
-			s.acc = append(s.acc, e)
-		}
+		s.acc = append(s.acc, parseEntries(s.field, sn.Result)...)
 		var cursor string
 		_ = json.Unmarshal(page["nextCursor"], &cursor)
 		if cursor != "" && len(s.acc) < 10000 {
@@ -289,4 +275,27 @@ func (c *catalog) render(m *Model, w, h int) string {
 		l = append(l, "", m.th.Faint.Render(" "+termsafe.Line(e.desc)))
 	}
 	return strings.Join(l, "\n")
+}
+
+// parseEntries reads one page of a list result.
+func parseEntries(field string, result json.RawMessage) []catEntry {
+	var page map[string]json.RawMessage
+	_ = json.Unmarshal(result, &page)
+	var raw []struct {
+		Name        string          `json:"name"`
+		Title       string          `json:"title"`
+		Description string          `json:"description"`
+		URI         string          `json:"uri"`
+		URITemplate string          `json:"uriTemplate"`
+		InputSchema json.RawMessage `json:"inputSchema"`
+		Arguments   json.RawMessage `json:"arguments"`
+	}
+	_ = json.Unmarshal(page[field], &raw)
+	var out []catEntry
+	for _, r := range raw {
+		e := catEntry{name: r.Name, title: r.Title, desc: r.Description, uri: firstNonEmpty(r.URI, r.URITemplate), schema: r.InputSchema}
+		_ = json.Unmarshal(r.Arguments, &e.args)
+		out = append(out, e)
+	}
+	return out
 }

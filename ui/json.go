@@ -141,4 +141,3 @@ func colourJSONLine(th themes.Theme, line string) string {
 	}
 	return b.String()
 }
-

@@ -300,8 +300,12 @@ func (m *Model) requestRow(c *session.Call, w int, sel bool, now time.Time) stri
 		mark = "▸"
 	}
 	name := termsafe.Line(sn.Name)
-	left := fmt.Sprintf("%s%s %-5s %-16s %-16s ", mark, sn.Started.In(m.opts.Location).Format("15:04:05"),
-		shorten(sn.Key, 5), shorten(sn.Method, 16), shorten(name, 16))
+	mw, nw := 16, 16
+	if w < 100 {
+		mw, nw = 14, 12 // leave the progress bar room at 80 columns
+	}
+	left := fmt.Sprintf("%s%s %-5s %-*s %-*s ", mark, sn.Started.In(m.opts.Location).Format("15:04:05"),
+		shorten(sn.Key, 5), mw, shorten(sn.Method, mw), nw, shorten(name, nw))
 	line := left + m.statusStyle(st).Render(fmt.Sprintf("%-9s", st)) + fmt.Sprintf(" %7s", fmtDur(sn.Duration(now)))
 	rest := w - ansi.StringWidth(line) - 1
 	if sn.HasProgress && rest > 12 {

@@ -1,0 +1,100 @@
+package ui
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"mcpscope/session"
+)
+
+var sizes = []struct{ w, h int }{{80, 24}, {120, 40}}
+
+// TestGoldenPanes pins each pane's content at two sizes.
+func TestGoldenPanes(t *testing.T) {
+	cases := []struct {
+		name  string
+		setup func(m *Model)
+	}{
+		{"requests", func(m *Model) {}},
+		{"requests-selected", func(m *Model) { press(m, "top", "down") }},
+		{"notifications", func(m *Model) { press(m, "focus-next") }},
+		{"notifications-log-filter", func(m *Model) { press(m, "focus-next", "filter") }},
+		{"notifications-paused", func(m *Model) { press(m, "focus-next", "pause", "up", "up") }},
+		{"detail-request", func(m *Model) { press(m, "top", "down", "open") }},
+		{"detail-response", func(m *Model) { press(m, "top", "down", "down", "open", "tab-next") }},
+		{"detail-raw", func(m *Model) { press(m, "top", "down", "down", "down", "down", "open", "tab-next", "tab-next") }},
+		{"detail-search", func(m *Model) {
+			press(m, "top", "down", "open", "search")
+			typeText(m, "seconds")
+			press(m, "search-run")
+		}},
+		{"detail-notification", func(m *Model) { press(m, "focus-next", "top", "down", "down", "down", "down", "open") }},
+		{"help", func(m *Model) { press(m, "help") }},
+		{"catalog", func(m *Model) {
+			loadPage(m, 0, `{"tools":[{"name":"slow","title":"Slow task","description":"Works \u001b[2J slowly","inputSchema":{"type":"object","properties":{"seconds":{"type":"number","default":10}}}},{"name":"echo","description":"Echo"}]}`)
+			press(m, "catalog")
+		}},
+		{"tool-form", func(m *Model) {
+			loadPage(m, 0, `{"tools":[{"name":"slow","description":"Works slowly","inputSchema":{"type":"object","properties":{"seconds":{"type":"number","default":10,"minimum":0,"description":"total duration"},"steps":{"type":"integer","default":10},"verbose":{"type":"boolean"},"mode":{"type":"string","enum":["fast","slow"]}},"required":["seconds"]}}]}`)
+			press(m, "catalog", "open")
+		}},
+		{"elicitation", func(m *Model) {
+			p := &serverPrompt{req: session.ServerRequest{Method: "elicitation/create", Related: "7",
+				Params: json.RawMessage(`{"message":"Tell us \u001b]0;pwned\u0007 about you","requestedSchema":{"type":"object","properties":{"name":{"type":"string","title":"Your name"},"colour":{"type":"string","oneOf":[{"const":"r","title":"Red"},{"const":"g","title":"Green"}]}},"required":["name"]}}`)},
+				ctx: context.Background(), reply: make(chan answer, 1)}
+			m.Update(serverPromptMsg{p})
+		}},
+	}
+	for _, c := range cases {
+		for _, sz := range sizes {
+			t.Run(fmt.Sprintf("%s-%dx%d", c.name, sz.w, sz.h), func(t *testing.T) {
+				m := newTestModel(t, loadFixture(t), sz.w, sz.h)
+				c.setup(m)
+				got := screen(m)
+				checkSize(t, got, sz.w, sz.h)
+				golden(t, fmt.Sprintf("%s-%dx%d", c.name, sz.w, sz.h), got)
+			})
+		}
+	}
+}
+
+// loadPage fills a catalog section as if its list call had answered.
+func loadPage(m *Model, sec int, result string) {
+	s := m.catalog.secs[sec]
+	s.entries = parseEntries(s.field, json.RawMessage(result))
+	s.fetched = true
+}
+
+func checkSize(t *testing.T, s string, w, h int) {
+	t.Helper()
+	lines := strings.Split(s, "\n")
+	if len(lines) != h {
+		t.Errorf("%d lines, want %d", len(lines), h)
+	}
+	for i, l := range lines {
+		if n := utf8.RuneCountInString(l); n > w {
+			t.Errorf("line %d is %d wide (> %d): %q", i, n, w, l)
+		}
+	}
+}
+
+// TestResizeAnySize renders every view at sizes from tiny to large
+// without panicking and within bounds.
+func TestResizeAnySize(t *testing.T) {
+	m := newTestModel(t, loadFixture(t), 80, 24)
+	for _, sz := range [][2]int{{1, 1}, {10, 3}, {20, 6}, {40, 10}, {80, 24}, {81, 25}, {200, 60}} {
+		for _, setup := range [][]string{nil, {"open"}, {"help"}} {
+			m.modals = nil
+			m.Update(windowSize(sz[0], sz[1]))
+			press(m, setup...)
+			got := screen(m)
+			if sz[0] >= 20 && sz[1] >= 6 {
+				checkSize(t, got, sz[0], sz[1])
+			}
+		}
+	}
+}

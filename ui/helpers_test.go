@@ -1,0 +1,213 @@
+package ui
+
+import (
+	"encoding/json"
+	"flag"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"mcpscope/session"
+	"mcpscope/themes"
+	"mcpscope/transport"
+)
+
+var update = flag.Bool("update", false, "rewrite golden files")
+
+var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func at(sec float64) time.Time { return t0.Add(time.Duration(sec * float64(time.Second))) }
+
+func msg(sec float64, dir transport.Dir, data string) transport.Frame {
+	return transport.Frame{Time: at(sec), Dir: dir, Kind: transport.Message, Data: []byte(data)}
+}
+
+// fixtureFrames is a small session with everything the panes show,
+// including hostile server text.
+func fixtureFrames() []transport.Frame {
+	ev := func(sec float64, m transport.Meta) transport.Frame {
+		return transport.Frame{Time: at(sec), Dir: transport.Local, Kind: transport.Event, Meta: m}
+	}
+	out, in := transport.Out, transport.In
+	return []transport.Frame{
+		ev(0, transport.Meta{Event: transport.EvSpawned, PID: 4242, Detail: "demo-server --stdio"}),
+		msg(0.1, out, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"mcpscope","version":"0.1.0-dev"}}}`),
+		msg(0.2, in, `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{"listChanged":true},"logging":{}},"serverInfo":{"name":"evil\u001b]52;c;ZXZpbA==\u0007srv","version":"6.6\u202e6"}}}`),
+		msg(1, out, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":10,"steps":10},"_meta":{"progressToken":"mcpscope-2"}}}`),
+		msg(2, in, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"mcpscope-2","progress":1,"total":10,"message":"step 1/10"}}`),
+		msg(2.4, in, `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"mcpscope-2","progress":3,"total":10,"message":"step 3/10 \u001b[2J"}}`),
+		msg(2.5, out, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`),
+		msg(2.6, in, `{"jsonrpc":"2.0","id":3,"result":{"content":[{"type":"text","text":"hi"}],"structuredContent":{"message":"hi","length":2}}}`),
+		msg(3, out, `{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"fail","arguments":{}}}`),
+		msg(3.1, in, `{"jsonrpc":"2.0","id":4,"result":{"content":[{"type":"text","text":"boom"}],"isError":true}}`),
+		msg(3.2, out, `{"jsonrpc":"2.0","id":5,"method":"resources/read","params":{"uri":"demo://missing"}}`),
+		msg(3.3, in, `{"jsonrpc":"2.0","id":5,"error":{"code":-32002,"message":"resource not found \u001b[31mred\u001b[0m"}}`),
+		msg(3.5, in, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"warning","logger":"demo","data":"disk \u001b]52;c;cHduZWQ=\u0007 almost full"}}`),
+		msg(3.6, in, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"error","data":{"error":"Connection failed","bidi":"abc\u202edef"}}}`),
+		{Time: at(3.7), Dir: in, Kind: transport.Stderr, Data: []byte("panic: \x1b[2J\x1b[H cleared \xe2\x80\xae reversed")},
+		msg(3.8, in, `{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`),
+		ev(3.9, transport.Meta{Event: transport.EvStreamDropped, Stream: "get:1", Detail: "read: connection reset"}),
+		msg(4.1, in, `{"jsonrpc":"2.0","id":"srv-1","method":"elicitation/create","params":{"message":"Your name?","requestedSchema":{"type":"object","properties":{"name":{"type":"string"}},"required":["name"]}}}`),
+	}
+}
+
+// loadFixture writes the fixture as a journal and loads it back, the
+// way `mcpscope journal` sessions are built.
+func loadFixture(t testing.TB) *session.Session {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "fixture.jsonl")
+	hdr, _ := json.Marshal(session.Header{Format: session.JournalFormat, Started: t0, Target: "stdio: demo-server --stdio"})
+	buf := append(hdr, '\n')
+	for i, f := range fixtureFrames() {
+		buf = session.AppendRecord(buf, uint64(i+1), f)
+	}
+	if err := os.WriteFile(path, buf, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := session.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func newTestModel(t testing.TB, s *session.Session, w, h int) *Model {
+	t.Helper()
+	m := New(Options{Session: s, Theme: themes.ByName("dark"), Now: func() time.Time { return at(5) }, Location: time.UTC,
+		Clipboard: func(string) error { return nil }})
+	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
+	return m
+}
+
+// press drives a binding by name and runs the commands it returns, so
+// their messages reach the model the way the program would deliver them.
+func press(m *Model, names ...string) {
+	for _, n := range names {
+		run(m, m.Press(n))
+	}
+}
+
+// typeText sends text as key presses.
+func typeText(m *Model, s string) {
+	for _, r := range s {
+		k := tea.KeyPressMsg{Code: r, Text: string(r)}
+		if r == ' ' {
+			k.Code = tea.KeySpace
+		}
+		_, cmd := m.Update(k)
+		run(m, cmd)
+	}
+}
+
+// run executes a command tree synchronously, feeding back the messages
+// the UI itself handles. Loops that wait (store, ticks, prompts) are not
+// run here.
+func run(m *Model, cmd tea.Cmd) {
+	if cmd == nil {
+		return
+	}
+	done := make(chan tea.Msg, 1)
+	go func() { done <- cmd() }()
+	var msg tea.Msg
+	select {
+	case msg = <-done:
+	case <-time.After(200 * time.Millisecond):
+		return // a waiting loop; not ours to drive
+	}
+	switch v := msg.(type) {
+	case tea.BatchMsg:
+		for _, c := range v {
+			run(m, c)
+		}
+	case copiedMsg, flashMsg:
+		_, c := m.Update(v)
+		run(m, c)
+	}
+}
+
+// screen is the model's content without styling, for goldens and checks.
+func screen(m *Model) string { return ansi.Strip(m.Render()) }
+
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name+".golden")
+	if *update {
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./ui -run %s -update)", err, t.Name())
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from %s:\n--- got ---\n%s\n--- want ---\n%s", t.Name(), path, got, want)
+	}
+}
+
+// fakeTransport records what the session sends and lets tests inject what
+// a server would say.
+type fakeTransport struct {
+	mu   sync.Mutex
+	sink transport.Sink
+	sent [][]byte
+	done chan struct{}
+	once sync.Once
+}
+
+func newFake() *fakeTransport { return &fakeTransport{done: make(chan struct{})} }
+
+func (f *fakeTransport) Start(s transport.Sink) error { f.sink = s; return nil }
+func (f *fakeTransport) Send(m transport.Outgoing, done func(error)) {
+	f.mu.Lock()
+	f.sent = append(f.sent, m.Data)
+	f.mu.Unlock()
+	f.sink(transport.Frame{Time: time.Now(), Dir: transport.Out, Kind: transport.Message, Data: m.Data})
+	done(nil)
+}
+func (f *fakeTransport) Close() error          { f.once.Do(func() { close(f.done) }); return nil }
+func (f *fakeTransport) Done() <-chan struct{} { return f.done }
+func (f *fakeTransport) Describe() string      { return "fake: test server" }
+
+func (f *fakeTransport) inject(data string) {
+	f.sink(transport.Frame{Time: time.Now(), Dir: transport.In, Kind: transport.Message, Data: []byte(data)})
+}
+
+// sentWith waits until a sent message contains s.
+func (f *fakeTransport) sentWith(t *testing.T, s string) string {
+	t.Helper()
+	deadline := time.Now().Add(5 * time.Second)
+	for time.Now().Before(deadline) {
+		f.mu.Lock()
+		for _, b := range f.sent {
+			if strings.Contains(string(b), s) {
+				f.mu.Unlock()
+				return string(b)
+			}
+		}
+		f.mu.Unlock()
+		time.Sleep(5 * time.Millisecond)
+	}
+	t.Fatalf("nothing sent containing %q", s)
+	return ""
+}
+
+func liveSession(t testing.TB, r session.Responder) (*session.Session, *fakeTransport) {
+	t.Helper()
+	f := newFake()
+	s := session.New(f, session.Options{Responder: r, Timeout: -1, MaxTimeout: -1})
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, f
+}
+
+func windowSize(w, h int) tea.WindowSizeMsg { return tea.WindowSizeMsg{Width: w, Height: h} }
