@@ -122,6 +122,9 @@ type Call struct {
 	taskID   string        // a task this call created (2025-11-25 tasks or the tasks extension)
 	ack      json.RawMessage
 
+	listen        *ListenFilter // subscriptions/listen: the filter, for re-listening
+	listenAttempt int
+
 	handle       string      // StateStore record, once persisted
 	persisted    bool        // written at least once
 	persistTimer *time.Timer // pending debounced write

@@ -102,6 +102,7 @@ func (s *Session) onStreamEndLocked(m transport.Meta, after []func()) []func() {
 		// A listen stream without ids: open a fresh one (bounded).
 		after = append(after, s.scheduleResume(key, m.Event))
 	case isPost:
+		after = s.relistenLocked(c, after)
 		why := "the server closed the response stream before answering"
 		if m.Event == transport.EvStreamDropped {
 			why = "the response stream broke before an answer arrived"
@@ -245,6 +246,10 @@ func (s *Session) ReconnectNow() int {
 		f()
 	}
 	return len(fires)
+}
+
+func transportNote(detail string) transport.Meta {
+	return transport.Meta{Event: transport.EvNote, Detail: detail}
 }
 
 // localEvent records something the session itself did (a resume attempt, an
