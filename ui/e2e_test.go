@@ -1,0 +1,216 @@
+package ui
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+)
+
+// TestE2ETmux runs the real binary against the embedded demo server in a
+// 120×40 tmux pane and drives it like a person: start a slow call from the
+// catalog, watch its progress, cancel it, replay it, answer an elicitation
+// form, copy a result. Every step waits for text on the captured screen.
+func TestE2ETmux(t *testing.T) {
+	if testing.Short() {
+		t.Skip("e2e: skipped in -short mode")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("e2e: tmux is not installed (CI installs it); skipping the end-to-end test")
+	}
+	dir := t.TempDir()
+	bin := filepath.Join(dir, "mcpscope")
+	build := exec.Command("go", "build", "-o", bin, "mcpscope")
+	build.Dir = ".."
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("build: %v\n%s", err, out)
+	}
+	tm := &tmux{t: t, sock: fmt.Sprintf("mcpscope-e2e-%d", os.Getpid())}
+	tm.run("-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40", "-s", "e2e",
+		fmt.Sprintf("cd %s && TERM=xterm-256color NO_COLOR= %s --no-journal 2>%s/stderr.log", dir, bin, dir))
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("last screen:\n%s", tm.capture())
+			if b, err := os.ReadFile(filepath.Join(dir, "stderr.log")); err == nil {
+				t.Logf("stderr:\n%s", b)
+			}
+		}
+		exec.Command("tmux", "-L", tm.sock, "kill-server").Run()
+	})
+	tm.run("set-option", "-g", "set-clipboard", "on")
+
+	tm.waitFor("mcpscope-demo", "prompts/list")
+
+	// Start a slow call from the catalog's form.
+	tm.keys("C")
+	tm.waitFor("Catalog", "Slow task with progress")
+	tm.selectRow("Slow task with progress")
+	tm.keys("Enter")
+	tm.waitFor("Call tool slow")
+	tm.keys("C-u")
+	tm.text("30")
+	tm.keys("Tab", "C-u")
+	tm.text("30")
+	tm.keys("Enter")
+
+	// Watch progress: bar, count, rate and ETA, in the row and the strip.
+	tm.waitRe(`slow\s+streaming.*[2-9]/30`, `Running 1`, `eta \d`)
+
+	// Cancel it.
+	tm.keys("c")
+	tm.waitRe(`cancelled call \d+ \(tools/call\)`, `slow\s+(cancelled|late)`)
+
+	// Replay it: a new id, same params, progress again.
+	tm.keys("r")
+	tm.waitRe(`replayed call (\d+) as (\d+)`)
+	tm.waitRe(`slow\s+streaming.*[1-9]/30`)
+	tm.keys("c")
+	tm.waitRe(`cancelled call`)
+
+	// Answer an elicitation form.
+	tm.keys("C")
+	tm.waitFor("Catalog")
+	tm.selectRow("Ask the user (elicitation)")
+	tm.keys("Enter")
+	tm.waitFor("Call tool ask")
+	tm.keys("Enter")
+	tm.waitFor("The server asks (elicitation)", "Your name*")
+	tm.fillField("Your name", "Ada")
+	tm.fillField("Your age", "36")
+	tm.keys("Enter")
+	tm.waitFor("elicitation accepted")
+
+	// The retry round carries the answer; copy its result.
+	tm.waitRe(`ask\s+ok[^\n]*\n[^\n]*ask\s+ok`)
+	tm.keys("G", "y")
+	tm.waitRe(`copied result of call \d+`)
+	if buf, err := exec.Command("tmux", "-L", tm.sock, "show-buffer").Output(); err == nil && len(buf) > 0 {
+		if !strings.Contains(string(buf), "the user accepted") {
+			t.Errorf("clipboard (tmux buffer via OSC 52) holds %q", buf)
+		}
+	} else {
+		t.Log("tmux did not take the OSC 52 copy; checked the on-screen confirmation only")
+	}
+	tm.keys("Enter")
+	tm.waitFor("request │ response")
+	tm.keys("Tab")
+	tm.waitFor(`the user accepted and answered`, `Ada`)
+	tm.keys("Escape", "q")
+}
+
+type tmux struct {
+	t    *testing.T
+	sock string
+}
+
+func (tm *tmux) run(args ...string) string {
+	tm.t.Helper()
+	out, err := exec.Command("tmux", append([]string{"-L", tm.sock}, args...)...).CombinedOutput()
+	if err != nil {
+		tm.t.Fatalf("tmux %v: %v\n%s", args, err, out)
+	}
+	return string(out)
+}
+
+func (tm *tmux) capture() string {
+	out, _ := exec.Command("tmux", "-L", tm.sock, "capture-pane", "-p", "-t", "e2e").Output()
+	return string(out)
+}
+
+func (tm *tmux) keys(k ...string) { tm.run(append([]string{"send-keys", "-t", "e2e"}, k...)...) }
+func (tm *tmux) text(s string)    { tm.run("send-keys", "-t", "e2e", "-l", s) }
+
+// waitUntil polls the screen until ok holds or the deadline passes.
+func (tm *tmux) waitUntil(what string, ok func(string) bool) string {
+	tm.t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		s := tm.capture()
+		if ok(s) {
+			return s
+		}
+		if time.Now().After(deadline) {
+			tm.t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(50 * time.Millisecond)
+	}
+}
+
+func (tm *tmux) waitFor(subs ...string) string {
+	tm.t.Helper()
+	return tm.waitUntil(fmt.Sprintf("%q", subs), func(s string) bool {
+		for _, x := range subs {
+			if !strings.Contains(s, x) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+func (tm *tmux) waitRe(res ...string) string {
+	tm.t.Helper()
+	return tm.waitUntil(fmt.Sprintf("%q", res), func(s string) bool {
+		for _, x := range res {
+			if !regexp.MustCompile(x).MatchString(s) {
+				return false
+			}
+		}
+		return true
+	})
+}
+
+// selectedLine is the row marked ▸.
+func selectedLine(s string) string {
+	for _, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(strings.TrimLeft(l, " "), "▸") {
+			return l
+		}
+	}
+	return ""
+}
+
+// selectRow moves down the list until the selected row holds text.
+func (tm *tmux) selectRow(text string) {
+	tm.t.Helper()
+	tm.keys("g")
+	tm.waitUntil("the first catalog row to be selected", func(s string) bool {
+		ls := strings.Split(s, "\n")
+		for i, l := range ls {
+			if strings.Contains(l, "Catalog") && i+1 < len(ls) {
+				return strings.HasPrefix(ls[i+1], "▸")
+			}
+		}
+		return false
+	})
+	for i := 0; i < 30; i++ {
+		prev := selectedLine(tm.capture())
+		if strings.Contains(prev, text) {
+			return
+		}
+		tm.keys("j")
+		tm.waitUntil("selection to move", func(s string) bool { return selectedLine(s) != prev })
+	}
+	tm.t.Fatalf("no row %q", text)
+}
+
+// fillField moves the form's focus to the labelled field and types.
+func (tm *tmux) fillField(label, value string) {
+	tm.t.Helper()
+	for i := 0; i < 10; i++ {
+		if strings.Contains(selectedLine(tm.capture()), label) {
+			tm.keys("C-u")
+			tm.text(value)
+			tm.waitUntil(label+" = "+value, func(s string) bool { return strings.Contains(selectedLine(s), value) })
+			return
+		}
+		prev := selectedLine(tm.capture())
+		tm.keys("Tab")
+		tm.waitUntil("focus to move", func(s string) bool { return selectedLine(s) != prev })
+	}
+	tm.t.Fatalf("no field %q", label)
+}
