@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os"
@@ -135,7 +136,25 @@ func runRejoin(ctx context.Context, o *options, stdout, stderr io.Writer) error 
 	}
 	fmt.Fprintf(stderr, "rejoining %s %s (session %s, progress so far %g/%g)\n", termsafe.Line(d.Method), termsafe.Line(d.Name),
 		termsafe.Line(d.SessionID), d.Progress.Value, d.Progress.Total)
-	last := d.Progress.Updates
+	// Print every progress notification that arrives, the replayed ones
+	// the old process missed included.
+	var seq uint64
+	show := func() {
+		for _, it := range s.Store().Since(seq, 0) {
+			seq = it.Seq
+			if it.CallKey != c.Key || it.Env == nil || it.Env.Method != "notifications/progress" || it.Note != "" {
+				continue
+			}
+			var p struct {
+				Progress float64 `json:"progress"`
+				Total    float64 `json:"total"`
+				Message  string  `json:"message"`
+			}
+			if json.Unmarshal(it.Env.Params, &p) == nil {
+				fmt.Fprintf(stderr, "progress %g/%g %s\n", p.Progress, p.Total, termsafe.Line(p.Message))
+			}
+		}
+	}
 	for done := false; !done; {
 		select {
 		case <-c.Done():
@@ -144,11 +163,9 @@ func runRejoin(ctx context.Context, o *options, stdout, stderr io.Writer) error 
 		case <-ctx.Done():
 			return errInterrupted
 		}
-		if p := c.Snapshot().Progress; p.Updates > last {
-			last = p.Updates
-			fmt.Fprintf(stderr, "progress %g/%g %s\n", p.Value, p.Total, termsafe.Line(p.Message))
-		}
+		show()
 	}
+	show()
 	sn := c.Snapshot()
 	if err := sn.Err(); err != nil {
 		return fmt.Errorf("rejoin %s: %w", handle, err)

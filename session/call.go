@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"sync"
 	"time"
 )
 
@@ -128,6 +129,7 @@ type Call struct {
 	handle       string      // StateStore record, once persisted
 	persisted    bool        // written at least once
 	persistTimer *time.Timer // pending debounced write
+	persistMu    sync.Mutex  // orders state-file writes with the final delete
 }
 
 // CallSnapshot is a consistent copy of a call's state.

@@ -26,7 +26,7 @@ const persistEvery = 250 * time.Millisecond
 // persistable reports whether c can be rejoined from another process: an
 // HTTP call of the 2025 era whose stream carries event ids, or a task.
 func (s *Session) persistableLocked(c *Call) bool {
-	if s.opts.StateStore == nil || s.opts.Rejoin.Target == "" || c.state.Ended() {
+	if s.opts.StateStore == nil || s.opts.Rejoin.Target == "" || c.state.Ended() || c.Method == "initialize" {
 		return false
 	}
 	if c.taskID != "" {
@@ -71,9 +71,13 @@ func (s *Session) persistLocked(c *Call) {
 		c.handle = handleFor(c)
 	}
 	c.persistTimer = time.AfterFunc(persistDelay(c), func() {
+		// persistMu orders this write with forgetLocked's delete: a record
+		// must never be written after the call that owns it ended.
+		c.persistMu.Lock()
+		defer c.persistMu.Unlock()
 		s.mu.Lock()
 		c.persistTimer = nil
-		if c.state.Ended() && c.state != StateDetached {
+		if c.state.Ended() {
 			s.mu.Unlock()
 			return
 		}
@@ -101,7 +105,11 @@ func (s *Session) forgetLocked(c *Call) {
 	}
 	if c.handle != "" && s.opts.StateStore != nil && c.state != StateDetached {
 		h := c.handle
-		go s.opts.StateStore.Delete(h)
+		go func() {
+			c.persistMu.Lock()
+			defer c.persistMu.Unlock()
+			_ = s.opts.StateStore.Delete(h)
+		}()
 	}
 }
 

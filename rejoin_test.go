@@ -1,0 +1,172 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"mcpscope/internal/peers"
+	"mcpscope/session"
+	"mcpscope/transport"
+)
+
+// SEP-1699: the server closes the POST stream after a priming event with
+// retry: 500; mcpscope waits the retry, GETs with Last-Event-ID, and the call
+// completes with every progress step exactly once.
+func TestResumeAfterServerClose(t *testing.T) {
+	url := peers.StartTSv1Resumable(t)
+	s := connectT(t, &options{url: url, noJournal: true, era: "legacy"})
+	c := s.Call("tools/call", map[string]any{"name": "drop_stream", "arguments": map[string]any{"steps": 6, "intervalMs": 100}})
+	res := callT(t, c)
+	if !strings.Contains(string(res), "done 6 steps") {
+		t.Fatalf("result: %s", res)
+	}
+	if p := c.Snapshot().Progress; p.Updates != 6 || p.Value != 6 {
+		t.Fatalf("want each of 6 progress steps exactly once, got %d updates ending at %g", p.Updates, p.Value)
+	}
+	var closedAt, resumedAt time.Time
+	attempts := 0
+	for _, it := range s.Store().Since(0, 0) {
+		m := it.Frame.Meta
+		switch {
+		case m.Event == transport.EvStreamClosed && m.Stream == "post:"+c.Key && closedAt.IsZero():
+			closedAt = it.Frame.Time
+		case m.Event == transport.EvResumeAttempt:
+			attempts++
+		case m.Event == transport.EvStreamResumed && m.Resumes == "post:"+c.Key && resumedAt.IsZero():
+			resumedAt = it.Frame.Time
+		}
+	}
+	if closedAt.IsZero() || resumedAt.IsZero() || attempts == 0 {
+		t.Fatalf("want stream closed, a resume attempt and a resumed stream; got closed=%v attempts=%d resumed=%v", closedAt, attempts, resumedAt)
+	}
+	if gap := resumedAt.Sub(closedAt); gap < 500*time.Millisecond || gap > 3*time.Second {
+		t.Fatalf("resumed %s after the close; want no earlier than the server's retry (500ms) and promptly after", gap)
+	}
+}
+
+var (
+	binOnce sync.Once
+	binPath string
+	binErr  error
+)
+
+// mcpscopeBinary builds the command once per test run.
+func mcpscopeBinary(t *testing.T) string {
+	t.Helper()
+	binOnce.Do(func() {
+		dir, err := os.MkdirTemp("", "mcpscope-bin-")
+		if err != nil {
+			binErr = err
+			return
+		}
+		binPath = filepath.Join(dir, "mcpscope")
+		out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput()
+		if err != nil {
+			binErr = err
+			t.Logf("%s", out)
+		}
+	})
+	if binErr != nil {
+		t.Fatalf("build mcpscope: %v", binErr)
+	}
+	return binPath
+}
+
+// waitRecord polls the state store (another process writes it) until a
+// record with progress appears.
+func waitRecord(t *testing.T, store *session.FileStore) session.Detached {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for range tick.C {
+		if l, _ := store.List(); len(l) == 1 && l[0].Progress.Updates >= 2 {
+			return l[0]
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no call state with progress was persisted within 30s")
+		}
+	}
+	panic("unreachable")
+}
+
+// kill -9 mcpscope mid-call; a new mcpscope lists the call, rejoins it, and
+// gets the remaining progress and the result.
+func TestRejoinAfterKill9(t *testing.T) {
+	url := peers.StartTSv1Resumable(t)
+	bin := mcpscopeBinary(t)
+	state := t.TempDir()
+	env := append(os.Environ(), "XDG_STATE_HOME="+state)
+
+	first := exec.Command(bin, "call", "slow", "steps=25", "intervalMs=100", "--era", "legacy", url)
+	first.Env = env
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	store := &session.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}
+	rec := waitRecord(t, store)
+	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	first.Wait()
+	at := rec.Progress.Value
+
+	list := exec.Command(bin, "rejoin")
+	list.Env = env
+	out, err := list.CombinedOutput()
+	if err != nil || !strings.Contains(string(out), rec.Handle) || !strings.Contains(string(out), "rejoinable") {
+		t.Fatalf("rejoin list: %v\n%s", err, out)
+	}
+
+	var stdout, stderr bytes.Buffer
+	again := exec.Command(bin, "rejoin", rec.Handle)
+	again.Env, again.Stdout, again.Stderr = env, &stdout, &stderr
+	if err := again.Run(); err != nil {
+		t.Fatalf("rejoin: %v\nstdout: %s\nstderr: %s", err, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "done 25 steps") {
+		t.Fatalf("rejoin printed no result: %s", stdout.String())
+	}
+	if !strings.Contains(stderr.String(), "progress 25/25") {
+		t.Fatalf("rejoin did not show the last progress: %s", stderr.String())
+	}
+	if strings.Contains(stderr.String(), "progress 1/25 ") && at >= 2 {
+		t.Fatalf("progress seen before the kill was replayed as new: %s", stderr.String())
+	}
+	if l, _ := store.List(); len(l) != 0 {
+		t.Fatalf("the record should be gone after a successful rejoin: %+v", l)
+	}
+}
+
+// A rejoin into a session the server no longer knows says so plainly.
+func TestRejoinSessionGone(t *testing.T) {
+	url := peers.StartTSv1Resumable(t)
+	store := &session.FileStore{Dir: t.TempDir()}
+	d := session.Detached{Handle: "gone", Target: url, Transport: "http", SessionID: "no-such-session",
+		ProtocolVersion: "2025-11-25", RequestID: json.RawMessage("3"), Method: "tools/call", Name: "slow",
+		LastEventIDs: map[string]string{"post:3": "x.1"}, Started: time.Now()}
+	s := session.New(transport.NewHTTP(transport.HTTPOptions{URL: url}), session.Options{StateStore: store})
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	c, err := s.Rejoin(context.Background(), d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err = c.Wait(ctx)
+	if err == nil || !strings.Contains(err.Error(), "no longer knows this session") {
+		t.Fatalf("want a plain 'session gone' error, got %v", err)
+	}
+}
