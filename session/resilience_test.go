@@ -1,0 +1,125 @@
+package session_test
+
+import (
+	"context"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"mcpscope/internal/testservers"
+	"mcpscope/session"
+	"mcpscope/transport"
+)
+
+func httpSession(t *testing.T, url string) *session.Session {
+	t.Helper()
+	s := session.New(transport.NewHTTP(transport.HTTPOptions{URL: url}), session.Options{})
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := s.Initialize(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func waitUntil(t *testing.T, s *session.Session, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.After(30 * time.Second)
+	for !cond() {
+		select {
+		case <-s.Store().Changed():
+		case <-deadline:
+			t.Fatalf("%s did not happen within 30s", what)
+		}
+	}
+}
+
+func countOut(s *session.Session, method string) int {
+	n := 0
+	for _, it := range s.Store().Since(0, 0) {
+		if it.Frame.Dir == transport.Out && it.Env != nil && it.Env.Method == method {
+			n++
+		}
+	}
+	return n
+}
+
+// The server forgets the session: in-flight calls are reported lost, and the
+// session re-initializes exactly once however many requests hit the 404.
+func TestSessionExpiryReinitializesOnce(t *testing.T) {
+	srv := testservers.StartHTTPServer(t, testservers.HTTPOpts{EventStore: true})
+	s := httpSession(t, srv.URL)
+	old := s.Info().SessionID
+	slow := s.Call("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"seconds": 20, "steps": 20}})
+	waitUntil(t, s, "first progress", func() bool { return slow.Snapshot().Progress.Updates > 0 })
+
+	if ids := srv.ExpireSessions(); len(ids) != 1 || ids[0] != old {
+		t.Fatalf("expired %v, want [%s]", ids, old)
+	}
+	var wg sync.WaitGroup
+	for i := 0; i < 3; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			s.Call("ping", nil).Wait(context.Background())
+		}()
+	}
+	wg.Wait()
+	waitUntil(t, s, "re-initialize", func() bool {
+		id := s.Info().SessionID
+		return id != "" && id != old && countOut(s, "notifications/initialized") == 2
+	})
+	if _, err := slow.Wait(context.Background()); err == nil || !strings.Contains(err.Error(), "session expired") {
+		t.Fatalf("the in-flight call should be reported lost to the expiry, got %v", err)
+	}
+	// The new session works.
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	if _, err := s.Call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "again"}}).Wait(ctx); err != nil {
+		t.Fatalf("call in the new session: %v", err)
+	}
+	if n := countOut(s, "initialize"); n != 2 {
+		t.Fatalf("want exactly one re-initialize (2 initialize requests in all), got %d", n)
+	}
+	notes := 0
+	for _, it := range s.Store().Since(0, 0) {
+		if strings.Contains(it.Frame.Meta.Detail, "expired (HTTP") {
+			notes++
+		}
+	}
+	if notes != 1 {
+		t.Fatalf("want the expiry shown once, got %d", notes)
+	}
+}
+
+// Every connection is cut mid-call (a network drop): the stream resumes with
+// Last-Event-ID and the call completes with each progress step once.
+func TestDroppedConnectionResumes(t *testing.T) {
+	srv := testservers.StartHTTPServer(t, testservers.HTTPOpts{EventStore: true})
+	s := httpSession(t, srv.URL)
+	c := s.Call("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"seconds": 1.5, "steps": 10}})
+	waitUntil(t, s, "progress", func() bool { return c.Snapshot().Progress.Updates >= 2 })
+	srv.DropConnections()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := c.Wait(ctx); err != nil {
+		t.Fatalf("the call should complete over the resumed stream: %v", err)
+	}
+	if p := c.Snapshot().Progress; p.Updates != 10 || p.Value != 10 {
+		t.Fatalf("want 10 progress steps exactly once, got %d ending at %g", p.Updates, p.Value)
+	}
+	resumed := false
+	for _, it := range s.Store().Since(0, 0) {
+		if it.Frame.Meta.Event == transport.EvStreamResumed && it.Frame.Meta.Resumes == "post:"+c.Key {
+			resumed = true
+		}
+	}
+	if !resumed {
+		t.Fatal("no resumed stream recorded")
+	}
+}
