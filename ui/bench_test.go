@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -83,20 +84,22 @@ func BenchmarkKeyLatency(b *testing.B) {
 	var sent atomic.Int64
 	go flood(f, stop, &sent)
 	keys := []tea.KeyPressMsg{m.km.Press("up"), m.km.Press("down"), m.km.Press("page-up"), m.km.Press("filter")}
-	var worst time.Duration
+	var lat []time.Duration
 	start := time.Now()
 	for i := 0; b.Loop(); i++ {
 		m.Update(storeChangedMsg{})
 		t := time.Now()
 		m.Update(keys[i%len(keys)])
 		_ = m.View()
-		if d := time.Since(t); d > worst {
-			worst = d
-		}
+		lat = append(lat, time.Since(t))
 	}
 	el := time.Since(start)
 	close(stop)
-	b.ReportMetric(float64(worst.Microseconds()), "worst-µs")
+	slices.Sort(lat)
+	pct := func(p float64) float64 { return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) }
+	b.ReportMetric(pct(0.5), "p50-µs")
+	b.ReportMetric(pct(0.99), "p99-µs")
+	b.ReportMetric(pct(1), "max-µs")
 	b.ReportMetric(float64(sent.Load())/el.Seconds(), "flood-msgs/s")
 	b.ReportMetric(float64(s.Store().Len()), "items")
 }

@@ -81,6 +81,10 @@ type Model struct {
 	active  *serverPrompt   // the one on screen
 	info    session.Info
 
+	rowCache      map[rowKey]string
+	rowCacheW     int
+	rowCacheTheme string
+
 	flash   string
 	flashAt time.Time
 	quit    bool

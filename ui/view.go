@@ -435,13 +435,30 @@ func (m *Model) notesPane(w, h int) []string {
 		title += " · follow"
 	}
 	out := []string{m.paneTitle(title, m.focus == paneNotes, w)}
+	// Notification rows never change once stored, so a row is rendered once
+	// per width and theme (View runs on the program's own goroutine).
+	if m.rowCache == nil || m.rowCacheW != w || m.rowCacheTheme != m.th.Name || len(m.rowCache) > 4096 {
+		m.rowCache, m.rowCacheW, m.rowCacheTheme = map[rowKey]string{}, w, m.th.Name
+	}
 	for i := m.note.top; i < n && len(out) < h; i++ {
-		out = append(out, m.noteRow(m.h.noteAt(i), w, i == m.note.sel))
+		r := m.h.noteAt(i)
+		k := rowKey{r.it.Seq, i == m.note.sel}
+		row, ok := m.rowCache[k]
+		if !ok {
+			row = m.noteRow(r, w, k.sel)
+			m.rowCache[k] = row
+		}
+		out = append(out, row)
 	}
 	for len(out) < h {
 		out = append(out, "")
 	}
 	return out
+}
+
+type rowKey struct {
+	seq uint64
+	sel bool
 }
 
 func (m *Model) noteRow(r noteRow, w int, sel bool) string {
