@@ -27,7 +27,15 @@ func runInspector(ctx context.Context, o *options, _, stderr io.Writer) error {
 	}
 	defer s.Close()
 	theme := os.Getenv("MCPSCOPE_THEME")
-	return ui.Run(ctx, ui.Options{Session: s, Responder: resp, Theme: themes.FromEnv(theme), Target: targetArgs(o)})
+	err = ui.Run(ctx, ui.Options{Session: s, Responder: resp, Theme: themes.FromEnv(theme), Target: targetArgs(o)})
+	// Quitting leaves long HTTP calls running on the server, to rejoin later.
+	if handles := s.DetachAll(); len(handles) > 0 {
+		fmt.Fprintf(stderr, "mcpscope: left %d call(s) running on the server; rejoin with:\n", len(handles))
+		for _, h := range handles {
+			fmt.Fprintf(stderr, "  mcpscope rejoin %s\n", h)
+		}
+	}
+	return err
 }
 
 // targetArgs is how a copied command line names this session's target.

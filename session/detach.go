@@ -109,6 +109,7 @@ func (s *Session) forgetLocked(c *Call) {
 			c.persistMu.Lock()
 			defer c.persistMu.Unlock()
 			_ = s.opts.StateStore.Delete(h)
+			s.store.Notify() // readers waiting on the record's removal
 		}()
 	}
 }
@@ -209,4 +210,17 @@ func (s *Session) Rejoin(ctx context.Context, d Detached) (*Call, error) {
 		s.resumeNow(stream, lastID)
 	}
 	return c, nil
+}
+
+// Detached counts calls of this session left running on the server.
+func (s *Session) Detached() int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	n := 0
+	for _, c := range s.order {
+		if c.state == StateDetached {
+			n++
+		}
+	}
+	return n
 }

@@ -123,3 +123,56 @@ func TestDroppedConnectionResumes(t *testing.T) {
 		t.Fatal("no resumed stream recorded")
 	}
 }
+
+// Detach leaves the call running on the server (no DELETE at close); a new
+// session rejoins it from the state store and gets the rest and the result.
+func TestDetachThenRejoin(t *testing.T) {
+	srv := testservers.StartHTTPServer(t, testservers.HTTPOpts{EventStore: true})
+	store := &session.FileStore{Dir: t.TempDir()}
+	s1 := session.New(transport.NewHTTP(transport.HTTPOptions{URL: srv.URL}),
+		session.Options{StateStore: store, Rejoin: session.RejoinInfo{Target: srv.URL}})
+	if err := s1.Start(); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if _, err := s1.Initialize(ctx); err != nil {
+		t.Fatal(err)
+	}
+	c := s1.Call("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"seconds": 1.5, "steps": 10}})
+	waitUntil(t, s1, "progress", func() bool { return c.Snapshot().Progress.Updates >= 2 })
+	handle, err := s1.Detach(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := c.Snapshot().State; st != session.StateDetached {
+		t.Fatalf("state after detach: %s", st)
+	}
+	s1.Close()
+	for _, it := range s1.Store().Since(0, 0) {
+		if it.Frame.Meta.HTTPMethod == "DELETE" {
+			t.Fatal("Close sent DELETE although a call was detached")
+		}
+	}
+
+	d, err := store.Get(handle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s2 := session.New(transport.NewHTTP(transport.HTTPOptions{URL: d.Target}), session.Options{StateStore: store})
+	if err := s2.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer s2.Close()
+	c2, err := s2.Rejoin(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c2.Wait(ctx); err != nil {
+		t.Fatalf("rejoined call: %v", err)
+	}
+	if p := c2.Snapshot().Progress; p.Value != 10 {
+		t.Fatalf("rejoined call should see progress to the end, got %+v", p)
+	}
+	waitUntil(t, s2, "record removed", func() bool { _, err := store.Get(handle); return err != nil })
+}

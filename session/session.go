@@ -502,6 +502,11 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.mu.Unlock()
+	if s.Detached() > 0 {
+		if h, ok := s.t.(interface{ KeepSession() }); ok {
+			h.KeepSession()
+		}
+	}
 	err := s.t.Close()
 	s.mu.Lock()
 	s.info.Closed = true

@@ -173,6 +173,7 @@ type HTTP struct {
 	seq       int    // numbers "get:N" and keyless "post:#N"
 	listen    string // key of the open standalone GET
 	closed    bool
+	keep      bool // Close leaves the server session alive (calls were detached)
 }
 
 // httpStream is one in-flight exchange that may be closed on purpose.
@@ -414,6 +415,14 @@ func (h *HTTP) CloseStream(key string) {
 	}
 }
 
+// KeepSession makes Close skip the DELETE, so calls detached from this
+// session can be rejoined later by another process.
+func (h *HTTP) KeepSession() {
+	h.mu.Lock()
+	h.keep = true
+	h.mu.Unlock()
+}
+
 // Close ends every stream, then DELETEs the session if there is one (any
 // answer is recorded and tolerated). Bounded by a few seconds.
 func (h *HTTP) Close() error {
@@ -423,15 +432,17 @@ func (h *HTTP) Close() error {
 		return nil
 	}
 	h.closed = true
-	sid, ver := h.sessionID, h.version
+	sid, ver, keep := h.sessionID, h.version, h.keep
 	for _, st := range h.streams {
 		st.byClient.Store(true)
 	}
 	h.mu.Unlock()
 	h.cancel()
 
-	if sid != "" {
+	if sid != "" && !keep {
 		h.deleteSession(sid, ver)
+	} else if sid != "" {
+		h.event(EvNote, Meta{URL: h.target, Detail: "left session " + sid + " open on the server: detached calls live in it"})
 	}
 	waited := make(chan struct{})
 	go func() { h.wg.Wait(); close(waited) }()
