@@ -32,6 +32,8 @@ type options struct {
 	httpAddr      string // demo --http
 	era           string // auto | legacy | modern
 	forget        bool   // rejoin --forget
+	asTask        bool   // call --task
+	ttl           time.Duration
 	bearerFromEnv bool
 	count         int // bench
 }
@@ -39,7 +41,7 @@ type options struct {
 var subcommands = map[string]bool{
 	"tools": true, "resources": true, "templates": true, "prompts": true, "call": true,
 	"read": true, "prompt": true, "ping": true, "record": true, "demo": true, "bench": true,
-	"journal": true, "help": true, "version": true, "rejoin": true,
+	"journal": true, "help": true, "version": true, "rejoin": true, "tasks": true, "task": true,
 }
 
 type usageError struct{ msg string }
@@ -109,6 +111,12 @@ func parseArgs(argv []string) (*options, error) {
 			o.noJournal = true
 		case "--forget":
 			o.forget = true
+		case "--task":
+			o.asTask = true
+		case "--ttl":
+			if v, err = next(); err == nil {
+				o.ttl, err = parseDuration(name, v)
+			}
 		case "--root":
 			if v, err = next(); err == nil {
 				o.roots = append(o.roots, v)
@@ -197,6 +205,9 @@ Usage:
 Headless commands (same engine, no UI; target as above, default: the demo server):
   mcpscope tools|resources|templates|prompts [target]
   mcpscope call TOOL [key=value ...] [--json '{"k":"v"}'] [target]
+  mcpscope call TOOL --task [--ttl D] [target]   run it as a task (2025-11-25): follow its status, fetch the result
+  mcpscope tasks [target]            list the server's tasks
+  mcpscope task get|result|cancel ID [target]
   mcpscope read URI [target]
   mcpscope prompt NAME [key=value ...] [target]
   mcpscope ping [target]

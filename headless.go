@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"sort"
 	"strconv"
 	"strings"
@@ -26,16 +27,17 @@ func (e *toolError) Error() string { return e.msg }
 const oneShotGrace = 250 * time.Millisecond
 
 func runHeadless(ctx context.Context, o *options, stdout, stderr io.Writer) error {
-	need := map[string]int{"call": 1, "read": 1, "prompt": 1}
+	need := map[string]int{"call": 1, "read": 1, "prompt": 1, "task": 2}
 	o.takeTarget()
 	if n := need[o.cmd]; len(o.args) < n {
-		return usagef("%s needs %s", o.cmd, map[string]string{"call": "a tool name", "read": "a resource URI", "prompt": "a prompt name"}[o.cmd])
+		return usagef("%s needs %s", o.cmd, map[string]string{"call": "a tool name", "read": "a resource URI", "prompt": "a prompt name",
+			"task": "an action (get, result or cancel) and a task id"}[o.cmd])
 	}
 	if o.cmd == "record" {
 		return runRecord(ctx, o, stdout)
 	}
 	switch o.cmd {
-	case "tools", "resources", "templates", "prompts", "ping":
+	case "tools", "resources", "templates", "prompts", "ping", "tasks":
 		if len(o.args) > 0 {
 			return usagef("%s takes no arguments besides the target (got %q); is the URL missing http://?", o.cmd, o.args[0])
 		}
@@ -54,6 +56,10 @@ func runHeadless(ctx context.Context, o *options, stdout, stderr io.Writer) erro
 		return listAll(ctx, s, "resources/templates/list", "resourceTemplates", o, stdout)
 	case "prompts":
 		return listAll(ctx, s, "prompts/list", "prompts", o, stdout)
+	case "tasks":
+		return listAll(ctx, s, "tasks/list", "tasks", o, stdout)
+	case "task":
+		return taskAction(ctx, s, o, stdout)
 	case "ping":
 		start := time.Now()
 		method := "ping"
@@ -202,9 +208,27 @@ func callTool(ctx context.Context, s *session.Session, o *options, stdout io.Wri
 			args[k] = val
 		}
 	}
-	res, err := wait(ctx, s.Call("tools/call", map[string]any{"name": name, "arguments": args}))
+	var c *session.Call
+	if o.asTask {
+		c = s.CallAsTask("tools/call", map[string]any{"name": name, "arguments": args}, o.ttl)
+	} else {
+		c = s.Call("tools/call", map[string]any{"name": name, "arguments": args})
+	}
+	res, err := wait(ctx, c)
 	if err != nil {
 		return err
+	}
+	if id := c.Snapshot().TaskID; id != "" {
+		fmt.Fprintf(os.Stderr, "task %s created\n", termsafe.Line(id))
+		res, err = s.FollowTask(ctx, id, func(t session.Task) {
+			fmt.Fprintf(os.Stderr, "task %s: %s %s\n", termsafe.Line(t.TaskID), termsafe.Line(t.Status), termsafe.Line(t.StatusMessage))
+		})
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
+		if err != nil {
+			return err
+		}
 	}
 	if perr := printResult(stdout, o.jsonOut, res, printContents); perr != nil {
 		return perr
@@ -216,6 +240,24 @@ func callTool(ctx context.Context, s *session.Session, o *options, stdout io.Wri
 		return &toolError{fmt.Sprintf("tool %s reported an error (isError: true)", name)}
 	}
 	return nil
+}
+
+// taskAction runs tasks/get, tasks/result or tasks/cancel for one task id.
+func taskAction(ctx context.Context, s *session.Session, o *options, stdout io.Writer) error {
+	action, id := o.args[0], o.args[1]
+	method := map[string]string{"get": "tasks/get", "result": "tasks/result", "cancel": "tasks/cancel"}[action]
+	if method == "" {
+		return usagef("task actions are get, result and cancel, got %q", action)
+	}
+	c := s.CallWith(method, map[string]any{"taskId": id}, session.CallOptions{Timeout: -1})
+	res, err := wait(ctx, c)
+	if err != nil {
+		return err
+	}
+	if action == "result" {
+		return printResult(stdout, o.jsonOut, res, printContents)
+	}
+	return printResult(stdout, true, res, printContents)
 }
 
 // toolSchema fetches the property types of a tool's inputSchema so key=value

@@ -161,3 +161,40 @@ func TestEverythingKilledMidCall(t *testing.T) {
 		t.Fatalf("the call ended %s after the kill; want within 1s", d)
 	}
 }
+
+// 2025-11-25 experimental tasks against server-everything: create a task,
+// follow its status, fetch the result; cancel another one.
+func TestEverythingTasks(t *testing.T) {
+	s := connectT(t, everythingStdioOpts(t))
+	c := s.CallAsTask("tools/call", map[string]any{"name": "simulate-research-query", "arguments": map[string]any{"topic": "tides"}}, time.Minute)
+	callT(t, c)
+	id := c.Snapshot().TaskID
+	if id == "" {
+		t.Fatalf("no task id in the CreateTaskResult: %s", c.Snapshot().Result)
+	}
+	var statuses []string
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	res, err := s.FollowTask(ctx, id, func(tk session.Task) { statuses = append(statuses, tk.Status) })
+	if err != nil || !strings.Contains(string(res), "Research Report: tides") {
+		t.Fatalf("tasks/result: %v %.200s", err, res)
+	}
+	if tk, _ := s.Task(id); tk.Status != "completed" || tk.CallKey != c.Key {
+		t.Fatalf("task state after the result: %+v", tk)
+	}
+	if len(statuses) == 0 || statuses[len(statuses)-1] != "completed" {
+		t.Fatalf("status changes seen: %v", statuses)
+	}
+
+	other := s.CallAsTask("tools/call", map[string]any{"name": "simulate-research-query", "arguments": map[string]any{"topic": "moons"}}, 0)
+	callT(t, other)
+	oid := other.Snapshot().TaskID
+	callT(t, s.Call("tasks/cancel", map[string]any{"taskId": oid}))
+	if tk, _ := s.Task(oid); tk.Status != "cancelled" {
+		t.Fatalf("after tasks/cancel: %+v", tk)
+	}
+	list := callT(t, s.Call("tasks/list", nil))
+	if !strings.Contains(string(list), id) || !strings.Contains(string(list), oid) {
+		t.Fatalf("tasks/list lacks our tasks: %.300s", list)
+	}
+}

@@ -60,19 +60,16 @@ func (s *Session) noteResultLocked(c *Call, result json.RawMessage) {
 	case "tools/list":
 		s.noteToolsLocked(result)
 		return
-	case "tools/call":
-		var r struct {
-			ResultType string `json:"resultType"`
-			TaskID     string `json:"taskId"`
-			Task       struct {
-				TaskID string `json:"taskId"`
-			} `json:"task"`
-		}
-		if json.Unmarshal(result, &r) == nil {
-			if r.Task.TaskID != "" {
-				c.taskID = r.Task.TaskID
-			} else if r.ResultType == "task" {
-				c.taskID = r.TaskID
+	case "tools/call", "tasks/get", "tasks/cancel", "tasks/list":
+		s.noteTaskResultLocked(c, result)
+		if c.Method == "tools/call" {
+			var r struct {
+				ResultType string `json:"resultType"`
+				TaskID     string `json:"taskId"`
+			}
+			if json.Unmarshal(result, &r) == nil && r.ResultType == "task" && r.TaskID != "" {
+				c.taskID = r.TaskID // the 2026 tasks extension
+				s.noteTaskLocked(Task{TaskID: r.TaskID}, c.Key)
 			}
 		}
 		return

@@ -97,6 +97,7 @@ type Session struct {
 	expired      map[string]bool         // session ids the server forgot (expiry.go)
 	reinits      int
 	rejoined     bool                     // this session exists to rejoin a detached call
+	tasks        map[string]*Task         // tasks seen, by id (tasks.go)
 	toolHeaders  map[string][]headerParam // x-mcp-header annotations by tool
 	invalidTools map[string]string        // tools whose annotations are invalid, and why
 
@@ -131,7 +132,7 @@ func New(t transport.Transport, o Options) *Session {
 		serverReq: map[string]context.CancelFunc{}, subs: map[string]bool{},
 		journal: o.Journal, outWake: make(chan struct{}, 1),
 		toolHeaders: map[string][]headerParam{}, invalidTools: map[string]string{}, streams: map[string]*streamState{},
-		expired: map[string]bool{},
+		expired: map[string]bool{}, tasks: map[string]*Task{},
 	}
 	s.info.Era = "legacy"
 	s.info.ListChanged = map[string]int{}
@@ -740,6 +741,11 @@ func (s *Session) onNotification(it *Item, e *Envelope, after []func()) []func()
 		}
 	case m == "notifications/message":
 		s.info.Logs++
+	case m == "notifications/tasks/status":
+		var t Task
+		if json.Unmarshal(e.Params, &t) == nil {
+			s.noteTaskLocked(t, "")
+		}
 	case strings.HasSuffix(m, "/list_changed"):
 		kind := strings.TrimSuffix(strings.TrimPrefix(m, "notifications/"), "/list_changed")
 		s.info.ListChanged[kind]++
