@@ -1,0 +1,69 @@
+package testservers
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"sync"
+	"testing"
+)
+
+var goserver struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// BuildStdio builds cmd/goserver once per test process and returns the
+// binary's path. Flags: --banner TEXT (printed on stdout before serving),
+// --stderr-noise (chatter on stderr, one line per request), --clock DURATION,
+// --no-die (leave out the die tool, which is on by default).
+func BuildStdio(t testing.TB) (binPath string) {
+	t.Helper()
+	goserver.once.Do(func() { goserver.path, goserver.err = buildGoserver() })
+	if goserver.err != nil {
+		t.Fatalf("building the stdio test server: %v", goserver.err)
+	}
+	return goserver.path
+}
+
+// buildGoserver builds into a fixed place under the temp dir, through a
+// temporary name and a rename, so concurrent test processes (go test runs
+// packages in parallel) never see a half-written binary and runs do not pile
+// up binaries; go's build cache makes the rebuild cheap.
+func buildGoserver() (string, error) {
+	_, self, _, ok := runtime.Caller(0)
+	if !ok {
+		return "", fmt.Errorf("cannot locate the testservers source")
+	}
+	goBin, err := exec.LookPath("go") // go test puts GOROOT/bin first in PATH
+	if err != nil {
+		return "", err
+	}
+	dir := filepath.Join(os.TempDir(), "mcpscope-testservers")
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return "", err
+	}
+	name := "goserver"
+	if runtime.GOOS == "windows" {
+		name += ".exe"
+	}
+	tmp, err := os.CreateTemp(dir, name+".*.tmp")
+	if err != nil {
+		return "", err
+	}
+	tmp.Close()
+	defer os.Remove(tmp.Name()) // only still there if something failed
+	cmd := exec.Command(goBin, "build", "-o", tmp.Name(), "./cmd/goserver")
+	cmd.Dir = filepath.Dir(self)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return "", fmt.Errorf("go build: %v\n%s", err, out)
+	}
+	final := filepath.Join(dir, name)
+	if err := os.Rename(tmp.Name(), final); err != nil {
+		return "", err
+	}
+	return final, nil
+}

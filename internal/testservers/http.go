@@ -1,0 +1,133 @@
+package testservers
+
+import (
+	"net/http"
+	"net/http/httptest"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"mcpscope/internal/demo"
+)
+
+// HTTPOpts configure StartHTTP. The zero value is a stateful server with SSE
+// responses and no event store (streams cannot be resumed).
+type HTTPOpts struct {
+	EventStore     bool          // keep SSE events in memory so streams resume with Last-Event-ID
+	JSONResponse   bool          // answer POSTs with application/json instead of an SSE stream
+	Stateless      bool          // no sessions; the only mode that serves 2026-07-28 clients
+	SessionTimeout time.Duration // the SDK closes sessions idle this long; later requests get 404
+	ClockInterval  time.Duration // demo://clock interval (default 3s)
+
+	// Server, if set, is served instead of Everything(). Cleanup then cannot
+	// cancel its in-flight handlers.
+	Server *mcp.Server
+}
+
+// HTTPServer is a running Streamable HTTP test server.
+type HTTPServer struct {
+	URL    string // the MCP endpoint, http://127.0.0.1:port/mcp
+	Server *mcp.Server
+
+	ts   *httptest.Server
+	mcp  http.Handler
+	demo *demo.Demo // nil with HTTPOpts.Server
+
+	mu        sync.Mutex
+	expired   map[string]bool
+	closings  sync.WaitGroup
+	closeOnce sync.Once
+}
+
+// StartHTTP starts a test server and returns its endpoint URL; see
+// StartHTTPServer.
+func StartHTTP(t testing.TB, opts HTTPOpts) (url string) { return StartHTTPServer(t, opts).URL }
+
+// StartHTTPServer starts Everything() (or opts.Server) behind the Go SDK's
+// Streamable HTTP handler on 127.0.0.1, at /mcp, and stops it with
+// t.Cleanup: in-flight calls are cancelled, sessions closed, connections cut.
+func StartHTTPServer(t testing.TB, opts HTTPOpts) *HTTPServer {
+	t.Helper()
+	h := &HTTPServer{Server: opts.Server, expired: map[string]bool{}}
+	if h.Server == nil {
+		h.demo = newEverything(WithClockInterval(opts.ClockInterval))
+		h.Server = h.demo.Server
+	}
+	so := &mcp.StreamableHTTPOptions{
+		JSONResponse:   opts.JSONResponse,
+		Stateless:      opts.Stateless,
+		SessionTimeout: opts.SessionTimeout,
+	}
+	if opts.EventStore {
+		so.EventStore = mcp.NewMemoryEventStore(nil)
+	}
+	h.mcp = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return h.Server }, so)
+	mux := http.NewServeMux()
+	mux.Handle("/mcp", http.HandlerFunc(h.serve))
+	h.ts = httptest.NewServer(mux)
+	h.URL = h.ts.URL + "/mcp"
+	t.Cleanup(h.close)
+	return h
+}
+
+// serve answers requests for expired sessions the way the SDK answers an
+// unknown session (404, text/plain), before they reach the SDK handler.
+func (h *HTTPServer) serve(w http.ResponseWriter, r *http.Request) {
+	if id := r.Header.Get("Mcp-Session-Id"); id != "" {
+		h.mu.Lock()
+		gone := h.expired[id]
+		h.mu.Unlock()
+		if gone {
+			http.Error(w, "session not found", http.StatusNotFound)
+			return
+		}
+	}
+	h.mcp.ServeHTTP(w, r)
+}
+
+// ExpireSessions forgets every current session at once, as a server that
+// restarted or timed them out would: from now on a request carrying one of
+// their ids gets 404. The SDK sessions are closed in the background (that
+// waits for their in-flight calls, which go on until they finish). It
+// returns the expired session ids.
+func (h *HTTPServer) ExpireSessions() []string {
+	var ids []string
+	h.mu.Lock()
+	for ss := range h.Server.Sessions() {
+		id := ss.ID()
+		if id == "" {
+			continue // a stateless request's throwaway session
+		}
+		h.expired[id] = true
+		ids = append(ids, id)
+		h.closings.Go(func() { ss.Close() })
+	}
+	h.mu.Unlock()
+	return ids
+}
+
+// DropConnections cuts every open TCP connection (in-flight POST streams and
+// the standalone GET stream included) without touching the sessions, so a
+// client has to reconnect and, with an event store, resume.
+func (h *HTTPServer) DropConnections() { h.ts.CloseClientConnections() }
+
+func (h *HTTPServer) close() { h.closeOnce.Do(h.shutdown) }
+
+func (h *HTTPServer) shutdown() {
+	// Order matters: cancel handlers so session Close does not wait for them,
+	// close sessions (ending their SSE streams), then stop the HTTP server,
+	// which waits for every open request.
+	if h.demo != nil {
+		h.demo.Close()
+	}
+	var wg sync.WaitGroup
+	for ss := range h.Server.Sessions() {
+		wg.Go(func() { ss.Close() })
+	}
+	wg.Wait()
+	h.closings.Wait()
+	h.ts.CloseClientConnections()
+	h.ts.Close()
+}
