@@ -29,10 +29,12 @@ type options struct {
 	jsonOut       bool
 	jsonArgs      string
 	logLevel      string
-	httpAddr      string // demo --http
-	era           string // auto | legacy | modern
-	forget        bool   // rejoin --forget
-	asTask        bool   // call --task
+	httpAddr      string   // demo --http
+	era           string   // auto | legacy | modern
+	forget        bool     // rejoin --forget
+	asTask        bool     // call --task
+	answers       []string // --answer KEY=JSON (MRTR / server requests)
+	answersFile   string
 	ttl           time.Duration
 	bearerFromEnv bool
 	count         int // bench
@@ -42,6 +44,7 @@ var subcommands = map[string]bool{
 	"tools": true, "resources": true, "templates": true, "prompts": true, "call": true,
 	"read": true, "prompt": true, "ping": true, "record": true, "demo": true, "bench": true,
 	"journal": true, "help": true, "version": true, "rejoin": true, "tasks": true, "task": true,
+	"client": true,
 }
 
 type usageError struct{ msg string }
@@ -113,6 +116,12 @@ func parseArgs(argv []string) (*options, error) {
 			o.forget = true
 		case "--task":
 			o.asTask = true
+		case "--answer":
+			if v, err = next(); err == nil {
+				o.answers = append(o.answers, v)
+			}
+		case "--answers":
+			o.answersFile, err = next()
 		case "--ttl":
 			if v, err = next(); err == nil {
 				o.ttl, err = parseDuration(name, v)
@@ -217,6 +226,7 @@ Headless commands (same engine, no UI; target as above, default: the demo server
   mcpscope journal PATH              summarise a journal file
   mcpscope demo [--http ADDR]        run the embedded demo server (stdio, or HTTP on ADDR)
   mcpscope bench [--count N]         measure ingest speed (notifications/s) and memory
+  mcpscope client URL                the conformance suite's client: does what $MCP_CONFORMANCE_SCENARIO expects
 
 Flags:
   -e KEY=VAL        environment for the spawned server (repeatable)
@@ -232,6 +242,8 @@ Flags:
   --log-level L     log level: logging/setLevel (2025 era) or per-request _meta (2026-07-28)
   --era E           auto (probe with server/discover, the default), legacy (initialize), or modern (2026-07-28)
   --json            machine-readable output
+  --answer K=JSON   answer an input request (MRTR key) or a server request (by method) headless (repeatable)
+  --answers FILE    a JSON object of such answers
 
 Exit codes: 0 success; 1 the server answered with an error (or a tool result with isError);
 2 usage error; 3 could not connect or the transport failed; 4 timed out; 130 interrupted.

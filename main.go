@@ -86,6 +86,8 @@ func dispatch(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		return runBench(o, stdout)
 	case "rejoin":
 		return runRejoin(ctx, o, stdout, stderr)
+	case "client":
+		return runConformanceClient(ctx, o, stdout, stderr)
 	case "":
 		return runInspector(ctx, o, stdout, stderr)
 	}
@@ -138,11 +140,12 @@ func connect(ctx context.Context, o *options, r session.Responder, grace time.Du
 		}
 	}
 	if r == nil {
-		h := session.Headless{}
-		for _, u := range o.roots {
-			h.Roots = append(h.Roots, session.Root{URI: u})
+		if r, err = newAnswersResponder(o); err != nil {
+			if j != nil {
+				j.Close()
+			}
+			return nil, err
 		}
-		r = h
 	}
 	so := session.Options{Responder: r, Journal: j, Timeout: o.timeout, MaxTimeout: o.maxTimeout}
 	if o.url != "" {

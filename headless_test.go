@@ -1,0 +1,70 @@
+package main
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+
+	"mcpscope/internal/testservers"
+)
+
+// runT runs mcpscope in-process with argv against the Go SDK test server.
+func runT(t *testing.T, argv ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	bin := testservers.BuildStdio(t)
+	var out, errb bytes.Buffer
+	full := append(append([]string{}, argv...), "--no-journal", "--", bin)
+	code = run(full, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestHeadlessExitCodes(t *testing.T) {
+	cases := []struct {
+		name string
+		argv []string
+		code int
+		want string // in stdout or stderr
+	}{
+		{"tools json", []string{"tools", "--json"}, exitOK, `"name":"echo"`},
+		{"call typed args", []string{"call", "echo", "message=42"}, exitOK, "42"},
+		{"tool isError", []string{"call", "fail", "message=nope"}, exitServerErr, "isError"},
+		{"unknown tool, server says", []string{"call", "no-such-tool"}, exitServerErr, "unknown tool"},
+		{"unknown tool, typed args", []string{"call", "no-such-tool", "a=1"}, exitUsage, "no tool named"},
+		{"bad argument type", []string{"call", "slow", "seconds=soon"}, exitUsage, "not a number"},
+		{"read", []string{"read", "demo://readme"}, exitOK, "demo server"},
+		{"prompt", []string{"prompt", "greeting", "name=Ada"}, exitOK, "Ada"},
+		{"ping", []string{"ping"}, exitOK, "pong"},
+		{"elicitation answered by flag", []string{"call", "ask", "message=hi", "--answer",
+			`elicitation/create={"action":"accept","content":{"name":"Ada","age":36,"colour":"green"}}`}, exitOK, `"name":"Ada"`},
+		{"elicitation without an answer", []string{"call", "ask", "message=hi"}, exitServerErr, "elicitation"},
+		{"idle timeout", []string{"call", "delay", "ms=5000", "--timeout", "200ms"}, exitTimeout, "timed out"},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			code, out, errs := runT(t, c.argv...)
+			if code != c.code || !strings.Contains(out+errs, c.want) {
+				t.Fatalf("exit %d (want %d), want %q in output\nstdout: %.400s\nstderr: %.400s", code, c.code, c.want, out, errs)
+			}
+		})
+	}
+}
+
+func TestHeadlessUsageAndTransportErrors(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	var out, errb bytes.Buffer
+	if code := run([]string{"tools", "--bogus"}, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), "unknown flag --bogus") {
+		t.Fatalf("unknown flag: exit %d, %s", code, errb.String())
+	}
+	errb.Reset()
+	if code := run([]string{"tools", "--no-journal", "http://127.0.0.1:1/mcp"}, &out, &errb); code != exitTransport ||
+		!strings.Contains(errb.String(), "127.0.0.1:1") {
+		t.Fatalf("unreachable server: exit %d, %s", code, errb.String())
+	}
+	errb.Reset()
+	if code := run([]string{"tools", "--no-journal", "--", "/no/such/server"}, &out, &errb); code != exitTransport ||
+		!strings.Contains(errb.String(), "/no/such/server") {
+		t.Fatalf("missing command: exit %d, %s", code, errb.String())
+	}
+}
+
