@@ -67,4 +67,3 @@ func TestHeadlessUsageAndTransportErrors(t *testing.T) {
 		t.Fatalf("missing command: exit %d, %s", code, errb.String())
 	}
 }
-
