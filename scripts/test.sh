@@ -119,9 +119,16 @@ counts=$(grep -E '^[0-9]+ passed, [0-9]+ failed, [0-9]+ skipped$' "$tmp/report.t
 elapsed $s
 
 # --- conformance ----------------------------------------------------------------
-# >>> A later change adds scripts/conformance.sh (the conformance suite's client
-# >>> scenarios run against mcpscope, with $NODE22 and $MCPSCOPE_PEERS from
-# >>> above); call it here and add "conformance" to failures when it fails.
+# The conformance suite's client scenarios against a fresh mcpscope binary
+# (uses $NODE22 and $MCPSCOPE_PEERS from above; auth/* are expected failures).
+step "conformance suite, client scenarios (scripts/conformance.sh)"
+if [ "${MCPSCOPE_NO_PEERS:-}" = 1 ]; then
+	echo "    skipped (MCPSCOPE_NO_PEERS=1): the suite is one of the npm peers"
+else
+	s=$SECONDS
+	if ! scripts/conformance.sh; then failures+=(conformance); fi
+	elapsed $s
+fi
 
 # --- summary --------------------------------------------------------------------
 # The test counts stay the last line.
