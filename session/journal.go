@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"sync"
 	"time"
 	"unicode/utf8"
@@ -39,26 +40,83 @@ type Header struct {
 	PID     int       `json:"pid"`
 }
 
-// AppendRecord encodes one frame as a journal line (with its newline) onto buf.
+// AppendRecord encodes one frame as a journal line (with its newline) onto
+// buf. It is written by hand because it runs for every frame: the layout is
+// exactly what json.Marshal of Record gives, which ReadJournal reads back.
 func AppendRecord(buf []byte, seq uint64, f transport.Frame) []byte {
-	r := Record{Seq: seq, Time: f.Time, Dir: f.Dir.String(), Kind: f.Kind.String()}
+	buf = append(buf, `{"seq":`...)
+	buf = strconv.AppendUint(buf, seq, 10)
+	buf = append(buf, `,"t":"`...)
+	buf = f.Time.AppendFormat(buf, time.RFC3339Nano)
+	buf = append(buf, `","dir":"`...)
+	buf = append(buf, f.Dir.String()...)
+	buf = append(buf, `","kind":"`...)
+	buf = append(buf, f.Kind.String()...)
+	buf = append(buf, '"')
 	if len(f.Data) > 0 || f.Kind == transport.Message {
 		if utf8.Valid(f.Data) {
-			s := string(f.Data)
-			r.Raw = &s
+			buf = append(buf, `,"raw":`...)
+			buf = appendJSONString(buf, f.Data)
 		} else {
-			r.B64 = base64.StdEncoding.EncodeToString(f.Data)
+			buf = append(buf, `,"b64":"`...)
+			buf = base64.StdEncoding.AppendEncode(buf, f.Data)
+			buf = append(buf, '"')
 		}
 	}
 	if !metaEmpty(&f.Meta) {
-		m := f.Meta
-		r.Meta = &m
+		buf = append(buf, `,"meta":`...)
+		if f.Meta.Event == "" && f.Meta.Detail == "" && f.Meta.HTTPMethod == "" && f.Meta.URL == "" && f.Meta.Status == 0 &&
+			len(f.Meta.Headers) == 0 && f.Meta.Stream == "" && f.Meta.EventID == "" && f.Meta.Retry == 0 && f.Meta.PID != 0 {
+			// The common stdio case: only the pid.
+			buf = append(buf, `{"pid":`...)
+			buf = strconv.AppendInt(buf, int64(f.Meta.PID), 10)
+			buf = append(buf, '}')
+		} else {
+			m, _ := marshalNoEscape(f.Meta)
+			buf = append(buf, m...)
+		}
 	}
+	return append(buf, '}', '\n')
+}
+
+// appendJSONString quotes valid UTF-8 as a JSON string without HTML
+// escaping, so the journal stays greppable.
+func appendJSONString(buf, s []byte) []byte {
+	const hex = "0123456789abcdef"
+	buf = append(buf, '"')
+	start := 0
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		if c >= 0x20 && c != '"' && c != '\\' {
+			continue
+		}
+		buf = append(buf, s[start:i]...)
+		switch c {
+		case '"', '\\':
+			buf = append(buf, '\\', c)
+		case '\n':
+			buf = append(buf, '\\', 'n')
+		case '\r':
+			buf = append(buf, '\\', 'r')
+		case '\t':
+			buf = append(buf, '\\', 't')
+		default:
+			buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+		}
+		start = i + 1
+	}
+	buf = append(buf, s[start:]...)
+	return append(buf, '"')
+}
+
+func marshalNoEscape(v any) ([]byte, error) {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false) // keep <, > and & readable for grep
-	_ = enc.Encode(&r)       // cannot fail: every field is plain data
-	return append(buf, b.Bytes()...)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }
 
 func metaEmpty(m *transport.Meta) bool {
