@@ -355,8 +355,16 @@ func (s *Session) modernHeadersLocked(method string, params json.RawMessage) map
 		URI       string          `json:"uri"`
 		TaskID    string          `json:"taskId"`
 		Arguments json.RawMessage `json:"arguments"`
+		Meta      struct {
+			Version string `json:"io.modelcontextprotocol/protocolVersion"`
+		} `json:"_meta"`
 	}
 	_ = json.Unmarshal(params, &p)
+	if p.Meta.Version != "" {
+		// MUST equal the body's version; the probe is sent before the
+		// transport knows the era, so it cannot come from there.
+		h["MCP-Protocol-Version"] = p.Meta.Version
+	}
 	switch method {
 	case "tools/call", "prompts/get":
 		h["Mcp-Name"] = HeaderValue(p.Name)
