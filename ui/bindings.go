@@ -6,6 +6,7 @@ import "mcpscope/ui/keys"
 func DefaultKeys() *keys.Map {
 	g, r, n, d, c := keys.Global, keys.Requests, keys.Notes, keys.Detail, keys.Catalog
 	f, e, ch, s := keys.Form, keys.Editor, keys.Chooser, keys.Search
+	tk, rj := keys.Tasks, keys.Rejoin
 	return keys.New([]keys.Binding{
 		{Name: "quit", Scope: g, Keys: []string{"q", "ctrl+c"}, Help: "quit"},
 		{Name: "help", Scope: g, Keys: []string{"?"}, Help: "help"},
@@ -14,6 +15,9 @@ func DefaultKeys() *keys.Map {
 		{Name: "send-raw", Scope: g, Keys: []string{":"}, Help: "send a raw JSON-RPC message"},
 		{Name: "log-level", Scope: g, Keys: []string{"L"}, Help: "set the server's log level"},
 		{Name: "theme", Scope: g, Keys: []string{"T"}, Help: "next theme"},
+		{Name: "tasks", Scope: g, Keys: []string{"t"}, Help: "tasks the server runs for this session"},
+		{Name: "rejoinable", Scope: g, Keys: []string{"D"}, Help: "detached calls that can be rejoined (this or another mcpscope)"},
+		{Name: "reconnect", Scope: g, Keys: []string{"ctrl+r"}, Help: "reconnect now: fire pending stream resumes without waiting"},
 		{Name: "up", Scope: g, Keys: []string{"up", "k"}, Help: "up"},
 		{Name: "down", Scope: g, Keys: []string{"down", "j"}, Help: "down"},
 		{Name: "page-up", Scope: g, Keys: []string{"pgup", "ctrl+b"}, Help: "page up"},
@@ -27,6 +31,7 @@ func DefaultKeys() *keys.Map {
 		{Name: "replay", Scope: r, Keys: []string{"r"}, Help: "replay (new id, same params)"},
 		{Name: "edit-replay", Scope: r, Keys: []string{"e"}, Help: "edit the params, then replay"},
 		{Name: "copy-command", Scope: r, Keys: []string{"Y"}, Help: "copy an equivalent mcpscope command line"},
+		{Name: "detach-call", Scope: r, Keys: []string{"d"}, Help: "detach the selected call: leave it running on the server, rejoin later"},
 
 		{Name: "filter", Scope: n, Keys: []string{"f"}, Help: "filter by kind (cycles)"},
 		{Name: "pause", Scope: n, Keys: []string{"space", "p"}, Help: "pause / resume the pane"},
@@ -54,6 +59,8 @@ func DefaultKeys() *keys.Map {
 		{Name: "form-choice-prev", Scope: f, Keys: []string{"left"}, Help: "previous choice / toggle"},
 		{Name: "form-clear", Scope: f, Keys: []string{"ctrl+u"}, Help: "clear the field"},
 		{Name: "form-backspace", Scope: f, Keys: []string{"backspace"}, Help: "delete a character"},
+		{Name: "form-task", Scope: f, Keys: []string{"ctrl+t"}, Help: "run the tool as a task (when it supports tasks)"},
+		{Name: "form-timeout", Scope: f, Keys: []string{"ctrl+o"}, Help: "next idle timeout for the call (default, 10s … none)"},
 
 		{Name: "editor-submit", Scope: e, Keys: []string{"ctrl+s"}, Help: "send"},
 		{Name: "editor-decline", Scope: e, Keys: []string{"ctrl+d"}, Help: "decline"},
@@ -66,6 +73,16 @@ func DefaultKeys() *keys.Map {
 		{Name: "choose-cancel", Scope: ch, Keys: []string{"esc", "q"}, Help: "cancel"},
 		{Name: "choose-up", Scope: ch, Keys: []string{"up", "k"}, Help: "up"},
 		{Name: "choose-down", Scope: ch, Keys: []string{"down", "j"}, Help: "down"},
+
+		{Name: "task-get", Scope: tk, Keys: []string{"s"}, Help: "ask the task's status (tasks/get)"},
+		{Name: "task-result", Scope: tk, Keys: []string{"r"}, Help: "fetch the result (tasks/result, waits for the task) and open it"},
+		{Name: "task-cancel", Scope: tk, Keys: []string{"c"}, Help: "cancel the task (tasks/cancel)"},
+		{Name: "tasks-close", Scope: tk, Keys: []string{"esc"}, Help: "back to the session"},
+
+		{Name: "rejoin-here", Scope: rj, Keys: []string{"r"}, Help: "rejoin the call in this session (same server and MCP session only)"},
+		{Name: "rejoin-forget", Scope: rj, Keys: []string{"x"}, Help: "forget the record (the server keeps running the call)"},
+		{Name: "rejoin-refresh", Scope: rj, Keys: []string{"R"}, Help: "list the records again"},
+		{Name: "rejoin-close", Scope: rj, Keys: []string{"esc"}, Help: "back to the session"},
 
 		{Name: "search-run", Scope: s, Keys: []string{"enter"}, Help: "search"},
 		{Name: "search-cancel", Scope: s, Keys: []string{"esc"}, Help: "stop searching"},

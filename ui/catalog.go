@@ -15,6 +15,7 @@ import (
 type catEntry struct {
 	name, title, desc, uri string
 	schema                 json.RawMessage // tools: inputSchema
+	taskSupport            string          // tools: execution.taskSupport ("", "forbidden", "optional", "required")
 	args                   []struct {
 		Name        string `json:"name"`
 		Description string `json:"description"`
@@ -156,6 +157,12 @@ func (c *catalog) key(m *Model, name string) tea.Cmd {
 		m.openLogLevel()
 	case "theme":
 		m.nextTheme()
+	case "reconnect":
+		m.reconnectNow()
+	case "tasks":
+		m.openTasks()
+	case "rejoinable":
+		m.openRejoin()
 	case "subscribe":
 		if s.label != "resources" || len(s.entries) == 0 {
 			m.setFlash("subscribe works on resources")
@@ -192,12 +199,17 @@ func (c *catalog) open(m *Model, s *catSection, e catEntry) {
 	switch s.label {
 	case "tools":
 		fields, err := fieldsFromSchema(e.schema)
-		f := &form{title: "Call tool " + termsafe.Line(e.name) + " — enter sends, ctrl+e raw JSON, esc cancels", message: e.desc, fields: fields}
+		f := &form{title: "Call tool " + termsafe.Line(e.name) + " — enter sends, ctrl+e raw JSON, esc cancels", message: e.desc, fields: fields,
+			callOpts: true, taskSupport: e.taskSupport, asTask: e.taskSupport == "required"}
 		if err != nil {
 			f.raw, f.rawText, f.err = true, "{}", "inputSchema unreadable ("+err.Error()+"): raw JSON only"
 		}
 		f.onSubmit = func(m *Model, args json.RawMessage) tea.Cmd {
-			return sent(m, m.s.Call("tools/call", map[string]any{"name": e.name, "arguments": args}))
+			params := map[string]any{"name": e.name, "arguments": args}
+			if f.asTask {
+				return sent(m, m.s.CallAsTask("tools/call", params, 0))
+			}
+			return sent(m, m.s.CallWith("tools/call", params, session.CallOptions{Timeout: timeouts[f.timeout].d}))
 		}
 		m.push(f)
 	case "resources":
@@ -289,11 +301,15 @@ func parseEntries(field string, result json.RawMessage) []catEntry {
 		URITemplate string          `json:"uriTemplate"`
 		InputSchema json.RawMessage `json:"inputSchema"`
 		Arguments   json.RawMessage `json:"arguments"`
+		Execution   struct {
+			TaskSupport string `json:"taskSupport"`
+		} `json:"execution"`
 	}
 	_ = json.Unmarshal(page[field], &raw)
 	var out []catEntry
 	for _, r := range raw {
-		e := catEntry{name: r.Name, title: r.Title, desc: r.Description, uri: firstNonEmpty(r.URI, r.URITemplate), schema: r.InputSchema}
+		e := catEntry{name: r.Name, title: r.Title, desc: r.Description, uri: firstNonEmpty(r.URI, r.URITemplate), schema: r.InputSchema,
+			taskSupport: r.Execution.TaskSupport}
 		_ = json.Unmarshal(r.Arguments, &e.args)
 		out = append(out, e)
 	}

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -75,7 +76,7 @@ func (d *detail) refresh(m *Model) {
 	}
 	sn := d.call.Snapshot()
 	items := m.h.byCall[d.call.Key]
-	v := fmt.Sprintf("%s/%d/%d", sn.State, len(items), sn.Late)
+	v := fmt.Sprintf("%s/%d/%d/%s/%t", sn.State, len(items), sn.Late, sn.Next, sn.ChainErr != nil)
 	if v == d.version {
 		return
 	}
@@ -86,6 +87,12 @@ func (d *detail) refresh(m *Model) {
 
 func (d *detail) buildCall(m *Model, sn session.CallSnapshot, items []*session.Item) {
 	d.title = fmt.Sprintf("call %s · %s %s · %s · %s", sn.Key, sn.Method, termsafe.Line(sn.Name), m.status(sn), fmtDur(sn.Duration(m.opts.Now())))
+	if sn.Round > 0 {
+		d.title += fmt.Sprintf(" · MRTR round %d of #%s (retries #%s)", sn.Round+1, m.roundRoot(sn), sn.Parent)
+	}
+	if sn.TaskID != "" {
+		d.title += " · task " + termsafe.Line(sn.TaskID)
+	}
 	var req, resp, notes []*session.Item
 	for _, it := range items {
 		switch {
@@ -122,6 +129,9 @@ func (d *detail) buildCall(m *Model, sn session.CallSnapshot, items []*session.I
 	case sn.Failure != nil:
 		rl = append([]string{"ended without the server's word: " + termsafe.Line(sn.Failure.Error()), ""}, rl...)
 	}
+	if sn.ResultType == "input_required" {
+		rl = append(inputRequestLines(sn), rl...)
+	}
 	tabs = append(tabs, detailTab{name: "response", lines: rl, json: true, copy: rc})
 	tabs = append(tabs, rawTab(m, items), httpTab(m, items))
 	var nl []string
@@ -139,6 +149,27 @@ func (d *detail) buildCall(m *Model, sn session.CallSnapshot, items []*session.I
 	} else {
 		d.tabs = tabs
 	}
+}
+
+// inputRequestLines lists what an input_required round asks for, and
+// where the chain went.
+func inputRequestLines(sn session.CallSnapshot) []string {
+	var ir session.InputRequired
+	_ = json.Unmarshal(sn.Result, &ir)
+	l := []string{fmt.Sprintf("input_required (MRTR round %d): the server asks for %d input(s):", sn.Round+1, len(ir.InputRequests))}
+	names := make([]string, 0, len(ir.InputRequests))
+	for k := range ir.InputRequests {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, k := range names {
+		r := ir.InputRequests[k]
+		l = append(l, "  "+termsafe.Line(k)+": "+termsafe.Line(r.Method)+" "+oneLine(r.Params, 200))
+	}
+	if len(ir.RequestState) > 0 {
+		l = append(l, "  requestState: "+humanBytes(len(ir.RequestState))+" (echoed byte for byte)")
+	}
+	return append(l, chainText(sn), "")
 }
 
 func (d *detail) buildItem(m *Model) {

@@ -120,6 +120,11 @@ type help struct {
 
 func newHelp(m *Model) *help {
 	var l []string
+	if in := m.info; in.EraReason != "" || in.ProtocolVersion != "" {
+		l = append(l, m.th.Title.Render(" session"),
+			"   protocol "+termsafe.Line(firstNonEmpty(in.ProtocolVersion, "(not negotiated)"))+", "+termsafe.Line(in.Era)+" era",
+			"   why      "+termsafe.Line(firstNonEmpty(in.EraReason, "(no era decision recorded)")), "")
+	}
 	var last keys.Scope
 	for _, b := range m.km.Bindings() {
 		if b.Scope != last {

@@ -78,14 +78,14 @@ func TestE2ETmux(t *testing.T) {
 	tm.keys("Enter")
 	tm.waitFor("Call tool ask")
 	tm.keys("Enter")
-	tm.waitFor("The server asks (elicitation)", "Your name*")
+	tm.waitFor("The server asks (elicitation) (MRTR round 1 of call", "Your name*")
 	tm.fillField("Your name", "Ada")
 	tm.fillField("Your age", "36")
 	tm.keys("Enter")
 	tm.waitFor("elicitation accepted")
 
-	// The retry round carries the answer; copy its result.
-	tm.waitRe(`ask\s+ok[^\n]*\n[^\n]*ask\s+ok`)
+	// The retry round carries the answer, linked to the first; copy its result.
+	tm.waitRe(`ask\s+input[^\n]*round 2 is #\d+[^\n]*\n[^\n]*↳ round 2 of #\d+\s+ok`)
 	tm.keys("G", "y")
 	tm.waitRe(`copied result of call \d+`)
 	if buf, err := exec.Command("tmux", "-L", tm.sock, "show-buffer").Output(); err == nil && len(buf) > 0 {

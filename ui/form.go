@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
@@ -235,7 +236,13 @@ type form struct {
 	decline        bool // ctrl+d declines (elicitation)
 	onSubmit       func(m *Model, args json.RawMessage) tea.Cmd
 	onDecline      func(m *Model) tea.Cmd
-	onCancel       func(m *Model) tea.Cmd
+	// Tool calls: run as a task (offered when the tool's taskSupport is
+	// "optional"; "required" forces it) and the idle timeout preset.
+	callOpts    bool
+	taskSupport string
+	asTask      bool
+	timeout     int // index into timeouts
+	onCancel    func(m *Model) tea.Cmd
 }
 
 func (f *form) scope() keys.Scope { return keys.Form }
@@ -328,6 +335,20 @@ func (f *form) key(m *Model, name string, msg tea.KeyPressMsg) (bool, tea.Cmd) {
 			f.err = ""
 		}
 		f.raw = !f.raw
+	case "form-task":
+		switch {
+		case !f.callOpts:
+		case f.taskSupport == "optional":
+			f.asTask = !f.asTask
+		case f.taskSupport == "required":
+			f.asTask, f.err = true, "this tool only runs as a task"
+		default:
+			f.err = "this tool does not run as a task (execution.taskSupport is " + firstNonEmpty(termsafe.Line(f.taskSupport), "absent") + ")"
+		}
+	case "form-timeout":
+		if f.callOpts {
+			f.timeout = (f.timeout + 1) % len(timeouts)
+		}
 	case "form-next":
 		f.focus = (f.focus + 1) % max(1, len(f.fields))
 	case "form-prev":
@@ -433,10 +454,40 @@ func (f *form) render(m *Model, w, h int) string {
 			}
 		}
 	}
+	if f.callOpts {
+		l = append(l, "", m.th.Faint.Render(" "+f.optionsLine()))
+	}
 	if f.err != "" {
 		l = append(l, "", m.th.Error.Render(" "+termsafe.Line(f.err)))
 	}
 	return strings.Join(l, "\n")
+}
+
+// timeouts are the idle-timeout presets of a tool call (ctrl+o cycles).
+var timeouts = []struct {
+	label string
+	d     time.Duration
+}{{"session default", 0}, {"10s", 10 * time.Second}, {"1m", time.Minute}, {"5m", 5 * time.Minute}, {"30m", 30 * time.Minute}, {"none", -1}}
+
+// optionsLine describes the call options of a tool form.
+func (f *form) optionsLine() string {
+	var task string
+	switch {
+	case f.taskSupport == "required":
+		task = "run as task: yes (the tool requires it)"
+	case f.taskSupport == "optional" && f.asTask:
+		task = "run as task: [yes] no  (ctrl+t)"
+	case f.taskSupport == "optional":
+		task = "run as task:  yes [no] (ctrl+t)"
+	}
+	to := "timeout: " + timeouts[f.timeout].label + " (ctrl+o)"
+	if f.asTask {
+		return task
+	}
+	if task != "" {
+		return task + " · " + to
+	}
+	return to
 }
 
 func (fl *field) display() string {

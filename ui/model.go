@@ -28,6 +28,9 @@ type Options struct {
 	Clipboard func(string) error
 	Now       func() time.Time
 	Location  *time.Location
+	// StateStore lists calls left running for a rejoin; nil uses
+	// session.DefaultStateStore().
+	StateStore session.StateStore
 	// Frame is the shortest gap between two redraws caused by the store
 	// (default 33ms): floods coalesce into at most this many wake-ups.
 	Frame time.Duration
@@ -104,6 +107,9 @@ func New(o Options) *Model {
 	if o.Theme.Name == "" {
 		o.Theme = themes.FromEnv("dark")
 	}
+	if o.StateStore == nil {
+		o.StateStore = session.DefaultStateStore()
+	}
 	m := &Model{s: o.Session, resp: o.Responder, th: o.Theme, km: DefaultKeys(), opts: o, h: newHistory(o.Session),
 		w: 80, hgt: 24}
 	m.req.follow, m.note.follow = true, true
@@ -151,8 +157,11 @@ func (m *Model) refresh() {
 	m.running = m.h.running()
 	m.info = m.s.Info()
 	m.catalog.poll(m)
-	if d, ok := m.top().(*detail); ok {
-		d.refresh(m)
+	switch v := m.top().(type) {
+	case *detail:
+		v.refresh(m)
+	case *tasksView:
+		v.refresh(m)
 	}
 	m.fixScroll()
 }
@@ -299,6 +308,14 @@ func (m *Model) act(name string) tea.Cmd {
 		return m.copyCommand()
 	case "cancel-call":
 		m.cancelSelected()
+	case "detach-call":
+		m.detachSelected()
+	case "reconnect":
+		m.reconnectNow()
+	case "tasks":
+		m.openTasks()
+	case "rejoinable":
+		m.openRejoin()
 	case "replay":
 		m.replaySelected(nil)
 	case "edit-replay":

@@ -145,6 +145,9 @@ func (m *Model) promptModal(p *serverPrompt) modal {
 	if req.Related != "" {
 		via = " (during call " + req.Related + ")"
 	}
+	if req.MRTR {
+		via = " (MRTR round " + itoa(req.Round+1) + " of call " + req.Related + ": the answer goes into the retry)"
+	}
 	switch req.Method {
 	case "elicitation/create":
 		var ep struct {

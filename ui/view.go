@@ -116,8 +116,12 @@ func (m *Model) statusBar(w int) string {
 	if in.ServerInfo.Name != "" {
 		parts = append(parts, termsafe.Line(in.ServerInfo.Name+" "+in.ServerInfo.Version))
 	}
-	if in.ProtocolVersion != "" {
-		parts = append(parts, termsafe.Line(in.ProtocolVersion)+" ("+in.Era+")")
+	if in.ProtocolVersion != "" || in.EraReason != "" {
+		era := in.Era
+		if in.EraReason != "" {
+			era += ": " + shortReason(in.EraReason)
+		}
+		parts = append(parts, termsafe.Line(firstNonEmpty(in.ProtocolVersion, "?")+" ("+era+")"))
 	}
 	if in.Target != "" {
 		parts = append(parts, termsafe.Line(shorten(in.Target, 40)))
@@ -143,6 +147,15 @@ func (m *Model) statusBar(w int) string {
 		line = pad(left+" │ "+right, w)
 	}
 	return m.th.StatusBar.Render(pad(line, w))
+}
+
+// shortReason is the status bar's form of the era decision's reason; the
+// help overlay has it in full.
+func shortReason(r string) string {
+	if i := strings.IndexAny(r, "(;"); i > 0 {
+		r = strings.TrimSpace(r[:i])
+	}
+	return shorten(r, 32)
 }
 
 func shorten(s string, n int) string {
@@ -259,6 +272,9 @@ func (m *Model) status(sn session.CallSnapshot) string {
 	if sn.State == session.StateOK && sn.Method == "tools/call" && isToolError(sn.Result) {
 		return "error"
 	}
+	if sn.ResultType == "input_required" {
+		return "input"
+	}
 	return string(sn.State)
 }
 
@@ -288,6 +304,8 @@ func (m *Model) statusStyle(st string) lipgloss.Style {
 		return m.th.Cancelled
 	case "streaming":
 		return m.th.Info
+	case "input":
+		return m.th.Warn
 	}
 	return m.th.Pending
 }
@@ -304,12 +322,17 @@ func (m *Model) requestRow(c *session.Call, w int, sel bool, now time.Time) stri
 	if w < 100 {
 		mw, nw = 14, 12 // leave the progress bar room at 80 columns
 	}
+	if sn.Round > 0 {
+		name = m.roundLabel(sn, w >= 100)
+	}
 	left := fmt.Sprintf("%s%s %-5s %-*s %-*s ", mark, sn.Started.In(m.opts.Location).Format("15:04:05"),
 		shorten(sn.Key, 5), mw, shorten(sn.Method, mw), nw, shorten(name, nw))
 	line := left + m.statusStyle(st).Render(fmt.Sprintf("%-9s", st)) + fmt.Sprintf(" %7s", fmtDur(sn.Duration(now)))
 	rest := w - ansi.StringWidth(line) - 1
 	if sn.HasProgress && rest > 12 {
 		line += " " + m.progressText(sn, rest, !sn.State.Ended())
+	} else if sn.ResultType == "input_required" && rest > 8 {
+		line += " " + m.th.Faint.Render(chainText(sn))
 	} else if e := sn.Err(); e != nil && rest > 8 {
 		line += " " + m.th.Faint.Render(termsafe.Line(e.Error()))
 	}
@@ -317,6 +340,44 @@ func (m *Model) requestRow(c *session.Call, w int, sel bool, now time.Time) stri
 		return m.th.Selected.Render(pad(ansi.Strip(line), w))
 	}
 	return fit(line, w)
+}
+
+// roundLabel is an MRTR retry's name column: "↳ round 2 of #5" (the
+// original request's key), short "↳2 of #5" at narrow widths.
+func (m *Model) roundLabel(sn session.CallSnapshot, wide bool) string {
+	root := m.roundRoot(sn)
+	if wide {
+		return "↳ round " + itoa(sn.Round+1) + " of #" + root
+	}
+	return "↳" + itoa(sn.Round+1) + " of #" + root
+}
+
+// roundRoot follows Parent links to the round that started the chain.
+func (m *Model) roundRoot(sn session.CallSnapshot) string {
+	key := sn.Parent
+	for i := 0; i < session.MaxRounds+1 && key != ""; i++ {
+		c := m.s.Lookup(key)
+		if c == nil {
+			break
+		}
+		p := c.Snapshot()
+		if p.Parent == "" {
+			return p.Key
+		}
+		key = p.Parent
+	}
+	return key
+}
+
+// chainText says where an input_required round went.
+func chainText(sn session.CallSnapshot) string {
+	switch {
+	case sn.Next != "":
+		return "answered → round " + itoa(sn.Round+2) + " is #" + sn.Next
+	case sn.ChainErr != nil:
+		return "no retry: " + termsafe.Line(sn.ChainErr.Error())
+	}
+	return "waiting for your answer"
 }
 
 // progressText is "███░░ 3/10 1.0/s eta 7s message" in w columns.
@@ -484,7 +545,20 @@ func (m *Model) noteText(r noteRow, w int) string {
 	case kindStderr:
 		return m.th.Warn.Render("stderr") + " " + termsafe.Line(shortBytes(it.Frame.Data, max))
 	case kindEvent:
-		return m.th.Info.Render(eventText(it.Frame.Meta))
+		mt := it.Frame.Meta
+		switch mt.Event {
+		case transport.EvStreamDropped, transport.EvHTTPError, transport.EvSendFailed:
+			return m.th.Warn.Render(eventText(mt))
+		case transport.EvStreamResumed:
+			return m.th.OK.Render(eventText(mt))
+		case transport.EvResumeAttempt:
+			s := m.th.Accent.Render(eventText(mt))
+			if b, ok := m.km.Get("reconnect"); ok {
+				s += m.th.Faint.Render(" · " + b.Keys[0] + " reconnects now")
+			}
+			return s
+		}
+		return m.th.Info.Render(eventText(mt))
 	case kindLog:
 		var p struct {
 			Level  string          `json:"level"`
@@ -541,6 +615,18 @@ func shortBytes(b []byte, n int) string {
 	return string(b)
 }
 
+// streamName says whose SSE stream a key names: "post:5" is call 5's
+// response stream, "get:…" a listen stream.
+func streamName(key string) string {
+	if k, ok := strings.CutPrefix(key, "post:"); ok {
+		return "stream of call " + termsafe.Line(k)
+	}
+	if strings.HasPrefix(key, "get:") {
+		return "listen stream " + termsafe.Line(key)
+	}
+	return "stream " + termsafe.Line(key)
+}
+
 // eventText describes a transport event in words.
 func eventText(mt transport.Meta) string {
 	var b strings.Builder
@@ -562,7 +648,7 @@ func eventText(mt transport.Meta) string {
 		}
 	}
 	if mt.Stream != "" {
-		b.WriteString(" stream " + termsafe.Line(mt.Stream))
+		b.WriteString(" " + streamName(mt.Stream))
 	}
 	if mt.Status != 0 {
 		b.WriteString(fmt.Sprintf(" HTTP %d", mt.Status))

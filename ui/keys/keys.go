@@ -26,6 +26,8 @@ const (
 	Editor   Scope = "editor"
 	Chooser  Scope = "chooser"
 	Search   Scope = "search"
+	Tasks    Scope = "tasks"
+	Rejoin   Scope = "rejoin"
 )
 
 // Binding is one action.

@@ -1,0 +1,135 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"mcpscope/internal/termsafe"
+	"mcpscope/session"
+	"mcpscope/ui/keys"
+)
+
+// tasksView lists the tasks the server reported in this session (from
+// tools/call task results, tasks/get, tasks/list and status
+// notifications), refreshed whenever the store changes.
+type tasksView struct {
+	list []session.Task
+	sel  int
+}
+
+func (m *Model) openTasks() {
+	v := &tasksView{}
+	v.refresh(m)
+	v.sel = max(0, len(v.list)-1)
+	m.push(v)
+}
+
+func (v *tasksView) refresh(m *Model) {
+	v.list = m.s.Tasks()
+	v.sel = clamp(v.sel, 0, len(v.list)-1)
+}
+
+func (v *tasksView) scope() keys.Scope { return keys.Tasks }
+
+func (v *tasksView) selected() (session.Task, bool) {
+	if len(v.list) == 0 {
+		return session.Task{}, false
+	}
+	return v.list[clamp(v.sel, 0, len(v.list)-1)], true
+}
+
+func (v *tasksView) key(m *Model, name string, _ tea.KeyPressMsg) (bool, tea.Cmd) {
+	t, ok := v.selected()
+	switch name {
+	case "tasks-close":
+		return true, nil
+	case "quit":
+		m.quit = true
+	case "help":
+		m.push(newHelp(m))
+	case "up":
+		v.sel = clamp(v.sel-1, 0, len(v.list)-1)
+	case "down":
+		v.sel = clamp(v.sel+1, 0, len(v.list)-1)
+	case "top":
+		v.sel = 0
+	case "follow":
+		v.sel = max(0, len(v.list)-1)
+	case "copy":
+		if ok {
+			return false, m.copyText(t.TaskID, "task id")
+		}
+	case "task-get":
+		if ok {
+			c := m.s.Call("tasks/get", map[string]any{"taskId": t.TaskID})
+			m.setFlash("asked the status of task " + termsafe.Line(t.TaskID) + " (call " + c.Key + ")")
+		}
+	case "task-cancel":
+		if ok {
+			c := m.s.Call("tasks/cancel", map[string]any{"taskId": t.TaskID})
+			m.setFlash("asked to cancel task " + termsafe.Line(t.TaskID) + " (call " + c.Key + ")")
+		}
+	case "task-result", "open":
+		if !ok {
+			return false, nil
+		}
+		// tasks/result blocks until the task ends: no idle timeout.
+		c := m.s.CallWith("tasks/result", map[string]any{"taskId": t.TaskID}, session.CallOptions{Timeout: -1})
+		m.refresh()
+		m.req.follow = true
+		d := &detail{call: c, tab: 1}
+		d.refresh(m)
+		m.push(d)
+		m.setFlash("fetching the result of task " + termsafe.Line(t.TaskID) + " (call " + c.Key + ")")
+	}
+	return false, nil
+}
+
+func (v *tasksView) render(m *Model, w, h int) string {
+	l := []string{m.th.Title.Render(fmt.Sprintf(" Tasks %d — s status, r result, c cancel, y copies the id, esc back", len(v.list)))}
+	if len(v.list) == 0 {
+		l = append(l, m.th.Faint.Render("   no tasks yet — run a tool as a task from the catalog form (ctrl+t)"))
+	}
+	idW := min(28, max(10, w/5))
+	l = append(l, m.th.Faint.Render(fmt.Sprintf("  %-*s %-14s %-24s %-7s %-5s %s", idW, "task", "status", "created", "poll", "call", "message")))
+	room := max(1, h-3)
+	top := clamp(v.sel-room+1, 0, max(0, len(v.list)-room))
+	for i := top; i < len(v.list) && i < top+room; i++ {
+		t := v.list[i]
+		poll := ""
+		if t.PollInterval > 0 {
+			poll = fmtNum(float64(t.PollInterval)/1000) + "s"
+		}
+		call := "—"
+		if t.CallKey != "" {
+			call = "#" + t.CallKey
+		}
+		st := fmt.Sprintf("%-14s", shorten(termsafe.Line(t.Status), 14))
+		row := fmt.Sprintf(" %-*s %s %-24s %-7s %-5s %s", idW, shorten(termsafe.Line(t.TaskID), idW), m.taskStyle(t).Render(st),
+			shorten(termsafe.Line(t.CreatedAt), 24), poll, shorten(call, 5), termsafe.Line(t.StatusMessage))
+		if i == v.sel {
+			l = append(l, m.th.Selected.Render(pad("▸"+ansi.Strip(row), w)))
+		} else {
+			l = append(l, " "+row)
+		}
+	}
+	return strings.Join(l, "\n")
+}
+
+func (m *Model) taskStyle(t session.Task) lipgloss.Style {
+	switch t.Status {
+	case "completed":
+		return m.th.OK
+	case "failed":
+		return m.th.Error
+	case "cancelled":
+		return m.th.Cancelled
+	case "input_required":
+		return m.th.Warn
+	}
+	return m.th.Info
+}
