@@ -103,6 +103,7 @@ type Call struct {
 	Token  string          // progress token key, "" if none
 	Seq    uint64          // seq of the request frame, once sent
 	Round  int             // MRTR round (0 = the original request)
+	opts   CallOptions     // as given, for MRTR retries
 	Parent string          // key of the input_required round this retries
 
 	state    State

@@ -334,6 +334,26 @@ func (s *Session) noteToolsLocked(result json.RawMessage) {
 	}
 }
 
+// invalidToolReason refuses a stateless tools/call to a tool whose
+// x-mcp-header annotations are invalid: the spec says clients must not use
+// it (a raw send still can, for debugging).
+func (s *Session) invalidToolReason(method string, params json.RawMessage, modern bool) string {
+	if !modern || method != "tools/call" {
+		return ""
+	}
+	var p struct {
+		Name string `json:"name"`
+	}
+	_ = json.Unmarshal(params, &p)
+	s.mu.Lock()
+	why := s.invalidTools[p.Name]
+	s.mu.Unlock()
+	if why == "" {
+		return ""
+	}
+	return fmt.Sprintf("not sent: tool %q has an invalid x-mcp-header annotation (%s); the 2026-07-28 spec says clients must not call it (send it raw with ':' in the inspector to try anyway)", p.Name, why)
+}
+
 // InvalidTools names tools whose x-mcp-header annotations are invalid and
 // why; a modern client must not call them.
 func (s *Session) InvalidTools() map[string]string {
@@ -470,7 +490,9 @@ func (s *Session) continueRounds(c *Call, result json.RawMessage) {
 		params["requestState"] = ir.RequestState
 	}
 	raw, _ := json.Marshal(params)
-	next := s.CallWith(c.Method, json.RawMessage(raw), CallOptions{round: c.Round + 1, parent: c.Key})
+	o := c.opts // the retry keeps the first round's headers and timeouts
+	o.round, o.parent = c.Round+1, c.Key
+	next := s.CallWith(c.Method, json.RawMessage(raw), o)
 	s.mu.Lock()
 	c.next = next
 	close(c.chain)

@@ -218,7 +218,7 @@ func (s *Session) CallWith(method string, params any, o CallOptions) *Call {
 	s.mu.Unlock()
 	key := strconv.FormatInt(id, 10)
 	c := s.newCall(key, json.RawMessage(key), method, time.Now())
-	c.Round, c.Parent = o.round, o.parent
+	c.Round, c.Parent, c.opts = o.round, o.parent, o
 	token := ""
 	if !o.NoProgressToken {
 		token = "mcpscope-" + key
@@ -250,6 +250,11 @@ func (s *Session) CallWith(method string, params any, o CallOptions) *Call {
 		Params  json.RawMessage `json:"params,omitempty"`
 	}{"2.0", id, method, raw})
 
+	if reason := s.invalidToolReason(method, raw, meta != nil); reason != "" {
+		s.register(c, "")
+		s.end(c, StateError, nil, nil, &Failure{Reason: reason})
+		return c
+	}
 	if !s.register(c, token) {
 		return c
 	}
@@ -701,6 +706,10 @@ func (s *Session) onNotification(it *Item, e *Envelope, after []func()) []func()
 		} else {
 			it.Note = "notification for unknown subscription " + string(tag.Meta.Sub)
 		}
+	}
+	// On HTTP, what arrives on a request's own POST stream belongs to it.
+	if key, ok := strings.CutPrefix(logicalStream(it.Frame.Meta), "post:"); ok && s.calls[key] != nil && it.CallKey == "" {
+		it.CallKey = key
 	}
 	switch m := e.Method; {
 	case m == "notifications/progress":
