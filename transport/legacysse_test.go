@@ -15,6 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"mcpscope/internal/faultproxy"
 	"mcpscope/internal/peers"
 )
 
@@ -287,6 +288,36 @@ func TestLegacySSEEverything(t *testing.T) {
 	rec.wait(t, "closed", lsseIsEvent(EvClosed))
 	if err := lsseSend(t, l, `{"jsonrpc":"2.0","id":4,"method":"ping"}`); !errors.Is(err, errLSSEClosed) {
 		t.Errorf("send after close: %v", err)
+	}
+}
+
+// A real server's stream cut mid-session (through the fault proxy): Done
+// closes at once, so pending calls can fail instead of waiting forever.
+func TestLegacySSEEverythingCut(t *testing.T) {
+	peers.Require(t)
+	proxied, p := faultproxy.Start(t, peers.StartEverythingHTTP(t, "sse"), faultproxy.Faults{})
+	l, rec := lsseStart(t, LegacySSEOptions{URL: proxied})
+	if !strings.HasPrefix(l.Endpoint(), strings.TrimSuffix(proxied, "/sse")+"/message?") {
+		t.Fatalf("endpoint %q is not behind the proxy %q", l.Endpoint(), proxied)
+	}
+	lsseMustSend(t, l, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"mcpscope-test","version":"0"}}}`)
+	rec.wait(t, "initialize result", lsseIsResponse(1))
+	lsseMustSend(t, l, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	// A long call is in flight when the network drops.
+	lsseMustSend(t, l, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"trigger-long-running-operation","arguments":{"duration":30,"steps":3}}}`)
+	if n := p.Cut(func(r *http.Request) bool { return r.Method == http.MethodGet }); n != 1 {
+		t.Fatalf("cut %d GET streams, want 1", n)
+	}
+	lsseWaitDone(t, l)
+	end := rec.wait(t, "stream dropped", lsseIsEvent(EvStreamDropped))
+	if end.Meta.Stream != LegacySSEStream {
+		t.Errorf("drop meta = %+v", end.Meta)
+	}
+	if err := lsseSend(t, l, `{"jsonrpc":"2.0","id":3,"method":"ping"}`); !errors.Is(err, errLSSEEnded) {
+		t.Errorf("send after the drop: %v", err)
+	}
+	if s := p.Stats(); s.Cuts != 1 {
+		t.Errorf("proxy stats %+v", s)
 	}
 }
 
