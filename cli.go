@@ -31,6 +31,7 @@ type options struct {
 	logLevel      string
 	httpAddr      string   // demo --http
 	era           string   // auto | legacy | modern
+	transport     string   // "" (Streamable HTTP, falling back to HTTP+SSE) or "sse"
 	forget        bool     // rejoin --forget
 	asTask        bool     // call --task
 	answers       []string // --answer KEY=JSON (MRTR / server requests)
@@ -150,6 +151,13 @@ func parseArgs(argv []string) (*options, error) {
 			}
 		case "--log-level":
 			o.logLevel, err = next()
+		case "--transport":
+			if o.transport, err = next(); err == nil && o.transport != "sse" && o.transport != "http" {
+				err = usagef("--transport takes http (Streamable HTTP, the default) or sse (HTTP+SSE, 2024-11-05), got %q", o.transport)
+			}
+			if o.transport == "http" {
+				o.transport = ""
+			}
 		case "--era":
 			if o.era, err = next(); err == nil && o.era != "auto" && o.era != "legacy" && o.era != "modern" {
 				err = usagef("--era takes auto, legacy or modern, got %q", o.era)
@@ -240,6 +248,7 @@ Flags:
   --timeout D       idle timeout per call, reset by progress (default 60s; 0 = none)
   --max-timeout D   hard limit per call (default 30m; 0 = none)
   --log-level L     log level: logging/setLevel (2025 era) or per-request _meta (2026-07-28)
+  --transport sse   use the HTTP+SSE transport (2024-11-05); by default it is tried when Streamable HTTP gets 400/404/405
   --era E           auto (probe with server/discover, the default), legacy (initialize), or modern (2026-07-28)
   --json            machine-readable output
   --answer K=JSON   answer an input request (MRTR key) or a server request (by method) headless (repeatable)

@@ -39,6 +39,11 @@ func chooseEra(ctx context.Context, o *options, s *session.Session, grace time.D
 		s.Adopt(v)
 		return nil
 	}
+	if _, sse := s.Transport().(*transport.LegacySSE); sse {
+		s.Adopt(session.EraVerdict{Era: session.EraLegacy, Reason: "the HTTP+SSE transport (2024-11-05) has only the initialize era"})
+		_, err := s.Initialize(ctx)
+		return err
+	}
 	var v session.EraVerdict
 	var err error
 	if _, stdio := s.Transport().(*transport.Stdio); stdio {

@@ -108,6 +108,9 @@ func newTransport(o *options, grace time.Duration) (transport.Transport, error) 
 			name, val, _ := strings.Cut(h, ":")
 			hdr[strings.TrimSpace(name)] = strings.TrimSpace(val)
 		}
+		if o.transport == "sse" {
+			return transport.NewLegacySSE(transport.LegacySSEOptions{URL: o.url, Headers: hdr, Bearer: o.bearer}), nil
+		}
 		return transport.NewHTTP(transport.HTTPOptions{URL: o.url, Headers: hdr, Bearer: o.bearer}), nil
 	case len(o.command) > 0:
 		so := transport.StdioOptions{Command: o.command[0], Args: o.command[1:], Env: o.env, Dir: o.cwd, Grace: grace}
@@ -123,8 +126,30 @@ func newTransport(o *options, grace time.Duration) (transport.Transport, error) 
 	return transport.NewStdio(transport.StdioOptions{Command: self, Args: []string{"demo"}, Env: o.env, Grace: grace}), nil
 }
 
-// connect starts a session on the target and runs the handshake.
+// connect starts a session on the target and runs the handshake. A URL
+// whose initialize POST gets 400, 404 or 405 is tried again with the older
+// HTTP+SSE transport, as the 2025-11-25 backwards-compatibility rules say.
 func connect(ctx context.Context, o *options, r session.Responder, grace time.Duration) (*session.Session, error) {
+	s, err := connectOnce(ctx, o, r, grace)
+	var he *transport.HTTPError
+	if err == nil || o.url == "" || o.transport != "" || o.era == "modern" || !errors.As(err, &he) ||
+		(he.Status != 400 && he.Status != 404 && he.Status != 405) {
+		return s, err
+	}
+	fmt.Fprintf(os.Stderr, "mcpscope: %s answered %d to Streamable HTTP; trying the HTTP+SSE transport (2024-11-05)\n", o.url, he.Status)
+	sse := *o
+	sse.transport = "sse"
+	if sse.journal != "" {
+		sse.journal = strings.TrimSuffix(sse.journal, ".jsonl") + "-sse.jsonl"
+	}
+	s2, err2 := connectOnce(ctx, &sse, r, grace)
+	if err2 != nil {
+		return nil, fmt.Errorf("%w\n(the HTTP+SSE fallback failed too: %v)", err, err2)
+	}
+	return s2, nil
+}
+
+func connectOnce(ctx context.Context, o *options, r session.Responder, grace time.Duration) (*session.Session, error) {
 	t, err := newTransport(o, grace)
 	if err != nil {
 		return nil, err

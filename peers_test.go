@@ -198,3 +198,24 @@ func TestEverythingTasks(t *testing.T) {
 		t.Fatalf("tasks/list lacks our tasks: %.300s", list)
 	}
 }
+
+// server-everything's sse mode end to end: Streamable HTTP is refused (404),
+// mcpscope falls back to HTTP+SSE by itself, and calls with progress work.
+func TestEverythingSSEFallback(t *testing.T) {
+	s := connectT(t, &options{url: peers.StartEverythingHTTP(t, "sse"), noJournal: true})
+	if _, ok := s.Transport().(*transport.LegacySSE); !ok {
+		t.Fatalf("want the HTTP+SSE transport after the fallback, got %s", s.Transport().Describe())
+	}
+	if in := s.Info(); in.Era != session.EraLegacy || in.ServerInfo.Name == "" {
+		t.Fatalf("info: %+v", in)
+	}
+	res := callT(t, s.Call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "over sse"}}))
+	if !strings.Contains(string(res), "over sse") {
+		t.Fatalf("echo: %s", res)
+	}
+	c := s.Call("tools/call", map[string]any{"name": "trigger-long-running-operation", "arguments": map[string]any{"duration": 1, "steps": 3}})
+	callT(t, c)
+	if p := c.Snapshot().Progress; p.Updates != 3 {
+		t.Fatalf("progress over sse: %+v", p)
+	}
+}
