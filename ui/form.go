@@ -455,7 +455,7 @@ func (f *form) render(m *Model, w, h int) string {
 		}
 	}
 	if f.callOpts {
-		l = append(l, "", m.th.Faint.Render(" "+f.optionsLine()))
+		l = append(l, "", m.th.Faint.Render(" "+f.optionsLine(m)))
 	}
 	if f.err != "" {
 		l = append(l, "", m.th.Error.Render(" "+termsafe.Line(f.err)))
@@ -470,24 +470,25 @@ var timeouts = []struct {
 }{{"session default", 0}, {"10s", 10 * time.Second}, {"1m", time.Minute}, {"5m", 5 * time.Minute}, {"30m", 30 * time.Minute}, {"none", -1}}
 
 // optionsLine describes the call options of a tool form.
-func (f *form) optionsLine() string {
+func (f *form) optionsLine(m *Model) string {
+	tk, to := m.keyOf("form-task"), m.keyOf("form-timeout")
 	var task string
 	switch {
 	case f.taskSupport == "required":
 		task = "run as task: yes (the tool requires it)"
 	case f.taskSupport == "optional" && f.asTask:
-		task = "run as task: [yes] no  (ctrl+t)"
+		task = "run as task: [yes] no  (" + tk + ")"
 	case f.taskSupport == "optional":
-		task = "run as task:  yes [no] (ctrl+t)"
+		task = "run as task:  yes [no] (" + tk + ")"
 	}
-	to := "timeout: " + timeouts[f.timeout].label + " (ctrl+o)"
+	timeout := "timeout: " + timeouts[f.timeout].label + " (" + to + ")"
 	if f.asTask {
 		return task
 	}
 	if task != "" {
-		return task + " · " + to
+		return task + " · " + timeout
 	}
-	return to
+	return timeout
 }
 
 func (fl *field) display() string {

@@ -27,7 +27,7 @@ func (m *Model) detachSelected() {
 		return
 	}
 	m.refresh()
-	m.setFlash("detached call " + c.Key + " as " + h + " — rejoin: mcpscope rejoin " + h + " (D lists them)")
+	m.setFlash("detached call " + c.Key + " as " + h + " — rejoin: " + rejoinCommand(h) + " (" + m.keyOf("rejoinable") + " lists them)")
 }
 
 // reconnectNow fires every pending stream resume at once.
@@ -189,12 +189,12 @@ func (v *rejoinView) key(m *Model, name string, _ tea.KeyPressMsg) (bool, tea.Cm
 }
 
 func (v *rejoinView) render(m *Model, w, h int) string {
-	l := []string{m.th.Title.Render(fmt.Sprintf(" Detached calls %d — y copies the rejoin command, r rejoins here, x forgets, esc back", len(v.list)))}
+	l := []string{m.th.Title.Render(fmt.Sprintf(" Detached calls %d — %s copies the rejoin command", len(v.list), m.keyOf("copy")))}
 	switch {
 	case v.err != "":
 		l = append(l, m.th.Error.Render("   "+termsafe.Line(v.err)))
 	case len(v.list) == 0:
-		l = append(l, m.th.Faint.Render("   no calls are left running (d detaches the selected call; quitting detaches the resumable ones)"))
+		l = append(l, m.th.Faint.Render("   no calls are left running ("+m.keyOf("detach-call")+" detaches the selected call; quitting detaches the resumable ones)"))
 	}
 	room := max(1, h-7)
 	top := clamp(v.sel-room+1, 0, max(0, len(v.list)-room))
@@ -228,7 +228,7 @@ func (v *rejoinView) render(m *Model, w, h int) string {
 			" session  "+termsafe.Line(firstNonEmpty(d.SessionID, "(none)"))+" · "+termsafe.Line(firstNonEmpty(d.ProtocolVersion, "?"))+" "+termsafe.Line(d.Era),
 			" rejoin   "+m.th.Accent.Render(termsafe.Line(rejoinCommand(d.Handle))))
 		if ok, why := m.rejoinHere(d); ok {
-			l = append(l, m.th.OK.Render(" r rejoins it in this session"))
+			l = append(l, m.th.OK.Render(" "+m.keyOf("rejoin-here")+" rejoins it in this session"))
 		} else {
 			l = append(l, m.th.Faint.Render(" not here: "+why))
 		}

@@ -90,9 +90,9 @@ func (v *tasksView) key(m *Model, name string, _ tea.KeyPressMsg) (bool, tea.Cmd
 }
 
 func (v *tasksView) render(m *Model, w, h int) string {
-	l := []string{m.th.Title.Render(fmt.Sprintf(" Tasks %d — s status, r result, c cancel, y copies the id, esc back", len(v.list)))}
+	l := []string{m.th.Title.Render(fmt.Sprintf(" Tasks %d", len(v.list)))}
 	if len(v.list) == 0 {
-		l = append(l, m.th.Faint.Render("   no tasks yet — run a tool as a task from the catalog form (ctrl+t)"))
+		l = append(l, m.th.Faint.Render("   no tasks yet — run a tool as a task from the catalog form ("+m.keyOf("form-task")+")"))
 	}
 	idW := min(28, max(10, w/5))
 	l = append(l, m.th.Faint.Render(fmt.Sprintf("  %-*s %-14s %-24s %-7s %-5s %s", idW, "task", "status", "created", "poll", "call", "message")))

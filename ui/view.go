@@ -179,7 +179,7 @@ func (m *Model) footer(w int) string {
 	case m.focus == paneNotes:
 		names = []string{"focus-next", "open", "filter", "pause", "copy", "follow", "help", "quit"}
 	default:
-		names = []string{"focus-next", "open", "cancel-call", "replay", "edit-replay", "copy", "catalog", "help", "quit"}
+		names = []string{"focus-next", "open", "cancel-call", "replay", "edit-replay", "copy", "catalog", "help", "quit", "detach-call", "tasks", "rejoinable"}
 	}
 	var b strings.Builder
 	for _, n := range names {
@@ -199,6 +199,8 @@ var footerNames = map[keys.Scope][]string{
 	"chooser": {"choose", "choose-cancel"},
 	"global":  {"help"},
 	"search":  {"search-run", "search-cancel"},
+	"tasks":   {"task-get", "task-result", "task-cancel", "copy", "tasks-close", "help"},
+	"rejoin":  {"copy", "rejoin-here", "rejoin-forget", "rejoin-refresh", "rejoin-close", "help"},
 }
 
 // footerLabels are the footer's short words; the help overlay has the
@@ -211,6 +213,17 @@ var footerLabels = map[string]string{
 	"form-next": "field", "form-submit": "submit", "form-decline": "decline", "form-raw": "raw JSON", "form-cancel": "cancel",
 	"editor-submit": "send", "editor-decline": "decline", "editor-cancel": "cancel", "choose": "choose",
 	"choose-cancel": "cancel", "search-run": "search", "search-cancel": "stop",
+	"task-get": "status", "task-result": "result", "task-cancel": "cancel", "tasks-close": "back",
+	"rejoin-here": "rejoin here", "rejoin-forget": "forget", "rejoin-refresh": "refresh", "rejoin-close": "back",
+	"detach-call": "detach", "tasks": "tasks", "rejoinable": "detached", "reconnect": "reconnect",
+}
+
+// keyOf is the first key of a binding, for hints in titles.
+func (m *Model) keyOf(name string) string {
+	if b, ok := m.km.Get(name); ok && len(b.Keys) > 0 {
+		return b.Keys[0]
+	}
+	return "?"
 }
 
 func footerLabel(name, help string) string {
@@ -552,11 +565,13 @@ func (m *Model) noteText(r noteRow, w int) string {
 		case transport.EvStreamResumed:
 			return m.th.OK.Render(eventText(mt))
 		case transport.EvResumeAttempt:
-			s := m.th.Accent.Render(eventText(mt))
+			// The hint goes before the (long) detail, so it is never cut.
+			txt := eventText(mt)
 			if b, ok := m.km.Get("reconnect"); ok {
-				s += m.th.Faint.Render(" · " + b.Keys[0] + " reconnects now")
+				rest := strings.TrimPrefix(txt, mt.Event)
+				return m.th.Accent.Render(mt.Event) + m.th.Faint.Render(" ("+b.Keys[0]+": now)") + m.th.Accent.Render(rest)
 			}
-			return s
+			return m.th.Accent.Render(txt)
 		}
 		return m.th.Info.Render(eventText(mt))
 	case kindLog:
