@@ -23,6 +23,7 @@ type options struct {
 	bearer        string
 	journal       string
 	noJournal     bool
+	noState       bool // keep no rejoin state (conformance runs)
 	roots         []string
 	timeout       time.Duration
 	maxTimeout    time.Duration

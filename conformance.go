@@ -146,44 +146,17 @@ func runConformanceClient(ctx context.Context, o *options, stdout, stderr io.Wri
 	return nil
 }
 
-// confConnect is connect() without what a throwaway conformance run should
-// not leave behind (rejoin state) and with a responder that answers
+// confConnect is connectOnce without what a throwaway conformance run
+// should not leave behind (rejoin state), and with a responder that answers
 // elicitation the way the suite expects (accept, schema defaults filled).
 func confConnect(ctx context.Context, o *options) (*session.Session, error) {
-	t, err := newTransport(o, oneShotGrace)
-	if err != nil {
-		return nil, err
-	}
-	var j *session.Journal
-	if !o.noJournal {
-		if j, err = session.CreateJournal(o.journal, t.Describe()); err != nil {
-			return nil, err
-		}
-	}
 	r := confResponder{}
 	for _, u := range o.roots {
 		r.Roots = append(r.Roots, session.Root{URI: u})
 	}
-	s := session.New(t, session.Options{Responder: r, Journal: j, Timeout: o.timeout, MaxTimeout: o.maxTimeout})
-	if err := s.Start(); err != nil {
-		if j != nil {
-			j.Close()
-		}
-		return nil, fmt.Errorf("start %s: %w", t.Describe(), err)
-	}
-	ictx, cancel := context.WithTimeout(ctx, initTimeout(o))
-	defer cancel()
-	if err := chooseEra(ictx, o, s, oneShotGrace); err != nil {
-		s.Close()
-		if ctx.Err() != nil {
-			return nil, errInterrupted
-		}
-		if ictx.Err() != nil {
-			return nil, &session.Failure{Reason: fmt.Sprintf("timed out: %s did not complete the handshake within %s", t.Describe(), initTimeout(o))}
-		}
-		return nil, err
-	}
-	return s, nil
+	co := *o
+	co.noState = true
+	return connectOnce(ctx, &co, r, oneShotGrace)
 }
 
 // listTools runs tools/list to the last page and keeps the tools.

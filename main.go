@@ -173,7 +173,7 @@ func connectOnce(ctx context.Context, o *options, r session.Responder, grace tim
 		}
 	}
 	so := session.Options{Responder: r, Journal: j, Timeout: o.timeout, MaxTimeout: o.maxTimeout}
-	if o.url != "" {
+	if o.url != "" && !o.noState {
 		// HTTP calls that carry event ids can be rejoined after this process ends.
 		so.StateStore, so.Rejoin = session.DefaultStateStore(), rejoinInfo(o)
 	}

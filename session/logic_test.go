@@ -36,7 +36,7 @@ func TestProgressTokenInjection(t *testing.T) {
 			t.Errorf("withProgressToken(%v) = %s, %v; want %s", c.params, got, err, c.want)
 		}
 	}
-	if got := stripProgressToken(json.RawMessage(`{"_meta":{"progressToken":"p"},"name":"x"}`)); string(got) != `{"name":"x"}` {
+	if got := StripMeta(json.RawMessage(`{"_meta":{"progressToken":"p"},"name":"x"}`)); string(got) != `{"name":"x"}` {
 		t.Errorf("strip: %s", got)
 	}
 	if _, err := withProgressToken(json.RawMessage(`{bad`), "p"); err == nil {

@@ -478,7 +478,7 @@ func (s *Session) continueRounds(c *Call, result json.RawMessage) {
 		responses[key] = res
 	}
 	var params map[string]json.RawMessage
-	if json.Unmarshal(stripMeta(c.Params), &params) != nil || params == nil {
+	if json.Unmarshal(StripMeta(c.Params), &params) != nil || params == nil {
 		params = map[string]json.RawMessage{}
 	}
 	delete(params, "inputResponses")

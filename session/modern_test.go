@@ -72,7 +72,7 @@ func TestModernHeadersFromArguments(t *testing.T) {
 
 func TestStripMetaKeepsForeignKeys(t *testing.T) {
 	in := `{"name":"x","_meta":{"progressToken":"p","io.modelcontextprotocol/protocolVersion":"2026-07-28","trace":"t"}}`
-	if got := string(stripMeta(json.RawMessage(in))); got != `{"_meta":{"trace":"t"},"name":"x"}` {
+	if got := string(StripMeta(json.RawMessage(in))); got != `{"_meta":{"trace":"t"},"name":"x"}` {
 		t.Fatalf("stripMeta: %s", got)
 	}
 }

@@ -415,7 +415,7 @@ func (s *Session) Replay(c *Call, params json.RawMessage) *Call {
 	if params == nil {
 		params = c.Params
 	}
-	return s.Call(c.Method, stripMeta(params))
+	return s.Call(c.Method, StripMeta(params))
 }
 
 // Cancel ends a running call: notifications/cancelled goes to the server and
@@ -876,39 +876,28 @@ func tokenSet(raw json.RawMessage, token string) bool {
 	return json.Unmarshal(raw, &p) == nil && p.Meta.Token == token
 }
 
-// stripMeta removes what mcpscope adds to _meta (progress token, stateless
-// request metadata) so a replay or retry gets fresh values.
-func stripMeta(raw json.RawMessage) json.RawMessage {
-	obj := map[string]json.RawMessage{}
-	if json.Unmarshal(raw, &obj) != nil {
-		return raw
-	}
-	meta := map[string]json.RawMessage{}
-	if m, ok := obj["_meta"]; !ok || json.Unmarshal(m, &meta) != nil {
-		return raw
-	}
-	for _, k := range []string{"progressToken", MetaProtocolVersion, MetaClientInfo, MetaClientCapabilities, MetaLogLevel} {
-		delete(meta, k)
-	}
-	if len(meta) == 0 {
-		delete(obj, "_meta")
-	} else {
-		obj["_meta"], _ = json.Marshal(meta)
-	}
-	out, _ := json.Marshal(obj)
-	return out
+// StripMeta removes what mcpscope adds to _meta (the progress token and
+// the stateless request metadata), so a replay, a retry or an edit starts
+// from what the user would write; other _meta keys stay.
+func StripMeta(raw json.RawMessage) json.RawMessage {
+	return deleteMeta(raw, "progressToken", MetaProtocolVersion, MetaClientInfo, MetaClientCapabilities, MetaLogLevel)
 }
 
-func stripProgressToken(raw json.RawMessage) json.RawMessage {
+
+
+// deleteMeta removes keys from params._meta (and _meta itself when empty).
+func deleteMeta(raw json.RawMessage, keys ...string) json.RawMessage {
 	obj := map[string]json.RawMessage{}
-	if json.Unmarshal(raw, &obj) != nil {
+	if json.Unmarshal(raw, &obj) != nil || obj == nil {
 		return raw
 	}
 	meta := map[string]json.RawMessage{}
-	if m, ok := obj["_meta"]; !ok || json.Unmarshal(m, &meta) != nil {
+	if m, ok := obj["_meta"]; !ok || json.Unmarshal(m, &meta) != nil || meta == nil {
 		return raw
 	}
-	delete(meta, "progressToken")
+	for _, k := range keys {
+		delete(meta, k)
+	}
 	if len(meta) == 0 {
 		delete(obj, "_meta")
 	} else {
