@@ -883,8 +883,6 @@ func StripMeta(raw json.RawMessage) json.RawMessage {
 	return deleteMeta(raw, "progressToken", MetaProtocolVersion, MetaClientInfo, MetaClientCapabilities, MetaLogLevel)
 }
 
-
-
 // deleteMeta removes keys from params._meta (and _meta itself when empty).
 func deleteMeta(raw json.RawMessage, keys ...string) json.RawMessage {
 	obj := map[string]json.RawMessage{}
