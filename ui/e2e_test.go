@@ -31,7 +31,7 @@ func TestE2ETmux(t *testing.T) {
 	}
 	tm := &tmux{t: t, sock: fmt.Sprintf("mcpscope-e2e-%d", os.Getpid())}
 	tm.run("-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40", "-s", "e2e",
-		fmt.Sprintf("cd %s && TERM=xterm-256color NO_COLOR= %s --no-journal 2>%s/stderr.log", dir, bin, dir))
+		fmt.Sprintf("cd %s && TERM=xterm-256color NO_COLOR= XDG_STATE_HOME=%s/state %s --no-journal 2>%s/stderr.log", dir, dir, bin, dir))
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("last screen:\n%s", tm.capture())
@@ -99,7 +99,23 @@ func TestE2ETmux(t *testing.T) {
 	tm.waitFor("request │ response")
 	tm.keys("Tab")
 	tm.waitFor(`the user accepted and answered`, `Ada`)
-	tm.keys("Escape", "q")
+	tm.keys("Escape")
+	tm.waitFor("Notifications")
+
+	// The era decision is in the status bar; the tasks and detached-calls
+	// views open and close; reconnect-now says nothing is pending (stdio).
+	tm.waitRe(`\((modern|legacy): `)
+	tm.keys("t")
+	tm.waitFor("Tasks 0", "no tasks yet")
+	tm.keys("Escape")
+	tm.waitFor("Notifications")
+	tm.keys("D")
+	tm.waitFor("Detached calls 0", "no calls are left running")
+	tm.keys("Escape")
+	tm.waitFor("Notifications")
+	tm.keys("C-r")
+	tm.waitFor("no stream is waiting to reconnect")
+	tm.keys("q")
 }
 
 type tmux struct {

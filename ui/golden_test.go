@@ -87,7 +87,7 @@ func checkSize(t *testing.T, s string, w, h int) {
 func TestResizeAnySize(t *testing.T) {
 	m := newTestModel(t, loadFixture(t), 80, 24)
 	for _, sz := range [][2]int{{1, 1}, {10, 3}, {20, 6}, {40, 10}, {80, 24}, {81, 25}, {200, 60}} {
-		for _, setup := range [][]string{nil, {"open"}, {"help"}} {
+		for _, setup := range [][]string{nil, {"open"}, {"help"}, {"tasks"}, {"rejoinable"}} {
 			m.modals = nil
 			m.Update(windowSize(sz[0], sz[1]))
 			press(m, setup...)

@@ -80,7 +80,7 @@ func loadFixture(t testing.TB) *session.Session {
 func newTestModel(t testing.TB, s *session.Session, w, h int) *Model {
 	t.Helper()
 	m := New(Options{Session: s, Theme: themes.ByName("dark"), Now: func() time.Time { return at(5) }, Location: time.UTC,
-		Clipboard: func(string) error { return nil }})
+		Clipboard: func(string) error { return nil }, StateStore: &session.FileStore{Dir: t.TempDir()}})
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return m
 }

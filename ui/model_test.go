@@ -72,7 +72,8 @@ func assertInert(t *testing.T, s string) {
 // mockServer answers nothing by itself; tests inject what they need.
 func newLive(t *testing.T, r session.Responder) (*Model, *session.Session, *fakeTransport) {
 	s, f := liveSession(t, r)
-	m := New(Options{Session: s, Responder: nil, Theme: themes.ByName("dark"), Clipboard: func(string) error { return nil }})
+	m := New(Options{Session: s, Responder: nil, Theme: themes.ByName("dark"), Clipboard: func(string) error { return nil },
+		StateStore: &session.FileStore{Dir: t.TempDir()}})
 	m.Update(windowSize(100, 30))
 	return m, s, f
 }
