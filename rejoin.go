@@ -130,6 +130,21 @@ func runRejoin(ctx context.Context, o *options, stdout, stderr io.Writer) error 
 		return err
 	}
 	defer s.Close()
+	if d.TaskID != "" && len(d.LastEventIDs) == 0 {
+		s.RejoinTask(d)
+		fmt.Fprintf(stderr, "rejoining task %s (%s %s, session %s)\n", termsafe.Line(d.TaskID), termsafe.Line(d.Method),
+			termsafe.Line(d.Name), termsafe.Line(d.SessionID))
+		res, err := s.FollowTask(ctx, d.TaskID, func(t session.Task) {
+			fmt.Fprintf(stderr, "task %s: %s %s\n", termsafe.Line(t.TaskID), termsafe.Line(t.Status), termsafe.Line(t.StatusMessage))
+		})
+		if ctx.Err() != nil {
+			return errInterrupted
+		}
+		if err != nil {
+			return fmt.Errorf("rejoin task %s: %w", d.TaskID, err)
+		}
+		return printResult(stdout, o.jsonOut, res, printContents)
+	}
 	c, err := s.Rejoin(ctx, d)
 	if err != nil {
 		return err

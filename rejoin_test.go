@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -168,5 +169,70 @@ func TestRejoinSessionGone(t *testing.T) {
 	_, err = c.Wait(ctx)
 	if err == nil || !strings.Contains(err.Error(), "no longer knows this session") {
 		t.Fatalf("want a plain 'session gone' error, got %v", err)
+	}
+}
+
+// A task is a rejoin handle: kill -9 the mcpscope that created it, and a new
+// one follows the task to its result (server-everything, 2025-11-25 tasks).
+func TestRejoinTaskAfterKill9(t *testing.T) {
+	url := peers.StartEverythingHTTP(t, "streamableHttp")
+	bin := mcpscopeBinary(t)
+	state := t.TempDir()
+	env := append(os.Environ(), "XDG_STATE_HOME="+state)
+
+	first := exec.Command(bin, "call", "simulate-research-query", "topic=tides", "--task", url)
+	first.Env = env
+	stderr, err := first.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	created := make(chan bool, 1)
+	go func() {
+		buf := make([]byte, 4096)
+		var seen []byte
+		for {
+			n, err := stderr.Read(buf)
+			seen = append(seen, buf[:n]...)
+			if bytes.Contains(seen, []byte(" created")) {
+				created <- true
+				io.Copy(io.Discard, stderr)
+				return
+			}
+			if err != nil {
+				created <- false
+				return
+			}
+		}
+	}()
+	select {
+	case ok := <-created:
+		if !ok {
+			t.Fatal("the first mcpscope ended before creating the task")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no task created within 30s")
+	}
+	first.Process.Signal(syscall.SIGKILL)
+	first.Wait()
+
+	store := &session.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}
+	l, _ := store.List()
+	if len(l) != 1 || l[0].TaskID == "" {
+		t.Fatalf("want one task record, got %+v", l)
+	}
+	var out, errb bytes.Buffer
+	again := exec.Command(bin, "rejoin", l[0].Handle)
+	again.Env, again.Stdout, again.Stderr = env, &out, &errb
+	if err := again.Run(); err != nil {
+		t.Fatalf("rejoin: %v\n%s\n%s", err, out.String(), errb.String())
+	}
+	if !strings.Contains(out.String(), "Research Report: tides") || !strings.Contains(errb.String(), "completed") {
+		t.Fatalf("rejoin output:\n%s\n%s", out.String(), errb.String())
+	}
+	if l, _ := store.List(); len(l) != 0 {
+		t.Fatalf("the task record should be gone once its result was fetched: %+v", l)
 	}
 }

@@ -26,11 +26,9 @@ const persistEvery = 250 * time.Millisecond
 // persistable reports whether c can be rejoined from another process: an
 // HTTP call of the 2025 era whose stream carries event ids, or a task.
 func (s *Session) persistableLocked(c *Call) bool {
-	if s.opts.StateStore == nil || s.opts.Rejoin.Target == "" || c.state.Ended() || c.Method == "initialize" {
+	if s.opts.StateStore == nil || s.opts.Rejoin.Target == "" || c.state.Ended() || c.Method == "initialize" ||
+		strings.HasPrefix(c.Method, "tasks/") { // a task's own record covers its tasks/* calls
 		return false
-	}
-	if c.taskID != "" {
-		return true
 	}
 	st := s.streams["post:"+c.Key]
 	return st != nil && st.lastID != ""

@@ -60,7 +60,7 @@ func (s *Session) noteResultLocked(c *Call, result json.RawMessage) {
 	case "tools/list":
 		s.noteToolsLocked(result)
 		return
-	case "tools/call", "tasks/get", "tasks/cancel", "tasks/list":
+	case "tools/call", "tasks/get", "tasks/cancel", "tasks/list", "tasks/result":
 		s.noteTaskResultLocked(c, result)
 		if c.Method == "tools/call" {
 			var r struct {

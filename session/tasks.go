@@ -54,11 +54,17 @@ func (s *Session) noteTaskResultLocked(c *Call, result json.RawMessage) {
 		if json.Unmarshal(result, &r) == nil && r.Task.TaskID != "" {
 			c.taskID = r.Task.TaskID
 			s.noteTaskLocked(r.Task, c.Key)
+			s.persistTaskLocked(c)
 		}
+	case "tasks/result":
+		s.forgetTaskLocked(taskIDOf(c.Params))
 	case "tasks/get", "tasks/cancel":
 		var t Task
 		if json.Unmarshal(result, &t) == nil {
 			s.noteTaskLocked(t, "")
+		}
+		if c.Method == "tasks/cancel" {
+			s.forgetTaskLocked(taskIDOf(c.Params))
 		}
 	case "tasks/list":
 		var r struct {
@@ -153,4 +159,72 @@ func (s *Session) FollowTask(ctx context.Context, id string, onStatus func(Task)
 			report()
 		}
 	}
+}
+
+func taskIDOf(params json.RawMessage) string {
+	var p struct {
+		TaskID string `json:"taskId"`
+	}
+	_ = json.Unmarshal(params, &p)
+	return p.TaskID
+}
+
+// TaskHandle is the state-store handle of a task's record.
+func TaskHandle(taskID string) string {
+	b := []byte("task-" + taskID)
+	for i, c := range b {
+		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
+			b[i] = '_'
+		}
+	}
+	return string(b)
+}
+
+// persistTaskLocked keeps a task created over HTTP as a rejoin handle: a new
+// mcpscope can fetch its status and result after this one is gone. It writes
+// synchronously (tasks are created rarely) so the record and its removal
+// can never cross.
+func (s *Session) persistTaskLocked(c *Call) {
+	if s.opts.StateStore == nil || s.opts.Rejoin.Target == "" || s.offline {
+		return
+	}
+	d := s.recordLocked(c)
+	d.Handle, d.LastEventIDs, d.OwnerPID = TaskHandle(c.taskID), nil, 0
+	_ = s.opts.StateStore.Put(d)
+}
+
+// forgetTaskLocked drops a task's record once its result was fetched or it
+// was cancelled.
+func (s *Session) forgetTaskLocked(taskID string) {
+	if taskID == "" || s.opts.StateStore == nil || s.offline {
+		return
+	}
+	_ = s.opts.StateStore.Delete(TaskHandle(taskID))
+}
+
+// RejoinTask prepares this new session to follow a task another mcpscope
+// started: same session id (2025 era) or stateless requests (2026 era).
+// Follow it with FollowTask.
+func (s *Session) RejoinTask(d Detached) {
+	s.mu.Lock()
+	s.rejoined = true
+	s.info.ProtocolVersion = d.ProtocolVersion
+	if d.NextID > s.nextID {
+		s.nextID = d.NextID
+	}
+	s.mu.Unlock()
+	if d.Era == EraModern {
+		s.Adopt(EraVerdict{Era: EraModern, Reason: "rejoining a task of a " + ModernVersion + " server"})
+	} else {
+		s.Adopt(EraVerdict{Era: EraLegacy, Reason: "rejoining a task in session " + d.SessionID})
+		if h, ok := s.t.(interface{ SetSessionID(string) }); ok {
+			h.SetSessionID(d.SessionID)
+		}
+		if h, ok := s.t.(interface{ SetProtocolVersion(string) }); ok && d.ProtocolVersion >= "2025-06-18" {
+			h.SetProtocolVersion(d.ProtocolVersion)
+		}
+	}
+	s.mu.Lock()
+	s.noteTaskLocked(Task{TaskID: d.TaskID, Status: "working"}, "")
+	s.mu.Unlock()
 }
