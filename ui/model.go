@@ -501,7 +501,7 @@ func (m *Model) paste(s string) tea.Cmd {
 }
 
 func prettyParams(raw json.RawMessage) []byte {
-	raw = stripOurMeta(raw)
+	raw = session.StripMeta(raw)
 	if len(raw) == 0 {
 		return []byte("{}")
 	}
@@ -512,27 +512,6 @@ func prettyParams(raw json.RawMessage) []byte {
 	}
 	b, _ = json.MarshalIndent(v, "", "  ")
 	return b
-}
-
-// stripOurMeta removes the progress token mcpscope added, so edited and
-// copied params are what the user would write.
-func stripOurMeta(raw json.RawMessage) json.RawMessage {
-	var obj map[string]json.RawMessage
-	if json.Unmarshal(raw, &obj) != nil || obj == nil {
-		return raw
-	}
-	var meta map[string]json.RawMessage
-	if json.Unmarshal(obj["_meta"], &meta) != nil || meta == nil {
-		return raw
-	}
-	delete(meta, "progressToken")
-	if len(meta) == 0 {
-		delete(obj, "_meta")
-	} else {
-		obj["_meta"], _ = json.Marshal(meta)
-	}
-	out, _ := json.Marshal(obj)
-	return out
 }
 
 func clamp(v, lo, hi int) int {
