@@ -159,7 +159,7 @@ type HTTP struct {
 	client *http.Client
 	ownTr  *http.Transport // ours to close, nil with a caller's client
 	target string          // URL without credentials, for records
-	sink   atomic.Pointer[Sink]
+	sinkHolder
 	ctx    context.Context // cancelled by Close: ends every exchange
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -701,32 +701,7 @@ func (h *HTTP) setHeaders(req *http.Request, accept, sid, ver string, extra map[
 	if ver != "" {
 		req.Header.Set("MCP-Protocol-Version", ver)
 	}
-	if h.o.Bearer != "" {
-		req.Header.Set("Authorization", "Bearer "+h.o.Bearer)
-	}
-	for _, hs := range []map[string]string{h.o.Headers, extra} {
-		for k, v := range hs {
-			if strings.EqualFold(k, "Host") {
-				req.Host = v // net/http ignores a Host header field
-				continue
-			}
-			req.Header.Set(k, v)
-		}
-	}
-}
-
-func (h *HTTP) emit(f Frame) {
-	if f.Time.IsZero() {
-		f.Time = time.Now()
-	}
-	if s := h.sink.Load(); s != nil {
-		(*s)(f)
-	}
-}
-
-func (h *HTTP) event(name string, m Meta) {
-	m.Event = name
-	h.emit(Frame{Dir: Local, Kind: Event, Meta: m})
+	applyHeaders(req, h.o.Bearer, h.o.Headers, extra)
 }
 
 // httpRecordHeaders is what we sent, redacted, one value per name.

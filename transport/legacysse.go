@@ -70,7 +70,7 @@ type LegacySSE struct {
 	client *http.Client
 	ownTr  *http.Transport // ours to close, nil with a caller's client
 	target string          // SSE URL without credentials, for records
-	sink   atomic.Pointer[Sink]
+	sinkHolder
 	ctx    context.Context // cancelled by Close: ends the GET and every POST
 	cancel context.CancelFunc
 	done   chan struct{}
@@ -442,30 +442,5 @@ func (l *LegacySSE) finish() { l.doneMu.Do(func() { close(l.done) }) }
 // setHeaders applies the bearer, then custom and per-message headers, so an
 // explicit header always wins.
 func (l *LegacySSE) setHeaders(req *http.Request, extra map[string]string) {
-	if l.o.Bearer != "" {
-		req.Header.Set("Authorization", "Bearer "+l.o.Bearer)
-	}
-	for _, hs := range []map[string]string{l.o.Headers, extra} {
-		for k, v := range hs {
-			if strings.EqualFold(k, "Host") {
-				req.Host = v // net/http ignores a Host header field
-				continue
-			}
-			req.Header.Set(k, v)
-		}
-	}
-}
-
-func (l *LegacySSE) emit(f Frame) {
-	if f.Time.IsZero() {
-		f.Time = time.Now()
-	}
-	if s := l.sink.Load(); s != nil {
-		(*s)(f)
-	}
-}
-
-func (l *LegacySSE) event(name string, m Meta) {
-	m.Event = name
-	l.emit(Frame{Dir: Local, Kind: Event, Meta: m})
+	applyHeaders(req, l.o.Bearer, l.o.Headers, extra)
 }

@@ -57,7 +57,7 @@ type Stdio struct {
 	grace   time.Duration
 	idle    time.Duration
 
-	sink atomic.Pointer[Sink]
+	sinkHolder
 
 	mu       sync.Mutex
 	started  bool
@@ -595,20 +595,6 @@ func (s *Stdio) signal(sig syscall.Signal) {
 	if err := syscall.Kill(-s.pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
 		s.event(EvNote, Meta{PID: s.pid, Detail: fmt.Sprintf("send %s to process group %d: %v", stdioSignalName(sig), s.pid, err)})
 	}
-}
-
-func (s *Stdio) emit(f Frame) {
-	if f.Time.IsZero() {
-		f.Time = time.Now()
-	}
-	if sink := s.sink.Load(); sink != nil {
-		(*sink)(f)
-	}
-}
-
-func (s *Stdio) event(name string, m Meta) {
-	m.Event = name
-	s.emit(Frame{Dir: Local, Kind: Event, Meta: m})
 }
 
 func stdioExitText(code int, sig string) string {
