@@ -5,15 +5,18 @@ import (
 	"context"
 	"encoding/json"
 	"io"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
 
+	"mcpscope/internal/faultproxy"
 	"mcpscope/internal/peers"
 	"mcpscope/session"
 	"mcpscope/transport"
@@ -234,5 +237,43 @@ func TestRejoinTaskAfterKill9(t *testing.T) {
 	}
 	if l, _ := store.List(); len(l) != 0 {
 		t.Fatalf("the task record should be gone once its result was fetched: %+v", l)
+	}
+}
+
+// The network drops the POST stream of a call mid-way (our fault proxy cuts
+// it after a few events) in front of the TS SDK v1 server with an event
+// store: mcpscope resumes with Last-Event-ID and gets every progress step
+// exactly once plus the result.
+func TestTSv1NetworkDropMidCall(t *testing.T) {
+	upstream := peers.StartTSv1Resumable(t)
+	var calls atomic.Int32
+	url, proxy := faultproxy.Start(t, upstream, faultproxy.Faults{
+		// Cut the first tools/call POST stream after ~600 bytes: past the
+		// priming event and a few progress events, well before the result.
+		Match:         func(r *http.Request) bool { return r.Method == http.MethodPost && calls.Load() == 1 },
+		CutAfterBytes: func(*http.Request, int) int { return 600 },
+	})
+	s := connectT(t, &options{url: url, noJournal: true, era: "legacy"})
+	calls.Store(1)
+	c := s.Call("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"steps": 12, "intervalMs": 60}})
+	res := callT(t, c)
+	calls.Store(2)
+	if !strings.Contains(string(res), "done 12 steps") {
+		t.Fatalf("result: %s", res)
+	}
+	if p := c.Snapshot().Progress; p.Updates != 12 || p.Value != 12 {
+		t.Fatalf("want 12 progress steps exactly once, got %d ending at %g", p.Updates, p.Value)
+	}
+	if st := proxy.Stats(); st.Cuts != 1 {
+		t.Fatalf("want exactly one cut stream, got %+v", st)
+	}
+	dropped, resumed := false, false
+	for _, it := range s.Store().Since(0, 0) {
+		m := it.Frame.Meta
+		dropped = dropped || (m.Event == transport.EvStreamDropped && m.Stream == "post:"+c.Key)
+		resumed = resumed || (m.Event == transport.EvStreamResumed && m.Resumes == "post:"+c.Key)
+	}
+	if !dropped || !resumed {
+		t.Fatalf("want the POST stream dropped and resumed; dropped=%v resumed=%v", dropped, resumed)
 	}
 }
