@@ -337,7 +337,7 @@ func TestHTTPGoSDKStreams(t *testing.T) {
 	close(srv.gate)
 	resumed := make(chan error, 1)
 	h.Resume("post:4", last, func(err error) { resumed <- err })
-	if err := <-resumed; err != nil {
+	if err := recvWithin(t, resumed, "resumed"); err != nil {
 		t.Fatalf("resume: %v", err)
 	}
 	isResumed := func(sub string) func(Frame) bool {
@@ -373,7 +373,7 @@ func TestHTTPGoSDKStreams(t *testing.T) {
 	// A resume the server cannot serve is one typed failure, no retry.
 	h.Resume("post:9", "bogus", func(err error) { resumed <- err })
 	var rerr *HTTPError
-	if err := <-resumed; !errors.As(err, &rerr) || rerr.Status != 400 || rerr.Method != http.MethodGet {
+	if err := recvWithin(t, resumed, "resumed"); !errors.As(err, &rerr) || rerr.Status != 400 || rerr.Method != http.MethodGet {
 		t.Fatalf("bad resume: %v", err)
 	}
 	rec.wait(t, "bad resume frame", func(f Frame) bool { return f.Meta.Event == EvHTTPError && f.Meta.Resumes == "post:9" })
@@ -685,7 +685,7 @@ func TestHTTPSendReturnsAtWrite(t *testing.T) {
 		t.Fatal("notification Send returned before its 202")
 	}
 	close(gate)
-	if err := <-answered; err != nil {
+	if err := recvWithin(t, answered, "answered"); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -707,7 +707,7 @@ func TestHTTPCloseStreamOnlyOne(t *testing.T) {
 	rec.wait(t, "opened 2", httpIsEvent(EvStreamOpened, "post:2"))
 	resumed := make(chan error, 1)
 	h.Resume("post:1", "e1", func(err error) { resumed <- err })
-	if err := <-resumed; err != nil {
+	if err := recvWithin(t, resumed, "resumed"); err != nil {
 		t.Fatal(err)
 	}
 	_, rs := rec.wait(t, "resume of 1", func(f Frame) bool { return f.Meta.Event == EvStreamResumed })
@@ -745,5 +745,18 @@ func TestHTTPExcerpt(t *testing.T) {
 	e := &HTTPError{Method: "POST", URL: "http://x/mcp", Status: 502, Body: strings.Repeat("a", 512)}
 	if msg := e.Error(); !strings.Contains(msg, "502 Bad Gateway — \"aaa") || !strings.Contains(msg, "…\" (server error") {
 		t.Fatalf("message %s", msg)
+	}
+}
+
+// recvWithin waits for a done callback's error, failing the test (never
+// hanging it) if none comes.
+func recvWithin(t *testing.T, ch <-chan error, what string) error {
+	t.Helper()
+	select {
+	case err := <-ch:
+		return err
+	case <-time.After(30 * time.Second):
+		t.Fatalf("%s: no answer within 30s", what)
+		return nil
 	}
 }

@@ -73,6 +73,14 @@ func report(in io.Reader, out io.Writer) int {
 						failures = append(failures, e.Package+" (package: "+pkgFailure(e)+")")
 					}
 					fmt.Fprint(out, text)
+					// Tests that never reported (a hang ended by -timeout, a
+					// crash) still hold their output: it names the culprit.
+					for k, b := range buf {
+						if k.pkg == e.Package && k.test != "" {
+							fmt.Fprintf(out, "--- still running when %s failed: %s\n%s", e.Package, k.test, b.String())
+							delete(buf, k)
+						}
+					}
 					if !strings.Contains(text, "FAIL\t"+e.Package) {
 						fmt.Fprintf(out, "FAIL\t%s\n", e.Package)
 					}
