@@ -12,40 +12,44 @@ import (
 // flag) so flags may come before or after positional arguments and `--`
 // cleanly separates the server command.
 type options struct {
-	cmd           string   // subcommand ("" = the inspector)
-	args          []string // positional arguments after the subcommand
-	command       []string // server command after --
-	url           string
-	env           []string
-	cwd           string
-	shell         bool
-	headers       []string
-	bearer        string
-	journal       string
-	noJournal     bool
-	noState       bool // keep no rejoin state (conformance runs)
-	roots         []string
-	timeout       time.Duration
-	maxTimeout    time.Duration
-	jsonOut       bool
-	jsonArgs      string
-	logLevel      string
-	httpAddr      string   // demo --http
-	era           string   // auto | legacy | modern
-	transport     string   // "" (Streamable HTTP, falling back to HTTP+SSE) or "sse"
-	forget        bool     // rejoin --forget
-	asTask        bool     // call --task
-	answers       []string // --answer KEY=JSON (MRTR / server requests)
-	answersFile   string
-	ttl           time.Duration
-	bearerFromEnv bool
-	count         int // bench
+	cmd             string   // subcommand ("" = the inspector)
+	args            []string // positional arguments after the subcommand
+	command         []string // server command after --
+	url             string
+	env             []string
+	cwd             string
+	shell           bool
+	headers         []string
+	bearer          string
+	journal         string
+	noJournal       bool
+	noState         bool // keep no rejoin state (conformance runs)
+	roots           []string
+	timeout         time.Duration
+	maxTimeout      time.Duration
+	jsonOut         bool
+	jsonArgs        string
+	logLevel        string
+	httpAddr        string // demo --http
+	era             string // auto | legacy | modern
+	transport       string // "" (Streamable HTTP, falling back to HTTP+SSE) or "sse"
+	forget          bool   // rejoin --forget
+	asTask          bool   // call --task
+	listenTools     bool
+	listenPrompts   bool
+	listenResources bool
+	listenURIs      []string
+	answers         []string // --answer KEY=JSON (MRTR / server requests)
+	answersFile     string
+	ttl             time.Duration
+	bearerFromEnv   bool
+	count           int // bench
 }
 
 var subcommands = map[string]bool{
 	"tools": true, "resources": true, "templates": true, "prompts": true, "call": true,
 	"read": true, "prompt": true, "ping": true, "record": true, "demo": true, "bench": true,
-	"journal": true, "help": true, "version": true, "rejoin": true, "tasks": true, "task": true,
+	"journal": true, "help": true, "version": true, "rejoin": true, "tasks": true, "task": true, "listen": true,
 	"client": true,
 }
 
@@ -118,6 +122,16 @@ func parseArgs(argv []string) (*options, error) {
 			o.forget = true
 		case "--task":
 			o.asTask = true
+		case "--tools":
+			o.listenTools = true
+		case "--prompts":
+			o.listenPrompts = true
+		case "--resources":
+			o.listenResources = true
+		case "--resource":
+			if v, err = next(); err == nil {
+				o.listenURIs = append(o.listenURIs, v)
+			}
 		case "--answer":
 			if v, err = next(); err == nil {
 				o.answers = append(o.answers, v)
@@ -229,6 +243,8 @@ Headless commands (same engine, no UI; target as above, default: the demo server
   mcpscope read URI [target]
   mcpscope prompt NAME [key=value ...] [target]
   mcpscope ping [target]
+  mcpscope listen [--tools] [--prompts] [--resources] [--resource URI]... [target]
+                                     2026-07-28: open a subscriptions/listen stream, print its notifications
   mcpscope record [target]           print every frame as JSONL until the server ends or Ctrl-C
   mcpscope rejoin [HANDLE]           list calls left running (detached, or their mcpscope died); rejoin one
   mcpscope rejoin --forget HANDLE    drop a detached call's record

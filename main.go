@@ -86,6 +86,8 @@ func dispatch(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 		return runBench(o, stdout)
 	case "rejoin":
 		return runRejoin(ctx, o, stdout, stderr)
+	case "listen":
+		return runListen(ctx, o, stdout, stderr)
 	case "client":
 		return runConformanceClient(ctx, o, stdout, stderr)
 	case "":
