@@ -132,7 +132,9 @@ func httpStartSDK(t *testing.T, opts *mcp.StreamableHTTPOptions) *httpSDKServer 
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", 20<<20)}}}, nil
 	})
 	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, opts))
-	t.Cleanup(ts.Close)
+	// Cut what is still open first: the SDK keeps a session's streams (the
+	// listen GET) alive, and a plain Close would wait for them forever.
+	t.Cleanup(func() { ts.CloseClientConnections(); ts.Close() })
 	s.URL = ts.URL + "/mcp"
 	return s
 }
@@ -335,10 +337,20 @@ func TestHTTPGoSDKStreams(t *testing.T) {
 		t.Fatal("CloseStream closed the listen stream too")
 	}
 	close(srv.gate)
-	resumed := make(chan error, 1)
-	h.Resume("post:4", last, func(err error) { resumed <- err })
-	if err := recvWithin(t, resumed, "resumed"); err != nil {
-		t.Fatalf("resume: %v", err)
+	// The server may not have noticed the cut yet and answer 409 (stream
+	// still active): retry a few times, as the session's resume policy does.
+	var rerr error
+	for attempt := 0; attempt < 20; attempt++ {
+		resumed := make(chan error, 1)
+		h.Resume("post:4", last, func(err error) { resumed <- err })
+		var he *HTTPError
+		if rerr = recvWithin(t, resumed, "resumed"); !errors.As(rerr, &he) || he.Status != http.StatusConflict {
+			break
+		}
+		time.Sleep(time.Duration(attempt+1) * 20 * time.Millisecond) // backoff between attempts, not synchronisation
+	}
+	if rerr != nil {
+		t.Fatalf("resume: %v", rerr)
 	}
 	isResumed := func(sub string) func(Frame) bool {
 		return func(f Frame) bool {
@@ -371,9 +383,10 @@ func TestHTTPGoSDKStreams(t *testing.T) {
 	}
 
 	// A resume the server cannot serve is one typed failure, no retry.
+	resumed := make(chan error, 1)
 	h.Resume("post:9", "bogus", func(err error) { resumed <- err })
-	var rerr *HTTPError
-	if err := recvWithin(t, resumed, "resumed"); !errors.As(err, &rerr) || rerr.Status != 400 || rerr.Method != http.MethodGet {
+	var bad *HTTPError
+	if err := recvWithin(t, resumed, "resumed"); !errors.As(err, &bad) || bad.Status != 400 || bad.Method != http.MethodGet {
 		t.Fatalf("bad resume: %v", err)
 	}
 	rec.wait(t, "bad resume frame", func(f Frame) bool { return f.Meta.Event == EvHTTPError && f.Meta.Resumes == "post:9" })
