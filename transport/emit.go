@@ -1,6 +1,8 @@
 package transport
 
 import (
+	"bytes"
+	"encoding/json"
 	"net/http"
 	"strings"
 	"sync/atomic"
@@ -42,5 +44,22 @@ func applyHeaders(req *http.Request, bearer string, maps ...map[string]string) {
 			}
 			req.Header.Set(k, v)
 		}
+	}
+}
+
+// reportBadStatus records a non-2xx answer: an http-error event carrying the
+// body (an excerpt when it is JSON, all of it otherwise), and a JSON body as
+// an In message too, since a JSON-RPC error body is protocol data.
+func (h *sinkHolder) reportBadStatus(base Meta, body []byte, excerpt string) {
+	m := base
+	isJSON := len(bytes.TrimSpace(body)) > 0 && json.Valid(body)
+	if isJSON {
+		m.Detail = excerpt
+	} else {
+		m.Detail = string(body)
+	}
+	h.event(EvHTTPError, m)
+	if isJSON {
+		h.emit(Frame{Dir: In, Kind: Message, Data: body, Meta: base})
 	}
 }

@@ -508,17 +508,7 @@ func (h *HTTP) run(req *http.Request, x *httpExchange, done func(error)) {
 			done(herr)
 			return
 		}
-		m := base
-		isJSON := len(bytes.TrimSpace(body)) > 0 && json.Valid(body)
-		if isJSON {
-			m.Detail = herr.Body
-		} else {
-			m.Detail = string(body) // not protocol data: keep it all here
-		}
-		h.event(EvHTTPError, m)
-		if isJSON {
-			h.emit(Frame{Dir: In, Kind: Message, Data: body, Meta: base})
-		}
+		h.reportBadStatus(base, body, herr.Body)
 		done(herr)
 		return
 	}

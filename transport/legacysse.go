@@ -387,17 +387,7 @@ func (l *LegacySSE) post(ctx context.Context, req *http.Request, rec, sid string
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		body, _ := io.ReadAll(io.LimitReader(resp.Body, httpErrBodyMax))
 		herr := &HTTPError{Method: http.MethodPost, URL: rec, Status: resp.StatusCode, Body: httpExcerpt(body), SessionID: sid}
-		m := base
-		isJSON := len(bytes.TrimSpace(body)) > 0 && json.Valid(body)
-		if isJSON {
-			m.Detail = herr.Body
-		} else {
-			m.Detail = string(body) // not protocol data: keep it all here
-		}
-		l.event(EvHTTPError, m)
-		if isJSON { // a JSON-RPC error body is worth correlating
-			l.emit(Frame{Dir: In, Kind: Message, Data: body, Meta: base})
-		}
+		l.reportBadStatus(base, body, herr.Body)
 		done(herr)
 		return
 	}
