@@ -184,7 +184,7 @@ func connectOnce(ctx context.Context, o *options, r session.Responder, grace tim
 		if j != nil {
 			j.Close()
 		}
-		return nil, fmt.Errorf("start %s: %w", t.Describe(), err)
+		return nil, err // the transport's error names the target already
 	}
 	ictx, cancel := context.WithTimeout(ctx, initTimeout(o))
 	defer cancel()

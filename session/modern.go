@@ -151,6 +151,8 @@ func (s *Session) Probe(ctx context.Context, timeout time.Duration) (EraVerdict,
 		var he *transport.HTTPError
 		if errors.As(err, &he) {
 			switch {
+			case he.Status == 0: // no answer at all: nothing to learn about the era
+				return EraVerdict{}, err
 			case he.Status == 401 || he.Status == 403:
 				return EraVerdict{}, fmt.Errorf("probing the protocol era: %w", err)
 			case he.Status >= 500:
