@@ -6,7 +6,7 @@ import "mcpscope/ui/keys"
 func DefaultKeys() *keys.Map {
 	g, r, n, d, c := keys.Global, keys.Requests, keys.Notes, keys.Detail, keys.Catalog
 	f, e, ch, s := keys.Form, keys.Editor, keys.Chooser, keys.Search
-	tk, rj := keys.Tasks, keys.Rejoin
+	tk, rj, ls := keys.Tasks, keys.Rejoin, keys.Listen
 	return keys.New([]keys.Binding{
 		{Name: "quit", Scope: g, Keys: []string{"q", "ctrl+c"}, Help: "quit"},
 		{Name: "help", Scope: g, Keys: []string{"?"}, Help: "help"},
@@ -17,6 +17,7 @@ func DefaultKeys() *keys.Map {
 		{Name: "theme", Scope: g, Keys: []string{"T"}, Help: "next theme"},
 		{Name: "tasks", Scope: g, Keys: []string{"t"}, Help: "tasks the server runs for this session"},
 		{Name: "rejoinable", Scope: g, Keys: []string{"D"}, Help: "detached calls that can be rejoined (this or another mcpscope)"},
+		{Name: "listen", Scope: g, Keys: []string{"l"}, Help: "subscriptions/listen streams (2026-07-28): open, close, acks"},
 		{Name: "reconnect", Scope: g, Keys: []string{"ctrl+r"}, Help: "reconnect now: fire pending stream resumes without waiting"},
 		{Name: "up", Scope: g, Keys: []string{"up", "k"}, Help: "up"},
 		{Name: "down", Scope: g, Keys: []string{"down", "j"}, Help: "down"},
@@ -83,6 +84,10 @@ func DefaultKeys() *keys.Map {
 		{Name: "rejoin-forget", Scope: rj, Keys: []string{"x"}, Help: "forget the record (the server keeps running the call)"},
 		{Name: "rejoin-refresh", Scope: rj, Keys: []string{"R"}, Help: "list the records again"},
 		{Name: "rejoin-close", Scope: rj, Keys: []string{"esc"}, Help: "back to the session"},
+
+		{Name: "listen-new", Scope: ls, Keys: []string{"n"}, Help: "open a listen stream: list changes, resource URIs, task ids"},
+		{Name: "listen-close", Scope: ls, Keys: []string{"c"}, Help: "close the selected listen stream"},
+		{Name: "listen-back", Scope: ls, Keys: []string{"esc"}, Help: "back to the session"},
 
 		{Name: "search-run", Scope: s, Keys: []string{"enter"}, Help: "search"},
 		{Name: "search-cancel", Scope: s, Keys: []string{"esc"}, Help: "stop searching"},

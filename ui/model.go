@@ -162,6 +162,8 @@ func (m *Model) refresh() {
 		v.refresh(m)
 	case *tasksView:
 		v.refresh(m)
+	case *listenView:
+		v.refresh(m)
 	}
 	m.fixScroll()
 }
@@ -316,6 +318,8 @@ func (m *Model) act(name string) tea.Cmd {
 		m.openTasks()
 	case "rejoinable":
 		m.openRejoin()
+	case "listen":
+		m.openListen()
 	case "replay":
 		m.replaySelected(nil)
 	case "edit-replay":

@@ -201,6 +201,7 @@ var footerNames = map[keys.Scope][]string{
 	"search":  {"search-run", "search-cancel"},
 	"tasks":   {"task-get", "task-result", "task-cancel", "copy", "tasks-close", "help"},
 	"rejoin":  {"copy", "rejoin-here", "rejoin-forget", "rejoin-refresh", "rejoin-close", "help"},
+	"listen":  {"listen-new", "listen-close", "open", "listen-back", "help"},
 }
 
 // footerLabels are the footer's short words; the help overlay has the
@@ -216,6 +217,7 @@ var footerLabels = map[string]string{
 	"task-get": "status", "task-result": "result", "task-cancel": "cancel", "tasks-close": "back",
 	"rejoin-here": "rejoin here", "rejoin-forget": "forget", "rejoin-refresh": "refresh", "rejoin-close": "back",
 	"detach-call": "detach", "tasks": "tasks", "rejoinable": "detached", "reconnect": "reconnect",
+	"listen": "listen", "listen-new": "new", "listen-close": "close", "listen-back": "back",
 }
 
 // keyOf is the first key of a binding, for hints in titles.

@@ -28,6 +28,7 @@ const (
 	Search   Scope = "search"
 	Tasks    Scope = "tasks"
 	Rejoin   Scope = "rejoin"
+	Listen   Scope = "listen"
 )
 
 // Binding is one action.
