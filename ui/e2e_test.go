@@ -113,6 +113,12 @@ func TestE2ETmux(t *testing.T) {
 	tm.waitFor("Detached calls 0", "no calls are left running")
 	tm.keys("Escape")
 	tm.waitFor("Notifications")
+	// Listen streams open in the modern era and are explained in the legacy one.
+	tm.keys("l")
+	if strings.Contains(tm.waitRe(`Listen streams 0 open|era is legacy: the server sends notifications unasked`), "Listen streams") {
+		tm.keys("Escape")
+		tm.waitFor("Notifications")
+	}
 	tm.keys("C-r")
 	tm.waitFor("no stream is waiting to reconnect")
 	tm.keys("q")
