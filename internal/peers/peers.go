@@ -483,3 +483,11 @@ func (o *outputLog) String() string {
 	defer o.mu.Unlock()
 	return o.buf.String()
 }
+
+// StartTSv2Tasks starts test/peers/ts-v2-tasks.mjs (TS SDK v2, 2026-07-28,
+// with the Tasks extension io.modelcontextprotocol/tasks) over HTTP and
+// returns its endpoint http://127.0.0.1:N/mcp.
+func StartTSv2Tasks(t testing.TB) string {
+	t.Helper()
+	return startScript(t, "ts-v2-tasks.mjs")
+}
