@@ -330,7 +330,7 @@ func TestModernRequestMetaAndHeaders(t *testing.T) {
 			_ = json.Unmarshal(meta[session.MetaProtocolVersion], &ver)
 			_ = json.Unmarshal(meta[session.MetaClientInfo], &info)
 			if ver != session.ModernVersion || info.Name != "mcpscope" || info.Version == "" ||
-				string(meta[session.MetaClientCapabilities]) != `{"elicitation":{"form":{}}}` {
+				string(meta[session.MetaClientCapabilities]) != `{"elicitation":{"form":{}},"extensions":{"io.modelcontextprotocol/tasks":{}}}` {
 				t.Errorf("%s request lacks the stateless _meta: %s", it.Env.Method, it.Frame.Data)
 			}
 			if env.wire == nil {

@@ -63,14 +63,7 @@ func (s *Session) noteResultLocked(c *Call, result json.RawMessage) {
 	case "tools/call", "tasks/get", "tasks/cancel", "tasks/list", "tasks/result":
 		s.noteTaskResultLocked(c, result)
 		if c.Method == "tools/call" {
-			var r struct {
-				ResultType string `json:"resultType"`
-				TaskID     string `json:"taskId"`
-			}
-			if json.Unmarshal(result, &r) == nil && r.ResultType == "task" && r.TaskID != "" {
-				c.taskID = r.TaskID // the 2026 tasks extension
-				s.noteTaskLocked(Task{TaskID: r.TaskID}, c.Key)
-			}
+			s.noteTaskExtLocked(c, result) // the 2026 tasks extension (tasksext.go)
 		}
 		return
 	case "server/discover":

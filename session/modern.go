@@ -76,7 +76,7 @@ func (s *Session) modernMetaLocked(version string) map[string]any {
 	m := map[string]any{
 		MetaProtocolVersion:    version,
 		MetaClientInfo:         s.opts.ClientInfo,
-		MetaClientCapabilities: s.capabilities(),
+		MetaClientCapabilities: withTasksExtension(s.capabilities()),
 	}
 	if s.info.LogLevel != "" {
 		m[MetaLogLevel] = s.info.LogLevel

@@ -750,7 +750,7 @@ func (s *Session) onNotification(it *Item, e *Envelope, after []func()) []func()
 		}
 	case m == "notifications/message":
 		s.info.Logs++
-	case m == "notifications/tasks/status":
+	case m == "notifications/tasks/status", m == "notifications/tasks":
 		var t Task
 		if json.Unmarshal(e.Params, &t) == nil {
 			s.noteTaskLocked(t, "")

@@ -122,6 +122,9 @@ func (s *Session) CallAsTask(method string, params map[string]any, ttl time.Dura
 // onStatus gets each new status (notifications/tasks/status updates count
 // too, seen at the next poll). It returns what tasks/result returned.
 func (s *Session) FollowTask(ctx context.Context, id string, onStatus func(Task)) (json.RawMessage, error) {
+	if s.Era() == EraModern {
+		return s.followTaskExt(ctx, id, onStatus) // the tasks extension has no tasks/result
+	}
 	res := s.CallWith("tasks/result", map[string]any{"taskId": id}, CallOptions{Timeout: -1})
 	last := ""
 	report := func() {
