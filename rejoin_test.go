@@ -185,41 +185,7 @@ func TestRejoinTaskAfterKill9(t *testing.T) {
 
 	first := exec.Command(bin, "call", "simulate-research-query", "topic=tides", "--task", url)
 	first.Env = env
-	stderr, err := first.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
-	created := make(chan bool, 1)
-	go func() {
-		buf := make([]byte, 4096)
-		var seen []byte
-		for {
-			n, err := stderr.Read(buf)
-			seen = append(seen, buf[:n]...)
-			if bytes.Contains(seen, []byte(" created")) {
-				created <- true
-				io.Copy(io.Discard, stderr)
-				return
-			}
-			if err != nil {
-				created <- false
-				return
-			}
-		}
-	}()
-	select {
-	case ok := <-created:
-		if !ok {
-			t.Fatal("the first mcpscope ended before creating the task")
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("no task created within 30s")
-	}
-	first.Process.Signal(syscall.SIGKILL)
-	first.Wait()
+	killAfterTaskCreated(t, first)
 
 	store := &session.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}
 	l, _ := store.List()
@@ -276,4 +242,45 @@ func TestTSv1NetworkDropMidCall(t *testing.T) {
 	if !dropped || !resumed {
 		t.Fatalf("want the POST stream dropped and resumed; dropped=%v resumed=%v", dropped, resumed)
 	}
+}
+
+// killAfterTaskCreated starts cmd, waits until it reports "task … created"
+// on stderr (the task then has a rejoin record), and kills it with SIGKILL.
+func killAfterTaskCreated(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	created := make(chan bool, 1)
+	go func() {
+		buf := make([]byte, 4096)
+		var seen []byte
+		for {
+			n, err := stderr.Read(buf)
+			seen = append(seen, buf[:n]...)
+			if bytes.Contains(seen, []byte(" created")) {
+				created <- true
+				io.Copy(io.Discard, stderr)
+				return
+			}
+			if err != nil {
+				created <- false
+				return
+			}
+		}
+	}()
+	select {
+	case ok := <-created:
+		if !ok {
+			t.Fatal("the first mcpscope ended before creating the task")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no task created within 30s")
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
 }

@@ -4,12 +4,10 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -149,41 +147,7 @@ func TestTasksExtRejoinAfterKill9(t *testing.T) {
 
 	first := exec.Command(bin, "call", "report", "topic=tides", "steps=20", "intervalMs=100", url)
 	first.Env = env
-	stderr, err := first.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
-	created := make(chan bool, 1)
-	go func() {
-		buf := make([]byte, 4096)
-		var seen []byte
-		for {
-			n, err := stderr.Read(buf)
-			seen = append(seen, buf[:n]...)
-			if bytes.Contains(seen, []byte(" created")) {
-				created <- true
-				io.Copy(io.Discard, stderr)
-				return
-			}
-			if err != nil {
-				created <- false
-				return
-			}
-		}
-	}()
-	select {
-	case ok := <-created:
-		if !ok {
-			t.Fatal("the first mcpscope ended before creating the task")
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("no task created within 30s")
-	}
-	first.Process.Signal(syscall.SIGKILL)
-	first.Wait()
+	killAfterTaskCreated(t, first)
 
 	store := &session.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}
 	l, _ := store.List()
