@@ -74,18 +74,8 @@ func (v *listenView) key(m *Model, name string, _ tea.KeyPressMsg) (bool, tea.Cm
 	switch name {
 	case "listen-back":
 		return true, nil
-	case "quit":
-		m.quit = true
-	case "help":
-		m.push(newHelp(m))
-	case "up":
-		v.sel = clamp(v.sel-1, 0, len(v.list)-1)
-	case "down":
-		v.sel = clamp(v.sel+1, 0, len(v.list)-1)
-	case "top":
-		v.sel = 0
-	case "follow":
-		v.sel = max(0, len(v.list)-1)
+	default:
+		listKey(m, name, &v.sel, len(v.list))
 	case "open":
 		if c != nil {
 			d := &detail{call: c}

@@ -47,18 +47,8 @@ func (v *tasksView) key(m *Model, name string, _ tea.KeyPressMsg) (bool, tea.Cmd
 	switch name {
 	case "tasks-close":
 		return true, nil
-	case "quit":
-		m.quit = true
-	case "help":
-		m.push(newHelp(m))
-	case "up":
-		v.sel = clamp(v.sel-1, 0, len(v.list)-1)
-	case "down":
-		v.sel = clamp(v.sel+1, 0, len(v.list)-1)
-	case "top":
-		v.sel = 0
-	case "follow":
-		v.sel = max(0, len(v.list)-1)
+	default:
+		listKey(m, name, &v.sel, len(v.list))
 	case "copy":
 		if ok {
 			return false, m.copyText(t.TaskID, "task id")
@@ -132,4 +122,23 @@ func (m *Model) taskStyle(t session.Task) lipgloss.Style {
 		return m.th.Warn
 	}
 	return m.th.Info
+}
+
+// listKey handles the keys every list overlay (tasks, detached calls,
+// listen streams) shares: quit, help and moving the selection over n rows.
+func listKey(m *Model, name string, sel *int, n int) {
+	switch name {
+	case "quit":
+		m.quit = true
+	case "help":
+		m.push(newHelp(m))
+	case "up":
+		*sel = clamp(*sel-1, 0, n-1)
+	case "down":
+		*sel = clamp(*sel+1, 0, n-1)
+	case "top":
+		*sel = 0
+	case "follow":
+		*sel = max(0, n-1)
+	}
 }
