@@ -65,9 +65,11 @@ func AppendRecord(buf []byte, seq uint64, f transport.Frame) []byte {
 	}
 	if !metaEmpty(&f.Meta) {
 		buf = append(buf, `,"meta":`...)
-		if f.Meta.Event == "" && f.Meta.Detail == "" && f.Meta.HTTPMethod == "" && f.Meta.URL == "" && f.Meta.Status == 0 &&
-			len(f.Meta.Headers) == 0 && f.Meta.Stream == "" && f.Meta.EventID == "" && f.Meta.Retry == 0 && f.Meta.PID != 0 {
-			// The common stdio case: only the pid.
+		rest := f.Meta
+		rest.PID = 0
+		if metaEmpty(&rest) {
+			// The common stdio case: only the pid (metaEmpty is the one list
+			// of fields, so a new field can never be dropped here).
 			buf = append(buf, `{"pid":`...)
 			buf = strconv.AppendInt(buf, int64(f.Meta.PID), 10)
 			buf = append(buf, '}')

@@ -161,3 +161,19 @@ func FuzzAppendRecord(f *testing.F) {
 		}
 	})
 }
+
+// A pid beside any other field must keep that field (the pid-only shortcut
+// of the encoder must not apply).
+func TestJournalKeepsFieldsBesidePID(t *testing.T) {
+	code := 3
+	m := transport.Meta{PID: 9, Signal: "killed", Resumes: "post:3", EventType: "message", ExitCode: &code}
+	line := AppendRecord(nil, 1, transport.Frame{Time: time.Unix(1, 0).UTC(), Dir: transport.In, Kind: transport.Stderr, Data: []byte("x"), Meta: m})
+	var got transport.Frame
+	if _, err := ReadJournal(bytes.NewReader(line), func(_ uint64, f transport.Frame) error { got = f; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	g := got.Meta
+	if g.PID != 9 || g.Signal != "killed" || g.Resumes != "post:3" || g.EventType != "message" || g.ExitCode == nil || *g.ExitCode != 3 {
+		t.Fatalf("fields lost beside the pid: %q", line)
+	}
+}
