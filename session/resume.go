@@ -136,7 +136,7 @@ func (s *Session) scheduleResume(key, cause string) func() {
 			return
 		}
 		st.attempts++
-		n, delay, src := st.attempts, st.retry, "the server's retry"
+		n, delay, src, from := st.attempts, st.retry, "the server's retry", st.lastID
 		if delay <= 0 {
 			delay, src = backoff(n), "backoff"
 		}
@@ -158,14 +158,8 @@ func (s *Session) scheduleResume(key, cause string) func() {
 		s.mu.Unlock()
 		s.localEvent(transport.Meta{Event: transport.EvResumeAttempt, Stream: key,
 			Detail: fmt.Sprintf("%s: reconnect attempt %d/%d in %s (%s), Last-Event-ID %q", cause, n, MaxResumeAttempts,
-				delay, src, st.lastIDSafe(s))})
+				delay, src, from)})
 	}
-}
-
-func (st *streamState) lastIDSafe(s *Session) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return st.lastID
 }
 
 func backoff(attempt int) time.Duration {

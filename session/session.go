@@ -828,12 +828,6 @@ func (s *Session) answer(req ServerRequest) {
 	}()
 }
 
-// withProgressToken returns params as JSON with _meta.progressToken set (when
-// token != "" and params is an object or nil).
-func withProgressToken(params any, token string) (json.RawMessage, error) {
-	return withMeta(params, token, nil)
-}
-
 // withMeta returns params as JSON with _meta.progressToken (when token != "")
 // and the extra _meta keys set, when params is an object or nil. A token the
 // caller already put there wins.
