@@ -24,9 +24,6 @@ func newAnswersResponder(o *options) (session.Responder, error) {
 	for _, u := range o.roots {
 		h.Roots = append(h.Roots, session.Root{URI: u})
 	}
-	if len(o.answers) == 0 && o.answersFile == "" {
-		return h, nil
-	}
 	r := &answersResponder{answers: map[string]json.RawMessage{}, fallback: h}
 	if o.answersFile != "" {
 		b, err := os.ReadFile(o.answersFile)

@@ -57,12 +57,13 @@ func exitCode(err error) int {
 	var rpc *session.RPCError
 	var te *toolError
 	var f *session.Failure
+	var un *session.Unanswered
 	switch {
 	case errors.As(err, &ue):
 		return exitUsage
 	case errors.Is(err, errInterrupted), errors.Is(err, context.Canceled):
 		return exitInterrupt
-	case errors.As(err, &te), errors.As(err, &rpc):
+	case errors.As(err, &te), errors.As(err, &rpc), errors.As(err, &un):
 		return exitServerErr
 	case errors.As(err, &f) && strings.HasPrefix(f.Reason, "timed out"):
 		return exitTimeout

@@ -565,8 +565,8 @@ func TestModernMRTRDecline(t *testing.T) {
 		// Not answered at all.
 		c := s.Call("tools/call", tg.ask)
 		res, err := c.WaitFinal(ctx)
-		var f *session.Failure
-		if !errors.As(err, &f) || !strings.Contains(f.Reason, "was not answered") || resultTypeOf(res) != "input_required" {
+		var un *session.Unanswered
+		if !errors.As(err, &un) || un.Method == "" || resultTypeOf(res) != "input_required" {
 			t.Fatalf("unanswered input request: %s, %v", res, err)
 		}
 		if sn := c.Snapshot(); sn.ChainErr == nil || sn.Next != "" {
@@ -584,6 +584,7 @@ func TestModernMRTRDecline(t *testing.T) {
 			return
 		}
 		// This server asks again after a decline: bounded by MaxRounds.
+		var f *session.Failure
 		if !errors.As(err, &f) || !strings.Contains(f.Reason, "input_required rounds") {
 			t.Fatalf("a server that keeps asking: %s, %v", res, err)
 		}

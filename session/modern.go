@@ -474,7 +474,7 @@ func (s *Session) continueRounds(c *Call, result json.RawMessage) {
 		res, rerr := s.opts.Responder.Respond(s.ctx, ServerRequest{Key: key, Method: req.Method, Params: req.Params,
 			Seq: c.Seq, Related: c.Key, Round: c.Round, MRTR: true})
 		if rerr != nil {
-			s.chainEnd(c, &Failure{Reason: fmt.Sprintf("input request %q (%s) was not answered", key, req.Method), Cause: rerr})
+			s.chainEnd(c, &Failure{Reason: "the server asks for input", Cause: &Unanswered{Key: key, Method: req.Method, Why: rerr.Message}})
 			return
 		}
 		responses[key] = res
@@ -500,6 +500,14 @@ func (s *Session) continueRounds(c *Call, result json.RawMessage) {
 	close(c.chain)
 	s.mu.Unlock()
 	s.store.Notify()
+}
+
+// Unanswered is an input request (an MRTR round's or a task's) that nobody
+// answered, and why.
+type Unanswered struct{ Key, Method, Why string }
+
+func (u *Unanswered) Error() string {
+	return fmt.Sprintf("input request %q (%s) was not answered: %s", u.Key, u.Method, u.Why)
 }
 
 // chainEnd records why a chain of MRTR rounds stopped at c.

@@ -19,6 +19,9 @@ type ServerRequest struct {
 	// retry's inputResponses instead of a JSON-RPC response.
 	Round int
 	MRTR  bool
+	// TaskID is set when the input request comes from an input_required
+	// task (tasks extension): the answer goes out with tasks/update.
+	TaskID string
 }
 
 // Responder answers server requests. Respond may block (a person answering a

@@ -96,10 +96,12 @@ type Session struct {
 	streams      map[string]*streamState // SSE cursors by logical stream (resume.go)
 	expired      map[string]bool         // session ids the server forgot (expiry.go)
 	reinits      int
-	rejoined     bool                     // this session exists to rejoin a detached call
-	tasks        map[string]*Task         // tasks seen, by id (tasks.go)
-	toolHeaders  map[string][]headerParam // x-mcp-header annotations by tool
-	invalidTools map[string]string        // tools whose annotations are invalid, and why
+	rejoined     bool                       // this session exists to rejoin a detached call
+	tasks        map[string]*Task           // tasks seen, by id (tasks.go)
+	taskKeys     map[string]map[string]bool // inputRequests keys claimed for an answer, by task (tasksext.go)
+	answerTasks  bool                       // answer input_required tasks as they are seen (tasksext.go)
+	toolHeaders  map[string][]headerParam   // x-mcp-header annotations by tool
+	invalidTools map[string]string          // tools whose annotations are invalid, and why
 
 	outMu   sync.Mutex
 	outq    []queued
@@ -132,7 +134,7 @@ func New(t transport.Transport, o Options) *Session {
 		serverReq: map[string]context.CancelFunc{}, subs: map[string]bool{},
 		journal: o.Journal, outWake: make(chan struct{}, 1),
 		toolHeaders: map[string][]headerParam{}, invalidTools: map[string]string{}, streams: map[string]*streamState{},
-		expired: map[string]bool{}, tasks: map[string]*Task{},
+		expired: map[string]bool{}, tasks: map[string]*Task{}, taskKeys: map[string]map[string]bool{},
 	}
 	s.info.Era = "legacy"
 	s.info.ListChanged = map[string]int{}

@@ -17,7 +17,10 @@ type Task struct {
 	LastUpdatedAt string `json:"lastUpdatedAt,omitempty"`
 	TTL           *int64 `json:"ttl,omitempty"`
 	PollInterval  int64  `json:"pollInterval,omitempty"`
-	CallKey       string `json:"-"` // the call that created it, when it was ours
+	// InputRequests are what an input_required task of the 2026 extension
+	// asks the client for, answered with tasks/update (tasksext.go).
+	InputRequests map[string]InputRequest `json:"inputRequests,omitempty"`
+	CallKey       string                  `json:"-"` // the call that created it, when it was ours
 }
 
 // Terminal reports whether the task is finished for good.
@@ -41,6 +44,9 @@ func (s *Session) noteTaskLocked(t Task, callKey string) {
 		cur.CallKey = callKey
 	} else {
 		cur.CallKey = keep
+	}
+	if s.answerTasks && t.Status == "input_required" && len(t.InputRequests) > 0 {
+		go s.autoAnswerTask(t.TaskID)
 	}
 }
 
@@ -103,8 +109,13 @@ func (s *Session) Task(id string) (Task, bool) {
 
 // CallAsTask sends a request with params.task, asking the server to run it
 // as a task (tools whose execution.taskSupport allows it). ttl 0 = the
-// server's default.
+// server's default. In the 2026 era there is no such parameter: the tasks
+// extension is declared on every request and the server decides, so this is
+// a plain call.
 func (s *Session) CallAsTask(method string, params map[string]any, ttl time.Duration) *Call {
+	if s.Era() == EraModern {
+		return s.Call(method, params)
+	}
 	p := map[string]any{}
 	for k, v := range params {
 		p[k] = v

@@ -4,7 +4,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"time"
+
+	"mcpscope/transport"
 )
 
 // TasksExtension is the identifier of the 2026-07-28 Tasks extension
@@ -86,7 +89,8 @@ type taskOutcome struct {
 
 // followTaskExt polls tasks/get at the server's pollIntervalMs until the
 // task is terminal and returns its result (completed), or an error (failed,
-// cancelled). The task's rejoin record goes once it is terminal.
+// cancelled). What an input_required task asks for is answered on the way
+// (AnswerTask). The task's rejoin record goes once it is terminal.
 func (s *Session) followTaskExt(ctx context.Context, id string, onStatus func(Task)) (json.RawMessage, error) {
 	last := ""
 	for {
@@ -104,6 +108,13 @@ func (s *Session) followTaskExt(ctx context.Context, id string, onStatus func(Ta
 			last = t.Status
 			if onStatus != nil {
 				onStatus(t)
+			}
+		}
+		if t.Status == "input_required" {
+			// Answered once per key; the task keeps its rejoin record, so an
+			// unanswerable request can be answered by a later rejoin.
+			if _, err := s.AnswerTask(ctx, id); err != nil {
+				return nil, err
 			}
 		}
 		if t.Terminal() {
@@ -131,4 +142,84 @@ func (s *Session) followTaskExt(ctx context.Context, id string, onStatus func(Ta
 		case <-timer.C:
 		}
 	}
+}
+
+// AutoAnswerTasks makes the session answer input_required tasks as soon as
+// it sees them (tasks/get results, notifications/tasks), through the
+// Responder. The inspector turns it on: its Responder asks the person.
+func (s *Session) AutoAnswerTasks(on bool) {
+	s.mu.Lock()
+	s.answerTasks = on
+	s.mu.Unlock()
+}
+
+func (s *Session) autoAnswerTask(id string) {
+	if _, err := s.AnswerTask(s.ctx, id); err != nil && s.ctx.Err() == nil {
+		s.localEvent(transport.Meta{Event: transport.EvNote, Detail: err.Error()})
+	}
+}
+
+// AnswerTask answers what an input_required task asks for (its
+// inputRequests, each through the Responder as if the server had sent it)
+// and sends the answers with one tasks/update. A key is claimed before it is
+// answered, so it is answered once over the task's life however many polls
+// and notifications show it again (keys are unique per task, and the
+// server's ack is only eventually consistent). It returns how many answers
+// went out; a key nobody could answer is released and named in the error,
+// after the others were sent.
+func (s *Session) AnswerTask(ctx context.Context, id string) (int, error) {
+	s.mu.Lock()
+	t := s.tasks[id]
+	if t == nil || t.Status != "input_required" {
+		s.mu.Unlock()
+		return 0, nil
+	}
+	claimed := s.taskKeys[id]
+	if claimed == nil {
+		claimed = map[string]bool{}
+		s.taskKeys[id] = claimed
+	}
+	var todo []string
+	for k := range t.InputRequests {
+		if !claimed[k] {
+			claimed[k] = true
+			todo = append(todo, k)
+		}
+	}
+	sort.Strings(todo)
+	reqs, callKey := t.InputRequests, t.CallKey
+	s.mu.Unlock()
+
+	release := func(keys ...string) {
+		s.mu.Lock()
+		for _, k := range keys {
+			delete(claimed, k)
+		}
+		s.mu.Unlock()
+	}
+	responses := map[string]json.RawMessage{}
+	var failed error
+	for i, k := range todo {
+		req := reqs[k]
+		res, rerr := s.opts.Responder.Respond(ctx, ServerRequest{Key: k, Method: req.Method, Params: req.Params,
+			Related: callKey, MRTR: true, TaskID: id})
+		if rerr != nil {
+			release(todo[i:]...)
+			failed = &Failure{Reason: "task " + id + " asks for input", Cause: &Unanswered{Key: k, Method: req.Method, Why: rerr.Message}}
+			break
+		}
+		responses[k] = res
+	}
+	if len(responses) == 0 {
+		return 0, failed
+	}
+	if _, err := s.Call("tasks/update", map[string]any{"taskId": id, "inputResponses": responses}).Wait(ctx); err != nil {
+		keys := make([]string, 0, len(responses))
+		for k := range responses {
+			keys = append(keys, k)
+		}
+		release(keys...)
+		return 0, fmt.Errorf("tasks/update for task %s: %w", id, err)
+	}
+	return len(responses), failed
 }

@@ -13,6 +13,14 @@
 // declares the extension (otherwise it throws -32021, which the SDK turns into
 // an isError tool result): "working" for steps*intervalMs,
 // then "completed" with the text "report: <topic>". echo {text} never does.
+// review {topic, holdMs} runs as a task that asks for input: after one step it
+// turns input_required with an elicitation/create under the key
+// "approve-<topic>"; a tasks/update answering that key (accept with
+// {approve:true}, or anything else) is applied after holdMs (the ack is
+// eventually consistent, so polls in between still show the request), and the
+// task completes with "review: <topic> approved" or "... rejected". Answers to
+// keys that are not outstanding are ignored, as the extension says. Every
+// tasks/update is counted; the tool "updates" returns the count per key.
 import { createServer } from 'node:http';
 import { randomUUID } from 'node:crypto';
 import { McpServer, createMcpHandler, ProtocolError } from '@modelcontextprotocol/server';
@@ -51,6 +59,32 @@ function startTask(topic, steps, intervalMs) {
   return t;
 }
 
+const updates = {}; // inputResponses key -> how many tasks/update carried it
+
+function startReview(topic, holdMs) {
+  const at = now();
+  const t = { task: { taskId: randomUUID(), status: 'working', statusMessage: 'reading the draft', createdAt: at, lastUpdatedAt: at, ttlMs: 600000, pollIntervalMs: 100 } };
+  tasks.set(t.task.taskId, t);
+  const key = `approve-${topic}`;
+  t.timer = setTimeout(() => {
+    update(t, { status: 'input_required', statusMessage: 'waiting for approval', inputRequests: { [key]: {
+      method: 'elicitation/create',
+      params: { mode: 'form', message: `Publish the review of ${topic}?`, requestedSchema: { type: 'object', properties: { approve: { type: 'boolean', title: 'Approve' } }, required: ['approve'] } },
+    } } });
+  }, 100);
+  t.answer = (responses) => {
+    const r = responses?.[key];
+    if (r === undefined || t.task.status !== 'input_required' || t.answered) return;
+    t.answered = true;
+    const ok = r.action === 'accept' && r.content?.approve === true;
+    t.timer = setTimeout(() => {
+      delete t.task.inputRequests;
+      update(t, { status: 'completed', statusMessage: 'done', result: { content: [{ type: 'text', text: `review: ${topic} ${ok ? 'approved' : 'rejected'}` }], isError: false } });
+    }, holdMs);
+  };
+  return t;
+}
+
 function known(taskId) {
   const t = tasks.get(taskId);
   if (!t) throw new ProtocolError(-32602, `unknown task ${taskId}`);
@@ -73,8 +107,27 @@ function factory() {
     const t = startTask(topic, steps, intervalMs);
     return { resultType: 'task', ...view(t) };
   });
+  mcp.registerTool('review', {
+    description: 'Runs as a task that asks for approval (input_required, answered with tasks/update)',
+    inputSchema: z.object({ topic: z.string().default('tides'), holdMs: z.number().int().min(0).max(60000).default(300) }),
+  }, async ({ topic, holdMs }) => {
+    if (!mcp.server.getClientCapabilities()?.extensions?.[EXT]) {
+      throw new ProtocolError(-32021, 'Missing required client capability', { requiredCapabilities: { extensions: { [EXT]: {} } } });
+    }
+    return { resultType: 'task', ...view(startReview(topic, holdMs)) };
+  });
+  mcp.registerTool('updates', { description: 'How many tasks/update requests carried each inputResponses key', inputSchema: z.object({}) },
+    async () => ({ content: [{ type: 'text', text: JSON.stringify(updates) }] }));
   mcp.server.setRequestHandler('tasks/get', { params: taskParams }, async ({ taskId }) => ({ resultType: 'complete', ...view(known(taskId)) }));
-  mcp.server.setRequestHandler('tasks/update', { params: taskParams }, async ({ taskId }) => { known(taskId); return { resultType: 'complete' }; });
+  // The SDK lifts inputResponses (an MRTR retry field) out of every request's
+  // params into ctx.mcpReq.inputResponses, so that is where they are read.
+  mcp.server.setRequestHandler('tasks/update', { params: taskParams }, async ({ taskId }, ctx) => {
+    const t = known(taskId);
+    const inputResponses = ctx.mcpReq.inputResponses || {};
+    for (const k of Object.keys(inputResponses)) updates[k] = (updates[k] || 0) + 1;
+    t.answer?.(inputResponses);
+    return { resultType: 'complete' };
+  });
   mcp.server.setRequestHandler('tasks/cancel', { params: taskParams }, async ({ taskId }) => {
     const t = known(taskId);
     if (t.task.status === 'working' || t.task.status === 'input_required') {
