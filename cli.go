@@ -39,6 +39,7 @@ type options struct {
 	listenPrompts   bool
 	listenResources bool
 	listenURIs      []string
+	listenTaskIDs   []string
 	answers         []string // --answer KEY=JSON (MRTR / server requests)
 	answersFile     string
 	ttl             time.Duration
@@ -131,6 +132,10 @@ func parseArgs(argv []string) (*options, error) {
 		case "--resource":
 			if v, err = next(); err == nil {
 				o.listenURIs = append(o.listenURIs, v)
+			}
+		case "--task-id":
+			if v, err = next(); err == nil {
+				o.listenTaskIDs = append(o.listenTaskIDs, v)
 			}
 		case "--answer":
 			if v, err = next(); err == nil {
@@ -238,12 +243,15 @@ Headless commands (same engine, no UI; target as above, default: the demo server
   mcpscope tools|resources|templates|prompts [target]
   mcpscope call TOOL [key=value ...] [--json '{"k":"v"}'] [target]
   mcpscope call TOOL --task [--ttl D] [target]   run it as a task (2025-11-25): follow its status, fetch the result
-  mcpscope tasks [target]            list the server's tasks
+                                     (2026-07-28: the server decides; a task is followed whatever the flag says)
+  mcpscope tasks [target]            list the server's tasks (2026-07-28 has no tasks/list: the tasks mcpscope remembers)
   mcpscope task get|result|cancel ID [target]
+  mcpscope task update ID --answer KEY=JSON [target]
+                                     2026-07-28: answer an input_required task's requests (tasks/update)
   mcpscope read URI [target]
   mcpscope prompt NAME [key=value ...] [target]
   mcpscope ping [target]
-  mcpscope listen [--tools] [--prompts] [--resources] [--resource URI]... [target]
+  mcpscope listen [--tools] [--prompts] [--resources] [--resource URI]... [--task-id ID]... [target]
                                      2026-07-28: open a subscriptions/listen stream, print its notifications
   mcpscope record [target]           print every frame as JSONL until the server ends or Ctrl-C
   mcpscope rejoin [HANDLE]           list calls left running (detached, or their mcpscope died); rejoin one
@@ -268,9 +276,9 @@ Flags:
   --transport sse   use the HTTP+SSE transport (2024-11-05); by default it is tried when Streamable HTTP gets 400/404/405
   --era E           auto (probe with server/discover, the default), legacy (initialize), or modern (2026-07-28)
   --json            machine-readable output
-  --answer K=JSON   answer an input request (MRTR key) or a server request (by method) headless (repeatable)
+  --answer K=JSON   answer an input request (MRTR or task key) or a server request (by method) headless (repeatable)
   --answers FILE    a JSON object of such answers
 
-Exit codes: 0 success; 1 the server answered with an error (or a tool result with isError);
+Exit codes: 0 success; 1 the server answered with an error (a tool result with isError, or input nobody gave);
 2 usage error; 3 could not connect or the transport failed; 4 timed out; 130 interrupted.
 `

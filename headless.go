@@ -31,7 +31,7 @@ func runHeadless(ctx context.Context, o *options, stdout, stderr io.Writer) erro
 	o.takeTarget()
 	if n := need[o.cmd]; len(o.args) < n {
 		return usagef("%s needs %s", o.cmd, map[string]string{"call": "a tool name", "read": "a resource URI", "prompt": "a prompt name",
-			"task": "an action (get, result or cancel) and a task id"}[o.cmd])
+			"task": "an action (get, result, cancel or update) and a task id"}[o.cmd])
 	}
 	if o.cmd == "record" {
 		return runRecord(ctx, o, stdout)
@@ -57,9 +57,12 @@ func runHeadless(ctx context.Context, o *options, stdout, stderr io.Writer) erro
 	case "prompts":
 		return listAll(ctx, s, "prompts/list", "prompts", o, stdout)
 	case "tasks":
+		if s.Era() == session.EraModern {
+			return listKnownTasks(s, o, stdout)
+		}
 		return listAll(ctx, s, "tasks/list", "tasks", o, stdout)
 	case "task":
-		return taskAction(ctx, s, o, stdout)
+		return taskAction(ctx, s, o, stdout, stderr)
 	case "ping":
 		start := time.Now()
 		method := "ping"
@@ -220,14 +223,12 @@ func callTool(ctx context.Context, s *session.Session, o *options, stdout io.Wri
 	}
 	if id := c.Snapshot().TaskID; id != "" {
 		fmt.Fprintf(os.Stderr, "task %s created\n", termsafe.Line(id))
-		res, err = s.FollowTask(ctx, id, func(t session.Task) {
-			fmt.Fprintf(os.Stderr, "task %s: %s %s\n", termsafe.Line(t.TaskID), termsafe.Line(t.Status), termsafe.Line(t.StatusMessage))
-		})
+		res, err = s.FollowTask(ctx, id, func(t session.Task) { printTaskStatus(os.Stderr, t) })
 		if ctx.Err() != nil {
 			return errInterrupted
 		}
 		if err != nil {
-			return err
+			return fmt.Errorf("%w%s", err, openTaskHint(s, id, o.url))
 		}
 	}
 	if perr := printResult(stdout, o.jsonOut, res, printContents); perr != nil {
@@ -240,24 +241,6 @@ func callTool(ctx context.Context, s *session.Session, o *options, stdout io.Wri
 		return &toolError{fmt.Sprintf("tool %s reported an error (isError: true)", name)}
 	}
 	return nil
-}
-
-// taskAction runs tasks/get, tasks/result or tasks/cancel for one task id.
-func taskAction(ctx context.Context, s *session.Session, o *options, stdout io.Writer) error {
-	action, id := o.args[0], o.args[1]
-	method := map[string]string{"get": "tasks/get", "result": "tasks/result", "cancel": "tasks/cancel"}[action]
-	if method == "" {
-		return usagef("task actions are get, result and cancel, got %q", action)
-	}
-	c := s.CallWith(method, map[string]any{"taskId": id}, session.CallOptions{Timeout: -1})
-	res, err := wait(ctx, c)
-	if err != nil {
-		return err
-	}
-	if action == "result" {
-		return printResult(stdout, o.jsonOut, res, printContents)
-	}
-	return printResult(stdout, true, res, printContents)
 }
 
 // toolSchema fetches the property types of a tool's inputSchema so key=value

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"strings"
 
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
@@ -12,11 +13,12 @@ import (
 
 // runListen opens a subscriptions/listen stream (2026-07-28) with the filter
 // the flags name and prints its notifications until Ctrl-C or the server ends
-// it: `mcpscope listen [--tools] [--prompts] [--resources] [--resource URI]…`.
+// it: `mcpscope listen [--tools] [--prompts] [--resources] [--resource URI]…
+// [--task-id ID]…`.
 func runListen(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	f := session.ListenFilter{ToolsListChanged: o.listenTools, PromptsListChanged: o.listenPrompts,
-		ResourcesListChanged: o.listenResources, ResourceSubscriptions: o.listenURIs}
-	if !f.ToolsListChanged && !f.PromptsListChanged && !f.ResourcesListChanged && len(f.ResourceSubscriptions) == 0 {
+		ResourcesListChanged: o.listenResources, ResourceSubscriptions: o.listenURIs, TaskIDs: o.listenTaskIDs}
+	if !f.ToolsListChanged && !f.PromptsListChanged && !f.ResourcesListChanged && len(f.ResourceSubscriptions) == 0 && len(f.TaskIDs) == 0 {
 		f.ToolsListChanged, f.PromptsListChanged, f.ResourcesListChanged = true, true, true
 	}
 	s, err := connect(ctx, o, nil, oneShotGrace)
@@ -50,10 +52,17 @@ func runListen(ctx context.Context, o *options, stdout, stderr io.Writer) error 
 				continue
 			}
 			var p struct {
-				URI string `json:"uri"`
+				URI           string `json:"uri"`
+				TaskID        string `json:"taskId"`
+				Status        string `json:"status"`
+				StatusMessage string `json:"statusMessage"`
 			}
 			_ = json.Unmarshal(it.Env.Params, &p)
-			fmt.Fprintf(stdout, "%s %s %s\n", it.Frame.Time.Format("15:04:05.000"), termsafe.Line(it.Env.Method), termsafe.Line(p.URI))
+			what := p.URI
+			if p.TaskID != "" {
+				what = p.TaskID + " " + p.Status + " " + p.StatusMessage
+			}
+			fmt.Fprintf(stdout, "%s %s %s\n", it.Frame.Time.Format("15:04:05.000"), termsafe.Line(it.Env.Method), termsafe.Line(strings.TrimSpace(what)))
 		}
 	}
 	for {

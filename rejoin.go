@@ -124,7 +124,11 @@ func runRejoin(ctx context.Context, o *options, stdout, stderr io.Writer) error 
 			return err
 		}
 	}
-	s := session.New(t, session.Options{Journal: j, Timeout: o.timeout, MaxTimeout: o.maxTimeout, StateStore: store,
+	resp, err := newAnswersResponder(o) // a rejoined task may ask for input
+	if err != nil {
+		return err
+	}
+	s := session.New(t, session.Options{Responder: resp, Journal: j, Timeout: o.timeout, MaxTimeout: o.maxTimeout, StateStore: store,
 		Rejoin: session.RejoinInfo{Target: d.Target, Headers: d.Headers, SecretRefs: d.SecretRefs}})
 	if err := s.Start(); err != nil {
 		return err
@@ -132,16 +136,18 @@ func runRejoin(ctx context.Context, o *options, stdout, stderr io.Writer) error 
 	defer s.Close()
 	if d.TaskID != "" && len(d.LastEventIDs) == 0 {
 		s.RejoinTask(d)
-		fmt.Fprintf(stderr, "rejoining task %s (%s %s, session %s)\n", termsafe.Line(d.TaskID), termsafe.Line(d.Method),
-			termsafe.Line(d.Name), termsafe.Line(d.SessionID))
-		res, err := s.FollowTask(ctx, d.TaskID, func(t session.Task) {
-			fmt.Fprintf(stderr, "task %s: %s %s\n", termsafe.Line(t.TaskID), termsafe.Line(t.Status), termsafe.Line(t.StatusMessage))
-		})
+		where := "stateless"
+		if d.SessionID != "" {
+			where = "session " + d.SessionID
+		}
+		fmt.Fprintf(stderr, "rejoining task %s (%s %s, %s)\n", termsafe.Line(d.TaskID), termsafe.Line(d.Method),
+			termsafe.Line(d.Name), termsafe.Line(where))
+		res, err := s.FollowTask(ctx, d.TaskID, func(t session.Task) { printTaskStatus(stderr, t) })
 		if ctx.Err() != nil {
 			return errInterrupted
 		}
 		if err != nil {
-			return fmt.Errorf("rejoin task %s: %w", d.TaskID, err)
+			return fmt.Errorf("rejoin task %s: %w%s", d.TaskID, err, openTaskHint(s, d.TaskID, d.Target))
 		}
 		return printResult(stdout, o.jsonOut, res, printContents)
 	}
