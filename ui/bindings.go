@@ -76,7 +76,7 @@ func DefaultKeys() *keys.Map {
 		{Name: "choose-down", Scope: ch, Keys: []string{"down", "j"}, Help: "down"},
 
 		{Name: "task-get", Scope: tk, Keys: []string{"s"}, Help: "ask the task's status (tasks/get)"},
-		{Name: "task-result", Scope: tk, Keys: []string{"r"}, Help: "fetch the result (tasks/result, waits for the task) and open it"},
+		{Name: "task-result", Scope: tk, Keys: []string{"r"}, Help: "fetch the result (tasks/result, waits for the task; tasks/get in the 2026 extension) and open it"},
 		{Name: "task-cancel", Scope: tk, Keys: []string{"c"}, Help: "cancel the task (tasks/cancel)"},
 		{Name: "tasks-close", Scope: tk, Keys: []string{"esc"}, Help: "back to the session"},
 

@@ -26,11 +26,10 @@ func listenCalls(s *session.Session) []*session.Call {
 	return out
 }
 
-// Against a stateless Go SDK server (2026-07-28): open a listen stream
-// from the form, see the acknowledgement, count the tools/list_changed
-// that adding a tool sends on it, see the catalog fetch the new tool, and
-// close the stream.
-func TestListenStreamGoSDK(t *testing.T) {
+// statelessListenModel starts a stateless Go SDK server (2026-07-28), a
+// session that adopted the modern era, and a model on it.
+func statelessListenModel(t *testing.T) (*testservers.HTTPServer, *session.Session, *Model) {
+	t.Helper()
 	h := testservers.StartHTTPServer(t, testservers.HTTPOpts{Stateless: true})
 	s := session.New(transport.NewHTTP(transport.HTTPOptions{URL: h.URL}), session.Options{Timeout: -1, MaxTimeout: -1})
 	if err := s.Start(); err != nil {
@@ -47,6 +46,35 @@ func TestListenStreamGoSDK(t *testing.T) {
 	m := New(Options{Session: s, Theme: themes.ByName("dark"), StateStore: &session.FileStore{Dir: t.TempDir()},
 		Clipboard: func(string) error { return nil }})
 	m.Update(windowSize(120, 30))
+	return h, s, m
+}
+
+// openListListen opens a listen stream with the form's defaults (tools,
+// prompts and resources list changes) and waits for its acknowledgement.
+func openListListen(t *testing.T, s *session.Session, m *Model) *session.Call {
+	t.Helper()
+	press(m, "listen", "listen-new", "form-submit")
+	ls := listenCalls(s)
+	if len(ls) != 1 {
+		t.Fatalf("%d listen calls after the form", len(ls))
+	}
+	waitStoreFor(t, m, "the acknowledgement", func() bool { return ls[0].Snapshot().Ack != nil })
+	return ls[0]
+}
+
+func addTool(h *testservers.HTTPServer, name string) {
+	h.Server.AddTool(&mcp.Tool{Name: name, InputSchema: &jsonschema.Schema{Type: "object"}},
+		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+}
+
+// Against a stateless Go SDK server (2026-07-28): open a listen stream
+// from the form, see the acknowledgement, count the tools/list_changed
+// that adding a tool sends on it, see the catalog fetch the new tool, and
+// close the stream.
+func TestListenStreamGoSDK(t *testing.T) {
+	h, s, m := statelessListenModel(t)
 
 	// The catalog has been fetched once, so list changes refetch it.
 	press(m, "catalog")
@@ -77,10 +105,7 @@ func TestListenStreamGoSDK(t *testing.T) {
 		t.Fatalf("acknowledgement not shown:\n%s", sc)
 	}
 
-	h.Server.AddTool(&mcp.Tool{Name: "late-arrival", InputSchema: &jsonschema.Schema{Type: "object"}},
-		func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			return &mcp.CallToolResult{}, nil
-		})
+	addTool(h, "late-arrival")
 	waitStoreFor(t, m, "the list_changed on the listen stream", func() bool {
 		return strings.Contains(screen(m), "received      1 notification(s), last notifications/tools/list_changed")
 	})
@@ -103,6 +128,35 @@ func TestListenStreamGoSDK(t *testing.T) {
 	}
 	if n := len(listenCalls(s)); n != 1 {
 		t.Fatalf("%d listen calls after closing: re-listened after our own cancel", n)
+	}
+}
+
+// When the server drops a listen stream, the session listens again with
+// the same filter and the view shows the chain: the dropped stream points
+// at its replacement, which is acknowledged and receives what follows.
+func TestListenRelistenChain(t *testing.T) {
+	h, s, m := statelessListenModel(t)
+	first := openListListen(t, s, m)
+	h.DropConnections()
+	var second *session.Call
+	waitStoreFor(t, m, "the re-listen's acknowledgement", func() bool {
+		second = first.Next()
+		return second != nil && second.Snapshot().Ack != nil
+	})
+	if string(session.StripMeta(second.Params)) != string(session.StripMeta(first.Params)) {
+		t.Fatalf("re-listened with other params:\n%s\n%s", first.Params, second.Params)
+	}
+	press(m, "down") // select the replacement
+	sc := screen(m)
+	if !strings.Contains(sc, "→ re-listened as #"+second.Key) || !strings.Contains(sc, "(re-listen of #"+first.Key+")") {
+		t.Fatalf("the chain is not shown:\n%s", sc)
+	}
+	addTool(h, "after-the-drop")
+	waitStoreFor(t, m, "the list_changed on the new stream", func() bool {
+		return strings.Contains(screen(m), "received      1 notification(s), last notifications/tools/list_changed")
+	})
+	if n := len(listenCalls(s)); n != 2 {
+		t.Fatalf("%d listen calls, want the first and one re-listen", n)
 	}
 }
 

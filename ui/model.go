@@ -82,7 +82,10 @@ type Model struct {
 	modals  []modal
 	prompts []*serverPrompt // server requests waiting for the user, oldest first
 	active  *serverPrompt   // the one on screen
-	info    session.Info
+	// following are the 2026 extension tasks polled in the background (r in
+	// the tasks view), by id.
+	following map[string]bool
+	info      session.Info
 
 	rowCache      map[rowKey]string
 	rowCacheW     int
@@ -113,6 +116,11 @@ func New(o Options) *Model {
 	m := &Model{s: o.Session, resp: o.Responder, th: o.Theme, km: DefaultKeys(), opts: o, h: newHistory(o.Session),
 		w: 80, hgt: 24}
 	m.req.follow, m.note.follow = true, true
+	if o.Responder != nil {
+		// A person answers: input_required tasks (2026 tasks extension) are
+		// put to them as they are seen, like any server request.
+		o.Session.AutoAnswerTasks(true)
+	}
 	m.catalog = newCatalog()
 	m.refresh()
 	return m
@@ -195,6 +203,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		}
 	case flashMsg:
 		m.setFlash(string(msg))
+	case taskFollowedMsg:
+		delete(m.following, msg.id)
+		m.setFlash(msg.note)
 	case tea.PasteMsg:
 		cmd = m.paste(msg.Content)
 	case tea.KeyPressMsg:

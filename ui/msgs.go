@@ -28,3 +28,6 @@ type copiedMsg struct {
 
 // flashMsg is sent by commands that want a line in the footer.
 type flashMsg string
+
+// taskFollowedMsg is sent when following a 2026 extension task ended.
+type taskFollowedMsg struct{ id, note string }

@@ -145,7 +145,10 @@ func (m *Model) promptModal(p *serverPrompt) modal {
 	if req.Related != "" {
 		via = " (during call " + req.Related + ")"
 	}
-	if req.MRTR {
+	switch {
+	case req.TaskID != "":
+		via = " (for task " + termsafe.Line(req.TaskID) + ": the answer goes out with tasks/update)"
+	case req.MRTR:
 		via = " (MRTR round " + itoa(req.Round+1) + " of call " + req.Related + ": the answer goes into the retry)"
 	}
 	switch req.Method {

@@ -1,7 +1,10 @@
 package ui
 
 import (
+	"context"
+	"encoding/json"
 	"fmt"
+	"sort"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -67,8 +70,19 @@ func (v *tasksView) key(m *Model, name string, _ tea.KeyPressMsg) (bool, tea.Cmd
 		if !ok {
 			return false, nil
 		}
-		// tasks/result blocks until the task ends: no idle timeout.
+		if m.s.Era() == session.EraModern {
+			if name == "task-result" {
+				return false, m.followTask(t)
+			}
+			m.openLatestTaskGet(t)
+			return false, nil
+		}
+		// tasks/result blocks until the task ends: no idle timeout. The 2026
+		// extension has none: tasks/get carries the result once completed.
 		c := m.s.CallWith("tasks/result", map[string]any{"taskId": t.TaskID}, session.CallOptions{Timeout: -1})
+		if m.s.Era() == session.EraModern {
+			c = m.s.Call("tasks/get", map[string]any{"taskId": t.TaskID})
+		}
 		m.refresh()
 		m.req.follow = true
 		d := &detail{call: c, tab: 1}
@@ -100,7 +114,7 @@ func (v *tasksView) render(m *Model, w, h int) string {
 		}
 		st := fmt.Sprintf("%-14s", shorten(termsafe.Line(t.Status), 14))
 		row := fmt.Sprintf(" %-*s %s %-24s %-7s %-5s %s", idW, shorten(termsafe.Line(t.TaskID), idW), m.taskStyle(t).Render(st),
-			shorten(termsafe.Line(t.CreatedAt), 24), poll, shorten(call, 5), termsafe.Line(t.StatusMessage))
+			shorten(termsafe.Line(t.CreatedAt), 24), poll, shorten(call, 5), termsafe.Line(t.StatusMessage)+asks(t))
 		if i == v.sel {
 			l = append(l, m.th.Selected.Render(pad("▸"+ansi.Strip(row), w)))
 		} else {
@@ -108,6 +122,66 @@ func (v *tasksView) render(m *Model, w, h int) string {
 		}
 	}
 	return strings.Join(l, "\n")
+}
+
+// followTask polls a 2026 extension task in the background until it ends
+// (the extension has no blocking tasks/result); what it asks for on the way
+// is put to the user like any server request.
+func (m *Model) followTask(t session.Task) tea.Cmd {
+	id := termsafe.Line(t.TaskID)
+	if m.following[t.TaskID] {
+		m.setFlash("already following task " + id)
+		return nil
+	}
+	if m.following == nil {
+		m.following = map[string]bool{}
+	}
+	m.following[t.TaskID] = true
+	m.setFlash("following task " + id + ": tasks/get at its poll interval until it ends")
+	s, open := m.s, m.keyOf("open")
+	return func() tea.Msg {
+		_, err := s.FollowTask(context.Background(), t.TaskID, nil)
+		if err != nil {
+			return taskFollowedMsg{t.TaskID, "task " + id + ": " + termsafe.Line(err.Error())}
+		}
+		return taskFollowedMsg{t.TaskID, "task " + id + " completed: " + open + " opens its result"}
+	}
+}
+
+// openLatestTaskGet opens the newest tasks/get of a task (in the 2026
+// extension it carries the result), asking anew when there is none.
+func (m *Model) openLatestTaskGet(t session.Task) {
+	var c *session.Call
+	calls := m.s.Calls()
+	for i := len(calls) - 1; i >= 0 && c == nil; i-- {
+		if calls[i].Method == "tasks/get" && strings.Contains(string(calls[i].Params), `"taskId":`+mustQuote(t.TaskID)) {
+			c = calls[i]
+		}
+	}
+	if c == nil {
+		c = m.s.Call("tasks/get", map[string]any{"taskId": t.TaskID})
+	}
+	d := &detail{call: c, tab: 1}
+	d.refresh(m)
+	m.push(d)
+}
+
+func mustQuote(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+// asks names what an input_required task waits for (tasks extension).
+func asks(t session.Task) string {
+	if len(t.InputRequests) == 0 {
+		return ""
+	}
+	var l []string
+	for k, r := range t.InputRequests {
+		l = append(l, termsafe.Line(k)+" ("+termsafe.Line(r.Method)+")")
+	}
+	sort.Strings(l)
+	return " — asks " + strings.Join(l, ", ")
 }
 
 func (m *Model) taskStyle(t session.Task) lipgloss.Style {
