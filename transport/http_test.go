@@ -16,71 +16,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
-// ---- frame recorder -------------------------------------------------------
-
-type httpRec struct {
-	mu     sync.Mutex
-	frames []Frame
-	signal chan struct{}
-}
-
-func newHTTPRec() *httpRec { return &httpRec{signal: make(chan struct{}, 1)} }
-
-func (r *httpRec) sink(f Frame) {
-	r.mu.Lock()
-	r.frames = append(r.frames, f)
-	r.mu.Unlock()
-	select {
-	case r.signal <- struct{}{}:
-	default:
-	}
-}
-
-func (r *httpRec) all() []Frame {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]Frame(nil), r.frames...)
-}
-
-// find returns the index of the first frame matching pred, or -1.
-func (r *httpRec) find(pred func(Frame) bool) int {
-	for i, f := range r.all() {
-		if pred(f) {
-			return i
-		}
-	}
-	return -1
-}
-
-// wait blocks until a frame matching pred exists and returns its index.
-func (r *httpRec) wait(t *testing.T, what string, pred func(Frame) bool) (int, Frame) {
-	t.Helper()
-	limit := time.After(20 * time.Second)
-	for {
-		if i := r.find(pred); i >= 0 {
-			return i, r.all()[i]
-		}
-		select {
-		case <-r.signal:
-		case <-limit:
-			t.Fatalf("timed out waiting for %s; frames:\n%s", what, r.dump())
-		}
-	}
-}
-
-func (r *httpRec) dump() string {
-	var b strings.Builder
-	for i, f := range r.all() {
-		d := string(f.Data)
-		if len(d) > 120 {
-			d = d[:120] + "…"
-		}
-		m, _ := json.Marshal(f.Meta)
-		fmt.Fprintf(&b, "%3d %s %s %s %s\n", i, f.Dir, f.Kind, m, d)
-	}
-	return b.String()
-}
-
 func httpIsEvent(name, stream string) func(Frame) bool {
 	return func(f Frame) bool { return f.Kind == Event && f.Meta.Event == name && f.Meta.Stream == stream }
 }
@@ -208,7 +143,7 @@ func httpMustSend(t *testing.T, h *HTTP, m Outgoing) {
 }
 
 // httpInitialize runs the legacy handshake and returns after initialized is in.
-func httpInitialize(t *testing.T, h *HTTP, rec *httpRec) {
+func httpInitialize(t *testing.T, h *HTTP, rec *frameRec) {
 	t.Helper()
 	httpMustSend(t, h, httpRequest(1, "initialize", httpInitParams))
 	rec.wait(t, "initialize result", func(f Frame) bool {
@@ -233,7 +168,7 @@ func httpClose(t *testing.T, h *HTTP) {
 func TestHTTPGoSDKStreams(t *testing.T) {
 	srv := httpStartSDK(t, &mcp.StreamableHTTPOptions{EventStore: mcp.NewMemoryEventStore(nil)})
 	wire := &httpWireLog{base: http.DefaultTransport.(*http.Transport).Clone()}
-	rec := newHTTPRec()
+	rec := newFrameRec()
 	h := NewHTTP(HTTPOptions{URL: srv.URL, Client: &http.Client{Transport: wire},
 		Headers: map[string]string{"X-Trace": "t1"}, Bearer: "s3cret-token"})
 	if err := h.Start(rec.sink); err != nil {
@@ -424,7 +359,7 @@ func TestHTTPGoSDKStreams(t *testing.T) {
 	}
 
 	// Rejoin the deleted session: 404, typed error naming the session.
-	rec2 := newHTTPRec()
+	rec2 := newFrameRec()
 	h2 := NewHTTP(HTTPOptions{URL: srv.URL})
 	h2.Start(rec2.sink)
 	h2.SetSessionID(sid)
@@ -447,7 +382,7 @@ func TestHTTPGoSDKStreams(t *testing.T) {
 // routes the call's progress to the standalone GET stream.
 func TestHTTPGoSDKJSONResponse(t *testing.T) {
 	srv := httpStartSDK(t, &mcp.StreamableHTTPOptions{JSONResponse: true})
-	rec := newHTTPRec()
+	rec := newFrameRec()
 	h := NewHTTP(HTTPOptions{URL: srv.URL})
 	h.Start(rec.sink)
 	defer httpClose(t, h)
@@ -481,7 +416,7 @@ func TestHTTPGoSDKJSONResponse(t *testing.T) {
 // A stateless Go SDK server answers the standalone GET with 405: a quiet note.
 func TestHTTPGoSDKStatelessListen405(t *testing.T) {
 	srv := httpStartSDK(t, &mcp.StreamableHTTPOptions{Stateless: true})
-	rec := newHTTPRec()
+	rec := newFrameRec()
 	h := NewHTTP(HTTPOptions{URL: srv.URL})
 	h.Start(rec.sink)
 	defer httpClose(t, h)
@@ -504,7 +439,7 @@ func TestHTTPGoSDKStatelessListen405(t *testing.T) {
 // The Go SDK's DNS-rebinding guard answers a foreign Host with 403.
 func TestHTTPGoSDKForbiddenHost(t *testing.T) {
 	srv := httpStartSDK(t, nil)
-	rec := newHTTPRec()
+	rec := newFrameRec()
 	h := NewHTTP(HTTPOptions{URL: srv.URL, Headers: map[string]string{"Host": "evil.example"}})
 	h.Start(rec.sink)
 	defer httpClose(t, h)
@@ -529,11 +464,11 @@ func TestHTTPErrorsAndOddBodies(t *testing.T) {
 		name    string
 		handler http.HandlerFunc
 		sid     string
-		check   func(t *testing.T, err error, rec *httpRec)
+		check   func(t *testing.T, err error, rec *frameRec)
 	}{
 		{"500 text", func(w http.ResponseWriter, r *http.Request) {
 			http.Error(w, "database on fire", 500)
-		}, "", func(t *testing.T, err error, rec *httpRec) {
+		}, "", func(t *testing.T, err error, rec *frameRec) {
 			var herr *HTTPError
 			if !errors.As(err, &herr) || herr.Status != 500 || herr.Body != "database on fire" ||
 				err.Error() != `POST `+herr.URL+`: 500 Internal Server Error — "database on fire" (server error; see its logs)` {
@@ -548,7 +483,7 @@ func TestHTTPErrorsAndOddBodies(t *testing.T) {
 			w.Header().Set("Content-Type", "application/json")
 			w.WriteHeader(400)
 			w.Write([]byte(`{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: Server not initialized"}}`))
-		}, "", func(t *testing.T, err error, rec *httpRec) {
+		}, "", func(t *testing.T, err error, rec *frameRec) {
 			if err == nil || !strings.Contains(err.Error(), `400 Bad Request — "Bad Request: Server not initialized"`) {
 				t.Fatalf("got %v", err)
 			}
@@ -559,14 +494,14 @@ func TestHTTPErrorsAndOddBodies(t *testing.T) {
 		}},
 		{"404 without session", func(w http.ResponseWriter, r *http.Request) {
 			http.NotFound(w, r)
-		}, "", func(t *testing.T, err error, rec *httpRec) {
+		}, "", func(t *testing.T, err error, rec *frameRec) {
 			if err == nil || !strings.Contains(err.Error(), "check the path") {
 				t.Fatalf("got %v", err)
 			}
 		}},
 		{"401", func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(401)
-		}, "", func(t *testing.T, err error, rec *httpRec) {
+		}, "", func(t *testing.T, err error, rec *frameRec) {
 			if err == nil || !strings.HasSuffix(err.Error(), "401 Unauthorized (the server wants credentials: pass a bearer token or an Authorization header)") {
 				t.Fatalf("got %v", err)
 			}
@@ -574,7 +509,7 @@ func TestHTTPErrorsAndOddBodies(t *testing.T) {
 		{"garbage 200", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.Write([]byte("<html>proxy login</html>"))
-		}, "", func(t *testing.T, err error, rec *httpRec) {
+		}, "", func(t *testing.T, err error, rec *frameRec) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -586,7 +521,7 @@ func TestHTTPErrorsAndOddBodies(t *testing.T) {
 		{"batch answer is one frame", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "application/json")
 			w.Write([]byte(`[{"jsonrpc":"2.0","id":1,"result":{}},{"jsonrpc":"2.0","method":"x"}]`))
-		}, "", func(t *testing.T, err error, rec *httpRec) {
+		}, "", func(t *testing.T, err error, rec *frameRec) {
 			_, f := rec.wait(t, "batch", func(f Frame) bool { return f.Dir == In })
 			if f.Kind != Message || !strings.HasPrefix(string(f.Data), "[") {
 				t.Fatalf("frame %v %q", f.Kind, f.Data)
@@ -597,7 +532,7 @@ func TestHTTPErrorsAndOddBodies(t *testing.T) {
 			w.Write([]byte("id: a1\ndata: {\"jsonrpc\":\"2.0\",\"method\":\"notifications/progress\"}\n\ndata: {\"half"))
 			w.(http.Flusher).Flush()
 			panic(http.ErrAbortHandler)
-		}, "", func(t *testing.T, err error, rec *httpRec) {
+		}, "", func(t *testing.T, err error, rec *frameRec) {
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -609,7 +544,7 @@ func TestHTTPErrorsAndOddBodies(t *testing.T) {
 		{"server-initiated close with retry (SEP-1699)", func(w http.ResponseWriter, r *http.Request) {
 			w.Header().Set("Content-Type", "text/event-stream")
 			w.Write([]byte(": hello\nid: event-1\nretry: 500\ndata: \n\n"))
-		}, "", func(t *testing.T, err error, rec *httpRec) {
+		}, "", func(t *testing.T, err error, rec *frameRec) {
 			_, p := rec.wait(t, "prime", httpIsEvent(EvPrime, "post:1"))
 			_, c := rec.wait(t, "closed", httpIsEvent(EvStreamClosed, "post:1"))
 			if p.Meta.EventID != "event-1" || p.Meta.Retry != 500 || c.Meta.Detail != "after 1 event, 1 comment" {
@@ -619,7 +554,7 @@ func TestHTTPErrorsAndOddBodies(t *testing.T) {
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			rec := newHTTPRec()
+			rec := newFrameRec()
 			h := NewHTTP(HTTPOptions{URL: httpPlain(t, c.handler)})
 			h.Start(rec.sink)
 			h.SetSessionID(c.sid)
@@ -637,7 +572,7 @@ func TestHTTPConnectionRefused(t *testing.T) {
 	}
 	addr := l.Addr().String()
 	l.Close()
-	rec := newHTTPRec()
+	rec := newFrameRec()
 	h := NewHTTP(HTTPOptions{URL: "http://" + addr + "/mcp"})
 	h.Start(rec.sink)
 	defer h.Close()
@@ -669,7 +604,7 @@ func TestHTTPSendReturnsAtWrite(t *testing.T) {
 		w.Header().Set("Content-Type", "application/json")
 		w.Write([]byte(`{"jsonrpc":"2.0","id":1,"result":{}}`))
 	})
-	rec := newHTTPRec()
+	rec := newFrameRec()
 	h := NewHTTP(HTTPOptions{URL: url})
 	h.Start(rec.sink)
 	defer h.Close()
@@ -711,7 +646,7 @@ func TestHTTPCloseStreamOnlyOne(t *testing.T) {
 		w.(http.Flusher).Flush()
 		<-r.Context().Done()
 	})
-	rec := newHTTPRec()
+	rec := newFrameRec()
 	h := NewHTTP(HTTPOptions{URL: url})
 	h.Start(rec.sink)
 	httpMustSend(t, h, httpRequest(1, "a", `{}`))

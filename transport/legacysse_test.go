@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -20,72 +19,6 @@ import (
 )
 
 // ---- helpers ----------------------------------------------------------------
-
-// lsseRec records frames and wakes waiters on each one.
-type lsseRec struct {
-	mu     sync.Mutex
-	frames []Frame
-	signal chan struct{}
-}
-
-func newLSSERec() *lsseRec { return &lsseRec{signal: make(chan struct{}, 1)} }
-
-func (r *lsseRec) sink(f Frame) {
-	r.mu.Lock()
-	r.frames = append(r.frames, f)
-	r.mu.Unlock()
-	select {
-	case r.signal <- struct{}{}:
-	default:
-	}
-}
-
-func (r *lsseRec) all() []Frame {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]Frame(nil), r.frames...)
-}
-
-func (r *lsseRec) wait(t *testing.T, what string, pred func(Frame) bool) Frame {
-	t.Helper()
-	limit := time.NewTimer(20 * time.Second)
-	defer limit.Stop()
-	for {
-		for _, f := range r.all() {
-			if pred(f) {
-				return f
-			}
-		}
-		select {
-		case <-r.signal:
-		case <-limit.C:
-			t.Fatalf("timed out waiting for %s; frames:\n%s", what, r.dump())
-		}
-	}
-}
-
-func (r *lsseRec) count(pred func(Frame) bool) int {
-	n := 0
-	for _, f := range r.all() {
-		if pred(f) {
-			n++
-		}
-	}
-	return n
-}
-
-func (r *lsseRec) dump() string {
-	var b strings.Builder
-	for i, f := range r.all() {
-		d := string(f.Data)
-		if len(d) > 160 {
-			d = d[:160] + "…"
-		}
-		m, _ := json.Marshal(f.Meta)
-		fmt.Fprintf(&b, "%3d %s %s %s %s\n", i, f.Dir, f.Kind, m, d)
-	}
-	return b.String()
-}
 
 func lsseIsEvent(name string) func(Frame) bool {
 	return func(f Frame) bool { return f.Kind == Event && f.Meta.Event == name }
@@ -199,10 +132,10 @@ func (f *lsseFake) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 }
 
-func lsseStart(t *testing.T, o LegacySSEOptions) (*LegacySSE, *lsseRec) {
+func lsseStart(t *testing.T, o LegacySSEOptions) (*LegacySSE, *frameRec) {
 	t.Helper()
 	l := NewLegacySSE(o)
-	rec := newLSSERec()
+	rec := newFrameRec()
 	if err := l.Start(rec.sink); err != nil {
 		t.Fatalf("Start: %v; frames:\n%s", err, rec.dump())
 	}
@@ -217,11 +150,11 @@ func TestLegacySSEEverything(t *testing.T) {
 	sseURL := peers.StartEverythingHTTP(t, "sse")
 	l, rec := lsseStart(t, LegacySSEOptions{URL: sseURL, Headers: map[string]string{"X-Probe": "1"}})
 
-	conn := rec.wait(t, "connected", lsseIsEvent(EvConnected))
+	_, conn := rec.wait(t, "connected", lsseIsEvent(EvConnected))
 	if !strings.Contains(conn.Meta.Detail, "/message?sessionId=") {
 		t.Fatalf("connected detail = %q, want the /message?sessionId= endpoint", conn.Meta.Detail)
 	}
-	opened := rec.wait(t, "stream opened", lsseIsEvent(EvStreamOpened))
+	_, opened := rec.wait(t, "stream opened", lsseIsEvent(EvStreamOpened))
 	if opened.Meta.Stream != LegacySSEStream || opened.Meta.Status != 200 {
 		t.Fatalf("stream-opened meta = %+v", opened.Meta)
 	}
@@ -231,12 +164,12 @@ func TestLegacySSEEverything(t *testing.T) {
 	}
 
 	lsseMustSend(t, l, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2024-11-05","capabilities":{},"clientInfo":{"name":"mcpscope-test","version":"0"}}}`)
-	initRes := rec.wait(t, "initialize result", lsseIsResponse(1))
+	_, initRes := rec.wait(t, "initialize result", lsseIsResponse(1))
 	lsseMustSend(t, l, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
 	lsseMustSend(t, l, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-	list := rec.wait(t, "tools/list result", lsseIsResponse(2))
+	_, list := rec.wait(t, "tools/list result", lsseIsResponse(2))
 	lsseMustSend(t, l, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo","arguments":{"message":"over legacy sse"}}}`)
-	call := rec.wait(t, "tools/call result", lsseIsResponse(3))
+	_, call := rec.wait(t, "tools/call result", lsseIsResponse(3))
 
 	for _, f := range []Frame{initRes, list, call} {
 		m := f.Meta
@@ -281,7 +214,7 @@ func TestLegacySSEEverything(t *testing.T) {
 	if !lsseClosed(l.Done()) {
 		t.Fatal("Done open after Close")
 	}
-	end := rec.wait(t, "stream end", lsseIsEvent(EvStreamClosed))
+	_, end := rec.wait(t, "stream end", lsseIsEvent(EvStreamClosed))
 	if end.Meta.Detail != "closed by client" {
 		t.Errorf("stream end detail %q", end.Meta.Detail)
 	}
@@ -309,7 +242,7 @@ func TestLegacySSEEverythingCut(t *testing.T) {
 		t.Fatalf("cut %d GET streams, want 1", n)
 	}
 	lsseWaitDone(t, l)
-	end := rec.wait(t, "stream dropped", lsseIsEvent(EvStreamDropped))
+	_, end := rec.wait(t, "stream dropped", lsseIsEvent(EvStreamDropped))
 	if end.Meta.Stream != LegacySSEStream {
 		t.Errorf("drop meta = %+v", end.Meta)
 	}
@@ -329,7 +262,7 @@ func TestLegacySSEStreamableHTTPEndpoint(t *testing.T) {
 	t.Cleanup(ts.Close)
 
 	l := NewLegacySSE(LegacySSEOptions{URL: ts.URL + "/mcp"})
-	rec := newLSSERec()
+	rec := newFrameRec()
 	err := l.Start(rec.sink)
 	if err == nil {
 		l.Close()
@@ -378,7 +311,7 @@ func TestLegacySSEServerDies(t *testing.T) {
 			f.events <- tc.how
 
 			lsseWaitDone(t, l)
-			end := rec.wait(t, "stream end", lsseIsEvent(tc.event))
+			_, end := rec.wait(t, "stream end", lsseIsEvent(tc.event))
 			if end.Meta.Stream != LegacySSEStream || end.Meta.Detail == "" || end.Meta.Detail == "closed by client" {
 				t.Errorf("stream end meta = %+v", end.Meta)
 			}
@@ -455,7 +388,7 @@ func TestLegacySSEStartFailures(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			l := NewLegacySSE(LegacySSEOptions{URL: tc.url})
 			l.startWait = 300 * time.Millisecond
-			rec := newLSSERec()
+			rec := newFrameRec()
 			err := l.Start(rec.sink)
 			defer l.Close()
 			if err == nil {
@@ -491,7 +424,7 @@ func TestLegacySSEPostsAndEvents(t *testing.T) {
 	if gh.Get("Accept") != "text/event-stream" || gh.Get("Authorization") != "Bearer tok123" || gh.Get("X-Custom") != "v" {
 		t.Errorf("GET headers = %v", gh)
 	}
-	conn := rec.wait(t, "connected", lsseIsEvent(EvConnected))
+	_, conn := rec.wait(t, "connected", lsseIsEvent(EvConnected))
 	if strings.Contains(conn.Meta.Detail, "s3cret") || !strings.Contains(conn.Meta.Detail, "sessionId=s1") ||
 		!strings.HasPrefix(conn.Meta.Detail, ts.URL+"/message?") {
 		t.Errorf("connected detail %q: want the resolved endpoint, secret redacted", conn.Meta.Detail)
@@ -507,7 +440,7 @@ func TestLegacySSEPostsAndEvents(t *testing.T) {
 		r.Header.Get("Authorization") != "Bearer tok123" || r.Header.Get("X-Custom") != "v" {
 		t.Errorf("POST %s headers %v", r.URL, r.Header)
 	}
-	out := rec.wait(t, "out frame", func(fr Frame) bool { return fr.Dir == Out })
+	_, out := rec.wait(t, "out frame", func(fr Frame) bool { return fr.Dir == Out })
 	if out.Meta.URL != conn.Meta.Detail || out.Meta.Headers["Authorization"] != "Bearer [redacted]" {
 		t.Errorf("out meta = %+v", out.Meta)
 	}
@@ -519,12 +452,12 @@ func TestLegacySSEPostsAndEvents(t *testing.T) {
 	f.events <- "event: ping\ndata: not json\n\n"
 	f.events <- "event: message\ndata: not json either\n\n"
 	f.events <- "event: endpoint\ndata: /other\n\n"
-	r1 := rec.wait(t, "response 1", lsseIsResponse(1))
+	_, r1 := rec.wait(t, "response 1", lsseIsResponse(1))
 	if r1.Meta.EventID != "7" || r1.Meta.EventType != "message" {
 		t.Errorf("response 1 meta = %+v", r1.Meta)
 	}
 	rec.wait(t, "response 2", lsseIsResponse(2))
-	custom := rec.wait(t, "custom", func(fr Frame) bool { return fr.Dir == In && fr.Meta.EventType == "custom" })
+	_, custom := rec.wait(t, "custom", func(fr Frame) bool { return fr.Dir == In && fr.Meta.EventType == "custom" })
 	if custom.Kind != Message {
 		t.Errorf("custom JSON event kind %v", custom.Kind)
 	}
@@ -550,7 +483,7 @@ func TestLegacySSEPostsAndEvents(t *testing.T) {
 	// A server that answers in the POST body anyway is not lost.
 	f.postStatus, f.postBody = http.StatusOK, `{"jsonrpc":"2.0","id":4,"result":{}}`
 	lsseMustSend(t, l, `{"jsonrpc":"2.0","id":4,"method":"ping"}`)
-	if r4 := rec.wait(t, "response 4", lsseIsResponse(4)); r4.Meta.HTTPMethod != http.MethodPost {
+	if _, r4 := rec.wait(t, "response 4", lsseIsResponse(4)); r4.Meta.HTTPMethod != http.MethodPost {
 		t.Errorf("response 4 meta = %+v", r4.Meta)
 	}
 	// "Accepted" and other 2xx text is not a frame.
@@ -583,7 +516,7 @@ func TestLegacySSEPostNeverAnswered(t *testing.T) {
 
 	l := NewLegacySSE(LegacySSEOptions{URL: ts.URL + "/sse"})
 	l.answerWait, l.orderWait = 300*time.Millisecond, 100*time.Millisecond
-	rec := newLSSERec()
+	rec := newFrameRec()
 	if err := l.Start(rec.sink); err != nil {
 		t.Fatal(err)
 	}
