@@ -1,0 +1,184 @@
+package oauth
+
+import (
+	"context"
+	"crypto"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/rsa"
+	"crypto/sha256"
+	"crypto/x509"
+	"encoding/base64"
+	"encoding/json"
+	"encoding/pem"
+	"io"
+	"math/big"
+	"net/http"
+	"net/url"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestDiscoveryURLs(t *testing.T) {
+	got := resourceMetadataURLs("https://Example.com/public/mcp", Challenge{})
+	want := []string{"https://Example.com/.well-known/oauth-protected-resource/public/mcp", "https://Example.com/.well-known/oauth-protected-resource"}
+	if !slices.Equal(got, want) {
+		t.Errorf("resource metadata URLs %v", got)
+	}
+	if got := resourceMetadataURLs("https://e.com/mcp", Challenge{ResourceMetadata: "https://e.com/prm"}); !slices.Equal(got, []string{"https://e.com/prm"}) {
+		t.Errorf("the challenge's URL must be the only one tried: %v", got)
+	}
+	if got := resourceMetadataURLs("https://e.com/", Challenge{}); !slices.Equal(got, []string{"https://e.com/.well-known/oauth-protected-resource"}) {
+		t.Errorf("root endpoint: %v", got)
+	}
+	got = serverMetadataURLs("https://auth.example.com/tenant1")
+	want = []string{"https://auth.example.com/.well-known/oauth-authorization-server/tenant1",
+		"https://auth.example.com/.well-known/openid-configuration/tenant1", "https://auth.example.com/tenant1/.well-known/openid-configuration"}
+	if !slices.Equal(got, want) {
+		t.Errorf("issuer with a path: %v", got)
+	}
+	got = serverMetadataURLs("https://auth.example.com")
+	want = []string{"https://auth.example.com/.well-known/oauth-authorization-server", "https://auth.example.com/.well-known/openid-configuration"}
+	if !slices.Equal(got, want) {
+		t.Errorf("issuer without a path: %v", got)
+	}
+}
+
+func TestResourceMatching(t *testing.T) {
+	if c := canonicalResource("HTTPS://Mcp.Example.COM/mcp?x=1#f"); c != "https://mcp.example.com/mcp" {
+		t.Errorf("canonical %s", c)
+	}
+	for _, c := range []struct {
+		resource, server string
+		same             bool
+	}{
+		{"https://e.com/mcp", "https://e.com/mcp", true},
+		{"https://e.com/", "https://e.com/mcp", true},
+		{"https://E.com/mcp/", "https://e.com/mcp", true},
+		{"https://e.com/mc", "https://e.com/mcp", false},
+		{"https://other.com/mcp", "https://e.com/mcp", false},
+	} {
+		if got := sameResource(c.resource, c.server); got != c.same {
+			t.Errorf("sameResource(%s, %s) = %v", c.resource, c.server, got)
+		}
+	}
+	if u := unionScopes("a b", "b c"); u != "a b c" {
+		t.Errorf("union %q", u)
+	}
+}
+
+// A client assertion verifies with the public half of the key it was
+// signed with, and carries the claims RFC 7523 asks for.
+func TestClientAssertion(t *testing.T) {
+	ec, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	rk, _ := rsa.GenerateKey(rand.Reader, 2048)
+	for _, c := range []struct {
+		key    any
+		alg    string
+		verify func(signing, sig []byte) bool
+	}{
+		{ec, "ES256", func(signing, sig []byte) bool {
+			sum := sha256.Sum256(signing)
+			r, s := new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])
+			return len(sig) == 64 && ecdsa.Verify(&ec.PublicKey, sum[:], r, s)
+		}},
+		{rk, "RS256", func(signing, sig []byte) bool {
+			sum := sha256.Sum256(signing)
+			return rsa.VerifyPKCS1v15(&rk.PublicKey, crypto.SHA256, sum[:], sig) == nil
+		}},
+	} {
+		der, _ := x509.MarshalPKCS8PrivateKey(c.key)
+		keyPEM := string(pem.EncodeToMemory(&pem.Block{Type: "PRIVATE KEY", Bytes: der}))
+		jwt, err := clientAssertion(keyPEM, "", "client-1", "https://as.example.com")
+		if err != nil {
+			t.Fatalf("%s: %v", c.alg, err)
+		}
+		parts := strings.Split(jwt, ".")
+		if len(parts) != 3 {
+			t.Fatalf("%s: %q is not a JWT", c.alg, jwt)
+		}
+		var head map[string]string
+		var claims map[string]any
+		hb, _ := base64.RawURLEncoding.DecodeString(parts[0])
+		cb, _ := base64.RawURLEncoding.DecodeString(parts[1])
+		sig, _ := base64.RawURLEncoding.DecodeString(parts[2])
+		_ = json.Unmarshal(hb, &head)
+		_ = json.Unmarshal(cb, &claims)
+		if head["alg"] != c.alg || claims["iss"] != "client-1" || claims["sub"] != "client-1" || claims["aud"] != "https://as.example.com" ||
+			claims["jti"] == "" || claims["exp"].(float64) <= float64(time.Now().Unix()) {
+			t.Errorf("%s: header %v claims %v", c.alg, head, claims)
+		}
+		if !c.verify([]byte(parts[0]+"."+parts[1]), sig) {
+			t.Errorf("%s: the signature does not verify", c.alg)
+		}
+	}
+	if _, err := clientAssertion("not a key", "", "c", "a"); err == nil {
+		t.Error("a non-PEM key must be refused")
+	}
+}
+
+// The loopback listener takes the browser's redirect, answers it with a
+// page, and hands the query back; the URL goes to Show first.
+func TestLoopbackAuthorizer(t *testing.T) {
+	shown := make(chan string, 1)
+	a := &Loopback{NoBrowser: true, Show: func(u string) { shown <- u }}
+	defer a.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	ru, err := a.RedirectURI(ctx)
+	if err != nil || !strings.HasPrefix(ru, "http://127.0.0.1:") || !strings.HasSuffix(ru, "/callback") {
+		t.Fatalf("redirect URI %q %v", ru, err)
+	}
+	page := make(chan string, 1)
+	go func() {
+		u := <-shown
+		if u != "https://as.example.com/authorize?x=1" {
+			page <- "wrong URL shown: " + u
+			return
+		}
+		resp, err := http.Get(ru + "?code=abc&state=s1")
+		if err != nil {
+			page <- err.Error()
+			return
+		}
+		b, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		page <- string(b)
+	}()
+	q, err := a.Authorize(ctx, "https://as.example.com/authorize?x=1")
+	if err != nil || q.Get("code") != "abc" || q.Get("state") != "s1" {
+		t.Fatalf("authorize: %v %v", q, err)
+	}
+	if p := <-page; !strings.Contains(p, "mcpscope is authorized") {
+		t.Fatalf("the browser got %q", p)
+	}
+}
+
+// Fetch reads the code from the authorization endpoint's redirect without
+// following it, and says so when there is no redirect.
+func TestFetchAuthorizer(t *testing.T) {
+	rt := roundTripFunc(func(r *http.Request) (*http.Response, error) {
+		h := http.Header{}
+		status := http.StatusOK
+		if r.URL.Query().Get("ok") == "1" {
+			status = http.StatusFound
+			h.Set("Location", "http://127.0.0.1:1/callback?code=c1&state=s1&iss="+url.QueryEscape("https://as"))
+		}
+		return &http.Response{StatusCode: status, Header: h, Body: io.NopCloser(strings.NewReader("")), Request: r}, nil
+	})
+	a := &Fetch{HTTP: &http.Client{Transport: rt}}
+	q, err := a.Authorize(context.Background(), "https://as/authorize?ok=1")
+	if err != nil || q.Get("code") != "c1" || q.Get("iss") != "https://as" {
+		t.Fatalf("%v %v", q, err)
+	}
+	if _, err := a.Authorize(context.Background(), "https://as/authorize?ok=0"); err == nil || !strings.Contains(err.Error(), "without a redirect") {
+		t.Fatalf("a page instead of a redirect: %v", err)
+	}
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }

@@ -1,0 +1,71 @@
+package oauth
+
+import (
+	"io"
+	"net/http"
+)
+
+// RoundTripper puts the flow's token on every request to the MCP server
+// and, when the server answers 401 (or 403 insufficient_scope), authorizes
+// and sends the request again, at most twice. A request whose body cannot
+// be replayed gets the server's answer as it is.
+type RoundTripper struct {
+	Base http.RoundTripper
+	Flow *Flow
+}
+
+func (rt *RoundTripper) base() http.RoundTripper {
+	if rt.Base != nil {
+		return rt.Base
+	}
+	return http.DefaultTransport
+}
+
+// RoundTrip implements http.RoundTripper.
+func (rt *RoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	for attempt := 0; ; attempt++ {
+		tok := rt.Flow.AccessToken()
+		r := req
+		if attempt > 0 || tok != "" {
+			r = req.Clone(req.Context())
+			if attempt > 0 && req.Body != nil {
+				body, err := req.GetBody()
+				if err != nil {
+					return nil, err
+				}
+				r.Body = body
+			}
+			if tok != "" {
+				r.Header.Set("Authorization", "Bearer "+tok)
+			}
+		}
+		resp, err := rt.base().RoundTrip(r)
+		if err != nil || attempt >= 2 || !challenge(resp) || (req.Body != nil && req.GetBody == nil) {
+			return resp, err
+		}
+		retry, aerr := rt.Flow.Challenged(req.Context(), resp.StatusCode, resp.Header, tok)
+		if aerr != nil || !retry {
+			if aerr != nil {
+				_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+				resp.Body.Close()
+				return nil, aerr
+			}
+			return resp, nil
+		}
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+		resp.Body.Close()
+	}
+}
+
+// challenge reports an answer the flow may fix: 401, or 403 with an
+// insufficient_scope Bearer challenge.
+func challenge(resp *http.Response) bool {
+	switch resp.StatusCode {
+	case http.StatusUnauthorized:
+		return true
+	case http.StatusForbidden:
+		ch, ok := ParseChallenges(resp.Header.Values("WWW-Authenticate"))
+		return ok && ch.Error == "insufficient_scope"
+	}
+	return false
+}
