@@ -4,47 +4,66 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"time"
+
+	"mcpscope/oauth"
 )
 
 // options are the flags every command shares. Parsing is ours (not package
 // flag) so flags may come before or after positional arguments and `--`
 // cleanly separates the server command.
 type options struct {
-	cmd             string   // subcommand ("" = the inspector)
-	args            []string // positional arguments after the subcommand
-	command         []string // server command after --
-	url             string
-	env             []string
-	cwd             string
-	shell           bool
-	headers         []string
-	bearer          string
-	journal         string
-	noJournal       bool
-	noState         bool // keep no rejoin state (conformance runs)
-	roots           []string
-	timeout         time.Duration
-	maxTimeout      time.Duration
-	jsonOut         bool
-	jsonArgs        string
-	logLevel        string
-	httpAddr        string // demo --http
-	era             string // auto | legacy | modern
-	transport       string // "" (Streamable HTTP, falling back to HTTP+SSE) or "sse"
-	forget          bool   // rejoin --forget
-	asTask          bool   // call --task
-	listenTools     bool
-	listenPrompts   bool
-	listenResources bool
-	listenURIs      []string
-	listenTaskIDs   []string
-	answers         []string // --answer KEY=JSON (MRTR / server requests)
-	answersFile     string
-	ttl             time.Duration
-	bearerFromEnv   bool
-	count           int // bench
+	cmd               string   // subcommand ("" = the inspector)
+	args              []string // positional arguments after the subcommand
+	command           []string // server command after --
+	url               string
+	env               []string
+	cwd               string
+	shell             bool
+	headers           []string
+	bearer            string
+	journal           string
+	noJournal         bool
+	noState           bool // keep no rejoin state (conformance runs)
+	roots             []string
+	timeout           time.Duration
+	maxTimeout        time.Duration
+	jsonOut           bool
+	jsonArgs          string
+	logLevel          string
+	httpAddr          string // demo --http
+	era               string // auto | legacy | modern
+	transport         string // "" (Streamable HTTP, falling back to HTTP+SSE) or "sse"
+	forget            bool   // rejoin --forget
+	asTask            bool   // call --task
+	listenTools       bool
+	listenPrompts     bool
+	listenResources   bool
+	listenURIs        []string
+	listenTaskIDs     []string
+	answers           []string // --answer KEY=JSON (MRTR / server requests)
+	answersFile       string
+	ttl               time.Duration
+	bearerFromEnv     bool
+	clientID          string // OAuth: a pre-registered client
+	clientSecret      string
+	clientMetadataURL string // OAuth: this client's metadata document (its URL is the client id)
+	clientKeyPEM      string // OAuth: private_key_jwt signing key (client_credentials)
+	signingAlg        string
+	grant             string // OAuth: "" (pick) or client_credentials
+	idToken           string // OAuth, enterprise-managed: the user's ID token from the IdP
+	idpTokenEndpoint  string
+	idpClientID       string
+	scope             string // OAuth: scopes to ask for instead of the server's
+	oauthPort         int    // OAuth: the loopback redirect's port (0 = any)
+	noOAuth           bool
+	noBrowser         bool
+	browserLogin      bool             // client: authorize through the loopback redirect and $BROWSER, as a person would
+	oauthFlow         *oauth.Flow      // set by oauthFor: the target's OAuth state
+	authorizer        oauth.Authorizer // nil = a person, through a browser (the conformance client fetches)
+	count             int              // bench
 }
 
 var subcommands = map[string]bool{
@@ -113,6 +132,44 @@ func parseArgs(argv []string) (*options, error) {
 			}
 		case "--bearer":
 			o.bearer, err = next()
+		case "--client-id":
+			o.clientID, err = next()
+		case "--client-secret":
+			o.clientSecret, err = next()
+		case "--client-metadata-url":
+			o.clientMetadataURL, err = next()
+		case "--client-key":
+			if v, err = next(); err == nil {
+				var b []byte
+				if b, err = os.ReadFile(v); err != nil {
+					err = usagef("--client-key: %v", err)
+				}
+				o.clientKeyPEM = string(b)
+			}
+		case "--id-token":
+			o.idToken, err = next()
+		case "--idp-token-endpoint":
+			o.idpTokenEndpoint, err = next()
+		case "--idp-client-id":
+			o.idpClientID, err = next()
+		case "--grant":
+			if o.grant, err = next(); err == nil && o.grant != "client_credentials" && o.grant != "authorization_code" {
+				err = usagef("--grant takes authorization_code or client_credentials, got %q", o.grant)
+			}
+		case "--scope":
+			o.scope, err = next()
+		case "--oauth-port":
+			if v, err = next(); err == nil {
+				if o.oauthPort, err = strconv.Atoi(v); err != nil || o.oauthPort < 0 || o.oauthPort > 65535 {
+					err = usagef("--oauth-port takes a port number, got %q", v)
+				}
+			}
+		case "--no-oauth":
+			o.noOAuth = true
+		case "--no-browser":
+			o.noBrowser = true
+		case "--browser-login":
+			o.browserLogin = true
 		case "--url":
 			o.url, err = next()
 		case "--journal":
@@ -199,6 +256,9 @@ func parseArgs(argv []string) (*options, error) {
 			return nil, err
 		}
 	}
+	if o.clientSecret == "" {
+		o.clientSecret = os.Getenv("MCPSCOPE_CLIENT_SECRET")
+	}
 	if o.bearer == "" {
 		o.bearer = os.Getenv("MCPSCOPE_BEARER")
 		o.bearerFromEnv = o.bearer != ""
@@ -267,6 +327,21 @@ Flags:
   --shell           run the command through sh -c
   -H "Name: value"  extra HTTP header (repeatable)
   --bearer TOKEN    Authorization: Bearer TOKEN (or MCPSCOPE_BEARER in the environment)
+  OAuth (used when an HTTP server answers 401 and no --bearer or Authorization header is given):
+  --client-id ID    a client registered with the authorization server (default: register dynamically)
+  --client-secret S its secret (or MCPSCOPE_CLIENT_SECRET)
+  --client-metadata-url URL  an https URL serving this client's metadata document, used as the client id
+                    where the server supports Client ID Metadata Documents
+  --grant G         client_credentials (machine to machine, with --client-id and --client-secret or --client-key)
+                    or authorization_code (a person approves in a browser); default: what the server offers
+  --client-key FILE a PKCS#8 PEM private key (EC or RSA) to sign client assertions with (private_key_jwt)
+  --id-token T --idp-token-endpoint URL [--idp-client-id ID]
+                    enterprise-managed authorization (SEP-990): trade an identity provider's ID token for an
+                    ID-JAG there, and that for a token as --client-id/--client-secret
+  --scope "A B"     scopes to ask for (default: what the server's challenge or metadata names)
+  --oauth-port N    port of the local redirect listener, http://127.0.0.1:N/callback (default: any free port)
+  --no-browser      print the authorization URL instead of opening one ($BROWSER, else the desktop's browser)
+  --no-oauth        never authorize; a 401 is an error
   --journal PATH    where to write the session journal (default under $XDG_STATE_HOME/mcpscope/journal)
   --no-journal      do not write a journal
   --root URI        a root to answer roots/list with (repeatable)

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"mcpscope/internal/termsafe"
+	"mcpscope/oauth"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -42,7 +43,20 @@ const confDefaultTimeout = 20 * time.Second
 type confContext struct {
 	Name      string         `json:"name"`
 	ToolCalls []confToolCall `json:"toolCalls"`
+	// A pre-registered OAuth client (auth scenarios).
+	ClientID      string `json:"client_id"`
+	ClientSecret  string `json:"client_secret"`
+	PrivateKeyPEM string `json:"private_key_pem"`
+	SigningAlg    string `json:"signing_algorithm"`
+	// Enterprise-managed authorization (SEP-990).
+	IdPClientID      string `json:"idp_client_id"`
+	IdPIDToken       string `json:"idp_id_token"`
+	IdPTokenEndpoint string `json:"idp_token_endpoint"`
 }
+
+// confClientMetadataURL is the client id the suite's authorization server
+// takes as this client's metadata document (it does not fetch it).
+const confClientMetadataURL = "https://conformance-test.local/client-metadata.json"
 
 type confToolCall struct {
 	Name      string          `json:"name"`
@@ -82,14 +96,6 @@ var confPlans = map[string]func(context.Context, *confClient) error{
 	"json-schema-ref-no-deref":         func(ctx context.Context, c *confClient) error { return c.listTools(ctx) },
 }
 
-// confExpectedFailures says why a scenario cannot pass yet.
-func confExpectedFailure(scenario string) string {
-	if strings.HasPrefix(scenario, "auth/") {
-		return "mcpscope does not implement OAuth yet (authorization scenarios are expected failures)"
-	}
-	return ""
-}
-
 func runConformanceClient(ctx context.Context, o *options, stdout, stderr io.Writer) error {
 	o.takeTarget()
 	scenario := os.Getenv(envConfScenario)
@@ -104,9 +110,6 @@ func runConformanceClient(ctx context.Context, o *options, stdout, stderr io.Wri
 	if scenario == "" {
 		return usagef("client needs a scenario: set %s (the conformance suite does) or give its name before the URL", envConfScenario)
 	}
-	if why := confExpectedFailure(scenario); why != "" {
-		return fmt.Errorf("scenario %s: %s", scenario, why)
-	}
 	c := &confClient{out: stdout, scenario: scenario}
 	if raw := os.Getenv(envConfContext); raw != "" {
 		if err := json.Unmarshal([]byte(raw), &c.cc); err != nil {
@@ -115,6 +118,14 @@ func runConformanceClient(ctx context.Context, o *options, stdout, stderr io.Wri
 	}
 	if o.timeout == 0 {
 		o.timeout = confDefaultTimeout
+	}
+	if o.clientID == "" {
+		o.clientID, o.clientSecret = c.cc.ClientID, c.cc.ClientSecret
+		o.clientKeyPEM, o.signingAlg = c.cc.PrivateKeyPEM, c.cc.SigningAlg
+		o.idToken, o.idpTokenEndpoint, o.idpClientID = c.cc.IdPIDToken, c.cc.IdPTokenEndpoint, c.cc.IdPClientID
+	}
+	if o.clientMetadataURL == "" {
+		o.clientMetadataURL = confClientMetadataURL
 	}
 	if !o.noJournal && o.journal == "" {
 		o.noJournal = true // a conformance run leaves nothing behind unless --journal asks
@@ -132,6 +143,9 @@ func runConformanceClient(ctx context.Context, o *options, stdout, stderr io.Wri
 		fmt.Fprintf(stderr, "mcpscope: note: the suite runs %s at protocol %s, mcpscope settled on %s\n", scenario, v, in.ProtocolVersion)
 	}
 	plan := confPlans[scenario]
+	if plan == nil && strings.HasPrefix(scenario, "auth/") {
+		plan = confAuth
+	}
 	if plan == nil {
 		fmt.Fprintf(stdout, "scenario %s is not one mcpscope knows: listing tools and making the calls its context names\n", scenario)
 		plan = confGeneric
@@ -156,6 +170,9 @@ func confConnect(ctx context.Context, o *options) (*session.Session, error) {
 	}
 	co := *o
 	co.noState = true
+	if co.authorizer == nil && !co.browserLogin {
+		co.authorizer = &oauth.Fetch{} // the suite's authorization server approves at once
+	}
 	return connectOnce(ctx, &co, r, oneShotGrace)
 }
 
@@ -257,6 +274,21 @@ func confGeneric(ctx context.Context, c *confClient) error {
 			return fmt.Errorf("the scenario asks for tool %s, which the spec says to drop: %s", tc.Name, why)
 		}
 		if _, err := c.callTool(ctx, tc.Name, tc.Arguments); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// confAuth is what the authorization scenarios judge the OAuth dance by:
+// the handshake, tools/list and a call of each tool (where a server asks
+// for more scope).
+func confAuth(ctx context.Context, c *confClient) error {
+	if err := c.listTools(ctx); err != nil {
+		return err
+	}
+	for _, t := range c.tools {
+		if _, err := c.callTool(ctx, t.Name, confArguments(t.InputSchema)); err != nil {
 			return err
 		}
 	}

@@ -28,20 +28,27 @@ type confCheck struct {
 // any FAILURE or WARNING check (the suite's own pass rule).
 func runConformance(t *testing.T, next bool, scenario, spec string) []confCheck {
 	t.Helper()
+	return runConformanceWith(t, next, scenario, spec, "", nil)
+}
+
+// runConformanceWith is runConformance with extra client flags and
+// environment.
+func runConformanceWith(t *testing.T, next bool, scenario, spec, flags string, env []string) []confCheck {
+	t.Helper()
 	node, cli := peers.Conformance(t, next)
 	bin := mcpscopeBinary(t)
 	if strings.Contains(bin, " ") {
 		t.Fatalf("the mcpscope binary's path %q has a space; the suite splits --command on spaces: set TMPDIR to a folder without one", bin)
 	}
 	out := t.TempDir()
-	args := []string{cli, "client", "--command", bin + " client", "--scenario", scenario, "-o", out}
+	args := []string{cli, "client", "--command", bin + " client" + flags, "--scenario", scenario, "-o", out}
 	if spec != "" {
 		args = append(args, "--spec-version", spec)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 90*time.Second)
 	defer cancel()
 	cmd := exec.CommandContext(ctx, node, args...)
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir())
+	cmd.Env = append(append(os.Environ(), "XDG_STATE_HOME="+t.TempDir()), env...)
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	err := cmd.Run()
@@ -150,12 +157,34 @@ func TestConformanceArguments(t *testing.T) {
 	}
 }
 
-func TestConformanceAuthExpectedFailure(t *testing.T) {
-	t.Setenv(envConfScenario, "auth/metadata-default")
-	var out, errOut bytes.Buffer
-	code := run([]string{"client", "http://127.0.0.1:1/mcp"}, &out, &errOut)
-	if code == exitOK || !strings.Contains(errOut.String(), "OAuth") {
-		t.Fatalf("an auth scenario should fail, naming OAuth; got exit %d, stderr %q", code, errOut.String())
+// OAuth against the suite's authorization servers: a 403 insufficient_scope
+// leads to a second authorization asking for the union of the scopes, and
+// a person's path (loopback redirect, $BROWSER) works as the fetch does.
+func TestConformanceOAuth(t *testing.T) {
+	node, _ := peers.Conformance(t, true)
+	browser := "BROWSER=" + node + " " + peers.Script(t, "fake-browser.mjs")
+	cases := []struct {
+		scenario, flags string
+		env             []string
+		want            []string // checks that must be there, SUCCESS
+	}{
+		{"auth/scope-step-up", "", nil, []string{"scope-step-up-escalation", "sep-2350-scope-union-on-reauth"}},
+		{"auth/iss-wrong-issuer", "", nil, nil},
+		{"auth/metadata-default", " --browser-login", []string{browser}, []string{"authorization-request", "token-request"}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.scenario+tc.flags, func(t *testing.T) {
+			checks := runConformanceWith(t, true, tc.scenario, "2026-07-28", tc.flags, tc.env)
+			for _, id := range tc.want {
+				found := false
+				for _, c := range checks {
+					found = found || (c.ID == id && c.Status == "SUCCESS")
+				}
+				if !found {
+					t.Errorf("no SUCCESS check %s in %+v", id, checks)
+				}
+			}
+		})
 	}
 }
 

@@ -27,6 +27,8 @@ func runInspector(ctx context.Context, o *options, _, stderr io.Writer) error {
 	}
 	defer s.Close()
 	theme := os.Getenv("MCPSCOPE_THEME")
+	screenOwned.Store(true) // from here the terminal is the UI's: OAuth notes go to the notes pane only
+	defer screenOwned.Store(false)
 	err = ui.Run(ctx, ui.Options{Session: s, Responder: resp, Theme: themes.FromEnv(theme), Target: targetArgs(o)})
 	// Quitting leaves long HTTP calls running on the server, to rejoin later.
 	if handles := s.DetachAll(); len(handles) > 0 {

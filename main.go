@@ -111,10 +111,15 @@ func newTransport(o *options, grace time.Duration) (transport.Transport, error) 
 			name, val, _ := strings.Cut(h, ":")
 			hdr[strings.TrimSpace(name)] = strings.TrimSpace(val)
 		}
+		flow, client := oauthFor(o, o.authorizer)
 		if o.transport == "sse" {
-			return transport.NewLegacySSE(transport.LegacySSEOptions{URL: o.url, Headers: hdr, Bearer: o.bearer}), nil
+			t := transport.NewLegacySSE(transport.LegacySSEOptions{URL: o.url, Headers: hdr, Bearer: o.bearer, Client: client})
+			noteTo(flow, t)
+			return t, nil
 		}
-		return transport.NewHTTP(transport.HTTPOptions{URL: o.url, Headers: hdr, Bearer: o.bearer}), nil
+		t := transport.NewHTTP(transport.HTTPOptions{URL: o.url, Headers: hdr, Bearer: o.bearer, Client: client})
+		noteTo(flow, t)
+		return t, nil
 	case len(o.command) > 0:
 		so := transport.StdioOptions{Command: o.command[0], Args: o.command[1:], Env: o.env, Dir: o.cwd, Grace: grace}
 		if o.shell {
@@ -186,6 +191,10 @@ func connectOnce(ctx context.Context, o *options, r session.Responder, grace tim
 			j.Close()
 		}
 		return nil, err // the transport's error names the target already
+	}
+	if err := preflightLogin(ctx, o); err != nil {
+		s.Close()
+		return nil, err
 	}
 	ictx, cancel := context.WithTimeout(ctx, initTimeout(o))
 	defer cancel()

@@ -63,3 +63,9 @@ func (h *sinkHolder) reportBadStatus(base Meta, body []byte, excerpt string) {
 		h.emit(Frame{Dir: In, Kind: Message, Data: body, Meta: base})
 	}
 }
+
+// Note records a line about what happens around the wire (the OAuth flow's
+// steps, for one), so the journal has it beside the frames.
+func (h *sinkHolder) Note(detail string) {
+	h.event(EvNote, Meta{Detail: detail})
+}

@@ -140,6 +140,12 @@ func Require(t testing.TB) string {
 }
 
 // scriptsDir is test/peers: the folder holding node_modules and the .mjs peers.
+// Script is the path of one of test/peers' own scripts.
+func Script(t testing.TB, name string) string {
+	t.Helper()
+	return filepath.Join(scriptsDir(t), name)
+}
+
 func scriptsDir(t testing.TB) string {
 	t.Helper()
 	return filepath.Dir(Require(t))
