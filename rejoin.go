@@ -113,7 +113,14 @@ func runRejoin(ctx context.Context, o *options, stdout, stderr io.Writer) error 
 			}
 		}
 	}
-	t := transport.NewHTTP(transport.HTTPOptions{URL: d.Target, Headers: hdr, Bearer: bearer})
+	ro := *o // OAuth as for a new session, unless a bearer or Authorization header came back
+	ro.url, ro.bearer, ro.headers = d.Target, bearer, nil
+	for k, v := range hdr {
+		ro.headers = append(ro.headers, k+": "+v)
+	}
+	flow, client := oauthFor(&ro, nil)
+	t := transport.NewHTTP(transport.HTTPOptions{URL: d.Target, Headers: hdr, Bearer: bearer, Client: client})
+	noteTo(flow, t)
 	var j *session.Journal
 	if !o.noJournal {
 		path := o.journal
