@@ -56,15 +56,7 @@ func (f *Flow) clientCredentialsLocked(ctx context.Context, scope string) error 
 		f.authMeth = f.pickAuthMethod("")
 	}
 	f.note("client_credentials grant at %s (client %s, %s)", f.sm.TokenEndpoint, f.clientID, f.authMeth)
-	tok, err := f.tokenRequestLocked(ctx, form)
-	if err != nil {
-		return err
-	}
-	if tok.Scope == "" {
-		tok.Scope = scope
-	}
-	f.token, f.scope = tok, tok.Scope
-	return nil
+	return f.grantLocked(ctx, form, scope)
 }
 
 // clientAssertion signs an RFC 7523 client authentication JWT: iss and sub

@@ -295,6 +295,12 @@ func (f *Flow) authorizeLocked(ctx context.Context, ch Challenge, scope string) 
 	}
 	form := url.Values{"grant_type": {"authorization_code"}, "code": {code}, "redirect_uri": {f.redirect},
 		"code_verifier": {verifier}, "resource": {f.resource()}}
+	return f.grantLocked(ctx, form, scope)
+}
+
+// grantLocked sends a grant to the token endpoint and keeps the token; a
+// token that names no scope has the scope that was asked for.
+func (f *Flow) grantLocked(ctx context.Context, form url.Values, scope string) error {
 	tok, err := f.tokenRequestLocked(ctx, form)
 	if err != nil {
 		return err

@@ -48,13 +48,5 @@ func (f *Flow) crossAppLocked(ctx context.Context, scope string) error {
 		grant.Set("scope", scope)
 	}
 	f.authMeth = f.pickAuthMethod("")
-	tok, err := f.tokenRequestLocked(ctx, grant)
-	if err != nil {
-		return err
-	}
-	if tok.Scope == "" {
-		tok.Scope = scope
-	}
-	f.token, f.scope = tok, tok.Scope
-	return nil
+	return f.grantLocked(ctx, grant, scope)
 }
