@@ -31,7 +31,21 @@ func listenCalls(s *session.Session) []*session.Call {
 func statelessListenModel(t *testing.T) (*testservers.HTTPServer, *session.Session, *Model) {
 	t.Helper()
 	h := testservers.StartHTTPServer(t, testservers.HTTPOpts{Stateless: true})
-	s := session.New(transport.NewHTTP(transport.HTTPOptions{URL: h.URL}), session.Options{Timeout: -1, MaxTimeout: -1})
+	s, m := modernModel(t, h.URL, nil, 120)
+	return h, s, m
+}
+
+// modernModel connects a session to a 2026-07-28 server at url (probed,
+// the modern era adopted) and makes a model w columns wide on it; r, when
+// not nil, answers server requests in the model.
+func modernModel(t *testing.T, url string, r *Responder, w int) (*session.Session, *Model) {
+	t.Helper()
+	so := session.Options{Timeout: -1, MaxTimeout: -1}
+	o := Options{Theme: themes.ByName("dark"), StateStore: &session.FileStore{Dir: t.TempDir()}, Clipboard: func(string) error { return nil }}
+	if r != nil {
+		so.Responder, o.Responder = r, r
+	}
+	s := session.New(transport.NewHTTP(transport.HTTPOptions{URL: url}), so)
 	if err := s.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -43,10 +57,10 @@ func statelessListenModel(t *testing.T) (*testservers.HTTPServer, *session.Sessi
 		t.Fatalf("probe: %+v %v", v, err)
 	}
 	s.Adopt(v)
-	m := New(Options{Session: s, Theme: themes.ByName("dark"), StateStore: &session.FileStore{Dir: t.TempDir()},
-		Clipboard: func(string) error { return nil }})
-	m.Update(windowSize(120, 30))
-	return h, s, m
+	o.Session = s
+	m := New(o)
+	m.Update(windowSize(w, 30))
+	return s, m
 }
 
 // openListListen opens a listen stream with the form's defaults (tools,

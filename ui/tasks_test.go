@@ -9,9 +9,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"mcpscope/internal/peers"
-	"mcpscope/session"
-	"mcpscope/themes"
-	"mcpscope/transport"
 )
 
 // A 2026 extension task that asks for input, against the TypeScript SDK v2
@@ -21,21 +18,9 @@ import (
 func TestTaskInputRequiredTUI(t *testing.T) {
 	url := peers.StartTSv2Tasks(t)
 	r := NewResponder(nil)
-	s := session.New(transport.NewHTTP(transport.HTTPOptions{URL: url}), session.Options{Responder: r, Timeout: -1, MaxTimeout: -1})
-	if err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
+	s, m := modernModel(t, url, r, 140)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	v, err := s.Probe(ctx, 20*time.Second)
-	if err != nil || v.Era != session.EraModern {
-		t.Fatalf("probe: %+v %v", v, err)
-	}
-	s.Adopt(v)
-	m := New(Options{Session: s, Responder: r, Theme: themes.ByName("dark"), StateStore: &session.FileStore{Dir: t.TempDir()},
-		Clipboard: func(string) error { return nil }})
-	m.Update(windowSize(140, 30))
 
 	c := s.Call("tools/call", map[string]any{"name": "review", "arguments": map[string]any{"topic": "ui", "holdMs": 0}})
 	if _, err := c.Wait(ctx); err != nil {
