@@ -2,14 +2,20 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"net/http"
+	"net/url"
 	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"time"
 
 	"mcpscope/oauth"
+	"mcpscope/session"
 )
 
 // oauthFor prepares OAuth for an HTTP target: the flow, and the HTTP client
@@ -20,8 +26,12 @@ func oauthFor(o *options, authorizer oauth.Authorizer) (*oauth.Flow, *http.Clien
 		return nil, nil
 	}
 	var flow *oauth.Flow
+	cache := ""
+	if authorizer == nil && !o.noState {
+		cache = loginCacheFile(o.url)
+	}
 	if authorizer == nil {
-		authorizer = &oauth.Loopback{Port: o.oauthPort, NoBrowser: o.noBrowser, Show: func(u string) {
+		authorizer = &oauth.Loopback{Port: o.oauthPort, PreferPort: cachedPort(cache, o.url), NoBrowser: o.noBrowser, Show: func(u string) {
 			if !screenOwned.Load() {
 				fmt.Fprintf(os.Stderr, "mcpscope: %s wants authorization; open this URL to grant it:\n  %s\n", o.url, u)
 			}
@@ -31,7 +41,7 @@ func oauthFor(o *options, authorizer oauth.Authorizer) (*oauth.Flow, *http.Clien
 	flow = oauth.NewFlow(o.url, oauth.Config{ClientID: o.clientID, ClientSecret: o.clientSecret, Scope: o.scope,
 		ClientMetadataURL: o.clientMetadataURL, Grant: o.grant, PrivateKeyPEM: o.clientKeyPEM, SigningAlg: o.signingAlg,
 		IDToken: o.idToken, IdPTokenEndpoint: o.idpTokenEndpoint, IdPClientID: o.idpClientID,
-		Authorizer: authorizer})
+		CacheFile: cache, Authorizer: authorizer})
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	o.oauthFlow = flow
 	return flow, &http.Client{Transport: &oauth.RoundTripper{Base: base, Flow: flow}}
@@ -69,4 +79,24 @@ func preflightLogin(ctx context.Context, o *options) error {
 	lctx, cancel := context.WithTimeout(ctx, loginTimeout)
 	defer cancel()
 	return o.oauthFlow.Preflight(lctx)
+}
+
+// loginCacheFile is where a login to server is kept between runs:
+// $XDG_STATE_HOME/mcpscope/oauth/<hash of the URL>.json, mode 0600.
+func loginCacheFile(server string) string {
+	sum := sha256.Sum256([]byte(server))
+	return filepath.Join(session.StateDir(), "oauth", hex.EncodeToString(sum[:8])+".json")
+}
+
+// cachedPort is the loopback port a saved registration was made with.
+func cachedPort(cache, server string) int {
+	if cache == "" {
+		return 0
+	}
+	u, err := url.Parse(oauth.CachedRedirect(cache, server))
+	if err != nil {
+		return 0
+	}
+	p, _ := strconv.Atoi(u.Port())
+	return p
 }

@@ -63,8 +63,11 @@ func (a *Fetch) Authorize(ctx context.Context, authURL string) (url.Values, erro
 // the authorization URL (and opens a browser unless NoBrowser), and waits
 // for the redirect to come back with the code.
 type Loopback struct {
-	Port      int // 0 = any free port
-	NoBrowser bool
+	Port int // 0 = any free port
+	// PreferPort is tried when Port is 0 (the port a saved registration was
+	// made with); if it is taken, any free port will do.
+	PreferPort int
+	NoBrowser  bool
 	// Show tells the user where to go; it is called with the URL.
 	Show func(authURL string)
 
@@ -79,6 +82,14 @@ func (a *Loopback) RedirectURI(context.Context) (string, error) {
 	defer a.mu.Unlock()
 	if a.ln == nil {
 		ln, err := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", a.Port))
+		if a.Port == 0 && a.PreferPort > 0 {
+			if pl, perr := net.Listen("tcp", fmt.Sprintf("127.0.0.1:%d", a.PreferPort)); perr == nil {
+				if err == nil {
+					ln.Close()
+				}
+				ln, err = pl, nil
+			}
+		}
 		if err != nil {
 			return "", fmt.Errorf("listen for the authorization redirect on 127.0.0.1:%d: %v", a.Port, err)
 		}

@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -49,8 +50,12 @@ type Config struct {
 	// that the authorization server takes as a JWT bearer grant (SEP-990,
 	// enterprise-managed authorization). IdPClientID names us to the IdP.
 	IDToken, IdPTokenEndpoint, IdPClientID string
-	// MaxAuthorizations bounds full authorizations over the flow's life, so
-	// a server that keeps refusing cannot loop us (default 3).
+	// CacheFile keeps the registration and token between runs (mode 0600);
+	// "" keeps nothing.
+	CacheFile string
+	// MaxAuthorizations bounds full authorizations in a row without the
+	// server accepting a token, so a server that keeps refusing cannot loop
+	// us (default 3).
 	MaxAuthorizations int
 }
 
@@ -91,8 +96,8 @@ type Flow struct {
 	authMeth string // token endpoint auth: client_secret_basic, client_secret_post or none
 	redirect string
 	token    *Token
-	scope    string // scopes granted or asked for so far
-	auths    int
+	scope    string       // scopes granted or asked for so far
+	auths    atomic.Int32 // authorizations since the server last took a token
 }
 
 // NewFlow prepares OAuth for the MCP server at server. It does no I/O.
@@ -103,7 +108,9 @@ func NewFlow(server string, cfg Config) *Flow {
 	if cfg.ClientName == "" {
 		cfg.ClientName = "mcpscope"
 	}
-	return &Flow{cfg: cfg, server: server}
+	f := &Flow{cfg: cfg, server: server}
+	f.loadCache()
+	return f
 }
 
 func (f *Flow) client() *http.Client {
@@ -129,6 +136,10 @@ func (f *Flow) SetNote(n func(string)) {
 	f.cfg.Note = n
 	f.noteMu.Unlock()
 }
+
+// accepted notes that the server took a token: the authorizations before
+// it no longer count against the limit.
+func (f *Flow) accepted() { f.auths.Store(0) }
 
 // AccessToken is the token to send, "" before any authorization.
 func (f *Flow) AccessToken() string {
@@ -174,6 +185,11 @@ func (f *Flow) Challenged(ctx context.Context, status int, header http.Header, s
 		return true, f.authorizeLocked(ctx, ch, unionScopes(f.scope, ch.Scope))
 	}
 	if f.token != nil && f.token.RefreshToken != "" && stale != "" {
+		if f.sm == nil { // a token restored from the cache: find its token endpoint
+			if err := f.discoverLocked(ctx, ch); err != nil {
+				return false, err
+			}
+		}
 		if err := f.refreshLocked(ctx); err == nil {
 			return true, nil
 		} else {
@@ -220,11 +236,11 @@ func unionScopes(a, b string) string {
 // authorizeLocked runs discovery (once), registration (once) and the
 // authorization code flow with PKCE.
 func (f *Flow) authorizeLocked(ctx context.Context, ch Challenge, scope string) error {
-	if f.auths >= f.cfg.MaxAuthorizations {
-		return &Error{Step: "authorization", Msg: fmt.Sprintf("gave up after %d authorizations: the server keeps refusing the tokens it gets", f.auths),
+	if n := f.auths.Load(); int(n) >= f.cfg.MaxAuthorizations {
+		return &Error{Step: "authorization", Msg: fmt.Sprintf("gave up after %d authorizations: the server keeps refusing the tokens it gets", n),
 			Hint: "check the scopes the server asks for (--scope) and the authorization server's grants"}
 	}
-	f.auths++
+	f.auths.Add(1)
 	if err := f.discoverLocked(ctx, ch); err != nil {
 		return err
 	}
@@ -309,6 +325,7 @@ func (f *Flow) grantLocked(ctx context.Context, form url.Values, scope string) e
 		tok.Scope = scope
 	}
 	f.token, f.scope = tok, tok.Scope
+	f.saveCacheLocked()
 	return nil
 }
 
@@ -441,12 +458,19 @@ func sameResource(resource, server string) bool {
 // registerLocked settles the client id: pre-registered, a metadata
 // document URL, or dynamic registration (RFC 7591).
 func (f *Flow) registerLocked(ctx context.Context) error {
-	if f.clientID != "" {
-		return nil
-	}
 	ru, err := f.cfg.Authorizer.RedirectURI(ctx)
 	if err != nil {
 		return &Error{Step: "registration", Msg: "no redirect URI: " + err.Error()}
+	}
+	if f.clientID != "" {
+		// A dynamic registration is bound to its redirect URI: one saved
+		// for another (its port was taken) is replaced.
+		if f.redirect == ru || f.cfg.ClientID != "" || f.clientID == f.cfg.ClientMetadataURL {
+			f.redirect = ru
+			return nil
+		}
+		f.note("the saved registration is for redirect %s, this run listens on %s: registering again", f.redirect, ru)
+		f.clientID, f.secret = "", ""
 	}
 	f.redirect = ru
 	switch {
@@ -594,6 +618,7 @@ func (f *Flow) refreshLocked(ctx context.Context) error {
 		t.Scope = f.token.Scope
 	}
 	f.token = t
+	f.saveCacheLocked()
 	return nil
 }
 

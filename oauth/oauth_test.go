@@ -16,6 +16,8 @@ import (
 	"math/big"
 	"net/http"
 	"net/url"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -182,3 +184,31 @@ func TestFetchAuthorizer(t *testing.T) {
 type roundTripFunc func(*http.Request) (*http.Response, error)
 
 func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// A login saved by one flow is what the next flow for the same server
+// starts with; another server's or another client's is not, and the file
+// is the user's alone.
+func TestLoginCache(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "oauth", "login.json")
+	f := NewFlow("https://mcp.example.com/mcp", Config{CacheFile: file})
+	f.mu.Lock()
+	f.issuer, f.clientID, f.authMeth, f.redirect = "https://as.example.com", "dyn-1", "none", "http://127.0.0.1:4567/callback"
+	f.token = &Token{AccessToken: "at-1", RefreshToken: "rt-1", Scope: "read"}
+	f.saveCacheLocked()
+	f.mu.Unlock()
+	if st, err := os.Stat(file); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("cache file: %v %v", st, err)
+	}
+	if g := NewFlow("https://mcp.example.com/mcp", Config{CacheFile: file}); g.AccessToken() != "at-1" || g.clientID != "dyn-1" || g.token.RefreshToken != "rt-1" {
+		t.Fatalf("not restored: token %q client %q", g.AccessToken(), g.clientID)
+	}
+	if g := NewFlow("https://other.example.com/mcp", Config{CacheFile: file}); g.AccessToken() != "" {
+		t.Fatal("another server's login was used")
+	}
+	if g := NewFlow("https://mcp.example.com/mcp", Config{CacheFile: file, ClientID: "pre-2"}); g.AccessToken() != "" {
+		t.Fatal("another client's login was used")
+	}
+	if CachedRedirect(file, "https://mcp.example.com/mcp") != "http://127.0.0.1:4567/callback" || CachedRedirect(file, "https://x/mcp") != "" {
+		t.Fatal("CachedRedirect")
+	}
+}

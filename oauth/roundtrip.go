@@ -40,6 +40,9 @@ func (rt *RoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 			}
 		}
 		resp, err := rt.base().RoundTrip(r)
+		if err == nil && tok != "" && resp.StatusCode >= 200 && resp.StatusCode < 300 {
+			rt.Flow.accepted()
+		}
 		if err != nil || attempt >= 2 || !challenge(resp) || (req.Body != nil && req.GetBody == nil) {
 			return resp, err
 		}
