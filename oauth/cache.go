@@ -63,7 +63,7 @@ func (f *Flow) loadCache() {
 		f.token = &Token{AccessToken: c.AccessToken, RefreshToken: c.RefreshToken, Scope: c.Scope, Expiry: c.Expiry}
 		f.scope = c.Scope
 	}
-	f.note("using the registration and token saved in %s (delete it to log in afresh)", f.cfg.CacheFile)
+	f.restored = true
 }
 
 // saveCacheLocked writes the registration and token, readable by the user

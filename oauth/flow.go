@@ -86,18 +86,20 @@ type Flow struct {
 	cfg    Config
 	server string // the MCP endpoint URL
 
-	noteMu   sync.Mutex
-	mu       sync.Mutex
-	rm       *ResourceMetadata
-	sm       *ServerMetadata
-	issuer   string
-	clientID string
-	secret   string
-	authMeth string // token endpoint auth: client_secret_basic, client_secret_post or none
-	redirect string
-	token    *Token
-	scope    string       // scopes granted or asked for so far
-	auths    atomic.Int32 // authorizations since the server last took a token
+	noteMu    sync.Mutex
+	mu        sync.Mutex
+	rm        *ResourceMetadata
+	sm        *ServerMetadata
+	issuer    string
+	clientID  string
+	secret    string
+	authMeth  string // token endpoint auth: client_secret_basic, client_secret_post or none
+	redirect  string
+	token     *Token
+	scope     string       // scopes granted or asked for so far
+	auths     atomic.Int32 // authorizations since the server last took a token
+	restored  bool         // the registration came from the cache file
+	announced sync.Once
 }
 
 // NewFlow prepares OAuth for the MCP server at server. It does no I/O.
@@ -135,6 +137,16 @@ func (f *Flow) SetNote(n func(string)) {
 	f.noteMu.Lock()
 	f.cfg.Note = n
 	f.noteMu.Unlock()
+}
+
+// announce says, once, where a restored login came from; it runs with the
+// first request, when whoever listens to notes is listening.
+func (f *Flow) announce() {
+	f.announced.Do(func() {
+		if f.restored {
+			f.note("using the registration and token saved in %s (delete it to log in afresh)", f.cfg.CacheFile)
+		}
+	})
 }
 
 // accepted notes that the server took a token: the authorizations before
@@ -648,11 +660,16 @@ func (f *Flow) Note(s string) { f.note("%s", s) }
 // session uses it so a person's login happens before the handshake's
 // timeouts start; any other answer leaves authorization to the first 401.
 func (f *Flow) Preflight(ctx context.Context) error {
+	f.announce()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.server, nil)
 	if err != nil {
 		return err
 	}
 	req.Header.Set("Accept", "text/event-stream")
+	tok := f.AccessToken() // a saved login is tried first
+	if tok != "" {
+		req.Header.Set("Authorization", "Bearer "+tok)
+	}
 	resp, err := f.client().Do(req)
 	if err != nil {
 		return nil // unreachable: the handshake will say so in its own words
@@ -662,6 +679,6 @@ func (f *Flow) Preflight(ctx context.Context) error {
 		return nil
 	}
 	f.note("preflight GET %s answered 401: authorizing before the handshake", f.server)
-	_, err = f.Challenged(ctx, resp.StatusCode, resp.Header, "")
+	_, err = f.Challenged(ctx, resp.StatusCode, resp.Header, tok)
 	return err
 }

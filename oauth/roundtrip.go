@@ -23,6 +23,7 @@ func (rt *RoundTripper) base() http.RoundTripper {
 
 // RoundTrip implements http.RoundTripper.
 func (rt *RoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	rt.Flow.announce()
 	for attempt := 0; ; attempt++ {
 		tok := rt.Flow.AccessToken()
 		r := req

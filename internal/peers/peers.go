@@ -271,6 +271,43 @@ func StartEverythingHTTP(t testing.TB, mode string) string {
 	return ""
 }
 
+// StartTSv1OAuth starts the TypeScript SDK v1's own example server
+// (examples/server/simpleStreamableHttp.js --oauth): an MCP server that
+// answers 401 without a token, with protected resource metadata, and its
+// demo authorization server (dynamic registration, PKCE, an authorization
+// endpoint that approves at once and redirects). It returns the MCP
+// endpoint, http://localhost:N/mcp (the server names itself localhost).
+func StartTSv1OAuth(t testing.TB) string {
+	t.Helper()
+	dir := Require(t)
+	script := filepath.Join(dir, "@modelcontextprotocol", "sdk", "dist", "esm", "examples", "server", "simpleStreamableHttp.js")
+	var lastErr error
+	for attempt := 0; attempt < 3; attempt++ {
+		mcp, err1 := freePort()
+		auth, err2 := freePort()
+		if err1 != nil || err2 != nil || mcp == auth {
+			lastErr = fmt.Errorf("no free ports: %v %v", err1, err2)
+			continue
+		}
+		p := start(t, "ts-v1 oauth example", Node(t), []string{script, "--oauth"},
+			"MCP_PORT="+strconv.Itoa(mcp), "MCP_AUTH_PORT="+strconv.Itoa(auth))
+		if err := p.waitPort(net.JoinHostPort("localhost", strconv.Itoa(mcp)), StartTimeout); err != nil {
+			lastErr = err
+			p.stop()
+			continue
+		}
+		if err := p.waitPort(net.JoinHostPort("localhost", strconv.Itoa(auth)), StartTimeout); err != nil {
+			lastErr = err
+			p.stop()
+			continue
+		}
+		t.Cleanup(p.stop)
+		return fmt.Sprintf("http://localhost:%d/mcp", mcp)
+	}
+	t.Fatalf("peers: the TS SDK OAuth example did not start: %v", lastErr)
+	return ""
+}
+
 // StartTSv1Resumable starts test/peers/ts-v1-resumable.mjs (TS SDK v1,
 // resumable Streamable HTTP with <stream>.<seq> event ids) and returns its
 // endpoint http://127.0.0.1:N/mcp.
