@@ -190,10 +190,15 @@ func (s *Session) AnswerTask(ctx context.Context, id string) (int, error) {
 	reqs, callKey := t.InputRequests, t.CallKey
 	s.mu.Unlock()
 
+	// A key nobody answered is released for a later try (a rejoin with
+	// --answer), except when answering is automatic: then the next poll
+	// would ask the same again and again.
 	release := func(keys ...string) {
 		s.mu.Lock()
-		for _, k := range keys {
-			delete(claimed, k)
+		if !s.answerTasks {
+			for _, k := range keys {
+				delete(claimed, k)
+			}
 		}
 		s.mu.Unlock()
 	}
