@@ -129,12 +129,13 @@ func pad(n *big.Int, size int) []byte {
 	return append(make([]byte, size-len(b)), b...)
 }
 
-// scopeFor applies the scope selection strategy: the user's, the
-// challenge's, else the resource's scopes_supported, else none.
+// scopeFor applies the scope selection strategy: the user's (with what the
+// server challenged for, which the request needs), the challenge's, else the
+// resource's scopes_supported, else none.
 func (f *Flow) scopeFor(challenged string) string {
 	switch {
 	case f.cfg.Scope != "":
-		return f.cfg.Scope
+		return unionScopes(f.cfg.Scope, challenged)
 	case challenged != "":
 		return challenged
 	case f.rm != nil && len(f.rm.ScopesSupported) > 0:
