@@ -320,6 +320,7 @@ Headless commands (same engine, no UI; target as above, default: the demo server
   mcpscope demo [--http ADDR]        run the embedded demo server (stdio, or HTTP on ADDR)
   mcpscope bench [--count N]         measure ingest speed (notifications/s) and memory
   mcpscope client URL                the conformance suite's client: does what $MCP_CONFORMANCE_SCENARIO expects
+                                     (--browser-login: log in through the loopback redirect and $BROWSER)
 
 Flags:
   -e KEY=VAL        environment for the spawned server (repeatable)
@@ -327,7 +328,20 @@ Flags:
   --shell           run the command through sh -c
   -H "Name: value"  extra HTTP header (repeatable)
   --bearer TOKEN    Authorization: Bearer TOKEN (or MCPSCOPE_BEARER in the environment)
-  OAuth (used when an HTTP server answers 401 and no --bearer or Authorization header is given):
+  --journal PATH    where to write the session journal (default under $XDG_STATE_HOME/mcpscope/journal)
+  --no-journal      do not write a journal
+  --root URI        a root to answer roots/list with (repeatable)
+  --timeout D       idle timeout per call, reset by progress (default 60s; 0 = none)
+  --max-timeout D   hard limit per call (default 30m; 0 = none)
+  --log-level L     log level: logging/setLevel (2025 era) or per-request _meta (2026-07-28)
+  --transport sse   use the HTTP+SSE transport (2024-11-05); by default it is tried when Streamable HTTP gets 400/404/405
+  --era E           auto (probe with server/discover, the default), legacy (initialize), or modern (2026-07-28)
+  --json            machine-readable output
+  --answer K=JSON   answer an input request (MRTR or task key) or a server request (by method) headless (repeatable)
+  --answers FILE    a JSON object of such answers
+
+OAuth (when an HTTP server answers 401 and no --bearer or Authorization header is given; a login is kept
+under $XDG_STATE_HOME/mcpscope/oauth/ for the next command):
   --client-id ID    a client registered with the authorization server (default: register dynamically)
   --client-secret S its secret (or MCPSCOPE_CLIENT_SECRET)
   --client-metadata-url URL  an https URL serving this client's metadata document, used as the client id
@@ -342,17 +356,6 @@ Flags:
   --oauth-port N    port of the local redirect listener, http://127.0.0.1:N/callback (default: any free port)
   --no-browser      print the authorization URL instead of opening one ($BROWSER, else the desktop's browser)
   --no-oauth        never authorize; a 401 is an error
-  --journal PATH    where to write the session journal (default under $XDG_STATE_HOME/mcpscope/journal)
-  --no-journal      do not write a journal
-  --root URI        a root to answer roots/list with (repeatable)
-  --timeout D       idle timeout per call, reset by progress (default 60s; 0 = none)
-  --max-timeout D   hard limit per call (default 30m; 0 = none)
-  --log-level L     log level: logging/setLevel (2025 era) or per-request _meta (2026-07-28)
-  --transport sse   use the HTTP+SSE transport (2024-11-05); by default it is tried when Streamable HTTP gets 400/404/405
-  --era E           auto (probe with server/discover, the default), legacy (initialize), or modern (2026-07-28)
-  --json            machine-readable output
-  --answer K=JSON   answer an input request (MRTR or task key) or a server request (by method) headless (repeatable)
-  --answers FILE    a JSON object of such answers
 
 Exit codes: 0 success; 1 the server answered with an error (a tool result with isError, or input nobody gave);
 2 usage error; 3 could not connect or the transport failed; 4 timed out; 130 interrupted.
