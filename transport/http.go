@@ -66,7 +66,7 @@ func (e *HTTPError) Error() string {
 func (e *HTTPError) hint() string {
 	switch s := e.Status; {
 	case s == 401:
-		return "the server wants credentials: pass a bearer token or an Authorization header"
+		return "the server wants credentials: check --bearer or -H Authorization, or let mcpscope log in (OAuth, without --no-oauth)"
 	case s == 403:
 		return "the server refused these credentials, this origin or this host"
 	case s == 404 && e.SessionID != "":
