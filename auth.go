@@ -12,7 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
-	"time"
 
 	"mcpscope/oauth"
 	"mcpscope/session"
@@ -67,16 +66,13 @@ func noteTo(flow *oauth.Flow, t interface{ Note(string) }) {
 	}
 }
 
-// loginTimeout bounds a person's login in the browser.
-const loginTimeout = 10 * time.Minute
-
 // preflightLogin lets a person log in before the handshake starts its
 // timeouts (interactive OAuth only; automated runs authorize on the 401).
 func preflightLogin(ctx context.Context, o *options) error {
 	if o.oauthFlow == nil || o.authorizer != nil {
 		return nil
 	}
-	lctx, cancel := context.WithTimeout(ctx, loginTimeout)
+	lctx, cancel := context.WithTimeout(ctx, oauth.LoginTimeout)
 	defer cancel()
 	return o.oauthFlow.Preflight(lctx)
 }

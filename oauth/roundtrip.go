@@ -1,9 +1,15 @@
 package oauth
 
 import (
+	"context"
 	"io"
 	"net/http"
+	"time"
 )
+
+// LoginTimeout bounds one authorization, a person's login in the browser
+// included.
+const LoginTimeout = 10 * time.Minute
 
 // RoundTripper puts the flow's token on every request to the MCP server
 // and, when the server answers 401 (or 403 insufficient_scope), authorizes
@@ -47,7 +53,11 @@ func (rt *RoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		if err != nil || attempt >= 2 || !challenge(resp) || (req.Body != nil && req.GetBody == nil) {
 			return resp, err
 		}
-		retry, aerr := rt.Flow.Challenged(req.Context(), resp.StatusCode, resp.Header, tok)
+		// A login outlives the request that needed it (a person may take
+		// longer than the call's timeout): the token is kept for the next one.
+		actx, cancel := context.WithTimeout(context.WithoutCancel(req.Context()), LoginTimeout)
+		retry, aerr := rt.Flow.Challenged(actx, resp.StatusCode, resp.Header, tok)
+		cancel()
 		if aerr != nil || !retry {
 			if aerr != nil {
 				_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
