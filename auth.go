@@ -39,7 +39,7 @@ func oauthFor(o *options, authorizer oauth.Authorizer) (*oauth.Flow, *http.Clien
 	}
 	flow = oauth.NewFlow(o.url, oauth.Config{ClientID: o.clientID, ClientSecret: o.clientSecret, Scope: o.scope,
 		ClientMetadataURL: o.clientMetadataURL, Grant: o.grant, PrivateKeyPEM: o.clientKeyPEM, SigningAlg: o.signingAlg,
-		IDToken: o.idToken, IdPTokenEndpoint: o.idpTokenEndpoint, IdPClientID: o.idpClientID,
+		IDToken: o.idToken, IdPTokenEndpoint: o.idpTokenEndpoint, IdPClientID: o.idpClientID, Assertion: o.assertion,
 		CacheFile: cache, Authorizer: authorizer})
 	base := http.DefaultTransport.(*http.Transport).Clone()
 	o.oauthFlow = flow

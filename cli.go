@@ -56,6 +56,7 @@ type options struct {
 	idToken           string // OAuth, enterprise-managed: the user's ID token from the IdP
 	idpTokenEndpoint  string
 	idpClientID       string
+	assertion         string // OAuth: a JWT presented as a jwt-bearer grant (workload identity)
 	scope             string // OAuth: scopes to ask for instead of the server's
 	oauthPort         int    // OAuth: the loopback redirect's port (0 = any)
 	noOAuth           bool
@@ -152,6 +153,8 @@ func parseArgs(argv []string) (*options, error) {
 			o.idpTokenEndpoint, err = next()
 		case "--idp-client-id":
 			o.idpClientID, err = next()
+		case "--assertion":
+			o.assertion, err = next()
 		case "--grant":
 			if o.grant, err = next(); err == nil && o.grant != "client_credentials" && o.grant != "authorization_code" {
 				err = usagef("--grant takes authorization_code or client_credentials, got %q", o.grant)
@@ -352,6 +355,7 @@ under $XDG_STATE_HOME/mcpscope/oauth/ for the next command):
   --id-token T --idp-token-endpoint URL [--idp-client-id ID]
                     enterprise-managed authorization (SEP-990): trade an identity provider's ID token for an
                     ID-JAG there, and that for a token as --client-id/--client-secret
+  --assertion JWT   a JWT to present as the grant (jwt-bearer; workload identity federation), as --client-id
   --scope "A B"     scopes to ask for (default: what the server's challenge or metadata names)
   --oauth-port N    port of the local redirect listener, http://127.0.0.1:N/callback (default: any free port)
   --no-browser      print the authorization URL instead of opening one ($BROWSER, else the desktop's browser)

@@ -52,6 +52,8 @@ type confContext struct {
 	IdPClientID      string `json:"idp_client_id"`
 	IdPIDToken       string `json:"idp_id_token"`
 	IdPTokenEndpoint string `json:"idp_token_endpoint"`
+	// Workload identity federation: the workload's JWT.
+	ValidJWT string `json:"valid_jwt"`
 }
 
 // confClientMetadataURL is the client id the suite's authorization server
@@ -123,6 +125,7 @@ func runConformanceClient(ctx context.Context, o *options, stdout, stderr io.Wri
 		o.clientID, o.clientSecret = c.cc.ClientID, c.cc.ClientSecret
 		o.clientKeyPEM, o.signingAlg = c.cc.PrivateKeyPEM, c.cc.SigningAlg
 		o.idToken, o.idpTokenEndpoint, o.idpClientID = c.cc.IdPIDToken, c.cc.IdPTokenEndpoint, c.cc.IdPClientID
+		o.assertion = c.cc.ValidJWT
 	}
 	if o.clientMetadataURL == "" {
 		o.clientMetadataURL = confClientMetadataURL

@@ -73,7 +73,7 @@ func (f *Flow) saveCacheLocked() {
 		return
 	}
 	c := cached{Server: f.server, Issuer: f.issuer, ClientID: f.clientID, ClientSecret: f.secret, AuthMethod: f.authMeth, RedirectURI: f.redirect}
-	if f.token != nil {
+	if f.token != nil && f.dp == nil { // a DPoP-bound token is worthless without its key, which is not kept
 		c.AccessToken, c.RefreshToken, c.Scope, c.Expiry = f.token.AccessToken, f.token.RefreshToken, f.token.Scope, f.token.Expiry
 	}
 	b, _ := json.MarshalIndent(c, "", "  ")

@@ -21,13 +21,13 @@ type Challenge struct {
 	ErrorDescription string
 }
 
-// ParseChallenges reads every Bearer challenge out of WWW-Authenticate
-// header values; other schemes are skipped. ok is false when there is no
-// Bearer challenge at all.
+// ParseChallenges reads the first Bearer or DPoP challenge (RFC 9449 §7.1)
+// out of WWW-Authenticate header values; other schemes are skipped. ok is
+// false when there is none.
 func ParseChallenges(values []string) (Challenge, bool) {
 	for _, v := range values {
 		for _, c := range splitChallenges(v) {
-			if strings.EqualFold(c.scheme, "Bearer") {
+			if strings.EqualFold(c.scheme, "Bearer") || strings.EqualFold(c.scheme, "DPoP") {
 				return Challenge{ResourceMetadata: c.params["resource_metadata"], Scope: c.params["scope"],
 					Error: c.params["error"], ErrorDescription: c.params["error_description"]}, true
 			}

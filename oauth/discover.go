@@ -31,6 +31,8 @@ type ServerMetadata struct {
 	ClientIDMetadataDocumentSupported bool     `json:"client_id_metadata_document_supported"`
 	// IssParameterSupported: authorization responses carry iss (RFC 9207).
 	IssParameterSupported bool `json:"authorization_response_iss_parameter_supported"`
+	// DPoPSigningAlgs: the server binds tokens to a client key (RFC 9449).
+	DPoPSigningAlgs []string `json:"dpop_signing_alg_values_supported"`
 }
 
 // resourceMetadataURLs is where to look for the protected resource

@@ -50,6 +50,9 @@ type Config struct {
 	// that the authorization server takes as a JWT bearer grant (SEP-990,
 	// enterprise-managed authorization). IdPClientID names us to the IdP.
 	IDToken, IdPTokenEndpoint, IdPClientID string
+	// Assertion is a JWT to present as the grant itself (RFC 7523 jwt-bearer:
+	// a workload's identity token from its platform).
+	Assertion string
 	// CacheFile keeps the registration and token between runs (mode 0600);
 	// "" keeps nothing.
 	CacheFile string
@@ -99,6 +102,7 @@ type Flow struct {
 	scope     string       // scopes granted or asked for so far
 	auths     atomic.Int32 // authorizations since the server last took a token
 	restored  bool         // the registration came from the cache file
+	dp        *dpop        // the DPoP key, when the authorization server binds tokens (RFC 9449)
 	announced sync.Once
 }
 
@@ -152,6 +156,39 @@ func (f *Flow) announce() {
 // accepted notes that the server took a token: the authorizations before
 // it no longer count against the limit.
 func (f *Flow) accepted() { f.auths.Store(0) }
+
+// sign puts the current token on a request to the MCP server: Bearer, or
+// DPoP with a fresh proof bound to the token (RFC 9449 §7). It returns the
+// token sent, "" if none.
+func (f *Flow) sign(r *http.Request) string {
+	f.mu.Lock()
+	tok, dp := f.token, f.dp
+	f.mu.Unlock()
+	if tok == nil {
+		return ""
+	}
+	if dp != nil && strings.EqualFold(tok.TokenType, "DPoP") {
+		r.Header.Set("Authorization", "DPoP "+tok.AccessToken)
+		r.Header.Set("DPoP", dp.proof(r.Method, r.URL.String(), tok.AccessToken))
+	} else {
+		r.Header.Set("Authorization", "Bearer "+tok.AccessToken)
+	}
+	return tok.AccessToken
+}
+
+// nonceRefused reports a 401 that asks for a DPoP nonce the flow has now
+// noted: the request is to be sent again with it, no new login needed.
+func (f *Flow) nonceRefused(target string, resp *http.Response) bool {
+	f.mu.Lock()
+	dp := f.dp
+	f.mu.Unlock()
+	if dp == nil {
+		return false
+	}
+	fresh := dp.noteNonce(target, resp.Header)
+	ch, _ := ParseChallenges(resp.Header.Values("WWW-Authenticate"))
+	return resp.StatusCode == http.StatusUnauthorized && ch.Error == "use_dpop_nonce" && fresh
+}
 
 // AccessToken is the token to send, "" before any authorization.
 func (f *Flow) AccessToken() string {
@@ -260,6 +297,10 @@ func (f *Flow) authorizeLocked(ctx context.Context, ch Challenge, scope string) 
 	if f.cfg.IDToken != "" && f.cfg.IdPTokenEndpoint != "" {
 		return f.crossAppLocked(ctx, scope)
 	}
+	if f.cfg.Assertion != "" {
+		f.note("presenting the given JWT as a jwt-bearer grant at %s (client %s)", f.sm.TokenEndpoint, orNone(f.cfg.ClientID))
+		return f.jwtBearerLocked(ctx, f.cfg.Assertion, scope)
+	}
 	if f.useClientCredentials() {
 		return f.clientCredentialsLocked(ctx, scope)
 	}
@@ -339,6 +380,15 @@ func (f *Flow) grantLocked(ctx context.Context, form url.Values, scope string) e
 	f.token, f.scope = tok, tok.Scope
 	f.saveCacheLocked()
 	return nil
+}
+
+// oauthError is the error code of an OAuth error answer, "" if none.
+func oauthError(raw []byte) string {
+	var e struct {
+		Error string `json:"error"`
+	}
+	_ = json.Unmarshal(raw, &e)
+	return e.Error
 }
 
 func orNone(s string) string {
@@ -449,6 +499,14 @@ func (f *Flow) discoverLocked(ctx context.Context, ch Challenge) error {
 		f.clientID, f.secret, f.token = "", "", nil
 	}
 	f.sm, f.issuer = &sm, issuer
+	if wantsDPoP(f.sm) && f.dp == nil {
+		dp, err := newDPoP()
+		if err != nil {
+			return &Error{Step: "discovery", Msg: "cannot make a DPoP key: " + err.Error()}
+		}
+		f.dp = dp
+		f.note("the authorization server binds tokens with DPoP: every request carries a proof signed with a fresh P-256 key")
+	}
 	return nil
 }
 
@@ -572,15 +630,12 @@ func (f *Flow) tokenRequestLocked(ctx context.Context, form url.Values) (*Token,
 // postToken posts a grant to a token endpoint, authenticating the client
 // with meth ("" = no client authentication: the form says who is asking).
 func (f *Flow) postToken(ctx context.Context, endpoint string, form url.Values, meth string) (*Token, error) {
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, nil)
-	if err != nil {
-		return nil, &Error{Step: "token", Msg: err.Error()}
-	}
+	basic := false
 	switch meth {
 	case "":
 	case "private_key_jwt": // the assertion is in the form already
 	case "client_secret_basic":
-		req.SetBasicAuth(url.QueryEscape(f.clientID), url.QueryEscape(f.secret))
+		basic = true
 	case "client_secret_post":
 		form.Set("client_id", f.clientID)
 		form.Set("client_secret", f.secret)
@@ -588,17 +643,34 @@ func (f *Flow) postToken(ctx context.Context, endpoint string, form url.Values, 
 		form.Set("client_id", f.clientID)
 	}
 	enc := form.Encode()
-	req.Body = io.NopCloser(strings.NewReader(enc))
-	req.ContentLength = int64(len(enc))
-	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
-	req.Header.Set("Accept", "application/json")
-	resp, err := f.client().Do(req)
-	if err != nil {
-		return nil, &Error{Step: "token", Msg: err.Error()}
-	}
-	defer resp.Body.Close()
-	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxDoc))
-	if resp.StatusCode < 200 || resp.StatusCode > 299 {
+	var raw []byte
+	for try := 0; ; try++ {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, endpoint, strings.NewReader(enc))
+		if err != nil {
+			return nil, &Error{Step: "token", Msg: err.Error()}
+		}
+		if basic {
+			req.SetBasicAuth(url.QueryEscape(f.clientID), url.QueryEscape(f.secret))
+		}
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("Accept", "application/json")
+		if f.dp != nil {
+			req.Header.Set("DPoP", f.dp.proof(http.MethodPost, endpoint, ""))
+		}
+		resp, err := f.client().Do(req)
+		if err != nil {
+			return nil, &Error{Step: "token", Msg: err.Error()}
+		}
+		raw, _ = io.ReadAll(io.LimitReader(resp.Body, maxDoc))
+		resp.Body.Close()
+		if resp.StatusCode >= 200 && resp.StatusCode <= 299 {
+			break
+		}
+		// RFC 9449 §8: the server wants its nonce in the proof; once.
+		if f.dp != nil && try == 0 && oauthError(raw) == "use_dpop_nonce" && f.dp.noteNonce(endpoint, resp.Header) {
+			f.note("the token endpoint wants a DPoP nonce: sending the request again with it")
+			continue
+		}
 		return nil, &Error{Step: "token", Msg: fmt.Sprintf("POST %s (%s): %d %s", endpoint, form.Get("grant_type"), resp.StatusCode, excerpt(raw))}
 	}
 	var t Token
@@ -666,10 +738,7 @@ func (f *Flow) Preflight(ctx context.Context) error {
 		return err
 	}
 	req.Header.Set("Accept", "text/event-stream")
-	tok := f.AccessToken() // a saved login is tried first
-	if tok != "" {
-		req.Header.Set("Authorization", "Bearer "+tok)
-	}
+	tok := f.sign(req) // a saved login is tried first
 	resp, err := f.client().Do(req)
 	if err != nil {
 		return nil // unreachable: the handshake will say so in its own words

@@ -212,3 +212,48 @@ func TestLoginCache(t *testing.T) {
 		t.Fatal("CachedRedirect")
 	}
 }
+
+// A DPoP proof carries its public key, verifies with it, names the request
+// (without its query) and the token it goes with, and picks up the nonce
+// the server sent; a nonce counts as new only once.
+func TestDPoPProof(t *testing.T) {
+	d, err := newDPoP()
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := http.Header{}
+	h.Set("DPoP-Nonce", "n-1")
+	if !d.noteNonce("https://mcp.example.com/mcp", h) || d.noteNonce("https://mcp.example.com/other", h) {
+		t.Fatal("noteNonce: a nonce is new once per origin")
+	}
+	p := d.proof("POST", "https://mcp.example.com/mcp?x=1#f", "tok-1")
+	parts := strings.Split(p, ".")
+	if len(parts) != 3 {
+		t.Fatalf("%q is not a JWT", p)
+	}
+	var head struct {
+		Typ, Alg string
+		JWK      struct{ Kty, Crv, X, Y string }
+	}
+	var claims map[string]any
+	hb, _ := base64.RawURLEncoding.DecodeString(parts[0])
+	cb, _ := base64.RawURLEncoding.DecodeString(parts[1])
+	sig, _ := base64.RawURLEncoding.DecodeString(parts[2])
+	_ = json.Unmarshal(hb, &head)
+	_ = json.Unmarshal(cb, &claims)
+	sum := sha256.Sum256([]byte("tok-1"))
+	if head.Typ != "dpop+jwt" || head.Alg != "ES256" || head.JWK.Crv != "P-256" || claims["htm"] != "POST" ||
+		claims["htu"] != "https://mcp.example.com/mcp" || claims["nonce"] != "n-1" || claims["ath"] != base64.RawURLEncoding.EncodeToString(sum[:]) {
+		t.Fatalf("header %+v claims %v", head, claims)
+	}
+	xb, _ := base64.RawURLEncoding.DecodeString(head.JWK.X)
+	yb, _ := base64.RawURLEncoding.DecodeString(head.JWK.Y)
+	pub := &ecdsa.PublicKey{Curve: elliptic.P256(), X: new(big.Int).SetBytes(xb), Y: new(big.Int).SetBytes(yb)}
+	signed := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
+	if len(sig) != 64 || !ecdsa.Verify(pub, signed[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])) {
+		t.Fatal("the proof does not verify with the key in its header")
+	}
+	if q := d.proof("POST", "https://mcp.example.com/mcp", "tok-1"); strings.Split(q, ".")[1] == parts[1] {
+		t.Fatal("two proofs share a jti")
+	}
+}

@@ -30,23 +30,25 @@ func (rt *RoundTripper) base() http.RoundTripper {
 // RoundTrip implements http.RoundTripper.
 func (rt *RoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 	rt.Flow.announce()
-	for attempt := 0; ; attempt++ {
-		tok := rt.Flow.AccessToken()
-		r := req
-		if attempt > 0 || tok != "" {
-			r = req.Clone(req.Context())
-			if attempt > 0 && req.Body != nil {
-				body, err := req.GetBody()
-				if err != nil {
-					return nil, err
-				}
-				r.Body = body
+	nonceRetried := false
+	for attempt, sent := 0, 0; ; attempt, sent = attempt+1, sent+1 {
+		r := req.Clone(req.Context())
+		if sent > 0 && req.Body != nil {
+			body, err := req.GetBody()
+			if err != nil {
+				return nil, err
 			}
-			if tok != "" {
-				r.Header.Set("Authorization", "Bearer "+tok)
-			}
+			r.Body = body
 		}
+		tok := rt.Flow.sign(r)
 		resp, err := rt.base().RoundTrip(r)
+		if err == nil && !nonceRetried && (req.Body == nil || req.GetBody != nil) && rt.Flow.nonceRefused(req.URL.String(), resp) {
+			nonceRetried = true // RFC 9449 §9: once, with the server's nonce
+			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+			resp.Body.Close()
+			attempt--
+			continue
+		}
 		if err == nil && tok != "" && resp.StatusCode >= 200 && resp.StatusCode < 300 {
 			rt.Flow.accepted()
 		}

@@ -43,7 +43,15 @@ func (f *Flow) crossAppLocked(ctx context.Context, scope string) error {
 	if err != nil {
 		return err
 	}
-	grant := url.Values{"grant_type": {grantJWTBearer}, "assertion": {jag.AccessToken}, "resource": {f.resource()}}
+	return f.jwtBearerLocked(ctx, jag.AccessToken, scope)
+}
+
+// jwtBearerLocked presents a JWT as an authorization grant (RFC 7523 §2.1):
+// an ID-JAG from the identity provider, or a workload's own identity token
+// (workload identity federation).
+func (f *Flow) jwtBearerLocked(ctx context.Context, assertion, scope string) error {
+	f.clientID, f.secret = f.cfg.ClientID, f.cfg.ClientSecret
+	grant := url.Values{"grant_type": {grantJWTBearer}, "assertion": {assertion}, "resource": {f.resource()}}
 	if scope != "" {
 		grant.Set("scope", scope)
 	}

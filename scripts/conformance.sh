@@ -2,7 +2,8 @@
 # Run the official MCP conformance suite's client scenarios against a freshly
 # built mcpscope (`mcpscope client URL`, see conformance.go):
 #   - every client scenario of @modelcontextprotocol/conformance 0.1.16, and
-#   - every 2026-07-28 client scenario of 0.2.0-alpha.12 (run at --spec-version 2026-07-28).
+#   - every 2026-07-28 client scenario of 0.2.0-alpha.12 (run at --spec-version 2026-07-28), and
+#   - its authorization extension scenarios (auth/* tagged "extension").
 #
 #   scripts/conformance.sh                # all of them
 #   scripts/conformance.sh 'sse|tools'    # only scenarios matching an extended regex
@@ -113,6 +114,13 @@ run_suite() {
 }
 run_suite 0.1.16 "$old" ""
 run_suite 0.2.0-alpha.12 "$next" 2026-07-28
+# The authorization extensions of 0.2.0-alpha.12 (client credentials,
+# enterprise-managed authorization, DPoP, workload identity). Its skills
+# extension (sep-2640-*) is a host's business, not an inspector's.
+for s in $(scenarios "$next" extension); do
+	[[ $s == auth/* && $s =~ $filter ]] || continue
+	run_one "$s" 0.2.0-alpha.12 "$next" ""
+done
 # The path a person takes: a loopback redirect listener and a browser
 # ($BROWSER; here a script that follows the authorization server's redirect
 # as a browser does once the user approves), instead of fetching the URL.
