@@ -98,22 +98,13 @@ func TestClientAssertion(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", c.alg, err)
 		}
-		parts := strings.Split(jwt, ".")
-		if len(parts) != 3 {
-			t.Fatalf("%s: %q is not a JWT", c.alg, jwt)
-		}
 		var head map[string]string
-		var claims map[string]any
-		hb, _ := base64.RawURLEncoding.DecodeString(parts[0])
-		cb, _ := base64.RawURLEncoding.DecodeString(parts[1])
-		sig, _ := base64.RawURLEncoding.DecodeString(parts[2])
-		_ = json.Unmarshal(hb, &head)
-		_ = json.Unmarshal(cb, &claims)
+		claims, signing, sig := splitJWT(t, jwt, &head)
 		if head["alg"] != c.alg || claims["iss"] != "client-1" || claims["sub"] != "client-1" || claims["aud"] != "https://as.example.com" ||
 			claims["jti"] == "" || claims["exp"].(float64) <= float64(time.Now().Unix()) {
 			t.Errorf("%s: header %v claims %v", c.alg, head, claims)
 		}
-		if !c.verify([]byte(parts[0]+"."+parts[1]), sig) {
+		if !c.verify(signing, sig) {
 			t.Errorf("%s: the signature does not verify", c.alg)
 		}
 	}
@@ -227,20 +218,11 @@ func TestDPoPProof(t *testing.T) {
 		t.Fatal("noteNonce: a nonce is new once per origin")
 	}
 	p := d.proof("POST", "https://mcp.example.com/mcp?x=1#f", "tok-1")
-	parts := strings.Split(p, ".")
-	if len(parts) != 3 {
-		t.Fatalf("%q is not a JWT", p)
-	}
 	var head struct {
 		Typ, Alg string
 		JWK      struct{ Kty, Crv, X, Y string }
 	}
-	var claims map[string]any
-	hb, _ := base64.RawURLEncoding.DecodeString(parts[0])
-	cb, _ := base64.RawURLEncoding.DecodeString(parts[1])
-	sig, _ := base64.RawURLEncoding.DecodeString(parts[2])
-	_ = json.Unmarshal(hb, &head)
-	_ = json.Unmarshal(cb, &claims)
+	claims, signing, sig := splitJWT(t, p, &head)
 	sum := sha256.Sum256([]byte("tok-1"))
 	if head.Typ != "dpop+jwt" || head.Alg != "ES256" || head.JWK.Crv != "P-256" || claims["htm"] != "POST" ||
 		claims["htu"] != "https://mcp.example.com/mcp" || claims["nonce"] != "n-1" || claims["ath"] != base64.RawURLEncoding.EncodeToString(sum[:]) {
@@ -249,11 +231,28 @@ func TestDPoPProof(t *testing.T) {
 	xb, _ := base64.RawURLEncoding.DecodeString(head.JWK.X)
 	yb, _ := base64.RawURLEncoding.DecodeString(head.JWK.Y)
 	pub := &ecdsa.PublicKey{Curve: elliptic.P256(), X: new(big.Int).SetBytes(xb), Y: new(big.Int).SetBytes(yb)}
-	signed := sha256.Sum256([]byte(parts[0] + "." + parts[1]))
+	signed := sha256.Sum256(signing)
 	if len(sig) != 64 || !ecdsa.Verify(pub, signed[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])) {
 		t.Fatal("the proof does not verify with the key in its header")
 	}
-	if q := d.proof("POST", "https://mcp.example.com/mcp", "tok-1"); strings.Split(q, ".")[1] == parts[1] {
+	if q := d.proof("POST", "https://mcp.example.com/mcp", "tok-1"); strings.Split(q, ".")[1] == strings.Split(p, ".")[1] {
 		t.Fatal("two proofs share a jti")
 	}
+}
+
+// splitJWT decodes a compact JWT: its header into head, its claims, the
+// signed part and the signature.
+func splitJWT(t *testing.T, jwt string, head any) (claims map[string]any, signing, sig []byte) {
+	t.Helper()
+	parts := strings.Split(jwt, ".")
+	if len(parts) != 3 {
+		t.Fatalf("%q is not a JWT", jwt)
+	}
+	hb, err1 := base64.RawURLEncoding.DecodeString(parts[0])
+	cb, err2 := base64.RawURLEncoding.DecodeString(parts[1])
+	sig, err3 := base64.RawURLEncoding.DecodeString(parts[2])
+	if err1 != nil || err2 != nil || err3 != nil || json.Unmarshal(hb, head) != nil || json.Unmarshal(cb, &claims) != nil {
+		t.Fatalf("%q does not decode", jwt)
+	}
+	return claims, []byte(parts[0] + "." + parts[1]), sig
 }
