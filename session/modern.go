@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -469,15 +470,10 @@ func (s *Session) continueRounds(c *Call, result json.RawMessage) {
 		s.chainEnd(c, &Failure{Reason: fmt.Sprintf("gave up after %d input_required rounds (the server keeps asking)", MaxRounds)})
 		return
 	}
-	responses := map[string]json.RawMessage{}
-	for key, req := range ir.InputRequests {
-		res, rerr := s.opts.Responder.Respond(s.ctx, ServerRequest{Key: key, Method: req.Method, Params: req.Params,
-			Seq: c.Seq, Related: c.Key, Round: c.Round, MRTR: true})
-		if rerr != nil {
-			s.chainEnd(c, &Failure{Reason: "the server asks for input", Cause: &Unanswered{Key: key, Method: req.Method, Why: rerr.Message}})
-			return
-		}
-		responses[key] = res
+	responses, un := s.answerInputs(s.ctx, slices.Sorted(maps.Keys(ir.InputRequests)), ir.InputRequests, ServerRequest{Seq: c.Seq, Related: c.Key, Round: c.Round})
+	if un != nil {
+		s.chainEnd(c, &Failure{Reason: "the server asks for input", Cause: un})
+		return
 	}
 	var params map[string]json.RawMessage
 	if json.Unmarshal(StripMeta(c.Params), &params) != nil || params == nil {
@@ -508,6 +504,25 @@ type Unanswered struct{ Key, Method, Why string }
 
 func (u *Unanswered) Error() string {
 	return fmt.Sprintf("input request %q (%s) was not answered: %s", u.Key, u.Method, u.Why)
+}
+
+// answerInputs puts embedded input requests (an MRTR round's, or an
+// input_required task's) to the Responder in the order of keys, each as the
+// server request base describes with its own key, method and params. It
+// stops at the first one not answered and says which; the answers before it
+// are returned.
+func (s *Session) answerInputs(ctx context.Context, keys []string, reqs map[string]InputRequest, base ServerRequest) (map[string]json.RawMessage, *Unanswered) {
+	responses := map[string]json.RawMessage{}
+	for _, k := range keys {
+		r := base
+		r.Key, r.Method, r.Params, r.MRTR = k, reqs[k].Method, reqs[k].Params, true
+		res, rerr := s.opts.Responder.Respond(ctx, r)
+		if rerr != nil {
+			return responses, &Unanswered{Key: k, Method: r.Method, Why: rerr.Message}
+		}
+		responses[k] = res
+	}
+	return responses, nil
 }
 
 // chainEnd records why a chain of MRTR rounds stopped at c.

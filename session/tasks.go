@@ -148,11 +148,8 @@ func (s *Session) FollowTask(ctx context.Context, id string, onStatus func(Task)
 	}
 	report()
 	for {
-		interval := time.Second
-		if t, ok := s.Task(id); ok && t.PollInterval > 0 {
-			interval = max(time.Duration(t.PollInterval)*time.Millisecond, 100*time.Millisecond)
-		}
-		timer := time.NewTimer(interval)
+		t, _ := s.Task(id)
+		timer := time.NewTimer(pollEvery(t))
 		select {
 		case <-res.Done():
 			timer.Stop()
@@ -173,6 +170,15 @@ func (s *Session) FollowTask(ctx context.Context, id string, onStatus func(Task)
 			report()
 		}
 	}
+}
+
+// pollEvery is how often to ask about a task: its pollInterval (never
+// under 100 ms), else every second.
+func pollEvery(t Task) time.Duration {
+	if t.PollInterval > 0 {
+		return max(time.Duration(t.PollInterval)*time.Millisecond, 100*time.Millisecond)
+	}
+	return time.Second
 }
 
 func taskIDOf(params json.RawMessage) string {

@@ -130,11 +130,7 @@ func (s *Session) followTaskExt(ctx context.Context, id string, onStatus func(Ta
 				return nil, &Failure{Reason: fmt.Sprintf("task %s ended %s %s", id, t.Status, t.StatusMessage)}
 			}
 		}
-		interval := time.Second
-		if t.PollInterval > 0 {
-			interval = max(time.Duration(t.PollInterval)*time.Millisecond, 100*time.Millisecond)
-		}
-		timer := time.NewTimer(interval)
+		timer := time.NewTimer(pollEvery(t))
 		select {
 		case <-ctx.Done():
 			timer.Stop()
@@ -202,18 +198,11 @@ func (s *Session) AnswerTask(ctx context.Context, id string) (int, error) {
 		}
 		s.mu.Unlock()
 	}
-	responses := map[string]json.RawMessage{}
+	responses, un := s.answerInputs(ctx, todo, reqs, ServerRequest{Related: callKey, TaskID: id})
 	var failed error
-	for i, k := range todo {
-		req := reqs[k]
-		res, rerr := s.opts.Responder.Respond(ctx, ServerRequest{Key: k, Method: req.Method, Params: req.Params,
-			Related: callKey, MRTR: true, TaskID: id})
-		if rerr != nil {
-			release(todo[i:]...)
-			failed = &Failure{Reason: "task " + id + " asks for input", Cause: &Unanswered{Key: k, Method: req.Method, Why: rerr.Message}}
-			break
-		}
-		responses[k] = res
+	if un != nil {
+		release(todo[len(responses):]...)
+		failed = &Failure{Reason: "task " + id + " asks for input", Cause: un}
 	}
 	if len(responses) == 0 {
 		return 0, failed
