@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"html"
-	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -46,8 +45,7 @@ func (a *Fetch) Authorize(ctx context.Context, authURL string) (url.Values, erro
 	if err != nil {
 		return nil, err
 	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	discard(resp)
 	loc := resp.Header.Get("Location")
 	if resp.StatusCode < 300 || resp.StatusCode > 399 || loc == "" {
 		return nil, fmt.Errorf("GET the authorization endpoint: %d without a redirect (it wants a person: run without --oauth-fetch)", resp.StatusCode)

@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -190,16 +191,6 @@ func (f *Flow) nonceRefused(target string, resp *http.Response) bool {
 	return resp.StatusCode == http.StatusUnauthorized && ch.Error == "use_dpop_nonce" && fresh
 }
 
-// AccessToken is the token to send, "" before any authorization.
-func (f *Flow) AccessToken() string {
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	if f.token == nil {
-		return ""
-	}
-	return f.token.AccessToken
-}
-
 // Error is an authorization that could not be done, with what to try.
 type Error struct {
 	Step string // discovery, registration, authorization, token
@@ -258,7 +249,7 @@ func describeChallenge(ch Challenge) string {
 		parts = append(parts, "resource_metadata "+ch.ResourceMetadata)
 	}
 	if ch.Scope != "" {
-		parts = append(parts, "scope "+strconvQuote(ch.Scope))
+		parts = append(parts, "scope "+strconv.Quote(ch.Scope))
 	}
 	if ch.Error != "" {
 		parts = append(parts, "error "+ch.Error)
@@ -268,8 +259,6 @@ func describeChallenge(ch Challenge) string {
 	}
 	return strings.Join(parts, ", ")
 }
-
-func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }
 
 // unionScopes joins two space-separated scope lists without repeats.
 func unionScopes(a, b string) string {
@@ -349,10 +338,10 @@ func (f *Flow) authorizeLocked(ctx context.Context, ch Challenge, scope string) 
 		if !ok || len(iss) != 1 || iss[0] != f.sm.Issuer {
 			got := "no iss"
 			if ok {
-				got = "iss " + strconvQuote(strings.Join(iss, ","))
+				got = "iss " + strconv.Quote(strings.Join(iss, ","))
 			}
 			return &Error{Step: "authorization", Msg: fmt.Sprintf("the authorization response has %s, expected issuer %s (RFC 9207): a mix-up or a forged redirect; not using it",
-				got, strconvQuote(f.sm.Issuer))}
+				got, strconv.Quote(f.sm.Issuer))}
 		}
 	}
 	if back.Get("state") != state {
@@ -395,7 +384,7 @@ func orNone(s string) string {
 	if s == "" {
 		return "(none)"
 	}
-	return strconvQuote(s)
+	return strconv.Quote(s)
 }
 
 // resource is the RFC 8707 resource indicator: the protected resource's
@@ -467,7 +456,7 @@ func (f *Flow) discoverLocked(ctx context.Context, ch Challenge) error {
 		// for. (Without resource metadata the issuer was only our guess.)
 		if found && sm.Issuer != issuer {
 			return &Error{Step: "discovery", Msg: fmt.Sprintf("the metadata at %s names issuer %s, not %s; refusing to use it (RFC 8414 §3.3)",
-				u, strconvQuote(sm.Issuer), strconvQuote(issuer))}
+				u, strconv.Quote(sm.Issuer), strconv.Quote(issuer))}
 		}
 		f.note("authorization server metadata from %s", u)
 		got = true

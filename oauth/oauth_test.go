@@ -190,13 +190,13 @@ func TestLoginCache(t *testing.T) {
 	if st, err := os.Stat(file); err != nil || st.Mode().Perm() != 0o600 {
 		t.Fatalf("cache file: %v %v", st, err)
 	}
-	if g := NewFlow("https://mcp.example.com/mcp", Config{CacheFile: file}); g.AccessToken() != "at-1" || g.clientID != "dyn-1" || g.token.RefreshToken != "rt-1" {
-		t.Fatalf("not restored: token %q client %q", g.AccessToken(), g.clientID)
+	if g := NewFlow("https://mcp.example.com/mcp", Config{CacheFile: file}); sent(g) != "at-1" || g.clientID != "dyn-1" || g.token.RefreshToken != "rt-1" {
+		t.Fatalf("not restored: token %q client %q", sent(g), g.clientID)
 	}
-	if g := NewFlow("https://other.example.com/mcp", Config{CacheFile: file}); g.AccessToken() != "" {
+	if g := NewFlow("https://other.example.com/mcp", Config{CacheFile: file}); sent(g) != "" {
 		t.Fatal("another server's login was used")
 	}
-	if g := NewFlow("https://mcp.example.com/mcp", Config{CacheFile: file, ClientID: "pre-2"}); g.AccessToken() != "" {
+	if g := NewFlow("https://mcp.example.com/mcp", Config{CacheFile: file, ClientID: "pre-2"}); sent(g) != "" {
 		t.Fatal("another client's login was used")
 	}
 	if CachedRedirect(file, "https://mcp.example.com/mcp") != "http://127.0.0.1:4567/callback" || CachedRedirect(file, "https://x/mcp") != "" {
@@ -255,4 +255,10 @@ func splitJWT(t *testing.T, jwt string, head any) (claims map[string]any, signin
 		t.Fatalf("%q does not decode", jwt)
 	}
 	return claims, []byte(parts[0] + "." + parts[1]), sig
+}
+
+// sent is the token a flow puts on a request to its server, "" if none.
+func sent(f *Flow) string {
+	r, _ := http.NewRequest(http.MethodPost, f.server, nil)
+	return f.sign(r)
 }

@@ -44,8 +44,7 @@ func (rt *RoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		resp, err := rt.base().RoundTrip(r)
 		if err == nil && !nonceRetried && (req.Body == nil || req.GetBody != nil) && rt.Flow.nonceRefused(req.URL.String(), resp) {
 			nonceRetried = true // RFC 9449 §9: once, with the server's nonce
-			_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
-			resp.Body.Close()
+			discard(resp)
 			attempt--
 			continue
 		}
@@ -62,15 +61,20 @@ func (rt *RoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		cancel()
 		if aerr != nil || !retry {
 			if aerr != nil {
-				_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
-				resp.Body.Close()
+				discard(resp)
 				return nil, aerr
 			}
 			return resp, nil
 		}
-		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
-		resp.Body.Close()
+		discard(resp)
 	}
+}
+
+// discard reads a little of an answer not passed on (so the connection can
+// be reused) and closes it.
+func discard(resp *http.Response) {
+	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 1<<16))
+	resp.Body.Close()
 }
 
 // challenge reports an answer the flow may fix: 401, or 403 with an
