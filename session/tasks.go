@@ -63,14 +63,14 @@ func (s *Session) noteTaskResultLocked(c *Call, result json.RawMessage) {
 			s.persistTaskLocked(c)
 		}
 	case "tasks/result":
-		s.forgetTaskLocked(taskIDOf(c.Params))
+		s.forgetTaskLocked(TaskIDOf(c.Params))
 	case "tasks/get", "tasks/cancel":
 		var t Task
 		if json.Unmarshal(result, &t) == nil {
 			s.noteTaskLocked(t, "")
 		}
 		if c.Method == "tasks/cancel" {
-			s.forgetTaskLocked(taskIDOf(c.Params))
+			s.forgetTaskLocked(TaskIDOf(c.Params))
 		}
 	case "tasks/list":
 		var r struct {
@@ -181,7 +181,8 @@ func pollEvery(t Task) time.Duration {
 	return time.Second
 }
 
-func taskIDOf(params json.RawMessage) string {
+// TaskIDOf is the taskId a tasks/* request's params name, "" if none.
+func TaskIDOf(params json.RawMessage) string {
 	var p struct {
 		TaskID string `json:"taskId"`
 	}

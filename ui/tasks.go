@@ -2,7 +2,6 @@ package ui
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -154,7 +153,7 @@ func (m *Model) openLatestTaskGet(t session.Task) {
 	var c *session.Call
 	calls := m.s.Calls()
 	for i := len(calls) - 1; i >= 0 && c == nil; i-- {
-		if calls[i].Method == "tasks/get" && strings.Contains(string(calls[i].Params), `"taskId":`+mustQuote(t.TaskID)) {
+		if calls[i].Method == "tasks/get" && session.TaskIDOf(calls[i].Params) == t.TaskID {
 			c = calls[i]
 		}
 	}
@@ -164,11 +163,6 @@ func (m *Model) openLatestTaskGet(t session.Task) {
 	d := &detail{call: c, tab: 1}
 	d.refresh(m)
 	m.push(d)
-}
-
-func mustQuote(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }
 
 // asks names what an input_required task waits for (tasks extension).
