@@ -19,6 +19,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -249,26 +250,46 @@ func StartEverythingHTTP(t testing.TB, mode string) string {
 	dir := Require(t)
 	node := Node(t)
 	script := filepath.Join(dir, "@modelcontextprotocol", "server-everything", "dist", "index.js")
-	// The port is chosen here and handed over, so another process may take
-	// it in between: try again with a new one when the server dies early.
+	ports := startOnFreePorts(t, "server-everything "+mode, "127.0.0.1", 1, func(ports []int) *proc {
+		return start(t, "server-everything "+mode, node, []string{script, mode}, "PORT="+strconv.Itoa(ports[0]))
+	})
+	return "http://" + net.JoinHostPort("127.0.0.1", strconv.Itoa(ports[0])) + path
+}
+
+// startOnFreePorts starts a peer that is told n ports to listen on (by
+// launch) and waits until it listens on all of them at host. The ports are
+// chosen here and handed over, so another process may take one in between:
+// it tries again with new ones when the peer does not come up.
+func startOnFreePorts(t testing.TB, what, host string, n int, launch func(ports []int) *proc) []int {
+	t.Helper()
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
-		port, err := freePort()
-		if err != nil {
-			t.Fatalf("peers: no free port: %v", err)
+		ports := make([]int, 0, n)
+		for len(ports) < n {
+			port, err := freePort()
+			if err != nil {
+				t.Fatalf("peers: no free port: %v", err)
+			}
+			if !slices.Contains(ports, port) {
+				ports = append(ports, port)
+			}
 		}
-		addr := net.JoinHostPort("127.0.0.1", strconv.Itoa(port))
-		p := start(t, "server-everything "+mode, node, []string{script, mode}, "PORT="+strconv.Itoa(port))
-		if err := p.waitPort(addr, StartTimeout); err != nil {
-			lastErr = err
+		p := launch(ports)
+		lastErr = nil
+		for _, port := range ports {
+			if lastErr = p.waitPort(net.JoinHostPort(host, strconv.Itoa(port)), StartTimeout); lastErr != nil {
+				break
+			}
+		}
+		if lastErr != nil {
 			p.stop()
 			continue
 		}
 		t.Cleanup(p.stop)
-		return "http://" + addr + path
+		return ports
 	}
-	t.Fatalf("peers: server-everything %s did not start: %v", mode, lastErr)
-	return ""
+	t.Fatalf("peers: %s did not start: %v", what, lastErr)
+	return nil
 }
 
 // StartTSv1OAuth starts the TypeScript SDK v1's own example server
@@ -281,31 +302,11 @@ func StartTSv1OAuth(t testing.TB) string {
 	t.Helper()
 	dir := Require(t)
 	script := filepath.Join(dir, "@modelcontextprotocol", "sdk", "dist", "esm", "examples", "server", "simpleStreamableHttp.js")
-	var lastErr error
-	for attempt := 0; attempt < 3; attempt++ {
-		mcp, err1 := freePort()
-		auth, err2 := freePort()
-		if err1 != nil || err2 != nil || mcp == auth {
-			lastErr = fmt.Errorf("no free ports: %v %v", err1, err2)
-			continue
-		}
-		p := start(t, "ts-v1 oauth example", Node(t), []string{script, "--oauth"},
-			"MCP_PORT="+strconv.Itoa(mcp), "MCP_AUTH_PORT="+strconv.Itoa(auth))
-		if err := p.waitPort(net.JoinHostPort("localhost", strconv.Itoa(mcp)), StartTimeout); err != nil {
-			lastErr = err
-			p.stop()
-			continue
-		}
-		if err := p.waitPort(net.JoinHostPort("localhost", strconv.Itoa(auth)), StartTimeout); err != nil {
-			lastErr = err
-			p.stop()
-			continue
-		}
-		t.Cleanup(p.stop)
-		return fmt.Sprintf("http://localhost:%d/mcp", mcp)
-	}
-	t.Fatalf("peers: the TS SDK OAuth example did not start: %v", lastErr)
-	return ""
+	ports := startOnFreePorts(t, "the TS SDK OAuth example", "localhost", 2, func(ports []int) *proc {
+		return start(t, "ts-v1 oauth example", Node(t), []string{script, "--oauth"},
+			"MCP_PORT="+strconv.Itoa(ports[0]), "MCP_AUTH_PORT="+strconv.Itoa(ports[1]))
+	})
+	return fmt.Sprintf("http://localhost:%d/mcp", ports[0])
 }
 
 // StartTSv1Resumable starts test/peers/ts-v1-resumable.mjs (TS SDK v1,
