@@ -39,18 +39,7 @@ func startStdio(t *testing.T, args ...string) (*session.Session, string) {
 
 func startHTTP(t *testing.T, o testservers.HTTPOpts) *session.Session {
 	t.Helper()
-	url := testservers.StartHTTP(t, o)
-	s := session.New(transport.NewHTTP(transport.HTTPOptions{URL: url}), session.Options{})
-	if err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-	defer cancel()
-	if _, err := s.Initialize(ctx); err != nil {
-		t.Fatalf("initialize: %v", err)
-	}
-	return s
+	return httpSession(t, testservers.StartHTTP(t, o))
 }
 
 func waitCall(t *testing.T, c *session.Call) (json.RawMessage, error) {

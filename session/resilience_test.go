@@ -12,6 +12,7 @@ import (
 	"mcpscope/transport"
 )
 
+// httpSession is an initialized session with the Streamable HTTP server at url.
 func httpSession(t *testing.T, url string) *session.Session {
 	t.Helper()
 	s := session.New(transport.NewHTTP(transport.HTTPOptions{URL: url}), session.Options{})
@@ -22,7 +23,7 @@ func httpSession(t *testing.T, url string) *session.Session {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	if _, err := s.Initialize(ctx); err != nil {
-		t.Fatal(err)
+		t.Fatalf("initialize: %v", err)
 	}
 	return s
 }
