@@ -732,8 +732,10 @@ func (f *Flow) Preflight(ctx context.Context) error {
 	if err != nil {
 		return nil // unreachable: the handshake will say so in its own words
 	}
-	resp.Body.Close()
+	resp.Body.Close() // not drained: a 200 here may be an endless event stream
 	if resp.StatusCode != http.StatusUnauthorized {
+		// Noted all the same: the journal keeps every exchange with the server.
+		f.note("preflight GET %s answered %d: no login needed now", f.server, resp.StatusCode)
 		return nil
 	}
 	f.note("preflight GET %s answered 401: authorizing before the handshake", f.server)
