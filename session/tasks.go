@@ -45,8 +45,13 @@ func (s *Session) noteTaskLocked(t Task, callKey string) {
 	} else {
 		cur.CallKey = keep
 	}
-	if s.answerTasks && t.Status == "input_required" && len(t.InputRequests) > 0 {
-		go s.autoAnswerTask(t.TaskID)
+	if s.answerTasks && t.Status == "input_required" {
+		for k := range t.InputRequests {
+			if !s.taskKeys[t.TaskID][k] { // polls repeat what was claimed already
+				go s.autoAnswerTask(t.TaskID)
+				break
+			}
+		}
 	}
 }
 
