@@ -1,9 +1,11 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"sync"
 	"time"
 )
@@ -29,7 +31,8 @@ func (s State) Ended() bool {
 // (send failed, process died, stream closed, timeout, cancel).
 type Failure struct {
 	Reason string
-	Cause  error
+	Cause  error // what went wrong underneath, if anything
+	Kind   error // one of the Err* kinds below, for errors.Is; nil = other
 }
 
 func (f *Failure) Error() string {
@@ -41,8 +44,24 @@ func (f *Failure) Error() string {
 
 func (f *Failure) Unwrap() error { return f.Cause }
 
-// ErrCancelled is wrapped by the failure of a call the user cancelled.
-var ErrCancelled = errors.New("cancelled")
+// Is matches the failure's kind, so callers choose by errors.Is, never by
+// the words of a message.
+func (f *Failure) Is(target error) bool {
+	return f.Kind != nil && (target == f.Kind || errors.Is(f.Kind, target))
+}
+
+// Kinds of failure.
+var (
+	// ErrTimeout: a call (or a handshake) ran out of time. ErrIdleTimeout
+	// and ErrMaxTimeout say which limit; both are ErrTimeout.
+	ErrTimeout     = errors.New("timed out")
+	ErrIdleTimeout = fmt.Errorf("idle limit: %w", ErrTimeout)
+	ErrMaxTimeout  = fmt.Errorf("hard limit: %w", ErrTimeout)
+	// ErrCancelled: the user cancelled the call.
+	ErrCancelled = errors.New("cancelled")
+	// ErrClosed: the session or its transport ended before an answer came.
+	ErrClosed = errors.New("closed")
+)
 
 // Progress is the latest progress of a call and enough history for a rate.
 type Progress struct {
@@ -113,7 +132,8 @@ type Call struct {
 	result   json.RawMessage
 	rpcErr   *RPCError
 	failure  *Failure
-	late     int // responses that came after the call ended
+	late     int  // responses that came after the call ended
+	isError  bool // a tool result with isError: true, read once when it arrived
 	done     chan struct{}
 	idle     *time.Timer
 	hard     *time.Timer
@@ -151,6 +171,7 @@ type CallSnapshot struct {
 	Next              string // key of the retry round, if any
 	ChainErr          *Failure
 	ResultType        string // "complete", "input_required", "task", … ("" while running)
+	IsError           bool   // a tools/call result with isError: true (the call worked, the tool failed)
 	TaskID            string
 	Ack               json.RawMessage // subscriptions/listen: the acknowledged filter
 }
@@ -194,8 +215,20 @@ func (c *Call) snapshotLocked() CallSnapshot {
 	}
 	if c.state == StateOK {
 		sn.ResultType = ResultType(c.result)
+		sn.IsError = c.isError
 	}
 	return sn
+}
+
+// resultIsError reads a result's isError flag, however it is spaced.
+func IsToolError(result json.RawMessage) bool {
+	if !bytes.Contains(result, []byte(`"isError"`)) {
+		return false // the common case, without a decode
+	}
+	var r struct {
+		IsError bool `json:"isError"`
+	}
+	return json.Unmarshal(result, &r) == nil && r.IsError
 }
 
 // Session is the session the call belongs to.
@@ -215,4 +248,19 @@ func (c *Call) Wait(ctx context.Context) (json.RawMessage, error) {
 	}
 	snap := c.Snapshot()
 	return snap.Result, snap.Err()
+}
+
+// ToolError is a tools/call whose result says isError: true. The call
+// worked; the tool reports that it failed.
+type ToolError struct {
+	Name string // the tool
+	Text string // its first content text, on one short line ("" if none)
+}
+
+func (e *ToolError) Error() string {
+	msg := "tool " + e.Name + " reported an error (isError: true)"
+	if e.Text != "" {
+		msg += ": " + e.Text
+	}
+	return msg
 }

@@ -50,7 +50,7 @@ func (s *Session) recordLocked(c *Call) Detached {
 	if c.Token != "" {
 		d.ProgressToken = json.RawMessage(c.Token)
 	}
-	if h, ok := s.t.(interface{ SessionID() string }); ok {
+	if h, ok := s.t.(transport.SessionHolder); ok {
 		d.SessionID = h.SessionID()
 	}
 	if st := s.streams["post:"+c.Key]; st != nil && st.lastID != "" {
@@ -139,7 +139,7 @@ func (s *Session) Detach(c *Call) (string, error) {
 	if err := s.opts.StateStore.Put(d); err != nil {
 		return "", fmt.Errorf("keep the call's state: %w", err)
 	}
-	if h, ok := s.t.(interface{ CloseStream(string) }); ok {
+	if h, ok := s.t.(transport.StreamCloser); ok {
 		h.CloseStream(c.Key)
 	}
 	s.localEvent(transport.Meta{Event: transport.EvNote, Stream: "post:" + c.Key, Detail: "detached call " + c.Key + " as " + d.Handle})
@@ -195,10 +195,10 @@ func (s *Session) Rejoin(ctx context.Context, d Detached) (*Call, error) {
 		st.lastID = v
 	}
 	s.mu.Unlock()
-	if h, ok := s.t.(interface{ SetSessionID(string) }); ok {
+	if h, ok := s.t.(transport.SessionHolder); ok {
 		h.SetSessionID(d.SessionID)
 	}
-	if h, ok := s.t.(interface{ SetProtocolVersion(string) }); ok && d.ProtocolVersion >= "2025-06-18" {
+	if h, ok := s.t.(transport.VersionHeader); ok && d.ProtocolVersion >= "2025-06-18" {
 		h.SetProtocolVersion(d.ProtocolVersion)
 	}
 	s.armTimers(c, CallOptions{})

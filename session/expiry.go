@@ -88,7 +88,7 @@ func (s *Session) sessionExpired(he *transport.HTTPError) {
 				return
 			}
 		}
-		if h, ok := s.t.(interface{ SetSessionID(string) }); ok {
+		if h, ok := s.t.(transport.SessionHolder); ok {
 			h.SetSessionID("")
 		}
 		ctx, cancel := context.WithTimeout(s.ctx, 30*time.Second)

@@ -204,22 +204,32 @@ func NewJournalPath(dir string, now time.Time) string {
 // writes the header line when the file is new.
 func CreateJournal(path, target string) (*Journal, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, fmt.Errorf("create journal directory: %w (choose another place with --journal PATH)", err)
+		return nil, &JournalError{Path: path, Err: err}
 	}
 	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 	if err != nil {
-		return nil, fmt.Errorf("open journal: %w (choose another place with --journal PATH)", err)
+		return nil, &JournalError{Path: path, Err: err}
 	}
 	j := &Journal{f: f, path: path}
 	if st, err := f.Stat(); err == nil && st.Size() == 0 {
 		h, _ := json.Marshal(Header{Format: JournalFormat, Started: time.Now(), Target: target, PID: os.Getpid()})
 		if _, err := f.Write(append(h, '\n')); err != nil {
 			f.Close()
-			return nil, fmt.Errorf("write journal %s: %w", path, err)
+			return nil, &JournalError{Path: path, Err: err}
 		}
 	}
 	return j, nil
 }
+
+// JournalError is a journal that could not be created or written.
+type JournalError struct {
+	Path string
+	Err  error
+}
+
+func (e *JournalError) Error() string { return "journal " + e.Path + ": " + e.Err.Error() }
+
+func (e *JournalError) Unwrap() error { return e.Err }
 
 // Path is where the journal lives.
 func (j *Journal) Path() string { return j.path }

@@ -6,10 +6,17 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"time"
+
+	"mcpscope/transport"
 )
 
 // LatestVersion is the legacy protocol version mcpscope offers.
 const LatestVersion = "2025-11-25"
+
+// listenSettle bounds the wait for the standalone stream's answer at the
+// end of the handshake: on loopback it takes a millisecond.
+const listenSettle = 2 * time.Second
 
 // LegacyVersions are the initialize-era versions mcpscope speaks, oldest first.
 var LegacyVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
@@ -53,7 +60,7 @@ func (s *Session) Initialize(ctx context.Context) (*InitResult, error) {
 		return &res, fmt.Errorf("the server chose protocol version %q, which mcpscope does not speak (it speaks %s); the session was not started",
 			res.ProtocolVersion, strings.Join(LegacyVersions, ", "))
 	}
-	if h, ok := s.t.(interface{ SetProtocolVersion(string) }); ok && res.ProtocolVersion >= "2025-06-18" {
+	if h, ok := s.t.(transport.VersionHeader); ok && res.ProtocolVersion >= "2025-06-18" {
 		h.SetProtocolVersion(res.ProtocolVersion)
 	}
 	sent := make(chan error, 1)
@@ -66,8 +73,21 @@ func (s *Session) Initialize(ctx context.Context) (*InitResult, error) {
 	case <-ctx.Done():
 		return &res, ctx.Err()
 	}
-	if h, ok := s.t.(interface{ OpenListen() }); ok {
-		h.OpenListen()
+	if l, ok := s.t.(transport.Listener); ok {
+		// A server may send its own requests on the standalone stream, and
+		// some drop what they send before that stream is open (the TS SDK
+		// without an event store): wait, briefly, until it is answered, so
+		// the session can receive before its first call.
+		answered := make(chan error, 1)
+		l.OpenListen(func(err error) { answered <- err })
+		wait := time.NewTimer(listenSettle)
+		defer wait.Stop()
+		select {
+		case <-answered:
+		case <-wait.C: // a server that holds its headers back: go on without
+		case <-ctx.Done():
+			return &res, ctx.Err()
+		}
 	}
 	s.store.Notify()
 	return &res, nil

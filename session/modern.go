@@ -170,7 +170,7 @@ func (s *Session) Probe(ctx context.Context, timeout time.Duration) (EraVerdict,
 }
 
 func (s *Session) isHTTP() bool {
-	_, ok := s.t.(interface{ SessionID() string })
+	_, ok := s.t.(transport.SessionHolder)
 	return ok
 }
 
@@ -192,7 +192,7 @@ func (s *Session) Adopt(v EraVerdict) {
 	}
 	s.mu.Unlock()
 	if v.Era == EraModern {
-		if h, ok := s.t.(interface{ SetProtocolVersion(string) }); ok {
+		if h, ok := s.t.(transport.VersionHeader); ok {
 			h.SetProtocolVersion(ModernVersion)
 		}
 	}

@@ -27,10 +27,6 @@ type streamState struct {
 	fire     func()
 }
 
-type resumer interface {
-	Resume(stream, lastEventID string, done func(error))
-}
-
 // logicalStream names the stream a frame continues: a resume GET carries the
 // key of the stream it resumes.
 func logicalStream(m transport.Meta) string {
@@ -93,7 +89,7 @@ func (s *Session) onStreamEndLocked(m transport.Meta, after []func()) []func() {
 	} else if !strings.HasPrefix(key, "get:") {
 		return after
 	}
-	_, canResume := s.t.(resumer)
+	_, canResume := s.t.(transport.Resumer)
 	st := s.streams[key]
 	switch {
 	case canResume && st != nil && st.lastID != "" && st.attempts < MaxResumeAttempts:
@@ -173,13 +169,13 @@ func backoff(attempt int) time.Duration {
 // resumeNow performs one attempt: a GET with Last-Event-ID, or for a listen
 // stream without ids a fresh GET.
 func (s *Session) resumeNow(key, lastID string) {
-	r, ok := s.t.(resumer)
+	r, ok := s.t.(transport.Resumer)
 	if !ok {
 		return
 	}
 	if lastID == "" && strings.HasPrefix(key, "get:") {
-		if l, ok := s.t.(interface{ OpenListen() }); ok {
-			l.OpenListen()
+		if l, ok := s.t.(transport.Listener); ok {
+			l.OpenListen(nil)
 		}
 		return
 	}

@@ -187,7 +187,7 @@ func (s *Session) Info() Info {
 	}
 	in.Pending = len(s.pending)
 	in.Calls = len(s.order)
-	if h, ok := s.t.(interface{ SessionID() string }); ok {
+	if h, ok := s.t.(transport.SessionHolder); ok {
 		in.SessionID = h.SessionID()
 	}
 	return in
@@ -294,7 +294,7 @@ func (s *Session) register(c *Call, token string) bool {
 	}
 	s.mu.Unlock()
 	if closed {
-		s.end(c, StateError, nil, nil, &Failure{Reason: "the session is closed: " + why})
+		s.end(c, StateError, nil, nil, &Failure{Reason: "the session is closed: " + why, Kind: ErrClosed})
 		return false
 	}
 	return true
@@ -313,17 +313,17 @@ func (s *Session) armTimers(c *Call, o CallOptions) {
 	if idle > 0 {
 		c.idleFor = idle
 		c.idle = time.AfterFunc(idle, func() {
-			s.timeout(c, fmt.Sprintf("no response or progress for %s (idle timeout; progress resets it; raise it with --timeout)", idle))
+			s.timeout(c, ErrIdleTimeout, fmt.Sprintf("no response or progress for %s (idle timeout; progress resets it)", idle))
 		})
 	}
 	if hard > 0 {
 		c.hard = time.AfterFunc(hard, func() {
-			s.timeout(c, fmt.Sprintf("still running after %s (hard limit; raise it with --max-timeout)", hard))
+			s.timeout(c, ErrMaxTimeout, fmt.Sprintf("still running after %s (hard limit)", hard))
 		})
 	}
 }
 
-func (s *Session) timeout(c *Call, why string) {
+func (s *Session) timeout(c *Call, kind error, why string) {
 	s.mu.Lock()
 	live := !c.state.Ended()
 	s.mu.Unlock()
@@ -331,7 +331,7 @@ func (s *Session) timeout(c *Call, why string) {
 		return
 	}
 	s.sendCancelled(c, "timeout")
-	s.end(c, StateError, nil, nil, &Failure{Reason: "timed out: " + why})
+	s.end(c, StateError, nil, nil, &Failure{Reason: "timed out: " + why, Kind: kind})
 }
 
 // Notify sends a notification. done (may be nil) learns whether it went out.
@@ -441,10 +441,10 @@ func (s *Session) Cancel(c *Call, reason string) error {
 	if !(s.Era() == EraModern && s.isHTTP()) {
 		s.sendCancelled(c, reason)
 	}
-	if h, ok := s.t.(interface{ CloseStream(string) }); ok {
+	if h, ok := s.t.(transport.StreamCloser); ok {
 		h.CloseStream(c.Key)
 	}
-	s.end(c, StateCancelled, nil, nil, &Failure{Reason: "cancelled: " + reason, Cause: ErrCancelled})
+	s.end(c, StateCancelled, nil, nil, &Failure{Reason: "cancelled: " + reason, Kind: ErrCancelled})
 	return nil
 }
 
@@ -467,6 +467,7 @@ func (s *Session) endLocked(c *Call, st State, result json.RawMessage, rpcErr *R
 		return false
 	}
 	c.state, c.result, c.rpcErr, c.failure, c.ended = st, result, rpcErr, f, at
+	c.isError = st == StateOK && c.Method == "tools/call" && IsToolError(result)
 	if c.idle != nil {
 		c.idle.Stop()
 	}
@@ -491,7 +492,7 @@ func (s *Session) failAll(reason string) {
 	now := time.Now()
 	n := 0
 	for _, c := range s.pending {
-		if s.endLocked(c, StateError, nil, nil, &Failure{Reason: reason}, now) {
+		if s.endLocked(c, StateError, nil, nil, &Failure{Reason: reason, Kind: ErrClosed}, now) {
 			n++
 		}
 	}
@@ -511,7 +512,7 @@ func (s *Session) Close() error {
 	}
 	s.mu.Unlock()
 	if s.Detached() > 0 {
-		if h, ok := s.t.(interface{ KeepSession() }); ok {
+		if h, ok := s.t.(transport.SessionHolder); ok {
 			h.KeepSession()
 		}
 	}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"sort"
 	"time"
+
+	"mcpscope/transport"
 )
 
 // Task is a task as the server last described it (2025-11-25 experimental
@@ -243,10 +245,10 @@ func (s *Session) RejoinTask(d Detached) {
 		s.Adopt(EraVerdict{Era: EraModern, Reason: "rejoining a task of a " + ModernVersion + " server"})
 	} else {
 		s.Adopt(EraVerdict{Era: EraLegacy, Reason: "rejoining a task in session " + d.SessionID})
-		if h, ok := s.t.(interface{ SetSessionID(string) }); ok {
+		if h, ok := s.t.(transport.SessionHolder); ok {
 			h.SetSessionID(d.SessionID)
 		}
-		if h, ok := s.t.(interface{ SetProtocolVersion(string) }); ok && d.ProtocolVersion >= "2025-06-18" {
+		if h, ok := s.t.(transport.VersionHeader); ok && d.ProtocolVersion >= "2025-06-18" {
 			h.SetProtocolVersion(d.ProtocolVersion)
 		}
 	}

@@ -259,7 +259,7 @@ type httpExchange struct {
 // background; a notification or response waits for the answer (usually 202)
 // so that, e.g., notifications/initialized is ahead of the next request.
 func (h *HTTP) Send(m Outgoing, done func(error)) {
-	done = httpOnce(done)
+	done = callOnce(done)
 	var key string
 	if m.Key != "" {
 		key = "post:" + m.Key
@@ -330,13 +330,17 @@ func (h *HTTP) Send(m Outgoing, done func(error)) {
 
 // OpenListen opens the standalone GET stream for server-initiated messages.
 // A 405 (the server offers none) is a quiet note; one listen stream at a time.
-func (h *HTTP) OpenListen() {
+func (h *HTTP) OpenListen(done func(error)) {
+	done = callOnce(done)
 	h.mu.Lock()
 	if h.closed || h.listen != "" {
 		open := h.listen
 		h.mu.Unlock()
 		if open != "" {
 			h.event(EvNote, Meta{Stream: open, Detail: "listen stream already open"})
+			done(nil)
+		} else {
+			done(errHTTPClosed)
 		}
 		return
 	}
@@ -344,14 +348,14 @@ func (h *HTTP) OpenListen() {
 	key := "get:" + strconv.Itoa(h.seq)
 	h.listen = key
 	h.mu.Unlock()
-	h.get(key, "", "", true, nil)
+	h.get(key, "", "", true, done)
 }
 
 // Resume GETs the endpoint with Last-Event-ID to continue stream (a
 // "post:K" or "get:N" key). One attempt: retry policy belongs to the caller.
 // done gets nil once 2xx headers arrive; frames carry Meta.Resumes = stream.
 func (h *HTTP) Resume(stream, lastEventID string, done func(error)) {
-	done = httpOnce(done)
+	done = callOnce(done)
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
@@ -770,13 +774,4 @@ func httpCount(n int, what string) string {
 		return "1 " + what
 	}
 	return strconv.Itoa(n) + " " + what + "s"
-}
-
-// httpOnce makes done safe to call once from any path (nil → no-op).
-func httpOnce(done func(error)) func(error) {
-	if done == nil {
-		return func(error) {}
-	}
-	var once sync.Once
-	return func(err error) { once.Do(func() { done(err) }) }
 }

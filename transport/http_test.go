@@ -247,7 +247,7 @@ func TestHTTPGoSDKStreams(t *testing.T) {
 	}
 
 	// Standalone GET stream opens.
-	h.OpenListen()
+	h.OpenListen(nil)
 	_, listen := rec.wait(t, "listen opened", func(f Frame) bool {
 		return f.Meta.Event == EvStreamOpened && strings.HasPrefix(f.Meta.Stream, "get:")
 	})
@@ -395,9 +395,9 @@ func TestHTTPGoSDKJSONResponse(t *testing.T) {
 		t.Fatal("a JSON answer was reported as a stream")
 	}
 
-	h.OpenListen()
+	h.OpenListen(nil)
 	_, listen := rec.wait(t, "listen", func(f Frame) bool { return f.Meta.Event == EvStreamOpened })
-	h.OpenListen() // a second one is refused locally, not sent
+	h.OpenListen(nil) // a second one is refused locally, not sent
 	rec.wait(t, "second listen note", func(f Frame) bool { return f.Meta.Event == EvNote && f.Meta.Stream == listen.Meta.Stream })
 
 	httpMustSend(t, h, httpRequest(2, "tools/call", `{"name":"progress","arguments":{},"_meta":{"progressToken":7}}`))
@@ -424,7 +424,7 @@ func TestHTTPGoSDKStatelessListen405(t *testing.T) {
 	if h.SessionID() != "" {
 		t.Fatalf("stateless server issued session %q", h.SessionID())
 	}
-	h.OpenListen()
+	h.OpenListen(nil)
 	_, n := rec.wait(t, "405 note", func(f Frame) bool { return f.Meta.Event == EvNote && f.Meta.Status == 405 })
 	if !strings.HasPrefix(n.Meta.Stream, "get:") || rec.find(func(f Frame) bool { return f.Meta.Event == EvHTTPError }) >= 0 {
 		t.Fatalf("405 handling: %s", rec.dump())

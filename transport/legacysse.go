@@ -307,7 +307,7 @@ func (l *LegacySSE) deliver(ev SSEEvent, em Meta) {
 // answer, which real servers give at once (202), so that messages reach the
 // server in the order sent; the JSON-RPC response comes on the GET stream.
 func (l *LegacySSE) Send(m Outgoing, done func(error)) {
-	done = httpOnce(done)
+	done = callOnce(done)
 	l.mu.Lock()
 	endpoint, rec, sid := l.endpoint, l.endpointRec, l.sessionID
 	var refuse error

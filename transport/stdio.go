@@ -15,6 +15,8 @@ import (
 	"sync/atomic"
 	"syscall"
 	"time"
+
+	"mcpscope/internal/shell"
 )
 
 // StdioOptions describe the server process to spawn.
@@ -115,7 +117,7 @@ func (s *Stdio) argv() []string {
 	}
 	line := s.o.Command
 	for _, a := range s.o.Args {
-		line += " " + stdioQuote(a)
+		line += " " + shell.Quote(a)
 	}
 	return []string{"sh", "-c", line}
 }
@@ -223,7 +225,7 @@ func (s *Stdio) spawnDetail(argv []string) string {
 		b.WriteByte(' ')
 	}
 	if s.o.Shell {
-		b.WriteString("sh -c " + stdioQuote(stdioRedactLine(argv[2])))
+		b.WriteString("sh -c " + shell.Quote(stdioRedactLine(argv[2])))
 	} else {
 		b.WriteString(stdioCommandLine(argv))
 	}
@@ -237,7 +239,7 @@ func (s *Stdio) spawnDetail(argv []string) string {
 // but not reading (the pipe is full): that is the backpressure a caller's
 // send loop wants, and it ends when the process exits or Close runs.
 func (s *Stdio) Send(m Outgoing, done func(error)) {
-	done = stdioOnce(done)
+	done = callOnce(done)
 	if i := bytes.IndexByte(m.Data, '\n'); i >= 0 {
 		s.sendFailed(fmt.Errorf("stdio send: message has a raw newline at byte %d; stdio carries one message per line, so encode newlines inside JSON strings as \\n", i), done)
 		return
@@ -622,15 +624,6 @@ func stdioCloseAll(fs []*os.File) {
 	}
 }
 
-// stdioOnce makes done safe to call once (nil → no-op).
-func stdioOnce(done func(error)) func(error) {
-	if done == nil {
-		return func(error) {}
-	}
-	var once sync.Once
-	return func(err error) { once.Do(func() { done(err) }) }
-}
-
 // stdioCommandLine renders argv for people, quoting what a shell would split
 // and redacting NAME=value words whose name looks secret.
 func stdioCommandLine(argv []string) string {
@@ -644,25 +637,13 @@ func stdioCommandLine(argv []string) string {
 // stdioEnvWord shows KEY=VAL (or --key=val) quoted, or KEY=[redacted].
 func stdioEnvWord(w string) string {
 	name, val, ok := strings.Cut(w, "=")
-	if !ok || name == "" || stdioQuote(name) != name {
-		return stdioQuote(w)
+	if !ok || name == "" || shell.Quote(name) != name {
+		return shell.Quote(w)
 	}
 	if IsSecretName(strings.TrimLeft(name, "-")) {
 		return name + "=[redacted]"
 	}
-	return name + "=" + stdioQuote(val)
-}
-
-func stdioQuote(w string) string {
-	if w == "" {
-		return "''"
-	}
-	for _, r := range w {
-		if !(r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' || strings.ContainsRune("_-+=:,./@%^", r)) {
-			return "'" + strings.ReplaceAll(w, "'", `'\''`) + "'"
-		}
-	}
-	return w
+	return name + "=" + shell.Quote(val)
 }
 
 // stdioRedactLine redacts NAME=value words in a shell command line. Quotes

@@ -27,8 +27,7 @@ type catSection struct {
 	label, method, field, capability string
 	entries                          []catEntry
 	sel                              int
-	pending                          *session.Call
-	acc                              []catEntry // pages gathered so far
+	pending                          *session.Listing
 	err                              string
 	seen                             int // list_changed count at the last fetch
 	fetched                          bool
@@ -68,8 +67,7 @@ func (c *catalog) refresh(m *Model, force bool) {
 		if s.label == "templates" {
 			s.seen = m.info.ListChanged["resources"]
 		}
-		s.acc = nil
-		s.pending = m.s.Call(s.method, nil)
+		s.pending = m.s.List(s.method, s.field)
 		s.fetched = true
 	}
 }
@@ -88,27 +86,16 @@ func (c *catalog) poll(m *Model) {
 		if s.pending == nil {
 			continue
 		}
-		select {
-		case <-s.pending.Done():
-		default:
+		if !s.pending.Step() {
 			continue
 		}
-		sn := s.pending.Snapshot()
+		items, err := s.pending.Result()
 		s.pending = nil
-		if e := sn.Err(); e != nil {
-			s.err = termsafe.Line(e.Error())
+		if err != nil {
+			s.err = termsafe.Line(err.Error())
 			continue
 		}
-		var page map[string]json.RawMessage
-		_ = json.Unmarshal(sn.Result, &page)
-		s.acc = append(s.acc, parseEntries(s.field, sn.Result)...)
-		var cursor string
-		_ = json.Unmarshal(page["nextCursor"], &cursor)
-		if cursor != "" && len(s.acc) < 10000 {
-			s.pending = m.s.Call(s.method, map[string]string{"cursor": cursor})
-			continue
-		}
-		s.entries, s.acc, s.err = s.acc, nil, ""
+		s.entries, s.err = parseEntries(items), ""
 		s.sel = clamp(s.sel, 0, len(s.entries)-1)
 	}
 	// Lists the server changed are fetched again once the catalog is open
@@ -289,25 +276,23 @@ func (c *catalog) render(m *Model, w, h int) string {
 	return strings.Join(l, "\n")
 }
 
-// parseEntries reads one page of a list result.
-func parseEntries(field string, result json.RawMessage) []catEntry {
-	var page map[string]json.RawMessage
-	_ = json.Unmarshal(result, &page)
-	var raw []struct {
-		Name        string          `json:"name"`
-		Title       string          `json:"title"`
-		Description string          `json:"description"`
-		URI         string          `json:"uri"`
-		URITemplate string          `json:"uriTemplate"`
-		InputSchema json.RawMessage `json:"inputSchema"`
-		Arguments   json.RawMessage `json:"arguments"`
-		Execution   struct {
-			TaskSupport string `json:"taskSupport"`
-		} `json:"execution"`
-	}
-	_ = json.Unmarshal(page[field], &raw)
+// parseEntries reads the items of a list (tools, resources, templates or prompts).
+func parseEntries(items []json.RawMessage) []catEntry {
 	var out []catEntry
-	for _, r := range raw {
+	for _, it := range items {
+		var r struct {
+			Name        string          `json:"name"`
+			Title       string          `json:"title"`
+			Description string          `json:"description"`
+			URI         string          `json:"uri"`
+			URITemplate string          `json:"uriTemplate"`
+			InputSchema json.RawMessage `json:"inputSchema"`
+			Arguments   json.RawMessage `json:"arguments"`
+			Execution   struct {
+				TaskSupport string `json:"taskSupport"`
+			} `json:"execution"`
+		}
+		_ = json.Unmarshal(it, &r)
 		e := catEntry{name: r.Name, title: r.Title, desc: r.Description, uri: firstNonEmpty(r.URI, r.URITemplate), schema: r.InputSchema,
 			taskSupport: r.Execution.TaskSupport}
 		_ = json.Unmarshal(r.Arguments, &e.args)

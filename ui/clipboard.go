@@ -8,6 +8,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/atotto/clipboard"
 
+	"mcpscope/internal/shell"
 	"mcpscope/session"
 )
 
@@ -77,7 +78,7 @@ func commandLine(sn session.CallSnapshot, target []string) (string, bool) {
 	case "tools/call":
 		argv = []string{"mcpscope", "call", p.Name}
 		if a := strings.TrimSpace(string(p.Arguments)); a != "" && a != "{}" && a != "null" {
-			argv = append(argv, "--json", compact(p.Arguments))
+			argv = append(argv, "--args", compact(p.Arguments))
 		}
 	case "resources/read":
 		argv = []string{"mcpscope", "read", p.URI}
@@ -99,10 +100,7 @@ func commandLine(sn session.CallSnapshot, target []string) (string, bool) {
 		return "", false
 	}
 	argv = append(argv, target...)
-	for i, a := range argv {
-		argv[i] = shellQuote(a)
-	}
-	return strings.Join(argv, " "), true
+	return shell.Join(argv), true
 }
 
 func compact(raw json.RawMessage) string {
@@ -112,11 +110,4 @@ func compact(raw json.RawMessage) string {
 	}
 	b, _ := json.Marshal(v)
 	return string(b)
-}
-
-func shellQuote(s string) string {
-	if s != "" && strings.Trim(s, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@+,") == "" {
-		return s
-	}
-	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }

@@ -11,6 +11,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"mcpscope/internal/schema"
 	"mcpscope/internal/termsafe"
 	"mcpscope/ui/keys"
 )
@@ -59,15 +60,15 @@ type schemaProp struct {
 
 // fieldsFromSchema builds form fields for an object schema, in the order
 // the properties were written (maps would lose it).
-func fieldsFromSchema(schema json.RawMessage) ([]*field, error) {
-	if len(bytes.TrimSpace(schema)) == 0 {
+func fieldsFromSchema(object json.RawMessage) ([]*field, error) {
+	if len(bytes.TrimSpace(object)) == 0 {
 		return nil, nil
 	}
 	var s struct {
 		Properties json.RawMessage `json:"properties"`
 		Required   []string        `json:"required"`
 	}
-	if err := json.Unmarshal(schema, &s); err != nil {
+	if err := json.Unmarshal(object, &s); err != nil {
 		return nil, fmt.Errorf("unreadable schema: %w", err)
 	}
 	names, err := objectKeys(s.Properties)
@@ -89,8 +90,7 @@ func fieldsFromSchema(schema json.RawMessage) ([]*field, error) {
 		p := props[n]
 		f := &field{name: n, title: p.Title, desc: p.Description, required: req[n], choice: -1,
 			min: p.Minimum, max: p.Maximum, minLen: p.MinLength}
-		var typ string
-		_ = json.Unmarshal(p.Type, &typ)
+		typ, _ := schema.Type(p.Type)
 		switch {
 		case len(p.Enum) > 0:
 			f.kind, f.choices = fEnum, p.Enum

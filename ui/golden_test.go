@@ -65,7 +65,9 @@ func TestGoldenPanes(t *testing.T) {
 // loadPage fills a catalog section as if its list call had answered.
 func loadPage(m *Model, sec int, result string) {
 	s := m.catalog.secs[sec]
-	s.entries = parseEntries(s.field, json.RawMessage(result))
+	var page map[string][]json.RawMessage
+	_ = json.Unmarshal([]byte(result), &page)
+	s.entries = parseEntries(page[s.field])
 	s.fetched = true
 }
 

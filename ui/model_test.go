@@ -293,7 +293,7 @@ func TestCopyAndHelpAndTheme(t *testing.T) {
 		t.Fatalf("copy: %q\n%s", clip, screen(m))
 	}
 	press(m, "copy-command")
-	if want := `mcpscope call echo --json '{"message":"it'\''s"}' http://localhost:8080/mcp`; len(clip) != 2 || clip[1] != want {
+	if want := `mcpscope call echo --args '{"message":"it'\''s"}' http://localhost:8080/mcp`; len(clip) != 2 || clip[1] != want {
 		t.Fatalf("command line %q, want %q", clip, want)
 	}
 	press(m, "help")

@@ -9,6 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"mcpscope/internal/shell"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
 	"mcpscope/ui/keys"
@@ -44,7 +45,7 @@ func (m *Model) reconnectNow() {
 
 // rejoinCommand is the shell command that rejoins a record.
 func rejoinCommand(handle string) string {
-	return "mcpscope rejoin " + shellQuote(handle)
+	return "mcpscope rejoin " + shell.Quote(handle)
 }
 
 // rejoinView lists the calls left running on servers (by this or another

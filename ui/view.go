@@ -1,7 +1,6 @@
 package ui
 
 import (
-	"bytes"
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -284,27 +283,13 @@ func (m *Model) status(sn session.CallSnapshot) string {
 	if sn.Late > 0 {
 		return "late"
 	}
-	if sn.State == session.StateOK && sn.Method == "tools/call" && isToolError(sn.Result) {
+	if sn.IsError {
 		return "error"
 	}
 	if sn.ResultType == "input_required" {
 		return "input"
 	}
 	return string(sn.State)
-}
-
-// isToolError looks for isError:true near the end of a tool result, where
-// encoders put it, without scanning megabytes of content.
-func isToolError(r []byte) bool {
-	tail := r
-	if len(tail) > 256 {
-		tail = tail[len(tail)-256:]
-	}
-	head := r
-	if len(head) > 256 {
-		head = head[:256]
-	}
-	return bytes.Contains(tail, []byte(`"isError":true`)) || bytes.Contains(head, []byte(`"isError":true`))
 }
 
 func (m *Model) statusStyle(st string) lipgloss.Style {

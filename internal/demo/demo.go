@@ -73,11 +73,6 @@ type Demo struct {
 	extraOn bool
 }
 
-// NewServer returns the demo server. Its clock ticker stops by itself when
-// the last subscriber goes away; use New when you also need to stop
-// in-flight tool calls (a server shutting down).
-func NewServer(opts Options) *mcp.Server { return New(opts).Server }
-
 // New builds the demo server.
 func New(opts Options) *Demo {
 	opts = opts.withDefaults()

@@ -38,14 +38,9 @@ func serve(ctx context.Context, t mcp.Transport, opts Options) error {
 	return err
 }
 
-// HTTPHandler serves the demo over Streamable HTTP (stateful sessions, with
-// an in-memory event store so dropped SSE streams can be resumed with
-// Last-Event-ID). Mount it where you like; ServeHTTP uses /mcp. Sessions
-// last until the client deletes them.
-func HTTPHandler(opts Options) http.Handler {
-	return newHTTPHandler(New(opts))
-}
-
+// newHTTPHandler serves d over Streamable HTTP (stateful sessions, with an
+// in-memory event store so dropped SSE streams can be resumed with
+// Last-Event-ID). Sessions last until the client deletes them.
 func newHTTPHandler(d *Demo) http.Handler {
 	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return d.Server }, &mcp.StreamableHTTPOptions{
 		EventStore: mcp.NewMemoryEventStore(nil),

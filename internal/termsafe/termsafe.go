@@ -81,3 +81,50 @@ func isFormat(r rune) bool {
 	}
 	return false
 }
+
+// JSON makes JSON text inert without changing what it says: inside strings,
+// control characters, DEL, C1 controls, bidi and other invisible format
+// characters and the line/paragraph separators become \u escapes, which a
+// JSON reader turns back into the same value; invalid UTF-8 becomes
+// \ufffd. Between tokens, anything but JSON's own blanks is shown as in
+// Text. Clean input is returned as is.
+func JSON(b []byte) []byte {
+	if isPlain(string(b), true) {
+		return b
+	}
+	const hex = "0123456789abcdef"
+	out := make([]byte, 0, len(b)+16)
+	inString := false
+	for i := 0; i < len(b); {
+		c := b[i]
+		if inString && c == '\\' && i+1 < len(b) {
+			out = append(out, c, b[i+1]) // an escape stays as written
+			i += 2
+			continue
+		}
+		if c == '"' {
+			inString = !inString
+		}
+		r, n := utf8.DecodeRune(b[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			if inString {
+				out = append(out, `\ufffd`...)
+			} else {
+				out = append(out, "\uFFFD"...)
+			}
+		case !inString && (r == '\n' || r == '\t' || r == ' ' || r == '\r'):
+			if r != '\r' {
+				out = append(out, c)
+			}
+		case inString && (r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || isFormat(r) || r == 0x2028 || r == 0x2029):
+			out = append(out, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
+		case !inString && (r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || isFormat(r)):
+			out = append(out, clean(string(b[i:i+n]), false)...)
+		default:
+			out = append(out, b[i:i+n]...)
+		}
+		i += n
+	}
+	return out
+}

@@ -1,6 +1,8 @@
 package termsafe
 
 import (
+	"encoding/json"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -52,4 +54,27 @@ func FuzzText(f *testing.F) {
 			t.Fatalf("escape survived: %q → %q", s, out)
 		}
 	})
+}
+
+func TestJSON(t *testing.T) {
+	cases := []struct{ in, want string }{
+		{`{"a":"plain"}`, `{"a":"plain"}`},
+		{"{\"a\":\"x\u202Ey\"}", `{"a":"x\u202ey"}`},
+		{"{\"a\":\"\u0085\u2028\"}", `{"a":"\u0085\u2028"}`},
+		{"{\"a\":\"\x1b]52;c;aGk=\x07\"}", `{"a":"\u001b]52;c;aGk=\u0007"}`},
+		{`{"a":"kept \" \\u001b escape"}`, `{"a":"kept \" \\u001b escape"}`},
+		{"{\n\t\"a\": \"é\"\r\n}", "{\n\t\"a\": \"é\"\n}"},
+		{"{\"a\":\"\xff\"}", `{"a":"\ufffd"}`},
+	}
+	for _, c := range cases {
+		got := string(JSON([]byte(c.in)))
+		if got != c.want {
+			t.Errorf("JSON(%q) = %q, want %q", c.in, got, c.want)
+			continue
+		}
+		var a, b any
+		if json.Unmarshal([]byte(c.in), &a) == nil && json.Unmarshal([]byte(got), &b) == nil && !reflect.DeepEqual(a, b) {
+			t.Errorf("JSON(%q) changed the value: %v became %v", c.in, a, b)
+		}
+	}
 }

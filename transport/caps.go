@@ -1,0 +1,64 @@
+package transport
+
+import "sync"
+
+// Optional capabilities. A Transport is all the session needs to exchange
+// messages; these are the extra things some transports can do, named here so
+// the contract is written down in one place. The session asks for them with
+// a type assertion and does without when a transport lacks one.
+//
+//	capability      Stdio  HTTP  LegacySSE
+//	SessionHolder     -     ✓       -
+//	VersionHeader     -     ✓       -
+//	StreamCloser      -     ✓       -
+//	Listener          -     ✓       -
+//	Resumer           -     ✓       -
+
+// SessionHolder carries an MCP session (Mcp-Session-Id): Streamable HTTP.
+// Having one is also how the session tells an HTTP transport from a pipe.
+type SessionHolder interface {
+	// SessionID is the id in use, "" before the server issued one.
+	SessionID() string
+	// SetSessionID seeds an id (rejoin after a restart) or clears it before
+	// a fresh initialize.
+	SetSessionID(id string)
+	// KeepSession makes Close leave the session on the server (no DELETE),
+	// so calls detached from it can be rejoined by another process.
+	KeepSession()
+}
+
+// VersionHeader mirrors the negotiated protocol version in every later
+// request (MCP-Protocol-Version).
+type VersionHeader interface {
+	SetProtocolVersion(v string)
+}
+
+// StreamCloser closes one request's own response stream (and any resume of
+// it) and nothing else: how a call is cancelled over HTTP.
+type StreamCloser interface {
+	CloseStream(key string)
+}
+
+// Listener opens the standalone server→client stream (GET). done learns
+// once whether it was answered: nil for an open stream, an error for a
+// refusal or failure (a server may refuse it: 405).
+type Listener interface {
+	OpenListen(done func(error))
+}
+
+// Resumer continues a broken stream with Last-Event-ID. One attempt: when
+// and how often to retry is the caller's policy. done gets nil once the
+// server answered 2xx.
+type Resumer interface {
+	Resume(stream, lastEventID string, done func(error))
+}
+
+// callOnce makes done safe to call from several paths: only the first call
+// gets through (nil → no-op).
+func callOnce(done func(error)) func(error) {
+	if done == nil {
+		return func(error) {}
+	}
+	var once sync.Once
+	return func(err error) { once.Do(func() { done(err) }) }
+}
