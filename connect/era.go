@@ -1,4 +1,4 @@
-package main
+package connect
 
 import (
 	"context"
@@ -12,53 +12,55 @@ import (
 	"time"
 
 	"mcpscope/session"
-	"mcpscope/transport"
 )
 
 // stdioProbeTimeout is how long a stdio server gets to answer server/discover
 // before it counts as legacy (the spec's "no response within a timeout").
 const stdioProbeTimeout = 3 * time.Second
 
+// probeTimeout bounds server/discover over HTTP.
+const probeTimeout = 30 * time.Second
+
 // chooseEra settles the protocol era of s and completes the handshake:
 // initialize for legacy, the discover result for modern.
-func chooseEra(ctx context.Context, o *options, s *session.Session, grace time.Duration) error {
-	switch o.era {
-	case "legacy":
-		s.Adopt(session.EraVerdict{Era: session.EraLegacy, Reason: "pinned by --era legacy"})
+func chooseEra(ctx context.Context, sp Spec, s *session.Session) error {
+	switch sp.Era {
+	case session.EraLegacy:
+		s.Adopt(session.EraVerdict{Era: session.EraLegacy, Reason: "pinned to legacy"})
 		_, err := s.Initialize(ctx)
 		return err
-	case "modern":
-		v, err := s.Probe(ctx, 30*time.Second)
+	case session.EraModern:
+		v, err := s.Probe(ctx, probeTimeout)
 		if err != nil {
 			return err
 		}
 		if v.Era != session.EraModern {
-			return fmt.Errorf("--era modern: the server does not speak %s (%s); try --era legacy", session.ModernVersion, v.Reason)
+			return &EraError{Pinned: session.EraModern, Reason: v.Reason}
 		}
-		v.Reason = "pinned by --era modern; " + v.Reason
+		v.Reason = "pinned to modern; " + v.Reason
 		s.Adopt(v)
 		return nil
 	}
-	if _, sse := s.Transport().(*transport.LegacySSE); sse {
+	if sp.kind() == "sse" {
 		s.Adopt(session.EraVerdict{Era: session.EraLegacy, Reason: "the HTTP+SSE transport (2024-11-05) has only the initialize era"})
 		_, err := s.Initialize(ctx)
 		return err
 	}
 	var v session.EraVerdict
 	var err error
-	if _, stdio := s.Transport().(*transport.Stdio); stdio {
-		v, err = probeStdio(ctx, o, grace)
+	if sp.kind() == "stdio" {
+		v, err = probeStdio(ctx, sp)
 	} else {
-		v, err = s.Probe(ctx, 30*time.Second)
+		v, err = s.Probe(ctx, probeTimeout)
 	}
 	if err != nil {
 		return err
 	}
-	if _, stdio := s.Transport().(*transport.Stdio); stdio && v.Era == session.EraModern {
+	if sp.kind() == "stdio" && v.Era == session.EraModern {
 		// The verdict came from a sibling or the cache: ask this process too,
 		// so its journal holds the server's own discover result.
 		reason := v.Reason
-		if v, err = s.Probe(ctx, 30*time.Second); err != nil {
+		if v, err = s.Probe(ctx, probeTimeout); err != nil {
 			return err
 		}
 		v.Reason = reason
@@ -71,15 +73,24 @@ func chooseEra(ctx context.Context, o *options, s *session.Session, grace time.D
 	return err
 }
 
+// EraError is a pinned era the server does not speak.
+type EraError struct{ Pinned, Reason string }
+
+func (e *EraError) Error() string {
+	return fmt.Sprintf("the server does not speak the %s era (%s): %s", e.Pinned, session.ModernVersion, e.Reason)
+}
+
 // probeStdio asks a disposable sibling process, because some legacy servers
 // exit on any request before initialize; the verdict is cached per command
 // so the next run skips the probe.
-func probeStdio(ctx context.Context, o *options, grace time.Duration) (session.EraVerdict, error) {
-	key := eraCacheKey(o)
+func probeStdio(ctx context.Context, sp Spec) (session.EraVerdict, error) {
+	key := eraCacheKey(sp)
 	if v, ok := readEraCache(key); ok {
 		return v, nil
 	}
-	t, err := newTransport(o, 200*time.Millisecond)
+	probeSpec := sp
+	probeSpec.Grace = 200 * time.Millisecond
+	t, _, err := newTransport(probeSpec)
 	if err != nil {
 		return session.EraVerdict{}, err
 	}
@@ -91,32 +102,22 @@ func probeStdio(ctx context.Context, o *options, grace time.Duration) (session.E
 	v, err := probe.Probe(ctx, stdioProbeTimeout)
 	if err == nil {
 		v.Reason += " (asked a separate probe process)"
-		writeEraCache(key, v, o)
+		writeEraCache(key, v, sp)
 	}
 	return v, err
 }
 
-func eraCacheKey(o *options) string {
+func eraCacheKey(sp Spec) string {
 	h := sha256.New()
-	for _, a := range cacheCommand(o) {
+	for _, a := range sp.argv() {
 		h.Write([]byte(a))
 		h.Write([]byte{0})
 	}
-	h.Write([]byte(o.cwd))
-	for _, e := range o.env {
+	h.Write([]byte(sp.Dir))
+	for _, e := range sp.Env {
 		h.Write([]byte(e))
 	}
 	return hex.EncodeToString(h.Sum(nil))[:24]
-}
-
-// cacheCommand is the command the verdict belongs to (the demo server when
-// no command was given).
-func cacheCommand(o *options) []string {
-	if len(o.command) > 0 {
-		return o.command
-	}
-	self, _ := os.Executable()
-	return []string{self, "demo"}
 }
 
 type eraCacheEntry struct {
@@ -127,7 +128,7 @@ type eraCacheEntry struct {
 }
 
 // eraCacheTTL keeps verdicts a day: servers rarely change eras more often,
-// and --era pins one when they do.
+// and pinning the era settles it when they do.
 const eraCacheTTL = 24 * time.Hour
 
 func eraCachePath() string { return filepath.Join(session.StateDir(), "era-cache.json") }
@@ -145,10 +146,10 @@ func readEraCache(key string) (session.EraVerdict, bool) {
 	if !ok || time.Since(e.At) > eraCacheTTL {
 		return session.EraVerdict{}, false
 	}
-	return session.EraVerdict{Era: e.Era, Reason: e.Reason + " (cached " + e.At.Format(time.RFC3339) + "; --era pins it)"}, true
+	return session.EraVerdict{Era: e.Era, Reason: e.Reason + " (cached " + e.At.Format(time.RFC3339) + ")"}, true
 }
 
-func writeEraCache(key string, v session.EraVerdict, o *options) {
+func writeEraCache(key string, v session.EraVerdict, sp Spec) {
 	path := eraCachePath()
 	m := map[string]eraCacheEntry{}
 	if b, err := os.ReadFile(path); err == nil {
@@ -160,7 +161,7 @@ func writeEraCache(key string, v session.EraVerdict, o *options) {
 		}
 	}
 	m[key] = eraCacheEntry{Era: v.Era, Reason: strings.TrimSuffix(v.Reason, " (asked a separate probe process)"),
-		Command: strings.Join(cacheCommand(o), " "), At: time.Now()}
+		Command: strings.Join(sp.argv(), " "), At: time.Now()}
 	b, _ := json.MarshalIndent(m, "", "  ")
 	if os.MkdirAll(filepath.Dir(path), 0o700) != nil {
 		return

@@ -1,4 +1,4 @@
-package ui
+package e2e
 
 import (
 	"fmt"
@@ -23,12 +23,7 @@ func TestE2ETmux(t *testing.T) {
 		t.Skip("e2e: tmux is not installed (CI installs it); skipping the end-to-end test")
 	}
 	dir := t.TempDir()
-	bin := filepath.Join(dir, "mcpscope")
-	build := exec.Command("go", "build", "-o", bin, "mcpscope")
-	build.Dir = ".."
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("build: %v\n%s", err, out)
-	}
+	bin := binary(t)
 	tm := &tmux{t: t, sock: fmt.Sprintf("mcpscope-e2e-%d", os.Getpid())}
 	tm.run("-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40", "-s", "e2e",
 		fmt.Sprintf("cd %s && TERM=xterm-256color NO_COLOR= XDG_STATE_HOME=%s/state %s --no-journal 2>%s/stderr.log", dir, dir, bin, dir))

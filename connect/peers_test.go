@@ -1,15 +1,15 @@
-package main
+package connect_test
 
 import (
-	"bytes"
 	"context"
-	"encoding/json"
 	"errors"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
 
+	"mcpscope/connect"
+	"mcpscope/internal/clienttest"
 	"mcpscope/internal/peers"
 	"mcpscope/session"
 	"mcpscope/transport"
@@ -18,71 +18,45 @@ import (
 // These run mcpscope's own code paths (flags → transport → era probe →
 // session) against server-everything, a server written by others.
 
-func everythingStdioOpts(t *testing.T) *options {
+func everythingStdio(t *testing.T) connect.Spec {
 	cmd, args := peers.EverythingStdio(t)
-	return &options{command: append([]string{cmd}, args...), noJournal: true}
+	return connect.Spec{Command: append([]string{cmd}, args...), NoJournal: true}
 }
 
-func everythingHTTPOpts(t *testing.T) *options {
-	return &options{url: peers.StartEverythingHTTP(t, "streamableHttp"), noJournal: true}
+func everythingHTTP(t *testing.T) connect.Spec {
+	return connect.Spec{URL: peers.StartEverythingHTTP(t, "streamableHttp"), NoJournal: true}
 }
 
-func connectT(t *testing.T, o *options) *session.Session {
-	t.Helper()
-	t.Setenv("XDG_STATE_HOME", t.TempDir()) // no shared era cache or state between tests
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	s, err := connect(ctx, o, nil, 500*time.Millisecond)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
-}
-
-func callT(t *testing.T, c *session.Call) json.RawMessage {
-	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	res, err := c.WaitFinal(ctx)
-	if err != nil {
-		t.Fatalf("%s %s: %v", c.Method, c.Name, err)
-	}
-	return res
-}
-
-func exerciseEverything(t *testing.T, o *options) {
-	s := connectT(t, o)
+func exerciseEverything(t *testing.T, o connect.Spec) {
+	s := clienttest.Connect(t, o)
 	in := s.Info()
 	if in.Era != session.EraLegacy || in.ServerInfo.Name == "" || in.ProtocolVersion == "" {
 		t.Fatalf("want a legacy session with server info, got era %q (%s), server %q, version %q", in.Era, in.EraReason, in.ServerInfo.Name, in.ProtocolVersion)
 	}
-	var out bytes.Buffer
 	for cmd, field := range map[string]string{"tools": "tools", "resources": "resources", "templates": "resourceTemplates", "prompts": "prompts"} {
-		out.Reset()
 		method := map[string]string{"tools": "tools/list", "resources": "resources/list", "templates": "resources/templates/list", "prompts": "prompts/list"}[cmd]
-		if err := listAll(context.Background(), s, method, field, &options{jsonOut: true}, &out); err != nil {
+		items, err := s.ListAll(context.Background(), method, field)
+		if err != nil {
 			t.Fatalf("%s: %v", cmd, err)
 		}
-		var r map[string][]json.RawMessage
-		if err := json.Unmarshal(out.Bytes(), &r); err != nil || len(r[field]) == 0 {
-			t.Fatalf("%s: want a non-empty %s list, got %.300s (%v)", cmd, field, out.String(), err)
+		if len(items) == 0 {
+			t.Fatalf("%s: want a non-empty %s list", cmd, field)
 		}
 	}
 
-	res := callT(t, s.Call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "hello from mcpscope"}}))
+	res := clienttest.Call(t, s.Call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "hello from mcpscope"}}))
 	if !strings.Contains(string(res), "hello from mcpscope") {
 		t.Fatalf("echo: %s", res)
 	}
 
 	c := s.Call("tools/call", map[string]any{"name": "trigger-long-running-operation", "arguments": map[string]any{"duration": 1, "steps": 4}})
-	callT(t, c)
+	clienttest.Call(t, c)
 	if sn := c.Snapshot(); sn.Progress.Updates != 4 || sn.Progress.Total != 4 {
 		t.Fatalf("long-running operation: want 4 progress updates of total 4, got %+v", sn.Progress)
 	}
 
 	c = s.Call("tools/call", map[string]any{"name": "trigger-long-running-operation", "arguments": map[string]any{"duration": 30, "steps": 30}})
-	waitFor(t, s, func() bool { return c.Snapshot().Progress.Updates > 0 })
+	clienttest.WaitFor(t, s, func() bool { return c.Snapshot().Progress.Updates > 0 })
 	if err := s.Cancel(c, "test"); err != nil {
 		t.Fatal(err)
 	}
@@ -90,35 +64,23 @@ func exerciseEverything(t *testing.T, o *options) {
 		t.Fatalf("cancelled call: %v", err)
 	}
 	// The session goes on after a cancel.
-	res = callT(t, s.Call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "after cancel"}}))
+	res = clienttest.Call(t, s.Call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "after cancel"}}))
 	if !strings.Contains(string(res), "after cancel") {
 		t.Fatalf("echo after cancel: %s", res)
 	}
 }
 
-func waitFor(t *testing.T, s *session.Session, cond func() bool) {
-	t.Helper()
-	deadline := time.After(30 * time.Second)
-	for !cond() {
-		select {
-		case <-s.Store().Changed():
-		case <-deadline:
-			t.Fatal("condition not met within 30s")
-		}
-	}
-}
+func TestEverythingStdio(t *testing.T) { exerciseEverything(t, everythingStdio(t)) }
 
-func TestEverythingStdio(t *testing.T) { exerciseEverything(t, everythingStdioOpts(t)) }
-
-func TestEverythingStreamableHTTP(t *testing.T) { exerciseEverything(t, everythingHTTPOpts(t)) }
+func TestEverythingStreamableHTTP(t *testing.T) { exerciseEverything(t, everythingHTTP(t)) }
 
 // A banner on stdout (a common mistake of real servers) is kept as garbage
 // and the session works.
 func TestEverythingWithBanner(t *testing.T) {
-	o := everythingStdioOpts(t)
-	o.command = []string{"sh", "-c", `echo "Starting server... (not JSON)"; exec "$0" "$@"`, o.command[0], o.command[1], o.command[2]}
-	s := connectT(t, o)
-	res := callT(t, s.Call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "still fine"}}))
+	o := everythingStdio(t)
+	o.Command = []string{"sh", "-c", `echo "Starting server... (not JSON)"; exec "$0" "$@"`, o.Command[0], o.Command[1], o.Command[2]}
+	s := clienttest.Connect(t, o)
+	res := clienttest.Call(t, s.Call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "still fine"}}))
 	if !strings.Contains(string(res), "still fine") {
 		t.Fatalf("echo: %s", res)
 	}
@@ -136,9 +98,9 @@ func TestEverythingWithBanner(t *testing.T) {
 // server-everything killed mid-call: the pending call ends with an error
 // naming the exit, within a second of it.
 func TestEverythingKilledMidCall(t *testing.T) {
-	s := connectT(t, everythingStdioOpts(t))
+	s := clienttest.Connect(t, everythingStdio(t))
 	c := s.Call("tools/call", map[string]any{"name": "trigger-long-running-operation", "arguments": map[string]any{"duration": 60, "steps": 60}})
-	waitFor(t, s, func() bool { return c.Snapshot().Progress.Updates > 0 })
+	clienttest.WaitFor(t, s, func() bool { return c.Snapshot().Progress.Updates > 0 })
 	pid := 0
 	for _, it := range s.Store().Since(0, 0) {
 		if it.Frame.Meta.Event == transport.EvSpawned {
@@ -165,9 +127,9 @@ func TestEverythingKilledMidCall(t *testing.T) {
 // 2025-11-25 experimental tasks against server-everything: create a task,
 // follow its status, fetch the result; cancel another one.
 func TestEverythingTasks(t *testing.T) {
-	s := connectT(t, everythingStdioOpts(t))
+	s := clienttest.Connect(t, everythingStdio(t))
 	c := s.CallAsTask("tools/call", map[string]any{"name": "simulate-research-query", "arguments": map[string]any{"topic": "tides"}}, time.Minute)
-	callT(t, c)
+	clienttest.Call(t, c)
 	id := c.Snapshot().TaskID
 	if id == "" {
 		t.Fatalf("no task id in the CreateTaskResult: %s", c.Snapshot().Result)
@@ -187,13 +149,13 @@ func TestEverythingTasks(t *testing.T) {
 	}
 
 	other := s.CallAsTask("tools/call", map[string]any{"name": "simulate-research-query", "arguments": map[string]any{"topic": "moons"}}, 0)
-	callT(t, other)
+	clienttest.Call(t, other)
 	oid := other.Snapshot().TaskID
-	callT(t, s.Call("tasks/cancel", map[string]any{"taskId": oid}))
+	clienttest.Call(t, s.Call("tasks/cancel", map[string]any{"taskId": oid}))
 	if tk, _ := s.Task(oid); tk.Status != "cancelled" {
 		t.Fatalf("after tasks/cancel: %+v", tk)
 	}
-	list := callT(t, s.Call("tasks/list", nil))
+	list := clienttest.Call(t, s.Call("tasks/list", nil))
 	if !strings.Contains(string(list), id) || !strings.Contains(string(list), oid) {
 		t.Fatalf("tasks/list lacks our tasks: %.300s", list)
 	}
@@ -202,19 +164,19 @@ func TestEverythingTasks(t *testing.T) {
 // server-everything's sse mode end to end: Streamable HTTP is refused (404),
 // mcpscope falls back to HTTP+SSE by itself, and calls with progress work.
 func TestEverythingSSEFallback(t *testing.T) {
-	s := connectT(t, &options{url: peers.StartEverythingHTTP(t, "sse"), noJournal: true})
+	s := clienttest.Connect(t, connect.Spec{URL: peers.StartEverythingHTTP(t, "sse"), NoJournal: true})
 	if _, ok := s.Transport().(*transport.LegacySSE); !ok {
 		t.Fatalf("want the HTTP+SSE transport after the fallback, got %s", s.Transport().Describe())
 	}
 	if in := s.Info(); in.Era != session.EraLegacy || in.ServerInfo.Name == "" {
 		t.Fatalf("info: %+v", in)
 	}
-	res := callT(t, s.Call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "over sse"}}))
+	res := clienttest.Call(t, s.Call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "over sse"}}))
 	if !strings.Contains(string(res), "over sse") {
 		t.Fatalf("echo: %s", res)
 	}
 	c := s.Call("tools/call", map[string]any{"name": "trigger-long-running-operation", "arguments": map[string]any{"duration": 1, "steps": 3}})
-	callT(t, c)
+	clienttest.Call(t, c)
 	if p := c.Snapshot().Progress; p.Updates != 3 {
 		t.Fatalf("progress over sse: %+v", p)
 	}

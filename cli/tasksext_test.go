@@ -1,40 +1,27 @@
-package main
+package cli
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
-	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"mcpscope/connect"
+	"mcpscope/internal/clienttest"
 	"mcpscope/internal/peers"
 	"mcpscope/session"
 )
 
-// startTaskT calls the peer's report tool and returns the task it created.
-func startTaskT(t *testing.T, s *session.Session, steps, intervalMs int) string {
-	t.Helper()
-	c := s.Call("tools/call", map[string]any{"name": "report", "arguments": map[string]any{"topic": "tides", "steps": steps, "intervalMs": intervalMs}})
-	res := callT(t, c)
-	id := c.Snapshot().TaskID
-	if session.ResultType(res) != "task" || id == "" {
-		t.Fatalf("want a CreateTaskResult, got %s", res)
-	}
-	return id
-}
-
 // A tools/call declared with the extension gets a task; FollowTask polls
 // tasks/get through working to completed and returns the inlined result.
 func TestTasksExtFollow(t *testing.T) {
-	s := connectT(t, &options{url: peers.StartTSv2Tasks(t), noJournal: true})
+	s := clienttest.Connect(t, connect.Spec{URL: peers.StartTSv2Tasks(t), NoJournal: true})
 	if s.Era() != session.EraModern {
 		t.Fatalf("era %s", s.Era())
 	}
-	id := startTaskT(t, s, 3, 100)
+	id := clienttest.StartReportTask(t, s, 3, 100)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var seen []string
@@ -42,7 +29,7 @@ func TestTasksExtFollow(t *testing.T) {
 	if err != nil {
 		t.Fatalf("follow: %v", err)
 	}
-	if resultText(res) != "report: tides" {
+	if clienttest.ResultText(res) != "report: tides" {
 		t.Fatalf("result %s", res)
 	}
 	if len(seen) == 0 || seen[len(seen)-1] != "completed" {
@@ -57,25 +44,22 @@ func TestTasksExtFollow(t *testing.T) {
 // cancelled for good.
 func TestTasksExtHeadlessCancel(t *testing.T) {
 	url := peers.StartTSv2Tasks(t)
-	s := connectT(t, &options{url: url, noJournal: true})
-	id := startTaskT(t, s, 1000, 1000)
-	bin := mcpscopeBinary(t)
+	s := clienttest.Connect(t, connect.Spec{URL: url, NoJournal: true})
+	id := clienttest.StartReportTask(t, s, 1000, 1000)
 	run := func(args ...string) string {
 		t.Helper()
-		var out, errb bytes.Buffer
-		cmd := exec.Command(bin, append(args, "--no-journal", url)...)
-		cmd.Env, cmd.Stdout, cmd.Stderr = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir()), &out, &errb
-		if err := cmd.Run(); err != nil {
-			t.Fatalf("%v: %v\n%s\n%s", args, err, out.String(), errb.String())
+		code, out, errb := runIn(t, t.TempDir(), append(args, "--no-journal", url)...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d\n%s\n%s", args, code, out, errb)
 		}
-		return out.String()
+		return out
 	}
 	if out := run("task", "get", id); !strings.Contains(out, `"working"`) {
 		t.Fatalf("task get: %s", out)
 	}
 	run("task", "cancel", id)
 	var tk session.Task
-	if err := json.Unmarshal(callT(t, s.Call("tasks/get", map[string]any{"taskId": id})), &tk); err != nil || tk.Status != "cancelled" {
+	if err := json.Unmarshal(clienttest.Call(t, s.Call("tasks/get", map[string]any{"taskId": id})), &tk); err != nil || tk.Status != "cancelled" {
 		t.Fatalf("after cancel: %+v %v", tk, err)
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
@@ -88,22 +72,20 @@ func TestTasksExtHeadlessCancel(t *testing.T) {
 // `mcpscope call report` prints the final result of the task it created.
 func TestTasksExtHeadlessCall(t *testing.T) {
 	url := peers.StartTSv2Tasks(t)
-	var out, errb bytes.Buffer
-	cmd := exec.Command(mcpscopeBinary(t), "call", "report", "topic=kelp", "steps=2", "intervalMs=50", "--task", "--no-journal", url)
-	cmd.Env, cmd.Stdout, cmd.Stderr = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir()), &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("call: %v\n%s\n%s", err, out.String(), errb.String())
+	code, out, errb := runIn(t, t.TempDir(), "call", "report", "topic=kelp", "steps=2", "intervalMs=50", "--task", "--no-journal", url)
+	if code != exitOK {
+		t.Fatalf("call: exit %d\n%s\n%s", code, out, errb)
 	}
-	if !strings.Contains(out.String(), "report: kelp") || !strings.Contains(errb.String(), " created") || !strings.Contains(errb.String(), "completed") {
-		t.Fatalf("call output:\n%s\n%s", out.String(), errb.String())
+	if !strings.Contains(out, "report: kelp") || !strings.Contains(errb, " created") || !strings.Contains(errb, "completed") {
+		t.Fatalf("call output:\n%s\n%s", out, errb)
 	}
 }
 
 // A listen stream with taskIds receives notifications/tasks, which update
 // the task as the session knows it, up to completed with its result.
 func TestTasksExtListen(t *testing.T) {
-	s := connectT(t, &options{url: peers.StartTSv2Tasks(t), noJournal: true})
-	id := startTaskT(t, s, 4, 100)
+	s := clienttest.Connect(t, connect.Spec{URL: peers.StartTSv2Tasks(t), NoJournal: true})
+	id := clienttest.StartReportTask(t, s, 4, 100)
 	l := s.Listen(session.ListenFilter{TaskIDs: []string{id}})
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
@@ -136,47 +118,6 @@ func TestTasksExtListen(t *testing.T) {
 	}
 }
 
-// The first mcpscope creates an extension task and is killed -9; a second
-// one rejoins it from the state store (stateless, tasks/get polling) and
-// prints its result.
-func TestTasksExtRejoinAfterKill9(t *testing.T) {
-	url := peers.StartTSv2Tasks(t)
-	bin := mcpscopeBinary(t)
-	state := t.TempDir()
-	env := append(os.Environ(), "XDG_STATE_HOME="+state)
-
-	first := exec.Command(bin, "call", "report", "topic=tides", "steps=20", "intervalMs=100", url)
-	first.Env = env
-	killAfterTaskCreated(t, first)
-
-	store := &session.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}
-	l, _ := store.List()
-	if len(l) != 1 || l[0].TaskID == "" || l[0].Era != session.EraModern {
-		t.Fatalf("want one modern task record, got %+v", l)
-	}
-	var out, errb bytes.Buffer
-	again := exec.Command(bin, "rejoin", l[0].Handle)
-	again.Env, again.Stdout, again.Stderr = env, &out, &errb
-	if err := again.Run(); err != nil {
-		t.Fatalf("rejoin: %v\n%s\n%s", err, out.String(), errb.String())
-	}
-	if !strings.Contains(out.String(), "report: tides") || !strings.Contains(errb.String(), "completed") {
-		t.Fatalf("rejoin output:\n%s\n%s", out.String(), errb.String())
-	}
-	if l, _ := store.List(); len(l) != 0 {
-		t.Fatalf("the task record should be gone once its result was fetched: %+v", l)
-	}
-}
-
-// runIn runs mcpscope in-process with argv and the given state dir.
-func runIn(t *testing.T, state string, argv ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	t.Setenv("XDG_STATE_HOME", state)
-	var out, errb bytes.Buffer
-	code = run(argv, &out, &errb)
-	return code, out.String(), errb.String()
-}
-
 const approve = `{"action":"accept","content":{"approve":true}}`
 
 // An input_required task is answered once per key through the Responder
@@ -185,28 +126,28 @@ const approve = `{"action":"accept","content":{"approve":true}}`
 // the answer decided.
 func TestTasksExtInputRequired(t *testing.T) {
 	url := peers.StartTSv2Tasks(t)
-	r := capableResponder(func(req session.ServerRequest) (json.RawMessage, *session.RPCError) {
+	r := clienttest.NewResponder(func(req session.ServerRequest) (json.RawMessage, *session.RPCError) {
 		return json.RawMessage(approve), nil
 	})
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	s, err := connect(ctx, &options{url: url, noJournal: true}, r, time.Second)
+	s, err := connect.Connect(ctx, connect.Spec{URL: url, NoJournal: true, Responder: r, Grace: time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
 	c := s.Call("tools/call", map[string]any{"name": "review", "arguments": map[string]any{"topic": "kelp", "holdMs": 500}})
-	callT(t, c)
+	clienttest.Call(t, c)
 	id := c.Snapshot().TaskID
 	res, err := s.FollowTask(ctx, id, nil)
 	if err != nil {
 		t.Fatalf("follow: %v", err)
 	}
-	if got := resultText(res); got != "review: kelp approved" {
+	if got := clienttest.ResultText(res); got != "review: kelp approved" {
 		t.Fatalf("result %q", got)
 	}
-	asked := r.requests()
+	asked := r.Requests()
 	if len(asked) != 1 || asked[0].Key != "approve-kelp" || asked[0].Method != "elicitation/create" || asked[0].TaskID != id ||
 		!strings.Contains(string(asked[0].Params), "Publish the review of kelp?") {
 		t.Fatalf("the responder was asked %+v", asked)
@@ -221,7 +162,7 @@ func TestTasksExtInputRequired(t *testing.T) {
 	if seen < 2 {
 		t.Fatalf("only %d tasks/get results showed input_required; the dedupe went untested", seen)
 	}
-	if got := resultText(callT(t, s.Call("tools/call", map[string]any{"name": "updates", "arguments": map[string]any{}}))); got != `{"approve-kelp":1}` {
+	if got := clienttest.ResultText(clienttest.Call(t, s.Call("tools/call", map[string]any{"name": "updates", "arguments": map[string]any{}}))); got != `{"approve-kelp":1}` {
 		t.Fatalf("the server counted tasks/update keys %s, want exactly one answer", got)
 	}
 }
@@ -259,15 +200,15 @@ func TestTasksExtHeadlessAnswer(t *testing.T) {
 // a decline is an answer too, and the tool reports it.
 func TestTasksExtTaskUpdate(t *testing.T) {
 	url := peers.StartTSv2Tasks(t)
-	s := connectT(t, &options{url: url, noJournal: true})
+	s := clienttest.Connect(t, connect.Spec{URL: url, NoJournal: true})
 	c := s.Call("tools/call", map[string]any{"name": "review", "arguments": map[string]any{"topic": "dune", "holdMs": 0}})
-	callT(t, c)
+	clienttest.Call(t, c)
 	id := c.Snapshot().TaskID
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for { // wait until the server asks
 		var tk session.Task
-		_ = json.Unmarshal(callT(t, s.Call("tasks/get", map[string]any{"taskId": id})), &tk)
+		_ = json.Unmarshal(clienttest.Call(t, s.Call("tasks/get", map[string]any{"taskId": id})), &tk)
 		if tk.Status == "input_required" {
 			break
 		}
@@ -295,74 +236,13 @@ func TestTasksExtTaskUpdate(t *testing.T) {
 // In the 2026 era --task adds no task parameter (the extension removed it;
 // the server decides), and the tool still runs as a task.
 func TestTasksExtNoTaskParam(t *testing.T) {
-	s := connectT(t, &options{url: peers.StartTSv2Tasks(t), noJournal: true})
+	s := clienttest.Connect(t, connect.Spec{URL: peers.StartTSv2Tasks(t), NoJournal: true})
 	c := s.CallAsTask("tools/call", map[string]any{"name": "report", "arguments": map[string]any{"steps": 1, "intervalMs": 0}}, time.Minute)
-	res := callT(t, c)
+	res := clienttest.Call(t, c)
 	if strings.Contains(string(session.StripMeta(c.Params)), `"task"`) {
 		t.Fatalf("params carry a task parameter: %s", c.Params)
 	}
 	if session.ResultType(res) != "task" {
 		t.Fatalf("want a task, got %s", res)
-	}
-}
-
-// `mcpscope listen --task-id ID` prints the task's notifications/tasks up
-// to completed.
-func TestTasksExtListenCLI(t *testing.T) {
-	url := peers.StartTSv2Tasks(t)
-	s := connectT(t, &options{url: url, noJournal: true})
-	id := startTaskT(t, s, 3, 200)
-	cmd := exec.Command(mcpscopeBinary(t), "listen", "--task-id", id, "--no-journal", url)
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+t.TempDir())
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	lines := make(chan string)
-	go func() {
-		defer close(lines)
-		buf := make([]byte, 0, 4096)
-		tmp := make([]byte, 1024)
-		for {
-			n, err := stdout.Read(tmp)
-			buf = append(buf, tmp[:n]...)
-			for {
-				i := bytes.IndexByte(buf, '\n')
-				if i < 0 {
-					break
-				}
-				lines <- string(buf[:i])
-				buf = buf[i+1:]
-			}
-			if err != nil {
-				return
-			}
-		}
-	}()
-	timeout := time.After(30 * time.Second)
-	var got []string
-	for done := false; !done; {
-		select {
-		case l, ok := <-lines:
-			if !ok {
-				t.Fatalf("listen ended early: %v\n%s\n%s", cmd.Wait(), strings.Join(got, "\n"), errb.String())
-			}
-			got = append(got, l)
-			done = strings.Contains(l, "notifications/tasks "+id+" completed")
-		case <-timeout:
-			t.Fatalf("no completed notification:\n%s\n%s", strings.Join(got, "\n"), errb.String())
-		}
-	}
-	_ = cmd.Process.Signal(os.Interrupt)
-	if err := cmd.Wait(); err != nil {
-		t.Fatalf("listen after Ctrl-C: %v\n%s", err, errb.String())
-	}
-	if !strings.Contains(errb.String(), "acknowledged") || !strings.Contains(errb.String(), id) {
-		t.Fatalf("the ack was not shown:\n%s", errb.String())
 	}
 }

@@ -1,10 +1,12 @@
-package main
+package cli
 
 import (
 	"bytes"
+	"context"
 	"strings"
 	"testing"
 
+	"mcpscope/conformance"
 	"mcpscope/internal/testservers"
 )
 
@@ -15,7 +17,7 @@ func runT(t *testing.T, argv ...string) (code int, stdout, stderr string) {
 	bin := testservers.BuildStdio(t)
 	var out, errb bytes.Buffer
 	full := append(append([]string{}, argv...), "--no-journal", "--", bin)
-	code = run(full, &out, &errb)
+	code = Run(context.Background(), full, &out, &errb)
 	return code, out.String(), errb.String()
 }
 
@@ -53,17 +55,38 @@ func TestHeadlessExitCodes(t *testing.T) {
 func TestHeadlessUsageAndTransportErrors(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	var out, errb bytes.Buffer
-	if code := run([]string{"tools", "--bogus"}, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), "unknown flag --bogus") {
+	if code := Run(context.Background(), []string{"tools", "--bogus"}, &out, &errb); code != exitUsage || !strings.Contains(errb.String(), "unknown flag: --bogus") {
 		t.Fatalf("unknown flag: exit %d, %s", code, errb.String())
 	}
 	errb.Reset()
-	if code := run([]string{"tools", "--no-journal", "http://127.0.0.1:1/mcp"}, &out, &errb); code != exitTransport ||
+	if code := Run(context.Background(), []string{"tools", "--no-journal", "http://127.0.0.1:1/mcp"}, &out, &errb); code != exitTransport ||
 		!strings.Contains(errb.String(), "127.0.0.1:1") {
 		t.Fatalf("unreachable server: exit %d, %s", code, errb.String())
 	}
 	errb.Reset()
-	if code := run([]string{"tools", "--no-journal", "--", "/no/such/server"}, &out, &errb); code != exitTransport ||
+	if code := Run(context.Background(), []string{"tools", "--no-journal", "--", "/no/such/server"}, &out, &errb); code != exitTransport ||
 		!strings.Contains(errb.String(), "/no/such/server") {
 		t.Fatalf("missing command: exit %d, %s", code, errb.String())
+	}
+}
+
+// runIn runs mcpscope in-process with argv and the given state dir.
+func runIn(t *testing.T, state string, argv ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	t.Setenv("XDG_STATE_HOME", state)
+	var out, errb bytes.Buffer
+	code = Run(context.Background(), argv, &out, &errb)
+	return code, out.String(), errb.String()
+}
+
+func TestConformanceUsage(t *testing.T) {
+	t.Setenv(conformance.EnvScenario, "")
+	var out, errOut bytes.Buffer
+	if code := Run(context.Background(), []string{"client", "http://127.0.0.1:1/mcp"}, &out, &errOut); code != exitUsage ||
+		!strings.Contains(errOut.String(), conformance.EnvScenario) {
+		t.Fatalf("without a scenario: exit %d, stderr %q; want a usage error naming %s", code, errOut.String(), conformance.EnvScenario)
+	}
+	if code := Run(context.Background(), []string{"client"}, &out, &errOut); code != exitUsage {
+		t.Fatalf("without a URL: exit %d, want %d", code, exitUsage)
 	}
 }

@@ -1,10 +1,9 @@
-package main
+package e2e
 
 import (
 	"bytes"
 	"encoding/json"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -22,8 +21,8 @@ func TestOAuthLoginAgainstTSExample(t *testing.T) {
 	node := peers.Node(t)
 	state := t.TempDir()
 	run := func(browser, journal string) (string, string, error) {
-		cmd := exec.Command(mcpscopeBinary(t), "tools", "--journal", journal, url)
-		cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state, "BROWSER="+browser)
+		cmd := mcpscope(t, state, "tools", "--journal", journal, url)
+		cmd.Env = append(cmd.Env, "BROWSER="+browser)
 		var out, errb bytes.Buffer
 		cmd.Stdout, cmd.Stderr = &out, &errb
 		err := cmd.Run()

@@ -1,13 +1,13 @@
-package main
-
-// `mcpscope client URL`: the headless client mode the official MCP
-// conformance suite drives (npx @modelcontextprotocol/conformance client
+// Package conformance is the client the official MCP conformance suite
+// drives (`mcpscope client URL`, the suite's
+// `client --command "mcpscope client"`) (npx @modelcontextprotocol/conformance client
 // --command "mcpscope client" --scenario NAME). The suite starts a scenario
 // server, runs the command with the server's URL appended and the scenario's
 // name in MCP_CONFORMANCE_SCENARIO, and judges what arrives on the wire. The
 // client here does what each scenario expects with the normal engine (era
-// probe, handshake, calls, MRTR rounds, stream resumption) and exits 0 only
+// probe, handshake, calls, MRTR rounds, stream resumption) and succeeds only
 // when everything it did worked.
+package conformance
 
 import (
 	"context"
@@ -20,6 +20,9 @@ import (
 	"strings"
 	"time"
 
+	"mcpscope/connect"
+	"mcpscope/internal/render"
+	"mcpscope/internal/schema"
 	"mcpscope/internal/termsafe"
 	"mcpscope/oauth"
 	"mcpscope/session"
@@ -28,9 +31,9 @@ import (
 
 // Environment the conformance suite sets for the client it runs.
 const (
-	envConfScenario = "MCP_CONFORMANCE_SCENARIO"
-	envConfContext  = "MCP_CONFORMANCE_CONTEXT"
-	envConfVersion  = "MCP_CONFORMANCE_PROTOCOL_VERSION" // 0.2.0 and later: the spec version the scenario runs at
+	EnvScenario    = "MCP_CONFORMANCE_SCENARIO"
+	envConfContext = "MCP_CONFORMANCE_CONTEXT"
+	envConfVersion = "MCP_CONFORMANCE_PROTOCOL_VERSION" // 0.2.0 and later: the spec version the scenario runs at
 )
 
 // confDefaultTimeout bounds each step when --timeout is not given: well
@@ -98,118 +101,89 @@ var confPlans = map[string]func(context.Context, *confClient) error{
 	"json-schema-ref-no-deref":         func(ctx context.Context, c *confClient) error { return c.listTools(ctx) },
 }
 
-func runConformanceClient(ctx context.Context, o *options, stdout, stderr io.Writer) error {
-	o.takeTarget()
-	scenario := os.Getenv(envConfScenario)
-	if scenario == "" && len(o.args) == 1 {
-		scenario = o.args[0] // by hand: mcpscope client SCENARIO URL
-	} else if len(o.args) > 0 {
-		return usagef("client takes only the server URL (and, without %s, a scenario name); got %q", envConfScenario, o.args)
-	}
-	if o.url == "" {
-		return usagef("client needs the scenario server's URL as its last argument (the conformance suite appends it)")
-	}
-	if scenario == "" {
-		return usagef("client needs a scenario: set %s (the conformance suite does) or give its name before the URL", envConfScenario)
-	}
-	c := &confClient{out: stdout, scenario: scenario}
+// Run runs scenario against the server at sp.URL with the rest of sp (the
+// suite's scenario context fills in what it names: credentials, a client
+// id), writing what it did to out.
+func Run(ctx context.Context, sp connect.Spec, scenario string, browserLogin bool, out, errw io.Writer) error {
+	c := &confClient{out: out, scenario: scenario}
 	if raw := os.Getenv(envConfContext); raw != "" {
 		if err := json.Unmarshal([]byte(raw), &c.cc); err != nil {
 			return fmt.Errorf("scenario %s: %s is not the JSON object the suite sends: %v", scenario, envConfContext, err)
 		}
 	}
-	if o.timeout == 0 {
-		o.timeout = confDefaultTimeout
+	if sp.Timeout == 0 {
+		sp.Timeout = confDefaultTimeout
 	}
-	if o.clientID == "" {
-		o.clientID, o.clientSecret = c.cc.ClientID, c.cc.ClientSecret
-		o.clientKeyPEM, o.signingAlg = c.cc.PrivateKeyPEM, c.cc.SigningAlg
-		o.idToken, o.idpTokenEndpoint, o.idpClientID = c.cc.IdPIDToken, c.cc.IdPTokenEndpoint, c.cc.IdPClientID
-		o.assertion = c.cc.ValidJWT
+	a := &sp.Auth
+	if a.ClientID == "" {
+		a.ClientID, a.ClientSecret = c.cc.ClientID, c.cc.ClientSecret
+		a.ClientKeyPEM, a.SigningAlg = c.cc.PrivateKeyPEM, c.cc.SigningAlg
+		a.IDToken, a.IdPTokenEndpoint, a.IdPClientID = c.cc.IdPIDToken, c.cc.IdPTokenEndpoint, c.cc.IdPClientID
+		a.Assertion = c.cc.ValidJWT
 	}
-	if o.clientMetadataURL == "" {
-		o.clientMetadataURL = confClientMetadataURL
+	if a.ClientMetadataURL == "" {
+		a.ClientMetadataURL = confClientMetadataURL
 	}
-	if !o.noJournal && o.journal == "" {
-		o.noJournal = true // a conformance run leaves nothing behind unless --journal asks
+	if a.Authorizer == nil && !browserLogin {
+		a.Authorizer = &oauth.Fetch{} // the suite's authorization server approves at once
 	}
-	s, err := confConnect(ctx, o)
+	if !sp.NoJournal && sp.Journal == "" {
+		sp.NoJournal = true // a conformance run leaves nothing behind unless a journal is asked for
+	}
+	// A throwaway run keeps no rejoin state or login, and answers
+	// elicitation the way the suite expects (accept, schema defaults filled).
+	sp.NoState = true
+	if sp.Transport == "" {
+		sp.Transport = "http"
+	}
+	r := confResponder{}
+	for _, u := range sp.Roots {
+		r.Roots = append(r.Roots, session.Root{URI: u})
+	}
+	sp.Responder = r
+	s, err := connect.Connect(ctx, sp)
 	if err != nil {
 		return fmt.Errorf("scenario %s: %w", scenario, err)
 	}
 	defer s.Close()
 	c.s = s
 	in := s.Info()
-	fmt.Fprintf(stdout, "scenario %s: connected to %s (era %s, protocol %s; %s)\n", scenario, termsafe.Line(in.Target), in.Era,
+	fmt.Fprintf(out, "scenario %s: connected to %s (era %s, protocol %s; %s)\n", scenario, termsafe.Line(in.Target), in.Era,
 		termsafe.Line(in.ProtocolVersion), termsafe.Line(in.EraReason))
 	if v := os.Getenv(envConfVersion); v != "" && v != in.ProtocolVersion && !(v < session.ModernVersion && in.Era == session.EraLegacy) {
-		fmt.Fprintf(stderr, "mcpscope: note: the suite runs %s at protocol %s, mcpscope settled on %s\n", scenario, v, in.ProtocolVersion)
+		fmt.Fprintf(errw, "mcpscope: note: the suite runs %s at protocol %s, mcpscope settled on %s\n", scenario, v, in.ProtocolVersion)
 	}
 	plan := confPlans[scenario]
 	if plan == nil && strings.HasPrefix(scenario, "auth/") {
 		plan = confAuth
 	}
 	if plan == nil {
-		fmt.Fprintf(stdout, "scenario %s is not one mcpscope knows: listing tools and making the calls its context names\n", scenario)
+		fmt.Fprintf(out, "scenario %s is not one mcpscope knows: listing tools and making the calls its context names\n", scenario)
 		plan = confGeneric
 	}
 	if err := plan(ctx, c); err != nil {
 		if ctx.Err() != nil {
-			return errInterrupted
+			return ctx.Err()
 		}
 		return fmt.Errorf("scenario %s: %w", scenario, err)
 	}
-	fmt.Fprintf(stdout, "scenario %s: done\n", scenario)
+	fmt.Fprintf(out, "scenario %s: done\n", scenario)
 	return nil
-}
-
-// confConnect is connectOnce without what a throwaway conformance run
-// should not leave behind (rejoin state), and with a responder that answers
-// elicitation the way the suite expects (accept, schema defaults filled).
-func confConnect(ctx context.Context, o *options) (*session.Session, error) {
-	r := confResponder{}
-	for _, u := range o.roots {
-		r.Roots = append(r.Roots, session.Root{URI: u})
-	}
-	co := *o
-	co.noState = true
-	if co.authorizer == nil && !co.browserLogin {
-		co.authorizer = &oauth.Fetch{} // the suite's authorization server approves at once
-	}
-	return connectOnce(ctx, &co, r, oneShotGrace)
 }
 
 // listTools runs tools/list to the last page and keeps the tools.
 func (c *confClient) listTools(ctx context.Context) error {
-	c.tools = nil
-	cursor := ""
-	for page := 0; ; page++ {
-		var params any
-		if cursor != "" {
-			params = map[string]any{"cursor": cursor}
-		}
-		res, err := wait(ctx, c.s.Call("tools/list", params))
-		if err != nil {
-			return fmt.Errorf("tools/list: %w", err)
-		}
-		var r struct {
-			Tools      []confTool `json:"tools"`
-			NextCursor string     `json:"nextCursor"`
-		}
-		if err := json.Unmarshal(res, &r); err != nil {
-			return fmt.Errorf("tools/list: the result is not a ListToolsResult: %w", err)
-		}
-		c.tools = append(c.tools, r.Tools...)
-		if cursor = r.NextCursor; cursor == "" {
-			break
-		}
-		if page >= 100 {
-			return errors.New("tools/list: the server kept sending nextCursor after 100 pages")
-		}
+	items, err := c.s.ListAll(ctx, "tools/list", "tools")
+	if err != nil {
+		return fmt.Errorf("tools/list: %w", err)
 	}
-	names := make([]string, len(c.tools))
-	for i, t := range c.tools {
-		names[i] = termsafe.Line(t.Name)
+	c.tools = make([]confTool, len(items))
+	names := make([]string, len(items))
+	for i, it := range items {
+		if err := json.Unmarshal(it, &c.tools[i]); err != nil {
+			return fmt.Errorf("tools/list: tool %d is not a Tool: %w", i, err)
+		}
+		names[i] = termsafe.Line(c.tools[i].Name)
 	}
 	fmt.Fprintf(c.out, "tools/list: %d tools %v\n", len(c.tools), names)
 	return nil
@@ -231,31 +205,28 @@ func (c *confClient) callTool(ctx context.Context, name string, args json.RawMes
 		args = json.RawMessage("{}")
 	}
 	call := c.s.Call("tools/call", map[string]any{"name": name, "arguments": args})
-	res, err := wait(ctx, call)
+	res, err := call.Await(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("tools/call %s: %w", name, err)
 	}
-	var r struct {
-		IsError bool          `json:"isError"`
-		Content []contentItem `json:"content"`
-	}
-	_ = json.Unmarshal(res, &r)
-	text := ""
-	if len(r.Content) > 0 {
-		text = r.Content[0].human()
-		if len(text) > 120 {
-			text = text[:117] + "..."
-		}
-	}
+	text := render.FirstText(res, 120)
 	rounds := ""
 	if n := confRounds(call); n > 0 {
 		rounds = fmt.Sprintf(" after %d input_required round(s)", n)
 	}
-	fmt.Fprintf(c.out, "tools/call %s: %s%s\n", termsafe.Line(name), strings.ReplaceAll(text, "\n", " "), rounds)
-	if r.IsError {
-		return res, &toolError{fmt.Sprintf("tools/call %s: the tool reported an error (isError: true): %s", name, text)}
+	fmt.Fprintf(c.out, "tools/call %s: %s%s\n", termsafe.Line(name), text, rounds)
+	if final := lastRound(call).Snapshot(); final.IsError {
+		return res, &session.ToolError{Name: name, Text: text}
 	}
 	return res, nil
+}
+
+// lastRound is the last MRTR round of a call (the call itself without any).
+func lastRound(c *session.Call) *session.Call {
+	for next := c.Next(); next != nil; next = next.Next() {
+		c = next
+	}
+	return c
 }
 
 // confRounds counts the MRTR retries that followed a call.
@@ -372,7 +343,7 @@ func confEverything(ctx context.Context, c *confClient) error {
 		return err
 	}
 	if c.s.HasCapability("resources") {
-		res, err := wait(ctx, c.s.Call("resources/list", nil))
+		res, err := c.s.Call("resources/list", nil).Await(ctx)
 		if err != nil {
 			return fmt.Errorf("resources/list: %w", err)
 		}
@@ -384,14 +355,14 @@ func confEverything(ctx context.Context, c *confClient) error {
 		_ = json.Unmarshal(res, &r)
 		fmt.Fprintf(c.out, "resources/list: %d resources\n", len(r.Resources))
 		for _, x := range r.Resources {
-			if _, err := wait(ctx, c.s.Call("resources/read", map[string]any{"uri": x.URI})); err != nil {
+			if _, err := c.s.Call("resources/read", map[string]any{"uri": x.URI}).Await(ctx); err != nil {
 				return fmt.Errorf("resources/read %s: %w", x.URI, err)
 			}
 			fmt.Fprintf(c.out, "resources/read %s: ok\n", termsafe.Line(x.URI))
 		}
 	}
 	if c.s.HasCapability("prompts") {
-		res, err := wait(ctx, c.s.Call("prompts/list", nil))
+		res, err := c.s.Call("prompts/list", nil).Await(ctx)
 		if err != nil {
 			return fmt.Errorf("prompts/list: %w", err)
 		}
@@ -403,7 +374,7 @@ func confEverything(ctx context.Context, c *confClient) error {
 		_ = json.Unmarshal(res, &r)
 		fmt.Fprintf(c.out, "prompts/list: %d prompts\n", len(r.Prompts))
 		for _, p := range r.Prompts {
-			if _, err := wait(ctx, c.s.Call("prompts/get", map[string]any{"name": p.Name, "arguments": map[string]string{}})); err != nil {
+			if _, err := c.s.Call("prompts/get", map[string]any{"name": p.Name, "arguments": map[string]string{}}).Await(ctx); err != nil {
 				return fmt.Errorf("prompts/get %s: %w", p.Name, err)
 			}
 			fmt.Fprintf(c.out, "prompts/get %s: ok\n", termsafe.Line(p.Name))
@@ -499,7 +470,7 @@ func (c *confClient) settleListen(ctx context.Context) error {
 	if c.s.Era() != session.EraLegacy {
 		return nil
 	}
-	if _, http := c.s.Transport().(*transport.HTTP); !http {
+	if _, http := c.s.Transport().(transport.Listener); !http {
 		return nil
 	}
 	limit := time.NewTimer(confDefaultTimeout)
@@ -576,17 +547,7 @@ func confValue(prop json.RawMessage, must bool) (any, bool) {
 	case len(p.OneOf) > 0 && len(p.OneOf[0].Const) > 0:
 		return p.OneOf[0].Const, true
 	}
-	typ := ""
-	if json.Unmarshal(p.Type, &typ) != nil {
-		var many []string
-		_ = json.Unmarshal(p.Type, &many)
-		for _, t := range many {
-			if t != "null" {
-				typ = t
-				break
-			}
-		}
-	}
+	typ, _ := schema.Type(p.Type)
 	switch typ {
 	case "string":
 		return "mcpscope", true

@@ -1,4 +1,4 @@
-package main
+package e2e
 
 import (
 	"bytes"
@@ -36,7 +36,7 @@ func runConformance(t *testing.T, next bool, scenario, spec string) []confCheck 
 func runConformanceWith(t *testing.T, next bool, scenario, spec, flags string, env []string) []confCheck {
 	t.Helper()
 	node, cli := peers.Conformance(t, next)
-	bin := mcpscopeBinary(t)
+	bin := binary(t)
 	if strings.Contains(bin, " ") {
 		t.Fatalf("the mcpscope binary's path %q has a space; the suite splits --command on spaces: set TMPDIR to a folder without one", bin)
 	}
@@ -128,35 +128,6 @@ func checkRetryTiming(t *testing.T, checks []confCheck) {
 	t.Fatal("sse-retry: the suite reported no client-sse-retry-timing check")
 }
 
-func TestConformanceElicitDefaults(t *testing.T) {
-	params := json.RawMessage(`{"message":"m","requestedSchema":{"type":"object","properties":{
-		"name":{"type":"string","default":"John Doe"},"age":{"type":"integer","default":30},
-		"score":{"type":"number","default":95.5},"status":{"type":"string","enum":["a","b"],"default":"b"},
-		"verified":{"type":"boolean","default":true},"nick":{"type":"string"},
-		"level":{"type":"string","enum":["x","y"]}},"required":["level"]}}`)
-	res, err := elicitDefaults(params)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := `{"action":"accept","content":{"age":30,"level":"x","name":"John Doe","score":95.5,"status":"b","verified":true}}`
-	if string(res) != want {
-		t.Fatalf("elicitDefaults:\n got %s\nwant %s", res, want)
-	}
-	res, _ = elicitDefaults(json.RawMessage(`{"mode":"url","url":"https://example.com","message":"m"}`))
-	if string(res) != `{"action":"decline"}` {
-		t.Fatalf("URL-mode elicitation: got %s, want a decline", res)
-	}
-}
-
-func TestConformanceArguments(t *testing.T) {
-	got := confArguments(json.RawMessage(`{"type":"object","properties":{"region":{"type":"string"},
-		"n":{"type":["null","integer"]},"opt":{"type":"string"},"flag":{"type":"boolean","default":false}},
-		"required":["region","n","flag"]}`))
-	if want := `{"flag":false,"n":1,"region":"mcpscope"}`; string(got) != want {
-		t.Fatalf("confArguments: got %s, want %s", got, want)
-	}
-}
-
 // OAuth against the suite's authorization servers: a 403 insufficient_scope
 // leads to a second authorization asking for the union of the scopes, and
 // a person's path (loopback redirect, $BROWSER) works as the fetch does.
@@ -185,17 +156,5 @@ func TestConformanceOAuth(t *testing.T) {
 				}
 			}
 		})
-	}
-}
-
-func TestConformanceUsage(t *testing.T) {
-	t.Setenv(envConfScenario, "")
-	var out, errOut bytes.Buffer
-	if code := run([]string{"client", "http://127.0.0.1:1/mcp"}, &out, &errOut); code != exitUsage ||
-		!strings.Contains(errOut.String(), envConfScenario) {
-		t.Fatalf("without a scenario: exit %d, stderr %q; want a usage error naming %s", code, errOut.String(), envConfScenario)
-	}
-	if code := run([]string{"client"}, &out, &errOut); code != exitUsage {
-		t.Fatalf("without a URL: exit %d, want %d", code, exitUsage)
 	}
 }

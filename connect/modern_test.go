@@ -1,4 +1,4 @@
-package main
+package connect_test
 
 import (
 	"bytes"
@@ -22,6 +22,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"mcpscope/connect"
+	"mcpscope/internal/clienttest"
 	"mcpscope/internal/peers"
 	"mcpscope/internal/testservers"
 	"mcpscope/session"
@@ -56,7 +58,7 @@ type modernTarget struct {
 
 // modernEnv is a started target.
 type modernEnv struct {
-	o    *options
+	o    connect.Spec
 	wire *wireLog // HTTP: every request as it reached the server
 	// change makes the server's tool list change; nil if it cannot.
 	change func(t *testing.T, s *session.Session)
@@ -79,12 +81,12 @@ func modernTargets() []modernTarget {
 	tsHTTP.name = "ts-v2-http"
 	tsHTTP.start = func(t *testing.T) *modernEnv {
 		u, w := recordingProxy(t, peers.StartTSv2(t))
-		return &modernEnv{o: &options{url: u, noJournal: true}, wire: w}
+		return &modernEnv{o: connect.Spec{URL: u, NoJournal: true}, wire: w}
 	}
 	tsStdio.name, tsStdio.stdio = "ts-v2-stdio", true
 	tsStdio.start = func(t *testing.T) *modernEnv {
 		cmd, args := peers.TSv2Stdio(t)
-		return &modernEnv{o: &options{command: append([]string{cmd}, args...), noJournal: true}}
+		return &modernEnv{o: connect.Spec{Command: append([]string{cmd}, args...), NoJournal: true}}
 	}
 
 	goSDK := modernTarget{
@@ -106,15 +108,15 @@ func modernTargets() []modernTarget {
 		h := testservers.StartHTTPServer(t, testservers.HTTPOpts{Stateless: true})
 		addModernTestTools(h.Server)
 		u, w := recordingProxy(t, h.URL)
-		return &modernEnv{o: &options{url: u, noJournal: true}, wire: w, change: func(t *testing.T, _ *session.Session) {
+		return &modernEnv{o: connect.Spec{URL: u, NoJournal: true}, wire: w, change: func(t *testing.T, _ *session.Session) {
 			addTool(h.Server, "added-at-runtime", `{"type":"object"}`, func(*mcp.CallToolRequest) *mcp.CallToolResult { return textResult("hi") })
 		}}
 	}
 	goStdio.name, goStdio.stdio = "go-sdk-stdio", true
 	goStdio.start = func(t *testing.T) *modernEnv {
-		return &modernEnv{o: &options{command: []string{testservers.BuildStdio(t)}, noJournal: true},
+		return &modernEnv{o: connect.Spec{Command: []string{testservers.BuildStdio(t)}, NoJournal: true},
 			change: func(t *testing.T, s *session.Session) {
-				callT(t, s.Call("tools/call", map[string]any{"name": "toggle-extra"}))
+				clienttest.Call(t, s.Call("tools/call", map[string]any{"name": "toggle-extra"}))
 			}}
 	}
 	return []modernTarget{tsHTTP, tsStdio, goHTTP, goStdio}
@@ -128,18 +130,11 @@ func eachModern(t *testing.T, fn func(t *testing.T, tg modernTarget, env *modern
 	}
 }
 
-// connectWith is connectT with a Responder of the test's own.
-func connectWith(t *testing.T, o *options, r session.Responder) *session.Session {
+// connectWith connects with a Responder of the test's own.
+func connectWith(t *testing.T, o connect.Spec, r session.Responder) *session.Session {
 	t.Helper()
-	t.Setenv("XDG_STATE_HOME", t.TempDir()) // no shared era cache between tests
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-	defer cancel()
-	s, err := connect(ctx, o, r, 500*time.Millisecond)
-	if err != nil {
-		t.Fatalf("connect: %v", err)
-	}
-	t.Cleanup(func() { s.Close() })
-	return s
+	o.Responder = r
+	return clienttest.Connect(t, o)
 }
 
 // outRequests are the requests mcpscope sent, decoded from the Out frames'
@@ -192,7 +187,7 @@ func sentFrame(t *testing.T, s *session.Session, c *session.Call) *session.Item 
 func TestModernEraAuto(t *testing.T) {
 	eachModern(t, func(t *testing.T, tg modernTarget, env *modernEnv) {
 		o := env.o
-		o.noJournal, o.journal = false, filepath.Join(t.TempDir(), "j.jsonl")
+		o.NoJournal, o.Journal = false, filepath.Join(t.TempDir(), "j.jsonl")
 		s := connectWith(t, o, nil)
 		in := s.Info()
 		if in.Era != session.EraModern || in.ProtocolVersion != session.ModernVersion {
@@ -212,11 +207,11 @@ func TestModernEraAuto(t *testing.T) {
 				t.Errorf("a modern session sent initialize: %s", it.Frame.Data)
 			}
 		}
-		callT(t, s.Call("tools/list", nil))
+		clienttest.Call(t, s.Call("tools/list", nil))
 		s.Close()
 
 		var events []string
-		f, err := os.Open(o.journal)
+		f, err := os.Open(o.Journal)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -236,10 +231,8 @@ func TestModernEraAuto(t *testing.T) {
 		if tg.stdio {
 			// The verdict is cached per command: the next run skips the
 			// sibling process and says so.
-			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-			defer cancel()
-			o.noJournal = true
-			s2, err := connect(ctx, o, nil, 500*time.Millisecond)
+			o.NoJournal = true
+			s2, err := clienttest.TryConnect(o)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -256,11 +249,11 @@ func TestModernEraAuto(t *testing.T) {
 func TestModernEraPinned(t *testing.T) {
 	t.Run("legacy-on-ts-v2", func(t *testing.T) {
 		// The TS SDK v2 serves 2025 clients too (statelessly).
-		s := connectT(t, &options{url: peers.StartTSv2(t), era: "legacy", noJournal: true})
-		if in := s.Info(); in.Era != session.EraLegacy || in.EraReason != "pinned by --era legacy" || in.ProtocolVersion >= session.ModernVersion {
+		s := clienttest.Connect(t, connect.Spec{URL: peers.StartTSv2(t), Era: "legacy", NoJournal: true})
+		if in := s.Info(); in.Era != session.EraLegacy || in.EraReason != "pinned to legacy" || in.ProtocolVersion >= session.ModernVersion {
 			t.Fatalf("era %q (%s) version %q", in.Era, in.EraReason, in.ProtocolVersion)
 		}
-		if res := callT(t, s.Call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "old era"}})); !strings.Contains(string(res), "old era") {
+		if res := clienttest.Call(t, s.Call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "old era"}})); !strings.Contains(string(res), "old era") {
 			t.Fatalf("echo: %s", res)
 		}
 		for _, it := range outRequests(s) {
@@ -270,10 +263,10 @@ func TestModernEraPinned(t *testing.T) {
 		}
 	})
 	t.Run("legacy-pinned-on-everything", func(t *testing.T) {
-		o := everythingStdioOpts(t)
-		o.era = "legacy"
-		s := connectT(t, o)
-		if in := s.Info(); in.Era != session.EraLegacy || in.EraReason != "pinned by --era legacy" || in.ServerInfo.Name == "" {
+		o := everythingStdio(t)
+		o.Era = "legacy"
+		s := clienttest.Connect(t, o)
+		if in := s.Info(); in.Era != session.EraLegacy || in.EraReason != "pinned to legacy" || in.ServerInfo.Name == "" {
 			t.Fatalf("era %q (%s), server %+v", in.Era, in.EraReason, in.ServerInfo)
 		}
 		for _, it := range outRequests(s) {
@@ -281,29 +274,28 @@ func TestModernEraPinned(t *testing.T) {
 				t.Fatalf("a pinned era still probed: %s", it.Frame.Data)
 			}
 		}
-		if res := callT(t, s.Call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "pinned"}})); !strings.Contains(string(res), "pinned") {
+		if res := clienttest.Call(t, s.Call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "pinned"}})); !strings.Contains(string(res), "pinned") {
 			t.Fatalf("echo: %s", res)
 		}
 	})
 	t.Run("modern-on-everything", func(t *testing.T) {
-		o := everythingStdioOpts(t)
-		o.era = "modern"
+		o := everythingStdio(t)
+		o.Era = "modern"
 		t.Setenv("XDG_STATE_HOME", t.TempDir())
-		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
-		defer cancel()
-		s, err := connect(ctx, o, nil, 500*time.Millisecond)
+		s, err := clienttest.TryConnect(o)
 		if err == nil {
 			s.Close()
-			t.Fatal("--era modern against a legacy server connected")
+			t.Fatal("a modern pin against a legacy server connected")
 		}
-		if !strings.Contains(err.Error(), "--era modern") || !strings.Contains(err.Error(), "--era legacy") {
-			t.Fatalf("error %v should name the flag and the way out", err)
+		var ee *connect.EraError
+		if !errors.As(err, &ee) || ee.Pinned != session.EraModern || !strings.Contains(err.Error(), "server/discover") {
+			t.Fatalf("error %v should say the pinned era is not spoken, and why", err)
 		}
 	})
 	t.Run("modern-pinned-on-ts-v2", func(t *testing.T) {
 		u, _ := recordingProxy(t, peers.StartTSv2(t))
-		s := connectT(t, &options{url: u, era: "modern", noJournal: true})
-		if r := s.Info().EraReason; s.Era() != session.EraModern || !strings.HasPrefix(r, "pinned by --era modern; ") {
+		s := clienttest.Connect(t, connect.Spec{URL: u, Era: "modern", NoJournal: true})
+		if r := s.Info().EraReason; s.Era() != session.EraModern || !strings.HasPrefix(r, "pinned to modern; ") {
 			t.Fatalf("era %s reason %q", s.Era(), r)
 		}
 	})
@@ -313,9 +305,9 @@ func TestModernEraPinned(t *testing.T) {
 
 func TestModernRequestMetaAndHeaders(t *testing.T) {
 	eachModern(t, func(t *testing.T, tg modernTarget, env *modernEnv) {
-		s := connectWith(t, env.o, capableResponder(nil))
-		callT(t, s.Call("tools/list", nil))
-		if res := callT(t, s.Call("tools/call", tg.echo("meta check"))); !strings.Contains(resultText(res), "meta check") {
+		s := connectWith(t, env.o, clienttest.NewResponder(nil))
+		clienttest.Call(t, s.Call("tools/list", nil))
+		if res := clienttest.Call(t, s.Call("tools/call", tg.echo("meta check"))); !strings.Contains(clienttest.ResultText(res), "meta check") {
 			t.Fatalf("echo: %s", res)
 		}
 		reqs := outRequests(s)
@@ -370,7 +362,7 @@ func TestModernProgressAndCancel(t *testing.T) {
 	eachModern(t, func(t *testing.T, tg modernTarget, env *modernEnv) {
 		s := connectWith(t, env.o, nil)
 		c := s.Call("tools/call", tg.slow(3, 20))
-		callT(t, c)
+		clienttest.Call(t, c)
 		if sn := c.Snapshot(); sn.Progress.Updates != 3 || sn.Progress.Total != 3 {
 			t.Fatalf("want 3 progress updates of total 3, got %+v", sn.Progress)
 		}
@@ -388,7 +380,7 @@ func TestModernProgressAndCancel(t *testing.T) {
 		}
 
 		long := s.Call("tools/call", tg.slow(600, 100))
-		waitFor(t, s, func() bool { return long.Snapshot().Progress.Updates > 0 })
+		clienttest.WaitFor(t, s, func() bool { return long.Snapshot().Progress.Updates > 0 })
 		if err := s.Cancel(long, "test"); err != nil {
 			t.Fatal(err)
 		}
@@ -397,7 +389,7 @@ func TestModernProgressAndCancel(t *testing.T) {
 		}
 		if tg.stdio {
 			// stdio has no stream to close: the server is told.
-			waitFor(t, s, func() bool { return len(outNotifications(s, "notifications/cancelled")) > 0 })
+			clienttest.WaitFor(t, s, func() bool { return len(outNotifications(s, "notifications/cancelled")) > 0 })
 			cancels := outNotifications(s, "notifications/cancelled")
 			if len(cancels) != 1 || cancels[0].CallKey != long.Key {
 				t.Fatalf("stdio: want one notifications/cancelled for %s, got %d", long.Key, len(cancels))
@@ -414,7 +406,7 @@ func TestModernProgressAndCancel(t *testing.T) {
 			})
 		}
 		// The session goes on.
-		if res := callT(t, s.Call("tools/call", tg.echo("after cancel"))); !strings.Contains(resultText(res), "after cancel") {
+		if res := clienttest.Call(t, s.Call("tools/call", tg.echo("after cancel"))); !strings.Contains(clienttest.ResultText(res), "after cancel") {
 			t.Fatalf("echo after cancel: %s", res)
 		}
 		if !tg.stdio {
@@ -428,37 +420,6 @@ func TestModernProgressAndCancel(t *testing.T) {
 }
 
 // --- MRTR ----------------------------------------------------------------
-
-// testResponder answers MRTR input requests with answer and records them.
-type testResponder struct {
-	answer func(r session.ServerRequest) (json.RawMessage, *session.RPCError)
-	mu     sync.Mutex
-	asked  []session.ServerRequest
-}
-
-func capableResponder(answer func(r session.ServerRequest) (json.RawMessage, *session.RPCError)) *testResponder {
-	return &testResponder{answer: answer}
-}
-
-func (r *testResponder) Respond(_ context.Context, req session.ServerRequest) (json.RawMessage, *session.RPCError) {
-	r.mu.Lock()
-	r.asked = append(r.asked, req)
-	r.mu.Unlock()
-	if r.answer == nil {
-		return nil, &session.RPCError{Code: -32601, Message: "not answered in this test"}
-	}
-	return r.answer(req)
-}
-
-func (r *testResponder) Capabilities() json.RawMessage {
-	return json.RawMessage(`{"elicitation":{"form":{}}}`)
-}
-
-func (r *testResponder) requests() []session.ServerRequest {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return append([]session.ServerRequest(nil), r.asked...)
-}
 
 // chain follows Next from c and checks each link's Parent and Round.
 func chain(t *testing.T, s *session.Session, c *session.Call) []*session.Call {
@@ -520,11 +481,11 @@ func checkRetry(t *testing.T, s *session.Session, prev, retry *session.Call, res
 
 func TestModernMRTRAccept(t *testing.T) {
 	eachModern(t, func(t *testing.T, tg modernTarget, env *modernEnv) {
-		r := capableResponder(func(session.ServerRequest) (json.RawMessage, *session.RPCError) { return tg.accept, nil })
+		r := clienttest.NewResponder(func(session.ServerRequest) (json.RawMessage, *session.RPCError) { return tg.accept, nil })
 		s := connectWith(t, env.o, r)
 		c := s.Call("tools/call", tg.ask)
-		res := callT(t, c)
-		if !strings.Contains(resultText(res), tg.accepted) {
+		res := clienttest.Call(t, c)
+		if !strings.Contains(clienttest.ResultText(res), tg.accepted) {
 			t.Fatalf("final result %s, want %q", res, tg.accepted)
 		}
 		rounds := chain(t, s, c)
@@ -537,7 +498,7 @@ func TestModernMRTRAccept(t *testing.T) {
 		if sn := rounds[1].Snapshot(); sn.ResultType != "complete" || sn.ChainErr != nil {
 			t.Errorf("last round: %s %v", sn.ResultType, sn.ChainErr)
 		}
-		asked := r.requests()
+		asked := r.Requests()
 		if len(asked) != 1 || asked[0].Key != tg.askKey || asked[0].Method != "elicitation/create" || !asked[0].MRTR ||
 			asked[0].Related != c.Key || len(asked[0].ID) != 0 {
 			t.Fatalf("the responder was asked %+v", asked)
@@ -552,7 +513,7 @@ func TestModernMRTRDecline(t *testing.T) {
 	eachModern(t, func(t *testing.T, tg modernTarget, env *modernEnv) {
 		var refuse atomic.Bool
 		refuse.Store(true)
-		r := capableResponder(func(req session.ServerRequest) (json.RawMessage, *session.RPCError) {
+		r := clienttest.NewResponder(func(req session.ServerRequest) (json.RawMessage, *session.RPCError) {
 			if refuse.Load() {
 				return nil, &session.RPCError{Code: -1, Message: "the user closed the form"}
 			}
@@ -578,7 +539,7 @@ func TestModernMRTRDecline(t *testing.T) {
 		c = s.Call("tools/call", tg.ask)
 		res, err = c.WaitFinal(ctx)
 		if tg.declined != "" {
-			if err != nil || !strings.Contains(resultText(res), tg.declined) {
+			if err != nil || !strings.Contains(clienttest.ResultText(res), tg.declined) {
 				t.Fatalf("declined: %s, %v", res, err)
 			}
 			return
@@ -601,28 +562,13 @@ func resultTypeOf(res json.RawMessage) string {
 	return session.ResultType(res)
 }
 
-// resultText is the text content of a tools/call result.
-func resultText(res json.RawMessage) string {
-	var r struct {
-		Content []struct {
-			Text string `json:"text"`
-		} `json:"content"`
-	}
-	_ = json.Unmarshal(res, &r)
-	var b strings.Builder
-	for _, c := range r.Content {
-		b.WriteString(c.Text)
-	}
-	return b.String()
-}
-
 // --- subscriptions/listen -------------------------------------------------
 
 func TestModernListen(t *testing.T) {
 	eachModern(t, func(t *testing.T, tg modernTarget, env *modernEnv) {
 		s := connectWith(t, env.o, nil)
 		l := s.Listen(session.ListenFilter{ToolsListChanged: true, PromptsListChanged: true})
-		waitFor(t, s, func() bool { return l.Snapshot().Ack != nil })
+		clienttest.WaitFor(t, s, func() bool { return l.Snapshot().Ack != nil })
 		var ack struct {
 			Notifications session.ListenFilter `json:"notifications"`
 		}
@@ -641,7 +587,7 @@ func TestModernListen(t *testing.T) {
 		}
 		if env.change != nil {
 			env.change(t, s)
-			waitFor(t, s, func() bool { return s.Info().ListChanged["tools"] > 0 })
+			clienttest.WaitFor(t, s, func() bool { return s.Info().ListChanged["tools"] > 0 })
 			found := false
 			for _, it := range s.Store().Since(0, 0) {
 				if it.Env != nil && it.Env.Method == "notifications/tools/list_changed" {
@@ -659,7 +605,7 @@ func TestModernListen(t *testing.T) {
 			t.Fatal(err)
 		}
 		if tg.stdio {
-			waitFor(t, s, func() bool { return len(outNotifications(s, "notifications/cancelled")) > 0 })
+			clienttest.WaitFor(t, s, func() bool { return len(outNotifications(s, "notifications/cancelled")) > 0 })
 			if c := outNotifications(s, "notifications/cancelled"); len(c) != 1 || c[0].CallKey != l.Key {
 				t.Fatalf("stdio: want one notifications/cancelled for the listen call, got %d", len(c))
 			}
@@ -670,7 +616,7 @@ func TestModernListen(t *testing.T) {
 			})
 		}
 		// No re-listen after our own cancel, and the session goes on.
-		if res := callT(t, s.Call("tools/call", tg.echo("after listen"))); !strings.Contains(resultText(res), "after listen") {
+		if res := clienttest.Call(t, s.Call("tools/call", tg.echo("after listen"))); !strings.Contains(clienttest.ResultText(res), "after listen") {
 			t.Fatalf("echo: %s", res)
 		}
 		if !tg.stdio && len(outNotifications(s, "notifications/cancelled")) != 0 {
@@ -701,8 +647,8 @@ func TestModernGoSDK(t *testing.T) {
 	}
 
 	t.Run("param-headers", func(t *testing.T) {
-		s := connectWith(t, &options{url: u, noJournal: true}, nil)
-		callT(t, s.Call("tools/list", nil)) // learns the x-mcp-header annotations
+		s := connectWith(t, connect.Spec{URL: u, NoJournal: true}, nil)
+		clienttest.Call(t, s.Call("tools/list", nil)) // learns the x-mcp-header annotations
 		// The SDK only checks annotations under properties; one under anyOf
 		// is not statically reachable, and a client must drop that tool.
 		if inv := s.InvalidTools(); len(inv) != 1 || !strings.Contains(inv["unreachable-header"], "not statically reachable") {
@@ -713,8 +659,8 @@ func TestModernGoSDK(t *testing.T) {
 			shard  int
 		}{{"us-west1", 7}, {"Zürich", 42}, {" padded ", 0}} {
 			c := s.Call("tools/call", map[string]any{"name": "route", "arguments": map[string]any{"region": tc.region, "shard": tc.shard, "q": "select 1"}})
-			res := callT(t, c)
-			if want := fmt.Sprintf("routed %q/%d", tc.region, tc.shard); resultText(res) != want {
+			res := clienttest.Call(t, c)
+			if want := fmt.Sprintf("routed %q/%d", tc.region, tc.shard); clienttest.ResultText(res) != want {
 				t.Errorf("route: %s, want %s", res, want)
 			}
 			got, ok := wire.find(sentFrame(t, s, c).Frame.Data)
@@ -745,19 +691,19 @@ func TestModernGoSDK(t *testing.T) {
 				session.CallOptions{Headers: hdr})
 			checkHeaderMismatch(t, c, name)
 		}
-		if res := callT(t, s.Call("tools/call", tg.echo("still fine"))); !strings.Contains(string(res), "still fine") {
+		if res := clienttest.Call(t, s.Call("tools/call", tg.echo("still fine"))); !strings.Contains(string(res), "still fine") {
 			t.Fatalf("echo after header errors: %s", res)
 		}
 	})
 
 	t.Run("request-state", func(t *testing.T) {
-		r := capableResponder(func(req session.ServerRequest) (json.RawMessage, *session.RPCError) {
+		r := clienttest.NewResponder(func(req session.ServerRequest) (json.RawMessage, *session.RPCError) {
 			return json.RawMessage(`{"action":"accept","content":{"pin":"1234"}}`), nil
 		})
-		s := connectWith(t, &options{url: u, noJournal: true}, r)
+		s := connectWith(t, connect.Spec{URL: u, NoJournal: true}, r)
 		c := s.Call("tools/call", map[string]any{"name": "vault", "arguments": map[string]any{}})
-		res := callT(t, c)
-		if want := fmt.Sprintf("vault opened with 1234 and state %q", vaultState); resultText(res) != want {
+		res := clienttest.Call(t, c)
+		if want := fmt.Sprintf("vault opened with 1234 and state %q", vaultState); clienttest.ResultText(res) != want {
 			t.Fatalf("vault: %s", res)
 		}
 		rounds := chain(t, s, c)
@@ -768,10 +714,10 @@ func TestModernGoSDK(t *testing.T) {
 	})
 
 	t.Run("keeps-asking", func(t *testing.T) {
-		r := capableResponder(func(session.ServerRequest) (json.RawMessage, *session.RPCError) {
+		r := clienttest.NewResponder(func(session.ServerRequest) (json.RawMessage, *session.RPCError) {
 			return json.RawMessage(`{"action":"accept","content":{"more":"yes"}}`), nil
 		})
-		s := connectWith(t, &options{url: u, noJournal: true}, r)
+		s := connectWith(t, connect.Spec{URL: u, NoJournal: true}, r)
 		c := s.Call("tools/call", map[string]any{"name": "nag", "arguments": map[string]any{}})
 		ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 		defer cancel()
@@ -781,8 +727,8 @@ func TestModernGoSDK(t *testing.T) {
 			t.Fatalf("nag: %s, %v", res, err)
 		}
 		rounds := chain(t, s, c)
-		if len(rounds) != session.MaxRounds+1 || len(r.requests()) != session.MaxRounds {
-			t.Fatalf("%d rounds, responder asked %d times", len(rounds), len(r.requests()))
+		if len(rounds) != session.MaxRounds+1 || len(r.Requests()) != session.MaxRounds {
+			t.Fatalf("%d rounds, responder asked %d times", len(rounds), len(r.Requests()))
 		}
 		if last := rounds[len(rounds)-1].Snapshot(); last.ChainErr == nil || last.ResultType != "input_required" {
 			t.Fatalf("last round %+v", last)
@@ -799,7 +745,7 @@ func TestModernGoSDK(t *testing.T) {
 // TS SDK v2 checks the routing headers as well.
 func TestModernTSv2HeaderMismatch(t *testing.T) {
 	u, _ := recordingProxy(t, peers.StartTSv2(t))
-	s := connectWith(t, &options{url: u, noJournal: true}, nil)
+	s := connectWith(t, connect.Spec{URL: u, NoJournal: true}, nil)
 	for name, hdr := range map[string]map[string]string{
 		"name":   {"Mcp-Name": "slow"},
 		"method": {"Mcp-Method": "tools/list"},
@@ -807,7 +753,7 @@ func TestModernTSv2HeaderMismatch(t *testing.T) {
 		c := s.CallWith("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "x"}}, session.CallOptions{Headers: hdr})
 		checkHeaderMismatch(t, c, name)
 	}
-	if res := callT(t, s.Call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "fine"}})); !strings.Contains(string(res), "fine") {
+	if res := clienttest.Call(t, s.Call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "fine"}})); !strings.Contains(string(res), "fine") {
 		t.Fatalf("echo: %s", res)
 	}
 }

@@ -1,0 +1,192 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"mcpscope/internal/render"
+	"mcpscope/internal/schema"
+	"mcpscope/internal/termsafe"
+	"mcpscope/session"
+)
+
+func newCallCmd() *cobra.Command {
+	var (
+		f      connFlags
+		asJSON bool
+		args   string
+		asTask bool
+		ttl    durationFlag
+	)
+	cmd := &cobra.Command{
+		Use:     "call TOOL [key=value...] [target]",
+		Short:   "Call a tool (key=value typed by its schema, or --args JSON)",
+		GroupID: groupHeadless,
+		Example: `  mcpscope call echo message=hello -- node server.js
+  mcpscope call add --args '{"a":1,"b":2}' http://127.0.0.1:3001/mcp
+  mcpscope call research topic=x --task http://127.0.0.1:3001/mcp
+  mcpscope call ask --answer 'elicitation/create={"action":"accept","content":{"name":"Ada"}}'`,
+		Args: headlessArgs(1, -1, "a tool name"),
+		RunE: func(cmd *cobra.Command, argv []string) error {
+			own, url, command := split(cmd, argv)
+			if err := checkPairs(cmd, own[1:]); err != nil {
+				return err
+			}
+			s, sp, err := dial(cmd, &f, url, command, oneShotGrace)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			ctx, out, errw := cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()
+			name := own[0]
+			arguments, err := toolArguments(cmd, s, name, args, own[1:])
+			if err != nil {
+				return err
+			}
+			params := map[string]any{"name": name, "arguments": arguments}
+			var c *session.Call
+			if asTask {
+				c = s.CallAsTask("tools/call", params, ttl.d)
+			} else {
+				c = s.Call("tools/call", params)
+			}
+			res, err := c.Await(ctx)
+			if err != nil {
+				return err
+			}
+			final := lastRound(c).Snapshot()
+			if id := c.Snapshot().TaskID; id != "" {
+				fmt.Fprintf(errw, "task %s created\n", termsafe.Line(id))
+				res, err = s.FollowTask(ctx, id, func(t session.Task) { printTaskStatus(errw, t) })
+				if ctx.Err() != nil {
+					return ctx.Err()
+				}
+				if err != nil {
+					return withTaskHint(err, s, id, sp.URL)
+				}
+				final.IsError = session.IsToolError(res)
+			}
+			render.Result(out, asJSON, res, render.Contents)
+			if final.IsError {
+				return &session.ToolError{Name: name}
+			}
+			return nil
+		},
+	}
+	f.add(cmd.Flags())
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON for programs")
+	cmd.Flags().StringVar(&args, "args", "", "the tool's arguments as a JSON object (key=value arguments are added to it)")
+	cmd.Flags().BoolVar(&asTask, "task", false, "run the tool as a task (2025-11-25): follow its status, fetch its result")
+	cmd.Flags().Var(&ttl, "ttl", "how long the server should keep the task (with --task)")
+	return cmd
+}
+
+// lastRound is the last MRTR round of a call (the call itself without any).
+func lastRound(c *session.Call) *session.Call {
+	for next := c.Next(); next != nil; next = next.Next() {
+		c = next
+	}
+	return c
+}
+
+// toolArguments builds a call's arguments: --args, then key=value pairs
+// typed by the tool's inputSchema.
+func toolArguments(cmd *cobra.Command, s *session.Session, name, argsJSON string, kvs []string) (map[string]any, error) {
+	args := map[string]any{}
+	if argsJSON != "" {
+		if err := json.Unmarshal([]byte(argsJSON), &args); err != nil {
+			return nil, usagef(cmd.CommandPath(), "--args must be a JSON object of tool arguments: %v", err)
+		}
+	}
+	if len(kvs) == 0 {
+		return args, nil
+	}
+	types, err := toolTypes(cmd, s, name)
+	if err != nil {
+		return nil, err
+	}
+	for _, kv := range kvs {
+		k, v, _ := strings.Cut(kv, "=")
+		val, err := coerce(types[k], v)
+		if err != nil {
+			return nil, usagef(cmd.CommandPath(), "argument %s: %v", k, err)
+		}
+		args[k] = val
+	}
+	return args, nil
+}
+
+// checkPairs rejects tool arguments that are not key=value, before
+// anything starts.
+func checkPairs(cmd *cobra.Command, kvs []string) error {
+	for _, kv := range kvs {
+		if !strings.Contains(kv, "=") {
+			hint := ""
+			if strings.HasPrefix(strings.TrimSpace(kv), "{") {
+				hint = " (arguments as JSON go in --args)"
+			}
+			return usagef(cmd.CommandPath(), "tool arguments are key=value, got %q%s", kv, hint)
+		}
+	}
+	return nil
+}
+
+// toolTypes finds a tool's property types so key=value arguments get the
+// JSON types it expects.
+func toolTypes(cmd *cobra.Command, s *session.Session, name string) (map[string]string, error) {
+	tools, err := s.ListAll(cmd.Context(), "tools/list", "tools")
+	if err != nil {
+		return nil, fmt.Errorf("tools/list (to read %s's argument types): %w", name, err)
+	}
+	for _, raw := range tools {
+		var t struct {
+			Name        string          `json:"name"`
+			InputSchema json.RawMessage `json:"inputSchema"`
+		}
+		if json.Unmarshal(raw, &t) == nil && t.Name == name {
+			return schema.PropertyTypes(t.InputSchema), nil
+		}
+	}
+	return nil, usagef(cmd.CommandPath(), "the server has no tool named %q (see: mcpscope tools)", name)
+}
+
+// coerce turns a command-line value into the JSON type the schema names.
+func coerce(typ, v string) (any, error) {
+	switch typ {
+	case "string":
+		return v, nil
+	case "integer":
+		n, err := strconv.ParseInt(v, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not an integer", v)
+		}
+		return n, nil
+	case "number":
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not a number", v)
+		}
+		return f, nil
+	case "boolean":
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return nil, fmt.Errorf("%q is not true or false", v)
+		}
+		return b, nil
+	case "object", "array":
+		var x any
+		if err := json.Unmarshal([]byte(v), &x); err != nil {
+			return nil, fmt.Errorf("%q is not JSON: %v", v, err)
+		}
+		return x, nil
+	}
+	var x any
+	if json.Unmarshal([]byte(v), &x) == nil {
+		return x, nil
+	}
+	return v, nil
+}

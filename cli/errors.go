@@ -1,0 +1,116 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+
+	"charm.land/fang/v2"
+
+	"mcpscope/connect"
+	"mcpscope/internal/termsafe"
+	"mcpscope/session"
+	"mcpscope/transport"
+)
+
+// Exit codes, chosen by the type of error (also in the help text).
+const (
+	exitOK        = 0
+	exitServerErr = 1 // the server answered with an error, a tool said isError, input nobody gave
+	exitUsage     = 2
+	exitTransport = 3 // could not connect, or the transport failed
+	exitTimeout   = 4
+	exitInterrupt = 130
+)
+
+// usageError is a command line that cannot work: exit 2, with the command's
+// help named.
+type usageError struct {
+	cmd string // "mcpscope call"; "" = the root
+	msg string
+}
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(cmd string, format string, a ...any) error {
+	return &usageError{cmd: cmd, msg: fmt.Sprintf(format, a...)}
+}
+
+func exitCode(err error) int {
+	var (
+		ue   *usageError
+		se   *connect.SpecError
+		rpc  *session.RPCError
+		tool *session.ToolError
+		un   *session.Unanswered
+	)
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.As(err, &ue), errors.As(err, &se):
+		return exitUsage
+	case errors.Is(err, context.Canceled):
+		return exitInterrupt
+	case errors.As(err, &tool), errors.As(err, &rpc), errors.As(err, &un), errors.Is(err, errServerState):
+		return exitServerErr
+	case errors.Is(err, session.ErrTimeout):
+		return exitTimeout
+	}
+	return exitTransport
+}
+
+// printError writes err for a person, sanitised (server words travel in
+// error messages), with what to do next.
+func printError(w io.Writer, _ fang.Styles, err error) {
+	msg := err.Error()
+	if errors.Is(err, context.Canceled) {
+		msg = "interrupted"
+	}
+	fmt.Fprintf(w, "mcpscope: %s\n", termsafe.Text(msg))
+	if h := hint(err); h != "" {
+		fmt.Fprintf(w, "  %s\n", h)
+	}
+}
+
+// hint says what to do next about err, in terms of the command line (the
+// engine's messages never name flags).
+func hint(err error) string {
+	var (
+		ue  *usageError
+		he  *transport.HTTPError
+		un  *session.Unanswered
+		je  *session.JournalError
+		ee  *connect.EraError
+		tsk *taskOpenError
+	)
+	switch {
+	case errors.As(err, &ue):
+		return fmt.Sprintf("run '%s --help' for usage", strings.TrimSpace(ue.cmdOr("mcpscope")))
+	case errors.Is(err, session.ErrIdleTimeout):
+		return "raise the idle limit with --timeout D (progress resets it; 0 = none)"
+	case errors.Is(err, session.ErrMaxTimeout):
+		return "raise the hard limit with --max-timeout D (0 = none)"
+	case errors.Is(err, session.ErrTimeout):
+		return "raise the limit with --timeout D"
+	case errors.As(err, &tsk):
+		return tsk.hint
+	case errors.As(err, &un):
+		return fmt.Sprintf("answer it with --answer '%s=<json>' (or --answers FILE)", termsafe.Line(un.Key))
+	case errors.As(err, &je):
+		return "choose another place with --journal PATH, or run with --no-journal"
+	case errors.As(err, &ee):
+		return "the server speaks the initialize era: run without --era modern (or with --era legacy)"
+	case errors.As(err, &he) && he.Status == 401:
+		return "give credentials with --bearer TOKEN or -H 'Authorization: …', or let mcpscope log in (not with --no-oauth)"
+	}
+	return ""
+}
+
+func (e *usageError) cmdOr(def string) string {
+	if e.cmd != "" {
+		return e.cmd
+	}
+	return def
+}

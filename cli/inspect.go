@@ -1,0 +1,147 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"sync/atomic"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/spf13/cobra"
+
+	"mcpscope/connect"
+	"mcpscope/internal/shell"
+	"mcpscope/session"
+	"mcpscope/themes"
+	"mcpscope/ui"
+)
+
+// newInspectCmd is the root command: the inspector's TUI on a server.
+func newInspectCmd() *cobra.Command {
+	var f connFlags
+	cmd := &cobra.Command{
+		Use:   "mcpscope [URL | -- CMD [ARGS...]]",
+		Short: "A terminal inspector for MCP servers",
+		Long: `mcpscope shows an MCP session live: every request with its response and timing, every
+notification and log line, progress of running calls, stderr, and the transport's own life.
+From there you cancel, replay and answer calls. Every frame is journaled, byte for byte.
+
+With no target it inspects its own embedded demo server. Every command that talks to a server
+takes the target last: a Streamable HTTP (or HTTP+SSE) URL, or -- and the command that starts a
+stdio server. Flags may come before or after the other arguments.
+
+Exit codes: 0 success; 1 the server answered with an error (a tool result with isError, or input
+nobody gave); 2 usage; 3 could not connect or the transport failed; 4 timed out; 130 interrupted.`,
+		Example: `  mcpscope                                        # the embedded demo server
+  mcpscope -- npx -y @modelcontextprotocol/server-everything
+  mcpscope http://127.0.0.1:3001/mcp
+  mcpscope -H 'Authorization: Bearer x' https://example.com/mcp`,
+		Args: rootArgs,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, url, command := split(cmd, args)
+			sp, err := f.spec(cmd, url, command)
+			if err != nil {
+				return err
+			}
+			return inspect(cmd, sp)
+		},
+	}
+	f.add(cmd.Flags())
+	return cmd
+}
+
+// rootArgs accepts the inspector's target: nothing (the demo), one URL, or
+// a command after --. Anything else is a mistake worth a hint, and never
+// opens the demo.
+func rootArgs(cmd *cobra.Command, args []string) error {
+	before := args
+	if at := cmd.ArgsLenAtDash(); at >= 0 {
+		before = args[:at]
+		if len(args) == at {
+			return usagef("", "nothing after --: give the server command, e.g. mcpscope -- npx -y @modelcontextprotocol/server-everything")
+		}
+	}
+	switch {
+	case len(before) == 0:
+		return nil
+	case len(before) == 1 && hasHTTPScheme(before[0]) && cmd.ArgsLenAtDash() < 0:
+		return nil
+	}
+	first := before[0]
+	if h := schemeHint(first); h != "" {
+		return usagef("", "%s", h)
+	}
+	if hasHTTPScheme(first) {
+		return usagef("", "one URL at a time, and no URL together with a command after --")
+	}
+	msg := fmt.Sprintf("unknown command %q", first)
+	if s := cmd.SuggestionsFor(first); len(s) > 0 {
+		msg += fmt.Sprintf("; did you mean %q?", s[0])
+	}
+	if cmd.ArgsLenAtDash() < 0 {
+		msg += fmt.Sprintf("\n  to inspect a server over stdio, put -- before its command: mcpscope -- %s", shell.Join(before))
+	}
+	return usagef("", "%s", msg)
+}
+
+// inspect connects and runs the TUI over the session. Server requests
+// (elicitation, sampling, roots) go to the UI's responder.
+func inspect(cmd *cobra.Command, sp connect.Spec) error {
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	var roots []session.Root
+	for _, u := range sp.Roots {
+		roots = append(roots, session.Root{URI: u})
+	}
+	resp := ui.NewResponder(roots)
+	sp.Responder = resp
+	if sp.Grace == 0 {
+		sp.Grace = 2 * time.Second
+	}
+	// Once the TUI draws, notes (an OAuth URL to open) go to the notes pane
+	// and the journal only: nothing else may write to the screen.
+	notes := &gate{w: stderr}
+	sp.Notes = notes
+	fmt.Fprintln(stderr, "mcpscope: connecting…")
+	s, err := connect.Connect(cmd.Context(), sp)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	notes.off.Store(true)
+	err = ui.Run(cmd.Context(), ui.Options{Session: s, Responder: resp, Theme: themes.FromEnv(os.Getenv("MCPSCOPE_THEME")),
+		Target: targetArgs(sp)}, tea.WithInput(cmd.InOrStdin()), tea.WithOutput(stdout))
+	notes.off.Store(false)
+	// Quitting leaves long HTTP calls running on the server, to rejoin later.
+	if handles := s.DetachAll(); len(handles) > 0 {
+		fmt.Fprintf(stderr, "mcpscope: left %d call(s) running on the server; rejoin with:\n", len(handles))
+		for _, h := range handles {
+			fmt.Fprintf(stderr, "  mcpscope rejoin %s\n", h)
+		}
+	}
+	return err
+}
+
+// gate is a writer that can be switched off.
+type gate struct {
+	w   io.Writer
+	off atomic.Bool
+}
+
+func (g *gate) Write(p []byte) (int, error) {
+	if g.off.Load() {
+		return len(p), nil
+	}
+	return g.w.Write(p)
+}
+
+// targetArgs is how a copied command line names the session's target.
+func targetArgs(sp connect.Spec) []string {
+	switch {
+	case sp.URL != "":
+		return []string{sp.URL}
+	case len(sp.Command) > 0:
+		return append([]string{"--"}, sp.Command...)
+	}
+	return nil
+}

@@ -1,0 +1,114 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"mcpscope/internal/termsafe"
+	"mcpscope/session"
+)
+
+func newListenCmd() *cobra.Command {
+	var (
+		f      connFlags
+		asJSON bool
+		filter session.ListenFilter
+	)
+	cmd := &cobra.Command{
+		Use:     "listen [target]",
+		Short:   "2026-07-28: open a subscriptions/listen stream and print its notifications",
+		GroupID: groupHeadless,
+		Example: "  mcpscope listen --tools http://127.0.0.1:3001/mcp\n  mcpscope listen --task-id 1f3e… --json http://127.0.0.1:3001/mcp",
+		Args:    headlessArgs(0, 0, ""),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, url, command := split(cmd, args)
+			return listen(cmd, &f, url, command, filter, asJSON)
+		},
+	}
+	f.add(cmd.Flags())
+	fs := cmd.Flags()
+	fs.BoolVar(&asJSON, "json", false, "print each notification's JSON")
+	fs.BoolVar(&filter.ToolsListChanged, "tools", false, "notifications/tools/list_changed")
+	fs.BoolVar(&filter.PromptsListChanged, "prompts", false, "notifications/prompts/list_changed")
+	fs.BoolVar(&filter.ResourcesListChanged, "resources", false, "notifications/resources/list_changed")
+	fs.StringArrayVar(&filter.ResourceSubscriptions, "resource", nil, "updates of the resource at this URI (repeatable)")
+	fs.StringArrayVar(&filter.TaskIDs, "task-id", nil, "status changes of the task with this id (repeatable)")
+	return cmd
+}
+
+// listen opens the stream with the filter (all three list_changed kinds
+// when none is named) and prints its notifications until Ctrl-C or the
+// server ends it, following re-listens after a drop.
+func listen(cmd *cobra.Command, cf *connFlags, url string, command []string, f session.ListenFilter, asJSON bool) error {
+	if !f.ToolsListChanged && !f.PromptsListChanged && !f.ResourcesListChanged && len(f.ResourceSubscriptions) == 0 && len(f.TaskIDs) == 0 {
+		f.ToolsListChanged, f.PromptsListChanged, f.ResourcesListChanged = true, true, true
+	}
+	s, _, err := dial(cmd, cf, url, command, oneShotGrace)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
+	if s.Era() != session.EraModern {
+		return usagef(cmd.CommandPath(), "listen is the 2026-07-28 way to receive notifications; %s speaks the %s era, where they arrive unasked (use record)",
+			termsafe.Line(s.Info().Target), s.Era())
+	}
+	c := s.Listen(f)
+	fmt.Fprintf(stderr, "listening (call %s); Ctrl-C to stop\n", c.Key)
+	var seq uint64
+	acked := false
+	show := func() {
+		for _, it := range s.Store().Since(seq, 0) {
+			seq = it.Seq
+			if it.Env == nil || it.Env.Method == "" || it.Frame.Dir.String() != "in" {
+				continue
+			}
+			if sn := c.Snapshot(); !acked && sn.Ack != nil {
+				acked = true
+				fmt.Fprintf(stderr, "acknowledged: %s\n", termsafe.Line(string(sn.Ack)))
+			}
+			if it.CallKey != c.Key || it.Env.Method == "notifications/subscriptions/acknowledged" {
+				continue
+			}
+			if asJSON {
+				stdout.Write(append(termsafe.JSON(it.Frame.Data), '\n'))
+				continue
+			}
+			var p struct {
+				URI           string `json:"uri"`
+				TaskID        string `json:"taskId"`
+				Status        string `json:"status"`
+				StatusMessage string `json:"statusMessage"`
+			}
+			_ = json.Unmarshal(it.Env.Params, &p)
+			what := p.URI
+			if p.TaskID != "" {
+				what = p.TaskID + " " + p.Status + " " + p.StatusMessage
+			}
+			fmt.Fprintf(stdout, "%s %s %s\n", it.Frame.Time.Format("15:04:05.000"), termsafe.Line(it.Env.Method), termsafe.Line(strings.TrimSpace(what)))
+		}
+	}
+	for {
+		show()
+		select {
+		case <-s.Store().Changed():
+		case <-c.Done():
+			show()
+			if next := c.Next(); next != nil {
+				c = next // re-listened after a drop
+				continue
+			}
+			if err := c.Snapshot().Err(); err != nil {
+				return fmt.Errorf("listen ended: %w", err)
+			}
+			fmt.Fprintln(stderr, "the server ended the listen stream")
+			return nil
+		case <-cmd.Context().Done():
+			_ = s.Cancel(c, "stopped by the user")
+			return nil
+		}
+	}
+}

@@ -1,0 +1,77 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"mcpscope/internal/render"
+	"mcpscope/internal/termsafe"
+)
+
+// newListCmd makes tools, resources, templates and prompts: one list each,
+// every page of it.
+func newListCmd(name, method, field, short string) *cobra.Command {
+	var f connFlags
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     name + " [target]",
+		Short:   short,
+		GroupID: groupHeadless,
+		Example: fmt.Sprintf("  mcpscope %s -- npx -y @modelcontextprotocol/server-everything\n  mcpscope %s --json http://127.0.0.1:3001/mcp", name, name),
+		Args:    headlessArgs(0, 0, ""),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, url, command := split(cmd, args)
+			s, _, err := dial(cmd, &f, url, command, oneShotGrace)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			all, err := s.ListAll(cmd.Context(), method, field)
+			if err != nil {
+				return err
+			}
+			out := cmd.OutOrStdout()
+			if asJSON {
+				return render.Line(out, map[string]any{field: all})
+			}
+			if len(all) == 0 {
+				fmt.Fprintf(out, "(no %s)\n", field)
+				return nil
+			}
+			for _, it := range all {
+				head, desc := listLine(it)
+				fmt.Fprintf(out, "%-32s %s\n", termsafe.Line(head), termsafe.Line(desc))
+			}
+			return nil
+		},
+	}
+	f.add(cmd.Flags())
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON for programs")
+	return cmd
+}
+
+// listLine is what one line of a list shows: the name (or URI, or URI
+// template) and the first line of the description.
+func listLine(item []byte) (head, desc string) {
+	var v struct {
+		Name        string `json:"name"`
+		URI         string `json:"uri"`
+		URITemplate string `json:"uriTemplate"`
+		Description string `json:"description"`
+	}
+	_ = json.Unmarshal(item, &v)
+	head = v.Name
+	if v.URI != "" {
+		head = v.URI
+	} else if v.URITemplate != "" {
+		head = v.URITemplate
+	}
+	desc = strings.TrimSpace(strings.SplitN(v.Description, "\n", 2)[0])
+	if len(desc) > 100 {
+		desc = desc[:97] + "..."
+	}
+	return head, desc
+}

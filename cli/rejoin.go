@@ -1,0 +1,176 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"mcpscope/connect"
+	"mcpscope/internal/render"
+	"mcpscope/internal/termsafe"
+	"mcpscope/session"
+)
+
+func newRejoinCmd() *cobra.Command {
+	var (
+		h      httpFlags
+		sf     sessionFlags
+		forget bool
+		asJSON bool
+	)
+	cmd := &cobra.Command{
+		Use:     "rejoin [HANDLE]",
+		Short:   "List calls left running (detached, or their mcpscope died), or rejoin one",
+		GroupID: groupSessions,
+		Long: `Without a handle, rejoin lists the calls mcpscope left running on HTTP servers: detached
+with d in the inspector, left when it quit, or left by a process that died. With a handle it
+picks the call up again: the progress it missed, then the result. Secrets are never stored:
+pass again the --bearer or -H the call was made with (or set the environment variable).`,
+		Example: "  mcpscope rejoin\n  mcpscope rejoin 7c1d… --bearer $TOKEN\n  mcpscope rejoin --forget 7c1d…",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usagef(cmd.CommandPath(), "rejoin takes one handle, got %d arguments", len(args))
+			}
+			if forget && len(args) == 0 {
+				return usagef(cmd.CommandPath(), "--forget needs the handle of the record to drop")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			store := session.DefaultStateStore()
+			if len(args) == 0 {
+				return listDetached(cmd, store, asJSON)
+			}
+			if forget {
+				return store.Delete(args[0])
+			}
+			var sp connect.Spec
+			if err := h.fill(&sp, cmd.CommandPath()); err != nil {
+				return err
+			}
+			if err := sf.fill(&sp, cmd.CommandPath()); err != nil {
+				return err
+			}
+			sp.Notes = cmd.ErrOrStderr()
+			return rejoin(cmd, sp, store, args[0], asJSON)
+		},
+	}
+	fs := cmd.Flags()
+	h.add(fs)
+	sf.add(fs)
+	fs.BoolVar(&forget, "forget", false, "drop the record of a detached call instead of rejoining it")
+	fs.BoolVar(&asJSON, "json", false, "print JSON for programs")
+	return cmd
+}
+
+func listDetached(cmd *cobra.Command, store *session.FileStore, asJSON bool) error {
+	out := cmd.OutOrStdout()
+	list, err := store.List()
+	if err != nil {
+		return err
+	}
+	if asJSON {
+		return render.Line(out, list)
+	}
+	if len(list) == 0 {
+		fmt.Fprintln(out, "(no detached calls)")
+		return nil
+	}
+	for _, d := range list {
+		state := "rejoinable"
+		if d.Alive() {
+			state = fmt.Sprintf("attached to pid %d", d.OwnerPID)
+		}
+		prog := ""
+		if d.Progress.Updates > 0 {
+			prog = fmt.Sprintf(" %g/%g", d.Progress.Value, d.Progress.Total)
+		}
+		fmt.Fprintf(out, "%-36s %-12s %s %s%s  session %s  %s  started %s\n", termsafe.Line(d.Handle), state,
+			termsafe.Line(d.Method), termsafe.Line(d.Name), prog, termsafe.Line(d.SessionID), termsafe.Line(d.Target),
+			d.Started.Local().Format(time.DateTime))
+	}
+	return nil
+}
+
+// rejoin picks up one detached call (or task) and prints what it missed,
+// then its result.
+func rejoin(cmd *cobra.Command, sp connect.Spec, store *session.FileStore, handle string, asJSON bool) error {
+	ctx, stdout, stderr := cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()
+	d, err := store.Get(handle)
+	if err != nil {
+		return err
+	}
+	release, err := store.Claim(handle)
+	if err != nil {
+		return err
+	}
+	defer release()
+	s, err := connect.Rejoin(sp, d, store)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	if d.TaskID != "" && len(d.LastEventIDs) == 0 {
+		s.RejoinTask(d)
+		where := "stateless"
+		if d.SessionID != "" {
+			where = "session " + d.SessionID
+		}
+		fmt.Fprintf(stderr, "rejoining task %s (%s %s, %s)\n", termsafe.Line(d.TaskID), termsafe.Line(d.Method),
+			termsafe.Line(d.Name), termsafe.Line(where))
+		res, err := s.FollowTask(ctx, d.TaskID, func(t session.Task) { printTaskStatus(stderr, t) })
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			return withTaskHint(fmt.Errorf("rejoin task %s: %w", d.TaskID, err), s, d.TaskID, d.Target)
+		}
+		render.Result(stdout, asJSON, res, render.Contents)
+		return nil
+	}
+	c, err := s.Rejoin(ctx, d)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "rejoining %s %s (session %s, progress so far %g/%g)\n", termsafe.Line(d.Method), termsafe.Line(d.Name),
+		termsafe.Line(d.SessionID), d.Progress.Value, d.Progress.Total)
+	// Print every progress notification that arrives, the replayed ones
+	// the old process missed included.
+	var seq uint64
+	show := func() {
+		for _, it := range s.Store().Since(seq, 0) {
+			seq = it.Seq
+			if it.CallKey != c.Key || it.Env == nil || it.Env.Method != "notifications/progress" || it.Note != "" {
+				continue
+			}
+			var p struct {
+				Progress float64 `json:"progress"`
+				Total    float64 `json:"total"`
+				Message  string  `json:"message"`
+			}
+			if json.Unmarshal(it.Env.Params, &p) == nil {
+				fmt.Fprintf(stderr, "progress %g/%g %s\n", p.Progress, p.Total, termsafe.Line(p.Message))
+			}
+		}
+	}
+	for done := false; !done; {
+		select {
+		case <-c.Done():
+			done = true
+		case <-s.Store().Changed():
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		show()
+	}
+	show()
+	sn := c.Snapshot()
+	if err := sn.Err(); err != nil {
+		return fmt.Errorf("rejoin %s: %w", handle, err)
+	}
+	_ = store.Delete(handle)
+	render.Result(stdout, asJSON, sn.Result, render.Contents)
+	return nil
+}

@@ -1,0 +1,119 @@
+// Package cli is mcpscope's command line. Each command is one file that
+// declares its own flags next to the function that runs it; newRoot is the
+// one place where commands are registered. Commands write only to the
+// streams cobra gives them (cmd.OutOrStdout, cmd.ErrOrStderr).
+package cli
+
+import (
+	"context"
+	"io"
+	"os"
+	"os/signal"
+	"runtime/debug"
+	"strings"
+	"syscall"
+
+	"charm.land/fang/v2"
+	"github.com/spf13/cobra"
+
+	"mcpscope/session"
+)
+
+// Main runs mcpscope with args (without the program name) and returns the
+// process's exit code.
+func Main(args []string, stdout, stderr io.Writer) int {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	return Run(ctx, args, stdout, stderr)
+}
+
+// Run is Main under ctx (tests cancel it instead of sending a signal).
+func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	root := newRoot()
+	root.SetArgs(args)
+	root.SetOut(stdout)
+	root.SetErr(stderr)
+	err := fang.Execute(ctx, root, fang.WithVersion(version()), fang.WithoutManpage(), fang.WithErrorHandler(printError))
+	return exitCode(err)
+}
+
+// Command groups, in the order help lists them.
+const (
+	groupHeadless = "headless"
+	groupSessions = "sessions"
+	groupServers  = "servers"
+)
+
+// newRoot builds the command tree: the inspector at the root, and one line
+// per subcommand here.
+func newRoot() *cobra.Command {
+	root := newInspectCmd()
+	root.AddGroup(
+		&cobra.Group{ID: groupHeadless, Title: "headless (the same engine, no UI)"},
+		&cobra.Group{ID: groupSessions, Title: "calls left running, journals"},
+		&cobra.Group{ID: groupServers, Title: "more"},
+	)
+	for _, c := range []*cobra.Command{
+		newListCmd("tools", "tools/list", "tools", "List the server's tools"),
+		newListCmd("resources", "resources/list", "resources", "List the server's resources"),
+		newListCmd("templates", "resources/templates/list", "resourceTemplates", "List the server's resource templates"),
+		newListCmd("prompts", "prompts/list", "prompts", "List the server's prompts"),
+		newCallCmd(),
+		newReadCmd(),
+		newPromptCmd(),
+		newPingCmd(),
+		newTasksCmd(),
+		newTaskCmd(),
+		newListenCmd(),
+		newRecordCmd(),
+		newRejoinCmd(),
+		newJournalCmd(),
+		newDemoCmd(),
+		newBenchCmd(),
+		newClientCmd(),
+		newVersionCmd(),
+		newManCmd(),
+	} {
+		root.AddCommand(c)
+	}
+	root.SuggestionsMinimumDistance = 2
+	root.SetHelpCommandGroupID(groupServers)
+	root.SetCompletionCommandGroupID(groupServers)
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return &usageError{cmd: c.CommandPath(), msg: err.Error()}
+	})
+	return root
+}
+
+// version is mcpscope's version with the commit and build time the Go
+// toolchain recorded, when it recorded them.
+func version() string {
+	v := session.Version
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return v
+	}
+	if info.Main.Version != "" && info.Main.Version != "(devel)" {
+		v = strings.TrimPrefix(info.Main.Version, "v")
+	}
+	var rev, at, dirty string
+	for _, s := range info.Settings {
+		switch s.Key {
+		case "vcs.revision":
+			rev = s.Value
+		case "vcs.time":
+			at = s.Value
+		case "vcs.modified":
+			if s.Value == "true" {
+				dirty = ", modified"
+			}
+		}
+	}
+	if rev == "" {
+		return v + " (no commit recorded: built without VCS stamping)"
+	}
+	if len(rev) > 12 {
+		rev = rev[:12]
+	}
+	return v + " (commit " + rev + dirty + ", " + at + ")"
+}

@@ -1,0 +1,256 @@
+package cli
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sort"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"mcpscope/internal/render"
+	"mcpscope/internal/termsafe"
+	"mcpscope/session"
+)
+
+// newTasksCmd lists tasks: tasks/list, or in the 2026 era (whose tasks
+// extension has no tasks/list) the tasks this machine remembers.
+func newTasksCmd() *cobra.Command {
+	var f connFlags
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:     "tasks [target]",
+		Short:   "List the server's tasks (2026-07-28: the ones mcpscope started there and remembers)",
+		GroupID: groupHeadless,
+		Args:    headlessArgs(0, 0, ""),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, url, command := split(cmd, args)
+			s, sp, err := dial(cmd, &f, url, command, oneShotGrace)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			if s.Era() == session.EraModern {
+				return listKnownTasks(cmd, s, sp.URL, asJSON)
+			}
+			all, err := s.ListAll(cmd.Context(), "tasks/list", "tasks")
+			if err != nil {
+				return err
+			}
+			if asJSON {
+				return render.Line(cmd.OutOrStdout(), map[string]any{"tasks": all})
+			}
+			if len(all) == 0 {
+				fmt.Fprintln(cmd.OutOrStdout(), "(no tasks)")
+			}
+			for _, raw := range all {
+				var t session.Task
+				_ = json.Unmarshal(raw, &t)
+				printTaskStatus(cmd.OutOrStdout(), t)
+			}
+			return nil
+		},
+	}
+	f.add(cmd.Flags())
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON for programs")
+	return cmd
+}
+
+// newTaskCmd groups the actions on one task.
+func newTaskCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "task get|result|cancel|update ID [target]",
+		Short:   "Get, follow to its result, cancel or answer one task",
+		GroupID: groupHeadless,
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return usagef(cmd.CommandPath(), "task needs an action (get, result, cancel or update) and a task id")
+			}
+			return usagef(cmd.CommandPath(), "task actions are get, result, cancel and update, got %q", args[0])
+		},
+		RunE: func(*cobra.Command, []string) error { return nil },
+	}
+	for _, a := range []struct{ name, short string }{
+		{"get", "Print a task's state (tasks/get)"},
+		{"result", "Follow a task to its end and print its result (tasks/result; 2026-07-28: tasks/get until done)"},
+		{"cancel", "Cancel a task (tasks/cancel)"},
+		{"update", "2026-07-28: answer an input_required task's requests from --answer/--answers (tasks/update)"},
+	} {
+		cmd.AddCommand(newTaskActionCmd(a.name, a.short))
+	}
+	return cmd
+}
+
+func newTaskActionCmd(action, short string) *cobra.Command {
+	var f connFlags
+	var asJSON bool
+	cmd := &cobra.Command{
+		Use:   action + " ID [target]",
+		Short: short,
+		Args:  headlessArgs(1, 1, "a task id"),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			own, url, command := split(cmd, args)
+			s, sp, err := dial(cmd, &f, url, command, oneShotGrace)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			return taskAction(cmd, s, action, own[0], sp.URL, asJSON)
+		},
+	}
+	f.add(cmd.Flags())
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON for programs")
+	return cmd
+}
+
+// taskAction runs one action. In the 2026 era (tasks extension) there is no
+// tasks/result: result follows the task with tasks/get to its end,
+// answering what it asks on the way; update answers an input_required
+// task's requests.
+func taskAction(cmd *cobra.Command, s *session.Session, action, id, url string, asJSON bool) error {
+	ctx, stdout, stderr := cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()
+	modern := s.Era() == session.EraModern
+	switch action {
+	case "get", "cancel":
+		res, err := s.CallWith("tasks/"+action, map[string]any{"taskId": id}, session.CallOptions{Timeout: -1}).Await(ctx)
+		if err != nil {
+			return err
+		}
+		render.Indented(stdout, res)
+		return nil
+	case "result":
+		if !modern {
+			res, err := s.CallWith("tasks/result", map[string]any{"taskId": id}, session.CallOptions{Timeout: -1}).Await(ctx)
+			if err != nil {
+				return err
+			}
+			render.Result(stdout, asJSON, res, render.Contents)
+			return nil
+		}
+		res, err := s.FollowTask(ctx, id, func(t session.Task) { printTaskStatus(stderr, t) })
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
+		if err != nil {
+			return withTaskHint(err, s, id, url)
+		}
+		render.Result(stdout, asJSON, res, render.Contents)
+		return nil
+	}
+	// update
+	if !modern {
+		return usagef(cmd.CommandPath(), "task update is the 2026-07-28 tasks extension's tasks/update; %s speaks the %s era, where input arrives as server requests",
+			termsafe.Line(s.Info().Target), s.Era())
+	}
+	if _, err := s.Call("tasks/get", map[string]any{"taskId": id}).Await(ctx); err != nil {
+		return err
+	}
+	t, _ := s.Task(id)
+	if t.Status != "input_required" {
+		return &taskStateError{id: id, status: t.Status}
+	}
+	n, err := s.AnswerTask(ctx, id)
+	if n > 0 {
+		fmt.Fprintf(stderr, "sent %d answer(s) to task %s (tasks/update)\n", n, termsafe.Line(id))
+	}
+	if err != nil {
+		return withTaskHint(err, s, id, url)
+	}
+	return nil
+}
+
+// taskStateError is an update for a task that asks for nothing: the
+// server's state, so exit 1.
+type taskStateError struct{ id, status string }
+
+func (e *taskStateError) Error() string {
+	return fmt.Sprintf("task %s is %s, not input_required: it asks for nothing", e.id, e.status)
+}
+
+func (e *taskStateError) Is(target error) bool { return target == errServerState }
+
+// errServerState marks errors that report the server's state (exit 1).
+var errServerState = errors.New("the server's state")
+
+// taskOpenError is an error about a task that is still open on the server,
+// with the command that picks it up again.
+type taskOpenError struct {
+	err  error
+	hint string
+}
+
+func (e *taskOpenError) Error() string { return e.err.Error() }
+func (e *taskOpenError) Unwrap() error { return e.err }
+
+// withTaskHint wraps err with how to come back to task id when it is still
+// open on the server after this command gave up on it (for example, it asked
+// for input no --answer covered).
+func withTaskHint(err error, s *session.Session, id, url string) error {
+	t, ok := s.Task(id)
+	if !ok || t.Terminal() {
+		return err
+	}
+	answers := ""
+	if t.Status == "input_required" {
+		keys := make([]string, 0, len(t.InputRequests))
+		for k := range t.InputRequests {
+			keys = append(keys, k)
+		}
+		sort.Strings(keys)
+		for _, k := range keys {
+			answers += fmt.Sprintf(" --answer '%s=<json>'", termsafe.Line(k))
+		}
+	}
+	how := ""
+	if _, gerr := session.DefaultStateStore().Get(session.TaskHandle(id)); gerr == nil {
+		how = "mcpscope rejoin " + session.TaskHandle(id) + answers
+	} else if url != "" {
+		how = fmt.Sprintf("mcpscope task result %s%s %s", termsafe.Line(id), answers, termsafe.Line(url))
+	} else {
+		return err // a stdio server ends with this command, and its tasks with it
+	}
+	return &taskOpenError{err: err, hint: fmt.Sprintf("task %s is still %s on the server; pick it up again with: %s",
+		termsafe.Line(id), termsafe.Line(t.Status), how)}
+}
+
+// listKnownTasks answers `mcpscope tasks` in the 2026 era, where the tasks
+// extension removed tasks/list (a server cannot scope it without sessions):
+// the tasks this machine created on the target and still keeps a rejoin
+// record of.
+func listKnownTasks(cmd *cobra.Command, s *session.Session, url string, asJSON bool) error {
+	out := cmd.OutOrStdout()
+	list, err := session.DefaultStateStore().List()
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	target := url
+	if target == "" {
+		target = s.Info().Target
+	}
+	var mine []session.Detached
+	for _, d := range list {
+		if d.TaskID != "" && d.Target == url {
+			mine = append(mine, d)
+		}
+	}
+	if asJSON {
+		tasks := make([]map[string]any, 0, len(mine))
+		for _, d := range mine {
+			tasks = append(tasks, map[string]any{"taskId": d.TaskID, "handle": d.Handle, "tool": d.Name, "started": d.Started})
+		}
+		return render.Line(out, map[string]any{"tasks": tasks, "source": "local rejoin records (2026-07-28 has no tasks/list)"})
+	}
+	fmt.Fprintf(out, "# %s speaks 2026-07-28, whose tasks extension has no tasks/list; these are the tasks mcpscope started there and remembers\n",
+		termsafe.Line(target))
+	if len(mine) == 0 {
+		fmt.Fprintln(out, "(no tasks)")
+		return nil
+	}
+	for _, d := range mine {
+		fmt.Fprintf(out, "%-40s %-24s started %s  (mcpscope task get %s …, or mcpscope rejoin %s)\n", termsafe.Line(d.TaskID),
+			termsafe.Line(d.Name), d.Started.Local().Format(time.DateTime), termsafe.Line(d.TaskID), termsafe.Line(d.Handle))
+	}
+	return nil
+}

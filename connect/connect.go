@@ -1,0 +1,245 @@
+// Package connect turns a Spec (what to connect to, and how) into a started
+// *session.Session with the handshake done. It is the one entry the TUI, the
+// headless commands, the conformance client and the tests share: the era
+// probe and its cache, the Streamable HTTP → HTTP+SSE fallback, OAuth,
+// answers to server requests and rejoin wiring all live here.
+package connect
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"mcpscope/oauth"
+	"mcpscope/session"
+	"mcpscope/transport"
+)
+
+// Spec says what to connect to and how. With neither URL nor Command it
+// spawns Self (mcpscope's own demo server).
+type Spec struct {
+	// The target: a Streamable HTTP (or HTTP+SSE) URL, or a command to spawn
+	// over stdio.
+	URL     string
+	Command []string
+	Shell   bool     // run Command through sh -c
+	Env     []string // KEY=VALUE for the spawned server
+	Dir     string   // its working directory
+	Self    []string // argv of the demo server, for no target
+
+	// HTTP only.
+	Headers       map[string]string
+	Bearer        string
+	BearerFromEnv bool   // the bearer came from the environment (rejoin records say so)
+	Transport     string // "" (Streamable HTTP, else HTTP+SSE), "http" or "sse"
+	Auth          Auth
+
+	Era        string        // "" or "auto" (probe), "legacy", "modern"
+	Timeout    time.Duration // idle limit per call (0 = default, <0 = none); also bounds the handshake
+	MaxTimeout time.Duration // hard limit per call
+	// Grace is how long a stdio server gets to exit after its stdin closes
+	// before the shutdown ladder goes on.
+	Grace time.Duration
+
+	Journal   string // "" = a fresh file under the state directory
+	NoJournal bool
+	NoState   bool // no rejoin records, no saved logins (throwaway runs)
+
+	Roots     []string                   // answered to roots/list
+	Answers   map[string]json.RawMessage // answers to input requests and server requests, by key or method
+	Responder session.Responder          // nil = Answers, then the headless default
+	LogLevel  string
+
+	// Notes is where a person is told what connect does on the way
+	// (falling back to HTTP+SSE, a login URL to open); nil = nowhere. The
+	// journal gets every note as well.
+	Notes io.Writer
+}
+
+// Auth configures the OAuth client used when an HTTP server answers 401.
+type Auth struct {
+	Disabled          bool // never authorize: a 401 is an error
+	ClientID          string
+	ClientSecret      string
+	ClientMetadataURL string
+	ClientKeyPEM      string // private_key_jwt signing key
+	SigningAlg        string
+	Grant             string // "" (pick), authorization_code or client_credentials
+	IDToken           string // enterprise-managed authorization (SEP-990)
+	IdPTokenEndpoint  string
+	IdPClientID       string
+	Assertion         string // a JWT presented as a jwt-bearer grant
+	Scope             string
+	Port              int  // loopback redirect port (0 = any)
+	NoBrowser         bool // print the authorization URL instead of opening it
+	// Authorizer completes the authorization step; nil = a person in a
+	// browser, through a loopback redirect.
+	Authorizer oauth.Authorizer
+}
+
+// SpecError is a Spec that cannot work as given (the caller's mistake, not
+// the server's).
+type SpecError struct{ Msg string }
+
+func (e *SpecError) Error() string { return e.Msg }
+
+// DefaultHandshakeTimeout bounds the handshake when the Spec sets no Timeout.
+const DefaultHandshakeTimeout = 30 * time.Second
+
+// HandshakeTimeout is how long the handshake may take under sp.
+func (sp Spec) HandshakeTimeout() time.Duration {
+	if sp.Timeout > 0 {
+		return sp.Timeout
+	}
+	return DefaultHandshakeTimeout
+}
+
+// Connect starts a session on the target and runs the handshake. A URL whose
+// first request gets 400, 404 or 405 is tried again with the older HTTP+SSE
+// transport, as the 2025-11-25 backwards-compatibility rules say.
+func Connect(ctx context.Context, sp Spec) (*session.Session, error) {
+	if sp.URL != "" && len(sp.Command) > 0 {
+		return nil, &SpecError{"give either a URL or a command, not both"}
+	}
+	s, err := connectOnce(ctx, sp)
+	var he *transport.HTTPError
+	if err == nil || sp.URL == "" || sp.Transport != "" || sp.Era == session.EraModern || !errors.As(err, &he) ||
+		(he.Status != 400 && he.Status != 404 && he.Status != 405) {
+		return s, err
+	}
+	sp.note("%s answered %d to Streamable HTTP; trying the HTTP+SSE transport (2024-11-05)", sp.URL, he.Status)
+	sse := sp
+	sse.Transport = "sse"
+	if sse.Journal != "" {
+		sse.Journal = strings.TrimSuffix(sse.Journal, ".jsonl") + "-sse.jsonl"
+	}
+	s2, err2 := connectOnce(ctx, sse)
+	if err2 != nil {
+		return nil, fmt.Errorf("%w\n(the HTTP+SSE fallback failed too: %v)", err, err2)
+	}
+	return s2, nil
+}
+
+// note tells the person, when someone listens.
+func (sp Spec) note(format string, a ...any) {
+	if sp.Notes != nil {
+		fmt.Fprintf(sp.Notes, "mcpscope: "+format+"\n", a...)
+	}
+}
+
+// kind names the transport sp makes: "stdio", "http" or "sse".
+func (sp Spec) kind() string {
+	switch {
+	case sp.URL == "":
+		return "stdio"
+	case sp.Transport == "sse":
+		return "sse"
+	}
+	return "http"
+}
+
+// argv is the command sp spawns (Self when no command was given).
+func (sp Spec) argv() []string {
+	if len(sp.Command) > 0 {
+		return sp.Command
+	}
+	return sp.Self
+}
+
+// newTransport builds the transport sp names, and the OAuth flow behind it
+// (nil when OAuth is off or not needed).
+func newTransport(sp Spec) (transport.Transport, *oauth.Flow, error) {
+	if sp.URL != "" {
+		flow, client := oauthFor(sp)
+		var t interface {
+			transport.Transport
+			Note(string)
+		}
+		if sp.Transport == "sse" {
+			t = transport.NewLegacySSE(transport.LegacySSEOptions{URL: sp.URL, Headers: sp.Headers, Bearer: sp.Bearer, Client: client})
+		} else {
+			t = transport.NewHTTP(transport.HTTPOptions{URL: sp.URL, Headers: sp.Headers, Bearer: sp.Bearer, Client: client})
+		}
+		if flow != nil {
+			flow.SetNote(t.Note)
+		}
+		return t, flow, nil
+	}
+	argv := sp.argv()
+	if len(argv) == 0 {
+		return nil, nil, &SpecError{"no target: give a URL or a server command"}
+	}
+	so := transport.StdioOptions{Command: argv[0], Args: argv[1:], Env: sp.Env, Dir: sp.Dir, Grace: sp.Grace}
+	if sp.Shell && len(sp.Command) > 0 {
+		so.Command, so.Args, so.Shell = strings.Join(sp.Command, " "), nil, true
+	}
+	return transport.NewStdio(so), nil, nil
+}
+
+func connectOnce(ctx context.Context, sp Spec) (*session.Session, error) {
+	t, flow, err := newTransport(sp)
+	if err != nil {
+		return nil, err
+	}
+	j, err := openJournal(sp, t.Describe())
+	if err != nil {
+		return nil, err
+	}
+	r := sp.Responder
+	if r == nil {
+		r = newAnswers(sp.Answers, sp.Roots)
+	}
+	so := session.Options{Responder: r, Journal: j, Timeout: sp.Timeout, MaxTimeout: sp.MaxTimeout}
+	if sp.URL != "" && !sp.NoState {
+		// HTTP calls that carry event ids can be rejoined after this process ends.
+		so.StateStore, so.Rejoin = session.DefaultStateStore(), RejoinInfo(sp)
+	}
+	s := session.New(t, so)
+	if err := s.Start(); err != nil {
+		if j != nil {
+			j.Close()
+		}
+		return nil, err // the transport's error names the target already
+	}
+	if err := preflightLogin(ctx, sp, flow); err != nil {
+		s.Close()
+		return nil, err
+	}
+	hctx, cancel := context.WithTimeout(ctx, sp.HandshakeTimeout())
+	defer cancel()
+	if err := chooseEra(hctx, sp, s); err != nil {
+		s.Close()
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if hctx.Err() != nil {
+			return nil, &session.Failure{Kind: session.ErrTimeout,
+				Reason: fmt.Sprintf("timed out: %s did not complete the handshake within %s", t.Describe(), sp.HandshakeTimeout())}
+		}
+		return nil, err
+	}
+	if sp.LogLevel != "" {
+		if c := s.SetLogLevel(sp.LogLevel); c != nil {
+			if _, err := c.Wait(ctx); err != nil {
+				sp.note("logging/setLevel %s: %v", sp.LogLevel, err)
+			}
+		}
+	}
+	return s, nil
+}
+
+// openJournal opens the journal sp asks for (nil with NoJournal).
+func openJournal(sp Spec, target string) (*session.Journal, error) {
+	if sp.NoJournal {
+		return nil, nil
+	}
+	path := sp.Journal
+	if path == "" {
+		path = session.NewJournalPath(session.DefaultJournalDir(), time.Now())
+	}
+	return session.CreateJournal(path, target)
+}

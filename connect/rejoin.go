@@ -1,0 +1,120 @@
+package connect
+
+import (
+	"fmt"
+	"os"
+	"strings"
+
+	"mcpscope/session"
+	"mcpscope/transport"
+)
+
+// RejoinInfo says how to reach sp's HTTP target again, with secrets named
+// by where they came from rather than stored.
+func RejoinInfo(sp Spec) session.RejoinInfo {
+	ri := session.RejoinInfo{Target: sp.URL, Headers: map[string]string{}, SecretRefs: map[string]string{}}
+	for name, val := range sp.Headers {
+		if transport.IsSecretName(name) {
+			ri.SecretRefs[name] = "flag:-H " + name
+			continue
+		}
+		ri.Headers[name] = val
+	}
+	switch {
+	case sp.Bearer != "" && sp.BearerFromEnv:
+		ri.SecretRefs["Authorization"] = "env:MCPSCOPE_BEARER"
+	case sp.Bearer != "":
+		ri.SecretRefs["Authorization"] = "flag:--bearer"
+	}
+	return ri
+}
+
+// MissingSecretError is a credential a detached call was made with that is
+// not given again: rejoin records keep where a secret came from, never its
+// value.
+type MissingSecretError struct{ Name, Ref string }
+
+func (e *MissingSecretError) Error() string {
+	switch {
+	case strings.HasPrefix(e.Ref, "env:"):
+		return fmt.Sprintf("the call was made with %s from $%s; set it again to rejoin", e.Name, strings.TrimPrefix(e.Ref, "env:"))
+	case e.Ref == "flag:--bearer":
+		return "the call was made with --bearer; pass it again to rejoin"
+	}
+	return fmt.Sprintf("the call was made with -H %q; pass it again to rejoin", e.Name+": …")
+}
+
+// rejoinCredentials fills in the secrets the record names from what sp
+// gives (its headers and bearer) and the environment.
+func rejoinCredentials(d session.Detached, sp Spec) (map[string]string, string, error) {
+	hdr := map[string]string{}
+	for k, v := range d.Headers {
+		hdr[k] = v
+	}
+	bearer := ""
+	for name, ref := range d.SecretRefs {
+		switch {
+		case strings.HasPrefix(ref, "env:"):
+			v := os.Getenv(strings.TrimPrefix(ref, "env:"))
+			if v == "" {
+				return nil, "", &MissingSecretError{name, ref}
+			}
+			if strings.EqualFold(name, "Authorization") {
+				bearer = v
+			} else {
+				hdr[name] = v
+			}
+		case ref == "flag:--bearer":
+			if sp.Bearer == "" {
+				return nil, "", &MissingSecretError{name, ref}
+			}
+			bearer = sp.Bearer
+		default: // flag:-H Name
+			found := false
+			for n, v := range sp.Headers {
+				if strings.EqualFold(strings.TrimSpace(n), name) {
+					hdr[name], found = v, true
+				}
+			}
+			if !found {
+				return nil, "", &MissingSecretError{name, ref}
+			}
+		}
+	}
+	return hdr, bearer, nil
+}
+
+// Rejoin starts a session on the target of a detached call, with the
+// credentials it was made with (given again in sp), ready for
+// session.Rejoin or RejoinTask. OAuth applies as for a new session unless a
+// bearer or an Authorization header came back.
+func Rejoin(sp Spec, d session.Detached, store session.StateStore) (*session.Session, error) {
+	hdr, bearer, err := rejoinCredentials(d, sp)
+	if err != nil {
+		return nil, err
+	}
+	rs := sp
+	rs.URL, rs.Command, rs.Bearer, rs.Headers = d.Target, nil, bearer, hdr
+	flow, client := oauthFor(rs)
+	t := transport.NewHTTP(transport.HTTPOptions{URL: d.Target, Headers: hdr, Bearer: bearer, Client: client})
+	if flow != nil {
+		flow.SetNote(t.Note)
+	}
+	j, err := openJournal(rs, t.Describe()+" (rejoin "+d.Handle+")")
+	if err != nil {
+		return nil, err
+	}
+	r := sp.Responder
+	if r == nil {
+		r = newAnswers(sp.Answers, sp.Roots) // a rejoined task may ask for input
+	}
+	s := session.New(t, session.Options{Responder: r, Journal: j, Timeout: sp.Timeout, MaxTimeout: sp.MaxTimeout, StateStore: store,
+		Rejoin: session.RejoinInfo{Target: d.Target, Headers: d.Headers, SecretRefs: d.SecretRefs}})
+	if err := s.Start(); err != nil {
+		if j != nil {
+			j.Close()
+		}
+		return nil, err
+	}
+	return s, nil
+}

@@ -1,0 +1,121 @@
+// Package e2e holds the tests that build the mcpscope binary and run it as a
+// person or a host would: in a tmux pane, killed with -9 and rejoined, under
+// the official conformance suite, interrupted with a signal. Everything else
+// runs in-process in the package it tests.
+package e2e
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"mcpscope/session"
+)
+
+var (
+	buildOnce sync.Once
+	binDir    string
+	binPath   string
+	buildErr  error
+	buildOut  []byte
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+// binary builds mcpscope once per test run and returns its path.
+func binary(t *testing.T) string {
+	t.Helper()
+	buildOnce.Do(func() {
+		if binDir, buildErr = os.MkdirTemp("", "mcpscope-e2e-"); buildErr != nil {
+			return
+		}
+		binPath = filepath.Join(binDir, "mcpscope")
+		build := exec.Command("go", "build", "-o", binPath, ".")
+		build.Dir = ".."
+		buildOut, buildErr = build.CombinedOutput()
+	})
+	if buildErr != nil {
+		t.Fatalf("build mcpscope: %v\n%s", buildErr, buildOut)
+	}
+	return binPath
+}
+
+// mcpscope is the command that runs the binary with args, its state (era
+// cache, rejoin records, logins) under state.
+func mcpscope(t *testing.T, state string, args ...string) *exec.Cmd {
+	t.Helper()
+	cmd := exec.Command(binary(t), args...)
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+state)
+	return cmd
+}
+
+// waitRecord polls the state store (another process writes it) until a
+// record with progress appears.
+func waitRecord(t *testing.T, store *session.FileStore) session.Detached {
+	t.Helper()
+	deadline := time.Now().Add(30 * time.Second)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for range tick.C {
+		if l, _ := store.List(); len(l) == 1 && l[0].Progress.Updates >= 2 {
+			return l[0]
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("no call state with progress was persisted within 30s")
+		}
+	}
+	panic("unreachable")
+}
+
+// killAfterTaskCreated starts cmd, waits until it reports "task … created"
+// on stderr (the task then has a rejoin record), and kills it with SIGKILL.
+func killAfterTaskCreated(t *testing.T, cmd *exec.Cmd) {
+	t.Helper()
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	created := make(chan bool, 1)
+	go func() {
+		buf := make([]byte, 4096)
+		var seen []byte
+		for {
+			n, err := stderr.Read(buf)
+			seen = append(seen, buf[:n]...)
+			if bytes.Contains(seen, []byte(" created")) {
+				created <- true
+				io.Copy(io.Discard, stderr)
+				return
+			}
+			if err != nil {
+				created <- false
+				return
+			}
+		}
+	}()
+	select {
+	case ok := <-created:
+		if !ok {
+			t.Fatal("the first mcpscope ended before creating the task")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("no task created within 30s")
+	}
+	cmd.Process.Signal(syscall.SIGKILL)
+	cmd.Wait()
+}
