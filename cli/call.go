@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"mcpscope/connect"
 	"mcpscope/internal/render"
 	"mcpscope/internal/schema"
 	"mcpscope/internal/termsafe"
@@ -31,16 +32,9 @@ func newCallCmd() *cobra.Command {
   mcpscope call research topic=x --task http://127.0.0.1:3001/mcp
   mcpscope call ask --answer 'elicitation/create={"action":"accept","content":{"name":"Ada"}}'`,
 		Args: headlessArgs(1, -1, "a tool name"),
-		RunE: func(cmd *cobra.Command, argv []string) error {
-			own, url, command := split(cmd, argv)
-			if err := checkPairs(cmd, own[1:]); err != nil {
-				return err
-			}
-			s, sp, err := dial(cmd, &f, url, command, oneShotGrace)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		RunE: withSession(&f, oneShotGrace, func(cmd *cobra.Command, own []string) error {
+			return checkPairs(cmd, own[1:])
+		}, func(cmd *cobra.Command, own []string, s *session.Session, sp connect.Spec) error {
 			ctx, out, errw := cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()
 			name := own[0]
 			arguments, err := toolArguments(cmd, s, name, args, own[1:])
@@ -75,7 +69,7 @@ func newCallCmd() *cobra.Command {
 				return &session.ToolError{Name: name}
 			}
 			return nil
-		},
+		}),
 	}
 	f.add(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON for programs")

@@ -13,12 +13,8 @@ import (
 // runT runs mcpscope in-process with argv against the Go SDK test server.
 func runT(t *testing.T, argv ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	bin := testservers.BuildStdio(t)
-	var out, errb bytes.Buffer
-	full := append(append([]string{}, argv...), "--no-journal", "--", bin)
-	code = Run(context.Background(), full, &out, &errb)
-	return code, out.String(), errb.String()
+	return runIn(t, t.TempDir(), append(append([]string{}, argv...), "--no-journal", "--", bin)...)
 }
 
 func TestHeadlessExitCodes(t *testing.T) {

@@ -7,6 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"mcpscope/connect"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
 )
@@ -23,10 +24,9 @@ func newListenCmd() *cobra.Command {
 		GroupID: groupHeadless,
 		Example: "  mcpscope listen --tools http://127.0.0.1:3001/mcp\n  mcpscope listen --task-id 1f3e… --json http://127.0.0.1:3001/mcp",
 		Args:    headlessArgs(0, 0, ""),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			_, url, command := split(cmd, args)
-			return listen(cmd, &f, url, command, filter, asJSON)
-		},
+		RunE: withSession(&f, oneShotGrace, nil, func(cmd *cobra.Command, _ []string, s *session.Session, _ connect.Spec) error {
+			return listen(cmd, s, filter, asJSON)
+		}),
 	}
 	f.add(cmd.Flags())
 	fs := cmd.Flags()
@@ -42,15 +42,10 @@ func newListenCmd() *cobra.Command {
 // listen opens the stream with the filter (all three list_changed kinds
 // when none is named) and prints its notifications until Ctrl-C or the
 // server ends it, following re-listens after a drop.
-func listen(cmd *cobra.Command, cf *connFlags, url string, command []string, f session.ListenFilter, asJSON bool) error {
+func listen(cmd *cobra.Command, s *session.Session, f session.ListenFilter, asJSON bool) error {
 	if !f.ToolsListChanged && !f.PromptsListChanged && !f.ResourcesListChanged && len(f.ResourceSubscriptions) == 0 && len(f.TaskIDs) == 0 {
 		f.ToolsListChanged, f.PromptsListChanged, f.ResourcesListChanged = true, true, true
 	}
-	s, _, err := dial(cmd, cf, url, command, oneShotGrace)
-	if err != nil {
-		return err
-	}
-	defer s.Close()
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
 	if s.Era() != session.EraModern {
 		return usagef(cmd.CommandPath(), "listen is the 2026-07-28 way to receive notifications; %s speaks the %s era, where they arrive unasked (use record)",

@@ -7,8 +7,10 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"mcpscope/connect"
 	"mcpscope/internal/render"
 	"mcpscope/internal/termsafe"
+	"mcpscope/session"
 )
 
 // newListCmd makes tools, resources, templates and prompts: one list each,
@@ -22,13 +24,7 @@ func newListCmd(name, method, field, short string) *cobra.Command {
 		GroupID: groupHeadless,
 		Example: fmt.Sprintf("  mcpscope %s -- npx -y @modelcontextprotocol/server-everything\n  mcpscope %s --json http://127.0.0.1:3001/mcp", name, name),
 		Args:    headlessArgs(0, 0, ""),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			_, url, command := split(cmd, args)
-			s, _, err := dial(cmd, &f, url, command, oneShotGrace)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		RunE: withSession(&f, oneShotGrace, nil, func(cmd *cobra.Command, _ []string, s *session.Session, _ connect.Spec) error {
 			all, err := s.ListAll(cmd.Context(), method, field)
 			if err != nil {
 				return err
@@ -46,7 +42,7 @@ func newListCmd(name, method, field, short string) *cobra.Command {
 				fmt.Fprintf(out, "%-32s %s\n", termsafe.Line(head), termsafe.Line(desc))
 			}
 			return nil
-		},
+		}),
 	}
 	f.add(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON for programs")

@@ -17,17 +17,34 @@ import (
 // for a server that ignores EOF.
 const oneShotGrace = 250 * time.Millisecond
 
-// dial connects a headless command to the target its arguments and flags
-// name; notes for the person go to stderr.
-func dial(cmd *cobra.Command, f *connFlags, url string, command []string, grace time.Duration) (*session.Session, connect.Spec, error) {
-	sp, err := f.spec(cmd, url, command)
-	if err != nil {
-		return nil, sp, err
+// sessionFunc is a headless command's work: its own arguments (the target
+// taken out), a started session, and the spec it was made from.
+type sessionFunc func(cmd *cobra.Command, own []string, s *session.Session, sp connect.Spec) error
+
+// withSession makes a command's RunE: check its own arguments (nil: no
+// check), connect to the target the arguments and flags name (notes for the
+// person go to stderr), run fn, close the session.
+func withSession(f *connFlags, grace time.Duration, check func(cmd *cobra.Command, own []string) error, fn sessionFunc) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		own, url, command := split(cmd, args)
+		if check != nil {
+			if err := check(cmd, own); err != nil {
+				return err
+			}
+		}
+		sp, err := f.spec(cmd, url, command)
+		if err != nil {
+			return err
+		}
+		sp.Grace = grace
+		sp.Notes = cmd.ErrOrStderr()
+		s, err := connect.Connect(cmd.Context(), sp)
+		if err != nil {
+			return err
+		}
+		defer s.Close()
+		return fn(cmd, own, s, sp)
 	}
-	sp.Grace = grace
-	sp.Notes = cmd.ErrOrStderr()
-	s, err := connect.Connect(cmd.Context(), sp)
-	return s, sp, err
 }
 
 // headlessArgs validates a headless command's own arguments (the target

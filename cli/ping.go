@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"mcpscope/connect"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
 )
@@ -18,13 +19,7 @@ func newPingCmd() *cobra.Command {
 		Short:   "Check the server answers (ping; server/discover in the 2026-07-28 era)",
 		GroupID: groupHeadless,
 		Args:    headlessArgs(0, 0, ""),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			_, url, command := split(cmd, args)
-			s, _, err := dial(cmd, &f, url, command, oneShotGrace)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		RunE: withSession(&f, oneShotGrace, nil, func(cmd *cobra.Command, _ []string, s *session.Session, _ connect.Spec) error {
 			start := time.Now()
 			method := "ping"
 			if s.Era() == session.EraModern {
@@ -40,7 +35,7 @@ func newPingCmd() *cobra.Command {
 				fmt.Fprintf(cmd.OutOrStdout(), "pong from %s in %s\n", termsafe.Line(s.Info().ServerInfo.Name), took.Round(time.Microsecond))
 			}
 			return nil
-		},
+		}),
 	}
 	f.add(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON for programs")

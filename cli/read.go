@@ -3,7 +3,9 @@ package cli
 import (
 	"github.com/spf13/cobra"
 
+	"mcpscope/connect"
 	"mcpscope/internal/render"
+	"mcpscope/session"
 )
 
 func newReadCmd() *cobra.Command {
@@ -15,20 +17,14 @@ func newReadCmd() *cobra.Command {
 		GroupID: groupHeadless,
 		Example: "  mcpscope read demo://readme\n  mcpscope read file:///tmp/notes.txt -- npx -y @modelcontextprotocol/server-filesystem /tmp",
 		Args:    headlessArgs(1, 1, "a resource URI"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			own, url, command := split(cmd, args)
-			s, _, err := dial(cmd, &f, url, command, oneShotGrace)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		RunE: withSession(&f, oneShotGrace, nil, func(cmd *cobra.Command, own []string, s *session.Session, _ connect.Spec) error {
 			res, err := s.Call("resources/read", map[string]any{"uri": own[0]}).Await(cmd.Context())
 			if err != nil {
 				return err
 			}
 			render.Result(cmd.OutOrStdout(), asJSON, res, render.Contents)
 			return nil
-		},
+		}),
 	}
 	f.add(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON for programs")

@@ -6,6 +6,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"mcpscope/connect"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
 )
@@ -18,12 +19,7 @@ func newRecordCmd() *cobra.Command {
 		GroupID: groupHeadless,
 		Example: "  mcpscope record -- node server.js > session.jsonl",
 		Args:    headlessArgs(0, 0, ""),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			_, url, command := split(cmd, args)
-			s, _, err := dial(cmd, &f, url, command, 2*time.Second)
-			if err != nil {
-				return err
-			}
+		RunE: withSession(&f, 2*time.Second, nil, func(cmd *cobra.Command, _ []string, s *session.Session, _ connect.Spec) error {
 			out := cmd.OutOrStdout()
 			var last uint64
 			var buf []byte
@@ -53,7 +49,7 @@ func newRecordCmd() *cobra.Command {
 					return nil
 				}
 			}
-		},
+		}),
 	}
 	f.add(cmd.Flags())
 	return cmd

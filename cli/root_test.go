@@ -13,10 +13,7 @@ import (
 // run runs mcpscope in-process with a fresh state directory.
 func run(t *testing.T, argv ...string) (code int, stdout, stderr string) {
 	t.Helper()
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	var out, errb bytes.Buffer
-	code = Run(context.Background(), argv, &out, &errb)
-	return code, out.String(), errb.String()
+	return runIn(t, t.TempDir(), argv...)
 }
 
 // Mistyped command lines end in a usage error with a hint, and start

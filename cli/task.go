@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"mcpscope/connect"
 	"mcpscope/internal/render"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
@@ -25,13 +26,7 @@ func newTasksCmd() *cobra.Command {
 		Short:   "List the server's tasks (2026-07-28: the ones mcpscope started there and remembers)",
 		GroupID: groupHeadless,
 		Args:    headlessArgs(0, 0, ""),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			_, url, command := split(cmd, args)
-			s, sp, err := dial(cmd, &f, url, command, oneShotGrace)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		RunE: withSession(&f, oneShotGrace, nil, func(cmd *cobra.Command, _ []string, s *session.Session, sp connect.Spec) error {
 			if s.Era() == session.EraModern {
 				return listKnownTasks(cmd, s, sp.URL, asJSON)
 			}
@@ -51,7 +46,7 @@ func newTasksCmd() *cobra.Command {
 				printTaskStatus(cmd.OutOrStdout(), t)
 			}
 			return nil
-		},
+		}),
 	}
 	f.add(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON for programs")
@@ -90,15 +85,9 @@ func newTaskActionCmd(action, short string) *cobra.Command {
 		Use:   action + " ID [target]",
 		Short: short,
 		Args:  headlessArgs(1, 1, "a task id"),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			own, url, command := split(cmd, args)
-			s, sp, err := dial(cmd, &f, url, command, oneShotGrace)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
+		RunE: withSession(&f, oneShotGrace, nil, func(cmd *cobra.Command, own []string, s *session.Session, sp connect.Spec) error {
 			return taskAction(cmd, s, action, own[0], sp.URL, asJSON)
-		},
+		}),
 	}
 	f.add(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON for programs")
