@@ -106,6 +106,8 @@ type Session struct {
 	outMu   sync.Mutex
 	outq    []queued
 	outWake chan struct{}
+	unsent  int           // messages queued or handed to the transport, not yet done
+	flushed chan struct{} // closed when unsent drops to 0 (nil: nobody waits)
 }
 
 type queued struct {
@@ -330,7 +332,7 @@ func (s *Session) timeout(c *Call, kind error, why string) {
 	if !live {
 		return
 	}
-	s.sendCancelled(c, "timeout")
+	s.tellServer(c, "timeout")
 	s.end(c, StateError, nil, nil, &Failure{Reason: "timed out: " + why, Kind: kind})
 }
 
@@ -436,16 +438,22 @@ func (s *Session) Cancel(c *Call, reason string) error {
 	if reason == "" {
 		reason = "cancelled by the user in mcpscope"
 	}
-	// Stateless HTTP cancels by closing the response; everywhere else the
-	// server needs notifications/cancelled.
+	s.tellServer(c, reason)
+	s.end(c, StateCancelled, nil, nil, &Failure{Reason: "cancelled: " + reason, Kind: ErrCancelled})
+	return nil
+}
+
+// tellServer lets the server know a call is given up: stateless HTTP
+// (2026-07-28) by closing the request's response and nothing else;
+// everywhere else notifications/cancelled, and the request's own HTTP
+// stream is closed too (some servers never answer a cancelled request).
+func (s *Session) tellServer(c *Call, reason string) {
 	if !(s.Era() == EraModern && s.isHTTP()) {
 		s.sendCancelled(c, reason)
 	}
 	if h, ok := s.t.(transport.StreamCloser); ok {
 		h.CloseStream(c.Key)
 	}
-	s.end(c, StateCancelled, nil, nil, &Failure{Reason: "cancelled: " + reason, Kind: ErrCancelled})
-	return nil
 }
 
 func (s *Session) sendCancelled(c *Call, reason string) {
@@ -516,6 +524,9 @@ func (s *Session) Close() error {
 			h.KeepSession()
 		}
 	}
+	// What is queued goes out before the transport closes: a cancel of a
+	// call that timed out or was interrupted is what the server must hear.
+	s.flush()
 	err := s.t.Close()
 	s.mu.Lock()
 	s.info.Closed = true
@@ -537,11 +548,55 @@ func (s *Session) Close() error {
 
 func (s *Session) enqueue(m transport.Outgoing, done func(error)) {
 	s.outMu.Lock()
-	s.outq = append(s.outq, queued{m, done})
+	s.unsent++
+	s.outq = append(s.outq, queued{m, s.sentOnce(done)})
 	s.outMu.Unlock()
 	select {
 	case s.outWake <- struct{}{}:
 	default:
+	}
+}
+
+// sentOnce wraps a message's done so the session knows when nothing it
+// queued is left unsent.
+func (s *Session) sentOnce(done func(error)) func(error) {
+	var once sync.Once
+	return func(err error) {
+		once.Do(func() {
+			done(err)
+			s.outMu.Lock()
+			if s.unsent--; s.unsent == 0 && s.flushed != nil {
+				close(s.flushed)
+				s.flushed = nil
+			}
+			s.outMu.Unlock()
+		})
+	}
+}
+
+// FlushWait bounds how long Close waits for queued messages (a
+// notifications/cancelled above all) to reach the transport.
+const FlushWait = 2 * time.Second
+
+// flush waits until every queued message was handed over and its send
+// finished, or FlushWait passed.
+func (s *Session) flush() {
+	s.outMu.Lock()
+	if s.unsent == 0 {
+		s.outMu.Unlock()
+		return
+	}
+	if s.flushed == nil {
+		s.flushed = make(chan struct{})
+	}
+	ch := s.flushed
+	s.outMu.Unlock()
+	t := time.NewTimer(FlushWait)
+	defer t.Stop()
+	select {
+	case <-ch:
+	case <-t.C:
+	case <-s.t.Done(): // nothing more can go out
 	}
 }
 

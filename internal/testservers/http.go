@@ -4,6 +4,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"sync"
+	"io"
 	"testing"
 	"time"
 
@@ -20,6 +21,7 @@ type HTTPOpts struct {
 	Stateless      bool          // no sessions; the only mode that serves 2026-07-28 clients
 	SessionTimeout time.Duration // the SDK closes sessions idle this long; later requests get 404
 	ClockInterval  time.Duration // demo://clock interval (default 3s)
+	RequestLog     io.Writer     // a line per request or notification received (WithRequestLog)
 
 	// Server, if set, is served instead of Everything(). Cleanup then cannot
 	// cancel its in-flight handlers.
@@ -52,7 +54,7 @@ func StartHTTPServer(t testing.TB, opts HTTPOpts) *HTTPServer {
 	t.Helper()
 	h := &HTTPServer{Server: opts.Server, expired: map[string]bool{}}
 	if h.Server == nil {
-		h.demo = newEverything(WithClockInterval(opts.ClockInterval))
+		h.demo = newEverything(WithClockInterval(opts.ClockInterval), WithRequestLog(opts.RequestLog))
 		h.Server = h.demo.Server
 	}
 	so := &mcp.StreamableHTTPOptions{
@@ -68,6 +70,25 @@ func StartHTTPServer(t testing.TB, opts HTTPOpts) *HTTPServer {
 	mux.Handle("/mcp", http.HandlerFunc(h.serve))
 	h.ts = httptest.NewServer(mux)
 	h.URL = h.ts.URL + "/mcp"
+	t.Cleanup(h.close)
+	return h
+}
+
+// StartSSE serves Everything() (or opts.Server) over the 2024-11-05 HTTP+SSE
+// transport (the Go SDK's SSE handler) at /sse on 127.0.0.1; opts other than
+// Server, ClockInterval and RequestLog do not apply.
+func StartSSE(t testing.TB, opts HTTPOpts) *HTTPServer {
+	t.Helper()
+	h := &HTTPServer{Server: opts.Server, expired: map[string]bool{}}
+	if h.Server == nil {
+		h.demo = newEverything(WithClockInterval(opts.ClockInterval), WithRequestLog(opts.RequestLog))
+		h.Server = h.demo.Server
+	}
+	h.mcp = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return h.Server }, nil)
+	mux := http.NewServeMux()
+	mux.Handle("/sse", h.mcp)
+	h.ts = httptest.NewServer(mux)
+	h.URL = h.ts.URL + "/sse"
 	t.Cleanup(h.close)
 	return h
 }

@@ -63,8 +63,12 @@ func newEverything(opts ...Option) *demo.Demo {
 		var mu sync.Mutex // Fprintf from concurrent handlers
 		d.Server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
 			return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+				line := method
+				if p, ok := req.GetParams().(*mcp.CancelledParams); ok {
+					line += fmt.Sprintf(" %v", p.RequestID) // which call the client gave up
+				}
 				mu.Lock()
-				fmt.Fprintf(c.requestLog, "goserver: <- %s\n", method)
+				fmt.Fprintf(c.requestLog, "goserver: <- %s\n", line)
 				mu.Unlock()
 				return next(ctx, method, req)
 			}

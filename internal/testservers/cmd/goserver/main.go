@@ -19,6 +19,7 @@ func main() {
 	noise := flag.Bool("stderr-noise", false, "write chatter to stderr: a few lines at start (one with colour codes) and one per request")
 	clock := flag.Duration("clock", 0, "how often demo://clock changes while subscribed (default 3s)")
 	noDie := flag.Bool("no-die", false, "leave out the die tool")
+	requestLog := flag.String("request-log", "", "append a line per request or notification received to this file (tests read what reached the server)")
 	flag.Parse()
 
 	if *banner != "" {
@@ -27,6 +28,15 @@ func main() {
 	opts := []testservers.Option{testservers.WithClockInterval(*clock)}
 	if !*noDie {
 		opts = append(opts, testservers.WithDie())
+	}
+	if *requestLog != "" {
+		f, err := os.OpenFile(*requestLog, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			fmt.Fprintln(os.Stderr, "goserver:", err)
+			os.Exit(1)
+		}
+		defer f.Close()
+		opts = append(opts, testservers.WithRequestLog(f))
 	}
 	if *noise {
 		fmt.Fprintf(os.Stderr, "goserver: starting, pid %d\n", os.Getpid())
