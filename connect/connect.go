@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"mcpscope/internal/termsafe"
 	"mcpscope/oauth"
 	"mcpscope/session"
 	"mcpscope/transport"
@@ -124,10 +125,11 @@ func Connect(ctx context.Context, sp Spec) (*session.Session, error) {
 	return s2, nil
 }
 
-// note tells the person, when someone listens.
+// note tells the person, when someone listens; what it quotes (a server's
+// error, a URL) is made inert first.
 func (sp Spec) note(format string, a ...any) {
 	if sp.Notes != nil {
-		fmt.Fprintf(sp.Notes, "mcpscope: "+format+"\n", a...)
+		fmt.Fprintf(sp.Notes, "mcpscope: %s\n", termsafe.Text(fmt.Sprintf(format, a...)))
 	}
 }
 

@@ -14,6 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"mcpscope/internal/termsafe"
 	"mcpscope/transport"
 )
 
@@ -75,20 +76,32 @@ func AppendRecord(buf []byte, seq uint64, f transport.Frame) []byte {
 			buf = append(buf, '}')
 		} else {
 			m, _ := marshalNoEscape(f.Meta)
-			buf = append(buf, m...)
+			buf = append(buf, termsafe.JSON(m)...) // Detail may quote a server
 		}
 	}
 	return append(buf, '}', '\n')
 }
 
 // appendJSONString quotes valid UTF-8 as a JSON string without HTML
-// escaping, so the journal stays greppable.
+// escaping, so the journal stays greppable; the characters that could
+// hijack a terminal showing it (controls, bidi, separators) are \u
+// escapes, which read back as the same bytes.
 func appendJSONString(buf, s []byte) []byte {
 	const hex = "0123456789abcdef"
 	buf = append(buf, '"')
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
+		if c >= 0x80 || c == 0x7f {
+			r, n := utf8.DecodeRune(s[i:])
+			if termsafe.Hidden(r) {
+				buf = append(buf, s[start:i]...)
+				buf = append(buf, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
+				start = i + n
+			}
+			i += n - 1
+			continue
+		}
 		if c >= 0x20 && c != '"' && c != '\\' {
 			continue
 		}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"mcpscope/internal/termsafe"
 	"mcpscope/transport"
 )
 
@@ -175,5 +176,27 @@ func TestJournalKeepsFieldsBesidePID(t *testing.T) {
 	g := got.Meta
 	if g.PID != 9 || g.Signal != "killed" || g.Resumes != "post:3" || g.EventType != "message" || g.ExitCode == nil || *g.ExitCode != 3 {
 		t.Fatalf("fields lost beside the pid: %q", line)
+	}
+}
+
+// A journal line shows no character that could hijack the terminal it is
+// printed on (mcpscope record writes these lines to stdout), and still
+// reads back as the exact bytes.
+func TestJournalLineIsInert(t *testing.T) {
+	data := []byte("{\"text\":\"a\u202Eb\u0085c\u2028d\u200Fe\x7ff\"}")
+	fr := transport.Frame{Time: time.Unix(5, 0).UTC(), Dir: transport.In, Kind: transport.Message, Data: data,
+		Meta: transport.Meta{Detail: "server says \u202Eevil\u0085", Status: 500}}
+	line := AppendRecord(nil, 1, fr)
+	for _, r := range string(line) {
+		if termsafe.Hidden(r) || (r < 0x20 && r != '\n') {
+			t.Fatalf("the line carries %U raw: %q", r, line)
+		}
+	}
+	var got transport.Frame
+	if _, err := ReadJournal(bytes.NewReader(line), func(_ uint64, f transport.Frame) error { got = f; return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got.Data, data) || got.Meta.Detail != fr.Meta.Detail {
+		t.Fatalf("round trip changed the frame:\n%q\n%q", got.Data, got.Meta.Detail)
 	}
 }

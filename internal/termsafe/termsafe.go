@@ -66,6 +66,13 @@ func isPlain(s string, multiline bool) bool {
 	return true
 }
 
+// Hidden reports a printable-looking rune that must not reach a terminal
+// raw: DEL, the C1 controls, bidi and invisible format characters, and the
+// line and paragraph separators. JSON writers escape these as \u.
+func Hidden(r rune) bool {
+	return r == 0x7f || (r >= 0x80 && r <= 0x9f) || isFormat(r) || r == 0x2028 || r == 0x2029
+}
+
 // isFormat reports the invisible characters that reorder or hide text:
 // bidi embeddings, overrides and isolates, and zero-width joiners aside.
 func isFormat(r rune) bool {
@@ -117,7 +124,7 @@ func JSON(b []byte) []byte {
 			if r != '\r' {
 				out = append(out, c)
 			}
-		case inString && (r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || isFormat(r) || r == 0x2028 || r == 0x2029):
+		case inString && (r < 0x20 || Hidden(r)):
 			out = append(out, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
 		case !inString && (r < 0x20 || r == 0x7f || (r >= 0x80 && r <= 0x9f) || isFormat(r)):
 			out = append(out, clean(string(b[i:i+n]), false)...)
