@@ -183,29 +183,14 @@ func newTransport(sp Spec) (transport.Transport, *oauth.Flow, error) {
 }
 
 func connectOnce(ctx context.Context, sp Spec) (*session.Session, error) {
-	t, flow, err := newTransport(sp)
+	if !sp.NoJournal && sp.Journal == "" {
+		// One path for the whole connection: a server started again after
+		// the era probe goes on in the same journal.
+		sp.Journal = session.NewJournalPath(session.DefaultJournalDir(), time.Now())
+	}
+	s, flow, err := start(sp, 0)
 	if err != nil {
 		return nil, err
-	}
-	j, err := openJournal(sp, t.Describe())
-	if err != nil {
-		return nil, err
-	}
-	r := sp.Responder
-	if r == nil {
-		r = newAnswers(sp.Answers, sp.Roots)
-	}
-	so := session.Options{Responder: r, Journal: j, Timeout: sp.Timeout, MaxTimeout: sp.MaxTimeout}
-	if sp.URL != "" && !sp.NoState {
-		// HTTP calls that carry event ids can be rejoined after this process ends.
-		so.StateStore, so.Rejoin = session.DefaultStateStore(), RejoinInfo(sp)
-	}
-	s := session.New(t, so)
-	if err := s.Start(); err != nil {
-		if j != nil {
-			j.Close()
-		}
-		return nil, err // the transport's error names the target already
 	}
 	if err := preflightLogin(ctx, sp, flow); err != nil {
 		s.Close()
@@ -213,16 +198,26 @@ func connectOnce(ctx context.Context, sp Spec) (*session.Session, error) {
 	}
 	hctx, cancel := context.WithTimeout(ctx, sp.HandshakeTimeout())
 	defer cancel()
-	if err := chooseEra(hctx, sp, s); err != nil {
+	err = chooseEra(hctx, sp, s)
+	// A stdio server that exited on the probe is started again, once.
+	var ex *errExited
+	if errors.As(err, &ex) {
 		s.Close()
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
+		if s, _, err = start(sp, s.Store().Last()); err != nil {
+			return nil, err
 		}
-		if hctx.Err() != nil {
-			return nil, &session.Failure{Kind: session.ErrTimeout,
-				Reason: fmt.Sprintf("timed out: %s did not complete the handshake within %s", t.Describe(), sp.HandshakeTimeout())}
+		s.Note(ex.reason)
+		if ex.probeAgain {
+			err = chooseStdioEra(hctx, sp, s)
+		} else {
+			err = adopt(hctx, s, session.EraVerdict{Era: session.EraLegacy, Reason: "the server exited on server/discover"})
 		}
-		return nil, err
+		if errors.As(err, &ex) {
+			err = fmt.Errorf("the server exited again after a restart: %s", ex.reason)
+		}
+	}
+	if err != nil {
+		return nil, handshakeFailed(ctx, hctx, sp, s, err)
 	}
 	if sp.LogLevel != "" {
 		if c := s.SetLogLevel(sp.LogLevel); c != nil {
@@ -232,6 +227,95 @@ func connectOnce(ctx context.Context, sp Spec) (*session.Session, error) {
 		}
 	}
 	return s, nil
+}
+
+// start makes the transport, opens the journal (numbering after seqBase),
+// and starts a session on them.
+func start(sp Spec, seqBase uint64) (*session.Session, *oauth.Flow, error) {
+	t, flow, err := newTransport(sp)
+	if err != nil {
+		return nil, nil, err
+	}
+	j, err := openJournal(sp, t.Describe())
+	if err != nil {
+		return nil, nil, err
+	}
+	r := sp.Responder
+	if r == nil {
+		r = newAnswers(sp.Answers, sp.Roots)
+	}
+	so := session.Options{Responder: r, Journal: j, Timeout: sp.Timeout, MaxTimeout: sp.MaxTimeout, SeqBase: seqBase}
+	if sp.URL != "" && !sp.NoState {
+		// HTTP calls that carry event ids can be rejoined after this process ends.
+		so.StateStore, so.Rejoin = session.DefaultStateStore(), RejoinInfo(sp)
+	}
+	s := session.New(t, so)
+	if err := s.Start(); err != nil {
+		if j != nil {
+			j.Close()
+		}
+		return nil, nil, err // the transport's error names the target already
+	}
+	return s, flow, nil
+}
+
+// handshakeFailed closes s and says why the handshake failed: interrupted,
+// out of time, or the server's own error. A server that exited says what it
+// wrote on stderr last, and where the journal is.
+func handshakeFailed(ctx, hctx context.Context, sp Spec, s *session.Session, err error) error {
+	gone := exited(s)
+	s.Close()
+	switch {
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case hctx.Err() != nil && !gone:
+		return &session.Failure{Kind: session.ErrTimeout,
+			Reason: fmt.Sprintf("timed out: %s did not complete the handshake within %s", s.Info().Target, sp.HandshakeTimeout())}
+	case gone:
+		return &ExitError{Err: err, Stderr: lastStderr(s, 8), Journal: s.Info().JournalPath}
+	}
+	return err
+}
+
+// ExitError is a server that exited during the handshake, with the last
+// lines it wrote on stderr.
+type ExitError struct {
+	Err     error
+	Stderr  []string // its last stderr lines, oldest first, as written (not sanitised)
+	Journal string   // where every frame is, "" without a journal
+}
+
+func (e *ExitError) Error() string {
+	var b strings.Builder
+	b.WriteString(e.Err.Error())
+	if len(e.Stderr) > 0 {
+		b.WriteString("\nits stderr ended with:")
+		for _, l := range e.Stderr {
+			b.WriteString("\n  | " + l)
+		}
+	} else {
+		b.WriteString("\n(it wrote nothing on stderr)")
+	}
+	if e.Journal != "" {
+		b.WriteString("\nthe whole exchange is in the journal " + e.Journal)
+	}
+	return b.String()
+}
+
+func (e *ExitError) Unwrap() error { return e.Err }
+
+// lastStderr is the last n stderr lines the session saw.
+func lastStderr(s *session.Session, n int) []string {
+	var lines []string
+	for _, it := range s.Store().Since(0, 0) {
+		if it.Frame.Kind == transport.Stderr {
+			lines = append(lines, string(it.Frame.Data))
+		}
+	}
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return lines
 }
 
 // openJournal opens the journal sp asks for (nil with NoJournal).

@@ -8,10 +8,10 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"time"
 
 	"mcpscope/session"
+	"mcpscope/transport"
 )
 
 // stdioProbeTimeout is how long a stdio server gets to answer server/discover
@@ -22,7 +22,9 @@ const stdioProbeTimeout = 3 * time.Second
 const probeTimeout = 30 * time.Second
 
 // chooseEra settles the protocol era of s and completes the handshake:
-// initialize for legacy, the discover result for modern.
+// initialize for legacy, the discover result for modern. It returns
+// errExited when a stdio server exited while being probed: the caller
+// starts it again and goes straight to initialize.
 func chooseEra(ctx context.Context, sp Spec, s *session.Session) error {
 	switch sp.Era {
 	case session.EraLegacy:
@@ -41,36 +43,82 @@ func chooseEra(ctx context.Context, sp Spec, s *session.Session) error {
 		s.Adopt(v)
 		return nil
 	}
-	if sp.kind() == "sse" {
+	switch sp.kind() {
+	case "sse":
 		s.Adopt(session.EraVerdict{Era: session.EraLegacy, Reason: "the HTTP+SSE transport (2024-11-05) has only the initialize era"})
 		_, err := s.Initialize(ctx)
 		return err
+	case "stdio":
+		return chooseStdioEra(ctx, sp, s)
 	}
-	var v session.EraVerdict
-	var err error
-	if sp.kind() == "stdio" {
-		v, err = probeStdio(ctx, sp)
-	} else {
-		v, err = s.Probe(ctx, probeTimeout)
-	}
+	v, err := s.Probe(ctx, probeTimeout)
 	if err != nil {
 		return err
 	}
-	if sp.kind() == "stdio" && v.Era == session.EraModern {
-		// The verdict came from a sibling or the cache: ask this process too,
-		// so its journal holds the server's own discover result.
-		reason := v.Reason
-		if v, err = s.Probe(ctx, probeTimeout); err != nil {
-			return err
-		}
-		v.Reason = reason
-	}
+	return adopt(ctx, s, v)
+}
+
+// adopt switches s to v's era and finishes the handshake.
+func adopt(ctx context.Context, s *session.Session, v session.EraVerdict) error {
 	s.Adopt(v)
 	if v.Era == session.EraModern {
 		return nil
 	}
-	_, err = s.Initialize(ctx)
+	_, err := s.Initialize(ctx)
 	return err
+}
+
+// errExited: the stdio server exited during the era probe. probeAgain: it
+// exited on initialize after a remembered verdict, so ask it afresh.
+type errExited struct {
+	reason     string
+	probeAgain bool
+}
+
+func (e *errExited) Error() string { return e.reason }
+
+// chooseStdioEra follows the spec's stdio Backward Compatibility rules on
+// the real process (one command starts the server once): server/discover
+// before any other request, then initialize on the same process when the
+// answer says legacy. A legacy verdict the server gave before is
+// remembered, so the next run goes straight to initialize; if that fails,
+// the verdict is forgotten and the server asked again.
+func chooseStdioEra(ctx context.Context, sp Spec, s *session.Session) error {
+	key := eraCacheKey(sp)
+	if v, ok := readEraCache(key); ok && v.Era == session.EraLegacy {
+		s.Adopt(v)
+		_, err := s.Initialize(ctx)
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		forgetEraCache(key)
+		if exited(s) {
+			return &errExited{reason: "the server exited on initialize, which it answered before: asking it again", probeAgain: true}
+		}
+		s.Note("the remembered legacy verdict failed (" + err.Error() + "): asking with server/discover again")
+	}
+	v, err := s.Probe(ctx, stdioProbeTimeout)
+	if err != nil {
+		return err
+	}
+	if exited(s) {
+		return &errExited{reason: "the server exited on server/discover, which legacy servers may do: started again for initialize"}
+	}
+	if v.Answered && v.Era == session.EraLegacy {
+		writeEraCache(key, v, sp) // a modern verdict saves nothing: discover is its handshake
+	}
+	return adopt(ctx, s, v)
+}
+
+// exited reports whether the session's transport can carry no more (the
+// stdio server is gone).
+func exited(s *session.Session) bool {
+	select {
+	case <-s.Transport().Done():
+		return true
+	default:
+		return false
+	}
 }
 
 // EraError is a pinned era the server does not speak.
@@ -78,33 +126,6 @@ type EraError struct{ Pinned, Reason string }
 
 func (e *EraError) Error() string {
 	return fmt.Sprintf("the server does not speak the %s era (%s): %s", e.Pinned, session.ModernVersion, e.Reason)
-}
-
-// probeStdio asks a disposable sibling process, because some legacy servers
-// exit on any request before initialize; the verdict is cached per command
-// so the next run skips the probe.
-func probeStdio(ctx context.Context, sp Spec) (session.EraVerdict, error) {
-	key := eraCacheKey(sp)
-	if v, ok := readEraCache(key); ok {
-		return v, nil
-	}
-	probeSpec := sp
-	probeSpec.Grace = 200 * time.Millisecond
-	t, _, err := newTransport(probeSpec)
-	if err != nil {
-		return session.EraVerdict{}, err
-	}
-	probe := session.New(t, session.Options{Timeout: stdioProbeTimeout, MaxTimeout: stdioProbeTimeout, Responder: session.Headless{}})
-	if err := probe.Start(); err != nil {
-		return session.EraVerdict{}, fmt.Errorf("start the probe process: %w", err)
-	}
-	defer probe.Close()
-	v, err := probe.Probe(ctx, stdioProbeTimeout)
-	if err == nil {
-		v.Reason += " (asked a separate probe process)"
-		writeEraCache(key, v, sp)
-	}
-	return v, err
 }
 
 func eraCacheKey(sp Spec) string {
@@ -146,10 +167,24 @@ func readEraCache(key string) (session.EraVerdict, bool) {
 	if !ok || time.Since(e.At) > eraCacheTTL {
 		return session.EraVerdict{}, false
 	}
-	return session.EraVerdict{Era: e.Era, Reason: e.Reason + " (cached " + e.At.Format(time.RFC3339) + ")"}, true
+	return session.EraVerdict{Era: e.Era, Reason: e.Reason + " (remembered from " + e.At.Format(time.RFC3339) + ")", Answered: true}, true
+}
+
+// forgetEraCache drops a verdict that turned out wrong.
+func forgetEraCache(key string) {
+	updateEraCache(func(m map[string]eraCacheEntry) { delete(m, key) })
 }
 
 func writeEraCache(key string, v session.EraVerdict, sp Spec) {
+	updateEraCache(func(m map[string]eraCacheEntry) {
+		m[key] = eraCacheEntry{Era: v.Era, Reason: v.Reason, Command: transport.CommandLine(sp.argv()), At: time.Now()}
+	})
+}
+
+// updateEraCache rewrites the cache file with change applied (expired
+// verdicts dropped), atomically; a cache that cannot be written is no
+// error, only a probe next time.
+func updateEraCache(change func(map[string]eraCacheEntry)) {
 	path := eraCachePath()
 	m := map[string]eraCacheEntry{}
 	if b, err := os.ReadFile(path); err == nil {
@@ -160,8 +195,7 @@ func writeEraCache(key string, v session.EraVerdict, sp Spec) {
 			delete(m, k)
 		}
 	}
-	m[key] = eraCacheEntry{Era: v.Era, Reason: strings.TrimSuffix(v.Reason, " (asked a separate probe process)"),
-		Command: strings.Join(sp.argv(), " "), At: time.Now()}
+	change(m)
 	b, _ := json.MarshalIndent(m, "", "  ")
 	if os.MkdirAll(filepath.Dir(path), 0o700) != nil {
 		return

@@ -196,8 +196,8 @@ func TestModernEraAuto(t *testing.T) {
 		if !strings.Contains(in.EraReason, "server/discover lists "+session.ModernVersion) {
 			t.Errorf("era reason %q", in.EraReason)
 		}
-		if tg.stdio && !strings.Contains(in.EraReason, "separate probe process") {
-			t.Errorf("stdio era reason %q: the verdict should come from a sibling process", in.EraReason)
+		if first := outRequests(s)[0]; first.Env.Method != "server/discover" {
+			t.Errorf("the first request was %s: the probe comes before anything else, on this process", first.Env.Method)
 		}
 		if in.ServerInfo.Name == "" || len(in.Capabilities) == 0 || in.SessionID != "" {
 			t.Errorf("from server/discover: server %+v, capabilities %s, session id %q", in.ServerInfo, in.Capabilities, in.SessionID)
@@ -229,16 +229,16 @@ func TestModernEraAuto(t *testing.T) {
 		}
 
 		if tg.stdio {
-			// The verdict is cached per command: the next run skips the
-			// sibling process and says so.
+			// A modern verdict is not remembered (server/discover is the
+			// handshake itself): the next run asks the one process it starts.
 			o.NoJournal = true
 			s2, err := clienttest.TryConnect(o)
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer s2.Close()
-			if r := s2.Info().EraReason; s2.Era() != session.EraModern || !strings.Contains(r, "cached") {
-				t.Fatalf("second run: era %s, reason %q; want the cached modern verdict", s2.Era(), r)
+			if r := s2.Info().EraReason; s2.Era() != session.EraModern || strings.Contains(r, "remembered") || outRequests(s2)[0].Env.Method != "server/discover" {
+				t.Fatalf("second run: era %s, reason %q; want modern, asked afresh", s2.Era(), r)
 			}
 		}
 	})

@@ -106,6 +106,7 @@ type CallOptions struct {
 	Headers map[string]string
 
 	modernVersion string // send stateless _meta even before the era is known (the probe)
+	probe         bool   // the era probe: an error answer is the era's answer, not a failure
 	round         int    // MRTR round of this request (0 = first)
 	parent        string // key of the round this one retries
 }
@@ -171,6 +172,7 @@ type CallSnapshot struct {
 	Next              string // key of the retry round, if any
 	ChainErr          *Failure
 	ResultType        string // "complete", "input_required", "task", … ("" while running)
+	Probe             bool   // the era probe (server/discover): an error here says "legacy", it is no failure
 	IsError           bool   // a tools/call result with isError: true (the call worked, the tool failed)
 	TaskID            string
 	Ack               json.RawMessage // subscriptions/listen: the acknowledged filter
@@ -208,7 +210,7 @@ func (c *Call) snapshotLocked() CallSnapshot {
 		State: c.state, Started: c.started, Ended: c.ended,
 		Progress: c.progress, HasProgress: c.progress.Updates > 0,
 		Result: c.result, RPCError: c.rpcErr, Failure: c.failure, Late: c.late,
-		Round: c.Round, Parent: c.Parent, ChainErr: c.chainErr, TaskID: c.taskID, Ack: c.ack,
+		Round: c.Round, Parent: c.Parent, ChainErr: c.chainErr, TaskID: c.taskID, Ack: c.ack, Probe: c.opts.probe,
 	}
 	if c.next != nil {
 		sn.Next = c.next.Key

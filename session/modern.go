@@ -60,6 +60,9 @@ type EraVerdict struct {
 	Era      string
 	Reason   string
 	Discover *DiscoverResult
+	// Answered: the server itself said so (a result or an error), rather
+	// than keeping quiet or dying. Only such a verdict may be remembered.
+	Answered bool
 }
 
 func (s *Session) capabilities() json.RawMessage {
@@ -99,7 +102,7 @@ func (s *Session) Discover(version string, o CallOptions) *Call {
 func (s *Session) Probe(ctx context.Context, timeout time.Duration) (EraVerdict, error) {
 	version := ModernVersion
 	for attempt := 0; attempt < 2; attempt++ {
-		c := s.Discover(version, CallOptions{Timeout: timeout, NoProgressToken: true})
+		c := s.Discover(version, CallOptions{Timeout: timeout, NoProgressToken: true, probe: true})
 		raw, err := c.Wait(ctx)
 		if ctx.Err() != nil {
 			_ = s.Cancel(c, "probe abandoned")
@@ -108,17 +111,17 @@ func (s *Session) Probe(ctx context.Context, timeout time.Duration) (EraVerdict,
 		if err == nil {
 			var d DiscoverResult
 			if json.Unmarshal(raw, &d) != nil {
-				return EraVerdict{Era: EraLegacy, Reason: "server/discover answered something that is not a DiscoverResult"}, nil
+				return EraVerdict{Era: EraLegacy, Reason: "server/discover answered something that is not a DiscoverResult", Answered: true}, nil
 			}
 			if slices.Contains(d.SupportedVersions, ModernVersion) {
-				return EraVerdict{Era: EraModern, Reason: "server/discover lists " + ModernVersion, Discover: &d}, nil
+				return EraVerdict{Era: EraModern, Reason: "server/discover lists " + ModernVersion, Discover: &d, Answered: true}, nil
 			}
-			return EraVerdict{Era: EraLegacy, Reason: fmt.Sprintf("server/discover lists only %v", d.SupportedVersions)}, nil
+			return EraVerdict{Era: EraLegacy, Reason: fmt.Sprintf("server/discover lists only %v", d.SupportedVersions), Answered: true}, nil
 		}
 		var rpc *RPCError
 		if errors.As(err, &rpc) {
 			if rpc.Code != CodeUnsupportedProtocolVersion {
-				return EraVerdict{Era: EraLegacy, Reason: fmt.Sprintf("server/discover answered error %d (%s)", rpc.Code, rpc.Message)}, nil
+				return EraVerdict{Era: EraLegacy, Reason: fmt.Sprintf("server/discover answered error %d (%s)", rpc.Code, rpc.Message), Answered: true}, nil
 			}
 			var data struct {
 				Supported []string `json:"supported"`
@@ -147,7 +150,7 @@ func (s *Session) Probe(ctx context.Context, timeout time.Duration) (EraVerdict,
 			case len(modern) > 0:
 				return EraVerdict{}, fmt.Errorf("the server speaks only %v of the stateless protocol; mcpscope speaks %v", modern, ModernVersions)
 			}
-			return EraVerdict{Era: EraLegacy, Reason: fmt.Sprintf("server/discover: unsupported version; the server lists %v", legacy)}, nil
+			return EraVerdict{Era: EraLegacy, Reason: fmt.Sprintf("server/discover: unsupported version; the server lists %v", legacy), Answered: true}, nil
 		}
 		var he *transport.HTTPError
 		if errors.As(err, &he) {
@@ -159,7 +162,7 @@ func (s *Session) Probe(ctx context.Context, timeout time.Duration) (EraVerdict,
 			case he.Status >= 500:
 				return EraVerdict{}, fmt.Errorf("probing the protocol era: %w", err)
 			}
-			return EraVerdict{Era: EraLegacy, Reason: fmt.Sprintf("server/discover got HTTP %d", he.Status)}, nil
+			return EraVerdict{Era: EraLegacy, Reason: fmt.Sprintf("server/discover got HTTP %d", he.Status), Answered: true}, nil
 		}
 		if s.isHTTP() {
 			return EraVerdict{}, fmt.Errorf("probing the protocol era: %w", err)

@@ -247,3 +247,7 @@ func transportNote(detail string) transport.Meta {
 func (s *Session) localEvent(m transport.Meta) {
 	s.Ingest(transport.Frame{Time: time.Now(), Dir: transport.Local, Kind: transport.Event, Meta: m})
 }
+
+// Note records a line about the session's life (what the client decided,
+// and why) in the journal and the store, as a local event.
+func (s *Session) Note(detail string) { s.localEvent(transportNote(detail)) }

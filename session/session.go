@@ -40,6 +40,9 @@ type Options struct {
 	// Rejoin says how to reach the server again.
 	StateStore StateStore
 	Rejoin     RejoinInfo
+	// SeqBase numbers frames after it: a session that takes over a journal
+	// from another (a restarted server) goes on with its numbering.
+	SeqBase uint64
 }
 
 // Defaults for call timeouts.
@@ -138,6 +141,7 @@ func New(t transport.Transport, o Options) *Session {
 		toolHeaders: map[string][]headerParam{}, invalidTools: map[string]string{}, streams: map[string]*streamState{},
 		expired: map[string]bool{}, tasks: map[string]*Task{}, taskKeys: map[string]map[string]bool{},
 	}
+	s.seq = o.SeqBase
 	s.info.Era = "legacy"
 	s.info.ListChanged = map[string]int{}
 	if t != nil {

@@ -127,7 +127,7 @@ func (s *Stdio) Describe() string {
 	if s.o.Shell {
 		return "stdio: " + stdioRedactLine(s.argv()[2])
 	}
-	return "stdio: " + stdioCommandLine(s.argv())
+	return "stdio: " + CommandLine(s.argv())
 }
 
 // Done is closed once the process has exited and its output is drained (or
@@ -209,7 +209,7 @@ func (s *Stdio) spawn(sink Sink) ([]string, error) {
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	if err := cmd.Start(); err != nil {
 		stdioCloseAll(files)
-		return fail(fmt.Errorf("start stdio server %s: %w; check the command, PATH and working directory", stdioCommandLine(argv), err))
+		return fail(fmt.Errorf("start stdio server %s: %w; check the command, PATH and working directory", CommandLine(argv), err))
 	}
 	// The child holds its ends now; keeping ours would hide EOF/EPIPE.
 	stdioCloseAll([]*os.File{inR, outW, errW})
@@ -227,7 +227,7 @@ func (s *Stdio) spawnDetail(argv []string) string {
 	if s.o.Shell {
 		b.WriteString("sh -c " + shell.Quote(stdioRedactLine(argv[2])))
 	} else {
-		b.WriteString(stdioCommandLine(argv))
+		b.WriteString(CommandLine(argv))
 	}
 	if s.o.Dir != "" {
 		b.WriteString(" (in " + s.o.Dir + ")")
@@ -624,9 +624,9 @@ func stdioCloseAll(fs []*os.File) {
 	}
 }
 
-// stdioCommandLine renders argv for people, quoting what a shell would split
+// CommandLine renders argv for people, quoting what a shell would split
 // and redacting NAME=value words whose name looks secret.
-func stdioCommandLine(argv []string) string {
+func CommandLine(argv []string) string {
 	words := make([]string, len(argv))
 	for i, a := range argv {
 		words[i] = stdioEnvWord(a)

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -301,4 +302,43 @@ func TestMRTRRoundsLinked(t *testing.T) {
 	if !strings.Contains(screen(m), "MRTR round 2 of #1 (retries #1)") {
 		t.Fatalf("retry's detail title:\n%s", screen(m))
 	}
+}
+
+// The era probe's error answer (a 2025 server's -32601 or 400 to
+// server/discover) is the era's answer, shown as such, not as a red error.
+func TestProbeErrorIsNoFailure(t *testing.T) {
+	m, s, f := newLive(t, nil)
+	done := make(chan session.EraVerdict, 1)
+	go func() {
+		v, _ := s.Probe(context.Background(), 5*time.Second)
+		done <- v
+	}()
+	f.sentWith(t, `"server/discover"`)
+	f.inject(`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}`)
+	if v := <-done; v.Era != session.EraLegacy || !v.Answered {
+		t.Fatalf("verdict %+v", v)
+	}
+	refresh(m)
+	row := selectedOrAny(screen(m), "server/discover")
+	if !regexp.MustCompile(`server/discover\s+legacy`).MatchString(row) {
+		t.Fatalf("the probe's row should say legacy, not error: %q", row)
+	}
+	c := s.Call("tools/list", nil)
+	f.sentWith(t, `"tools/list"`)
+	f.inject(`{"jsonrpc":"2.0","id":2,"error":{"code":-32601,"message":"Method not found"}}`)
+	<-c.Done()
+	refresh(m)
+	if row := selectedOrAny(screen(m), "tools/list"); !regexp.MustCompile(`tools/list\s+error`).MatchString(row) {
+		t.Fatalf("an ordinary call's error is still an error: %q", row)
+	}
+}
+
+// selectedOrAny is the first screen line holding what.
+func selectedOrAny(screen, what string) string {
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.Contains(l, what) {
+			return l
+		}
+	}
+	return ""
 }

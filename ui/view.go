@@ -286,6 +286,9 @@ func (m *Model) status(sn session.CallSnapshot) string {
 	if sn.IsError {
 		return "error"
 	}
+	if sn.Probe && sn.State == session.StateError {
+		return "legacy" // the era probe's error answer is the era's answer
+	}
 	if sn.ResultType == "input_required" {
 		return "input"
 	}
@@ -302,7 +305,7 @@ func (m *Model) statusStyle(st string) lipgloss.Style {
 		return m.th.Late
 	case "cancelled", "detached":
 		return m.th.Cancelled
-	case "streaming":
+	case "streaming", "legacy":
 		return m.th.Info
 	case "input":
 		return m.th.Warn

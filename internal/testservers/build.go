@@ -10,30 +10,44 @@ import (
 	"testing"
 )
 
-var goserver struct {
+type built struct {
 	once sync.Once
 	path string
 	err  error
 }
 
+var goserver, hostile built
+
 // BuildStdio builds cmd/goserver once per test process and returns the
 // binary's path. Flags: --banner TEXT (printed on stdout before serving),
 // --stderr-noise (chatter on stderr, one line per request), --clock DURATION,
-// --no-die (leave out the die tool, which is on by default).
+// --no-die (leave out the die tool, which is on by default), --request-log FILE.
 func BuildStdio(t testing.TB) (binPath string) {
 	t.Helper()
-	goserver.once.Do(func() { goserver.path, goserver.err = buildGoserver() })
-	if goserver.err != nil {
-		t.Fatalf("building the stdio test server: %v", goserver.err)
-	}
-	return goserver.path
+	return goserver.get(t, "goserver")
 }
 
-// buildGoserver builds into a fixed place under the temp dir, through a
+// BuildHostile builds cmd/hostile (a stdio server that misbehaves one way
+// per -mode; see its package doc) once per test process.
+func BuildHostile(t testing.TB) (binPath string) {
+	t.Helper()
+	return hostile.get(t, "hostile")
+}
+
+func (b *built) get(t testing.TB, name string) string {
+	t.Helper()
+	b.once.Do(func() { b.path, b.err = buildCmd(name) })
+	if b.err != nil {
+		t.Fatalf("building the %s test server: %v", name, b.err)
+	}
+	return b.path
+}
+
+// buildCmd builds cmd/NAME into a fixed place under the temp dir, through a
 // temporary name and a rename, so concurrent test processes (go test runs
 // packages in parallel) never see a half-written binary and runs do not pile
 // up binaries; go's build cache makes the rebuild cheap.
-func buildGoserver() (string, error) {
+func buildCmd(name string) (string, error) {
 	_, self, _, ok := runtime.Caller(0)
 	if !ok {
 		return "", fmt.Errorf("cannot locate the testservers source")
@@ -46,7 +60,6 @@ func buildGoserver() (string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", err
 	}
-	name := "goserver"
 	if runtime.GOOS == "windows" {
 		name += ".exe"
 	}
@@ -56,7 +69,7 @@ func buildGoserver() (string, error) {
 	}
 	tmp.Close()
 	defer os.Remove(tmp.Name()) // only still there if something failed
-	cmd := exec.Command(goBin, "build", "-o", tmp.Name(), "./cmd/goserver")
+	cmd := exec.Command(goBin, "build", "-o", tmp.Name(), "./cmd/"+name)
 	cmd.Dir = filepath.Dir(self)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build: %v\n%s", err, out)
