@@ -102,6 +102,7 @@ func inspect(cmd *cobra.Command, sp connect.Spec) error {
 	// and the journal only: nothing else may write to the screen.
 	notes := &gate{w: stderr}
 	sp.Notes = notes
+	sp.Auth.Interactive = true // a person watches the TUI
 	fmt.Fprintln(stderr, "mcpscope: connecting…")
 	s, err := connect.Connect(cmd.Context(), sp)
 	if err != nil {

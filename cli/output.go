@@ -1,6 +1,10 @@
 package cli
 
 import (
+	"os"
+
+	"github.com/charmbracelet/x/term"
+
 	"fmt"
 	"io"
 	"time"
@@ -38,6 +42,7 @@ func withSession(f *connFlags, grace time.Duration, check func(cmd *cobra.Comman
 		}
 		sp.Grace = grace
 		sp.Notes = cmd.ErrOrStderr()
+		sp.Auth.Interactive = isTerminal(cmd.ErrOrStderr())
 		s, err := connect.Connect(cmd.Context(), sp)
 		if err != nil {
 			return err
@@ -72,4 +77,11 @@ func headlessArgs(min, max int, what string) cobra.PositionalArgs {
 // printTaskStatus writes one line about a task's state.
 func printTaskStatus(w io.Writer, t session.Task) {
 	fmt.Fprintf(w, "task %s: %s %s\n", termsafe.Line(t.TaskID), termsafe.Line(t.Status), termsafe.Line(t.StatusMessage))
+}
+
+// isTerminal reports whether w is a terminal a person reads (a login in a
+// browser may then take its time).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
 }

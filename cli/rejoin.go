@@ -54,6 +54,7 @@ pass again the --bearer or -H the call was made with (or set the environment var
 				return err
 			}
 			sp.Notes = cmd.ErrOrStderr()
+			sp.Auth.Interactive = isTerminal(cmd.ErrOrStderr())
 			return rejoin(cmd, sp, store, args[0], asJSON)
 		},
 	}

@@ -1,7 +1,6 @@
 package connect
 
 import (
-	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"net/http"
@@ -9,6 +8,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"time"
 
 	"mcpscope/oauth"
 	"mcpscope/session"
@@ -28,18 +28,30 @@ func oauthFor(sp Spec) (*oauth.Flow, *http.Client) {
 	if authorizer == nil && !sp.NoState {
 		cache = loginCacheFile(sp.URL)
 	}
+	loginLimit := time.Duration(0) // oauth.LoginTimeout: a person at an interactive terminal
 	if authorizer == nil {
-		authorizer = &oauth.Loopback{Port: a.Port, PreferPort: cachedPort(cache, sp.URL), NoBrowser: a.NoBrowser, Show: func(u string) {
-			sp.note("%s wants authorization; open this URL to grant it:\n  %s", sp.URL, u)
-			flow.Note("waiting for the authorization redirect; the URL to open: " + u)
-		}}
+		authorizer = &oauth.Loopback{Port: a.Port, PreferPort: cachedPort(cache, sp.URL), NoBrowser: a.NoBrowser,
+			Show: func(u string) {
+				sp.note("%s wants authorization; open this URL to grant it:\n  %s", sp.URL, u)
+				flow.Waiting(true, "waiting for you to log in; the URL to open: "+u)
+			},
+			Done: func(err error) {
+				if err != nil {
+					flow.Waiting(false, "the login did not come back: "+err.Error())
+				} else {
+					flow.Waiting(false, "the login came back")
+				}
+			}}
+		if !a.Interactive {
+			loginLimit = sp.HandshakeTimeout() // nobody to wait for: the user's own bound
+		}
 	}
 	flow = oauth.NewFlow(sp.URL, oauth.Config{ClientID: a.ClientID, ClientSecret: a.ClientSecret, Scope: a.Scope,
 		ClientMetadataURL: a.ClientMetadataURL, Grant: a.Grant, PrivateKeyPEM: a.ClientKeyPEM, SigningAlg: a.SigningAlg,
 		IDToken: a.IDToken, IdPTokenEndpoint: a.IdPTokenEndpoint, IdPClientID: a.IdPClientID, Assertion: a.Assertion,
 		CacheFile: cache, Authorizer: authorizer})
 	base := http.DefaultTransport.(*http.Transport).Clone()
-	return flow, &http.Client{Transport: &oauth.RoundTripper{Base: base, Flow: flow}}
+	return flow, &http.Client{Transport: &oauth.RoundTripper{Base: base, Flow: flow, LoginLimit: loginLimit}}
 }
 
 func hasAuthHeader(headers map[string]string) bool {
@@ -49,17 +61,6 @@ func hasAuthHeader(headers map[string]string) bool {
 		}
 	}
 	return false
-}
-
-// preflightLogin lets a person log in before the handshake starts its
-// timeouts (interactive OAuth only; automated runs authorize on the 401).
-func preflightLogin(ctx context.Context, sp Spec, flow *oauth.Flow) error {
-	if flow == nil || sp.Auth.Authorizer != nil {
-		return nil
-	}
-	lctx, cancel := context.WithTimeout(ctx, oauth.LoginTimeout)
-	defer cancel()
-	return flow.Preflight(lctx)
 }
 
 // loginCacheFile is where a login to server is kept between runs:

@@ -77,6 +77,9 @@ type Auth struct {
 	Scope             string
 	Port              int  // loopback redirect port (0 = any)
 	NoBrowser         bool // print the authorization URL instead of opening it
+	// Interactive: a person is at a terminal and may take minutes to log
+	// in (oauth.LoginTimeout). Otherwise a login is bounded by Timeout.
+	Interactive bool
 	// Authorizer completes the authorization step; nil = a person in a
 	// browser, through a loopback redirect.
 	Authorizer oauth.Authorizer
@@ -152,14 +155,15 @@ func (sp Spec) argv() []string {
 	return sp.Self
 }
 
-// newTransport builds the transport sp names, and the OAuth flow behind it
-// (nil when OAuth is off or not needed).
-func newTransport(sp Spec) (transport.Transport, *oauth.Flow, error) {
+// newTransport builds the transport sp names, with OAuth behind it when
+// it applies.
+func newTransport(sp Spec) (transport.Transport, error) {
 	if sp.URL != "" {
 		flow, client := oauthFor(sp)
 		var t interface {
 			transport.Transport
 			Note(string)
+			Waiting(on bool, detail string)
 		}
 		if sp.Transport == "sse" {
 			t = transport.NewLegacySSE(transport.LegacySSEOptions{URL: sp.URL, Headers: sp.Headers, Bearer: sp.Bearer, Client: client})
@@ -168,18 +172,19 @@ func newTransport(sp Spec) (transport.Transport, *oauth.Flow, error) {
 		}
 		if flow != nil {
 			flow.SetNote(t.Note)
+			flow.SetWaiting(t.Waiting)
 		}
-		return t, flow, nil
+		return t, nil
 	}
 	argv := sp.argv()
 	if len(argv) == 0 {
-		return nil, nil, &SpecError{"no target: give a URL or a server command"}
+		return nil, &SpecError{"no target: give a URL or a server command"}
 	}
 	so := transport.StdioOptions{Command: argv[0], Args: argv[1:], Env: sp.Env, Dir: sp.Dir, Grace: sp.Grace}
 	if sp.Shell && len(sp.Command) > 0 {
 		so.Command, so.Args, so.Shell = strings.Join(sp.Command, " "), nil, true
 	}
-	return transport.NewStdio(so), nil, nil
+	return transport.NewStdio(so), nil
 }
 
 func connectOnce(ctx context.Context, sp Spec) (*session.Session, error) {
@@ -188,22 +193,20 @@ func connectOnce(ctx context.Context, sp Spec) (*session.Session, error) {
 		// the era probe goes on in the same journal.
 		sp.Journal = session.NewJournalPath(session.DefaultJournalDir(), time.Now())
 	}
-	s, flow, err := start(sp, 0)
+	s, err := start(sp, 0)
 	if err != nil {
 		return nil, err
 	}
-	if err := preflightLogin(ctx, sp, flow); err != nil {
-		s.Close()
-		return nil, err
-	}
-	hctx, cancel := context.WithTimeout(ctx, sp.HandshakeTimeout())
+	// The handshake gets the user's timeout; a person logging in (the first
+	// request's 401) stops its clock.
+	hctx, cancel := s.Within(ctx, sp.HandshakeTimeout())
 	defer cancel()
 	err = chooseEra(hctx, sp, s)
 	// A stdio server that exited on the probe is started again, once.
 	var ex *errExited
 	if errors.As(err, &ex) {
 		s.Close()
-		if s, _, err = start(sp, s.Store().Last()); err != nil {
+		if s, err = start(sp, s.Store().Last()); err != nil {
 			return nil, err
 		}
 		s.Note(ex.reason)
@@ -231,14 +234,14 @@ func connectOnce(ctx context.Context, sp Spec) (*session.Session, error) {
 
 // start makes the transport, opens the journal (numbering after seqBase),
 // and starts a session on them.
-func start(sp Spec, seqBase uint64) (*session.Session, *oauth.Flow, error) {
-	t, flow, err := newTransport(sp)
+func start(sp Spec, seqBase uint64) (*session.Session, error) {
+	t, err := newTransport(sp)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	j, err := openJournal(sp, t.Describe())
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	r := sp.Responder
 	if r == nil {
@@ -254,9 +257,9 @@ func start(sp Spec, seqBase uint64) (*session.Session, *oauth.Flow, error) {
 		if j != nil {
 			j.Close()
 		}
-		return nil, nil, err // the transport's error names the target already
+		return nil, err // the transport's error names the target already
 	}
-	return s, flow, nil
+	return s, nil
 }
 
 // handshakeFailed closes s and says why the handshake failed: interrupted,

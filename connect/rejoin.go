@@ -99,6 +99,7 @@ func Rejoin(sp Spec, d session.Detached, store session.StateStore) (*session.Ses
 	t := transport.NewHTTP(transport.HTTPOptions{URL: d.Target, Headers: hdr, Bearer: bearer, Client: client})
 	if flow != nil {
 		flow.SetNote(t.Note)
+		flow.SetWaiting(t.Waiting)
 	}
 	j, err := openJournal(rs, t.Describe()+" (rejoin "+d.Handle+")")
 	if err != nil {

@@ -34,7 +34,7 @@ func TestOAuthLoginAgainstTSExample(t *testing.T) {
 		t.Fatalf("first login: %v\n%s\n%s", err, out, errs)
 	}
 	journal, _ := os.ReadFile(j1)
-	for _, step := range []string{"preflight GET", "protected resource metadata from", "registered as client", "token from"} {
+	for _, step := range []string{"401 from", "protected resource metadata from", "registered as client", "token from"} {
 		if !bytes.Contains(journal, []byte("oauth: "+step)) {
 			t.Errorf("the journal lacks the step %q", step)
 		}

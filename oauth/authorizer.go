@@ -66,8 +66,10 @@ type Loopback struct {
 	// made with); if it is taken, any free port will do.
 	PreferPort int
 	NoBrowser  bool
-	// Show tells the user where to go; it is called with the URL.
+	// Show tells the user where to go; it is called with the URL when the
+	// wait for the person begins, and Done when it ends (either may be nil).
 	Show func(authURL string)
+	Done func(err error)
 
 	mu   sync.Mutex
 	ln   net.Listener
@@ -127,12 +129,17 @@ func (a *Loopback) Authorize(ctx context.Context, authURL string) (url.Values, e
 	if !a.NoBrowser {
 		_ = openBrowser(authURL)
 	}
+	var q url.Values
+	var err error
 	select {
-	case q := <-a.back:
-		return q, nil
+	case q = <-a.back:
 	case <-ctx.Done():
-		return nil, errors.New("no authorization came back before the wait ended")
+		err = errors.New("no authorization came back before the wait ended")
 	}
+	if a.Done != nil {
+		a.Done(err)
+	}
+	return q, err
 }
 
 // Close stops the listener.

@@ -91,6 +91,7 @@ type Flow struct {
 	server string // the MCP endpoint URL
 
 	noteMu    sync.Mutex
+	waiting   func(on bool, detail string)
 	mu        sync.Mutex
 	rm        *ResourceMetadata
 	sm        *ServerMetadata
@@ -142,6 +143,27 @@ func (f *Flow) SetNote(n func(string)) {
 	f.noteMu.Lock()
 	f.cfg.Note = n
 	f.noteMu.Unlock()
+}
+
+// SetWaiting sets where the flow reports that it waits for a person (and
+// when the wait is over), so the session can hold its clocks.
+func (f *Flow) SetWaiting(w func(on bool, detail string)) {
+	f.noteMu.Lock()
+	f.waiting = w
+	f.noteMu.Unlock()
+}
+
+// Waiting reports the start (on) or the end of a wait for a person, for
+// the Authorizer that does the waiting; it is a note as well.
+func (f *Flow) Waiting(on bool, detail string) {
+	f.noteMu.Lock()
+	w := f.waiting
+	f.noteMu.Unlock()
+	if w != nil {
+		w(on, detail)
+	} else {
+		f.note("%s", detail)
+	}
 }
 
 // announce says, once, where a restored login came from; it runs with the
@@ -714,31 +736,3 @@ func randomString(n int) string {
 // Note records a line in the flow's notes (for callers that act for it,
 // such as an Authorizer showing the URL).
 func (f *Flow) Note(s string) { f.note("%s", s) }
-
-// Preflight asks the MCP endpoint, without a token, whether it wants one (a
-// GET: side-effect free, and answered 401 by auth middleware before any
-// method check) and, if it answers 401, authorizes at once. An interactive
-// session uses it so a person's login happens before the handshake's
-// timeouts start; any other answer leaves authorization to the first 401.
-func (f *Flow) Preflight(ctx context.Context) error {
-	f.announce()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.server, nil)
-	if err != nil {
-		return err
-	}
-	req.Header.Set("Accept", "text/event-stream")
-	tok := f.sign(req) // a saved login is tried first
-	resp, err := f.client().Do(req)
-	if err != nil {
-		return nil // unreachable: the handshake will say so in its own words
-	}
-	resp.Body.Close() // not drained: a 200 here may be an endless event stream
-	if resp.StatusCode != http.StatusUnauthorized {
-		// Noted all the same: the journal keeps every exchange with the server.
-		f.note("preflight GET %s answered %d: no login needed now", f.server, resp.StatusCode)
-		return nil
-	}
-	f.note("preflight GET %s answered 401: authorizing before the handshake", f.server)
-	_, err = f.Challenged(ctx, resp.StatusCode, resp.Header, tok)
-	return err
-}

@@ -7,8 +7,8 @@ import (
 	"time"
 )
 
-// LoginTimeout bounds one authorization, a person's login in the browser
-// included.
+// LoginTimeout bounds one authorization when a person logs in through a
+// browser on an interactive terminal.
 const LoginTimeout = 10 * time.Minute
 
 // RoundTripper puts the flow's token on every request to the MCP server
@@ -18,6 +18,10 @@ const LoginTimeout = 10 * time.Minute
 type RoundTripper struct {
 	Base http.RoundTripper
 	Flow *Flow
+	// LoginLimit bounds one authorization (a person's wait in the browser
+	// included); 0 = LoginTimeout. Without a person at an interactive
+	// terminal it should be the user's own timeout.
+	LoginLimit time.Duration
 }
 
 func (rt *RoundTripper) base() http.RoundTripper {
@@ -56,7 +60,11 @@ func (rt *RoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
 		}
 		// A login outlives the request that needed it (a person may take
 		// longer than the call's timeout): the token is kept for the next one.
-		actx, cancel := context.WithTimeout(context.WithoutCancel(req.Context()), LoginTimeout)
+		limit := rt.LoginLimit
+		if limit <= 0 {
+			limit = LoginTimeout
+		}
+		actx, cancel := context.WithTimeout(context.WithoutCancel(req.Context()), limit)
 		retry, aerr := rt.Flow.Challenged(actx, resp.StatusCode, resp.Header, tok)
 		cancel()
 		if aerr != nil || !retry {

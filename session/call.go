@@ -139,6 +139,8 @@ type Call struct {
 	idle     *time.Timer
 	hard     *time.Timer
 	idleFor  time.Duration
+	hardAt   time.Time     // when the hard limit fires
+	hardLeft time.Duration // while the session is held: what was left of it
 	next     *Call         // MRTR: the retry of this input_required round
 	chainErr *Failure      // MRTR: why no retry follows
 	chain    chan struct{} // closed when next or chainErr is set
@@ -265,4 +267,28 @@ func (e *ToolError) Error() string {
 		msg += ": " + e.Text
 	}
 	return msg
+}
+
+// pauseLocked stops the call's clocks while the session waits for a person.
+func (c *Call) pauseLocked(now time.Time) {
+	if c.idle != nil {
+		c.idle.Stop()
+	}
+	if c.hard != nil {
+		c.hard.Stop()
+		c.hardLeft = c.hardAt.Sub(now)
+	}
+}
+
+// resumeLocked starts them again: a fresh idle window, and what was left of
+// the hard limit.
+func (c *Call) resumeLocked(now time.Time) {
+	if c.idle != nil {
+		c.idle.Reset(c.idleFor)
+	}
+	if c.hard != nil {
+		left := max(c.hardLeft, 0)
+		c.hardAt = now.Add(left)
+		c.hard.Reset(left)
+	}
 }

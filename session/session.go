@@ -105,6 +105,8 @@ type Session struct {
 	answerTasks  bool                       // answer input_required tasks as they are seen (tasksext.go)
 	toolHeaders  map[string][]headerParam   // x-mcp-header annotations by tool
 	invalidTools map[string]string          // tools whose annotations are invalid, and why
+	held         bool                       // waiting for a person: clocks stand still (holdLocked)
+	holdWake     chan struct{}              // closed and replaced whenever held changes
 
 	outMu   sync.Mutex
 	outq    []queued
@@ -140,6 +142,7 @@ func New(t transport.Transport, o Options) *Session {
 		journal: o.Journal, outWake: make(chan struct{}, 1),
 		toolHeaders: map[string][]headerParam{}, invalidTools: map[string]string{}, streams: map[string]*streamState{},
 		expired: map[string]bool{}, tasks: map[string]*Task{}, taskKeys: map[string]map[string]bool{},
+		holdWake: make(chan struct{}),
 	}
 	s.seq = o.SeqBase
 	s.info.Era = "legacy"
@@ -323,9 +326,13 @@ func (s *Session) armTimers(c *Call, o CallOptions) {
 		})
 	}
 	if hard > 0 {
+		c.hardAt = time.Now().Add(hard)
 		c.hard = time.AfterFunc(hard, func() {
 			s.timeout(c, ErrMaxTimeout, fmt.Sprintf("still running after %s (hard limit)", hard))
 		})
+	}
+	if s.held {
+		c.pauseLocked(time.Now())
 	}
 }
 
@@ -807,7 +814,7 @@ func (s *Session) onNotification(it *Item, e *Envelope, after []func()) []func()
 		if c.state == StatePending {
 			c.state = StateStreaming
 		}
-		if c.idle != nil {
+		if c.idle != nil && !s.held {
 			c.idle.Reset(c.idleFor)
 		}
 	case m == "notifications/message":
@@ -848,8 +855,66 @@ func (s *Session) onEvent(it *Item, after []func()) []func() {
 		after = append(after, func() { s.failAll(why + " before answering") })
 	case transport.EvStreamClosed, transport.EvStreamDropped:
 		after = s.onStreamEndLocked(m, after)
+	case transport.EvAuthWait, transport.EvAuthDone:
+		s.holdLocked(m.Event == transport.EvAuthWait)
 	}
 	return after
+}
+
+// holdLocked stops (or starts again) the clocks of every pending call and
+// of Within while the connection waits for a person (a browser login): a
+// person's pace is not the server's.
+func (s *Session) holdLocked(on bool) {
+	if on == s.held {
+		return
+	}
+	s.held = on
+	now := time.Now()
+	for _, c := range s.pending {
+		if on {
+			c.pauseLocked(now)
+		} else {
+			c.resumeLocked(now)
+		}
+	}
+	close(s.holdWake)
+	s.holdWake = make(chan struct{})
+}
+
+// Within returns a context that ends after d of the session's own time:
+// time spent waiting for a person does not count (see holdLocked).
+func (s *Session) Within(ctx context.Context, d time.Duration) (context.Context, context.CancelFunc) {
+	cctx, cancel := context.WithCancel(ctx)
+	go func() {
+		left := d
+		for {
+			s.mu.Lock()
+			held, wake := s.held, s.holdWake
+			s.mu.Unlock()
+			if held {
+				select {
+				case <-wake:
+					continue
+				case <-cctx.Done():
+					return
+				}
+			}
+			began := time.Now()
+			t := time.NewTimer(left)
+			select {
+			case <-t.C:
+				cancel()
+				return
+			case <-wake:
+				t.Stop()
+				left -= time.Since(began)
+			case <-cctx.Done():
+				t.Stop()
+				return
+			}
+		}
+	}()
+	return cctx, cancel
 }
 
 // answer runs the responder for a server→client request and sends its reply.

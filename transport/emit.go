@@ -64,6 +64,17 @@ func (h *sinkHolder) reportBadStatus(base Meta, body []byte, excerpt string) {
 	}
 }
 
+// Waiting records that the connection waits for a person (a browser login;
+// detail says where to go), or with on false that the wait is over. The
+// session holds its call timers meanwhile.
+func (h *sinkHolder) Waiting(on bool, detail string) {
+	name := EvAuthDone
+	if on {
+		name = EvAuthWait
+	}
+	h.event(name, Meta{Detail: detail})
+}
+
 // Note records a line about what happens around the wire (the OAuth flow's
 // steps, for one), so the journal has it beside the frames.
 func (h *sinkHolder) Note(detail string) {

@@ -70,6 +70,8 @@ const (
 	EvLineTooLong   = "line-too-long"  // a stdout line over the limit; its head is kept as Garbage
 	EvClosed        = "closed"         // the transport was closed by us
 	EvNote          = "note"           // anything else worth showing (Detail)
+	EvAuthWait      = "auth-wait"      // waiting for a person to log in (Detail: where); call clocks stand still
+	EvAuthDone      = "auth-done"      // the person's login is over (Detail: how it went)
 )
 
 // Frame is one unit that crossed (or happened on) the wire. Data is owned by
