@@ -247,7 +247,8 @@ func start(sp Spec, seqBase uint64) (*session.Session, error) {
 	if r == nil {
 		r = newAnswers(sp.Answers, sp.Roots)
 	}
-	so := session.Options{Responder: r, Journal: j, Timeout: sp.Timeout, MaxTimeout: sp.MaxTimeout, SeqBase: seqBase}
+	so := session.Options{Responder: r, Journal: j, Timeout: sp.Timeout, MaxTimeout: sp.MaxTimeout, SeqBase: seqBase,
+		Warn: func(msg string) { sp.note("warning: %s", msg) }}
 	if sp.URL != "" && !sp.NoState {
 		// HTTP calls that carry event ids can be rejoined after this process ends.
 		so.StateStore, so.Rejoin = session.DefaultStateStore(), RejoinInfo(sp)

@@ -61,6 +61,9 @@ var (
 	ErrCancelled = errors.New("cancelled")
 	// ErrClosed: the session or its transport ended before an answer came.
 	ErrClosed = errors.New("closed")
+	// ErrReissued: the response stream broke and the request went out
+	// again with a new id (the call's Next); waiting on it follows on.
+	ErrReissued = errors.New("re-issued")
 )
 
 // Progress is the latest progress of a call and enough history for a rate.
@@ -107,6 +110,8 @@ type CallOptions struct {
 
 	modernVersion string // send stateless _meta even before the era is known (the probe)
 	probe         bool   // the era probe: an error answer is the era's answer, not a failure
+	reissueOf     string // key of the call this one sends again (2026-07-28, broken stream)
+	reissues      int    // how many times the request was sent again
 	round         int    // MRTR round of this request (0 = first)
 	parent        string // key of the round this one retries
 }
@@ -126,26 +131,27 @@ type Call struct {
 	opts   CallOptions     // as given, for MRTR retries
 	Parent string          // key of the input_required round this retries
 
-	state    State
-	started  time.Time
-	ended    time.Time
-	progress Progress
-	result   json.RawMessage
-	rpcErr   *RPCError
-	failure  *Failure
-	late     int  // responses that came after the call ended
-	isError  bool // a tool result with isError: true, read once when it arrived
-	done     chan struct{}
-	idle     *time.Timer
-	hard     *time.Timer
-	idleFor  time.Duration
-	hardAt   time.Time     // when the hard limit fires
-	hardLeft time.Duration // while the session is held: what was left of it
-	next     *Call         // MRTR: the retry of this input_required round
-	chainErr *Failure      // MRTR: why no retry follows
-	chain    chan struct{} // closed when next or chainErr is set
-	taskID   string        // a task this call created (2025-11-25 tasks or the tasks extension)
-	ack      json.RawMessage
+	state     State
+	started   time.Time
+	ended     time.Time
+	progress  Progress
+	result    json.RawMessage
+	rpcErr    *RPCError
+	failure   *Failure
+	late      int    // responses that came after the call ended
+	isError   bool   // a tool result with isError: true, read once when it arrived
+	unmatched string // an id a response came with that was this call's id in another JSON type
+	done      chan struct{}
+	idle      *time.Timer
+	hard      *time.Timer
+	idleFor   time.Duration
+	hardAt    time.Time     // when the hard limit fires
+	hardLeft  time.Duration // while the session is held: what was left of it
+	next      *Call         // MRTR: the retry of this input_required round
+	chainErr  *Failure      // MRTR: why no retry follows
+	chain     chan struct{} // closed when next or chainErr is set
+	taskID    string        // a task this call created (2025-11-25 tasks or the tasks extension)
+	ack       json.RawMessage
 
 	listen        *ListenFilter // subscriptions/listen: the filter, for re-listening
 	listenAttempt int
@@ -175,6 +181,7 @@ type CallSnapshot struct {
 	ChainErr          *Failure
 	ResultType        string // "complete", "input_required", "task", … ("" while running)
 	Probe             bool   // the era probe (server/discover): an error here says "legacy", it is no failure
+	ReissueOf         string // the call this one sends again after its stream broke ("" if none)
 	IsError           bool   // a tools/call result with isError: true (the call worked, the tool failed)
 	TaskID            string
 	Ack               json.RawMessage // subscriptions/listen: the acknowledged filter
@@ -213,6 +220,7 @@ func (c *Call) snapshotLocked() CallSnapshot {
 		Progress: c.progress, HasProgress: c.progress.Updates > 0,
 		Result: c.result, RPCError: c.rpcErr, Failure: c.failure, Late: c.late,
 		Round: c.Round, Parent: c.Parent, ChainErr: c.chainErr, TaskID: c.taskID, Ack: c.ack, Probe: c.opts.probe,
+		ReissueOf: c.opts.reissueOf,
 	}
 	if c.next != nil {
 		sn.Next = c.next.Key

@@ -544,10 +544,17 @@ func (c *Call) Next() *Call {
 	return c.next
 }
 
-// WaitFinal follows MRTR rounds to the last one and returns its outcome.
+// WaitFinal follows MRTR rounds (and re-issues after a broken stream) to
+// the last one and returns its outcome.
 func (c *Call) WaitFinal(ctx context.Context) (json.RawMessage, error) {
 	for cur := c; ; {
 		res, err := cur.Wait(ctx)
+		if errors.Is(err, ErrReissued) {
+			if next := cur.Next(); next != nil {
+				cur = next // the same request, sent again after its stream broke
+				continue
+			}
+		}
 		if err != nil || ResultType(res) != "input_required" {
 			return res, err
 		}

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"syscall"
 	"time"
 
 	"mcpscope/transport"
@@ -14,9 +15,17 @@ import (
 // server's retry: (or a bounded backoff), a bounded number of times. Event
 // ids seen twice are kept in the journal but applied once.
 
-// MaxResumeAttempts bounds consecutive reconnects of one stream without a new
-// event in between.
+// MaxResumeAttempts bounds consecutive reconnects of one stream without a
+// message in between (an event that only primes a new id does not count:
+// a server could otherwise keep a client reconnecting forever).
 const MaxResumeAttempts = 5
+
+// MaxRetryWait caps the server's retry: a server asking for hours gets this.
+const MaxRetryWait = 30 * time.Second
+
+// MaxReissues bounds how often one request is sent again with a new id
+// after its response stream broke (2026-07-28, which has no resumption).
+const MaxReissues = 2
 
 type streamState struct {
 	lastID   string
@@ -46,7 +55,8 @@ func (s *Session) streamLocked(key string) *streamState {
 }
 
 // trackEventLocked records an SSE id and retry; it reports a duplicate id.
-func (s *Session) trackEventLocked(m transport.Meta) (dup bool) {
+// Only a message (not a priming event) shows the stream is alive again.
+func (s *Session) trackEventLocked(m transport.Meta, message bool) (dup bool) {
 	key := logicalStream(m)
 	if key == "" || (m.EventID == "" && m.Retry == 0) {
 		return false
@@ -63,7 +73,9 @@ func (s *Session) trackEventLocked(m transport.Meta) (dup bool) {
 	}
 	st.seen[m.EventID] = struct{}{}
 	st.lastID = m.EventID
-	st.attempts = 0 // progress: the stream is alive again
+	if message {
+		st.attempts = 0 // a message: the stream is alive again
+	}
 	if k, ok := strings.CutPrefix(key, "post:"); ok {
 		if c := s.pending[k]; c != nil {
 			s.persistLocked(c)
@@ -97,6 +109,8 @@ func (s *Session) onStreamEndLocked(m transport.Meta, after []func()) []func() {
 	case !isPost && canResume && (st == nil || st.attempts < MaxResumeAttempts):
 		// A listen stream without ids: open a fresh one (bounded).
 		after = append(after, s.scheduleResume(key, m.Event))
+	case isPost && s.info.Era == EraModern && c.listen == nil && c.opts.reissues < MaxReissues:
+		after = append(after, s.reissue(c, m))
 	case isPost:
 		after = s.relistenLocked(c, after)
 		why := "the server closed the response stream before answering"
@@ -135,6 +149,9 @@ func (s *Session) scheduleResume(key, cause string) func() {
 		n, delay, src, from := st.attempts, st.retry, "the server's retry", st.lastID
 		if delay <= 0 {
 			delay, src = backoff(n), "backoff"
+		} else if delay > MaxRetryWait {
+			src = fmt.Sprintf("the server asked for %s; capped", delay)
+			delay = MaxRetryWait
 		}
 		fire := func() {
 			s.mu.Lock()
@@ -192,6 +209,9 @@ func (s *Session) resumeNow(key, lastID string) {
 func (s *Session) resumeFailed(key string, err error) {
 	var he *transport.HTTPError
 	gone := errors.As(err, &he) && he.SessionID != "" && (he.Status == 404 || he.Status == 400)
+	// Nobody listens there any more (the server died): trying again in a
+	// few seconds will not change that, and the call should end now.
+	refused := errors.Is(err, syscall.ECONNREFUSED)
 	s.mu.Lock()
 	st := s.streamLocked(key)
 	attempts := st.attempts
@@ -204,7 +224,7 @@ func (s *Session) resumeFailed(key string, err error) {
 	if closed {
 		return
 	}
-	if !gone && attempts < MaxResumeAttempts {
+	if !gone && !refused && attempts < MaxResumeAttempts {
 		s.scheduleResume(key, "resume failed")()
 		return
 	}
@@ -212,8 +232,11 @@ func (s *Session) resumeFailed(key string, err error) {
 		return
 	}
 	reason := fmt.Sprintf("could not resume the response stream after %d attempts", attempts)
-	if gone {
+	switch {
+	case gone:
 		reason = "could not resume the response stream: the server no longer knows this session"
+	case refused:
+		reason = "could not resume the response stream: the server refuses connections (it is not running)"
 	}
 	s.fail(c, reason, err)
 	if gone {
@@ -251,3 +274,25 @@ func (s *Session) localEvent(m transport.Meta) {
 // Note records a line about the session's life (what the client decided,
 // and why) in the journal and the store, as a local event.
 func (s *Session) Note(detail string) { s.localEvent(transportNote(detail)) }
+
+// reissue sends c's request again with a new id after its response stream
+// broke: 2026-07-28 has no resumption, and the spec says the client MUST
+// re-issue it. The two are linked (c.next), and waiting on c follows on.
+// A call the user cancelled never gets here: it is no longer pending.
+func (s *Session) reissue(c *Call, m transport.Meta) func() {
+	why := "the response stream broke before an answer arrived"
+	if m.Event == transport.EvStreamClosed {
+		why = "the server closed the response stream before answering"
+	}
+	return func() {
+		o := c.opts
+		o.reissueOf, o.reissues = c.Key, c.opts.reissues+1
+		next := s.CallWith(c.Method, StripMeta(c.Params), o)
+		s.mu.Lock()
+		c.next = next
+		s.mu.Unlock()
+		s.end(c, StateError, nil, nil, &Failure{Reason: fmt.Sprintf("%s; re-issued as #%s", why, next.Key), Kind: ErrReissued})
+		s.localEvent(transportNote(fmt.Sprintf("call %s (%s): %s; re-issued as %s (attempt %d of %d)", c.Key, c.Method, why, next.Key,
+			o.reissues, MaxReissues)))
+	}
+}

@@ -43,6 +43,9 @@ type Options struct {
 	// SeqBase numbers frames after it: a session that takes over a journal
 	// from another (a restarted server) goes on with its numbering.
 	SeqBase uint64
+	// Warn, when set, hears at once of what may leave a call waiting: a
+	// response no request matches, an error without an id.
+	Warn func(string)
 }
 
 // Defaults for call timeouts.
@@ -344,6 +347,11 @@ func (s *Session) timeout(c *Call, kind error, why string) {
 		return
 	}
 	s.tellServer(c, "timeout")
+	s.mu.Lock()
+	if c.unmatched != "" {
+		why += fmt.Sprintf("; meanwhile a response came with the id %s, which matches no request (a server bug?)", c.unmatched)
+	}
+	s.mu.Unlock()
 	s.end(c, StateError, nil, nil, &Failure{Reason: "timed out: " + why, Kind: kind})
 }
 
@@ -661,7 +669,7 @@ func (s *Session) Ingest(f transport.Frame) {
 	}
 	dup := false
 	if f.Dir == transport.In || f.Meta.Event == transport.EvPrime {
-		if dup = s.trackEventLocked(f.Meta); dup {
+		if dup = s.trackEventLocked(f.Meta, f.Kind == transport.Message); dup {
 			it.Note = "duplicate SSE event " + f.Meta.EventID + " (delivered before; not applied again)"
 		}
 	}
@@ -718,12 +726,16 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 		key := e.Key()
 		if key == "" {
 			it.Note = "error without an id (the server could not read a request)"
-			return after
+			return s.warnLocked(it.Note, after)
 		}
 		c := s.calls[key]
 		if c == nil {
 			it.Note = "response to unknown id " + key
-			return after
+			if twin := s.typedTwinLocked(key); twin != nil {
+				twin.unmatched = key
+				it.Note += fmt.Sprintf(": call %s waits for the id %s; JSON-RPC ids are typed, so this answers nothing", twin.Key, twin.ID)
+			}
+			return s.warnLocked(it.Note, after)
 		}
 		it.CallKey = key
 		if c.state.Ended() {
@@ -752,6 +764,24 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 		after = append(after, func() { s.answer(req) })
 	default:
 		it.Note = "not a JSON-RPC message"
+	}
+	return after
+}
+
+// typedTwinLocked is the pending call whose id has key's value in another
+// JSON type (the number 1 and the string "1"), if any.
+func (s *Session) typedTwinLocked(key string) *Call {
+	if u, err := strconv.Unquote(key); err == nil {
+		return s.pending[idKey(json.RawMessage(u))]
+	}
+	return s.pending[strconv.Quote(key)]
+}
+
+// warnLocked tells a person at once about something that could leave a
+// call waiting (Options.Warn), outside the lock.
+func (s *Session) warnLocked(msg string, after []func()) []func() {
+	if w := s.opts.Warn; w != nil {
+		after = append(after, func() { w(msg) })
 	}
 	return after
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -289,6 +290,9 @@ func (m *Model) status(sn session.CallSnapshot) string {
 	if sn.Probe && sn.State == session.StateError {
 		return "legacy" // the era probe's error answer is the era's answer
 	}
+	if sn.State == session.StateError && errors.Is(sn.Err(), session.ErrReissued) {
+		return "reissued" // not a failure: the request lives on as Next
+	}
 	if sn.ResultType == "input_required" {
 		return "input"
 	}
@@ -305,7 +309,7 @@ func (m *Model) statusStyle(st string) lipgloss.Style {
 		return m.th.Late
 	case "cancelled", "detached":
 		return m.th.Cancelled
-	case "streaming", "legacy":
+	case "streaming", "legacy", "reissued":
 		return m.th.Info
 	case "input":
 		return m.th.Warn
@@ -338,6 +342,8 @@ func (m *Model) requestRow(c *session.Call, w int, sel bool, now time.Time) stri
 		line += " " + m.th.Faint.Render(chainText(sn))
 	} else if e := sn.Err(); e != nil && rest > 8 {
 		line += " " + m.th.Faint.Render(termsafe.Line(e.Error()))
+	} else if sn.ReissueOf != "" && rest > 8 {
+		line += " " + m.th.Faint.Render("(re-issue of #"+sn.ReissueOf+")")
 	}
 	if sel {
 		return m.th.Selected.Render(pad(ansi.Strip(line), w))
