@@ -105,3 +105,25 @@ func waitReceived(t *testing.T, received func() string, want string) {
 		time.Sleep(20 * time.Millisecond)
 	}
 }
+
+// Calls that end leave no state behind: 20 quick calls that carry event ids
+// (so each writes a rejoin record while it runs) leave no record and no
+// half-written file once their commands have returned.
+func TestQuickCallsLeaveNoState(t *testing.T) {
+	h := testservers.StartHTTPServer(t, testservers.HTTPOpts{EventStore: true})
+	state := t.TempDir()
+	for i := range 20 {
+		code, out, errb := runIn(t, state, "call", "slow", "seconds=0.2", "steps=2", "--no-journal", "--era", "legacy", h.URL)
+		if code != exitOK {
+			t.Fatalf("call %d: exit %d\n%s\n%s", i, code, out, errb)
+		}
+	}
+	entries, _ := os.ReadDir(filepath.Join(state, "mcpscope", "calls"))
+	var left []string
+	for _, e := range entries {
+		left = append(left, e.Name())
+	}
+	if len(left) > 0 {
+		t.Fatalf("finished calls left state behind: %v", left)
+	}
+}

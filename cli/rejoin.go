@@ -162,6 +162,9 @@ func rejoin(cmd *cobra.Command, sp connect.Spec, store *session.FileStore, handl
 			done = true
 		case <-s.Store().Changed():
 		case <-ctx.Done():
+			// Interrupted: the call goes on on the server, and its record
+			// stays for the next rejoin.
+			_, _ = s.Detach(c)
 			return ctx.Err()
 		}
 		show()

@@ -2,10 +2,15 @@ package e2e
 
 import (
 	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
 	"mcpscope/connect"
 	"mcpscope/internal/clienttest"
 	"mcpscope/internal/peers"
 	"mcpscope/session"
+	"mcpscope/transport"
 	"os"
 	"path/filepath"
 	"strings"
@@ -20,12 +25,24 @@ func TestRejoinAfterKill9(t *testing.T) {
 	url := peers.StartTSv1Resumable(t)
 	state := t.TempDir()
 
-	first := mcpscope(t, state, "call", "slow", "steps=25", "intervalMs=100", "--era", "legacy", url)
+	// Steps come faster than the record is rewritten (every 250 ms), so the
+	// journal is ahead of the record when the kill comes.
+	first := mcpscope(t, state, "call", "slow", "steps=25", "intervalMs=60", "--era", "legacy", url)
 	if err := first.Start(); err != nil {
 		t.Fatal(err)
 	}
 	store := &session.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}
 	rec := waitRecord(t, store)
+	for deadline := time.Now().Add(20 * time.Second); ; {
+		rec, _ = store.Get(rec.Handle)
+		if n := len(journaledProgress(t, rec.Journal)); n > rec.Progress.Updates && rec.Progress.Updates >= 2 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the journal never got ahead of the record")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
 	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -55,6 +72,160 @@ func TestRejoinAfterKill9(t *testing.T) {
 	}
 	if l, _ := store.List(); len(l) != 0 {
 		t.Fatalf("the record should be gone after a successful rejoin: %+v", l)
+	}
+	// Across the kill, every step was delivered exactly once: what the
+	// first process journaled, then what the rejoin printed.
+	seen := map[int]int{}
+	for _, v := range journaledProgress(t, rec.Journal) {
+		seen[v]++
+	}
+	for _, l := range strings.Split(stderr.String(), "\n") {
+		var v, total int
+		if _, err := fmt.Sscanf(l, "progress %d/%d", &v, &total); err == nil {
+			seen[v]++
+		}
+	}
+	for step := 1; step <= 25; step++ {
+		if seen[step] != 1 {
+			t.Errorf("step %d was delivered %d times across the kill (want once); counts %v", step, seen[step], seen)
+		}
+	}
+}
+
+// journaledProgress is the progress values of every notifications/progress
+// a journal holds, in order (a torn last line is fine: kill -9).
+func journaledProgress(t *testing.T, path string) []int {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatalf("the killed process's journal: %v", err)
+	}
+	defer f.Close()
+	var out []int
+	_, _ = session.ReadJournal(f, func(_ uint64, fr transport.Frame) error {
+		var n struct {
+			Method string `json:"method"`
+			Params struct {
+				Progress float64 `json:"progress"`
+			} `json:"params"`
+		}
+		if fr.Dir == transport.In && json.Unmarshal(fr.Data, &n) == nil && n.Method == "notifications/progress" {
+			out = append(out, int(n.Params.Progress))
+		}
+		return nil
+	})
+	return out
+}
+
+// A call detached by a process that is still running (the inspector, here
+// this test) is rejoined from another mcpscope, which must leave the MCP
+// session alone when it is done: the first process goes on using it.
+func TestRejoinLeavesALiveSessionAlone(t *testing.T) {
+	url := peers.StartTSv1Resumable(t)
+	s := clienttest.Connect(t, connect.Spec{URL: url, NoJournal: true, Era: "legacy"})
+	state := os.Getenv("XDG_STATE_HOME") // clienttest.Connect's
+	sid := s.Info().SessionID
+	c := s.Call("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"steps": 10, "intervalMs": 100}})
+	clienttest.WaitFor(t, s, func() bool { return c.Snapshot().Progress.Updates >= 2 })
+	handle, err := s.Detach(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	again := mcpscope(t, state, "rejoin", handle, "--no-journal")
+	again.Stdout, again.Stderr = &out, &errb
+	if err := again.Run(); err != nil || !strings.Contains(out.String(), "done 10 steps") {
+		t.Fatalf("rejoin: %v\n%s\n%s", err, out.String(), errb.String())
+	}
+	res := clienttest.Call(t, s.Call("tools/list", nil))
+	if !strings.Contains(string(res), "slow") || s.Info().SessionID != sid {
+		t.Fatalf("the first process's session after the rejoin: id %q (was %q), tools/list %.200s", s.Info().SessionID, sid, res)
+	}
+	for _, it := range s.Store().Since(0, 0) {
+		if it.Frame.Meta.Event == transport.EvSessionID && it.Frame.Meta.Detail != sid {
+			t.Fatalf("the session was re-initialized: the rejoin deleted it (%+v)", it.Frame.Meta)
+		}
+	}
+}
+
+// After an mcpscope is killed, a running inspector on the same server
+// rejoins the call left behind in the killed one's MCP session, beside its
+// own session, which stays as it was.
+func TestRejoinForeignSessionHere(t *testing.T) {
+	url := peers.StartTSv1Resumable(t)
+	state := t.TempDir()
+	first := mcpscope(t, state, "call", "slow", "steps=15", "intervalMs=100", "--era", "legacy", url)
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	store := &session.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}
+	rec := waitRecord(t, store)
+	first.Process.Signal(syscall.SIGKILL)
+	first.Wait()
+
+	s := clienttest.Connect(t, connect.Spec{URL: url, NoJournal: true, Era: "legacy"})
+	sid := s.Info().SessionID
+	if sid == rec.SessionID {
+		t.Fatal("the new session has the killed one's id")
+	}
+	c, err := s.Rejoin(context.Background(), rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res := clienttest.Call(t, c); !strings.Contains(string(res), "done 15 steps") {
+		t.Fatalf("the rejoined call: %s", res)
+	}
+	if s.Info().SessionID != sid {
+		t.Fatalf("the rejoin switched this session's id to %q (was %q)", s.Info().SessionID, sid)
+	}
+	if res := clienttest.Call(t, s.Call("tools/list", nil)); !strings.Contains(string(res), "slow") {
+		t.Fatalf("this session after the rejoin: %s", res)
+	}
+}
+
+// An interrupted rejoin leaves the record for the next one.
+func TestInterruptedRejoinKeepsTheRecord(t *testing.T) {
+	url := peers.StartTSv1Resumable(t)
+	state := t.TempDir()
+	first := mcpscope(t, state, "call", "slow", "steps=30", "intervalMs=100", "--era", "legacy", url)
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	store := &session.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}
+	rec := waitRecord(t, store)
+	first.Process.Signal(syscall.SIGKILL)
+	first.Wait()
+
+	second := mcpscope(t, state, "rejoin", rec.Handle, "--no-journal")
+	stderr, err := second.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := second.Start(); err != nil {
+		t.Fatal(err)
+	}
+	buf := make([]byte, 4096)
+	var seen []byte
+	for !bytes.Contains(seen, []byte("progress ")) {
+		n, err := stderr.Read(buf)
+		seen = append(seen, buf[:n]...)
+		if err != nil {
+			t.Fatalf("the rejoin ended before any progress: %s", seen)
+		}
+	}
+	second.Process.Signal(os.Interrupt)
+	go io.Copy(io.Discard, stderr)
+	if err := second.Wait(); err == nil || second.ProcessState.ExitCode() != 130 {
+		t.Fatalf("the interrupted rejoin: %v (exit %d)", err, second.ProcessState.ExitCode())
+	}
+	if _, err := store.Get(rec.Handle); err != nil {
+		t.Fatalf("the interrupt deleted the record: %v", err)
+	}
+	var out bytes.Buffer
+	third := mcpscope(t, state, "rejoin", rec.Handle, "--no-journal")
+	third.Stdout = &out
+	if err := third.Run(); err != nil || !strings.Contains(out.String(), "done 30 steps") {
+		t.Fatalf("the next rejoin: %v\n%s", err, out.String())
 	}
 }
 

@@ -131,27 +131,29 @@ type Call struct {
 	opts   CallOptions     // as given, for MRTR retries
 	Parent string          // key of the input_required round this retries
 
-	state     State
-	started   time.Time
-	ended     time.Time
-	progress  Progress
-	result    json.RawMessage
-	rpcErr    *RPCError
-	failure   *Failure
-	late      int    // responses that came after the call ended
-	isError   bool   // a tool result with isError: true, read once when it arrived
-	unmatched string // an id a response came with that was this call's id in another JSON type
-	done      chan struct{}
-	idle      *time.Timer
-	hard      *time.Timer
-	idleFor   time.Duration
-	hardAt    time.Time     // when the hard limit fires
-	hardLeft  time.Duration // while the session is held: what was left of it
-	next      *Call         // MRTR: the retry of this input_required round
-	chainErr  *Failure      // MRTR: why no retry follows
-	chain     chan struct{} // closed when next or chainErr is set
-	taskID    string        // a task this call created (2025-11-25 tasks or the tasks extension)
-	ack       json.RawMessage
+	state      State
+	started    time.Time
+	ended      time.Time
+	progress   Progress
+	result     json.RawMessage
+	rpcErr     *RPCError
+	failure    *Failure
+	late       int    // responses that came after the call ended
+	isError    bool   // a tool result with isError: true, read once when it arrived
+	unmatched  string // an id a response came with that was this call's id in another JSON type
+	sessionID  string // the MCP session the call lives in, when not the transport's (a foreign rejoin)
+	sessionPID int    // and the process that made that session
+	done       chan struct{}
+	idle       *time.Timer
+	hard       *time.Timer
+	idleFor    time.Duration
+	hardAt     time.Time     // when the hard limit fires
+	hardLeft   time.Duration // while the session is held: what was left of it
+	next       *Call         // MRTR: the retry of this input_required round
+	chainErr   *Failure      // MRTR: why no retry follows
+	chain      chan struct{} // closed when next or chainErr is set
+	taskID     string        // a task this call created (2025-11-25 tasks or the tasks extension)
+	ack        json.RawMessage
 
 	listen        *ListenFilter // subscriptions/listen: the filter, for re-listening
 	listenAttempt int

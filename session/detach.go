@@ -45,13 +45,18 @@ func (s *Session) recordLocked(c *Call) Detached {
 		SecretRefs: s.opts.Rejoin.SecretRefs, ProtocolVersion: s.info.ProtocolVersion, Era: s.info.Era,
 		RequestID: c.ID, Method: c.Method, Name: c.Name, Params: c.Params, TaskID: c.taskID,
 		Progress: c.progress, Started: c.started, Journal: s.info.JournalPath, OwnerPID: os.Getpid(),
-		NextID: s.nextID,
+		NextID: s.nextID, SessionPID: os.Getpid(),
 	}
 	if c.Token != "" {
 		d.ProgressToken = json.RawMessage(c.Token)
 	}
 	if h, ok := s.t.(transport.SessionHolder); ok {
 		d.SessionID = h.SessionID()
+	}
+	if c.sessionID != "" { // rejoined from another process's session: still its
+		d.SessionID, d.SessionPID = c.sessionID, c.sessionPID
+	} else if s.rejoined {
+		d.SessionPID = s.sessionPID
 	}
 	if st := s.streams["post:"+c.Key]; st != nil && st.lastID != "" {
 		d.LastEventIDs = map[string]string{"post:" + c.Key: st.lastID}
@@ -68,7 +73,9 @@ func (s *Session) persistLocked(c *Call) {
 	if c.handle == "" {
 		c.handle = handleFor(c)
 	}
+	s.persisting.Add(1) // Done by the write, or by the Stop that cancels it
 	c.persistTimer = time.AfterFunc(persistDelay(c), func() {
+		defer s.persisting.Done()
 		// persistMu orders this write with forgetLocked's delete: a record
 		// must never be written after the call that owns it ended.
 		c.persistMu.Lock()
@@ -98,12 +105,16 @@ func persistDelay(c *Call) time.Duration {
 // forgetLocked removes the record of a call that ended here.
 func (s *Session) forgetLocked(c *Call) {
 	if c.persistTimer != nil {
-		c.persistTimer.Stop()
+		if c.persistTimer.Stop() {
+			s.persisting.Done() // the write will not run
+		}
 		c.persistTimer = nil
 	}
 	if c.handle != "" && s.opts.StateStore != nil && c.state != StateDetached {
 		h := c.handle
+		s.persisting.Add(1)
 		go func() {
+			defer s.persisting.Done()
 			c.persistMu.Lock()
 			defer c.persistMu.Unlock()
 			_ = s.opts.StateStore.Delete(h)
@@ -163,21 +174,46 @@ func (s *Session) DetachAll() []string {
 	return handles
 }
 
-// Rejoin picks up a detached call in this new session: same endpoint,
-// session id and request id; the stream resumes from the last event id, so
-// the progress missed meanwhile and the result arrive here. It returns the
-// call, already registered; Start the session first.
+// Rejoin picks up a detached call: same endpoint, session id and request
+// id; the stream resumes from the last event id, so the progress missed
+// meanwhile and the result arrive here. In a fresh session (mcpscope
+// rejoin) the session adopts the call's MCP session; in one that has its
+// own (the TUI), the call keeps living in its session beside it. What the
+// call's last process journaled counts as delivered: the resume starts
+// after the last event it wrote, so no step is shown twice across a kill.
+// It returns the call, already registered; Start the session first.
 func (s *Session) Rejoin(ctx context.Context, d Detached) (*Call, error) {
 	if len(d.LastEventIDs) == 0 && d.TaskID == "" {
 		return nil, fmt.Errorf("call %s has no stream position or task to rejoin from", d.Handle)
 	}
+	foreign := ""
+	h, holds := s.t.(transport.SessionHolder)
+	if holds && h.SessionID() != "" && h.SessionID() != d.SessionID {
+		if _, ok := s.t.(transport.StreamSessions); !ok {
+			return nil, fmt.Errorf("call %s belongs to another MCP session, which this transport cannot reach", d.Handle)
+		}
+		foreign = d.SessionID
+	}
 	key := idKey(d.RequestID)
 	c := s.newCall(key, d.RequestID, d.Method, d.Started)
 	c.Params, c.Name, c.taskID, c.progress, c.handle, c.persisted = d.Params, d.Name, d.TaskID, d.Progress, d.Handle, true
+	c.sessionID, c.sessionPID = foreign, d.SessionPID
 	c.state = StateStreaming
+	stream, lastID := "", ""
+	for k, v := range d.LastEventIDs {
+		stream, lastID = k, v
+	}
+	if stream != "" && d.Journal != "" && d.Journal != s.info.JournalPath {
+		if id, p, ok := journaledPast(d.Journal, stream, lastID, d.ProgressToken, d.Progress); ok {
+			lastID, c.progress = id, p
+		}
+	}
 	s.mu.Lock()
 	s.rejoined = true
-	s.info.ProtocolVersion, s.info.Era = d.ProtocolVersion, EraLegacy
+	if foreign == "" {
+		s.info.ProtocolVersion, s.info.Era = d.ProtocolVersion, EraLegacy
+		s.sessionPID = d.SessionPID
+	}
 	if d.NextID > s.nextID {
 		s.nextID = d.NextID
 	}
@@ -188,18 +224,18 @@ func (s *Session) Rejoin(ctx context.Context, d Detached) (*Call, error) {
 		c.Token = idKey(d.ProgressToken)
 		s.byToken[c.Token] = c
 	}
-	stream, lastID := "", ""
-	for k, v := range d.LastEventIDs {
-		stream, lastID = k, v
-		st := s.streamLocked(k)
-		st.lastID = v
+	if stream != "" {
+		s.streamLocked(stream).lastID = lastID
 	}
 	s.mu.Unlock()
-	if h, ok := s.t.(transport.SessionHolder); ok {
+	switch {
+	case foreign != "":
+		s.t.(transport.StreamSessions).SetStreamSession(stream, foreign)
+	case holds:
 		h.SetSessionID(d.SessionID)
-	}
-	if h, ok := s.t.(transport.VersionHeader); ok && d.ProtocolVersion >= "2025-06-18" {
-		h.SetProtocolVersion(d.ProtocolVersion)
+		if vh, ok := s.t.(transport.VersionHeader); ok && d.ProtocolVersion >= "2025-06-18" {
+			vh.SetProtocolVersion(d.ProtocolVersion)
+		}
 	}
 	s.armTimers(c, CallOptions{})
 	s.localEvent(transport.Meta{Event: transport.EvNote, Stream: stream,
@@ -208,6 +244,88 @@ func (s *Session) Rejoin(ctx context.Context, d Detached) (*Call, error) {
 		s.resumeNow(stream, lastID)
 	}
 	return c, nil
+}
+
+// journaledPast reads the journal of the call's last process for what it
+// saw on stream after the record's lastID (a record is written at most
+// every persistEvery; the journal, before anything is shown): the last
+// event id, and the progress with those steps counted. ok is false when
+// the journal holds nothing newer.
+func journaledPast(path, stream, lastID string, token json.RawMessage, p Progress) (string, Progress, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return "", p, false
+	}
+	defer f.Close()
+	tok := idKey(token)
+	past := lastID == "" // events after the record's last id count
+	id, moved := lastID, false
+	_, _ = ReadJournal(f, func(_ uint64, fr transport.Frame) error {
+		if logicalStream(fr.Meta) != stream || fr.Meta.EventID == "" {
+			return nil
+		}
+		if !past {
+			past = fr.Meta.EventID == lastID
+			return nil
+		}
+		id, moved = fr.Meta.EventID, true
+		var n struct {
+			Method string `json:"method"`
+			Params struct {
+				Token    json.RawMessage `json:"progressToken"`
+				Progress float64         `json:"progress"`
+				Total    float64         `json:"total"`
+				Message  string          `json:"message"`
+			} `json:"params"`
+		}
+		if fr.Kind == transport.Message && json.Unmarshal(fr.Data, &n) == nil && n.Method == "notifications/progress" && idKey(n.Params.Token) == tok {
+			if p.Updates == 0 {
+				p.FirstValue, p.FirstAt = n.Params.Progress, fr.Time
+			}
+			p.Updates++
+			p.Value, p.Total, p.LastAt = n.Params.Progress, n.Params.Total, fr.Time
+			if n.Params.Message != "" {
+				p.Message = n.Params.Message
+			}
+		}
+		return nil
+	})
+	return id, p, moved
+}
+
+// sessionInUseElsewhere reports whether closing this session must leave the
+// MCP session on the server: it was rejoined, and the process that made it
+// still runs, or other records of calls in it wait to be rejoined.
+func (s *Session) sessionInUseElsewhere() bool {
+	s.mu.Lock()
+	rejoined, owner := s.rejoined, s.sessionPID
+	mine := map[string]bool{}
+	for _, c := range s.order {
+		if c.handle != "" {
+			mine[c.handle] = true
+		}
+	}
+	s.mu.Unlock()
+	if !rejoined {
+		return false
+	}
+	if owner > 0 && owner != os.Getpid() && processAlive(owner) {
+		return true
+	}
+	sid := ""
+	if h, ok := s.t.(transport.SessionHolder); ok {
+		sid = h.SessionID()
+	}
+	if s.opts.StateStore == nil || sid == "" {
+		return false
+	}
+	list, _ := s.opts.StateStore.List()
+	for _, d := range list {
+		if d.SessionID == sid && !mine[d.Handle] {
+			return true
+		}
+	}
+	return false
 }
 
 // Detached counts calls of this session left running on the server.

@@ -103,6 +103,7 @@ type Session struct {
 	expired      map[string]bool         // session ids the server forgot (expiry.go)
 	reinits      int
 	rejoined     bool                       // this session exists to rejoin a detached call
+	sessionPID   int                        // rejoined: the process whose MCP session this is
 	tasks        map[string]*Task           // tasks seen, by id (tasks.go)
 	taskKeys     map[string]map[string]bool // inputRequests keys claimed for an answer, by task (tasksext.go)
 	answerTasks  bool                       // answer input_required tasks as they are seen (tasksext.go)
@@ -110,6 +111,7 @@ type Session struct {
 	invalidTools map[string]string          // tools whose annotations are invalid, and why
 	held         bool                       // waiting for a person: clocks stand still (holdLocked)
 	holdWake     chan struct{}              // closed and replaced whenever held changes
+	persisting   sync.WaitGroup             // rejoin-record writes and deletes under way (detach.go)
 
 	outMu   sync.Mutex
 	outq    []queued
@@ -357,6 +359,11 @@ func (s *Session) timeout(c *Call, kind error, why string) {
 
 // Notify sends a notification. done (may be nil) learns whether it went out.
 func (s *Session) Notify(method string, params any, done func(error)) {
+	s.notifyIn("", method, params, done)
+}
+
+// notifyIn sends a notification in MCP session sid ("" = the transport's).
+func (s *Session) notifyIn(sid, method string, params any, done func(error)) {
 	var raw json.RawMessage
 	if params != nil {
 		b, err := marshalParams(params)
@@ -376,7 +383,7 @@ func (s *Session) Notify(method string, params any, done func(error)) {
 	if done == nil {
 		done = func(error) {}
 	}
-	s.enqueue(transport.Outgoing{Data: msg, Method: method}, done)
+	s.enqueue(transport.Outgoing{Data: msg, Method: method, SessionID: sid}, done)
 }
 
 // SendRaw sends bytes exactly as given (the user's own JSON-RPC). When they
@@ -476,7 +483,7 @@ func (s *Session) tellServer(c *Call, reason string) {
 }
 
 func (s *Session) sendCancelled(c *Call, reason string) {
-	s.Notify("notifications/cancelled", map[string]any{"requestId": c.ID, "reason": reason}, nil)
+	s.notifyIn(c.sessionID, "notifications/cancelled", map[string]any{"requestId": c.ID, "reason": reason}, nil)
 }
 
 // end moves a call to a final state once; later calls are no-ops.
@@ -538,7 +545,7 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.mu.Unlock()
-	if s.Detached() > 0 {
+	if s.Detached() > 0 || s.sessionInUseElsewhere() {
 		if h, ok := s.t.(transport.SessionHolder); ok {
 			h.KeepSession()
 		}
@@ -554,6 +561,10 @@ func (s *Session) Close() error {
 	}
 	s.mu.Unlock()
 	s.failAll("the session was closed before a response arrived")
+	// The records of calls that ended are deleted, and writes under way
+	// finish, before Close returns: a process that exits next must leave
+	// no half-written file and no record of a call that is over.
+	s.persisting.Wait()
 	s.stop()
 	s.mu.Lock()
 	j := s.journal

@@ -37,7 +37,8 @@ type Detached struct {
 	Updated         time.Time         `json:"updated"`
 	Journal         string            `json:"journal,omitempty"`
 	OwnerPID        int               `json:"ownerPid,omitempty"`
-	NextID          int64             `json:"nextId,omitempty"` // ids below this were used in the session
+	SessionPID      int               `json:"sessionPid,omitempty"` // the process whose MCP session this is (it may DELETE it)
+	NextID          int64             `json:"nextId,omitempty"`     // ids below this were used in the session
 }
 
 // Alive reports whether the process that owns the record still runs (then

@@ -13,6 +13,7 @@ import "sync"
 //	StreamCloser      -     ✓       -
 //	Listener          -     ✓       -
 //	Resumer           -     ✓       -
+//	StreamSessions    -     ✓       -
 
 // SessionHolder carries an MCP session (Mcp-Session-Id): Streamable HTTP.
 // Having one is also how the session tells an HTTP transport from a pipe.
@@ -51,6 +52,14 @@ type Listener interface {
 // server answered 2xx.
 type Resumer interface {
 	Resume(stream, lastEventID string, done func(error))
+}
+
+// StreamSessions lets one stream live in another MCP session than the
+// transport's own: a call rejoined from a session another process made is
+// resumed with that session's id, and its answers never switch the
+// transport's own session.
+type StreamSessions interface {
+	SetStreamSession(stream, sessionID string)
 }
 
 // callOnce makes done safe to call from several paths: only the first call

@@ -123,6 +123,10 @@ type Outgoing struct {
 	Method string
 	// Headers are extra per-message headers (HTTP only; ignored on stdio).
 	Headers map[string]string
+	// SessionID sends the message in another MCP session than the
+	// transport's own (a call rejoined from another process's session);
+	// "" = the transport's. HTTP only.
+	SessionID string
 }
 
 // Transport is a connection to one server.

@@ -167,6 +167,7 @@ type HTTP struct {
 
 	mu        sync.Mutex
 	sessionID string
+	streamSID map[string]string // streams living in another MCP session (SetStreamSession)
 	version   string
 	streams   map[string]*httpStream
 	lastIDs   map[string]string
@@ -251,6 +252,7 @@ type httpExchange struct {
 	resumes string
 	listen  bool
 	sentSID string
+	foreign bool // sent in another MCP session than h's own: its answer never changes h.sessionID
 	st      *httpStream
 }
 
@@ -272,8 +274,11 @@ func (h *HTTP) Send(m Outgoing, done func(error)) {
 		return
 	}
 	sid, ver := h.sessionID, h.version
+	if m.SessionID != "" {
+		sid = m.SessionID
+	}
 	ctx, cancel := context.WithCancel(h.ctx)
-	x := &httpExchange{method: http.MethodPost, key: key, sentSID: sid, st: &httpStream{key: key, cancel: cancel}}
+	x := &httpExchange{method: http.MethodPost, key: key, sentSID: sid, foreign: m.SessionID != "", st: &httpStream{key: key, cancel: cancel}}
 	if key != "" {
 		h.streams[key] = x.st
 	}
@@ -379,8 +384,12 @@ func (h *HTTP) get(key, resumes, lastEventID string, listen bool, done func(erro
 		return
 	}
 	sid, ver := h.sessionID, h.version
+	foreign := h.streamSID[resumes] != ""
+	if foreign {
+		sid = h.streamSID[resumes]
+	}
 	ctx, cancel := context.WithCancel(h.ctx)
-	x := &httpExchange{method: http.MethodGet, key: key, resumes: resumes, listen: listen, sentSID: sid,
+	x := &httpExchange{method: http.MethodGet, key: key, resumes: resumes, listen: listen, sentSID: sid, foreign: foreign,
 		st: &httpStream{key: key, resumes: resumes, cancel: cancel}}
 	h.streams[key] = x.st
 	h.wg.Add(1)
@@ -417,6 +426,17 @@ func (h *HTTP) CloseStream(key string) {
 			st.cancel()
 		}
 	}
+}
+
+// SetStreamSession makes resumes of stream use sessionID (another MCP
+// session than h's own).
+func (h *HTTP) SetStreamSession(stream, sessionID string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if h.streamSID == nil {
+		h.streamSID = map[string]string{}
+	}
+	h.streamSID[stream] = sessionID
 }
 
 // KeepSession makes Close skip the DELETE, so calls detached from this
@@ -497,7 +517,9 @@ func (h *HTTP) run(req *http.Request, x *httpExchange, done func(error)) {
 		return
 	}
 	defer resp.Body.Close()
-	h.noteSession(resp)
+	if !x.foreign {
+		h.noteSession(resp)
+	}
 	hdr := httpResponseHeaders(resp.Header)
 	base := Meta{HTTPMethod: x.method, URL: h.target, Status: resp.StatusCode, Headers: hdr, Stream: x.key, Resumes: x.resumes}
 

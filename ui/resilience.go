@@ -91,8 +91,8 @@ func (m *Model) httpTarget() string {
 }
 
 // rejoinHere says whether d can be rejoined in this session, and if not,
-// why. Rejoining adopts the record's MCP session id and era, so only a
-// record of this very MCP session qualifies.
+// why. A call of another MCP session on the same server (one a killed
+// mcpscope left) is rejoined in its own session, beside this one.
 func (m *Model) rejoinHere(d session.Detached) (bool, string) {
 	if d.Alive() {
 		return false, fmt.Sprintf("attached to the mcpscope with pid %d", d.OwnerPID)
@@ -105,9 +105,6 @@ func (m *Model) rejoinHere(d session.Detached) (bool, string) {
 	}
 	if t := m.httpTarget(); t == "" || d.Target != t {
 		return false, "made against another server than this session's"
-	}
-	if d.SessionID != "" && d.SessionID != m.info.SessionID {
-		return false, "belongs to another MCP session (" + termsafe.Line(shorten(d.SessionID, 12)) + ")"
 	}
 	if d.Era != "" && m.info.Era != "" && d.Era != m.info.Era {
 		return false, "made in the " + termsafe.Line(d.Era) + " era; this session is " + m.info.Era
