@@ -1,10 +1,10 @@
 package testservers
 
 import (
+	"io"
 	"net/http"
 	"net/http/httptest"
 	"sync"
-	"io"
 	"testing"
 	"time"
 
