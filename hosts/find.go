@@ -48,7 +48,7 @@ func (e *AmbiguousError) Error() string {
 	same := false
 	for i, s := range e.Candidates {
 		fmt.Fprintf(&b, "\n  %-*s  %s", w, e.Selectors[i], s.File)
-		if s.Project != "" && s.File != filepath.Join(s.Project, filepath.Base(s.File)) {
+		if s.Host == ClaudeCode && s.Project != "" && filepath.Base(s.File) == ".claude.json" {
 			fmt.Fprintf(&b, " (project %s)", s.Project)
 		}
 		for j := range i {
@@ -94,6 +94,17 @@ func (c *Catalog) Selector(s Server) string {
 		return s.Name
 	}
 	return s.Host + "/" + s.Name
+}
+
+// Shadowed is the entry that s's selector picks instead of s, when there
+// is one: a nearer entry of the same host and name (the project's over the
+// user's), or an entry of the current project over another project's.
+func (c *Catalog) Shadowed(s Server) (Server, bool) {
+	f, err := c.Find(s.Host + "/" + s.Name)
+	if err != nil || (f.File == s.File && slices.Equal(f.path, s.path)) {
+		return Server{}, false
+	}
+	return f, true
 }
 
 // Only is the catalog restricted to one host.

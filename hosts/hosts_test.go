@@ -351,7 +351,11 @@ func TestNotes(t *testing.T) {
 		t.Errorf("notes: %s", n)
 	}
 	s, _ = c.Find("memory")
-	if n := strings.Join(s.Notes(), "\n"); !strings.Contains(n, "${userHome}, ${env:OPENAI_KEY} (from the environment when mcpscope connects)") {
+	if n := strings.Join(s.Notes(), "\n"); !strings.Contains(n, "${userHome} (resolved as VS Code does); ${env:OPENAI_KEY} (from the environment when mcpscope connects)") {
+		t.Errorf("notes: %s", n)
+	}
+	s, _ = c.Find("api")
+	if n := strings.Join(s.Notes(), "\n"); !strings.HasSuffix(n, "${API_BASE:-https://api.example.com}, ${API_KEY} (from the environment when mcpscope connects)") {
 		t.Errorf("notes: %s", n)
 	}
 	s, _ = c.Find("linear")

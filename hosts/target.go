@@ -211,19 +211,40 @@ func (s Server) Notes() []string {
 	if s.EnvFile != "" {
 		notes = append(notes, "environment also from "+s.EnvFile)
 	}
-	var vars []string
-	for _, v := range s.Variables() {
-		switch in := v[2 : len(v)-1]; {
-		case strings.HasPrefix(in, "input:"):
-			vars = append(vars, v+" ("+Title(s.Host)+" prompts for it; mcpscope cannot)")
-		case strings.HasPrefix(in, "env:"), s.Host == ClaudeCode:
-			vars = append(vars, v+" (from the environment when mcpscope connects)")
-		default:
-			vars = append(vars, v)
-		}
-	}
-	if len(vars) > 0 {
-		notes = append(notes, "variables kept as written: "+strings.Join(vars, ", "))
+	if vs := s.Variables(); len(vs) > 0 {
+		notes = append(notes, "variables kept as written: "+s.explain(vs))
 	}
 	return notes
+}
+
+// explain groups variables by what becomes of them when mcpscope connects.
+func (s Server) explain(vars []string) string {
+	var order []string
+	by := map[string][]string{}
+	for _, v := range vars {
+		in, why := v[2:len(v)-1], ""
+		switch {
+		case strings.HasPrefix(in, "input:"):
+			why = Title(s.Host) + " prompts for it; mcpscope cannot"
+		case strings.HasPrefix(in, "env:"), s.Host == ClaudeCode:
+			why = "from the environment when mcpscope connects"
+		case s.Host != VSCode && s.Host != Cursor:
+		case in == "userHome", in == "workspaceFolder", in == "pathSeparator", in == "/":
+			why = "resolved as " + Title(s.Host) + " does"
+		default:
+			why = Title(s.Host) + " resolves it; mcpscope cannot"
+		}
+		if _, ok := by[why]; !ok {
+			order = append(order, why)
+		}
+		by[why] = append(by[why], v)
+	}
+	parts := make([]string, len(order))
+	for i, why := range order {
+		parts[i] = strings.Join(by[why], ", ")
+		if why != "" {
+			parts[i] += " (" + why + ")"
+		}
+	}
+	return strings.Join(parts, "; ")
 }
