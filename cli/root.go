@@ -71,6 +71,7 @@ func newRoot() *cobra.Command {
 		newDemoCmd(),
 		newBenchCmd(),
 		newClientCmd(),
+		newServersCmd(),
 		newVersionCmd(),
 		newManCmd(),
 	} {
