@@ -72,6 +72,8 @@ func newRoot() *cobra.Command {
 		newBenchCmd(),
 		newClientCmd(),
 		newServersCmd(),
+		newWrapCmd(),
+		newUnwrapCmd(),
 		newVersionCmd(),
 		newManCmd(),
 	} {

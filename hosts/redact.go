@@ -194,3 +194,8 @@ func redactURL(raw string) string {
 	}
 	return out
 }
+
+// ShowCommand is argv for people: shell-quoted, secrets redacted.
+func ShowCommand(argv []string) string {
+	return quoteRedacted(redactArgs(argv))
+}
