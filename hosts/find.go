@@ -110,7 +110,7 @@ func (c *Catalog) Shadowed(s Server) (Server, bool) {
 // Only is the catalog restricted to one host.
 func (c *Catalog) Only(host string) *Catalog {
 	o := *c
-	o.Servers, o.Places, o.Problems = nil, nil, nil
+	o.Servers, o.Places, o.Problems, o.StaleWraps = nil, nil, nil, nil
 	for _, s := range c.Servers {
 		if s.Host == host {
 			o.Servers = append(o.Servers, s)
@@ -124,6 +124,11 @@ func (c *Catalog) Only(host string) *Catalog {
 	for _, p := range c.Problems {
 		if p.Host == host {
 			o.Problems = append(o.Problems, p)
+		}
+	}
+	for _, r := range c.StaleWraps {
+		if r.Host == host {
+			o.StaleWraps = append(o.StaleWraps, r)
 		}
 	}
 	return &o

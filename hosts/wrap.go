@@ -284,10 +284,15 @@ func unwrapEdits(p *parsed, n *node, inner []string) ([]edit, error) {
 		return nil, errors.New("it is not in the shape wrap leaves")
 	}
 	edits := []edit{{cm.val.start, cm.val.end, quote(inner[0])}}
-	if els := am.val.elems; len(els) > 5 {
+	els := am.val.elems
+	if len(els) > 5 {
 		return append(edits, edit{els[0].start, els[5].start, ""}), nil
 	}
-	return append(edits, edit{am.val.start, am.val.end, "[]"}), nil
+	// Only the proxy's words: an empty array, keeping any comment in it.
+	if len(bytes.TrimSpace(p.src[am.val.start+1:els[0].start])) == 0 && len(bytes.TrimSpace(p.src[els[4].end:am.val.end-1])) == 0 {
+		return append(edits, edit{am.val.start, am.val.end, "[]"}), nil
+	}
+	return append(edits, edit{els[0].start, els[4].end, ""}), nil
 }
 
 // lineBreak is what goes between two members or elements before offset at:

@@ -240,6 +240,19 @@ func TestWrapEntryWithoutArgs(t *testing.T) {
 	}
 }
 
+// Without a backup, unwrap of an entry that had no args keeps a comment
+// someone put in the args array since.
+func TestUnwrapKeepsCommentInArgs(t *testing.T) {
+	e := hoststest.Setup(t)
+	file := e.Write(t, "vscode-workspace", `{"servers": {"tool": {"command": "`+self+`", "args": ["proxy", "--name", "tool", "--", "/usr/local/bin/tool" /* keep */]}}}`)
+	if _, err := Unwrap(find(t, e, "tool")); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := string(read(t, file)), `{"servers": {"tool": {"command": "/usr/local/bin/tool", "args": [ /* keep */]}}}`; got != want {
+		t.Errorf("got  %s\nwant %s", got, want)
+	}
+}
+
 // What wrap will not do changes nothing and leaves no backup.
 func TestWrapRefuses(t *testing.T) {
 	e := hoststest.Setup(t)

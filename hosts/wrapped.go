@@ -91,7 +91,7 @@ func loadRecords() ([]WrapRecord, error) {
 	}
 	var rs []WrapRecord
 	if err := json.Unmarshal(b, &rs); err != nil {
-		return nil, fmt.Errorf("cannot parse the wrap records (%v): unwrap will look for backups next to the files", err)
+		return nil, fmt.Errorf("cannot parse the wrap records (%v): remove the file to start afresh; unwrap still finds the backups next to the files", err)
 	}
 	return rs, nil
 }
