@@ -71,6 +71,9 @@ func newRoot() *cobra.Command {
 		newDemoCmd(),
 		newBenchCmd(),
 		newClientCmd(),
+		newServersCmd(),
+		newWrapCmd(),
+		newUnwrapCmd(),
 		newVersionCmd(),
 		newManCmd(),
 	} {
