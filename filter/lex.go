@@ -19,12 +19,14 @@ const (
 	tWord   // unquoted text
 	tQuoted // "..." or '...'; text is unescaped
 	tRegex  // /.../; text is the regex source
+	tBad    // the first lexing error; nothing follows it
 )
 
 type token struct {
 	kind tokKind
 	off  int // byte offset in the source
 	text string
+	err  *SyntaxError // tBad
 }
 
 // isValue reports whether the token can be a term's value.
@@ -41,8 +43,11 @@ func (t token) startsOperand() bool {
 // delimiters end an unquoted word wherever they appear in it.
 const delimiters = "()&|"
 
-// lex splits src into tokens, ending with tEOF at len(src).
-func lex(src string) ([]token, error) {
+// lex splits src into tokens, ending with tEOF at len(src), or with tBad
+// at the first error: the parser reports it only if nothing before it is
+// wrong, so the leftmost error wins (~mtools/call is an unknown filter, not
+// an unclosed regex).
+func lex(src string) []token {
 	var toks []token
 	for i := 0; i < len(src); {
 		r, w := utf8.DecodeRuneInString(src[i:])
@@ -57,7 +62,7 @@ func lex(src string) ([]token, error) {
 		}
 		var t token
 		var end int
-		var err error
+		var err *SyntaxError
 		switch r {
 		case '~':
 			t, end, err = lexTerm(src, i)
@@ -69,19 +74,19 @@ func lex(src string) ([]token, error) {
 			t, end = lexWord(src, i)
 		}
 		if err != nil {
-			return nil, err
+			return append(toks, token{kind: tBad, off: i, err: err})
 		}
 		toks = append(toks, t)
 		i = end
 	}
-	return append(toks, token{kind: tEOF, off: len(src)}), nil
+	return append(toks, token{kind: tEOF, off: len(src)})
 }
 
 var punct = map[rune]tokKind{'(': tLParen, ')': tRParen, '!': tNot, '&': tAnd, '|': tOr}
 
 // lexTerm reads ~name: the name is ASCII letters, and whatever follows them
 // starts the next token, so ~dur>1s reads as ~dur >1s.
-func lexTerm(src string, i int) (token, int, error) {
+func lexTerm(src string, i int) (token, int, *SyntaxError) {
 	j := i + 1
 	for j < len(src) && isLetter(src[j]) {
 		j++
@@ -97,7 +102,7 @@ func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 // lexQuoted reads "..." or '...'. A backslash escapes the quote, a backslash,
 // n (newline) and t (tab); before anything else it stays, so "\*" and "\u00e9"
 // reach the glob or the content search as written.
-func lexQuoted(src string, i int) (token, int, error) {
+func lexQuoted(src string, i int) (token, int, *SyntaxError) {
 	q := src[i]
 	var b strings.Builder
 	for j := i + 1; j < len(src); j++ {
@@ -128,7 +133,7 @@ func unescape(c byte) string {
 }
 
 // lexRegex reads /.../; \/ is a slash, every other escape is the regex's own.
-func lexRegex(src string, i int) (token, int, error) {
+func lexRegex(src string, i int) (token, int, *SyntaxError) {
 	var b strings.Builder
 	for j := i + 1; j < len(src); j++ {
 		c := src[j]

@@ -16,11 +16,7 @@ type Filter struct {
 // (or only spaces) is the filter that matches everything. Errors are
 // *SyntaxError.
 func Parse(src string) (*Filter, error) {
-	toks, err := lex(src)
-	if err != nil {
-		return nil, err
-	}
-	p := &parser{src: src, toks: toks}
+	p := &parser{src: src, toks: lex(src)}
 	if p.peek().kind == tEOF {
 		return &Filter{}, nil
 	}
@@ -29,7 +25,7 @@ func Parse(src string) (*Filter, error) {
 		return nil, err
 	}
 	if t := p.peek(); t.kind != tEOF { // only a ) can be left over
-		return nil, p.errAt(t, "unexpected ): there is no ( to close")
+		return nil, p.fail(t, "unexpected ): there is no ( to close")
 	}
 	return &Filter{root: root}, nil
 }
@@ -47,13 +43,17 @@ func (p *parser) peek() token { return p.toks[p.pos] }
 
 func (p *parser) next() token {
 	t := p.toks[p.pos]
-	if t.kind != tEOF {
+	if t.kind != tEOF && t.kind != tBad {
 		p.pos++
 	}
 	return t
 }
 
-func (p *parser) errAt(t token, format string, args ...any) *SyntaxError {
+// fail is the error at token t: its own when it could not be lexed.
+func (p *parser) fail(t token, format string, args ...any) *SyntaxError {
+	if t.kind == tBad {
+		return t.err
+	}
 	return errAt(p.src, t.off, format, args...)
 }
 
@@ -121,7 +121,7 @@ func group(o op, kids []*node) *node {
 func (p *parser) unary(depth int, after string) (*node, error) {
 	t := p.peek()
 	if (t.kind == tNot || t.kind == tLParen) && depth >= maxDepth {
-		return nil, p.errAt(t, "nested too deeply (more than %d levels of ( and !)", maxDepth)
+		return nil, p.fail(t, "nested too deeply (more than %d levels of ( and !)", maxDepth)
 	}
 	switch {
 	case t.kind == tNot:
@@ -137,11 +137,13 @@ func (p *parser) unary(depth int, after string) (*node, error) {
 		if err != nil {
 			return nil, err
 		}
-		if p.peek().kind != tRParen {
-			return nil, p.errAt(t, "unclosed (: no ) matches it")
+		switch end := p.next(); end.kind {
+		case tRParen:
+			return n, nil
+		case tBad:
+			return nil, end.err
 		}
-		p.next()
-		return n, nil
+		return nil, p.fail(t, "unclosed (: no ) matches it")
 	case t.kind == tTerm:
 		p.next()
 		return p.term(t)
@@ -156,13 +158,13 @@ func (p *parser) unary(depth int, after string) (*node, error) {
 func (p *parser) missing(t token, after string) *SyntaxError {
 	switch {
 	case after != "":
-		return p.errAt(t, "expected a filter after %s", after)
+		return p.fail(t, "expected a filter after %s", after)
 	case t.kind == tRParen:
-		return p.errAt(t, "unexpected ): there is no ( to close")
+		return p.fail(t, "unexpected ): there is no ( to close")
 	case t.kind == tEOF:
-		return p.errAt(t, "expected a filter")
+		return p.fail(t, "expected a filter")
 	}
-	return p.errAt(t, "expected a filter before %s", p.src[t.off:t.off+1])
+	return p.fail(t, "expected a filter before %s", p.src[t.off:t.off+1])
 }
 
 // bare reads bare text: a substring, or a /regex/.
@@ -198,7 +200,7 @@ func (p *parser) regex(t token) (*pattern, error) {
 				msg += " " + se.Expr
 			}
 		}
-		return nil, p.errAt(t, "bad regex /%s/: %s", t.text, msg)
+		return nil, p.fail(t, "bad regex /%s/: %s", t.text, msg)
 	}
 	return pat, nil
 }
@@ -234,7 +236,7 @@ var (
 func (p *parser) term(t token) (*node, error) {
 	spec, ok := terms[t.text]
 	if !ok {
-		return nil, p.errAt(t, "unknown filter ~%s (there are ~%s)", t.text, strings.Join(termNames, " ~"))
+		return nil, p.fail(t, "unknown filter ~%s (there are ~%s)", t.text, strings.Join(termNames, " ~"))
 	}
 	n := &node{op: spec.op}
 	if spec.noun == "" {
@@ -242,7 +244,7 @@ func (p *parser) term(t token) (*node, error) {
 	}
 	v := p.peek()
 	if !v.isValue() {
-		return nil, p.errAt(v, "expected %s after ~%s", spec.noun, t.text)
+		return nil, p.fail(v, "expected %s after ~%s", spec.noun, t.text)
 	}
 	p.next()
 	var err error
@@ -280,7 +282,7 @@ func (p *parser) keyword(t, v token, words []string) (string, error) {
 			}
 		}
 	}
-	return "", p.errAt(v, "~%s takes one of %s, not %s", t.text, strings.Join(words, ", "), shown(v))
+	return "", p.fail(v, "~%s takes one of %s, not %s", t.text, strings.Join(words, ", "), shown(v))
 }
 
 // shown is a value as the user wrote it, for messages.
@@ -296,14 +298,14 @@ func shown(v token) string {
 func (p *parser) quantity(t, v token, m *measure) (quantity, error) {
 	text := v.text
 	if v.kind == tRegex {
-		return quantity{}, p.errAt(v, "~%s takes %s such as >500ms, not a /regex/", t.text, m.what)
+		return quantity{}, p.fail(v, "~%s takes a %s such as >500ms, not a /regex/", t.text, m.what)
 	}
-	if isOperator(text) && p.peek().kind == tWord {
+	if k := p.peek().kind; isOperator(text) && (k == tWord || k == tQuoted) {
 		text += p.next().text
 	}
 	q, err := m.parse(text)
 	if err != nil {
-		return q, p.errAt(v, "%s", err)
+		return q, p.fail(v, "%s", err)
 	}
 	return q, nil
 }
@@ -320,11 +322,11 @@ func isOperator(s string) bool {
 // header reads NAME[=VALUE]: globs, the name always case-insensitive.
 func (p *parser) header(v token) (name, val *pattern, err error) {
 	if v.kind == tRegex {
-		return nil, nil, p.errAt(v, "~h takes a header name glob, not a /regex/")
+		return nil, nil, p.fail(v, "~h takes a header name glob, not a /regex/")
 	}
 	n, value, hasValue := strings.Cut(v.text, "=")
 	if n == "" {
-		return nil, nil, p.errAt(v, "expected a header name before =")
+		return nil, nil, p.fail(v, "expected a header name before =")
 	}
 	name = newGlob(n, true)
 	if hasValue {

@@ -14,11 +14,12 @@ import (
 type pattern struct {
 	src   string         // as written (unquoted), for String
 	regex bool           // written as /src/
-	re    *regexp.Regexp // the regex; also a case-insensitive literal beyond ASCII
+	re    *regexp.Regexp // the regex
 	fold  bool           // smart case: src has no upper-case letter
 	lit   string         // the literal text (glob unescaped)
 	litB  []byte         // lit, for searching content without a conversion
 	glob  []rune         // glob items; nil when the glob has no wildcard
+	first *[256]bool     // folded text: the bytes a match can start with
 }
 
 // Glob items beside literal runes.
@@ -65,19 +66,30 @@ func newGlob(src string, fold bool) *pattern {
 	return p
 }
 
-// newText compiles a substring. Smart case folds ASCII by hand (fast, no
-// allocation) and anything else through a (?i) regex.
+// newText compiles a substring. Smart case folds by hand (Unicode simple
+// folding, as strings.EqualFold): no regex, no allocation per match.
 func newText(src string) *pattern {
-	p := &pattern{src: src, lit: src, litB: []byte(src), fold: !hasUpper(src)}
-	switch {
-	case !p.fold || isASCII(src):
-		// src is already lower-case when folding
-	case utf8.ValidString(src):
-		p.re = regexp.MustCompile("(?i)" + regexp.QuoteMeta(src))
-	default:
-		p.fold = false // broken UTF-8 has no case: match the bytes
+	p := &pattern{src: src, lit: src, litB: []byte(src)}
+	// Broken UTF-8 has no case: such text matches its bytes exactly.
+	if src != "" && !hasUpper(src) && utf8.ValidString(src) {
+		p.fold = true
+		p.first = firstBytes(src)
 	}
 	return p
+}
+
+// firstBytes marks the bytes that can start a match of lower: the first
+// bytes of every case of its first rune (k: k, K and the Kelvin sign).
+func firstBytes(lower string) *[256]bool {
+	var t [256]bool
+	r0, _ := utf8.DecodeRuneInString(lower)
+	r := r0
+	for {
+		t[utf8.AppendRune(nil, r)[0]] = true
+		if r = unicode.SimpleFold(r); r == r0 {
+			return &t
+		}
+	}
 }
 
 func hasUpper(s string) bool {
@@ -121,7 +133,7 @@ func (p *pattern) inString(s string) bool {
 	case p.re != nil:
 		return p.re.MatchString(s)
 	case p.fold:
-		return containsFold(s, p.lit)
+		return containsFold(s, p.lit, p.first)
 	}
 	return strings.Contains(s, p.lit)
 }
@@ -132,43 +144,50 @@ func (p *pattern) inBytes(b []byte) bool {
 	case p.re != nil:
 		return p.re.Match(b)
 	case p.fold:
-		return containsFold(b, p.lit)
+		return containsFold(b, p.lit, p.first)
 	}
 	return bytes.Contains(b, p.litB)
 }
 
-// containsFold reports whether lower (lower-case ASCII) occurs in h, ignoring
-// ASCII case. One loop for names and content alike.
-func containsFold[T ~string | ~[]byte](h T, lower string) bool {
-	if lower == "" {
-		return true
-	}
-	c0, c1 := lower[0], toUpper(lower[0])
-	for i := 0; i+len(lower) <= len(h); i++ {
-		if h[i] != c0 && h[i] != c1 {
-			continue
-		}
-		j := 1
-		for j < len(lower) && toLower(h[i+j]) == lower[j] {
-			j++
-		}
-		if j == len(lower) {
+// containsFold reports whether lower (no upper-case letter, valid UTF-8)
+// occurs in h ignoring case; first is firstBytes(lower). One loop for names
+// and content alike.
+func containsFold[T ~string | ~[]byte](h T, lower string, first *[256]bool) bool {
+	for i := 0; i < len(h); i++ {
+		if first[h[i]] && hasPrefixFold(h[i:], lower) {
 			return true
 		}
 	}
 	return false
 }
 
+// hasPrefixFold compares rune by rune: cases may differ in length (ſ and s).
+func hasPrefixFold[T ~string | ~[]byte](h T, lower string) bool {
+	j := 0
+	for k := 0; k < len(lower); {
+		if j >= len(h) {
+			return false
+		}
+		if pc, hc := lower[k], h[j]; pc < utf8.RuneSelf && hc < utf8.RuneSelf {
+			if toLower(hc) != pc {
+				return false
+			}
+			j, k = j+1, k+1
+			continue
+		}
+		pr, pw := utf8.DecodeRuneInString(lower[k:])
+		hr, hw := utf8.DecodeRuneInString(string(h[j:min(j+utf8.UTFMax, len(h))]))
+		if hr == utf8.RuneError && hw == 1 || !equalFold(pr, hr) {
+			return false
+		}
+		j, k = j+hw, k+pw
+	}
+	return true
+}
+
 func toLower(c byte) byte {
 	if 'A' <= c && c <= 'Z' {
 		return c + 'a' - 'A'
-	}
-	return c
-}
-
-func toUpper(c byte) byte {
-	if 'a' <= c && c <= 'z' {
-		return c - ('a' - 'A')
 	}
 	return c
 }
