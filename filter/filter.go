@@ -49,11 +49,6 @@ func (f *Filter) String() string {
 	return b.String()
 }
 
-var opNames = map[op]string{
-	opMethod: "m", opTool: "t", opKind: "k", opError: "e", opState: "s", opDir: "d",
-	opID: "id", opDur: "dur", opSize: "size", opContent: "c", opHeader: "h",
-}
-
 func (n *node) write(b *strings.Builder) {
 	switch n.op {
 	case opAnd, opOr:
@@ -76,7 +71,7 @@ func (n *node) write(b *strings.Builder) {
 		b.WriteString(n.pat.String())
 		return
 	}
-	b.WriteString("~" + opNames[n.op])
+	b.WriteString("~" + termName(n.op))
 	if v := n.value(); v != "" {
 		b.WriteString(" " + v)
 	}

@@ -51,12 +51,12 @@ func lex(src string) []token {
 	var toks []token
 	for i := 0; i < len(src); {
 		r, w := utf8.DecodeRuneInString(src[i:])
-		switch {
-		case unicode.IsSpace(r):
+		if unicode.IsSpace(r) {
 			i += w
 			continue
-		case strings.ContainsRune("()&|!", r):
-			toks = append(toks, token{kind: punct[r], off: i})
+		}
+		if k, ok := punct[r]; ok {
+			toks = append(toks, token{kind: k, off: i})
 			i++
 			continue
 		}

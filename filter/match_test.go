@@ -278,3 +278,79 @@ func TestMatchAllocs(t *testing.T) {
 		}
 	}
 }
+
+func TestGlob(t *testing.T) {
+	tests := []struct {
+		glob, name string
+		want       bool
+	}{
+		{"", "", true},
+		{"", "a", false},
+		{"*", "", true},
+		{"*", "tools/call", true},
+		{"tools/*", "tools/call", true},
+		{"tools/*", "tools/", true},
+		{"tools/*", "tools", false},
+		{"*/call", "tools/call", true},
+		{"*o*o*", "tools/call", true},
+		{"*o*o*o*", "tools/call", false},
+		{"t?ols/call", "tools/call", true},
+		{"t?ols/call", "tols/call", false},
+		{"?", "é", true},
+		{"caf?", "café", true},
+		{`a\*`, "a*", true},
+		{`a\*`, "ab", false},
+		{`a\?`, "a?", true},
+		{`a\?`, "ab", false},
+		{`a\\`, `a\`, true},
+		{`a\`, `a\`, true},
+		{`a\b`, "ab", true},
+		{"search", "SEARCH", true},
+		{"Search", "search", false},
+		{"s*h", "SEARCH", true},
+		{"S*h", "SEARCH", false},
+		{"CAFÉ", "café", false},
+		{"café", "CAFÉ", true},
+		{"caf*", "CAFÉ", true},
+		{"ſ", "S", true},
+		{"k", "\u212a", true}, // the Kelvin sign
+		{"*a*a*a*a*a*a*b", strings.Repeat("a", 200), false},
+	}
+	for _, tt := range tests {
+		if got := newGlob(tt.glob, false).name(tt.name); got != tt.want {
+			t.Errorf("glob %q on %q = %v", tt.glob, tt.name, got)
+		}
+	}
+}
+
+func TestText(t *testing.T) {
+	tests := []struct {
+		text, in string
+		want     bool
+	}{
+		{"", "", true},
+		{"needle", "haystack with a Needle in it", true},
+		{"Needle", "haystack with a needle in it", false},
+		{"needle", "needl", false},
+		{"ne", "n", false},
+		{"straße", "STRASSE", false}, // simple folding: ß is not ss
+		{"straße", "Straße", true},
+		{"ſun", "SUN", true},
+		{"kelvin", "\u212aELVIN", true},
+		{"\u212a", "k", false}, // the Kelvin sign is upper-case: exact
+		{"é", "CAFÉ", true},
+		{"\xff", "a\xffb", true}, // broken UTF-8 matches its bytes
+		{"\xff", "a\xfeb", false},
+		{"a*b", "a*b", true},
+		{"a*b", "axb", false},
+	}
+	for _, tt := range tests {
+		p := newText(tt.text)
+		if got := p.inString(tt.in); got != tt.want {
+			t.Errorf("text %q in %q = %v", tt.text, tt.in, got)
+		}
+		if got := p.inBytes([]byte(tt.in)); got != tt.want {
+			t.Errorf("text %q in []byte %q = %v", tt.text, tt.in, got)
+		}
+	}
+}

@@ -205,26 +205,46 @@ func (p *parser) regex(t token) (*pattern, error) {
 	return pat, nil
 }
 
-// terms are the ~names: what each does and what value it takes.
-var terms = map[string]struct {
+type termSpec struct {
+	name string
 	op   op
 	noun string // the value, for "expected a method after ~m"; "" takes none
-}{
-	"m":    {opMethod, "a method"},
-	"t":    {opTool, "a tool, prompt or resource name"},
-	"k":    {opKind, "a kind"},
-	"e":    {opError, ""},
-	"s":    {opState, "a state"},
-	"d":    {opDir, "a direction"},
-	"id":   {opID, "an id"},
-	"dur":  {opDur, "a duration"},
-	"size": {opSize, "a size"},
-	"c":    {opContent, "text"},
-	"h":    {opHeader, "a header name"},
 }
 
-// termNames lists the ~names in the order the docs give them.
-var termNames = []string{"m", "t", "k", "e", "s", "d", "id", "dur", "size", "c", "h"}
+// terms are the ~names, in the order the docs give them: what each does and
+// what value it takes.
+var terms = []termSpec{
+	{"m", opMethod, "a method"},
+	{"t", opTool, "a tool, prompt or resource name"},
+	{"k", opKind, "a kind"},
+	{"e", opError, ""},
+	{"s", opState, "a state"},
+	{"d", opDir, "a direction"},
+	{"id", opID, "an id"},
+	{"dur", opDur, "a duration"},
+	{"size", opSize, "a size"},
+	{"c", opContent, "text"},
+	{"h", opHeader, "a header name"},
+}
+
+func lookupTerm(name string) (termSpec, bool) {
+	for _, spec := range terms {
+		if spec.name == name {
+			return spec, true
+		}
+	}
+	return termSpec{}, false
+}
+
+// termName is the ~name of a term's op.
+func termName(o op) string {
+	for _, t := range terms {
+		if t.op == o {
+			return t.name
+		}
+	}
+	return "?"
+}
 
 // Keyword values of ~k, ~s and ~d.
 var (
@@ -234,9 +254,13 @@ var (
 )
 
 func (p *parser) term(t token) (*node, error) {
-	spec, ok := terms[t.text]
+	spec, ok := lookupTerm(t.text)
 	if !ok {
-		return nil, p.fail(t, "unknown filter ~%s (there are ~%s)", t.text, strings.Join(termNames, " ~"))
+		var names []string
+		for _, s := range terms {
+			names = append(names, "~"+s.name)
+		}
+		return nil, p.fail(t, "unknown filter ~%s (there are %s)", t.text, strings.Join(names, " "))
 	}
 	n := &node{op: spec.op}
 	if spec.noun == "" {

@@ -2,6 +2,8 @@ package filter
 
 import (
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 )
 
@@ -179,17 +181,20 @@ func TestParseErrors(t *testing.T) {
 	}
 }
 
+// TestNestingLimit: maxDepth levels of ( and ! parse; one more is an error
+// at the token that goes too deep, not a stack overflow.
 func TestNestingLimit(t *testing.T) {
-	deep := ""
-	for range maxDepth {
-		deep += "("
-	}
-	if _, err := Parse(deep + "a" + deep[:0]); err == nil || err.(*SyntaxError).Msg != "unclosed (: no ) matches it" {
+	open, closed := strings.Repeat("(", maxDepth), strings.Repeat(")", maxDepth)
+	if _, err := Parse(open + "a" + closed); err != nil {
 		t.Errorf("%d levels: %v", maxDepth, err)
 	}
-	_, err := Parse("!" + deep + "a")
-	if se, ok := err.(*SyntaxError); !ok || se.Col != maxDepth+1 {
-		t.Errorf("%d levels: %v, want an error at column %d", maxDepth+1, err, maxDepth+1)
+	_, err := Parse("!" + open + "a" + closed)
+	want := fmt.Sprintf("column %d: nested too deeply (more than %d levels of ( and !)", maxDepth+1, maxDepth)
+	if err == nil || err.Error() != want {
+		t.Errorf("%d levels: %v, want %s", maxDepth+1, err, want)
+	}
+	if _, err := Parse(strings.Repeat("!", 1_000_000) + "a"); err == nil {
+		t.Error("a million ! parsed")
 	}
 }
 

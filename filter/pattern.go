@@ -43,25 +43,27 @@ func newRegex(src string) (*pattern, error) {
 func newGlob(src string, fold bool) *pattern {
 	p := &pattern{src: src, fold: fold || !hasUpper(src)}
 	var items []rune
+	var lit strings.Builder // the bytes as they are, broken UTF-8 included
 	wild := false
 	for i := 0; i < len(src); {
 		r, w := utf8.DecodeRuneInString(src[i:])
-		i += w
 		switch {
 		case r == '*':
 			r, wild = globStar, true
 		case r == '?':
 			r, wild = globAny, true
-		case r == '\\' && i < len(src):
+		case r == '\\' && i+1 < len(src):
+			i++
 			r, w = utf8.DecodeRuneInString(src[i:])
-			i += w
 		}
 		items = append(items, r)
+		lit.WriteString(src[i : i+w])
+		i += w
 	}
 	if wild {
 		p.glob = items
 	} else {
-		p.lit = string(items)
+		p.lit = lit.String()
 	}
 	return p
 }
