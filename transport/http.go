@@ -185,7 +185,7 @@ type httpStream struct {
 
 // NewHTTP makes a transport for o.URL. It does no I/O.
 func NewHTTP(o HTTPOptions) *HTTP {
-	h := &HTTP{o: o, client: o.Client, target: httpRedactURL(o.URL),
+	h := &HTTP{o: o, client: o.Client, target: RedactURL(o.URL),
 		done: make(chan struct{}), streams: map[string]*httpStream{}, lastIDs: map[string]string{}}
 	if h.client == nil {
 		h.ownTr = http.DefaultTransport.(*http.Transport).Clone()
@@ -739,34 +739,6 @@ func httpCut(s string, n int) string {
 		n--
 	}
 	return s[:n]
-}
-
-// httpRedactURL drops userinfo and secret-looking query values.
-func httpRedactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		if i := strings.LastIndexByte(raw, '@'); i >= 0 {
-			if j := strings.Index(raw, "://"); j >= 0 && j < i {
-				return raw[:j+3] + raw[i+1:]
-			}
-		}
-		return raw
-	}
-	u.User = nil
-	if u.RawQuery != "" {
-		q := u.Query()
-		redacted := false
-		for k := range q {
-			if IsSecretName(k) {
-				q[k] = []string{"[redacted]"}
-				redacted = true
-			}
-		}
-		if redacted {
-			u.RawQuery = q.Encode()
-		}
-	}
-	return u.String()
 }
 
 func httpCount(n int, what string) string {

@@ -91,7 +91,7 @@ type LegacySSE struct {
 
 // NewLegacySSE makes a transport for o.URL. It does no I/O.
 func NewLegacySSE(o LegacySSEOptions) *LegacySSE {
-	l := &LegacySSE{o: o, client: o.Client, target: httpRedactURL(o.URL), done: make(chan struct{}),
+	l := &LegacySSE{o: o, client: o.Client, target: RedactURL(o.URL), done: make(chan struct{}),
 		startWait: lsseStartWait, answerWait: lsseAnswerWait, orderWait: lsseOrderWait}
 	if l.client == nil {
 		l.ownTr = http.DefaultTransport.(*http.Transport).Clone()
@@ -212,7 +212,7 @@ func (l *LegacySSE) Start(sink Sink) error {
 		// Our credentials go with every POST: never to another origin.
 		if endpoint.Scheme != base.Scheme || endpoint.Host != base.Host {
 			resp.Body.Close()
-			return fail(&LegacySSEError{Msg: fmt.Sprintf("GET %s: endpoint %s is on another origin; refusing to send messages there", l.target, httpRedactURL(endpoint.String()))})
+			return fail(&LegacySSEError{Msg: fmt.Sprintf("GET %s: endpoint %s is on another origin; refusing to send messages there", l.target, RedactURL(endpoint.String()))})
 		}
 	}
 	if !timer.Stop() {
@@ -227,7 +227,7 @@ func (l *LegacySSE) Start(sink Sink) error {
 		return fail(&LegacySSEError{Msg: "GET " + l.target + ": closed by client during start"})
 	}
 	l.endpoint = endpoint.String()
-	l.endpointRec = httpRedactURL(l.endpoint)
+	l.endpointRec = RedactURL(l.endpoint)
 	l.sessionID = endpoint.Query().Get("sessionId")
 	rec := l.endpointRec
 	l.mu.Unlock()
@@ -281,7 +281,7 @@ func (l *LegacySSE) deliver(ev SSEEvent, em Meta) {
 	isJSON := json.Valid(ev.Data)
 	switch {
 	case ev.Type == "endpoint":
-		m.Event, m.Detail = EvNote, "another endpoint event ("+httpRedactURL(httpCut(string(ev.Data), 200))+"); keeping the first"
+		m.Event, m.Detail = EvNote, "another endpoint event ("+RedactURL(httpCut(string(ev.Data), 200))+"); keeping the first"
 		l.emit(Frame{Dir: Local, Kind: Event, Meta: m})
 	case ev.IsMessage() && (ev.Type == "" || ev.Type == "message"):
 		kind := Message
