@@ -29,6 +29,9 @@ type HTTPOptions struct {
 	Headers map[string]string // custom -H "Name: value" headers, sent on every request
 	Bearer  string            // Authorization: Bearer <token> (resolved by the caller)
 	Client  *http.Client      // nil = a default one with no overall timeout (streams are long)
+	// AllowRedirects are origins ("https://host[:port]", or "*") a redirect
+	// may lead to besides URL's own; credentials never go there.
+	AllowRedirects []string
 }
 
 // HTTPError is a failed HTTP exchange: a non-2xx answer (Status > 0) or no
@@ -185,12 +188,9 @@ type httpStream struct {
 
 // NewHTTP makes a transport for o.URL. It does no I/O.
 func NewHTTP(o HTTPOptions) *HTTP {
-	h := &HTTP{o: o, client: o.Client, target: RedactURL(o.URL),
+	h := &HTTP{o: o, target: RedactURL(o.URL),
 		done: make(chan struct{}), streams: map[string]*httpStream{}, lastIDs: map[string]string{}}
-	if h.client == nil {
-		h.ownTr = http.DefaultTransport.(*http.Transport).Clone()
-		h.client = &http.Client{Transport: h.ownTr} // no Timeout: streams are long
-	}
+	h.client, h.ownTr = withRedirectPolicy(o.Client, o.AllowRedirects, h.emit)
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	return h
 }

@@ -23,6 +23,9 @@ type LegacySSEOptions struct {
 	Headers map[string]string // custom headers, sent on the GET and every POST
 	Bearer  string            // Authorization: Bearer <token>
 	Client  *http.Client      // nil = a default one with no overall timeout (the GET lives long)
+	// AllowRedirects are origins ("https://host[:port]", or "*") a redirect
+	// may lead to besides URL's own; credentials never go there.
+	AllowRedirects []string
 }
 
 // LegacySSEStream names the one GET stream in frames' Meta.Stream.
@@ -91,12 +94,9 @@ type LegacySSE struct {
 
 // NewLegacySSE makes a transport for o.URL. It does no I/O.
 func NewLegacySSE(o LegacySSEOptions) *LegacySSE {
-	l := &LegacySSE{o: o, client: o.Client, target: RedactURL(o.URL), done: make(chan struct{}),
+	l := &LegacySSE{o: o, target: RedactURL(o.URL), done: make(chan struct{}),
 		startWait: lsseStartWait, answerWait: lsseAnswerWait, orderWait: lsseOrderWait}
-	if l.client == nil {
-		l.ownTr = http.DefaultTransport.(*http.Transport).Clone()
-		l.client = &http.Client{Transport: l.ownTr} // no Timeout: the GET is long
-	}
+	l.client, l.ownTr = withRedirectPolicy(o.Client, o.AllowRedirects, l.emit)
 	l.ctx, l.cancel = context.WithCancel(context.Background())
 	return l
 }
@@ -210,7 +210,7 @@ func (l *LegacySSE) Start(sink Sink) error {
 		}
 		endpoint = base.ResolveReference(ref)
 		// Our credentials go with every POST: never to another origin.
-		if endpoint.Scheme != base.Scheme || endpoint.Host != base.Host {
+		if origin(endpoint) != origin(base) {
 			resp.Body.Close()
 			return fail(&LegacySSEError{Msg: fmt.Sprintf("GET %s: endpoint %s is on another origin; refusing to send messages there", l.target, RedactURL(endpoint.String()))})
 		}
