@@ -17,6 +17,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"mcpscope/transport"
 )
 
 // Config is what the user (or the conformance suite) tells the flow.
@@ -88,7 +90,9 @@ type Token struct {
 // authorizations are serialised so parallel 401s lead to one flow.
 type Flow struct {
 	cfg    Config
-	server string // the MCP endpoint URL
+	server string   // the MCP endpoint URL
+	home   *url.URL // server parsed: its origin is where the token may go
+	shown  string   // server redacted, for notes and errors
 
 	noteMu    sync.Mutex
 	mu        sync.Mutex
@@ -115,7 +119,8 @@ func NewFlow(server string, cfg Config) *Flow {
 	if cfg.ClientName == "" {
 		cfg.ClientName = "mcpscope"
 	}
-	f := &Flow{cfg: cfg, server: server}
+	f := &Flow{cfg: cfg, server: server, shown: transport.RedactURL(server)}
+	f.home, _ = url.Parse(server)
 	f.loadCache()
 	return f
 }
@@ -152,6 +157,12 @@ func (f *Flow) announce() {
 			f.note("using the registration and token saved in %s (delete it to log in afresh)", f.cfg.CacheFile)
 		}
 	})
+}
+
+// owns reports whether req is for the flow's server: its origin, reached
+// without leaving it on the way (redirects).
+func (f *Flow) owns(req *http.Request) bool {
+	return f.home != nil && transport.StaysOnOrigin(req, f.home)
 }
 
 // accepted notes that the server took a token: the authorizations before
@@ -238,7 +249,7 @@ func (f *Flow) Challenged(ctx context.Context, status int, header http.Header, s
 	}
 	scope := ch.Scope
 	if status == http.StatusUnauthorized {
-		f.note("401 from %s: %s", f.server, describeChallenge(ch))
+		f.note("401 from %s: %s", f.shown, describeChallenge(ch))
 	}
 	return true, f.authorizeLocked(ctx, ch, scope)
 }
@@ -397,14 +408,15 @@ func (f *Flow) resource() string {
 }
 
 // canonicalResource is the MCP server's canonical URI (RFC 8707 §2): lower
-// case scheme and host, no fragment, no query.
+// case scheme and host, no fragment, no query, and no userinfo (it goes to
+// the authorization server, and is shown in the authorization URL).
 func canonicalResource(server string) string {
 	u, err := url.Parse(server)
 	if err != nil {
 		return server
 	}
 	u.Scheme, u.Host = strings.ToLower(u.Scheme), strings.ToLower(u.Host)
-	u.Fragment, u.RawQuery, u.RawFragment = "", "", ""
+	u.User, u.Fragment, u.RawQuery, u.RawFragment = nil, "", "", ""
 	return u.String()
 }
 
@@ -426,7 +438,7 @@ func (f *Flow) discoverLocked(ctx context.Context, ch Challenge) error {
 	issuer := ""
 	if found {
 		if rm.Resource != "" && !sameResource(rm.Resource, f.server) {
-			return &Error{Step: "discovery", Msg: fmt.Sprintf("the protected resource metadata names resource %s, but the server is %s", rm.Resource, f.server),
+			return &Error{Step: "discovery", Msg: fmt.Sprintf("the protected resource metadata names resource %s, but the server is %s", transport.RedactURL(rm.Resource), f.shown),
 				Hint: "a token for another resource must not be sent here; the server's metadata is misconfigured"}
 		}
 		if len(rm.AuthorizationServers) == 0 {
@@ -438,7 +450,7 @@ func (f *Flow) discoverLocked(ctx context.Context, ch Challenge) error {
 		// origin is the authorization server.
 		u, err := url.Parse(f.server)
 		if err != nil {
-			return &Error{Step: "discovery", Msg: err.Error()}
+			return &Error{Step: "discovery", Msg: "the server URL " + f.shown + " does not parse"}
 		}
 		issuer = u.Scheme + "://" + u.Host
 		f.note("no protected resource metadata: treating %s as the authorization server (2025-03-26 servers)", issuer)
@@ -724,21 +736,25 @@ func (f *Flow) Preflight(ctx context.Context) error {
 	f.announce()
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, f.server, nil)
 	if err != nil {
-		return err
+		return &Error{Step: "discovery", Msg: "the server URL " + f.shown + " does not parse"}
 	}
 	req.Header.Set("Accept", "text/event-stream")
 	tok := f.sign(req) // a saved login is tried first
-	resp, err := f.client().Do(req)
+	// A redirect is not followed: the token is on req itself, and where the
+	// server sends us is the transport's to decide (and journal).
+	c := *f.client()
+	c.CheckRedirect = func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }
+	resp, err := c.Do(req)
 	if err != nil {
 		return nil // unreachable: the handshake will say so in its own words
 	}
 	resp.Body.Close() // not drained: a 200 here may be an endless event stream
 	if resp.StatusCode != http.StatusUnauthorized {
 		// Noted all the same: the journal keeps every exchange with the server.
-		f.note("preflight GET %s answered %d: no login needed now", f.server, resp.StatusCode)
+		f.note("preflight GET %s answered %d: no login needed now", f.shown, resp.StatusCode)
 		return nil
 	}
-	f.note("preflight GET %s answered 401: authorizing before the handshake", f.server)
+	f.note("preflight GET %s answered 401: authorizing before the handshake", f.shown)
 	_, err = f.Challenged(ctx, resp.StatusCode, resp.Header, tok)
 	return err
 }
