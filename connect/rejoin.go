@@ -9,17 +9,17 @@ import (
 	"mcpscope/transport"
 )
 
-// urlRef is the secret reference of a target URL that carries credentials
-// (userinfo, an api_key parameter): the record keeps it redacted, and the
-// full URL has to be given again.
-const urlRef = "flag:URL"
+// URLSecretRef is the secret reference of a target URL that carries
+// credentials (userinfo, an api_key parameter): the record keeps it
+// redacted, and the full URL has to be given again.
+const URLSecretRef = "flag:URL"
 
 // RejoinInfo says how to reach sp's HTTP target again, with secrets named
 // by where they came from rather than stored.
 func RejoinInfo(sp Spec) session.RejoinInfo {
 	ri := session.RejoinInfo{Target: transport.RedactURL(sp.URL), Headers: map[string]string{}, SecretRefs: map[string]string{}}
 	if ri.Target != sp.URL {
-		ri.SecretRefs["URL"] = urlRef
+		ri.SecretRefs["URL"] = URLSecretRef
 	}
 	for name, val := range sp.Headers {
 		if transport.IsSecretName(name) {
@@ -44,7 +44,7 @@ type MissingSecretError struct{ Name, Ref string }
 
 func (e *MissingSecretError) Error() string {
 	switch {
-	case e.Ref == urlRef:
+	case e.Ref == URLSecretRef:
 		return "the call was made on a URL with credentials in it, which are not kept; give that full URL again to rejoin"
 	case strings.HasPrefix(e.Ref, "env:"):
 		return fmt.Sprintf("the call was made with %s from $%s; set it again to rejoin", e.Name, strings.TrimPrefix(e.Ref, "env:"))
@@ -63,8 +63,8 @@ func rejoinURL(d session.Detached, sp Spec) (string, error) {
 		return "", fmt.Errorf("the call was made on %s, not on %s: give the URL it was made on", d.Target, transport.RedactURL(sp.URL))
 	case sp.URL != "":
 		return sp.URL, nil
-	case d.SecretRefs["URL"] == urlRef:
-		return "", &MissingSecretError{Name: "URL", Ref: urlRef}
+	case d.SecretRefs["URL"] == URLSecretRef:
+		return "", &MissingSecretError{Name: "URL", Ref: URLSecretRef}
 	}
 	return d.Target, nil
 }
@@ -79,7 +79,7 @@ func rejoinCredentials(d session.Detached, sp Spec) (map[string]string, string, 
 	bearer := ""
 	for name, ref := range d.SecretRefs {
 		switch {
-		case ref == urlRef: // rejoinURL's
+		case ref == URLSecretRef: // rejoinURL's
 		case strings.HasPrefix(ref, "env:"):
 			v := os.Getenv(strings.TrimPrefix(ref, "env:"))
 			if v == "" {

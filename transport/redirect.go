@@ -29,8 +29,8 @@ type RedirectError struct {
 }
 
 func (e *RedirectError) Error() string {
-	return fmt.Sprintf("redirected (%d) to %s, an origin other than %s: not followed, so neither the message nor any credential went there; "+
-		"follow it only if you trust %s (credentials are never sent to another origin)", e.Status, e.To, e.Home, e.Origin)
+	return fmt.Sprintf("redirected (%d) to %s, an origin other than %s: not followed, so neither the message nor any credential went there "+
+		"(allow that origin to follow it; credentials are never sent to another origin)", e.Status, e.To, e.Home)
 }
 
 // errTooManyRedirects ends a redirect loop.
