@@ -2,7 +2,6 @@ package cli
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -232,7 +231,7 @@ func checkURL(raw string) error {
 	shown := transport.RedactURL(raw)
 	switch {
 	case err != nil:
-		return fmt.Errorf("%q is not a URL: %v", shown, errors.Unwrap(err)) // a *url.Error quotes raw
+		return fmt.Errorf("%q is not a URL: %s", shown, transport.URLParseReason(raw, err))
 	case u.Scheme != "http" && u.Scheme != "https":
 		return fmt.Errorf("%q: mcpscope speaks http and https, not %q", shown, u.Scheme)
 	case u.Host == "":

@@ -202,7 +202,7 @@ func (h *HTTP) Start(sink Sink) error {
 	}
 	h.sink.Store(&sink)
 	if _, err := url.ParseRequestURI(h.o.URL); err != nil {
-		return fmt.Errorf("http: bad URL %s: %w", h.target, httpInner(err))
+		return fmt.Errorf("http: bad URL %s: %s", h.target, URLParseReason(h.o.URL, err))
 	}
 	h.event(EvConnected, Meta{URL: h.target, Detail: h.Describe()})
 	return nil

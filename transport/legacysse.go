@@ -138,7 +138,7 @@ func (l *LegacySSE) Start(sink Sink) error {
 	base, err := url.ParseRequestURI(l.o.URL)
 	if err != nil {
 		l.wg.Done()
-		return &LegacySSEError{Msg: "bad URL " + l.target + ": " + httpInner(err).Error(), Err: err}
+		return &LegacySSEError{Msg: "bad URL " + l.target + ": " + URLParseReason(l.o.URL, err)}
 	}
 	ctx, cancel := context.WithCancel(l.ctx)
 	var timedOut atomic.Bool

@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"errors"
 	"net/url"
 	"strings"
 )
@@ -100,4 +101,19 @@ var secretParams = map[string]bool{"key": true, "sig": true, "signature": true, 
 func isSecretParam(name string) bool {
 	n := strings.ToLower(name)
 	return IsSecretName(n) || secretParams[n] || strings.HasSuffix(n, "key") || strings.HasSuffix(n, "signature")
+}
+
+// URLParseReason says why raw did not parse (err is url.Parse's) without
+// quoting raw's secrets: net/url quotes pieces of the URL, and a password
+// holding a '/' is read as a port, so its words are kept only for URLs
+// with nothing to redact.
+func URLParseReason(raw string, err error) string {
+	if RedactURL(raw) != raw {
+		return "it does not parse; a / ? # or @ in a user name or password must be percent-encoded (%2F %3F %23 %40)"
+	}
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return ue.Err.Error()
+	}
+	return err.Error()
 }

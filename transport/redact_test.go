@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -47,5 +48,24 @@ func TestRedactURL(t *testing.T) {
 		if again := RedactURL(got); again != got {
 			t.Errorf("%s: redacting again changed %q to %q", c.name, got, again)
 		}
+	}
+}
+
+// A URL that does not parse is reported without its secret, though
+// net/url's own message quotes it.
+func TestBadURLKeepsItsSecret(t *testing.T) {
+	const S = "CANARY-77ab"
+	bad := "http://ada:" + S + "/x@h:1/mcp" // the password's '/' ends the host: net/url reads the password as a port
+	h := NewHTTP(HTTPOptions{URL: bad})
+	herr := h.Start(nil)
+	l := NewLegacySSE(LegacySSEOptions{URL: bad})
+	lerr := l.Start(nil)
+	for _, err := range []error{herr, lerr} {
+		if err == nil || !strings.Contains(err.Error(), "bad URL") || strings.Contains(err.Error(), S) {
+			t.Errorf("want a bad URL error without the secret, got %v", err)
+		}
+	}
+	if r := URLParseReason("http://h:port/mcp", errors.New("x")); r != "x" {
+		t.Errorf("a URL without secrets keeps net/url's words, got %q", r)
 	}
 }
