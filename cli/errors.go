@@ -84,6 +84,8 @@ func hint(err error) string {
 		je  *session.JournalError
 		ee  *connect.EraError
 		tsk *taskOpenError
+		re  *transport.RedirectError
+		ms  *connect.MissingSecretError
 	)
 	switch {
 	case errors.As(err, &ue):
@@ -102,6 +104,10 @@ func hint(err error) string {
 		return "choose another place with --journal PATH, or run with --no-journal"
 	case errors.As(err, &ee):
 		return "the server speaks the initialize era: run without --era modern (or with --era legacy)"
+	case errors.As(err, &re):
+		return "if you trust " + termsafe.Line(re.Origin) + ", follow the redirect with --allow-redirect " + termsafe.Line(re.Origin)
+	case errors.As(err, &ms) && ms.Ref == connect.URLSecretRef:
+		return "pass the full URL, credentials included, with --url URL"
 	case errors.As(err, &he) && he.Status == 401:
 		return "give credentials with --bearer TOKEN or -H 'Authorization: …', or let mcpscope log in (not with --no-oauth)"
 	}

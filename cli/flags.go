@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"mcpscope/connect"
+	"mcpscope/transport"
 )
 
 // Flag groups shared by the commands that connect to a server. A command
@@ -58,6 +59,7 @@ type httpFlags struct {
 	assertion    string
 	scope        string
 	oauthPort    int
+	allowRedir   []string
 }
 
 func (f *httpFlags) add(fs *pflag.FlagSet) {
@@ -76,6 +78,7 @@ func (f *httpFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.assertion, "assertion", "", "a JWT to present as the OAuth grant (jwt-bearer; workload identity federation)")
 	fs.StringVar(&f.scope, "scope", "", "scopes to ask OAuth for besides what the server's challenge names (space-separated)")
 	fs.IntVar(&f.oauthPort, "oauth-port", 0, "port of the local OAuth redirect listener, http://127.0.0.1:PORT/callback (default: any free port)")
+	fs.StringArrayVar(&f.allowRedir, "allow-redirect", nil, "follow the server's redirects to this origin, scheme://host[:port], or * for any (repeatable); credentials are never sent to another origin")
 }
 
 // sessionFlags shape the session itself: limits, journal, answers.
@@ -177,7 +180,7 @@ func (f *connFlags) spec(cmd *cobra.Command, url string, command []string) (conn
 	name := cmd.CommandPath()
 	if f.server.url != "" {
 		if url != "" {
-			return connect.Spec{}, usagef(name, "two URLs: %s and --url %s", url, f.server.url)
+			return connect.Spec{}, usagef(name, "two URLs: %s and --url %s", transport.RedactURL(url), transport.RedactURL(f.server.url))
 		}
 		url = f.server.url
 	}
@@ -221,16 +224,18 @@ func (f *connFlags) spec(cmd *cobra.Command, url string, command []string) (conn
 	return sp, nil
 }
 
-// checkURL accepts http and https URLs with a host.
+// checkURL accepts http and https URLs with a host. It shows the URL
+// redacted: this output may end up in a log.
 func checkURL(raw string) error {
 	u, err := url.Parse(raw)
+	shown := transport.RedactURL(raw)
 	switch {
 	case err != nil:
-		return fmt.Errorf("%q is not a URL: %v", raw, err)
+		return fmt.Errorf("%q is not a URL: %s", shown, transport.URLParseReason(raw, err))
 	case u.Scheme != "http" && u.Scheme != "https":
-		return fmt.Errorf("%q: mcpscope speaks http and https, not %q", raw, u.Scheme)
+		return fmt.Errorf("%q: mcpscope speaks http and https, not %q", shown, u.Scheme)
 	case u.Host == "":
-		return fmt.Errorf("%q has no host", raw)
+		return fmt.Errorf("%q has no host", shown)
 	}
 	return nil
 }
@@ -247,6 +252,12 @@ func (f *httpFlags) fill(sp *connect.Spec, name string) error {
 		}
 		sp.Headers[strings.TrimSpace(n)] = strings.TrimSpace(v)
 	}
+	for _, o := range f.allowRedir {
+		if _, err := transport.ParseOrigin(o); err != nil {
+			return usagef(name, "--allow-redirect: %v", err)
+		}
+	}
+	sp.AllowRedirects = f.allowRedir
 	sp.Bearer = f.bearer
 	if sp.Bearer == "" {
 		sp.Bearer = os.Getenv("MCPSCOPE_BEARER")

@@ -19,6 +19,7 @@ func newRejoinCmd() *cobra.Command {
 		sf     sessionFlags
 		forget bool
 		asJSON bool
+		target string
 	)
 	cmd := &cobra.Command{
 		Use:     "rejoin [HANDLE]",
@@ -27,7 +28,8 @@ func newRejoinCmd() *cobra.Command {
 		Long: `Without a handle, rejoin lists the calls mcpscope left running on HTTP servers: detached
 with d in the inspector, left when it quit, or left by a process that died. With a handle it
 picks the call up again: the progress it missed, then the result. Secrets are never stored:
-pass again the --bearer or -H the call was made with (or set the environment variable).`,
+pass again the --bearer or -H the call was made with (or set the environment variable), and
+the --url if the call's URL had credentials in it.`,
 		Example: "  mcpscope rejoin\n  mcpscope rejoin 7c1d… --bearer $TOKEN\n  mcpscope rejoin --forget 7c1d…",
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
@@ -53,6 +55,12 @@ pass again the --bearer or -H the call was made with (or set the environment var
 			if err := sf.fill(&sp, cmd.CommandPath()); err != nil {
 				return err
 			}
+			if target != "" {
+				if err := checkURL(target); err != nil {
+					return usagef(cmd.CommandPath(), "--url: %v", err)
+				}
+				sp.URL = target
+			}
 			sp.Notes = cmd.ErrOrStderr()
 			sp.Auth.Interactive = isTerminal(cmd.ErrOrStderr())
 			return rejoin(cmd, sp, store, args[0], asJSON)
@@ -61,6 +69,7 @@ pass again the --bearer or -H the call was made with (or set the environment var
 	fs := cmd.Flags()
 	h.add(fs)
 	sf.add(fs)
+	fs.StringVar(&target, "url", "", "the full URL the call was made on, when it had credentials in it (they are never stored)")
 	fs.BoolVar(&forget, "forget", false, "drop the record of a detached call instead of rejoining it")
 	fs.BoolVar(&asJSON, "json", false, "print JSON for programs")
 	return cmd

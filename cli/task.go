@@ -14,6 +14,7 @@ import (
 	"mcpscope/internal/render"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
+	"mcpscope/transport"
 )
 
 // newTasksCmd lists tasks: tasks/list, or in the 2026 era (whose tasks
@@ -196,7 +197,7 @@ func withTaskHint(err error, s *session.Session, id, url string) error {
 	if _, gerr := session.DefaultStateStore().Get(session.TaskHandle(id)); gerr == nil {
 		how = "mcpscope rejoin " + session.TaskHandle(id) + answers
 	} else if url != "" {
-		how = fmt.Sprintf("mcpscope task result %s%s %s", termsafe.Line(id), answers, termsafe.Line(url))
+		how = fmt.Sprintf("mcpscope task result %s%s %s", termsafe.Line(id), answers, termsafe.Line(transport.RedactURL(url)))
 	} else {
 		return err // a stdio server ends with this command, and its tasks with it
 	}
@@ -214,13 +215,13 @@ func listKnownTasks(cmd *cobra.Command, s *session.Session, url string, asJSON b
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	target := url
+	target := transport.RedactURL(url) // as records keep it
 	if target == "" {
 		target = s.Info().Target
 	}
 	var mine []session.Detached
 	for _, d := range list {
-		if d.TaskID != "" && d.Target == url {
+		if d.TaskID != "" && url != "" && d.Target == target {
 			mine = append(mine, d)
 		}
 	}

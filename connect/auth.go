@@ -12,6 +12,7 @@ import (
 
 	"mcpscope/oauth"
 	"mcpscope/session"
+	"mcpscope/transport"
 )
 
 // oauthFor prepares OAuth for an HTTP target: the flow, and the HTTP client
@@ -32,7 +33,7 @@ func oauthFor(sp Spec) (*oauth.Flow, *http.Client) {
 	if authorizer == nil {
 		authorizer = &oauth.Loopback{Port: a.Port, PreferPort: cachedPort(cache, sp.URL), NoBrowser: a.NoBrowser,
 			Show: func(u string) {
-				sp.note("%s wants authorization; open this URL to grant it:\n  %s", sp.URL, u)
+				sp.note("%s wants authorization; open this URL to grant it:\n  %s", transport.RedactURL(sp.URL), u)
 				flow.Waiting(true, "waiting for you to log in; the URL to open: "+u)
 			},
 			Done: func(err error) {

@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/http"
 	"strings"
 	"time"
 
@@ -38,6 +39,9 @@ type Spec struct {
 	BearerFromEnv bool   // the bearer came from the environment (rejoin records say so)
 	Transport     string // "" (Streamable HTTP, else HTTP+SSE), "http" or "sse"
 	Auth          Auth
+	// AllowRedirects are origins ("https://host[:port]", or "*" for any) a
+	// redirect may lead to besides the URL's own. Credentials never go there.
+	AllowRedirects []string
 
 	Era        string        // "" or "auto" (probe), "legacy", "modern"
 	Timeout    time.Duration // idle limit per call (0 = default, <0 = none); also bounds the handshake
@@ -115,7 +119,7 @@ func Connect(ctx context.Context, sp Spec) (*session.Session, error) {
 		(he.Status != 400 && he.Status != 404 && he.Status != 405) {
 		return s, err
 	}
-	sp.note("%s answered %d to Streamable HTTP; trying the HTTP+SSE transport (2024-11-05)", sp.URL, he.Status)
+	sp.note("%s answered %d to Streamable HTTP; trying the HTTP+SSE transport (2024-11-05)", transport.RedactURL(sp.URL), he.Status)
 	sse := sp
 	sse.Transport = "sse"
 	if sse.Journal != "" {
@@ -166,9 +170,10 @@ func newTransport(sp Spec) (transport.Transport, error) {
 			Waiting(on bool, detail string)
 		}
 		if sp.Transport == "sse" {
-			t = transport.NewLegacySSE(transport.LegacySSEOptions{URL: sp.URL, Headers: sp.Headers, Bearer: sp.Bearer, Client: client})
+			t = transport.NewLegacySSE(transport.LegacySSEOptions{URL: sp.URL, Headers: sp.Headers, Bearer: sp.Bearer, Client: client,
+				AllowRedirects: sp.AllowRedirects})
 		} else {
-			t = transport.NewHTTP(transport.HTTPOptions{URL: sp.URL, Headers: sp.Headers, Bearer: sp.Bearer, Client: client})
+			t = transport.NewHTTP(sp.httpOptions(client))
 		}
 		if flow != nil {
 			flow.SetNote(t.Note)
@@ -185,6 +190,12 @@ func newTransport(sp Spec) (transport.Transport, error) {
 		so.Command, so.Args, so.Shell = strings.Join(sp.Command, " "), nil, true
 	}
 	return transport.NewStdio(so), nil
+}
+
+// httpOptions is the Streamable HTTP transport sp describes, over client
+// (nil = the transport's own).
+func (sp Spec) httpOptions(client *http.Client) transport.HTTPOptions {
+	return transport.HTTPOptions{URL: sp.URL, Headers: sp.Headers, Bearer: sp.Bearer, Client: client, AllowRedirects: sp.AllowRedirects}
 }
 
 func connectOnce(ctx context.Context, sp Spec) (*session.Session, error) {

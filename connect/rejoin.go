@@ -9,10 +9,18 @@ import (
 	"mcpscope/transport"
 )
 
+// URLSecretRef is the secret reference of a target URL that carries
+// credentials (userinfo, an api_key parameter): the record keeps it
+// redacted, and the full URL has to be given again.
+const URLSecretRef = "flag:URL"
+
 // RejoinInfo says how to reach sp's HTTP target again, with secrets named
 // by where they came from rather than stored.
 func RejoinInfo(sp Spec) session.RejoinInfo {
-	ri := session.RejoinInfo{Target: sp.URL, Headers: map[string]string{}, SecretRefs: map[string]string{}}
+	ri := session.RejoinInfo{Target: transport.RedactURL(sp.URL), Headers: map[string]string{}, SecretRefs: map[string]string{}}
+	if ri.Target != sp.URL {
+		ri.SecretRefs["URL"] = URLSecretRef
+	}
 	for name, val := range sp.Headers {
 		if transport.IsSecretName(name) {
 			ri.SecretRefs[name] = "flag:-H " + name
@@ -36,12 +44,29 @@ type MissingSecretError struct{ Name, Ref string }
 
 func (e *MissingSecretError) Error() string {
 	switch {
+	case e.Ref == URLSecretRef:
+		return "the call was made on a URL with credentials in it, which are not kept; give that full URL again to rejoin"
 	case strings.HasPrefix(e.Ref, "env:"):
 		return fmt.Sprintf("the call was made with %s from $%s; set it again to rejoin", e.Name, strings.TrimPrefix(e.Ref, "env:"))
 	case e.Ref == "flag:--bearer":
 		return "the call was made with --bearer; pass it again to rejoin"
 	}
 	return fmt.Sprintf("the call was made with -H %q; pass it again to rejoin", e.Name+": …")
+}
+
+// rejoinURL is the URL to reach d's target at: the one sp gives again,
+// which must be the record's (once redacted), or the record's own when it
+// kept all of it.
+func rejoinURL(d session.Detached, sp Spec) (string, error) {
+	switch {
+	case sp.URL != "" && transport.RedactURL(sp.URL) != d.Target:
+		return "", fmt.Errorf("the call was made on %s, not on %s: give the URL it was made on", d.Target, transport.RedactURL(sp.URL))
+	case sp.URL != "":
+		return sp.URL, nil
+	case d.SecretRefs["URL"] == URLSecretRef:
+		return "", &MissingSecretError{Name: "URL", Ref: URLSecretRef}
+	}
+	return d.Target, nil
 }
 
 // rejoinCredentials fills in the secrets the record names from what sp
@@ -54,6 +79,7 @@ func rejoinCredentials(d session.Detached, sp Spec) (map[string]string, string, 
 	bearer := ""
 	for name, ref := range d.SecretRefs {
 		switch {
+		case ref == URLSecretRef: // rejoinURL's
 		case strings.HasPrefix(ref, "env:"):
 			v := os.Getenv(strings.TrimPrefix(ref, "env:"))
 			if v == "" {
@@ -89,14 +115,18 @@ func rejoinCredentials(d session.Detached, sp Spec) (map[string]string, string, 
 // session.Rejoin or RejoinTask. OAuth applies as for a new session unless a
 // bearer or an Authorization header came back.
 func Rejoin(sp Spec, d session.Detached, store session.StateStore) (*session.Session, error) {
+	target, err := rejoinURL(d, sp)
+	if err != nil {
+		return nil, err
+	}
 	hdr, bearer, err := rejoinCredentials(d, sp)
 	if err != nil {
 		return nil, err
 	}
 	rs := sp
-	rs.URL, rs.Command, rs.Bearer, rs.Headers = d.Target, nil, bearer, hdr
+	rs.URL, rs.Command, rs.Bearer, rs.Headers = target, nil, bearer, hdr
 	flow, client := oauthFor(rs)
-	t := transport.NewHTTP(transport.HTTPOptions{URL: d.Target, Headers: hdr, Bearer: bearer, Client: client})
+	t := transport.NewHTTP(rs.httpOptions(client))
 	if flow != nil {
 		flow.SetNote(t.Note)
 		flow.SetWaiting(t.Waiting)

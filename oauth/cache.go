@@ -6,13 +6,15 @@ import (
 	"os"
 	"path/filepath"
 	"time"
+
+	"mcpscope/transport"
 )
 
 // cached is what a flow keeps between runs for one MCP server: the client
 // registration (with its redirect URI, whose port the next run listens on
 // again) and the latest token, so a second command does not log in again.
 type cached struct {
-	Server       string    `json:"server"`
+	Server       string    `json:"server"` // redacted: the file name tells URLs apart
 	Issuer       string    `json:"issuer"`
 	ClientID     string    `json:"clientId"`
 	ClientSecret string    `json:"clientSecret,omitempty"`
@@ -29,7 +31,7 @@ type cached struct {
 // registered with it.
 func CachedRedirect(file, server string) string {
 	c, err := readCache(file)
-	if err != nil || c.Server != server {
+	if err != nil || c.Server != transport.RedactURL(server) {
 		return ""
 	}
 	return c.RedirectURI
@@ -55,7 +57,7 @@ func (f *Flow) loadCache() {
 		return
 	}
 	c, err := readCache(f.cfg.CacheFile)
-	if err != nil || c.Server != f.server || (f.cfg.ClientID != "" && c.ClientID != f.cfg.ClientID) {
+	if err != nil || c.Server != f.shown || (f.cfg.ClientID != "" && c.ClientID != f.cfg.ClientID) {
 		return
 	}
 	f.issuer, f.clientID, f.secret, f.authMeth, f.redirect = c.Issuer, c.ClientID, c.ClientSecret, c.AuthMethod, c.RedirectURI
@@ -72,7 +74,7 @@ func (f *Flow) saveCacheLocked() {
 	if f.cfg.CacheFile == "" || f.clientID == "" {
 		return
 	}
-	c := cached{Server: f.server, Issuer: f.issuer, ClientID: f.clientID, ClientSecret: f.secret, AuthMethod: f.authMeth, RedirectURI: f.redirect}
+	c := cached{Server: f.shown, Issuer: f.issuer, ClientID: f.clientID, ClientSecret: f.secret, AuthMethod: f.authMeth, RedirectURI: f.redirect}
 	if f.token != nil && f.dp == nil { // a DPoP-bound token is worthless without its key, which is not kept
 		c.AccessToken, c.RefreshToken, c.Scope, c.Expiry = f.token.AccessToken, f.token.RefreshToken, f.token.Scope, f.token.Expiry
 	}

@@ -17,6 +17,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"mcpscope/transport"
 )
 
 // Config is what the user (or the conformance suite) tells the flow.
@@ -88,7 +90,9 @@ type Token struct {
 // authorizations are serialised so parallel 401s lead to one flow.
 type Flow struct {
 	cfg    Config
-	server string // the MCP endpoint URL
+	server string   // the MCP endpoint URL
+	home   *url.URL // server parsed: its origin is where the token may go
+	shown  string   // server redacted, for notes and errors
 
 	noteMu    sync.Mutex
 	waiting   func(on bool, detail string)
@@ -116,7 +120,8 @@ func NewFlow(server string, cfg Config) *Flow {
 	if cfg.ClientName == "" {
 		cfg.ClientName = "mcpscope"
 	}
-	f := &Flow{cfg: cfg, server: server}
+	f := &Flow{cfg: cfg, server: server, shown: transport.RedactURL(server)}
+	f.home, _ = url.Parse(server)
 	f.loadCache()
 	return f
 }
@@ -174,6 +179,12 @@ func (f *Flow) announce() {
 			f.note("using the registration and token saved in %s (delete it to log in afresh)", f.cfg.CacheFile)
 		}
 	})
+}
+
+// owns reports whether req is for the flow's server: its origin, reached
+// without leaving it on the way (redirects).
+func (f *Flow) owns(req *http.Request) bool {
+	return f.home != nil && transport.StaysOnOrigin(req, f.home)
 }
 
 // accepted notes that the server took a token: the authorizations before
@@ -260,7 +271,7 @@ func (f *Flow) Challenged(ctx context.Context, status int, header http.Header, s
 	}
 	scope := ch.Scope
 	if status == http.StatusUnauthorized {
-		f.note("401 from %s: %s", f.server, describeChallenge(ch))
+		f.note("401 from %s: %s", f.shown, describeChallenge(ch))
 	}
 	return true, f.authorizeLocked(ctx, ch, scope)
 }
@@ -419,14 +430,15 @@ func (f *Flow) resource() string {
 }
 
 // canonicalResource is the MCP server's canonical URI (RFC 8707 §2): lower
-// case scheme and host, no fragment, no query.
+// case scheme and host, no fragment, no query, and no userinfo (it goes to
+// the authorization server, and is shown in the authorization URL).
 func canonicalResource(server string) string {
 	u, err := url.Parse(server)
 	if err != nil {
 		return server
 	}
 	u.Scheme, u.Host = strings.ToLower(u.Scheme), strings.ToLower(u.Host)
-	u.Fragment, u.RawQuery, u.RawFragment = "", "", ""
+	u.User, u.Fragment, u.RawQuery, u.RawFragment = nil, "", "", ""
 	return u.String()
 }
 
@@ -448,7 +460,7 @@ func (f *Flow) discoverLocked(ctx context.Context, ch Challenge) error {
 	issuer := ""
 	if found {
 		if rm.Resource != "" && !sameResource(rm.Resource, f.server) {
-			return &Error{Step: "discovery", Msg: fmt.Sprintf("the protected resource metadata names resource %s, but the server is %s", rm.Resource, f.server),
+			return &Error{Step: "discovery", Msg: fmt.Sprintf("the protected resource metadata names resource %s, but the server is %s", transport.RedactURL(rm.Resource), f.shown),
 				Hint: "a token for another resource must not be sent here; the server's metadata is misconfigured"}
 		}
 		if len(rm.AuthorizationServers) == 0 {
@@ -460,7 +472,7 @@ func (f *Flow) discoverLocked(ctx context.Context, ch Challenge) error {
 		// origin is the authorization server.
 		u, err := url.Parse(f.server)
 		if err != nil {
-			return &Error{Step: "discovery", Msg: err.Error()}
+			return &Error{Step: "discovery", Msg: "the server URL " + f.shown + " does not parse"}
 		}
 		issuer = u.Scheme + "://" + u.Host
 		f.note("no protected resource metadata: treating %s as the authorization server (2025-03-26 servers)", issuer)

@@ -14,7 +14,10 @@ const LoginTimeout = 10 * time.Minute
 // RoundTripper puts the flow's token on every request to the MCP server
 // and, when the server answers 401 (or 403 insufficient_scope), authorizes
 // and sends the request again, at most twice. A request whose body cannot
-// be replayed gets the server's answer as it is.
+// be replayed gets the server's answer as it is. A request to another
+// origin (a redirect the client chose to follow) goes out as it came: the
+// token is for the server's origin only, and another origin's 401 is not
+// the flow's to answer.
 type RoundTripper struct {
 	Base http.RoundTripper
 	Flow *Flow
@@ -33,6 +36,9 @@ func (rt *RoundTripper) base() http.RoundTripper {
 
 // RoundTrip implements http.RoundTripper.
 func (rt *RoundTripper) RoundTrip(req *http.Request) (*http.Response, error) {
+	if !rt.Flow.owns(req) {
+		return rt.base().RoundTrip(req)
+	}
 	rt.Flow.announce()
 	nonceRetried := false
 	for attempt, sent := 0, 0; ; attempt, sent = attempt+1, sent+1 {

@@ -66,6 +66,7 @@ const (
 	EvResumeAttempt = "resume-attempt" // a resume GET is about to be tried (Detail: attempt n/m, wait)
 	EvPrime         = "sse-prime"      // an SSE event with an id and empty data (priming / polling)
 	EvHTTPError     = "http-error"     // a non-2xx answer (Status, Detail = body excerpt)
+	EvRedirect      = "redirect"       // a 3xx answer: URL the request, Status, Detail where to and whether followed
 	EvSendFailed    = "send-failed"    // a message could not be written (Detail)
 	EvLineTooLong   = "line-too-long"  // a stdout line over the limit; its head is kept as Garbage
 	EvClosed        = "closed"         // the transport was closed by us
@@ -152,7 +153,9 @@ var sensitiveHeaders = map[string]bool{
 	"authorization":       true,
 	"proxy-authorization": true,
 	"cookie":              true,
+	"cookie2":             true,
 	"set-cookie":          true,
+	"dpop":                true, // a proof bound to a token
 	"x-api-key":           true,
 	"api-key":             true,
 }

@@ -29,6 +29,9 @@ type HTTPOptions struct {
 	Headers map[string]string // custom -H "Name: value" headers, sent on every request
 	Bearer  string            // Authorization: Bearer <token> (resolved by the caller)
 	Client  *http.Client      // nil = a default one with no overall timeout (streams are long)
+	// AllowRedirects are origins ("https://host[:port]", or "*") a redirect
+	// may lead to besides URL's own; credentials never go there.
+	AllowRedirects []string
 }
 
 // HTTPError is a failed HTTP exchange: a non-2xx answer (Status > 0) or no
@@ -186,12 +189,9 @@ type httpStream struct {
 
 // NewHTTP makes a transport for o.URL. It does no I/O.
 func NewHTTP(o HTTPOptions) *HTTP {
-	h := &HTTP{o: o, client: o.Client, target: httpRedactURL(o.URL),
+	h := &HTTP{o: o, target: RedactURL(o.URL),
 		done: make(chan struct{}), streams: map[string]*httpStream{}, lastIDs: map[string]string{}}
-	if h.client == nil {
-		h.ownTr = http.DefaultTransport.(*http.Transport).Clone()
-		h.client = &http.Client{Transport: h.ownTr} // no Timeout: streams are long
-	}
+	h.client, h.ownTr = withRedirectPolicy(o.Client, o.AllowRedirects, h.emit)
 	h.ctx, h.cancel = context.WithCancel(context.Background())
 	return h
 }
@@ -203,7 +203,7 @@ func (h *HTTP) Start(sink Sink) error {
 	}
 	h.sink.Store(&sink)
 	if _, err := url.ParseRequestURI(h.o.URL); err != nil {
-		return fmt.Errorf("http: bad URL %s: %w", h.target, httpInner(err))
+		return fmt.Errorf("http: bad URL %s: %s", h.target, URLParseReason(h.o.URL, err))
 	}
 	h.event(EvConnected, Meta{URL: h.target, Detail: h.Describe()})
 	return nil
@@ -761,34 +761,6 @@ func httpCut(s string, n int) string {
 		n--
 	}
 	return s[:n]
-}
-
-// httpRedactURL drops userinfo and secret-looking query values.
-func httpRedactURL(raw string) string {
-	u, err := url.Parse(raw)
-	if err != nil {
-		if i := strings.LastIndexByte(raw, '@'); i >= 0 {
-			if j := strings.Index(raw, "://"); j >= 0 && j < i {
-				return raw[:j+3] + raw[i+1:]
-			}
-		}
-		return raw
-	}
-	u.User = nil
-	if u.RawQuery != "" {
-		q := u.Query()
-		redacted := false
-		for k := range q {
-			if IsSecretName(k) {
-				q[k] = []string{"[redacted]"}
-				redacted = true
-			}
-		}
-		if redacted {
-			u.RawQuery = q.Encode()
-		}
-	}
-	return u.String()
 }
 
 func httpCount(n int, what string) string {

@@ -23,6 +23,9 @@ type LegacySSEOptions struct {
 	Headers map[string]string // custom headers, sent on the GET and every POST
 	Bearer  string            // Authorization: Bearer <token>
 	Client  *http.Client      // nil = a default one with no overall timeout (the GET lives long)
+	// AllowRedirects are origins ("https://host[:port]", or "*") a redirect
+	// may lead to besides URL's own; credentials never go there.
+	AllowRedirects []string
 }
 
 // LegacySSEStream names the one GET stream in frames' Meta.Stream.
@@ -91,12 +94,9 @@ type LegacySSE struct {
 
 // NewLegacySSE makes a transport for o.URL. It does no I/O.
 func NewLegacySSE(o LegacySSEOptions) *LegacySSE {
-	l := &LegacySSE{o: o, client: o.Client, target: httpRedactURL(o.URL), done: make(chan struct{}),
+	l := &LegacySSE{o: o, target: RedactURL(o.URL), done: make(chan struct{}),
 		startWait: lsseStartWait, answerWait: lsseAnswerWait, orderWait: lsseOrderWait}
-	if l.client == nil {
-		l.ownTr = http.DefaultTransport.(*http.Transport).Clone()
-		l.client = &http.Client{Transport: l.ownTr} // no Timeout: the GET is long
-	}
+	l.client, l.ownTr = withRedirectPolicy(o.Client, o.AllowRedirects, l.emit)
 	l.ctx, l.cancel = context.WithCancel(context.Background())
 	return l
 }
@@ -138,7 +138,7 @@ func (l *LegacySSE) Start(sink Sink) error {
 	base, err := url.ParseRequestURI(l.o.URL)
 	if err != nil {
 		l.wg.Done()
-		return &LegacySSEError{Msg: "bad URL " + l.target + ": " + httpInner(err).Error(), Err: err}
+		return &LegacySSEError{Msg: "bad URL " + l.target + ": " + URLParseReason(l.o.URL, err)}
 	}
 	ctx, cancel := context.WithCancel(l.ctx)
 	var timedOut atomic.Bool
@@ -210,9 +210,9 @@ func (l *LegacySSE) Start(sink Sink) error {
 		}
 		endpoint = base.ResolveReference(ref)
 		// Our credentials go with every POST: never to another origin.
-		if endpoint.Scheme != base.Scheme || endpoint.Host != base.Host {
+		if origin(endpoint) != origin(base) {
 			resp.Body.Close()
-			return fail(&LegacySSEError{Msg: fmt.Sprintf("GET %s: endpoint %s is on another origin; refusing to send messages there", l.target, httpRedactURL(endpoint.String()))})
+			return fail(&LegacySSEError{Msg: fmt.Sprintf("GET %s: endpoint %s is on another origin; refusing to send messages there", l.target, RedactURL(endpoint.String()))})
 		}
 	}
 	if !timer.Stop() {
@@ -227,7 +227,7 @@ func (l *LegacySSE) Start(sink Sink) error {
 		return fail(&LegacySSEError{Msg: "GET " + l.target + ": closed by client during start"})
 	}
 	l.endpoint = endpoint.String()
-	l.endpointRec = httpRedactURL(l.endpoint)
+	l.endpointRec = RedactURL(l.endpoint)
 	l.sessionID = endpoint.Query().Get("sessionId")
 	rec := l.endpointRec
 	l.mu.Unlock()
@@ -281,7 +281,7 @@ func (l *LegacySSE) deliver(ev SSEEvent, em Meta) {
 	isJSON := json.Valid(ev.Data)
 	switch {
 	case ev.Type == "endpoint":
-		m.Event, m.Detail = EvNote, "another endpoint event ("+httpRedactURL(httpCut(string(ev.Data), 200))+"); keeping the first"
+		m.Event, m.Detail = EvNote, "another endpoint event ("+RedactURL(httpCut(string(ev.Data), 200))+"); keeping the first"
 		l.emit(Frame{Dir: Local, Kind: Event, Meta: m})
 	case ev.IsMessage() && (ev.Type == "" || ev.Type == "message"):
 		kind := Message

@@ -12,6 +12,7 @@ import (
 	"mcpscope/internal/shell"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
+	"mcpscope/transport"
 	"mcpscope/ui/keys"
 )
 
@@ -103,7 +104,7 @@ func (m *Model) rejoinHere(d session.Detached) (bool, string) {
 	if m.s.Transport() == nil || m.info.Closed {
 		return false, "this session is not connected"
 	}
-	if t := m.httpTarget(); t == "" || d.Target != t {
+	if t := m.httpTarget(); t == "" || d.Target != transport.RedactURL(t) { // records keep the URL redacted
 		return false, "made against another server than this session's"
 	}
 	if d.Era != "" && m.info.Era != "" && d.Era != m.info.Era {
