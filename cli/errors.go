@@ -11,6 +11,7 @@ import (
 
 	"mcpscope/connect"
 	"mcpscope/internal/termsafe"
+	"mcpscope/oauth"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -45,11 +46,12 @@ func exitCode(err error) int {
 		rpc  *session.RPCError
 		tool *session.ToolError
 		un   *session.Unanswered
+		ms   *connect.MissingSecretError
 	)
 	switch {
 	case err == nil:
 		return exitOK
-	case errors.As(err, &ue), errors.As(err, &se):
+	case errors.As(err, &ue), errors.As(err, &se), errors.As(err, &ms):
 		return exitUsage
 	case errors.Is(err, context.Canceled):
 		return exitInterrupt
@@ -86,6 +88,7 @@ func hint(err error) string {
 		tsk *taskOpenError
 		re  *transport.RedirectError
 		ms  *connect.MissingSecretError
+		oe  *oauth.Error
 	)
 	switch {
 	case errors.As(err, &ue):
@@ -106,12 +109,27 @@ func hint(err error) string {
 		return "the server speaks the initialize era: run without --era modern (or with --era legacy)"
 	case errors.As(err, &re):
 		return "if you trust " + termsafe.Line(re.Origin) + ", follow the redirect with --allow-redirect " + termsafe.Line(re.Origin)
-	case errors.As(err, &ms) && ms.Ref == connect.URLSecretRef:
-		return "pass the full URL, credentials included, with --url URL"
 	case errors.As(err, &he) && he.Status == 401:
 		return "give credentials with --bearer TOKEN or -H 'Authorization: …', or let mcpscope log in (not with --no-oauth)"
+	case errors.As(err, &ms):
+		return missingSecretHint(ms)
+	case errors.As(err, &oe):
+		return "OAuth: --client-id/--client-secret name a registered client, --scope adds scopes, --bearer TOKEN skips the login, --no-oauth turns it off"
 	}
 	return ""
+}
+
+// missingSecretHint says how to give again a secret a rejoin record names.
+func missingSecretHint(e *connect.MissingSecretError) string {
+	switch ref := e.Ref; {
+	case strings.HasPrefix(ref, "env:"):
+		return "set $" + strings.TrimPrefix(ref, "env:") + " again"
+	case ref == "flag:--bearer":
+		return "pass --bearer TOKEN again"
+	case ref == connect.URLSecretRef:
+		return "pass the full URL, credentials included, again with --url URL"
+	}
+	return fmt.Sprintf("pass -H '%s: …' again", e.Name)
 }
 
 func (e *usageError) cmdOr(def string) string {

@@ -43,15 +43,10 @@ func RejoinInfo(sp Spec) session.RejoinInfo {
 type MissingSecretError struct{ Name, Ref string }
 
 func (e *MissingSecretError) Error() string {
-	switch {
-	case e.Ref == URLSecretRef:
-		return "the call was made on a URL with credentials in it, which are not kept; give that full URL again to rejoin"
-	case strings.HasPrefix(e.Ref, "env:"):
-		return fmt.Sprintf("the call was made with %s from $%s; set it again to rejoin", e.Name, strings.TrimPrefix(e.Ref, "env:"))
-	case e.Ref == "flag:--bearer":
-		return "the call was made with --bearer; pass it again to rejoin"
+	if e.Ref == URLSecretRef {
+		return "the call was made on a URL with credentials in it, which rejoin records never keep: give that full URL again"
 	}
-	return fmt.Sprintf("the call was made with -H %q; pass it again to rejoin", e.Name+": …")
+	return fmt.Sprintf("the call was made with a secret (%s) that rejoin records never keep: give it again to rejoin", e.Name)
 }
 
 // rejoinURL is the URL to reach d's target at: the one sp gives again,

@@ -48,7 +48,7 @@ func (a *Fetch) Authorize(ctx context.Context, authURL string) (url.Values, erro
 	discard(resp)
 	loc := resp.Header.Get("Location")
 	if resp.StatusCode < 300 || resp.StatusCode > 399 || loc == "" {
-		return nil, fmt.Errorf("GET the authorization endpoint: %d without a redirect (it wants a person: run without --oauth-fetch)", resp.StatusCode)
+		return nil, fmt.Errorf("GET the authorization endpoint: %d without a redirect (it wants a person in a browser)", resp.StatusCode)
 	}
 	u, err := url.Parse(loc)
 	if err != nil {

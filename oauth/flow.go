@@ -309,7 +309,7 @@ func unionScopes(a, b string) string {
 func (f *Flow) authorizeLocked(ctx context.Context, ch Challenge, scope string) error {
 	if n := f.auths.Load(); int(n) >= f.cfg.MaxAuthorizations {
 		return &Error{Step: "authorization", Msg: fmt.Sprintf("gave up after %d authorizations: the server keeps refusing the tokens it gets", n),
-			Hint: "check the scopes the server asks for (--scope) and the authorization server's grants"}
+			Hint: "check the scopes the server asks for and the authorization server's grants"}
 	}
 	f.auths.Add(1)
 	if err := f.discoverLocked(ctx, ch); err != nil {
@@ -330,7 +330,7 @@ func (f *Flow) authorizeLocked(ctx context.Context, ch Challenge, scope string) 
 		scope += " offline_access" // ask for a refresh token where the server offers one
 	}
 	if f.cfg.Authorizer == nil {
-		return &Error{Step: "authorization", Msg: "no way to reach the authorization endpoint", Hint: "pass a token with --bearer"}
+		return &Error{Step: "authorization", Msg: "no way to reach the authorization endpoint", Hint: "give a token instead"}
 	}
 	if err := f.registerLocked(ctx); err != nil {
 		return err
@@ -578,7 +578,7 @@ func (f *Flow) registerLocked(ctx context.Context) error {
 		return nil
 	case f.sm.RegistrationEndpoint == "":
 		return &Error{Step: "registration", Msg: "the authorization server offers no dynamic registration and no client id was given",
-			Hint: "register mcpscope with it and pass --client-id (and --client-secret)"}
+			Hint: "register mcpscope with it and give its client id (and secret)"}
 	}
 	meta := map[string]any{
 		// A CLI with a loopback redirect is a native application (SEP-837).
@@ -606,7 +606,7 @@ func (f *Flow) registerLocked(ctx context.Context) error {
 	raw, _ := io.ReadAll(io.LimitReader(resp.Body, maxDoc))
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		return &Error{Step: "registration", Msg: fmt.Sprintf("POST %s: %d %s", f.sm.RegistrationEndpoint, resp.StatusCode, excerpt(raw)),
-			Hint: "register mcpscope by hand and pass --client-id"}
+			Hint: "register mcpscope by hand and give its client id"}
 	}
 	var r struct {
 		ClientID                string `json:"client_id"`

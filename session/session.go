@@ -58,7 +58,7 @@ const (
 type Info struct {
 	Target          string
 	Era             string // "legacy" or "modern"
-	EraReason       string // why: the probe's verdict, or "pinned by --era"
+	EraReason       string // why: the probe's verdict, or that it was pinned
 	ProtocolVersion string
 	ServerInfo      Implementation
 	Capabilities    json.RawMessage

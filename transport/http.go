@@ -69,7 +69,7 @@ func (e *HTTPError) Error() string {
 func (e *HTTPError) hint() string {
 	switch s := e.Status; {
 	case s == 401:
-		return "the server wants credentials: check --bearer or -H Authorization, or let mcpscope log in (OAuth, without --no-oauth)"
+		return "the server wants credentials"
 	case s == 403:
 		return "the server refused these credentials, this origin or this host"
 	case s == 404 && e.SessionID != "":

@@ -502,7 +502,7 @@ func TestHTTPErrorsAndOddBodies(t *testing.T) {
 		{"401", func(w http.ResponseWriter, r *http.Request) {
 			w.WriteHeader(401)
 		}, "", func(t *testing.T, err error, rec *frameRec) {
-			if err == nil || !strings.HasSuffix(err.Error(), "401 Unauthorized (the server wants credentials: check --bearer or -H Authorization, or let mcpscope log in (OAuth, without --no-oauth))") {
+			if err == nil || !strings.HasSuffix(err.Error(), "401 Unauthorized (the server wants credentials)") {
 				t.Fatalf("got %v", err)
 			}
 		}},
