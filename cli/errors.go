@@ -55,7 +55,8 @@ func exitCode(err error) int {
 		return exitUsage
 	case errors.Is(err, context.Canceled):
 		return exitInterrupt
-	case errors.As(err, &tool), errors.As(err, &rpc), errors.As(err, &un), errors.Is(err, errServerState):
+	case errors.As(err, &tool), errors.As(err, &rpc), errors.As(err, &un), errors.Is(err, errServerState),
+		errors.Is(err, session.ErrTaskEnded):
 		return exitServerErr
 	case errors.Is(err, session.ErrTimeout):
 		return exitTimeout

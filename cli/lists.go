@@ -14,8 +14,9 @@ import (
 )
 
 // newListCmd makes tools, resources, templates and prompts: one list each,
-// every page of it.
-func newListCmd(name, method, field, short string) *cobra.Command {
+// every page of it. A server that does not declare the capability the list
+// belongs to is not asked (it may answer -32601): the list is empty.
+func newListCmd(name, method, field, capability, short string) *cobra.Command {
 	var f connFlags
 	var asJSON bool
 	cmd := &cobra.Command{
@@ -25,11 +26,18 @@ func newListCmd(name, method, field, short string) *cobra.Command {
 		Example: fmt.Sprintf("  mcpscope %s -- npx -y @modelcontextprotocol/server-everything\n  mcpscope %s --json http://127.0.0.1:3001/mcp", name, name),
 		Args:    headlessArgs(0, 0, ""),
 		RunE: withSession(&f, oneShotGrace, nil, func(cmd *cobra.Command, _ []string, s *session.Session, _ connect.Spec) error {
+			out := cmd.OutOrStdout()
+			if len(s.Info().Capabilities) > 0 && !s.HasCapability(capability) {
+				if asJSON {
+					return render.Line(out, map[string]any{field: []any{}})
+				}
+				fmt.Fprintf(out, "(the server declares no %s capability, so it has no %s)\n", capability, field)
+				return nil
+			}
 			all, err := s.ListAll(cmd.Context(), method, field)
 			if err != nil {
 				return err
 			}
-			out := cmd.OutOrStdout()
 			if asJSON {
 				return render.Line(out, map[string]any{field: all})
 			}

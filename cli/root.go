@@ -54,10 +54,10 @@ func newRoot() *cobra.Command {
 		&cobra.Group{ID: groupServers, Title: "more"},
 	)
 	for _, c := range []*cobra.Command{
-		newListCmd("tools", "tools/list", "tools", "List the server's tools"),
-		newListCmd("resources", "resources/list", "resources", "List the server's resources"),
-		newListCmd("templates", "resources/templates/list", "resourceTemplates", "List the server's resource templates"),
-		newListCmd("prompts", "prompts/list", "prompts", "List the server's prompts"),
+		newListCmd("tools", "tools/list", "tools", "tools", "List the server's tools"),
+		newListCmd("resources", "resources/list", "resources", "resources", "List the server's resources"),
+		newListCmd("templates", "resources/templates/list", "resourceTemplates", "resources", "List the server's resource templates"),
+		newListCmd("prompts", "prompts/list", "prompts", "prompts", "List the server's prompts"),
 		newCallCmd(),
 		newReadCmd(),
 		newPromptCmd(),

@@ -101,7 +101,6 @@ func newTaskActionCmd(action, short string) *cobra.Command {
 // task's requests.
 func taskAction(cmd *cobra.Command, s *session.Session, action, id, url string, asJSON bool) error {
 	ctx, stdout, stderr := cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()
-	modern := s.Era() == session.EraModern
 	switch action {
 	case "get", "cancel":
 		res, err := s.CallWith("tasks/"+action, map[string]any{"taskId": id}, session.CallOptions{Timeout: -1}).Await(ctx)
@@ -111,14 +110,8 @@ func taskAction(cmd *cobra.Command, s *session.Session, action, id, url string, 
 		render.Indented(stdout, res)
 		return nil
 	case "result":
-		if !modern {
-			res, err := s.CallWith("tasks/result", map[string]any{"taskId": id}, session.CallOptions{Timeout: -1}).Await(ctx)
-			if err != nil {
-				return err
-			}
-			render.Result(stdout, asJSON, res, render.Contents)
-			return nil
-		}
+		// FollowTask: tasks/result (2025-11-25) or tasks/get to the end
+		// (2026-07-28), and a task that failed or was cancelled says so.
 		res, err := s.FollowTask(ctx, id, func(t session.Task) { printTaskStatus(stderr, t) })
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -130,7 +123,7 @@ func taskAction(cmd *cobra.Command, s *session.Session, action, id, url string, 
 		return nil
 	}
 	// update
-	if !modern {
+	if s.Era() != session.EraModern {
 		return usagef(cmd.CommandPath(), "task update is the 2026-07-28 tasks extension's tasks/update; %s speaks the %s era, where input arrives as server requests",
 			termsafe.Line(s.Info().Target), s.Era())
 	}

@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -244,5 +245,26 @@ func TestTasksExtNoTaskParam(t *testing.T) {
 	}
 	if session.ResultType(res) != "task" {
 		t.Fatalf("want a task, got %s", res)
+	}
+}
+
+// A task that ends cancelled is no result: following it says how it ended,
+// and the command exits 1, the server's word (server-everything, 2025-11-25
+// tasks, whose tasks live in the session that made them).
+func TestTaskResultOfACancelledTask(t *testing.T) {
+	url := peers.StartEverythingHTTP(t, "streamableHttp")
+	s := clienttest.Connect(t, connect.Spec{URL: url, NoJournal: true})
+	c := s.CallAsTask("tools/call", map[string]any{"name": "simulate-research-query", "arguments": map[string]any{"topic": "moons"}}, time.Minute)
+	clienttest.Call(t, c)
+	id := c.Snapshot().TaskID
+	clienttest.Call(t, s.Call("tasks/cancel", map[string]any{"taskId": id}))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	_, err := s.FollowTask(ctx, id, nil)
+	if !errors.Is(err, session.ErrTaskEnded) || !strings.Contains(err.Error(), "ended cancelled") {
+		t.Fatalf("following a cancelled task: %v", err)
+	}
+	if code := exitCode(err); code != exitServerErr {
+		t.Fatalf("exit code %d for a cancelled task, want %d", code, exitServerErr)
 	}
 }

@@ -61,6 +61,9 @@ var (
 	ErrCancelled = errors.New("cancelled")
 	// ErrClosed: the session or its transport ended before an answer came.
 	ErrClosed = errors.New("closed")
+	// ErrTaskEnded: a task the call followed ended failed or cancelled (the
+	// server's word, not a transport failure).
+	ErrTaskEnded = errors.New("the task did not complete")
 	// ErrReissued: the response stream broke and the request went out
 	// again with a new id (the call's Next); waiting on it follows on.
 	ErrReissued = errors.New("re-issued")

@@ -3,7 +3,9 @@ package session
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"mcpscope/transport"
@@ -163,7 +165,14 @@ func (s *Session) FollowTask(ctx context.Context, id string, onStatus func(Task)
 			if g, err := s.Call("tasks/get", map[string]any{"taskId": id}).Wait(ctx); err == nil && g != nil {
 				report()
 			}
-			return res.Wait(ctx)
+			out, err := res.Wait(ctx)
+			if t, ok := s.Task(id); ok && (t.Status == "failed" || t.Status == "cancelled") {
+				// tasks/result of a task that did not complete carries no
+				// result worth printing as one (a bare _meta, or an error):
+				// say how it ended.
+				return out, &Failure{Reason: strings.TrimSpace(fmt.Sprintf("task %s ended %s %s", id, t.Status, t.StatusMessage)), Cause: err, Kind: ErrTaskEnded}
+			}
+			return out, err
 		case <-ctx.Done():
 			timer.Stop()
 			return nil, ctx.Err()

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
+	"strings"
 	"time"
 
 	"mcpscope/transport"
@@ -125,9 +126,9 @@ func (s *Session) followTaskExt(ctx context.Context, id string, onStatus func(Ta
 			case t.Status == "completed":
 				return o.Result, nil
 			case t.Status == "failed" && o.Error != nil:
-				return nil, &Failure{Reason: fmt.Sprintf("task %s failed: %d %s", id, o.Error.Code, o.Error.Message)}
+				return nil, &Failure{Reason: fmt.Sprintf("task %s failed: %d %s", id, o.Error.Code, o.Error.Message), Kind: ErrTaskEnded}
 			default:
-				return nil, &Failure{Reason: fmt.Sprintf("task %s ended %s %s", id, t.Status, t.StatusMessage)}
+				return nil, &Failure{Reason: strings.TrimSpace(fmt.Sprintf("task %s ended %s %s", id, t.Status, t.StatusMessage)), Kind: ErrTaskEnded}
 			}
 		}
 		timer := time.NewTimer(pollEvery(t))
