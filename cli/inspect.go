@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -14,6 +16,7 @@ import (
 	"mcpscope/internal/shell"
 	"mcpscope/session"
 	"mcpscope/themes"
+	"mcpscope/transport"
 	"mcpscope/ui"
 )
 
@@ -111,7 +114,7 @@ func inspect(cmd *cobra.Command, sp connect.Spec) error {
 	defer s.Close()
 	notes.off.Store(true)
 	err = ui.Run(cmd.Context(), ui.Options{Session: s, Responder: resp, Theme: themes.FromEnv(os.Getenv("MCPSCOPE_THEME")),
-		Target: targetArgs(sp)}, tea.WithInput(cmd.InOrStdin()), tea.WithOutput(stdout))
+		Target: targetArgs(sp), TargetLine: targetLine(sp)}, tea.WithInput(cmd.InOrStdin()), tea.WithOutput(stdout))
 	notes.off.Store(false)
 	// Quitting leaves long HTTP calls running on the server, to rejoin later.
 	if handles := s.DetachAll(); len(handles) > 0 {
@@ -136,11 +139,81 @@ func (g *gate) Write(p []byte) (int, error) {
 	return g.w.Write(p)
 }
 
+// targetLine is the end of a copied command line: the flags the target
+// needs and the target itself, shell-quoted, every secret as a $VARIABLE
+// reference for the person to set (never its value).
+func targetLine(sp connect.Spec) string {
+	var words []string
+	add := func(w ...string) {
+		for _, x := range w {
+			words = append(words, shell.Quote(x))
+		}
+	}
+	ref := func(prefix, name string) string { // "-H" "X-Api-Key: $X_API_KEY", double-quoted to expand
+		return `"` + prefix + "$" + envName(name) + `"`
+	}
+	for _, name := range sortedKeys(sp.Headers) {
+		if transport.IsSecretName(name) {
+			words = append(words, "-H", ref(name+": ", name))
+		} else {
+			add("-H", name+": "+sp.Headers[name])
+		}
+	}
+	if sp.Bearer != "" {
+		words = append(words, "--bearer", `"$MCPSCOPE_BEARER"`)
+	}
+	for _, kv := range sp.Env {
+		name, _, _ := strings.Cut(kv, "=")
+		if transport.IsSecretName(name) {
+			words = append(words, "-e", ref(name+"=", name))
+		} else {
+			add("-e", kv)
+		}
+	}
+	if sp.Dir != "" {
+		add("--cwd", sp.Dir)
+	}
+	if sp.Era != "" {
+		add("--era", sp.Era)
+	}
+	if sp.Transport != "" {
+		add("--transport", sp.Transport)
+	}
+	if sp.Shell {
+		add("--shell")
+	}
+	add(targetArgs(sp)...)
+	return strings.Join(words, " ")
+}
+
+// envName is a shell variable name for a header or variable: X-Api-Key
+// becomes X_API_KEY.
+func envName(name string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z':
+			return r - 'a' + 'A'
+		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			return r
+		}
+		return '_'
+	}, name)
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
+}
+
 // targetArgs is how a copied command line names the session's target.
 func targetArgs(sp connect.Spec) []string {
 	switch {
 	case sp.URL != "":
-		return []string{sp.URL}
+		return []string{transport.RedactURL(sp.URL)}
 	case len(sp.Command) > 0:
 		return append([]string{"--"}, sp.Command...)
 	}

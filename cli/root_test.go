@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"mcpscope/connect"
 	"net"
 	"os"
 	"path/filepath"
@@ -149,5 +150,23 @@ func TestFlagPlacement(t *testing.T) {
 		if code != exitOK || !strings.Contains(out, "x") {
 			t.Errorf("%v: exit %d\n%s\n%s", argv, code, out, errb)
 		}
+	}
+}
+
+// The command line the inspector's Y copies keeps what the target needs
+// (-H, -e, --bearer, --cwd) with every secret as a $VARIABLE reference.
+func TestTargetLineKeepsFlagsNotSecrets(t *testing.T) {
+	sp := connect.Spec{URL: "http://127.0.0.1:3001/mcp", Bearer: "CANARY-b", Headers: map[string]string{
+		"X-Api-Key": "CANARY-k", "X-Trace": "on"}}
+	got := targetLine(sp)
+	want := `-H "X-Api-Key: $X_API_KEY" -H 'X-Trace: on' --bearer "$MCPSCOPE_BEARER" http://127.0.0.1:3001/mcp`
+	if got != want {
+		t.Fatalf("targetLine:\n got %s\nwant %s", got, want)
+	}
+	sp = connect.Spec{Command: []string{"node", "server.js"}, Env: []string{"GITHUB_TOKEN=CANARY-g", "DEBUG=1"}, Dir: "/srv/x y"}
+	got = targetLine(sp)
+	want = `-e "GITHUB_TOKEN=$GITHUB_TOKEN" -e DEBUG=1 --cwd '/srv/x y' -- node server.js`
+	if got != want || strings.Contains(got, "CANARY") {
+		t.Fatalf("targetLine:\n got %s\nwant %s", got, want)
 	}
 }

@@ -57,7 +57,7 @@ func (m *Model) copyCommand() tea.Cmd {
 	if c == nil {
 		return nil
 	}
-	line, ok := commandLine(c.Snapshot(), m.opts.Target)
+	line, ok := commandLine(c.Snapshot(), m.opts.Target, m.opts.TargetLine)
 	if !ok {
 		m.setFlash("no mcpscope command makes a " + c.Method + " call; y copies its result")
 		return nil
@@ -65,8 +65,10 @@ func (m *Model) copyCommand() tea.Cmd {
 	return m.copyText(line, "command line")
 }
 
-// commandLine renders the headless command for a call, shell-quoted.
-func commandLine(sn session.CallSnapshot, target []string) (string, bool) {
+// commandLine renders the headless command for a call, shell-quoted; it
+// ends with targetLine when there is one (flags and target, already
+// quoted), else with target.
+func commandLine(sn session.CallSnapshot, target []string, targetLine string) (string, bool) {
 	var p struct {
 		Name      string          `json:"name"`
 		URI       string          `json:"uri"`
@@ -98,6 +100,9 @@ func commandLine(sn session.CallSnapshot, target []string) (string, bool) {
 		argv = []string{"mcpscope", "templates"}
 	default:
 		return "", false
+	}
+	if targetLine != "" {
+		return shell.Join(argv) + " " + targetLine, true
 	}
 	argv = append(argv, target...)
 	return shell.Join(argv), true

@@ -23,6 +23,10 @@ type Options struct {
 	// Target is how the command line names the server, for copied
 	// command lines ("http://…", or "--", "cmd", "args"…). Empty = demo.
 	Target []string
+	// TargetLine, when set, is the target with the connection flags it
+	// needs (-H, -e, --bearer…), shell-quoted, secrets as $VARIABLE
+	// references: what a copied command line ends with.
+	TargetLine string
 	// Clipboard writes the native clipboard; nil uses atotto. OSC 52 is
 	// always sent as well.
 	Clipboard func(string) error
