@@ -324,6 +324,26 @@ func StartTSv2(t testing.TB) string {
 	return startScript(t, "ts-v2-server.mjs")
 }
 
+// StartTMCP starts the tmcp peer (test/peers/tmcp-server.mjs: an
+// independent TypeScript implementation of both eras) over Streamable HTTP.
+func StartTMCP(t testing.TB) string {
+	t.Helper()
+	return startScript(t, "tmcp-server.mjs")
+}
+
+// TMCPStdio is the command that runs the tmcp peer over stdio.
+func TMCPStdio(t testing.TB) (cmd string, args []string) {
+	t.Helper()
+	return Node(t), []string{filepath.Join(scriptsDir(t), "tmcp-server.mjs"), "stdio"}
+}
+
+// StartMCPLite starts the mcp-lite peer (test/peers/mcp-lite-server.mjs:
+// 2025-03-26 and 2025-06-18 only, stateless Streamable HTTP).
+func StartMCPLite(t testing.TB) string {
+	t.Helper()
+	return startScript(t, "mcp-lite-server.mjs")
+}
+
 // startScript runs one of the test/peers servers with PORT=0 and reads the
 // URL from its "listening <url>" line: the kernel picks the port, so there is
 // no race for it.

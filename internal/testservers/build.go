@@ -16,7 +16,7 @@ type built struct {
 	err  error
 }
 
-var goserver, hostile built
+var goserver, hostile, mcpgo built
 
 // BuildStdio builds cmd/goserver once per test process and returns the
 // binary's path. Flags: --banner TEXT (printed on stdout before serving),
@@ -32,6 +32,13 @@ func BuildStdio(t testing.TB) (binPath string) {
 func BuildHostile(t testing.TB) (binPath string) {
 	t.Helper()
 	return hostile.get(t, "hostile")
+}
+
+// BuildMCPGo builds cmd/mcpgo (testservers.MCPGo over stdio) once per
+// test process.
+func BuildMCPGo(t testing.TB) (binPath string) {
+	t.Helper()
+	return mcpgo.get(t, "mcpgo")
 }
 
 func (b *built) get(t testing.TB, name string) string {
