@@ -34,6 +34,7 @@ func main() {
 	mode := flag.String("mode", "legacy", "how to misbehave (see the package doc)")
 	count := flag.String("count", "", "append a line to this file at every start (tests count starts)")
 	fixed := flag.String("fixed-if", "", "behave as modern-only when this file exists (a server fixed since the last run)")
+	quit := flag.Bool("exit-after-init", false, "exit once notifications/initialized arrives (a session that ends by itself)")
 	flag.Parse()
 	if *count != "" {
 		if f, err := os.OpenFile(*count, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
@@ -63,6 +64,10 @@ func main() {
 			Params json.RawMessage `json:"params"`
 		}
 		if json.Unmarshal(in.Bytes(), &req) != nil || req.ID == nil {
+			if *quit && req.Method == "notifications/initialized" {
+				fmt.Fprintln(os.Stderr, "hostile: "+evil) // stderr too, raw
+				os.Exit(0)
+			}
 			continue // notifications need no answer
 		}
 		reply := func(v string) {
@@ -85,7 +90,12 @@ func main() {
 			fail(-32601, "Method not found: initialize")
 		case req.Method == "initialize":
 			initialized = true
-			reply(`"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"hostile-` + *mode + `","version":"1"}}`)
+			instructions := `""`
+			if *mode == "escapes" {
+				b, _ := json.Marshal("use me " + evil)
+				instructions = string(b)
+			}
+			reply(`"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"hostile-` + *mode + `","version":"1"},"instructions":` + instructions + `}`)
 		case req.Method == "tools/list":
 			desc := "echoes its text"
 			if *mode == "escapes" {
