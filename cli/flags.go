@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"mcpscope/connect"
+	"mcpscope/hosts"
 	"mcpscope/transport"
 )
 
@@ -21,6 +22,7 @@ import (
 
 // serverFlags name the target and how to start or reach it.
 type serverFlags struct {
+	server    string // a configured server's name (mcpscope servers)
 	url       string
 	env       []string
 	cwd       string
@@ -33,6 +35,7 @@ type serverFlags struct {
 
 func (f *serverFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.url, "url", "", "the server's URL, instead of a URL as the last argument")
+	fs.StringVar(&f.server, "server", "", "a server configured in Claude, VS Code, Cursor, Windsurf or mcpscope, by NAME or HOST/NAME (see mcpscope servers)")
 	fs.StringArrayVarP(&f.env, "env", "e", nil, "set KEY=VALUE in the spawned server's environment (repeatable)")
 	fs.StringVar(&f.cwd, "cwd", "", "working directory of the spawned server")
 	fs.BoolVar(&f.shell, "shell", false, "run the server command through sh -c")
@@ -178,6 +181,18 @@ func schemeHint(arg string) string {
 // mistakes come back as usage errors.
 func (f *connFlags) spec(cmd *cobra.Command, url string, command []string) (connect.Spec, error) {
 	name := cmd.CommandPath()
+	var configured *hosts.Target
+	if f.server.server != "" {
+		if url != "" || len(command) > 0 || f.server.url != "" {
+			return connect.Spec{}, usagef(name, "give either --server or a target, not both")
+		}
+		t, err := configuredTarget(cmd, f.server.server)
+		if err != nil {
+			return connect.Spec{}, err
+		}
+		configured = &t
+		url, command = t.URL, t.Command
+	}
 	if f.server.url != "" {
 		if url != "" {
 			return connect.Spec{}, usagef(name, "two URLs: %s and --url %s", transport.RedactURL(url), transport.RedactURL(f.server.url))
@@ -194,6 +209,16 @@ func (f *connFlags) spec(cmd *cobra.Command, url string, command []string) (conn
 	}
 	sp := connect.Spec{URL: url, Command: command, Shell: f.server.shell, Env: f.server.env, Dir: f.server.cwd,
 		Roots: f.server.roots, LogLevel: f.server.logLevel}
+	if configured != nil {
+		// The host's settings, then the command line's on top.
+		sp.Env = append(append([]string(nil), configured.Env...), f.server.env...)
+		if sp.Dir == "" {
+			sp.Dir = configured.Dir
+		}
+		if f.server.transport == "" {
+			f.server.transport = configured.Transport
+		}
+	}
 	for _, e := range sp.Env {
 		if !strings.Contains(e, "=") {
 			return sp, usagef(name, "-e takes KEY=VALUE, got %q", e)
@@ -214,6 +239,16 @@ func (f *connFlags) spec(cmd *cobra.Command, url string, command []string) (conn
 	}
 	if err := f.http.fill(&sp, name); err != nil {
 		return sp, err
+	}
+	if configured != nil && len(configured.Headers) > 0 {
+		h := map[string]string{}
+		for k, v := range configured.Headers {
+			h[k] = v
+		}
+		for k, v := range sp.Headers {
+			h[k] = v // -H wins
+		}
+		sp.Headers = h
 	}
 	if err := f.sess.fill(&sp, name); err != nil {
 		return sp, err
@@ -313,4 +348,18 @@ func (f *sessionFlags) fill(sp *connect.Spec, name string) error {
 		sp.Answers = answers
 	}
 	return nil
+}
+
+// configuredTarget resolves a server configured in a host (or mcpscope's
+// own servers.json) by NAME or HOST/NAME.
+func configuredTarget(cmd *cobra.Command, name string) (hosts.Target, error) {
+	_, s, err := findServer(cmd, name, "")
+	if err != nil {
+		return hosts.Target{}, err
+	}
+	t, err := s.Target()
+	if err != nil {
+		return t, usagef(cmd.CommandPath(), "%v", err)
+	}
+	return t, nil
 }

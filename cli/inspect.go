@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"mcpscope/connect"
+	"mcpscope/hosts"
 	"mcpscope/internal/shell"
 	"mcpscope/session"
 	"mcpscope/themes"
@@ -42,7 +43,10 @@ nobody gave); 2 usage; 3 could not connect or the transport failed; 4 timed out;
   mcpscope -H 'Authorization: Bearer x' https://example.com/mcp`,
 		Args: rootArgs,
 		RunE: func(cmd *cobra.Command, args []string) error {
-			_, url, command := split(cmd, args)
+			own, url, command := split(cmd, args)
+			if len(own) == 1 && url == "" && len(command) == 0 {
+				f.server.server = own[0] // mcpscope NAME: a configured server (rootArgs checked)
+			}
 			sp, err := f.spec(cmd, url, command)
 			if err != nil {
 				return err
@@ -78,12 +82,18 @@ func rootArgs(cmd *cobra.Command, args []string) error {
 	if hasHTTPScheme(first) {
 		return usagef("", "one URL at a time, and no URL together with a command after --")
 	}
+	if len(before) == 1 && cmd.ArgsLenAtDash() < 0 && isConfiguredServer(first) {
+		return nil // mcpscope NAME
+	}
 	msg := fmt.Sprintf("unknown command %q", first)
 	if s := cmd.SuggestionsFor(first); len(s) > 0 {
 		msg += fmt.Sprintf("; did you mean %q?", s[0])
 	}
 	if cmd.ArgsLenAtDash() < 0 {
 		msg += fmt.Sprintf("\n  to inspect a server over stdio, put -- before its command: mcpscope -- %s", shell.Join(before))
+		if len(before) == 1 {
+			msg += "\n  or name a configured server (mcpscope servers lists them)"
+		}
 	}
 	return usagef("", "%s", msg)
 }
@@ -218,4 +228,11 @@ func targetArgs(sp connect.Spec) []string {
 		return append([]string{"--"}, sp.Command...)
 	}
 	return nil
+}
+
+// isConfiguredServer reports whether name picks exactly one server some
+// host (or mcpscope) has configured.
+func isConfiguredServer(name string) bool {
+	_, err := hosts.Load(hosts.Options{}).Find(name)
+	return err == nil
 }

@@ -3,7 +3,9 @@ package cli
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"mcpscope/connect"
+	"mcpscope/internal/testservers"
 	"net"
 	"os"
 	"path/filepath"
@@ -168,5 +170,34 @@ func TestTargetLineKeepsFlagsNotSecrets(t *testing.T) {
 	want = `-e "GITHUB_TOKEN=$GITHUB_TOKEN" -e DEBUG=1 --cwd '/srv/x y' -- node server.js`
 	if got != want || strings.Contains(got, "CANARY") {
 		t.Fatalf("targetLine:\n got %s\nwant %s", got, want)
+	}
+}
+
+// A configured server is reached by name: --server NAME on any command,
+// with the host's env, args and headers (secrets stay in the file).
+func TestServerByName(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	bin := testservers.BuildStdio(t)
+	cfg := fmt.Sprintf(`{"mcpServers":{"demo":{"command":%q,"args":["-no-die"],"env":{"API_TOKEN":"CANARY-srv"}}}}`, bin)
+	if err := os.MkdirAll(filepath.Join(home, ".config", "mcpscope"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".config", "mcpscope", "servers.json"), []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errb := run(t, "tools", "--server", "demo", "--no-journal")
+	if code != exitOK || !strings.Contains(out, "echo") || strings.Contains(out+errb, "CANARY") {
+		t.Fatalf("tools --server demo: exit %d\n%s\n%s", code, out, errb)
+	}
+	if code, _, errb := run(t, "tools", "--server", "nosuch", "--no-journal"); code != exitUsage || !strings.Contains(errb, "nosuch") {
+		t.Fatalf("an unknown server name: exit %d\n%s", code, errb)
+	}
+	if code, _, errb := run(t, "tools", "--server", "demo", "http://127.0.0.1:1/mcp"); code != exitUsage || !strings.Contains(errb, "not both") {
+		t.Fatalf("--server with a target: exit %d\n%s", code, errb)
+	}
+	if !isConfiguredServer("demo") || isConfiguredServer("frobnicate") {
+		t.Fatal("mcpscope NAME should know demo and not frobnicate")
 	}
 }
