@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -47,6 +48,10 @@ func newCallCmd() *cobra.Command {
 				c = s.CallAsTask("tools/call", params, ttl.d)
 			} else {
 				c = s.Call("tools/call", params)
+			}
+			if isTerminal(errw) {
+				stop := showProgress(errw, s, c)
+				defer stop()
 			}
 			res, err := c.Await(ctx)
 			if err != nil {
@@ -183,4 +188,48 @@ func coerce(typ, v string) (any, error) {
 		return x, nil
 	}
 	return v, nil
+}
+
+// showProgress keeps one line on a terminal's stderr up to date with the
+// call's progress (the last round's), until stop, which clears it.
+func showProgress(w io.Writer, s *session.Session, c *session.Call) (stop func()) {
+	quit, finished := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(finished)
+		shown := false
+		for {
+			select {
+			case <-quit:
+				if shown {
+					fmt.Fprint(w, "\r\x1b[K")
+				}
+				return
+			case <-s.Store().Changed():
+			}
+			sn := lastRound(c).Snapshot()
+			if !sn.HasProgress {
+				continue
+			}
+			p := sn.Progress
+			line := fmt.Sprintf("%s: %g", sn.Name, p.Value)
+			if p.Total > 0 {
+				line += fmt.Sprintf("/%g", p.Total)
+			}
+			if p.Message != "" {
+				line += " " + p.Message
+			}
+			fmt.Fprintf(w, "\r\x1b[K%s", termsafe.Line(shorten(line, 100)))
+			shown = true
+		}
+	}()
+	return func() { close(quit); <-finished }
+}
+
+// shorten cuts s to n runes with an ellipsis.
+func shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
 }

@@ -2,14 +2,14 @@ package cli
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"strings"
 
-	"charm.land/fang/v2"
-
 	"mcpscope/connect"
+	"mcpscope/internal/render"
 	"mcpscope/internal/termsafe"
 	"mcpscope/oauth"
 	"mcpscope/session"
@@ -66,7 +66,7 @@ func exitCode(err error) int {
 
 // printError writes err for a person, sanitised (server words travel in
 // error messages), with what to do next.
-func printError(w io.Writer, _ fang.Styles, err error) {
+func printError(w io.Writer, err error) {
 	msg := err.Error()
 	if errors.Is(err, context.Canceled) {
 		msg = "interrupted"
@@ -139,3 +139,30 @@ func (e *usageError) cmdOr(def string) string {
 	}
 	return def
 }
+
+// printJSONError writes err for a program: {"error":{"code":…,"message":…}}
+// on one line, with the server's JSON-RPC code and data when it answered
+// with an error, else the exit code; kind names the exit code's class.
+func printJSONError(w io.Writer, err error) {
+	code := exitCode(err)
+	e := map[string]any{"code": code, "message": err.Error(), "exit": code, "kind": exitKinds[code]}
+	if errors.Is(err, context.Canceled) {
+		e["message"] = "interrupted"
+	}
+	var rpc *session.RPCError
+	if errors.As(err, &rpc) {
+		e["code"] = rpc.Code
+		switch {
+		case json.Valid(rpc.Data):
+			e["data"] = rpc.Data
+		case len(rpc.Data) > 0:
+			e["data"] = string(rpc.Data)
+		}
+	}
+	if h := hint(err); h != "" {
+		e["hint"] = h
+	}
+	_ = render.Line(w, map[string]any{"error": e})
+}
+
+var exitKinds = map[int]string{exitServerErr: "server", exitUsage: "usage", exitTransport: "transport", exitTimeout: "timeout", exitInterrupt: "interrupted"}

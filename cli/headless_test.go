@@ -3,6 +3,7 @@ package cli
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
@@ -84,5 +85,26 @@ func TestConformanceUsage(t *testing.T) {
 	}
 	if code := Run(context.Background(), []string{"client"}, &out, &errOut); code != exitUsage {
 		t.Fatalf("without a URL: exit %d, want %d", code, exitUsage)
+	}
+}
+
+// With --json, errors are JSON on stdout too, with the same exit codes.
+func TestJSONErrors(t *testing.T) {
+	code, out, _ := runT(t, "call", "no-such-tool", "--json")
+	var e struct {
+		Error struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+			Exit    int    `json:"exit"`
+			Kind    string `json:"kind"`
+		} `json:"error"`
+	}
+	if code != exitServerErr || json.Unmarshal([]byte(out), &e) != nil || e.Error.Exit != exitServerErr || e.Error.Kind != "server" ||
+		e.Error.Code >= 0 || !strings.Contains(e.Error.Message, "no-such-tool") {
+		t.Fatalf("a server error with --json: exit %d, stdout %q", code, out)
+	}
+	code, out, _ = runT(t, "call", "delay", "ms=5000", "--timeout", "200ms", "--json")
+	if code != exitTimeout || json.Unmarshal([]byte(out), &e) != nil || e.Error.Code != exitTimeout || e.Error.Kind != "timeout" {
+		t.Fatalf("a timeout with --json: exit %d, stdout %q", code, out)
 	}
 }

@@ -126,6 +126,9 @@ func inspect(cmd *cobra.Command, sp connect.Spec) error {
 	err = ui.Run(cmd.Context(), ui.Options{Session: s, Responder: resp, Theme: themes.FromEnv(os.Getenv("MCPSCOPE_THEME")),
 		Target: targetArgs(sp), TargetLine: targetLine(sp)}, tea.WithInput(cmd.InOrStdin()), tea.WithOutput(stdout))
 	notes.off.Store(false)
+	if path := s.Info().JournalPath; path != "" {
+		fmt.Fprintf(stderr, "mcpscope: the session's journal is %s (mcpscope journal reads it back)\n", path)
+	}
 	// Quitting leaves long HTTP calls running on the server, to rejoin later.
 	if handles := s.DetachAll(); len(handles) > 0 {
 		fmt.Fprintf(stderr, "mcpscope: left %d call(s) running on the server; rejoin with:\n", len(handles))

@@ -33,7 +33,14 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetArgs(args)
 	root.SetOut(stdout)
 	root.SetErr(stderr)
-	err := fang.Execute(ctx, root, fang.WithVersion(version()), fang.WithoutManpage(), fang.WithErrorHandler(printError))
+	onError := func(w io.Writer, _ fang.Styles, err error) {
+		if wantsJSON(root, args) {
+			printJSONError(stdout, err)
+			return
+		}
+		printError(w, err)
+	}
+	err := fang.Execute(ctx, root, fang.WithVersion(version()), fang.WithoutManpage(), fang.WithErrorHandler(onError))
 	return exitCode(err)
 }
 
@@ -119,4 +126,15 @@ func version() string {
 		rev = rev[:12]
 	}
 	return v + " (commit " + rev + dirty + ", " + at + ")"
+}
+
+// wantsJSON reports whether the command args ran asked for --json: then its
+// errors are JSON on stdout too.
+func wantsJSON(root *cobra.Command, args []string) bool {
+	c, _, err := root.Find(args)
+	if err != nil || c == nil {
+		return false
+	}
+	f := c.Flags().Lookup("json")
+	return f != nil && f.Value.String() == "true"
 }
