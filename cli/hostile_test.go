@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -249,66 +248,31 @@ func silentServer(t *testing.T) string {
 	return "http://" + ln.Addr().String() + "/mcp"
 }
 
-// jsonrpcServer answers initialize and tools/list itself and passes every
-// other request to other.
-func jsonrpcServer(t *testing.T, other http.HandlerFunc) *httptest.Server {
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-		}
-		if r.Method == http.MethodPost {
-			b, _ := io.ReadAll(r.Body)
-			r.Body = io.NopCloser(bytes.NewReader(b))
-			_ = json.Unmarshal(b, &req)
-		}
-		switch {
-		case req.Method == "initialize":
-			w.Header().Set("Content-Type", "application/json")
-			w.Header().Set("Mcp-Session-Id", "s1")
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"scripted","version":"1"}}}`, req.ID)
-		case req.Method == "tools/list":
-			w.Header().Set("Content-Type", "application/json")
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"x","inputSchema":{"type":"object"}}]}}`, req.ID)
-		case r.Method == http.MethodPost && req.ID == nil:
-			w.WriteHeader(http.StatusAccepted)
-		case r.Method == http.MethodDelete:
-		default:
-			other(w, r)
-		}
-	}))
-	t.Cleanup(func() { srv.CloseClientConnections(); srv.Close() })
-	return srv
-}
-
-// stallingGETs answers POSTs but holds every GET without a header, and
-// fails the test if a GET comes before the first POST (a speculative
-// request).
+// stallingGETs answers POSTs but holds the standalone GET without a
+// header, and fails the test if a GET comes before the first POST (a
+// speculative request).
 func stallingGETs(t *testing.T) string {
 	var posted atomic.Bool
 	release := make(chan struct{})
-	srv := jsonrpcServer(t, func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet {
-			if !posted.Load() {
-				t.Error("a GET came before any POST")
-			}
-			select {
-			case <-release:
-			case <-r.Context().Done():
-			}
-			return
+	srv := testservers.StartScripted(t, nil)
+	srv.Listen = func(w http.ResponseWriter, r *http.Request) {
+		if !posted.Load() {
+			t.Error("a GET came before any POST")
 		}
-		w.WriteHeader(404)
-	})
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+	}
 	t.Cleanup(func() { close(release) })
-	wrapped := srv.Config.Handler
+	scripted := srv.Config.Handler
 	srv.Config.Handler = http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost {
 			posted.Store(true)
 		}
-		wrapped.ServeHTTP(w, r)
+		scripted.ServeHTTP(w, r)
 	})
-	return srv.URL + "/mcp"
+	return srv.URL
 }
 
 // closingStreams answers tools/call (and every resume) with a priming
@@ -316,19 +280,14 @@ func stallingGETs(t *testing.T) string {
 // event id.
 func closingStreams(t *testing.T, retry string, fresh bool) string {
 	var n atomic.Int32
-	srv := jsonrpcServer(t, func(w http.ResponseWriter, r *http.Request) {
-		if r.Method == http.MethodGet && r.Header.Get("Last-Event-ID") == "" {
-			w.WriteHeader(http.StatusMethodNotAllowed)
-			return
-		}
+	srv := testservers.StartScripted(t, func(w http.ResponseWriter, r *http.Request, _ json.RawMessage, _ string) {
 		id := int32(1)
 		if fresh {
 			id = n.Add(1)
 		}
-		w.Header().Set("Content-Type", "text/event-stream")
-		fmt.Fprintf(w, "id: p%d\n%sdata: \n\n", id, retry)
+		testservers.SSE(w, fmt.Sprintf("id: p%d\n%sdata: \n\n", id, retry))
 	})
-	return srv.URL + "/mcp"
+	return srv.URL
 }
 
 // unsafeAt is where text holds a byte that could drive a terminal: a

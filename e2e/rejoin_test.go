@@ -92,6 +92,20 @@ func TestRejoinAfterKill9(t *testing.T) {
 	}
 }
 
+// killMidCall starts mcpscope call with args, kill -9s it once its call's
+// rejoin record shows progress, and returns the record.
+func killMidCall(t *testing.T, state string, args ...string) session.Detached {
+	t.Helper()
+	first := mcpscope(t, state, append([]string{"call"}, args...)...)
+	if err := first.Start(); err != nil {
+		t.Fatal(err)
+	}
+	rec := waitRecord(t, &session.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")})
+	first.Process.Signal(syscall.SIGKILL)
+	first.Wait()
+	return rec
+}
+
 // journaledProgress is the progress values of every notifications/progress
 // a journal holds, in order (a torn last line is fine: kill -9).
 func journaledProgress(t *testing.T, path string) []int {
@@ -154,14 +168,7 @@ func TestRejoinLeavesALiveSessionAlone(t *testing.T) {
 func TestRejoinForeignSessionHere(t *testing.T) {
 	url := peers.StartTSv1Resumable(t)
 	state := t.TempDir()
-	first := mcpscope(t, state, "call", "slow", "steps=15", "intervalMs=100", "--era", "legacy", url)
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
-	store := &session.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}
-	rec := waitRecord(t, store)
-	first.Process.Signal(syscall.SIGKILL)
-	first.Wait()
+	rec := killMidCall(t, state, "slow", "steps=15", "intervalMs=100", "--era", "legacy", url)
 
 	s := clienttest.Connect(t, connect.Spec{URL: url, NoJournal: true, Era: "legacy"})
 	sid := s.Info().SessionID
@@ -187,14 +194,8 @@ func TestRejoinForeignSessionHere(t *testing.T) {
 func TestInterruptedRejoinKeepsTheRecord(t *testing.T) {
 	url := peers.StartTSv1Resumable(t)
 	state := t.TempDir()
-	first := mcpscope(t, state, "call", "slow", "steps=30", "intervalMs=100", "--era", "legacy", url)
-	if err := first.Start(); err != nil {
-		t.Fatal(err)
-	}
+	rec := killMidCall(t, state, "slow", "steps=30", "intervalMs=100", "--era", "legacy", url)
 	store := &session.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}
-	rec := waitRecord(t, store)
-	first.Process.Signal(syscall.SIGKILL)
-	first.Wait()
 
 	second := mcpscope(t, state, "rejoin", rec.Handle, "--no-journal")
 	stderr, err := second.StderrPipe()

@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,46 +16,6 @@ import (
 	"mcpscope/session"
 	"mcpscope/transport"
 )
-
-// scripted is a hand-written Streamable HTTP server for the bounds tests:
-// initialize answers at once, it offers no standalone GET stream (405), and
-// every other request (a call's POST, a resume GET) goes to call.
-func scripted(t *testing.T, call func(w http.ResponseWriter, r *http.Request, id json.RawMessage, method string)) *httptest.Server {
-	t.Helper()
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		var req struct {
-			ID     json.RawMessage `json:"id"`
-			Method string          `json:"method"`
-		}
-		if r.Method == http.MethodPost {
-			_ = json.NewDecoder(r.Body).Decode(&req)
-		}
-		switch {
-		case r.Method == http.MethodPost && req.Method == "initialize":
-			w.Header().Set("Content-Type", "application/json")
-			w.Header().Set("Mcp-Session-Id", "s1")
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"scripted","version":"1"}}}`, req.ID)
-		case r.Method == http.MethodPost && req.ID == nil:
-			w.WriteHeader(http.StatusAccepted)
-		case r.Method == http.MethodDelete:
-		case r.Method == http.MethodGet && r.Header.Get("Last-Event-ID") == "":
-			w.WriteHeader(http.StatusMethodNotAllowed)
-		default:
-			call(w, r, req.ID, req.Method)
-		}
-	}))
-	t.Cleanup(srv.Close)
-	return srv
-}
-
-// sse writes one SSE event and flushes it.
-func sse(w http.ResponseWriter, event string) {
-	if w.Header().Get("Content-Type") == "" {
-		w.Header().Set("Content-Type", "text/event-stream")
-	}
-	fmt.Fprint(w, event)
-	w.(http.Flusher).Flush()
-}
 
 func events(s *session.Session, name string) []transport.Meta {
 	var out []transport.Meta
@@ -70,8 +29,8 @@ func events(s *session.Session, name string) []transport.Meta {
 
 // A server's retry of 277 hours is capped, and the resume says so.
 func TestRetryIsCapped(t *testing.T) {
-	srv := scripted(t, func(w http.ResponseWriter, r *http.Request, _ json.RawMessage, _ string) {
-		sse(w, "id: p1\nretry: 1000000000\ndata: \n\n") // prime, then close the stream
+	srv := testservers.StartScripted(t, func(w http.ResponseWriter, r *http.Request, _ json.RawMessage, _ string) {
+		testservers.SSE(w, "id: p1\nretry: 1000000000\ndata: \n\n") // prime, then close the stream
 	})
 	s := httpSession(t, srv.URL)
 	c := s.Call("tools/call", map[string]any{"name": "x"})
@@ -89,11 +48,11 @@ func TestRetryIsCapped(t *testing.T) {
 func TestPrimingEventsDoNotResetAttempts(t *testing.T) {
 	var gets atomic.Int32
 	var n atomic.Int32
-	srv := scripted(t, func(w http.ResponseWriter, r *http.Request, _ json.RawMessage, _ string) {
+	srv := testservers.StartScripted(t, func(w http.ResponseWriter, r *http.Request, _ json.RawMessage, _ string) {
 		if r.Method == http.MethodGet && r.Header.Get("Last-Event-ID") != "" {
 			gets.Add(1)
 		}
-		sse(w, fmt.Sprintf("id: p%d\nretry: 10\ndata: \n\n", n.Add(1)))
+		testservers.SSE(w, fmt.Sprintf("id: p%d\nretry: 10\ndata: \n\n", n.Add(1)))
 	})
 	s := httpSession(t, srv.URL)
 	_, err := waitCall(t, s.Call("tools/call", map[string]any{"name": "x"}))
@@ -112,8 +71,8 @@ func TestRefusedResumeFailsFast(t *testing.T) {
 	var once sync.Once
 	t.Cleanup(func() { once.Do(func() { close(release) }) })
 	var streaming = make(chan struct{}, 1)
-	srv := scripted(t, func(w http.ResponseWriter, r *http.Request, _ json.RawMessage, _ string) {
-		sse(w, "id: p1\nretry: 50\ndata: \n\n")
+	srv := testservers.StartScripted(t, func(w http.ResponseWriter, r *http.Request, _ json.RawMessage, _ string) {
+		testservers.SSE(w, "id: p1\nretry: 50\ndata: \n\n")
 		streaming <- struct{}{}
 		select {
 		case <-release:
@@ -137,7 +96,7 @@ func TestRefusedResumeFailsFast(t *testing.T) {
 // A response whose id has the right value in the wrong JSON type answers
 // nothing; it is reported at once (Warn) and named when the call times out.
 func TestTypedTwinResponseIsReported(t *testing.T) {
-	srv := scripted(t, func(w http.ResponseWriter, r *http.Request, id json.RawMessage, _ string) {
+	srv := testservers.StartScripted(t, func(w http.ResponseWriter, r *http.Request, id json.RawMessage, _ string) {
 		w.Header().Set("Content-Type", "application/json")
 		fmt.Fprintf(w, `{"jsonrpc":"2.0","id":"%s","result":{"content":[]}}`, strings.Trim(string(id), `"`))
 	})

@@ -52,11 +52,7 @@ func StartHTTP(t testing.TB, opts HTTPOpts) (url string) { return StartHTTPServe
 // t.Cleanup: in-flight calls are cancelled, sessions closed, connections cut.
 func StartHTTPServer(t testing.TB, opts HTTPOpts) *HTTPServer {
 	t.Helper()
-	h := &HTTPServer{Server: opts.Server, expired: map[string]bool{}}
-	if h.Server == nil {
-		h.demo = newEverything(WithClockInterval(opts.ClockInterval), WithRequestLog(opts.RequestLog))
-		h.Server = h.demo.Server
-	}
+	h := newHTTPServer(opts)
 	so := &mcp.StreamableHTTPOptions{
 		JSONResponse:   opts.JSONResponse,
 		Stateless:      opts.Stateless,
@@ -74,16 +70,23 @@ func StartHTTPServer(t testing.TB, opts HTTPOpts) *HTTPServer {
 	return h
 }
 
-// StartSSE serves Everything() (or opts.Server) over the 2024-11-05 HTTP+SSE
-// transport (the Go SDK's SSE handler) at /sse on 127.0.0.1; opts other than
-// Server, ClockInterval and RequestLog do not apply.
-func StartSSE(t testing.TB, opts HTTPOpts) *HTTPServer {
-	t.Helper()
+// newHTTPServer holds opts.Server, or Everything() with opts' clock and
+// request log.
+func newHTTPServer(opts HTTPOpts) *HTTPServer {
 	h := &HTTPServer{Server: opts.Server, expired: map[string]bool{}}
 	if h.Server == nil {
 		h.demo = newEverything(WithClockInterval(opts.ClockInterval), WithRequestLog(opts.RequestLog))
 		h.Server = h.demo.Server
 	}
+	return h
+}
+
+// StartSSE serves Everything() (or opts.Server) over the 2024-11-05 HTTP+SSE
+// transport (the Go SDK's SSE handler) at /sse on 127.0.0.1; opts other than
+// Server, ClockInterval and RequestLog do not apply.
+func StartSSE(t testing.TB, opts HTTPOpts) *HTTPServer {
+	t.Helper()
+	h := newHTTPServer(opts)
 	h.mcp = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return h.Server }, nil)
 	mux := http.NewServeMux()
 	mux.Handle("/sse", h.mcp)
