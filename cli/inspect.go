@@ -163,7 +163,7 @@ func targetLine(sp connect.Spec) string {
 		}
 	}
 	ref := func(prefix, name string) string { // "-H" "X-Api-Key: $X_API_KEY", double-quoted to expand
-		return `"` + prefix + "$" + envName(name) + `"`
+		return `"` + prefix + "$" + shell.VarName(name) + `"`
 	}
 	for _, name := range sortedKeys(sp.Headers) {
 		if transport.IsSecretName(name) {
@@ -197,20 +197,6 @@ func targetLine(sp connect.Spec) string {
 	}
 	add(targetArgs(sp)...)
 	return strings.Join(words, " ")
-}
-
-// envName is a shell variable name for a header or variable: X-Api-Key
-// becomes X_API_KEY.
-func envName(name string) string {
-	return strings.Map(func(r rune) rune {
-		switch {
-		case r >= 'a' && r <= 'z':
-			return r - 'a' + 'A'
-		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
-			return r
-		}
-		return '_'
-	}, name)
 }
 
 func sortedKeys(m map[string]string) []string {

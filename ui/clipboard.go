@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"fmt"
 	"sort"
 	"strings"
 
@@ -9,7 +10,9 @@ import (
 	"github.com/atotto/clipboard"
 
 	"mcpscope/internal/shell"
+	"mcpscope/internal/termsafe"
 	"mcpscope/session"
+	"mcpscope/transport"
 )
 
 // copyText puts s on the clipboard twice over: OSC 52 (works over SSH and
@@ -51,18 +54,84 @@ func (m *Model) copySelected() tea.Cmd {
 	return m.copyText(string(prettyParams(sn.Params)), "params of call "+sn.Key)
 }
 
-// copyCommand copies an mcpscope command line that makes the same call.
+// copyCommand offers what people paste elsewhere for the selected call:
+// the equivalent mcpscope command, a curl command (HTTP targets), or the
+// JSON-RPC message exactly as it was sent.
 func (m *Model) copyCommand() tea.Cmd {
 	c := m.selectedCall()
 	if c == nil {
 		return nil
 	}
-	line, ok := commandLine(c.Snapshot(), m.opts.Target, m.opts.TargetLine)
-	if !ok {
-		m.setFlash("no mcpscope command makes a " + c.Method + " call; y copies its result")
+	sn := c.Snapshot()
+	type choice struct {
+		label, what, text string
+	}
+	var choices []choice
+	if line, ok := commandLine(sn, m.opts.Target, m.opts.TargetLine); ok {
+		choices = append(choices, choice{"mcpscope command   " + shorten(line, 60), "command line", line})
+	}
+	sent := m.sentFrame(c)
+	if u := m.httpTarget(); u != "" && sent != nil {
+		line := curlLine(u, sent)
+		choices = append(choices, choice{"curl command       " + shorten(line, 60), "curl command", line})
+	}
+	if sent != nil {
+		choices = append(choices, choice{"JSON-RPC message   " + shorten(string(sent.Data), 60), "JSON-RPC message", string(sent.Data)})
+	}
+	if len(choices) == 0 {
+		m.setFlash("nothing to copy for a " + c.Method + " call yet; y copies its result")
 		return nil
 	}
-	return m.copyText(line, "command line")
+	labels := make([]string, len(choices))
+	for i, ch := range choices {
+		labels[i] = termsafe.Line(ch.label)
+	}
+	m.push(&chooser{title: "Copy call " + sn.Key + " as", options: labels, onChoose: func(m *Model, i int) tea.Cmd {
+		return m.copyText(choices[i].text, choices[i].what)
+	}})
+	return nil
+}
+
+// sentFrame is the request exactly as it went out (its Out frame), nil
+// when it is no longer in memory or was never sent.
+func (m *Model) sentFrame(c *session.Call) *transport.Frame {
+	if it := m.s.Store().Get(c.Seq); it != nil && it.Frame.Dir == transport.Out {
+		return &it.Frame
+	}
+	return nil
+}
+
+// curlLine is a curl command that sends the request of frame f to url with
+// the headers it was sent with (session id, protocol version, the
+// 2026-07-28 routing headers, the user's own); a secret header's value is
+// a $VARIABLE reference, never the value.
+func curlLine(url string, f *transport.Frame) string {
+	line := shell.Join([]string{"curl", "-sS", "-N", "-X", "POST", url})
+	for _, name := range sortedNames(f.Meta.Headers) {
+		switch strings.ToLower(name) {
+		case "content-length", "user-agent", "accept-encoding":
+			continue
+		}
+		v := f.Meta.Headers[name]
+		switch {
+		case strings.EqualFold(name, "Authorization") && strings.HasPrefix(v, "Bearer "):
+			line += ` -H "Authorization: Bearer $MCPSCOPE_BEARER"`
+		case transport.IsSecretName(name):
+			line += fmt.Sprintf(` -H "%s: $%s"`, name, shell.VarName(name))
+		default:
+			line += " -H " + shell.Quote(name+": "+v)
+		}
+	}
+	return line + " --data-binary " + shell.Quote(string(f.Data))
+}
+
+func sortedNames(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
 }
 
 // commandLine renders the headless command for a call, shell-quoted; it

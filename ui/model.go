@@ -27,6 +27,7 @@ type Options struct {
 	// needs (-H, -e, --bearer…), shell-quoted, secrets as $VARIABLE
 	// references: what a copied command line ends with.
 	TargetLine string
+
 	// Clipboard writes the native clipboard; nil uses atotto. OSC 52 is
 	// always sent as well.
 	Clipboard func(string) error

@@ -11,6 +11,7 @@ import (
 
 	"mcpscope/session"
 	"mcpscope/themes"
+	"mcpscope/transport"
 )
 
 // TestServerTextInert renders every view over hostile server text and
@@ -293,8 +294,20 @@ func TestCopyAndHelpAndTheme(t *testing.T) {
 		t.Fatalf("copy: %q\n%s", clip, screen(m))
 	}
 	press(m, "copy-command")
+	if !strings.Contains(screen(m), "Copy call 1 as") {
+		t.Fatalf("Y offers a choice:\n%s", screen(m))
+	}
+	press(m, "choose")
 	if want := `mcpscope call echo --args '{"message":"it'\''s"}' http://localhost:8080/mcp`; len(clip) != 2 || clip[1] != want {
 		t.Fatalf("command line %q, want %q", clip, want)
+	}
+	press(m, "copy-command", "choose-down", "choose")
+	if len(clip) != 3 || !strings.HasPrefix(clip[2], "curl -sS -N -X POST http://localhost:8080/mcp") || !strings.Contains(clip[2], `--data-binary '{"jsonrpc":"2.0","id":1,"method":"tools/call"`) {
+		t.Fatalf("curl command %q", clip)
+	}
+	press(m, "copy-command", "choose-down", "choose-down", "choose")
+	if len(clip) != 4 || !strings.HasPrefix(clip[3], `{"jsonrpc":"2.0","id":1,"method":"tools/call"`) {
+		t.Fatalf("JSON-RPC message %q", clip)
 	}
 	press(m, "help")
 	if _, ok := m.top().(*help); !ok || !strings.Contains(screen(m), "cancel the selected call") {
@@ -361,5 +374,18 @@ func TestMouse(t *testing.T) {
 	m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelDown, Y: 3})
 	if m.req.sel != 4 {
 		t.Fatalf("wheel: req sel %d", m.req.sel)
+	}
+}
+
+// The copied curl command carries the headers the request was sent with,
+// a secret's value only as a $VARIABLE reference.
+func TestCurlLine(t *testing.T) {
+	f := &transport.Frame{Data: []byte(`{"jsonrpc":"2.0","id":3,"method":"tools/list"}`), Meta: transport.Meta{Headers: map[string]string{
+		"Authorization": "Bearer [redacted]", "X-Api-Key": "[redacted]", "Mcp-Session-Id": "s1",
+		"Mcp-Method": "tools/list", "Content-Length": "46"}}}
+	got := curlLine("http://127.0.0.1:3001/mcp", f)
+	want := `curl -sS -N -X POST http://127.0.0.1:3001/mcp -H "Authorization: Bearer $MCPSCOPE_BEARER" -H 'Mcp-Method: tools/list' -H 'Mcp-Session-Id: s1' -H "X-Api-Key: $X_API_KEY" --data-binary '{"jsonrpc":"2.0","id":3,"method":"tools/list"}'`
+	if got != want {
+		t.Fatalf("curlLine:\n got %s\nwant %s", got, want)
 	}
 }

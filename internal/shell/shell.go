@@ -24,3 +24,17 @@ func Join(argv []string) string {
 	}
 	return strings.Join(q, " ")
 }
+
+// VarName is a shell variable name made from a header or setting name, for
+// a reference a person fills in: X-Api-Key becomes X_API_KEY.
+func VarName(name string) string {
+	return strings.Map(func(r rune) rune {
+		switch {
+		case r >= 'a' && r <= 'z':
+			return r - 'a' + 'A'
+		case r >= 'A' && r <= 'Z', r >= '0' && r <= '9':
+			return r
+		}
+		return '_'
+	}, name)
+}
