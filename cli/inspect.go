@@ -123,8 +123,15 @@ func inspect(cmd *cobra.Command, sp connect.Spec) error {
 	}
 	defer s.Close()
 	notes.off.Store(true)
-	err = ui.Run(cmd.Context(), ui.Options{Session: s, Responder: resp, Theme: themes.FromEnv(os.Getenv("MCPSCOPE_THEME")),
-		Target: targetArgs(sp), TargetLine: targetLine(sp)}, tea.WithInput(cmd.InOrStdin()), tea.WithOutput(stdout))
+	// The theme: MCPSCOPE_THEME, else the one chosen with T last time, else
+	// the terminal's background decides.
+	name := os.Getenv("MCPSCOPE_THEME")
+	if name == "" {
+		name = themes.Saved()
+	}
+	err = ui.Run(cmd.Context(), ui.Options{Session: s, Responder: resp, Theme: themes.FromEnv(name), AutoTheme: name == "",
+		SaveTheme: themes.Save, Target: targetArgs(sp), TargetLine: targetLine(sp)},
+		tea.WithInput(cmd.InOrStdin()), tea.WithOutput(stdout))
 	notes.off.Store(false)
 	if path := s.Info().JournalPath; path != "" {
 		fmt.Fprintf(stderr, "mcpscope: the session's journal is %s (mcpscope journal reads it back)\n", path)

@@ -4,8 +4,11 @@
 package themes
 
 import (
+	"encoding/json"
+	"errors"
 	"image/color"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"charm.land/lipgloss/v2"
@@ -125,4 +128,60 @@ func (t Theme) Level(level string) lipgloss.Style {
 		return st
 	}
 	return t.Text
+}
+
+// Settings is where the theme a person chose is kept:
+// $XDG_CONFIG_HOME/mcpscope/settings.json (default ~/.config/mcpscope).
+func Settings() string {
+	dir := os.Getenv("XDG_CONFIG_HOME")
+	if dir == "" {
+		home, err := os.UserHomeDir()
+		if err != nil {
+			return ""
+		}
+		dir = filepath.Join(home, ".config")
+	}
+	return filepath.Join(dir, "mcpscope", "settings.json")
+}
+
+// Saved is the theme chosen last time ("" when none was, or it is not a
+// built-in one any more).
+func Saved() string {
+	b, err := os.ReadFile(Settings())
+	if err != nil {
+		return ""
+	}
+	var s struct {
+		Theme string `json:"theme"`
+	}
+	if json.Unmarshal(b, &s) != nil {
+		return ""
+	}
+	if _, ok := palettes[s.Theme]; !ok {
+		return ""
+	}
+	return s.Theme
+}
+
+// Save keeps name as the chosen theme, keeping whatever else the settings
+// file holds; written atomically.
+func Save(name string) error {
+	path := Settings()
+	if path == "" {
+		return errors.New("no home directory to keep the theme in")
+	}
+	m := map[string]json.RawMessage{}
+	if b, err := os.ReadFile(path); err == nil {
+		_ = json.Unmarshal(b, &m)
+	}
+	m["theme"], _ = json.Marshal(name)
+	b, _ := json.MarshalIndent(m, "", "  ")
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return err
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, append(b, '\n'), 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }

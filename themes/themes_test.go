@@ -1,6 +1,9 @@
 package themes
 
-import "testing"
+import (
+	"os"
+	"testing"
+)
 
 func TestNoColorWins(t *testing.T) {
 	env := map[string]string{"NO_COLOR": "1"}
@@ -27,5 +30,21 @@ func TestByName(t *testing.T) {
 	}
 	if ByName("dark").Level("warning").Render("x") == "" {
 		t.Error("level style renders nothing")
+	}
+}
+
+func TestSaveAndSaved(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	if Saved() != "" {
+		t.Fatal("a fresh config has a saved theme")
+	}
+	if err := Save("light"); err != nil {
+		t.Fatal(err)
+	}
+	if got := Saved(); got != "light" {
+		t.Fatalf("Saved() = %q after Save(light)", got)
+	}
+	if st, err := os.Stat(Settings()); err != nil || st.Mode().Perm() != 0o600 {
+		t.Fatalf("settings file: %v %v", st, err)
 	}
 }

@@ -136,6 +136,10 @@ func newHelp(m *Model) *help {
 		}
 		l = append(l, fmt.Sprintf("   %s %s", m.th.HelpKey.Render(fmt.Sprintf("%-16s", strings.Join(b.Keys, " "))), b.Help))
 	}
+	l = append(l, "", m.th.Title.Render(" mouse"),
+		fmt.Sprintf("   %s %s", m.th.HelpKey.Render(fmt.Sprintf("%-16s", "wheel")), "scroll the pane or view under the pointer"),
+		fmt.Sprintf("   %s %s", m.th.HelpKey.Render(fmt.Sprintf("%-16s", "click")), "focus the pane under the pointer and select the row"),
+		fmt.Sprintf("   %s %s", m.th.HelpKey.Render(fmt.Sprintf("%-16s", "shift+drag")), "select text for the terminal's own copy (most terminals)"))
 	return &help{lines: l}
 }
 

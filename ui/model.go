@@ -36,6 +36,12 @@ type Options struct {
 	// StateStore lists calls left running for a rejoin; nil uses
 	// session.DefaultStateStore().
 	StateStore session.StateStore
+	// AutoTheme: no theme was chosen, so follow the terminal's background
+	// (light or dark) once it answers.
+	AutoTheme bool
+	// SaveTheme keeps the theme T switched to for the next run (nil: not
+	// kept).
+	SaveTheme func(name string) error
 	// Frame is the shortest gap between two redraws caused by the store
 	// (default 33ms): floods coalesce into at most this many wake-ups.
 	Frame time.Duration
@@ -137,6 +143,9 @@ func (m *Model) Keys() *keys.Map { return m.km }
 // Init starts the wake-up loops and fetches the catalog.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.waitStore(0), tick()}
+	if m.opts.AutoTheme && !m.th.NoColor {
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
 	if m.resp != nil {
 		cmds = append(cmds, waitPrompt(m.resp))
 	}
@@ -188,6 +197,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.WindowSizeMsg:
 		m.w, m.hgt = msg.Width, msg.Height
 		m.fixScroll()
+	case tea.BackgroundColorMsg:
+		if m.opts.AutoTheme && !m.th.NoColor {
+			m.th = themes.ByName(map[bool]string{true: "dark", false: "light"}[msg.IsDark()])
+		}
 	case storeChangedMsg:
 		m.refresh()
 		cmd = m.waitStore(m.opts.Frame)
@@ -369,7 +382,15 @@ func (m *Model) nextTheme() {
 	for i, n := range names {
 		if n == m.th.Name {
 			m.th = themes.ByName(names[(i+1)%len(names)])
+			m.opts.AutoTheme = false // chosen now: the background no longer decides
 			m.setFlash("theme: " + m.th.Name)
+			if m.opts.SaveTheme != nil {
+				if err := m.opts.SaveTheme(m.th.Name); err != nil {
+					m.setFlash("theme: " + m.th.Name + " (not kept for next time: " + err.Error() + ")")
+				} else {
+					m.setFlash("theme: " + m.th.Name + " (kept for next time)")
+				}
+			}
 			return
 		}
 	}

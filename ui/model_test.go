@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"encoding/json"
+	"image/color"
 	"strings"
 	"testing"
 	"time"
@@ -387,5 +388,28 @@ func TestCurlLine(t *testing.T) {
 	want := `curl -sS -N -X POST http://127.0.0.1:3001/mcp -H "Authorization: Bearer $MCPSCOPE_BEARER" -H 'Mcp-Method: tools/list' -H 'Mcp-Session-Id: s1' -H "X-Api-Key: $X_API_KEY" --data-binary '{"jsonrpc":"2.0","id":3,"method":"tools/list"}'`
 	if got != want {
 		t.Fatalf("curlLine:\n got %s\nwant %s", got, want)
+	}
+}
+
+// With no theme chosen, the terminal's background decides; a theme chosen
+// with T is kept (SaveTheme) and no longer follows the background.
+func TestThemeFollowsBackgroundUntilChosen(t *testing.T) {
+	s, _ := liveSession(t, nil)
+	var saved []string
+	m := New(Options{Session: s, Theme: themes.ByName("dark"), AutoTheme: true,
+		SaveTheme: func(n string) error { saved = append(saved, n); return nil }})
+	m.Update(windowSize(100, 30))
+	m.Update(tea.BackgroundColorMsg{Color: color.White})
+	if m.th.Name != "light" {
+		t.Fatalf("a light background gave theme %s", m.th.Name)
+	}
+	press(m, "theme")
+	if len(saved) != 1 || saved[0] != m.th.Name || !strings.Contains(screen(m), "kept for next time") {
+		t.Fatalf("T should keep the choice: saved %v, theme %s", saved, m.th.Name)
+	}
+	chosen := m.th.Name
+	m.Update(tea.BackgroundColorMsg{Color: color.White})
+	if m.th.Name != chosen {
+		t.Fatalf("the background overrode the chosen theme: %s", m.th.Name)
 	}
 }
