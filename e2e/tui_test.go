@@ -6,6 +6,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +16,10 @@ import (
 // 120×40 tmux pane and drives it like a person: start a slow call from the
 // catalog, watch its progress, cancel it, replay it, answer an elicitation
 // form, copy a result. Every step waits for text on the captured screen.
-func TestE2ETmux(t *testing.T) {
+// startTUI runs the binary on the embedded demo server in a w×h tmux pane
+// and waits for its start-up calls; the pane goes with the test.
+func startTUI(t *testing.T, w, h int) *tmux {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("e2e: skipped in -short mode")
 	}
@@ -24,9 +28,10 @@ func TestE2ETmux(t *testing.T) {
 	}
 	dir := t.TempDir()
 	bin := binary(t)
-	tm := &tmux{t: t, sock: fmt.Sprintf("mcpscope-e2e-%d", os.Getpid())}
-	tm.run("-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "40", "-s", "e2e",
-		fmt.Sprintf("cd %s && TERM=xterm-256color NO_COLOR= XDG_STATE_HOME=%s/state %s --no-journal 2>%s/stderr.log", dir, dir, bin, dir))
+	tm := &tmux{t: t, sock: fmt.Sprintf("mcpscope-e2e-%d-%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"))}
+	tm.run("-f", "/dev/null", "new-session", "-d", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), "-s", "e2e",
+		fmt.Sprintf("cd %s && TERM=xterm-256color NO_COLOR= XDG_STATE_HOME=%s/state XDG_CONFIG_HOME=%s/config %s --no-journal 2>%s/stderr.log",
+			dir, dir, dir, bin, dir))
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("last screen:\n%s", tm.capture())
@@ -37,8 +42,12 @@ func TestE2ETmux(t *testing.T) {
 		exec.Command("tmux", "-L", tm.sock, "kill-server").Run()
 	})
 	tm.run("set-option", "-g", "set-clipboard", "on")
-
 	tm.waitFor("mcpscope-demo", "prompts/list")
+	return tm
+}
+
+func TestE2ETmux(t *testing.T) {
+	tm := startTUI(t, 120, 40)
 
 	// Start a slow call from the catalog's form.
 	tm.keys("C")
@@ -230,4 +239,48 @@ func (tm *tmux) fillField(label, value string) {
 		tm.waitUntil("focus to move", func(s string) bool { return selectedLine(s) != prev })
 	}
 	tm.t.Fatalf("no field %q", label)
+}
+
+// Text is edited in place: a word inserted in the middle of a form field's
+// value, and in the middle of a replayed request's params, reaches the
+// server as edited.
+func TestE2EEditInPlace(t *testing.T) {
+	tm := startTUI(t, 120, 40)
+	tm.keys("C")
+	tm.waitFor("Catalog")
+	tm.selectRow("Echo")
+	tm.keys("Enter")
+	tm.waitFor("Call tool echo")
+	tm.fillField("message", "hello world")
+	tm.keys("Left", "Left", "Left", "Left", "Left")
+	tm.text("big ")
+	tm.waitUntil("the edit in the middle", func(s string) bool { return strings.Contains(selectedLine(s), "hello big world") })
+	tm.keys("Enter")
+	tm.waitRe(`echo\s+ok`)
+	tm.keys("Enter")
+	tm.waitFor("request │ response")
+	tm.keys("Tab")
+	tm.waitFor("hello big world")
+	tm.keys("Escape")
+	tm.waitFor("Notifications") // (a key right after Escape would read as alt+key)
+
+	// Edit and replay: the params as one line, the cursor moved into the
+	// middle of the message, words typed there.
+	tm.keys("e")
+	tm.waitFor(`"message": "hello big world"`)
+	tm.waitFor("Edit params, then replay tools/call")
+	tm.keys("C-u")
+	tm.text(`{"name": "echo", "arguments": {"message": "hello world"}}`)
+	tm.keys("Home")
+	for i := 0; i < len(`{"name": "echo", "arguments": {"message": "hello `); i++ {
+		tm.keys("Right")
+	}
+	tm.text("brave new ")
+	tm.waitFor(`"message": "hello brave new world"`)
+	tm.keys("C-s")
+	tm.waitRe(`replayed call \d+ as \d+`)
+	tm.keys("G", "Enter")
+	tm.waitFor("request │ response")
+	tm.keys("Tab")
+	tm.waitFor("hello brave new world")
 }

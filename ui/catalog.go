@@ -186,10 +186,10 @@ func (c *catalog) open(m *Model, s *catSection, e catEntry) {
 	switch s.label {
 	case "tools":
 		fields, err := fieldsFromSchema(e.schema)
-		f := &form{title: "Call tool " + termsafe.Line(e.name) + " — enter sends, ctrl+e raw JSON, esc cancels", message: e.desc, fields: fields,
+		f := &form{title: "Call tool " + termsafe.Line(e.name) + " — enter sends, ctrl+r raw JSON, ctrl+e $EDITOR, esc cancels", message: e.desc, fields: fields,
 			callOpts: true, taskSupport: e.taskSupport, asTask: e.taskSupport == "required"}
 		if err != nil {
-			f.raw, f.rawText, f.err = true, "{}", "inputSchema unreadable ("+err.Error()+"): raw JSON only"
+			f.raw, f.rawText, f.err = true, newArea("{}", m.th), "inputSchema unreadable ("+err.Error()+"): raw JSON only"
 		}
 		f.onSubmit = func(m *Model, args json.RawMessage) tea.Cmd {
 			params := map[string]any{"name": e.name, "arguments": args}
@@ -203,7 +203,7 @@ func (c *catalog) open(m *Model, s *catSection, e catEntry) {
 		sent(m, m.s.Call("resources/read", map[string]string{"uri": e.uri}))
 	case "templates":
 		f := &form{title: "Read from template " + termsafe.Line(e.uri), message: e.desc,
-			fields: []*field{{name: "uri", title: "URI", kind: fString, required: true, text: e.uri, choice: -1}}}
+			fields: []*field{newTextField("uri", "URI", e.uri, true)}}
 		f.onSubmit = func(m *Model, args json.RawMessage) tea.Cmd {
 			var a struct {
 				URI string `json:"uri"`
@@ -215,7 +215,7 @@ func (c *catalog) open(m *Model, s *catSection, e catEntry) {
 	case "prompts":
 		var fields []*field
 		for _, a := range e.args {
-			fields = append(fields, &field{name: a.Name, desc: a.Description, required: a.Required, kind: fString, choice: -1})
+			fields = append(fields, withDesc(newTextField(a.Name, "", "", a.Required), a.Description))
 		}
 		f := &form{title: "Get prompt " + termsafe.Line(e.name), message: e.desc, fields: fields}
 		f.onSubmit = func(m *Model, args json.RawMessage) tea.Cmd {

@@ -4,19 +4,21 @@ import (
 	"fmt"
 	"strings"
 
+	"charm.land/bubbles/v2/textarea"
+
 	tea "charm.land/bubbletea/v2"
 
 	"mcpscope/internal/termsafe"
 	"mcpscope/ui/keys"
 )
 
-// editor is a small multi-line text box: raw JSON-RPC, edited params,
-// sampling replies, roots. Text is appended at the end (enough for these
-// short inputs, and paste works).
+// editor is a multi-line text box (raw JSON-RPC, edited params, sampling
+// replies, roots): a textarea, with $EDITOR one key away.
 type editor struct {
 	title    string
 	header   []string // sanitized context shown above the text
-	text     string
+	area     textarea.Model
+	json     bool // the text is JSON: say where it is wrong as it is typed
 	err      string
 	onSubmit func(m *Model, text string) (errMsg string, cmd tea.Cmd)
 	// onDecline, when set, is what ctrl+d and esc do (a server request
@@ -24,8 +26,15 @@ type editor struct {
 	onDecline func(m *Model) tea.Cmd
 }
 
-func newEditor(title, text string, submit func(*Model, string) (string, tea.Cmd), decline func(*Model) tea.Cmd) *editor {
-	return &editor{title: title, text: text, onSubmit: submit, onDecline: decline}
+func newEditor(m *Model, title, text string, submit func(*Model, string) (string, tea.Cmd), decline func(*Model) tea.Cmd) *editor {
+	return &editor{title: title, area: newArea(text, m.th), onSubmit: submit, onDecline: decline}
+}
+
+// newJSONEditor is an editor whose text must be JSON.
+func newJSONEditor(m *Model, title, text string, submit func(*Model, string) (string, tea.Cmd)) *editor {
+	e := newEditor(m, title, text, submit, nil)
+	e.json = true
+	return e
 }
 
 func (e *editor) scope() keys.Scope { return keys.Editor }
@@ -33,7 +42,14 @@ func (e *editor) scope() keys.Scope { return keys.Editor }
 func (e *editor) key(m *Model, name string, msg tea.KeyPressMsg) (bool, tea.Cmd) {
 	switch name {
 	case "editor-submit":
-		errMsg, cmd := e.onSubmit(m, e.text)
+		text := e.area.Value()
+		if e.json {
+			if p := jsonProblem(text); p != "" {
+				e.err = "not valid JSON: " + p
+				return false, nil
+			}
+		}
+		errMsg, cmd := e.onSubmit(m, text)
 		if errMsg != "" {
 			e.err = errMsg
 			return false, cmd
@@ -44,32 +60,47 @@ func (e *editor) key(m *Model, name string, msg tea.KeyPressMsg) (bool, tea.Cmd)
 			return true, e.onDecline(m)
 		}
 		return name == "editor-cancel", nil
-	case "editor-newline":
-		e.text += "\n"
-	case "editor-backspace":
-		e.text = dropLastRune(e.text)
 	case "editor-clear":
-		e.text = ""
+		e.area.SetValue("")
+	case "editor-external":
+		ext := ".txt"
+		if e.json {
+			ext = ".json"
+		}
+		return false, externalEdit(e.area.Value(), ext)
 	default:
-		e.text += keys.Text(msg)
+		var cmd tea.Cmd
+		e.area, cmd = e.area.Update(msg)
+		return false, cmd
 	}
 	return false, nil
+}
+
+// edited takes back what $EDITOR wrote.
+func (e *editor) edited(msg editedMsg) {
+	if msg.err != nil {
+		e.err = "editor: " + msg.err.Error()
+		return
+	}
+	e.area.SetValue(msg.text)
+	e.err = ""
+	if e.json {
+		e.err = jsonProblem(msg.text)
+	}
 }
 
 func (e *editor) render(m *Model, w, h int) string {
 	l := []string{m.th.Title.Render(" " + e.title)}
 	l = append(l, e.header...)
-	l = append(l, m.th.Faint.Render(" ─ text ─"))
-	tl := strings.Split(e.text+"█", "\n")
-	room := max(1, h-len(l)-2)
-	if len(tl) > room {
-		tl = tl[len(tl)-room:]
-	}
-	for _, t := range tl {
-		l = append(l, "  "+termsafe.Line(t))
-	}
+	l = append(l, m.th.Faint.Render(" ─ "+m.keyOf("editor-submit")+" sends, "+m.keyOf("editor-external")+" opens $EDITOR ─"))
+	sizeArea(&e.area, w-2, max(3, h-len(l)-3))
+	l = append(l, e.area.View())
 	if e.err != "" {
 		l = append(l, m.th.Error.Render(" "+termsafe.Line(e.err)))
+	} else if e.json {
+		if p := jsonProblem(e.area.Value()); p != "" {
+			l = append(l, m.th.Faint.Render(" "+termsafe.Line(p)))
+		}
 	}
 	return strings.Join(l, "\n")
 }

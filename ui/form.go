@@ -2,6 +2,7 @@ package ui
 
 import (
 	"bytes"
+
 	"encoding/json"
 	"fmt"
 	"strconv"
@@ -9,10 +10,14 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"charm.land/bubbles/v2/textarea"
+	"charm.land/bubbles/v2/textinput"
+
 	tea "charm.land/bubbletea/v2"
 
 	"mcpscope/internal/schema"
 	"mcpscope/internal/termsafe"
+	"mcpscope/themes"
 	"mcpscope/ui/keys"
 )
 
@@ -32,8 +37,8 @@ type field struct {
 	name, title, desc string
 	kind              fieldKind
 	required          bool
-	text              string
-	choice            int // enum/bool: index into choices, -1 = unset
+	in                textinput.Model // the text kinds' editor
+	choice            int             // enum/bool: index into choices, -1 = unset
 	choices           []json.RawMessage
 	labels            []string
 	min, max          *float64
@@ -88,7 +93,7 @@ func fieldsFromSchema(object json.RawMessage) ([]*field, error) {
 	var out []*field
 	for _, n := range names {
 		p := props[n]
-		f := &field{name: n, title: p.Title, desc: p.Description, required: req[n], choice: -1,
+		f := &field{name: n, title: p.Title, desc: p.Description, required: req[n], choice: -1, in: newLine("", themes.Plain()),
 			min: p.Minimum, max: p.Maximum, minLen: p.MinLength}
 		typ, _ := schema.Type(p.Type)
 		switch {
@@ -123,9 +128,23 @@ func fieldsFromSchema(object json.RawMessage) ([]*field, error) {
 		if len(p.Default) > 0 {
 			f.setDefault(p.Default)
 		}
+		if len(out) > 0 {
+			f.in.Blur() // the first field has the focus
+		}
 		out = append(out, f)
 	}
 	return out, nil
+}
+
+// withDesc gives a field its description.
+func withDesc(f *field, desc string) *field {
+	f.desc = desc
+	return f
+}
+
+// newTextField is a string field holding value.
+func newTextField(name, title, value string, required bool) *field {
+	return &field{name: name, title: title, kind: fString, required: required, choice: -1, in: newLine(value, themes.Plain())}
 }
 
 func (f *field) setDefault(d json.RawMessage) {
@@ -139,12 +158,16 @@ func (f *field) setDefault(d json.RawMessage) {
 	case fString:
 		var s string
 		if json.Unmarshal(d, &s) == nil {
-			f.text = s
+			f.in.SetValue(termsafe.Line(s))
 		}
 	default:
-		f.text = string(d)
+		f.in.SetValue(string(termsafe.JSON(d)))
 	}
+	f.in.CursorEnd()
 }
+
+// text is what the field holds.
+func (f *field) text() string { return f.in.Value() }
 
 // objectKeys lists an object's keys in order.
 func objectKeys(raw json.RawMessage) ([]string, error) {
@@ -182,7 +205,7 @@ func (f *field) value() (json.RawMessage, error) {
 		}
 		return f.choices[f.choice], nil
 	}
-	t := strings.TrimSpace(f.text)
+	t := strings.TrimSpace(f.text())
 	if t == "" && f.kind != fString {
 		if f.required {
 			return nil, fmt.Errorf("required")
@@ -191,16 +214,17 @@ func (f *field) value() (json.RawMessage, error) {
 	}
 	switch f.kind {
 	case fString:
-		if f.text == "" && f.required {
+		text := f.text()
+		if text == "" && f.required {
 			return nil, fmt.Errorf("required")
 		}
-		if f.text == "" {
+		if text == "" {
 			return nil, nil
 		}
-		if f.minLen != nil && utf8.RuneCountInString(f.text) < *f.minLen {
+		if f.minLen != nil && utf8.RuneCountInString(text) < *f.minLen {
 			return nil, fmt.Errorf("at least %d characters", *f.minLen)
 		}
-		b, _ := json.Marshal(f.text)
+		b, _ := json.Marshal(text)
 		return b, nil
 	case fNumber, fInteger:
 		v, err := strconv.ParseFloat(t, 64)
@@ -218,8 +242,8 @@ func (f *field) value() (json.RawMessage, error) {
 		}
 		return json.RawMessage(t), nil
 	}
-	if !json.Valid([]byte(t)) {
-		return nil, fmt.Errorf("not valid JSON")
+	if p := jsonProblem(t); p != "" {
+		return nil, fmt.Errorf("not JSON: %s", p)
 	}
 	return json.RawMessage(t), nil
 }
@@ -231,7 +255,7 @@ type form struct {
 	fields         []*field
 	focus          int
 	raw            bool
-	rawText        string
+	rawText        textarea.Model // raw mode's editor
 	err            string
 	decline        bool // ctrl+d declines (elicitation)
 	onSubmit       func(m *Model, args json.RawMessage) tea.Cmd
@@ -250,9 +274,14 @@ func (f *form) scope() keys.Scope { return keys.Form }
 // values validates every field and builds the object.
 func (f *form) values() (json.RawMessage, bool) {
 	if f.raw {
+		text := f.rawText.Value()
+		if p := jsonProblem(text); p != "" {
+			f.err = "raw JSON: " + p
+			return nil, false
+		}
 		var obj map[string]json.RawMessage
-		if err := json.Unmarshal([]byte(f.rawText), &obj); err != nil || obj == nil {
-			f.err = "raw JSON must be an object: " + errText(err)
+		if err := json.Unmarshal([]byte(text), &obj); err != nil || obj == nil {
+			f.err = "raw JSON must be an object, not " + strings.TrimSpace(shorten(text, 20))
 			return nil, false
 		}
 		for _, fl := range f.fields {
@@ -262,7 +291,7 @@ func (f *form) values() (json.RawMessage, bool) {
 			}
 		}
 		f.err = ""
-		return json.RawMessage(f.rawText), true
+		return json.RawMessage(text), true
 	}
 	var b bytes.Buffer
 	b.WriteByte('{')
@@ -289,18 +318,11 @@ func (f *form) values() (json.RawMessage, bool) {
 	}
 	b.WriteByte('}')
 	if !ok {
-		f.err = "fix the marked fields (or ctrl+e for raw JSON)"
+		f.err = "fix the marked fields (or " + "ctrl+r for raw JSON)"
 		return nil, false
 	}
 	f.err = ""
 	return b.Bytes(), true
-}
-
-func errText(err error) string {
-	if err == nil {
-		return "null"
-	}
-	return err.Error()
 }
 
 func (f *form) key(m *Model, name string, msg tea.KeyPressMsg) (bool, tea.Cmd) {
@@ -308,6 +330,7 @@ func (f *form) key(m *Model, name string, msg tea.KeyPressMsg) (bool, tea.Cmd) {
 	if !f.raw && len(f.fields) > 0 {
 		cur = f.fields[clamp(f.focus, 0, len(f.fields)-1)]
 	}
+	text := cur != nil && cur.kind != fEnum && cur.kind != fBool
 	switch name {
 	case "form-cancel":
 		if f.onCancel != nil {
@@ -319,7 +342,10 @@ func (f *form) key(m *Model, name string, msg tea.KeyPressMsg) (bool, tea.Cmd) {
 			return true, f.onDecline(m)
 		}
 		return false, nil
-	case "form-submit":
+	case "form-submit", "form-send":
+		if f.raw && name == "form-submit" {
+			return false, f.edit(msg) // enter is a new line in raw JSON; ctrl+s sends
+		}
 		v, ok := f.values()
 		if !ok {
 			return false, nil
@@ -327,14 +353,15 @@ func (f *form) key(m *Model, name string, msg tea.KeyPressMsg) (bool, tea.Cmd) {
 		return true, f.onSubmit(m, v)
 	case "form-raw":
 		if !f.raw {
-			v, ok := f.values()
-			if !ok {
-				v = json.RawMessage("{}")
-			}
-			f.rawText = string(prettyParams(v))
-			f.err = ""
+			f.toRaw(m)
+		} else {
+			f.raw = false
 		}
-		f.raw = !f.raw
+	case "form-editor":
+		if !f.raw {
+			f.toRaw(m)
+		}
+		return false, externalEdit(f.rawText.Value(), ".json")
 	case "form-task":
 		switch {
 		case !f.callOpts:
@@ -349,65 +376,95 @@ func (f *form) key(m *Model, name string, msg tea.KeyPressMsg) (bool, tea.Cmd) {
 		if f.callOpts {
 			f.timeout = (f.timeout + 1) % len(timeouts)
 		}
-	case "form-next":
-		f.focus = (f.focus + 1) % max(1, len(f.fields))
-	case "form-prev":
-		f.focus = (f.focus + max(1, len(f.fields)) - 1) % max(1, len(f.fields))
-	case "form-clear":
+	case "form-next", "form-prev":
 		if f.raw {
-			f.rawText = ""
-		} else if cur != nil {
-			cur.text, cur.choice = "", -1
+			return false, f.edit(msg) // up and down move between lines
 		}
-	case "form-backspace":
-		if f.raw {
-			f.rawText = dropLastRune(f.rawText)
-		} else if cur != nil {
-			cur.text = dropLastRune(cur.text)
+		d := 1
+		if name == "form-prev" {
+			d = -1
+		}
+		f.focusField(f.focus + d)
+	case "form-clear":
+		switch {
+		case f.raw:
+			f.rawText.SetValue("")
+		case text:
+			cur.in.SetValue("")
+		case cur != nil:
+			cur.choice = -1
 		}
 	case "form-choice-next", "form-choice-prev":
-		if cur != nil && (cur.kind == fEnum || cur.kind == fBool) {
+		if cur != nil && !text {
 			d := 1
 			if name == "form-choice-prev" {
 				d = len(cur.choices) - 1
 			}
 			cur.choice = (cur.choice + d + len(cur.choices)) % len(cur.choices)
-		}
-	default:
-		t := keys.Text(msg)
-		if t == "" {
 			return false, nil
 		}
-		f.paste(t)
+		return false, f.edit(msg) // a text field's cursor moves
+	default:
+		if cur != nil && !text && keys.Text(msg) == " " {
+			cur.choice = (cur.choice + 1) % len(cur.choices)
+			return false, nil
+		}
+		return false, f.edit(msg)
 	}
 	return false, nil
 }
 
-func (f *form) paste(t string) {
+// edit gives a key or a paste to the text being edited.
+func (f *form) edit(msg tea.Msg) tea.Cmd {
+	var cmd tea.Cmd
 	if f.raw {
-		f.rawText += t
-		return
+		f.rawText, cmd = f.rawText.Update(msg)
+		return cmd
 	}
 	if len(f.fields) == 0 {
-		return
+		return nil
 	}
 	cur := f.fields[clamp(f.focus, 0, len(f.fields)-1)]
-	switch cur.kind {
-	case fEnum, fBool:
-		if t == " " {
-			cur.choice = (cur.choice + 1) % len(cur.choices)
+	if cur.kind == fEnum || cur.kind == fBool {
+		return nil
+	}
+	cur.in, cmd = cur.in.Update(msg)
+	return cmd
+}
+
+// toRaw switches to raw JSON, starting from what the fields hold.
+func (f *form) toRaw(m *Model) {
+	v, ok := f.values()
+	if !ok {
+		v = json.RawMessage("{}")
+	}
+	f.rawText = newArea(string(prettyParams(v)), m.th)
+	f.raw, f.err = true, ""
+}
+
+// focusField moves the focus (with wrap-around), the cursor going with it.
+func (f *form) focusField(i int) {
+	n := max(1, len(f.fields))
+	f.focus = ((i % n) + n) % n
+	for j, fl := range f.fields {
+		switch {
+		case fl.kind == fEnum || fl.kind == fBool:
+		case j == f.focus:
+			fl.in.Focus()
+		default:
+			fl.in.Blur()
 		}
-	default:
-		cur.text += strings.ReplaceAll(t, "\n", " ")
 	}
 }
 
-func dropLastRune(s string) string {
-	if s == "" {
-		return s
+// edited takes back what $EDITOR wrote, as raw JSON.
+func (f *form) edited(msg editedMsg) {
+	if msg.err != nil {
+		f.err = "editor: " + msg.err.Error()
+		return
 	}
-	_, n := utf8.DecodeLastRuneInString(s)
-	return s[:len(s)-n]
+	f.rawText.SetValue(msg.text)
+	f.err = jsonProblem(msg.text)
 }
 
 func (f *form) render(m *Model, w, h int) string {
@@ -420,10 +477,10 @@ func (f *form) render(m *Model, w, h int) string {
 	}
 	l = append(l, "")
 	if f.raw {
-		l = append(l, m.th.Faint.Render(" raw JSON (ctrl+e back to fields; enter sends):"))
-		for _, rl := range strings.Split(f.rawText+"█", "\n") {
-			l = append(l, "  "+termsafe.Line(rl))
-		}
+		l = append(l, m.th.Faint.Render(" raw JSON ("+m.keyOf("form-raw")+" back to fields, "+m.keyOf("form-editor")+" opens $EDITOR, "+
+			m.keyOf("form-send")+" sends):"))
+		sizeArea(&f.rawText, w-2, max(3, h-len(l)-4))
+		l = append(l, f.rawText.View())
 	} else {
 		if len(f.fields) == 0 {
 			l = append(l, m.th.Faint.Render(" (no fields)"))
@@ -434,13 +491,18 @@ func (f *form) render(m *Model, w, h int) string {
 				label += "*"
 			}
 			mark := "  "
-			val := fl.display()
 			if i == f.focus {
 				mark = "▸ "
-				if fl.kind != fEnum && fl.kind != fBool {
-					val += "█"
-				}
 			}
+			if fl.kind != fEnum && fl.kind != fBool {
+				room := w - 24 // mark, label and a margin
+				if fl.err != "" {
+					room -= len(fl.err) + 3
+				}
+				fl.in.SetWidth(max(8, room))
+				fl.in.SetStyles(lineStyles(m.th))
+			}
+			val := fl.display()
 			line := fmt.Sprintf("%s%-18s %s", mark, shorten(label, 18), val)
 			if i == f.focus {
 				line = m.th.Accent.Render(line)
@@ -504,5 +566,5 @@ func (fl *field) display() string {
 		}
 		return "◂" + strings.Join(parts, "") + "▸"
 	}
-	return termsafe.Line(fl.text)
+	return fl.in.View()
 }

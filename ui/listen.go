@@ -121,8 +121,8 @@ func newListenForm(m *Model) *form {
 			yes("tools", "tools list", "notifications/tools/list_changed"),
 			yes("prompts", "prompts list", "notifications/prompts/list_changed"),
 			yes("resources", "resources list", "notifications/resources/list_changed"),
-			{name: "uris", title: "resource URIs", desc: "comma-separated URIs for notifications/resources/updated", kind: fString, choice: -1},
-			{name: "tasks", title: "task ids", desc: taskDesc, kind: fString, choice: -1},
+			withDesc(newTextField("uris", "resource URIs", "", false), "comma-separated URIs for notifications/resources/updated"),
+			withDesc(newTextField("tasks", "task ids", "", false), taskDesc),
 		}}
 	f.onSubmit = func(m *Model, args json.RawMessage) tea.Cmd {
 		var a struct {

@@ -187,7 +187,8 @@ func TestListenViewGolden(t *testing.T) {
 	typeText(m, "task-1")
 	press(m, "form-submit")
 	sent := f.sentWith(t, `"subscriptions/listen"`)
-	if !strings.Contains(sent, `"resourceSubscriptions":["demo://a","demo://b\u001b[2J"]`) || !strings.Contains(sent, `"taskIds":["task-1"]`) {
+	// The text input keeps no control character a key press carried.
+	if !strings.Contains(sent, `"resourceSubscriptions":["demo://a","demo://b[2J"]`) || !strings.Contains(sent, `"taskIds":["task-1"]`) {
 		t.Fatalf("listen request %s", sent)
 	}
 	// A second stream to a key the first one does not own.
@@ -198,7 +199,8 @@ func TestListenViewGolden(t *testing.T) {
 	press(m, "form-submit")
 	f.sentWith(t, `"id":2`)
 	meta := func(id string) string { return `"_meta":{"io.modelcontextprotocol/subscriptionId":` + id + `}` }
-	f.inject(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"toolsListChanged":true,"resourcesListChanged":true,"resourceSubscriptions":["demo://a"]},` + meta("1") + `}}`)
+	// The server's words carry escapes and a bidi override: shown inert.
+	f.inject(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"toolsListChanged":true,"resourcesListChanged":true,"resourceSubscriptions":["demo://a","demo://x\u001b[2J\u202e"]},` + meta("1") + `}}`)
 	f.inject(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{` + meta("1") + `}}`)
 	f.inject(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"demo://a",` + meta("1") + `}}`)
 	f.inject(`{"jsonrpc":"2.0","method":"notifications/subscriptions/acknowledged","params":{"notifications":{"toolsListChanged":true},` + meta("2") + `}}`)

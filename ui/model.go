@@ -73,12 +73,13 @@ type listState struct {
 // Model is the root model. Only it returns a tea.View; children render
 // strings.
 type Model struct {
-	s    *session.Session
-	resp *Responder
-	th   themes.Theme
-	km   *keys.Map
-	opts Options
-	h    *history
+	s      *session.Session
+	resp   *Responder
+	th     themes.Theme
+	km     *keys.Map
+	opts   Options
+	rawSeq int // numbers the ids of raw messages the user sends
+	h      *history
 
 	w, hgt  int
 	focus   pane
@@ -225,7 +226,14 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		delete(m.following, msg.id)
 		m.setFlash(msg.note)
 	case tea.PasteMsg:
-		cmd = m.paste(msg.Content)
+		cmd = m.paste(msg)
+	case editedMsg:
+		switch v := m.top().(type) {
+		case *editor:
+			v.edited(msg)
+		case *form:
+			v.edited(msg)
+		}
 	case tea.KeyPressMsg:
 		cmd = m.handleKey(msg)
 	case tea.MouseWheelMsg:
@@ -483,22 +491,17 @@ func (m *Model) openEditReplay() {
 	if c == nil {
 		return
 	}
-	m.push(newEditor("Edit params, then replay "+c.Method+" (ctrl+s sends)", string(prettyParams(c.Params)),
+	m.push(newJSONEditor(m, "Edit params, then replay "+c.Method, string(prettyParams(c.Params)),
 		func(m *Model, text string) (string, tea.Cmd) {
-			if !json.Valid([]byte(text)) {
-				return "not valid JSON: fix it or press esc", nil
-			}
 			m.replaySelected(json.RawMessage(text))
 			return "", nil
-		}, nil))
+		}))
 }
 
-var rawSeq int
-
 func (m *Model) openRawSend() tea.Cmd {
-	rawSeq++
-	tmpl := `{"jsonrpc": "2.0", "id": "raw-` + itoa(rawSeq) + `", "method": "ping"}`
-	m.push(newEditor("Send a raw JSON-RPC message (ctrl+s sends)", tmpl, func(m *Model, text string) (string, tea.Cmd) {
+	m.rawSeq++
+	tmpl := `{"jsonrpc": "2.0", "id": "raw-` + itoa(m.rawSeq) + `", "method": "ping"}`
+	m.push(newJSONEditor(m, "Send a raw JSON-RPC message", tmpl, func(m *Model, text string) (string, tea.Cmd) {
 		c, err := m.s.SendRaw([]byte(text))
 		if err != nil {
 			return err.Error(), nil
@@ -510,7 +513,7 @@ func (m *Model) openRawSend() tea.Cmd {
 			m.setFlash("sent")
 		}
 		return "", nil
-	}, nil))
+	}))
 	return nil
 }
 
@@ -527,18 +530,16 @@ func (m *Model) openLogLevel() {
 	}})
 }
 
-func (m *Model) paste(s string) tea.Cmd {
-	md := m.top()
-	if md == nil {
-		return nil
-	}
-	switch v := md.(type) {
+// paste gives pasted text to what is being edited.
+func (m *Model) paste(msg tea.PasteMsg) tea.Cmd {
+	var cmd tea.Cmd
+	switch v := m.top().(type) {
 	case *editor:
-		v.text += s
+		v.area, cmd = v.area.Update(msg)
 	case *form:
-		v.paste(s)
+		cmd = v.edit(msg)
 	}
-	return nil
+	return cmd
 }
 
 func prettyParams(raw json.RawMessage) []byte {

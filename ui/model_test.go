@@ -135,7 +135,7 @@ func TestEditReplayAndRawSend(t *testing.T) {
 	press(m, "send-raw", "editor-clear")
 	typeText(m, `not json`)
 	press(m, "editor-submit")
-	if _, ok := m.top().(*editor); !ok || !strings.Contains(screen(m), "not a JSON-RPC message") {
+	if _, ok := m.top().(*editor); !ok || !strings.Contains(screen(m), "not valid JSON: line 1, column 2: invalid character 'o' in literal null") {
 		t.Fatalf("bad raw input should keep the editor open with the error:\n%s", screen(m))
 	}
 	press(m, "editor-cancel")
@@ -177,7 +177,7 @@ func TestElicitationForm(t *testing.T) {
 	if !strings.Contains(screen(m), "not a number") {
 		t.Fatalf("number validation not shown:\n%s", screen(m))
 	}
-	press(m, "form-backspace")
+	press(m, "form-clear") // the field holds "x"
 	typeText(m, "36")
 	press(m, "form-next", "form-choice-next", "form-choice-next", "form-submit")
 	a := <-got
@@ -288,6 +288,7 @@ func TestCopyAndHelpAndTheme(t *testing.T) {
 		Target: []string{"http://localhost:8080/mcp"}})
 	m.Update(windowSize(100, 30))
 	s.Call("tools/call", map[string]any{"name": "echo", "arguments": map[string]string{"message": "it's"}})
+	f.sentWith(t, `"name":"echo"`) // sent (the send loop runs apart)
 	f.inject(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"it's"}]}}`)
 	refresh(m)
 	press(m, "copy")

@@ -168,7 +168,7 @@ func (m *Model) promptModal(p *serverPrompt) modal {
 		f := &form{title: "The server asks (elicitation)" + via + " — enter accepts, ctrl+d declines, esc cancels", message: msg, fields: fields, decline: true}
 		if err != nil {
 			f.err = "the requested schema is unreadable (" + err.Error() + "); answer in raw JSON"
-			f.raw, f.rawText = true, "{}"
+			f.raw, f.rawText = true, newArea("{}", m.th)
 		}
 		f.onSubmit = func(m *Model, args json.RawMessage) tea.Cmd {
 			res, _ := json.Marshal(map[string]any{"action": "accept", "content": args})
@@ -185,7 +185,7 @@ func (m *Model) promptModal(p *serverPrompt) modal {
 		}
 		return f
 	case "sampling/createMessage":
-		e := newEditor("The server asks your model (sampling)"+via+" — type the reply; ctrl+s sends, ctrl+d/esc declines", "",
+		e := newEditor(m, "The server asks your model (sampling)"+via+" — type the reply; ctrl+s sends, ctrl+d/esc declines", "",
 			func(m *Model, text string) (string, tea.Cmd) {
 				res, _ := json.Marshal(map[string]any{"role": "assistant", "content": map[string]string{"type": "text", "text": text},
 					"model": "mcpscope-user", "stopReason": "endTurn"})
@@ -204,7 +204,7 @@ func (m *Model) promptModal(p *serverPrompt) modal {
 			}
 			b.WriteString("\n")
 		}
-		e := newEditor("The server asks for roots"+via+" — one per line: URI [name]; ctrl+s sends, esc declines", b.String(),
+		e := newEditor(m, "The server asks for roots"+via+" — one per line: URI [name]; ctrl+s sends, esc declines", b.String(),
 			func(m *Model, text string) (string, tea.Cmd) {
 				roots := []session.Root{}
 				for _, l := range strings.Split(text, "\n") {
@@ -223,7 +223,7 @@ func (m *Model) promptModal(p *serverPrompt) modal {
 			})
 		return e
 	}
-	e := newEditor("The server sent "+termsafe.Line(req.Method)+via+" — write a raw JSON result; ctrl+s sends, esc answers method-not-found", "{}",
+	e := newEditor(m, "The server sent "+termsafe.Line(req.Method)+via+" — write a raw JSON result; ctrl+s sends, esc answers method-not-found", "{}",
 		func(m *Model, text string) (string, tea.Cmd) {
 			if !json.Valid([]byte(text)) {
 				return "not valid JSON", nil
