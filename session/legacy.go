@@ -33,6 +33,25 @@ type InitResult struct {
 // check the version the server picked, then notifications/initialized, and
 // on HTTP the standalone GET stream.
 func (s *Session) Initialize(ctx context.Context) (*InitResult, error) {
+	res, err := s.initialize(ctx)
+	he, gone := sessionGone(err)
+	if !gone || ctx.Err() != nil {
+		return res, err
+	}
+	// The server forgot the session before the handshake ended: the Go SDK
+	// drops a session whose initialize stream broke before it handled
+	// initialize, and the resume then meets 404. The spec's answer to 404 is
+	// a new session; once, because a server that forgets every session would
+	// make us loop.
+	s.localEvent(transport.Meta{Event: transport.EvNote, Status: he.Status, URL: he.URL,
+		Detail: fmt.Sprintf("session %s was gone before the handshake ended (HTTP %d): starting a new session", he.SessionID, he.Status)})
+	if h, ok := s.t.(transport.SessionHolder); ok {
+		h.SetSessionID("")
+	}
+	return s.initialize(ctx)
+}
+
+func (s *Session) initialize(ctx context.Context) (*InitResult, error) {
 	caps := s.opts.Capabilities
 	if caps == nil {
 		caps = json.RawMessage("{}")

@@ -4,8 +4,11 @@ import (
 	"context"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"mcpscope/internal/testservers"
 	"mcpscope/session"
@@ -122,6 +125,72 @@ func TestDroppedConnectionResumes(t *testing.T) {
 	}
 	if !resumed {
 		t.Fatal("no resumed stream recorded")
+	}
+}
+
+// The initialize stream breaks after its priming event and the server has
+// forgotten the session by the time the client resumes (the Go SDK drops a
+// session whose initialize POST ends before initialize was handled): the
+// handshake starts a new session instead of failing, as the spec says for
+// 404. This is what made TestFaultInjection fail once under load.
+func TestHandshakeStartsANewSessionWhenTheServerForgotIt(t *testing.T) {
+	server := mcp.NewServer(&mcp.Implementation{Name: "forgetful", Version: "1"}, nil)
+	held, release := make(chan struct{}), make(chan struct{})
+	var inits atomic.Int32
+	server.AddReceivingMiddleware(func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method == "initialize" && inits.Add(1) == 1 {
+				close(held)
+				<-release // the first handshake never gets its answer
+			}
+			return next(ctx, method, req)
+		}
+	})
+	srv := testservers.StartHTTPServer(t, testservers.HTTPOpts{Server: server, EventStore: true})
+	t.Cleanup(func() { close(release) }) // before the server's shutdown waits for that handler
+	s := session.New(transport.NewHTTP(transport.HTTPOptions{URL: srv.URL}), session.Options{})
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	done := make(chan error, 1)
+	go func() {
+		_, err := s.Initialize(ctx)
+		done <- err
+	}()
+	waitUntil(t, s, "the priming event", func() bool {
+		for _, it := range s.Store().Since(0, 0) {
+			if it.Frame.Meta.Event == transport.EvPrime {
+				return true
+			}
+		}
+		return false
+	})
+	<-held // the server has the first initialize, so the next one is answered
+	gone := srv.ExpireSessions()
+	srv.DropConnections()
+	if err := <-done; err != nil {
+		t.Fatalf("the handshake should start a new session, got: %v", err)
+	}
+	if len(gone) != 1 || s.Info().SessionID == "" || s.Info().SessionID == gone[0] {
+		t.Fatalf("want a new session instead of %v, got %q", gone, s.Info().SessionID)
+	}
+	if n := countOut(s, "initialize"); n != 2 {
+		t.Fatalf("want exactly one new initialize, sent %d in all", n)
+	}
+	said := false
+	for _, it := range s.Store().Since(0, 0) {
+		said = said || strings.Contains(it.Frame.Meta.Detail, "gone before the handshake ended")
+	}
+	if !said {
+		t.Fatal("the new session is not explained in the session's events")
+	}
+	ping, pcancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer pcancel()
+	if _, err := s.Call("ping", nil).Wait(ping); err != nil {
+		t.Fatalf("the new session does not work: %v", err)
 	}
 }
 

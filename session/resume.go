@@ -239,7 +239,7 @@ func (s *Session) resumeFailed(key string, err error) {
 		reason = "could not resume the response stream: the server refuses connections (it is not running)"
 	}
 	s.fail(c, reason, err)
-	if gone {
+	if gone && c.Method != "initialize" { // the handshake starts its own new session
 		s.sessionExpired(he)
 	}
 }
