@@ -15,10 +15,12 @@ import (
 
 // The test binary doubles as a small stdio MCP-ish server (PROXY_FAKE=1):
 // every request is answered with {"echo": <its params>}, except
-//   slow {ms}        answers after ms, even when cancelled (a late answer)
-//   progress {n}     sends n notifications/progress for its token first
-//   flood {n}        answers, then writes n notifications as fast as it can
-//   exit {code}      writes a last notification and exits with code
+//
+//	slow {ms}        answers after ms, even when cancelled (a late answer)
+//	progress {n}     sends n notifications/progress for its token first
+//	flood {n}        answers, then writes n notifications as fast as it can
+//	exit {code}      writes a last notification and exits with code
+//
 // Notifications it gets are reported back as notifications/seen. With
 // PROXY_FAKE_STUBBORN=1 it ignores stdin EOF and SIGTERM.
 func TestMain(m *testing.M) {
@@ -78,7 +80,7 @@ func fakeServer() {
 			send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": map[string]any{"echo": m.Params}})
 		}
 		switch m.Method {
-		case "slow":
+		case "slow", "initialize":
 			go func() { time.Sleep(time.Duration(p.MS) * time.Millisecond); answer() }()
 		case "progress":
 			var meta struct {

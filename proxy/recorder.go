@@ -32,7 +32,7 @@ const (
 // item is one frame on its way to the journal.
 type item struct {
 	f        transport.Frame
-	classify bool              // Kind is Message when Data is JSON, else Garbage
+	classify bool             // Kind is Message when Data is JSON, else Garbage
 	after    func(seq uint64) // run once the frame is journaled and published
 }
 

@@ -158,9 +158,17 @@ func RunStdio(ctx context.Context, c StdioConfig) (Result, error) {
 				continue
 			}
 			p.rec.event(transport.EvNote, transport.Meta{PID: p.serverPID(),
-				Detail: "the host sent " + signalName(s) + ": passed on to the server, then the shutdown ladder"})
+				Detail: "the host sent " + signalName(s) + ": passed on to the server; the shutdown ladder follows if it stays"})
 			p.st.Signal(s)
-			go p.st.Close()
+			go func() {
+				t := time.NewTimer(p.grace())
+				defer t.Stop()
+				select {
+				case <-p.st.Done():
+				case <-t.C:
+				}
+				p.st.Close()
+			}()
 		case <-ctxDone:
 			ctxDone = nil
 			p.rec.event(transport.EvNote, transport.Meta{PID: p.serverPID(), Detail: "stopping: the shutdown ladder"})
@@ -203,6 +211,13 @@ func (p *stdioProxy) hello() Hello {
 	return Hello{Name: p.c.Name, PID: os.Getpid(), Transport: "stdio", Target: p.st.Describe(),
 		ServerPID: p.serverPID(), Journal: p.rec.journalPath(), Started: p.started,
 		Can: []string{"inject", "cancel"}, IDPrefix: p.prefix}
+}
+
+func (p *stdioProxy) grace() time.Duration {
+	if p.c.Grace > 0 {
+		return p.c.Grace
+	}
+	return 2 * time.Second
 }
 
 func (p *stdioProxy) serverPID() int { return int(p.pid.Load()) }

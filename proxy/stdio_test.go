@@ -228,7 +228,7 @@ func nextMsg(t *testing.T, c *Conn, typ string) Line {
 		if err != nil {
 			t.Fatalf("viewer: waiting for %s: %v", typ, err)
 		}
-		if typ == "frame" && l.Record != nil || l.Msg != nil && l.Msg.Type == typ {
+		if typ == "" || typ == "frame" && l.Record != nil || l.Msg != nil && l.Msg.Type == typ {
 			return l
 		}
 		if l.Msg != nil && l.Msg.Type == "error" && typ != "error" {
@@ -403,3 +403,12 @@ func TestStdioSignalPassedOn(t *testing.T) {
 
 var _ = exec.Command
 var _ = json.Valid
+
+func writeFile(p string) error {
+	if err := ensureDir(filepath.Dir(p)); err != nil {
+		return err
+	}
+	return os.WriteFile(p, nil, 0o600)
+}
+
+func statFile(p string) (os.FileInfo, error) { return os.Stat(p) }
