@@ -2,10 +2,12 @@ package proxy
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strconv"
 	"sync"
 	"syscall"
@@ -27,6 +29,9 @@ func TestMain(m *testing.M) {
 	if os.Getenv("PROXY_FAKE") == "1" {
 		fakeServer()
 		return
+	}
+	if argv := os.Getenv("PROXY_RUN"); argv != "" {
+		os.Exit(runSelfProxy(argv))
 	}
 	os.Exit(m.Run())
 }
@@ -115,4 +120,21 @@ func fakeServer() {
 		select {}
 	}
 	os.Exit(0)
+}
+
+// runSelfProxy is "mcpscope proxy -- argv…" inside the test binary, for
+// clients that spawn their server.
+func runSelfProxy(argvJSON string) int {
+	var argv []string
+	json.Unmarshal([]byte(argvJSON), &argv)
+	dir := os.Getenv("PROXY_RUN_DIR")
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, syscall.SIGTERM, syscall.SIGINT)
+	res, err := RunStdio(context.Background(), StdioConfig{Name: "self", Command: argv[0], Args: argv[1:],
+		Journal: filepath.Join(dir, "journal.jsonl"), SocketDir: dir, In: os.Stdin, Out: os.Stdout, Err: os.Stderr, Signals: sigs})
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		return 127
+	}
+	return res.ExitCode
 }
