@@ -107,30 +107,39 @@ func newHub(r *recorder) *hub {
 	return &hub{r: r, viewers: map[*viewer]struct{}{}}
 }
 
-// publish hands one journaled record to the ring and every subscribed
+// publish hands a batch of journaled records (record i is
+// buf[ends[i-1]:ends[i]], seq first+i) to the ring and every subscribed
 // viewer. It never blocks on a viewer.
-func (h *hub) publish(seq uint64, rec []byte) {
+func (h *hub) publish(first uint64, buf []byte, ends []int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.last = seq
-	e := ringEntry{seq: seq}
-	if len(rec) <= ringRecordMax {
-		e.b = append([]byte(nil), rec...)
-	}
-	h.ring = append(h.ring, e)
-	h.ringB += len(e.b)
-	for len(h.ring) > ringFrames || h.ringB > ringBytes {
-		h.ringB -= len(h.ring[0].b)
-		h.ring[0] = ringEntry{}
-		h.ring = h.ring[1:]
-	}
-	if len(h.ring) > 0 && cap(h.ring) > 4*ringFrames {
-		h.ring = append([]ringEntry(nil), h.ring...)
-	}
-	for v := range h.viewers {
-		if v.subscribed {
-			v.pushFrame(seq, rec)
+	start := 0
+	for i, end := range ends {
+		seq, rec := first+uint64(i), buf[start:end:end]
+		start = end
+		h.last = seq
+		e := ringEntry{seq: seq}
+		if len(rec) <= ringRecordMax {
+			e.b = append([]byte(nil), rec...)
 		}
+		h.ring = append(h.ring, e)
+		h.ringB += len(e.b)
+		for len(h.ring) > ringFrames || h.ringB > ringBytes {
+			h.ringB -= len(h.ring[0].b)
+			h.ring[0] = ringEntry{}
+			h.ring = h.ring[1:]
+		}
+		if h.subs == 0 {
+			continue
+		}
+		for v := range h.viewers {
+			if v.subscribed {
+				v.pushFrame(seq, rec)
+			}
+		}
+	}
+	if cap(h.ring) > 4*ringFrames {
+		h.ring = append([]ringEntry(nil), h.ring...)
 	}
 }
 

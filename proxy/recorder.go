@@ -20,8 +20,8 @@ const (
 	// recQueueBytes bounds the frames waiting for the journal. Only a disk
 	// slower than the traffic fills it; then the forwarders wait for the
 	// journal rather than lose frames from it ("nothing lost").
-	recQueueBytes  = 32 << 20
-	recQueueFrames = 1 << 16
+	recQueueBytes  = 8 << 20
+	recQueueFrames = 8192
 	// journalMax bounds one frame's bytes in the journal: the stdio
 	// transport's own line limit. The proxy still forwards longer lines
 	// whole; the journal then keeps their first journalHead bytes.
@@ -158,11 +158,7 @@ func (r *recorder) writer() {
 				r.note(fmt.Sprintf("journal %s: %v; going on without it", r.path, err))
 			}
 		}
-		start := 0
-		for i, end := range ends {
-			r.hub.publish(first+uint64(i), buf[start:end:end])
-			start = end
-		}
+		r.hub.publish(first, buf, ends)
 		for i := range batch {
 			if batch[i].after != nil {
 				batch[i].after(first + uint64(i))
