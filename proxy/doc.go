@@ -25,7 +25,10 @@
 // HTTP (RunHTTP): a reverse proxy. Every request goes to the upstream's
 // origin with its own path and query ("/" means the upstream's path), its
 // headers (credentials included; hop-by-hop ones excepted) and its body;
-// redirects are passed back, never followed. Answers are streamed chunk by
+// redirects are passed back, never followed. Host passes through as the
+// host sent it when the upstream is a loopback address (a local server's
+// DNS-rebinding protection must judge what the host sent); a remote
+// upstream gets its own name, as virtual hosting needs. Answers are streamed chunk by
 // chunk and flushed at once; an SSE stream is parsed for the journal from
 // the bytes already sent to the host, so the journal never holds it up.
 // Absolute URLs inside messages (an HTTP+SSE endpoint event naming the

@@ -50,6 +50,7 @@ type httpProxy struct {
 	c        HTTPConfig
 	up       *url.URL
 	target   string // upstream, redacted
+	loopback bool   // the upstream is on this machine: Host passes through as the host sent it
 	rec      *recorder
 	tr       *http.Transport
 	started  time.Time
@@ -93,6 +94,7 @@ func RunHTTP(ctx context.Context, c HTTPConfig) error {
 	}
 	p := &httpProxy{c: c, up: up, target: transport.RedactURL(c.Upstream), started: time.Now(),
 		inflight: map[uint64]*exchange{}, sessions: map[string]bool{}}
+	p.loopback = isLoopback(up.Hostname())
 	p.tr = http.DefaultTransport.(*http.Transport).Clone()
 	p.tr.DisableCompression = true // Accept-Encoding and the bytes pass as they are
 	p.tr.MaxIdleConnsPerHost = 64
@@ -145,6 +147,14 @@ func RunHTTP(ctx context.Context, c HTTPConfig) error {
 		err = nil
 	}
 	return err
+}
+
+func isLoopback(host string) bool {
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 func (p *httpProxy) hello() Hello {
@@ -257,6 +267,12 @@ func (p *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		out.Body, out.ContentLength = http.NoBody, 0
 	}
 	copyHeader(out.Header, r.Header)
+	if p.loopback {
+		// A local server's DNS-rebinding protection judges the Host header:
+		// it must see the host's. A remote one needs its own name (virtual
+		// hosts), which is what out has by default.
+		out.Host = r.Host
+	}
 	if _, ok := r.Header["User-Agent"]; !ok {
 		out.Header["User-Agent"] = nil // net/http would add its own
 	}
