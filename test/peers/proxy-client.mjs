@@ -37,12 +37,12 @@ if (names.includes('get-sum')) put('sum', await client.callTool({ name: 'get-sum
 if (names.includes('slow')) {
   const progress = [];
   put('slow', await client.callTool({ name: 'slow', arguments: { steps: 3, intervalMs: 10 } }, undefined, { onprogress: (p) => progress.push(p) }));
-  put('progress', progress);
+  put('progress', progress.length > 0); // how many arrive before the result varies from run to run, direct too
 }
 if (names.includes('trigger-long-running-operation')) {
   const progress = [];
   put('long', await client.callTool({ name: 'trigger-long-running-operation', arguments: { duration: 0.3, steps: 3 } }, undefined, { onprogress: (p) => progress.push(p) }));
-  put('progress', progress);
+  put('progress', progress.length > 0); // how many arrive before the result varies from run to run, direct too
 }
 const caps = client.getServerCapabilities() || {};
 if (caps.resources) {
@@ -57,5 +57,5 @@ try {
   put('error', String(e.code ?? e.message));
 }
 await client.close();
-process.stdout.write(out.join('\n') + '\n');
-process.exit(0);
+// Exit once the pipe has taken everything (a plain exit cuts it at 64 KiB).
+process.stdout.write(out.join('\n') + '\n', () => process.exit(0));
