@@ -407,28 +407,54 @@ var errCancelStream = errors.New("cancelled from mcpscope")
 func (t *sseTap) Read(b []byte) (int, error) {
 	n, err := t.r.Read(b)
 	if n > 0 {
-		if t.ex != nil {
-			t.ex.mu.Lock()
-		}
-		if _, werr := t.w.Write(b[:n]); werr != nil && t.err == nil {
-			t.err = werr
-		}
-		flush(t.w)
+		chunk := b[:n]
 		stop := false
 		if t.ex != nil {
-			t.ex.tail = appendTail(t.ex.tail, b[:n])
-			stop = t.ex.cancelReq && atBoundary(t.ex.tail)
+			t.ex.mu.Lock()
+			if t.ex.cancelReq {
+				// Cancelled: the host gets the rest of the event in flight
+				// and nothing after it (the server may answer the cancel).
+				if i, ok := boundaryIn(t.ex.tail, chunk); ok {
+					chunk, stop = chunk[:i], true
+				}
+			}
+		}
+		if len(chunk) > 0 {
+			if _, werr := t.w.Write(chunk); werr != nil && t.err == nil {
+				t.err = werr
+			}
+			flush(t.w)
+		}
+		if t.ex != nil {
+			t.ex.tail = appendTail(t.ex.tail, chunk)
 			t.ex.mu.Unlock()
 		}
 		if stop {
 			t.ex.cancel()
-			return n, errCancelStream
+			return len(chunk), errCancelStream
 		}
 	}
 	if err == nil && t.err != nil {
 		err = t.err
 	}
 	return n, err
+}
+
+// boundaryIn is how much of b may still go to the host before the stream
+// is between events (0 when it is already); ok is false when b ends inside
+// the event.
+func boundaryIn(tail, b []byte) (int, bool) {
+	t := append([]byte(nil), tail...)
+	if atBoundary(t) {
+		return 0, true
+	}
+	for i := range b {
+		t = appendTail(t, b[i:i+1])
+		if atBoundary(t) {
+			return i + 1, true
+		}
+	}
+	return len(b), false
 }
 
 func appendTail(tail, b []byte) []byte {
@@ -649,14 +675,17 @@ func (p *httpProxy) cancel(v *viewer, m *Message) {
 	if reason == "" {
 		reason = "cancelled from mcpscope"
 	}
-	go p.notifyCancelled(ex, reason)
+	// The server is told once the host's answer has ended, so nothing it
+	// sends about the cancel can reach the host.
 	select {
 	case err := <-ex.cancelDone:
+		go p.notifyCancelled(ex, reason)
 		if err != nil {
 			fail("%v", err)
 			return
 		}
 	case <-time.After(lockWait):
+		go p.notifyCancelled(ex, reason)
 		fail("the host's answer did not end within %v", lockWait)
 		return
 	}
