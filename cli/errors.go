@@ -47,10 +47,13 @@ func exitCode(err error) int {
 		tool *session.ToolError
 		un   *session.Unanswered
 		ms   *connect.MissingSecretError
+		es   *exitStatus
 	)
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.As(err, &es):
+		return es.code
 	case errors.As(err, &ue), errors.As(err, &se), errors.As(err, &ms):
 		return exitUsage
 	case errors.Is(err, context.Canceled):
@@ -67,6 +70,10 @@ func exitCode(err error) int {
 // printError writes err for a person, sanitised (server words travel in
 // error messages), with what to do next.
 func printError(w io.Writer, err error) {
+	var es *exitStatus
+	if errors.As(err, &es) {
+		return // mcpscope proxy passes the server's exit code on, quietly
+	}
 	msg := err.Error()
 	if errors.Is(err, context.Canceled) {
 		msg = "interrupted"

@@ -81,6 +81,8 @@ func newRoot() *cobra.Command {
 		newServersCmd(),
 		newWrapCmd(),
 		newUnwrapCmd(),
+		newProxyCmd(),
+		newProxiesCmd(),
 		newVersionCmd(),
 		newManCmd(),
 	} {

@@ -137,7 +137,7 @@ func marshalNoEscape(v any) ([]byte, error) {
 func metaEmpty(m *transport.Meta) bool {
 	return m.Event == "" && m.Detail == "" && m.HTTPMethod == "" && m.URL == "" && m.Status == 0 &&
 		len(m.Headers) == 0 && m.Stream == "" && m.Resumes == "" && m.EventID == "" && m.EventType == "" &&
-		m.Retry == 0 && m.PID == 0 && m.ExitCode == nil && m.Signal == ""
+		m.Retry == 0 && m.PID == 0 && m.ExitCode == nil && m.Signal == "" && m.Via == ""
 }
 
 // Frame turns a record back into the frame it was written from.

@@ -106,7 +106,19 @@ type Meta struct {
 	PID      int    `json:"pid,omitempty"`
 	ExitCode *int   `json:"exitCode,omitempty"`
 	Signal   string `json:"signal,omitempty"`
+
+	// Via says, in the journal of mcpscope proxy, whose traffic a frame is
+	// (the Via* names); empty in every other journal.
+	Via string `json:"via,omitempty"`
 }
+
+// Via names (Meta.Via), set by mcpscope proxy.
+const (
+	ViaHost     = "host"     // the host's own message, or the server's to the host
+	ViaViewer   = "viewer"   // sent by a viewer through the proxy, or the server's answer to it: never the host's
+	ViaMcpscope = "mcpscope" // made by the proxy itself: a cancel's notification, the error the host gets for it
+	ViaDropped  = "dropped"  // a server message kept from the host: a late answer to a call cancelled from mcpscope
+)
 
 // Sink receives every frame. It is called from the transport's own goroutines,
 // possibly concurrently, and must not block for long: the transport never

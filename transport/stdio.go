@@ -31,6 +31,13 @@ type StdioOptions struct {
 	// or files are routinely megabytes long.
 	MaxLine int
 	Grace   time.Duration // each step of the shutdown ladder; default 2s
+	// Raw, when set, hands each output pipe to the caller instead of framing
+	// it into lines: it is called once per stream ("stdout", "stderr") on
+	// that stream's reader goroutine, with a reader that ends once the
+	// process has exited and its output is drained, and Stdio emits no In
+	// frames for it. mcpscope proxy uses it to forward the bytes as they are;
+	// spawning, events and the shutdown ladder stay Stdio's.
+	Raw func(stream string, r io.Reader)
 }
 
 const (
@@ -276,6 +283,26 @@ func (s *Stdio) Send(m Outgoing, done func(error)) {
 	done(nil)
 }
 
+// WriteRaw writes p to the server's stdin as it is, in one write, and emits
+// no frame (a Raw caller journals for itself). It shares Send's lock, so it
+// never interleaves with a Send; a caller writing one line in several pieces
+// keeps its own lock around them.
+func (s *Stdio) WriteRaw(p []byte) error {
+	if err := s.sendable(); err != nil {
+		return err
+	}
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if _, err := s.stdin.Write(p); err != nil {
+		return s.writeErr(err)
+	}
+	return nil
+}
+
+// Signal sends sig to the server's process group while it runs (a proxy
+// passes on a signal its host sent it). It does not start the ladder.
+func (s *Stdio) Signal(sig syscall.Signal) { s.signal(sig) }
+
 // sendable says why a Send cannot go out now, or nil.
 func (s *Stdio) sendable() error {
 	s.mu.Lock()
@@ -403,6 +430,10 @@ func (r stdioPipeReader) Read(p []byte) (int, error) {
 // bufio fills, so only MaxLine bounds their length.
 func (s *Stdio) read(f *os.File, stream string) {
 	defer s.readers.Done()
+	if s.o.Raw != nil {
+		s.o.Raw(stream, stdioPipeReader{s: s, f: f})
+		return
+	}
 	kind := Garbage // decided per line for stdout
 	if stream == "stderr" {
 		kind = Stderr

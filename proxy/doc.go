@@ -1,0 +1,122 @@
+// Package proxy is mcpscope proxy: a transparent proxy between an MCP host
+// (Claude, VS Code, Cursor…) and its server, that journals both directions
+// and publishes the live session on a local socket for viewers (mcpscope
+// attach, mcpscope proxies).
+//
+// # Forwarding
+//
+// stdio (RunStdio): the server is spawned by transport.Stdio (its process
+// group, environment and shutdown ladder: one piece of code with the
+// client's), whose Raw option hands the pipes over untouched. Host stdin →
+// server stdin and server stdout → host stdout go line by line, exact bytes
+// (CRLF, blank lines, non-JSON lines and a last line without a newline
+// included); a line is written as soon as its newline has arrived, and the
+// lines that are already buffered together go out in one write. Lines are
+// routed and journaled whole up to MaxLine (64 MiB); a longer line is still
+// forwarded whole, streamed as it arrives, and journaled as its first 64
+// KiB plus a line-too-long event with its length. Server stderr passes
+// through to the proxy's stderr and is journaled line by line. Host stdin
+// EOF closes the server's stdin and runs the ladder (grace, SIGTERM, grace,
+// SIGKILL); a signal the host sends goes to the server's group, and the
+// ladder follows after the grace; when the server exits, RunStdio returns
+// its exit status (128+N for signal N) after everything it wrote has been
+// written to the host. The proxy writes nothing of its own to stdout.
+//
+// HTTP (RunHTTP): a reverse proxy. Every request goes to the upstream's
+// origin with its own path and query ("/" means the upstream's path), its
+// headers (credentials included; hop-by-hop ones excepted) and its body;
+// redirects are passed back, never followed. Host passes through as the
+// host sent it when the upstream is a loopback address (a local server's
+// DNS-rebinding protection must judge what the host sent); a remote
+// upstream gets its own name, as virtual hosting needs. Answers are streamed chunk by
+// chunk and flushed at once; an SSE stream is parsed for the journal from
+// the bytes already sent to the host, so the journal never holds it up.
+// Absolute URLs inside messages (an HTTP+SSE endpoint event naming the
+// upstream's host) are not rewritten.
+//
+// # Journal
+//
+// One journal per proxy, written with session.CreateJournal's header and
+// session.AppendRecord lines by one writer goroutine that drains whatever
+// is queued into one write. Frames are Dir out (host → server) and in
+// (server → host), and Meta.Via says whose they are: host (the host's own,
+// and the server's to it), viewer (a viewer's injected request and the
+// server's answers and progress for it, never forwarded to the host),
+// mcpscope (a cancel's notifications/cancelled and the error the host gets),
+// dropped (a late answer to a call cancelled from mcpscope: journaled, not
+// forwarded). HTTP frames carry method, URL and headers redacted
+// (transport.RedactURL, transport.RedactHeader); a request without a body
+// is a "request" event, an answer without one a "response" event.
+// The forwarders wait for the journal only when it is more than 32 MiB
+// behind (a disk slower than the traffic); nothing else can slow them.
+//
+// # Socket protocol (mcpscope-proxy/1)
+//
+// Each proxy listens on a Unix socket NAME.PID.sock (0600, directory 0700)
+// in SocketDir. Lines are JSON, one per line, both ways.
+//
+// On connect the proxy sends a hello:
+//
+//	{"type":"hello","protocol":"mcpscope-proxy/1","name":"github","pid":4242,"transport":"stdio",
+//	 "target":"stdio: npx -y …","serverPid":4243,"journal":"/…/x.jsonl","started":"…","seq":118,
+//	 "viewers":1,"can":["inject","cancel"],"idPrefix":"mcpscope-1f2e3d4c-"}
+//
+// seq is the last frame journaled so far. Nothing else comes until the
+// viewer subscribes:
+//
+//	{"type":"subscribe"}              live: frames after the current last seq
+//	{"type":"subscribe","after":118}  frames after seq 118
+//
+// The answer is {"type":"subscribed","after":N,"seq":LAST,"journal":…}, then
+// frames, each exactly a journal line ({"seq":…,"t":…,"dir":…,"kind":…,…}, see
+// session.Record): a viewer reads the journal for the past, then subscribes
+// after the last seq it read (the proxy keeps the last 4096 frames to cover
+// the gap). Frames older than that, and frames a viewer could not take,
+// come as
+//
+//	{"type":"missed","from":A,"to":B,"count":N,"journal":"/…/x.jsonl"}
+//
+// in their place: they are in the journal. A viewer's queue holds 8192
+// frames or 16 MiB; past that its frames are dropped (and reported as
+// missed), and a viewer that does not read for 10 s is disconnected. The
+// proxy never waits for a viewer.
+//
+// Commands carry an optional "ref" the answer echoes:
+//
+//	{"type":"inject","ref":1,"message":{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{…}}}
+//
+// (stdio only) sends the request to the server inside the host's session
+// with its id replaced by a string id of the proxy's own space (idPrefix +
+// a number; the prefix holds a random nonce, so a host's ids never have it),
+// and a progressToken in params._meta replaced the same way. It is written
+// as one whole line between the host's lines. Answers:
+// {"type":"injected","ref":1,"id":"mcpscope-…-1","seq":S}, then
+// {"type":"progress",…,"message":{…}} per progress notification for its token
+// and {"type":"reply","ref":1,"id":…,"seq":S,"message":{the server's response}}.
+// None of these reach the host. A server request sent while an injected
+// call runs (sampling, elicitation) cannot be told apart from the host's
+// session and goes to the host.
+//
+//	{"type":"cancel","ref":2,"seq":S}   or   {"type":"cancel","id":7}
+//
+// cancels the host's call whose request frame is seq S (or whose id is 7):
+// the host gets {"jsonrpc":"2.0","id":…,"error":{"code":-32800,"message":"request
+// cancelled from mcpscope"}} at once, the server gets notifications/cancelled
+// for it, and a late answer from the server for that id is dropped, so the
+// host never sees two answers. Over HTTP the host's request is in flight
+// until its answer ends: if the answer has not begun, the host gets the
+// error as a JSON answer; on an SSE answer, as the stream's last event
+// (written between events; if the server is in the middle of one that does
+// not end within 2 s, the stream is cut without it), the upstream exchange
+// is closed and notifications/cancelled is POSTed in the host's session
+// with the host's headers. Over HTTP+SSE (2024-11-05) answers travel on the
+// shared GET stream and a call cannot be cancelled. initialize is never
+// cancelled. A viewer's own injected call is cancelled the same way (by its
+// seq or wire id). Answer: {"type":"cancelled","ref":2,"id":…,"seq":S}.
+//
+//	{"type":"ping"}   → {"type":"pong","seq":LAST}
+//
+// Failures answer {"type":"error","ref":…,"error":"…"}. When the proxy ends,
+// each viewer gets {"type":"bye","reason":"…","seq":LAST} and is closed.
+// Conn is a client of this protocol; List and Find find the proxies.
+package proxy
