@@ -142,6 +142,7 @@ type Call struct {
 	rpcErr     *RPCError
 	failure    *Failure
 	late       int    // responses that came after the call ended
+	givenUp    bool   // a timeout or cancel is under way: an answer now is late
 	isError    bool   // a tool result with isError: true, read once when it arrived
 	unmatched  string // an id a response came with that was this call's id in another JSON type
 	sessionID  string // the MCP session the call lives in, when not the transport's (a foreign rejoin)

@@ -95,8 +95,8 @@ func (s *Session) onStreamEndLocked(m transport.Meta, after []func()) []func() {
 	callKey, isPost := strings.CutPrefix(key, "post:")
 	var c *Call
 	if isPost {
-		if c = s.pending[callKey]; c == nil {
-			return after // answered: the stream ended as it should
+		if c = s.pending[callKey]; c == nil || c.givenUp {
+			return after // answered, or being given up: the stream ended as it should
 		}
 	} else if !strings.HasPrefix(key, "get:") {
 		return after

@@ -342,10 +342,7 @@ func (s *Session) armTimers(c *Call, o CallOptions) {
 }
 
 func (s *Session) timeout(c *Call, kind error, why string) {
-	s.mu.Lock()
-	live := !c.state.Ended()
-	s.mu.Unlock()
-	if !live {
+	if !s.giveUp(c) {
 		return
 	}
 	s.tellServer(c, "timeout")
@@ -354,7 +351,7 @@ func (s *Session) timeout(c *Call, kind error, why string) {
 		why += fmt.Sprintf("; meanwhile a response came with the id %s, which matches no request (a server bug?)", c.unmatched)
 	}
 	s.mu.Unlock()
-	s.end(c, StateError, nil, nil, &Failure{Reason: "timed out: " + why, Kind: kind})
+	s.endGivenUp(c, StateError, &Failure{Reason: "timed out: " + why, Kind: kind})
 }
 
 // Notify sends a notification. done (may be nil) learns whether it went out.
@@ -455,18 +452,40 @@ func (s *Session) Cancel(c *Call, reason string) error {
 	if c.Method == "initialize" {
 		return errors.New("initialize cannot be cancelled (the protocol forbids it); close the session instead")
 	}
-	s.mu.Lock()
-	live := !c.state.Ended()
-	s.mu.Unlock()
-	if !live {
+	if !s.giveUp(c) {
 		return fmt.Errorf("call %s (%s) already ended", c.Key, c.Method)
 	}
 	if reason == "" {
 		reason = "cancelled by the user in mcpscope"
 	}
 	s.tellServer(c, reason)
-	s.end(c, StateCancelled, nil, nil, &Failure{Reason: "cancelled: " + reason, Kind: ErrCancelled})
+	s.endGivenUp(c, StateCancelled, &Failure{Reason: "cancelled: " + reason, Kind: ErrCancelled})
 	return nil
+}
+
+// giveUp claims a live call for a timeout or a cancel, once. From here an
+// answer is late: servers answer a cancelled request at once (the Go SDK
+// with "context canceled"), sometimes before the call has ended here.
+func (s *Session) giveUp(c *Call) bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.state.Ended() || c.givenUp {
+		return false
+	}
+	c.givenUp = true
+	return true
+}
+
+// endGivenUp ends a call giveUp claimed: while a give-up is under way,
+// nothing else (a late answer, the stream it closed) ends the call.
+func (s *Session) endGivenUp(c *Call, st State, f *Failure) {
+	s.mu.Lock()
+	c.givenUp = false
+	ok := s.endLocked(c, st, nil, nil, f, time.Now())
+	s.mu.Unlock()
+	if ok {
+		s.store.Notify()
+	}
 }
 
 // tellServer lets the server know a call is given up: stateless HTTP
@@ -497,7 +516,7 @@ func (s *Session) end(c *Call, st State, result json.RawMessage, rpcErr *RPCErro
 }
 
 func (s *Session) endLocked(c *Call, st State, result json.RawMessage, rpcErr *RPCError, f *Failure, at time.Time) bool {
-	if c.state.Ended() {
+	if c.state.Ended() || c.givenUp {
 		return false
 	}
 	c.state, c.result, c.rpcErr, c.failure, c.ended = st, result, rpcErr, f, at
@@ -749,9 +768,12 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 			return s.warnLocked(it.Note, after)
 		}
 		it.CallKey = key
-		if c.state.Ended() {
+		if c.state.Ended() || c.givenUp {
 			c.late++
 			it.Note = "late response: the call had already ended (" + string(c.state) + ")"
+			if !c.state.Ended() {
+				it.Note = "late response: the call was already given up"
+			}
 			return after
 		}
 		if class == ClassError {
