@@ -1,6 +1,9 @@
 package testservers
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
@@ -21,7 +24,11 @@ type HTTPOpts struct {
 	Stateless      bool          // no sessions; the only mode that serves 2026-07-28 clients
 	SessionTimeout time.Duration // the SDK closes sessions idle this long; later requests get 404
 	ClockInterval  time.Duration // demo://clock interval (default 3s)
-	RequestLog     io.Writer     // a line per request or notification received (WithRequestLog)
+	// RequestLog gets a line per request or notification that reached the
+	// endpoint, in WithRequestLog's form. It is written as each POST arrives,
+	// not when the SDK handles it: a DELETE right after a cancel closes the
+	// session before the SDK reads the cancel, yet the server was told.
+	RequestLog io.Writer
 
 	// Server, if set, is served instead of Everything(). Cleanup then cannot
 	// cancel its in-flight handlers.
@@ -38,6 +45,7 @@ type HTTPServer struct {
 	demo *demo.Demo // nil with HTTPOpts.Server
 
 	mu        sync.Mutex
+	reqLog    io.Writer
 	expired   map[string]bool
 	closings  sync.WaitGroup
 	closeOnce sync.Once
@@ -73,9 +81,9 @@ func StartHTTPServer(t testing.TB, opts HTTPOpts) *HTTPServer {
 // newHTTPServer holds opts.Server, or Everything() with opts' clock and
 // request log.
 func newHTTPServer(opts HTTPOpts) *HTTPServer {
-	h := &HTTPServer{Server: opts.Server, expired: map[string]bool{}}
+	h := &HTTPServer{Server: opts.Server, expired: map[string]bool{}, reqLog: opts.RequestLog}
 	if h.Server == nil {
-		h.demo = newEverything(WithClockInterval(opts.ClockInterval), WithRequestLog(opts.RequestLog))
+		h.demo = newEverything(WithClockInterval(opts.ClockInterval))
 		h.Server = h.demo.Server
 	}
 	return h
@@ -89,7 +97,7 @@ func StartSSE(t testing.TB, opts HTTPOpts) *HTTPServer {
 	h := newHTTPServer(opts)
 	h.mcp = mcp.NewSSEHandler(func(*http.Request) *mcp.Server { return h.Server }, nil)
 	mux := http.NewServeMux()
-	mux.Handle("/sse", h.mcp)
+	mux.Handle("/sse", http.HandlerFunc(h.serve))
 	h.ts = httptest.NewServer(mux)
 	h.URL = h.ts.URL + "/sse"
 	t.Cleanup(h.close)
@@ -99,6 +107,11 @@ func StartSSE(t testing.TB, opts HTTPOpts) *HTTPServer {
 // serve answers requests for expired sessions the way the SDK answers an
 // unknown session (404, text/plain), before they reach the SDK handler.
 func (h *HTTPServer) serve(w http.ResponseWriter, r *http.Request) {
+	if h.reqLog != nil && r.Method == http.MethodPost {
+		body, _ := io.ReadAll(r.Body)
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		h.logRequests(body)
+	}
 	if id := r.Header.Get("Mcp-Session-Id"); id != "" {
 		h.mu.Lock()
 		gone := h.expired[id]
@@ -109,6 +122,37 @@ func (h *HTTPServer) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	h.mcp.ServeHTTP(w, r)
+}
+
+// logRequests writes a line per request or notification in a POST body (a
+// message or a batch).
+func (h *HTTPServer) logRequests(body []byte) {
+	type msg struct {
+		Method string `json:"method"`
+		Params struct {
+			RequestID any `json:"requestId"`
+		} `json:"params"`
+	}
+	var batch []msg
+	if err := json.Unmarshal(body, &batch); err != nil {
+		var one msg
+		if json.Unmarshal(body, &one) != nil {
+			return
+		}
+		batch = []msg{one}
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for _, m := range batch {
+		if m.Method == "" {
+			continue // a response
+		}
+		line := m.Method
+		if m.Method == "notifications/cancelled" {
+			line += fmt.Sprintf(" %v", m.Params.RequestID)
+		}
+		fmt.Fprintf(h.reqLog, "goserver: <- %s\n", line)
+	}
 }
 
 // ExpireSessions forgets every current session at once, as a server that
