@@ -68,6 +68,7 @@ func newRoot() *cobra.Command {
 		newRecordCmd(),
 		newRejoinCmd(),
 		newJournalCmd(),
+		newExportCmd(),
 		newDemoCmd(),
 		newBenchCmd(),
 		newClientCmd(),
