@@ -69,6 +69,7 @@ func newRoot() *cobra.Command {
 		newRejoinCmd(),
 		newJournalCmd(),
 		newExportCmd(),
+		newDiffCmd(),
 		newDemoCmd(),
 		newBenchCmd(),
 		newClientCmd(),
