@@ -117,7 +117,9 @@ func TestJournalMatchesLive(t *testing.T) {
 	paged := mcp.NewServer(&mcp.Implementation{Name: "paged", Version: "1"}, &mcp.ServerOptions{PageSize: 2})
 	for _, name := range []string{"a", "b", "c", "d", "e"} {
 		mcp.AddTool(paged, &mcp.Tool{Name: name, Description: "tool " + name, InputSchema: &jsonschema.Schema{Type: "object"}},
-			func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) { return &mcp.CallToolResult{}, nil, nil })
+			func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+				return &mcp.CallToolResult{}, nil, nil
+			})
 	}
 	for name, srv := range map[string]*mcp.Server{"demo": d.Server, "paged": paged} {
 		t.Run(name, func(t *testing.T) {
@@ -171,7 +173,9 @@ func TestTwoRecordings(t *testing.T) {
 			mcp.AddTool(d.Server, &mcp.Tool{Name: "echo", Description: "Echoes, louder.",
 				InputSchema: &jsonschema.Schema{Type: "object", Required: []string{"message", "volume"},
 					Properties: map[string]*jsonschema.Schema{"message": {Type: "string"}, "volume": {Type: "integer"}}}},
-				func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) { return &mcp.CallToolResult{}, nil, nil })
+				func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+					return &mcp.CallToolResult{}, nil, nil
+				})
 			d.Server.RemoveTools("fail")
 		}
 		url := testservers.StartHTTPServer(t, testservers.HTTPOpts{Server: d.Server}).URL
