@@ -70,6 +70,7 @@ func newRoot() *cobra.Command {
 		newJournalCmd(),
 		newExportCmd(),
 		newDiffCmd(),
+		newServeCmd(),
 		newDemoCmd(),
 		newBenchCmd(),
 		newClientCmd(),
