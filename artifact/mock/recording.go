@@ -51,14 +51,14 @@ type Exchange struct {
 	Params json.RawMessage // canonical, without _meta
 	ID     json.RawMessage // as recorded
 
-	keys     map[string]string // top-level params → canonical value
-	at       time.Time
-	steps    []step
-	answered bool
-	sse      bool   // the recorded answer was an SSE stream (HTTP)
-	status   int    // a non-2xx HTTP answer
-	body     string // its body, when not a JSON-RPC message
-	token    bool
+	keys      map[string]string // top-level params → canonical value
+	at        time.Time
+	steps     []step
+	answered  bool
+	sse       bool   // the recorded answer was an SSE stream (HTTP)
+	status    int    // a non-2xx HTTP answer
+	body      string // its body, when not a JSON-RPC message
+	token     bool
 	handshake bool
 }
 
