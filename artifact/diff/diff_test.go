@@ -14,17 +14,17 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"mcpscope/artifact/diff"
-	"mcpscope/artifact/internal/fixture"
 	"mcpscope/connect"
 	"mcpscope/internal/demo"
 	"mcpscope/internal/peers"
+	"mcpscope/internal/recordtest"
 	"mcpscope/internal/testservers"
 	"mcpscope/session"
 )
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	fixture.Cleanup()
+	recordtest.Cleanup()
 	os.Exit(code)
 }
 
@@ -124,9 +124,9 @@ func TestJournalMatchesLive(t *testing.T) {
 	for name, srv := range map[string]*mcp.Server{"demo": d.Server, "paged": paged} {
 		t.Run(name, func(t *testing.T) {
 			url := testservers.StartHTTPServer(t, testservers.HTTPOpts{Server: srv}).URL
-			path := fixture.Record(t, name, connect.Spec{URL: url}, func(ctx context.Context, t testing.TB, s *session.Session) {
-				fixture.Lists(ctx, t, s)
-				fixture.Lists(ctx, t, s) // the last listing is the one read back
+			path := recordtest.Record(t, name, connect.Spec{URL: url}, func(ctx context.Context, t testing.TB, s *session.Session) {
+				recordtest.Lists(ctx, t, s)
+				recordtest.Lists(ctx, t, s) // the last listing is the one read back
 			})
 			fromJournal, err := diff.Load(path)
 			if err != nil {
@@ -179,7 +179,7 @@ func TestTwoRecordings(t *testing.T) {
 			d.Server.RemoveTools("fail")
 		}
 		url := testservers.StartHTTPServer(t, testservers.HTTPOpts{Server: d.Server}).URL
-		return fixture.Record(t, name, connect.Spec{URL: url}, func(ctx context.Context, t testing.TB, s *session.Session) { fixture.Lists(ctx, t, s) })
+		return recordtest.Record(t, name, connect.Spec{URL: url}, func(ctx context.Context, t testing.TB, s *session.Session) { recordtest.Lists(ctx, t, s) })
 	}
 	before, after := record("before", false), record("after", true)
 	a, _ := diff.Load(before)

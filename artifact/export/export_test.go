@@ -17,9 +17,9 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"mcpscope/artifact/export"
-	"mcpscope/artifact/internal/fixture"
 	"mcpscope/connect"
 	"mcpscope/filter"
+	"mcpscope/internal/recordtest"
 	"mcpscope/internal/testservers"
 	"mcpscope/session"
 	"mcpscope/transport"
@@ -27,7 +27,7 @@ import (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	fixture.Cleanup()
+	recordtest.Cleanup()
 	os.Exit(code)
 }
 
@@ -42,10 +42,10 @@ func recordings(t *testing.T) map[string]string {
 	t.Helper()
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	rec := func(name string, sp func() connect.Spec) string {
-		return fixture.Once(t, name, func(j string) string {
+		return recordtest.Once(t, name, func(j string) string {
 			s := sp()
 			s.Journal = j
-			return fixture.Record(t, name, s, fixture.GoScript)
+			return recordtest.Record(t, name, s, recordtest.GoScript)
 		})
 	}
 	httpSpec := func(url, transport string) connect.Spec {

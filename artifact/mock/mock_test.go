@@ -16,10 +16,10 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"mcpscope/artifact/internal/fixture"
 	"mcpscope/artifact/mock"
 	"mcpscope/artifact/scan"
 	"mcpscope/connect"
+	"mcpscope/internal/recordtest"
 	"mcpscope/internal/testservers"
 	"mcpscope/session"
 	"mcpscope/transport"
@@ -27,7 +27,7 @@ import (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	fixture.Cleanup()
+	recordtest.Cleanup()
 	os.Exit(code)
 }
 
@@ -44,11 +44,11 @@ func recordings(t *testing.T) map[string]string {
 	t.Helper()
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	return map[string]string{
-		"stdio-modern": fixture.Once(t, "stdio", func(j string) string {
-			return fixture.Record(t, "stdio", connect.Spec{Journal: j, Command: []string{testservers.BuildStdio(t)}}, fixture.GoScript)
+		"stdio-modern": recordtest.Once(t, "stdio", func(j string) string {
+			return recordtest.Record(t, "stdio", connect.Spec{Journal: j, Command: []string{testservers.BuildStdio(t)}}, recordtest.GoScript)
 		}),
-		"http-legacy": fixture.Once(t, "http", func(j string) string {
-			return fixture.Record(t, "http", connect.Spec{Journal: j, URL: testservers.StartHTTP(t, testservers.HTTPOpts{})}, fixture.GoScript)
+		"http-legacy": recordtest.Once(t, "http", func(j string) string {
+			return recordtest.Record(t, "http", connect.Spec{Journal: j, URL: testservers.StartHTTP(t, testservers.HTTPOpts{})}, recordtest.GoScript)
 		}),
 	}
 }
@@ -200,13 +200,13 @@ func TestBytes(t *testing.T) {
 			// is the e2e test's): a stdio recording of the 2026-07-28
 			// protocol is served statelessly.
 			sp := connect.Spec{URL: serveHTTP(t, srv)}
-			replayed := fixture.Record(t, "replayed", sp, func(ctx context.Context, t testing.TB, s *session.Session) {
-				fixture.Lists(ctx, t, s)
+			replayed := recordtest.Record(t, "replayed", sp, func(ctx context.Context, t testing.TB, s *session.Session) {
+				recordtest.Lists(ctx, t, s)
 				for _, c := range []struct {
 					tool string
 					args map[string]any
 				}{{"echo", map[string]any{"message": "hello"}}, {"slow", map[string]any{"seconds": 0.3, "steps": 3}}, {"fail", map[string]any{"message": "on purpose"}}} {
-					fixture.Tool(ctx, t, s, c.tool, c.args)
+					recordtest.Tool(ctx, t, s, c.tool, c.args)
 				}
 			})
 			want, got := serverMessages(t, path), serverMessages(t, replayed)
@@ -254,9 +254,9 @@ func TestMatching(t *testing.T) {
 			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: string(rune('0' + n.Add(1)))}}}, nil, nil
 		})
 	url := testservers.StartHTTPServer(t, testservers.HTTPOpts{Server: srv}).URL
-	path := fixture.Record(t, "count", connect.Spec{URL: url}, func(ctx context.Context, t testing.TB, s *session.Session) {
-		fixture.Tool(ctx, t, s, "count", map[string]any{})
-		fixture.Tool(ctx, t, s, "count", map[string]any{})
+	path := recordtest.Record(t, "count", connect.Spec{URL: url}, func(ctx context.Context, t testing.TB, s *session.Session) {
+		recordtest.Tool(ctx, t, s, "count", map[string]any{})
+		recordtest.Tool(ctx, t, s, "count", map[string]any{})
 	})
 	m := mock.New(load(t, path), mock.Options{NoWait: true})
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx(t), serveStdio(t, m), nil)
@@ -329,23 +329,23 @@ func TestTiming(t *testing.T) {
 func TestModernRecording(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	url := testservers.StartHTTP(t, testservers.HTTPOpts{Stateless: true})
-	path := fixture.Record(t, "modern", connect.Spec{URL: url}, func(ctx context.Context, t testing.TB, s *session.Session) {
+	path := recordtest.Record(t, "modern", connect.Spec{URL: url}, func(ctx context.Context, t testing.TB, s *session.Session) {
 		if s.Info().Era != session.EraModern {
 			t.Fatalf("era %s", s.Info().Era)
 		}
-		fixture.Lists(ctx, t, s)
-		fixture.Tool(ctx, t, s, "echo", map[string]any{"message": "hello"})
+		recordtest.Lists(ctx, t, s)
+		recordtest.Tool(ctx, t, s, "echo", map[string]any{"message": "hello"})
 	})
 	rec := load(t, path)
 	if rec.Era != session.EraModern || rec.Init != nil || rec.Discover == nil {
 		t.Fatalf("recording: era %s, init %v, discover %v", rec.Era, rec.Init != nil, rec.Discover != nil)
 	}
 	endpoint := serveHTTP(t, mock.New(rec, mock.Options{NoWait: true}))
-	replayed := fixture.Record(t, "replayed", connect.Spec{URL: endpoint}, func(ctx context.Context, t testing.TB, s *session.Session) {
+	replayed := recordtest.Record(t, "replayed", connect.Spec{URL: endpoint}, func(ctx context.Context, t testing.TB, s *session.Session) {
 		if s.Info().Era != session.EraModern {
 			t.Errorf("served era %s", s.Info().Era)
 		}
-		res, err := fixture.Tool(ctx, t, s, "echo", map[string]any{"message": "hello"})
+		res, err := recordtest.Tool(ctx, t, s, "echo", map[string]any{"message": "hello"})
 		if err != nil || !bytes.Contains(res, []byte(`"hello"`)) {
 			t.Errorf("echo: %s %v", res, err)
 		}
@@ -356,12 +356,12 @@ func TestModernRecording(t *testing.T) {
 	}
 	// A client of the initialize era: its initialize is answered from the
 	// recorded server/discover, without a session.
-	fixture.Record(t, "legacy-client", connect.Spec{URL: endpoint, Era: session.EraLegacy}, func(ctx context.Context, t testing.TB, s *session.Session) {
+	recordtest.Record(t, "legacy-client", connect.Spec{URL: endpoint, Era: session.EraLegacy}, func(ctx context.Context, t testing.TB, s *session.Session) {
 		in := s.Info()
 		if in.ProtocolVersion >= session.ModernVersion || in.ProtocolVersion == "" || in.ServerInfo.Name != "mcpscope-everything" || in.SessionID != "" {
 			t.Errorf("a 2025 client was told %+v", in)
 		}
-		res, err := fixture.Tool(ctx, t, s, "echo", map[string]any{"message": "hello"})
+		res, err := recordtest.Tool(ctx, t, s, "echo", map[string]any{"message": "hello"})
 		if err != nil || !bytes.Contains(res, []byte(`"hello"`)) {
 			t.Errorf("echo: %s %v", res, err)
 		}
@@ -385,9 +385,9 @@ func TestServerRequests(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	url := testservers.StartHTTP(t, testservers.HTTPOpts{})
 	answer := json.RawMessage(`{"action":"accept","content":{"name":"Ada","age":36,"colour":"green"}}`)
-	path := fixture.Record(t, "ask", connect.Spec{URL: url, Era: "legacy", Answers: map[string]json.RawMessage{"elicitation/create": answer}},
+	path := recordtest.Record(t, "ask", connect.Spec{URL: url, Era: "legacy", Answers: map[string]json.RawMessage{"elicitation/create": answer}},
 		func(ctx context.Context, t testing.TB, s *session.Session) {
-			if _, err := fixture.Tool(ctx, t, s, "ask", map[string]any{"message": "who?"}); err != nil {
+			if _, err := recordtest.Tool(ctx, t, s, "ask", map[string]any{"message": "who?"}); err != nil {
 				t.Fatal(err)
 			}
 		})

@@ -9,10 +9,10 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/artifact/internal/fixture"
 	"mcpscope/artifact/scan"
 	"mcpscope/connect"
 	"mcpscope/filter"
+	"mcpscope/internal/recordtest"
 	"mcpscope/internal/testservers"
 	"mcpscope/session"
 	"mcpscope/transport"
@@ -20,7 +20,7 @@ import (
 
 func TestMain(m *testing.M) {
 	code := m.Run()
-	fixture.Cleanup()
+	recordtest.Cleanup()
 	os.Exit(code)
 }
 
@@ -30,11 +30,11 @@ func recordings(t *testing.T) map[string]string {
 	t.Helper()
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	return map[string]string{
-		"stdio": fixture.Once(t, "stdio", func(j string) string {
-			return fixture.Record(t, "stdio", connect.Spec{Journal: j, Command: []string{testservers.BuildStdio(t)}}, fixture.GoScript)
+		"stdio": recordtest.Once(t, "stdio", func(j string) string {
+			return recordtest.Record(t, "stdio", connect.Spec{Journal: j, Command: []string{testservers.BuildStdio(t)}}, recordtest.GoScript)
 		}),
-		"http": fixture.Once(t, "http", func(j string) string {
-			return fixture.Record(t, "http", connect.Spec{Journal: j, URL: testservers.StartHTTP(t, testservers.HTTPOpts{})}, fixture.GoScript)
+		"http": recordtest.Once(t, "http", func(j string) string {
+			return recordtest.Record(t, "http", connect.Spec{Journal: j, URL: testservers.StartHTTP(t, testservers.HTTPOpts{})}, recordtest.GoScript)
 		}),
 	}
 }
