@@ -71,6 +71,7 @@ func newRoot() *cobra.Command {
 		newExportCmd(),
 		newDiffCmd(),
 		newServeCmd(),
+		newReplayCmd(),
 		newDemoCmd(),
 		newBenchCmd(),
 		newClientCmd(),

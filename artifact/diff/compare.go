@@ -413,3 +413,7 @@ func scalarEqual(a, b any) bool {
 func pointerEscape(s string) string {
 	return strings.ReplaceAll(strings.ReplaceAll(s, "~", "~0"), "/", "~1")
 }
+
+// JSON is the structural difference between two JSON values (the same
+// rules as items of a catalog): what replay uses to compare results.
+func JSON(a, b json.RawMessage) []Field { return diffJSON(a, b) }
