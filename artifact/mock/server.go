@@ -156,8 +156,8 @@ func (s *Server) resolve(req *envelope) answer {
 		ex := mostAlike(exs, req.Params)
 		return answer{ex: ex, how: fmt.Sprintf("matched by method and name (the params differ), journal seq %d", ex.Seq)}
 	}
-	if req.Method == "ping" {
-		return answer{made: result(req.ID, json.RawMessage("{}")), how: "ping (not recorded): answered {}"}
+	if why := r.housekeeping(req.Method); why != "" {
+		return answer{made: result(req.ID, json.RawMessage("{}")), how: "not recorded; answered {} (" + why + ")"}
 	}
 	code, msg, data := r.noMatch(req.Method, req.Params)
 	return answer{made: rpcError(req.ID, code, msg, data), how: "no match: " + msg}
@@ -351,4 +351,49 @@ func orEmptyObject(raw json.RawMessage) json.RawMessage {
 		return json.RawMessage("{}")
 	}
 	return raw
+}
+
+// housekeeping says why a request that was not recorded is answered with
+// an empty result anyway: ping always is, and a request whose empty
+// answer the recorded server's capabilities promise (logging/setLevel
+// with logging, resources/subscribe with resources.subscribe). Clients
+// send these on their own (the official Inspector sets a log level on
+// connect); "" for anything else.
+func (r *Recording) housekeeping(method string) string {
+	var caps struct {
+		Logging   json.RawMessage `json:"logging"`
+		Resources struct {
+			Subscribe bool `json:"subscribe"`
+		} `json:"resources"`
+	}
+	_ = json.Unmarshal(r.capabilities(), &caps)
+	switch {
+	case method == "ping":
+		return "every server answers ping"
+	case method == "logging/setLevel" && len(caps.Logging) > 0:
+		return "the recorded server declares logging"
+	case (method == "resources/subscribe" || method == "resources/unsubscribe") && caps.Resources.Subscribe:
+		return "the recorded server declares resources.subscribe"
+	}
+	return ""
+}
+
+// capabilities are what the recorded handshake declared.
+func (r *Recording) capabilities() json.RawMessage {
+	for _, ex := range []*Exchange{r.Init, r.Discover} {
+		if ex == nil {
+			continue
+		}
+		for _, st := range ex.steps {
+			var m struct {
+				Result struct {
+					Capabilities json.RawMessage `json:"capabilities"`
+				} `json:"result"`
+			}
+			if st.final && json.Unmarshal(st.data, &m) == nil && len(m.Result.Capabilities) > 0 {
+				return m.Result.Capabilities
+			}
+		}
+	}
+	return nil
 }
