@@ -17,10 +17,10 @@ func newJournalCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "journal FILE",
 		Short: "Summarise a journal file",
-		Long: "Summarise a journal file: its target, its calls as they ended, and its frames by kind. " +
-			"The file is read as a stream, so a journal of any length takes little memory.\n\n" +
+		Long: "Summarise a journal file: its target, its calls (listed as they end, with how they ended), and its frames " +
+			"by kind. The file is read as a stream, so a journal of any length takes little memory.\n\n" +
 			"With --filter, the frames counted are those the filter matches, and a call is listed when one of its frames " +
-			"matches; ~s, ~e and ~dur see each call as it ended.",
+			"matches; ~s, ~e and ~dur see each call as it ended (the journal is then read twice).",
 		GroupID: groupSessions,
 		Example: "  mcpscope journal ~/.local/state/mcpscope/journal/20261123-101500.000-4242.jsonl\n" +
 			"  mcpscope journal session.jsonl --filter '~e | ~s cancelled'",
@@ -51,11 +51,29 @@ func newJournalCmd() *cobra.Command {
 				in              scan.Info
 				frames, matched int
 				calls           int
-				listed          []uint64 // a bit per call: listed already
+				seen, listed    bitset // calls with a matching frame; calls listed
 				kinds           = map[string]int{}
 				subj            = session.NewSubjects()
 			)
-			_, err = scan.File(path, scan.Options{Final: true}, func(fr *scan.Frame) error {
+			list := func(i int, sn *session.CallSnapshot) {
+				if listed.has(i) || flt != nil && !seen.has(i) {
+					return
+				}
+				listed.set(i)
+				if calls == 0 {
+					w("calls", "(as they ended)")
+				}
+				calls++
+				dur := "-"
+				if !sn.Ended.IsZero() {
+					dur = sn.Duration(sn.Started).Round(time.Millisecond).String()
+				}
+				fmt.Fprintf(out, "  #%-5s %-28s %-10s %s\n", termsafe.Line(sn.Key), termsafe.Line(sn.Method+" "+sn.Name),
+					session.StateWord(sn), dur)
+			}
+			// One pass, unless the filter reads how calls end (~s ~e ~dur).
+			o := scan.Options{Final: flt != nil && flt.Volatile(), CallEnded: list}
+			_, err = scan.File(path, o, func(fr *scan.Frame) error {
 				in.Observe(fr)
 				frames++
 				if !flt.Match(subj.Fill(&fr.Frame, fr.Env, fr.Call, fr.Time)) {
@@ -63,28 +81,12 @@ func newJournalCmd() *cobra.Command {
 				}
 				matched++
 				kinds[fr.Dir.String()+" "+fr.Kind.String()]++
-				if fr.Call == nil {
-					return nil
+				if fr.Call != nil {
+					seen.set(fr.CallIndex)
+					if fr.Call.State.Ended() {
+						list(fr.CallIndex, fr.Call) // a late frame of a call that ended unseen
+					}
 				}
-				i := fr.CallIndex
-				for len(listed) <= i/64 {
-					listed = append(listed, 0)
-				}
-				if listed[i/64]&(1<<(i%64)) != 0 {
-					return nil
-				}
-				listed[i/64] |= 1 << (i % 64)
-				if calls == 0 {
-					w("calls", "")
-				}
-				calls++
-				sn := fr.Call
-				dur := "-"
-				if !sn.Ended.IsZero() {
-					dur = sn.Duration(sn.Started).Round(time.Millisecond).String()
-				}
-				fmt.Fprintf(out, "  #%-5s %-28s %-10s %s\n", termsafe.Line(sn.Key), termsafe.Line(sn.Method+" "+sn.Name),
-					session.StateWord(sn), dur)
 				return nil
 			})
 			if flt != nil {
@@ -112,4 +114,16 @@ func newJournalCmd() *cobra.Command {
 	}
 	ff.add(cmd.Flags(), "frames and calls")
 	return cmd
+}
+
+// bitset is a set of call indexes, a bit each.
+type bitset []uint64
+
+func (b bitset) has(i int) bool { return i/64 < len(b) && b[i/64]&(1<<(i%64)) != 0 }
+
+func (b *bitset) set(i int) {
+	for len(*b) <= i/64 {
+		*b = append(*b, 0)
+	}
+	(*b)[i/64] |= 1 << (i % 64)
 }

@@ -18,6 +18,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"sort"
 	"strings"
 	"time"
 
@@ -53,6 +54,11 @@ type Options struct {
 	// Final reads the journal twice so that each frame's Call is the call
 	// as it ended. It needs a file (not a stream).
 	Final bool
+	// CallEnded, when set, hears of each call once, as soon as it has
+	// ended (answered, cancelled, or lost with its transport), and of the
+	// calls still open when the journal ends, in the order they were made,
+	// after the last frame. index is the call's CallIndex.
+	CallEnded func(index int, c *session.CallSnapshot)
 }
 
 // File scans the journal at path, calling fn for every frame in order. A
@@ -83,21 +89,44 @@ func File(path string, o Options, fn func(*Frame) error) (session.Header, error)
 		return session.Header{}, fmt.Errorf("open journal: %w", err)
 	}
 	defer f.Close()
-	return read(f, outcomes, fn)
+	return read(f, outcomes, o.CallEnded, fn)
 }
 
 // Reader scans a journal from r in one pass: each frame's Call is the call
-// as known at that frame.
-func Reader(r io.Reader, fn func(*Frame) error) (session.Header, error) {
-	return read(r, nil, fn)
+// as known at that frame. ended is Options.CallEnded (nil: none).
+func Reader(r io.Reader, ended func(int, *session.CallSnapshot), fn func(*Frame) error) (session.Header, error) {
+	return read(r, nil, ended, fn)
 }
 
 // read scans r; final, when not nil, is what a first pass learnt.
-func read(r io.Reader, final []outcome, fn func(*Frame) error) (session.Header, error) {
+func read(r io.Reader, final []outcome, ended func(int, *session.CallSnapshot), fn func(*Frame) error) (session.Header, error) {
 	c := newCorrelator(final)
-	return session.ReadJournal(r, func(seq uint64, fr transport.Frame) error {
+	c.onEnd = ended
+	h, err := session.ReadJournal(r, func(seq uint64, fr transport.Frame) error {
 		return fn(c.step(seq, fr))
 	})
+	if ended != nil {
+		var open []*call
+		for _, cl := range c.calls {
+			if !cl.snap.State.Ended() {
+				open = append(open, cl)
+			}
+		}
+		sort.Slice(open, func(i, j int) bool { return open[i].ordinal < open[j].ordinal })
+		for _, cl := range open {
+			c.tell(cl)
+		}
+	}
+	return h, err
+}
+
+// tell gives a call to the CallEnded hook, as it ended.
+func (c *correlator) tell(cl *call) {
+	snap := cl.snap
+	if c.final && cl.ordinal < len(c.outcomes) {
+		c.outcomes[cl.ordinal].apply(&snap)
+	}
+	c.onEnd(cl.ordinal, &snap)
 }
 
 // isTorn reports whether err is ReadJournal's "incomplete last line".
@@ -154,6 +183,7 @@ type correlator struct {
 	ordinal  int
 	outcomes []outcome // pass 1: filled; pass 2: read
 	final    bool
+	onEnd    func(int, *session.CallSnapshot)
 	fr       Frame
 	snap     session.CallSnapshot
 }
@@ -334,14 +364,18 @@ func (c *correlator) request(e *session.Envelope, at time.Time) *call {
 	key := e.Key()
 	cl := &call{ordinal: c.ordinal}
 	c.ordinal++
-	cl.snap = session.CallSnapshot{Key: key, Method: e.Method, Name: ParamName(e.Params), ID: e.ID,
-		Params: e.Params, State: session.StatePending, Started: at}
 	var p struct {
-		Meta struct {
+		Name   string `json:"name"`
+		URI    string `json:"uri"`
+		TaskID string `json:"taskId"`
+		Meta   struct {
 			Token json.RawMessage `json:"progressToken"`
 		} `json:"_meta"`
 	}
-	if json.Unmarshal(e.Params, &p) == nil && len(p.Meta.Token) > 0 {
+	_ = json.Unmarshal(e.Params, &p)
+	cl.snap = session.CallSnapshot{Key: key, Method: e.Method, Name: firstOf(p.Name, p.URI, p.TaskID), ID: e.ID,
+		Params: e.Params, State: session.StatePending, Started: at}
+	if len(p.Meta.Token) > 0 {
 		cl.token = keyOf(p.Meta.Token)
 		c.byToken[cl.token] = cl
 	}
@@ -362,6 +396,9 @@ func (c *correlator) end(cl *call, st session.State, at time.Time) {
 	cl.snap.State, cl.snap.Ended = st, at
 	cl.snap.Params = nil
 	c.record(cl)
+	if c.onEnd != nil {
+		c.tell(cl)
+	}
 	if len(c.ended) < keepEnded {
 		c.ended = append(c.ended, cl.snap.Key)
 		return
@@ -474,6 +511,15 @@ func resultType(result json.RawMessage) string {
 		return "complete"
 	}
 	return session.ResultType(result)
+}
+
+func firstOf(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
 }
 
 // ParamName picks the human name of a request: its tool, prompt or

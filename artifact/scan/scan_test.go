@@ -163,18 +163,28 @@ func TestBounded(t *testing.T) {
 		add(transport.In, fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%d,"progress":1}}`, i))
 		add(transport.In, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"content":[]}}`, i))
 	}
-	add(transport.In, `{"jsonrpc":"2.0","id":1,"result":{}}`) // far too late: forgotten
+	add(transport.In, `{"jsonrpc":"2.0","id":1,"result":{}}`)           // far too late: forgotten
+	add(transport.Out, `{"jsonrpc":"2.0","id":"open","method":"ping"}`) // never answered
 	path := filepath.Join(t.TempDir(), "many.jsonl")
 	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	withCall, last := 0, (*scan.Frame)(nil)
-	_, err := scan.File(path, scan.Options{Final: true}, func(fr *scan.Frame) error {
+	withCall, orphans, last := 0, 0, (*scan.Frame)(nil)
+	told := map[int]int{}
+	lastTold := ""
+	ended := func(i int, c *session.CallSnapshot) {
+		told[i]++
+		lastTold = c.Key + " " + string(c.State)
+	}
+	_, err := scan.File(path, scan.Options{Final: true, CallEnded: ended}, func(fr *scan.Frame) error {
 		if fr.Call != nil {
 			withCall++
-			if fr.Call.State != session.StateOK {
+			if fr.Call.State != session.StateOK && fr.Call.Method != "ping" {
 				t.Fatalf("seq %d: state %s", fr.Seq, fr.Call.State)
 			}
+		}
+		if fr.Call == nil {
+			orphans++
 		}
 		cp := *fr
 		last = &cp
@@ -183,8 +193,19 @@ func TestBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if withCall != 3*calls || last.Call != nil {
-		t.Fatalf("%d frames with a call (want %d); the last, for a forgotten call: %+v", withCall, 3*calls, last.Call)
+	if withCall != 3*calls+1 || last.Call == nil || last.Call.Key != `"open"` {
+		t.Fatalf("%d frames with a call (want %d); the last: %+v", withCall, 3*calls+1, last.Call)
+	}
+	if orphans != 1 {
+		t.Fatalf("%d frames without a call, want 1 (the answer to a call forgotten long ago)", orphans)
+	}
+	if len(told) != calls+1 || lastTold != `"open" pending` {
+		t.Fatalf("CallEnded heard of %d calls (want %d), the last %q", len(told), calls+1, lastTold)
+	}
+	for i, n := range told {
+		if n != 1 {
+			t.Fatalf("call %d told %d times", i, n)
+		}
 	}
 }
 
