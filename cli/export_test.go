@@ -1,10 +1,13 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"mcpscope/internal/testservers"
 )
@@ -57,5 +60,27 @@ func TestExportCommand(t *testing.T) {
 	}
 	if code, _, errs = run(t, "export", path, "--format", "pcap"); code != exitUsage || !strings.Contains(errs, "har, jsonl, otlp") {
 		t.Fatalf("unknown format: exit %d\n%s", code, errs)
+	}
+}
+
+// TestRecordFilter: record --filter prints only the frames the filter
+// matches, judged as each frame arrives.
+func TestRecordFilter(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	defer cancel()
+	var out, errb bytes.Buffer
+	code := Run(ctx, []string{"record", "--filter", "~k response", "--no-journal", "--", testservers.BuildStdio(t)}, &out, &errb)
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if code != exitOK || len(lines) == 0 || lines[0] == "" {
+		t.Fatalf("exit %d, %d lines\n%s\n%s", code, len(lines), out.String(), errb.String())
+	}
+	for _, l := range lines {
+		if !strings.Contains(l, `"dir":"in"`) || !strings.Contains(l, `\"result\"`) {
+			t.Errorf("record --filter '~k response' printed %s", l)
+		}
+	}
+	if code := Run(context.Background(), []string{"record", "--filter", "~x", "--no-journal", "--", "/no/such/server"}, &out, &errb); code != exitUsage {
+		t.Errorf("a bad filter: exit %d, want a usage error before anything starts", code)
 	}
 }

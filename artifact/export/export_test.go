@@ -5,10 +5,13 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"fmt"
 	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
@@ -362,4 +365,62 @@ func decodeOTLP(t *testing.T, b []byte) *coltrace.ExportTraceServiceRequest {
 		t.Fatalf("resource spans: %v", &req)
 	}
 	return &req
+}
+
+// TestHARLongStream: a stream longer than the in-memory limit (its body
+// goes through a temporary file) comes out whole and valid, and so does a
+// server's attempt at terminal escapes in it.
+func TestHARLongStream(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(`{"format":"mcpscope-journal/1","started":"2026-01-01T00:00:00Z","target":"http: http://127.0.0.1:1/mcp","pid":1}` + "\n")
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	seq := uint64(0)
+	add := func(f transport.Frame) {
+		seq++
+		at = at.Add(time.Millisecond)
+		f.Time = at
+		b.Write(session.AppendRecord(nil, seq, f))
+	}
+	m := transport.Meta{HTTPMethod: "POST", URL: "http://127.0.0.1:1/mcp", Stream: "post:1"}
+	out := m
+	out.Headers = map[string]string{"Content-Type": "application/json"}
+	add(transport.Frame{Dir: transport.Out, Kind: transport.Message, Meta: out,
+		Data: []byte(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"burst","_meta":{"progressToken":1}}}`)})
+	opened := m
+	opened.Event, opened.Status, opened.Headers = transport.EvStreamOpened, 200, map[string]string{"Content-Type": "text/event-stream"}
+	add(transport.Frame{Dir: transport.Local, Kind: transport.Event, Meta: opened})
+	const events = 12000
+	for i := 1; i <= events; i++ {
+		ev := m
+		ev.EventType, ev.EventID = "message", fmt.Sprint(i)
+		add(transport.Frame{Dir: transport.In, Kind: transport.Message, Meta: ev,
+			Data: []byte(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":%d,"message":"step `+"\x1b[2J\u202e"+` %d"}}`, i, i))})
+	}
+	ev := m
+	ev.EventType = "message"
+	add(transport.Frame{Dir: transport.In, Kind: transport.Message, Meta: ev, Data: []byte(`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`)})
+	closed := m
+	closed.Event = transport.EvStreamClosed
+	add(transport.Frame{Dir: transport.Local, Kind: transport.Event, Meta: closed})
+	path := filepath.Join(t.TempDir(), "long.jsonl")
+	os.WriteFile(path, b.Bytes(), 0o600)
+
+	har := exportOf(t, path, "har", "")
+	if bytes.ContainsAny(har, "\x1b\u202e") {
+		t.Fatal("a terminal escape or a bidi override reached the HAR raw")
+	}
+	var inst any
+	if err := json.Unmarshal(har, &inst); err != nil {
+		t.Fatalf("not JSON: %v", err)
+	}
+	if err := harSchema(t).Validate(inst); err != nil {
+		t.Fatalf("not HAR 1.2: %v", err)
+	}
+	var doc harDoc
+	json.Unmarshal(har, &doc)
+	c := doc.Log.Entries[0].Response.Content
+	if len(doc.Log.Entries) != 1 || c.Size != len(c.Text) || c.Size < 1<<20 || strings.Count(c.Text, "event: message\n") != events+1 ||
+		!strings.Contains(c.Text, "\x1b[2J\u202e 12000") {
+		t.Fatalf("%d entries; body %d bytes (size says %d), %d events", len(doc.Log.Entries), len(c.Text), c.Size, strings.Count(c.Text, "event: message\n"))
+	}
 }

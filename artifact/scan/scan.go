@@ -379,8 +379,13 @@ func (c *correlator) request(e *session.Envelope, at time.Time) *call {
 		cl.token = keyOf(p.Meta.Token)
 		c.byToken[cl.token] = cl
 	}
-	if old := c.calls[key]; old != nil && old.token != "" && c.byToken[old.token] == old {
-		delete(c.byToken, old.token)
+	if old := c.calls[key]; old != nil {
+		if old.token != "" && c.byToken[old.token] == old {
+			delete(c.byToken, old.token)
+		}
+		if !old.snap.State.Ended() && c.onEnd != nil {
+			c.tell(old) // a request reused its id: the old one can hear nothing more
+		}
 	}
 	c.calls[key] = cl
 	if !c.final {
