@@ -2,6 +2,8 @@ package cli
 
 import (
 	"errors"
+	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -10,6 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"mcpscope/artifact/export"
+	"mcpscope/artifact/scan"
+	"mcpscope/internal/termsafe"
 	"mcpscope/session"
 )
 
@@ -48,20 +52,17 @@ func newExportCmd() *cobra.Command {
 				return err
 			}
 			o := export.Options{Filter: flt, Version: session.Version}
-			if output == "" || output == "-" {
-				err := export.Write(cmd.OutOrStdout(), args[0], format, o)
+			write := func(w io.Writer) error {
+				err := export.Write(w, args[0], format, o)
 				if errors.Is(err, export.ErrNotHTTP) {
 					return usagef(cmd.CommandPath(), "%v", err)
 				}
-				return err
+				return tornNote(cmd, args[0], err)
 			}
-			return writeFileAtomic(output, func(f *os.File) error {
-				err := export.Write(f, args[0], format, o)
-				if errors.Is(err, export.ErrNotHTTP) {
-					return usagef(cmd.CommandPath(), "%v", err)
-				}
-				return err
-			})
+			if output == "" || output == "-" {
+				return write(cmd.OutOrStdout())
+			}
+			return writeFileAtomic(output, func(f *os.File) error { return write(f) })
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "jsonl", "the output format: har, jsonl or otlp")
@@ -90,4 +91,15 @@ func writeFileAtomic(path string, write func(*os.File) error) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
+}
+
+// tornNote turns a journal whose last line was cut short into a note on
+// stderr: what came before it was read, and that is the command's result.
+func tornNote(cmd *cobra.Command, path string, err error) error {
+	var torn *scan.TornError
+	if errors.As(err, &torn) {
+		fmt.Fprintf(cmd.ErrOrStderr(), "mcpscope: note: %s: %s\n", termsafe.Line(path), termsafe.Line(torn.Error()))
+		return nil
+	}
+	return err
 }

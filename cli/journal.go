@@ -109,7 +109,7 @@ func newJournalCmd() *cobra.Command {
 			} else {
 				w("calls", "%d", in.Calls)
 			}
-			return err
+			return tornNote(cmd, path, err)
 		},
 	}
 	ff.add(cmd.Flags(), "frames and calls")

@@ -117,8 +117,20 @@ func read(r io.Reader, final []outcome, ended func(int, *session.CallSnapshot), 
 			c.tell(cl)
 		}
 	}
+	if isTorn(err) {
+		err = &TornError{Err: err}
+	}
 	return h, err
 }
+
+// TornError is a journal whose last line was cut short (its writer was
+// killed mid-write): every whole frame before it was read. Readers go on
+// with what they have and say so.
+type TornError struct{ Err error }
+
+func (e *TornError) Error() string { return e.Err.Error() }
+
+func (e *TornError) Unwrap() error { return e.Err }
 
 // tell gives a call to the CallEnded hook, as it ended.
 func (c *correlator) tell(cl *call) {
