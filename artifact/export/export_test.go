@@ -2,6 +2,7 @@ package export_test
 
 import (
 	"bytes"
+	"context"
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
@@ -422,5 +423,51 @@ func TestHARLongStream(t *testing.T) {
 	if len(doc.Log.Entries) != 1 || c.Size != len(c.Text) || c.Size < 1<<20 || strings.Count(c.Text, "event: message\n") != events+1 ||
 		!strings.Contains(c.Text, "\x1b[2J\u202e 12000") {
 		t.Fatalf("%d entries; body %d bytes (size says %d), %d events", len(doc.Log.Entries), len(c.Text), c.Size, strings.Count(c.Text, "event: message\n"))
+	}
+}
+
+// TestHARResume: a POST stream the server closes mid-call, resumed with a
+// GET and Last-Event-ID, shows as the POST with what it carried and the
+// GET, with the Last-Event-ID it sent and the rest of the call.
+func TestHARResume(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	url := testservers.StartHTTP(t, testservers.HTTPOpts{EventStore: true})
+	path := recordtest.Record(t, "resume", connect.Spec{URL: url}, func(ctx context.Context, t testing.TB, s *session.Session) {
+		if _, err := recordtest.Tool(ctx, t, s, "drop-stream", map[string]any{"steps": 3, "intervalMs": 50, "retryMs": 50}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	var doc struct {
+		Log struct {
+			Entries []struct {
+				Request struct {
+					Method  string
+					Headers []struct{ Name, Value string }
+				}
+				Response struct{ Content struct{ Text string } }
+				MCP      struct{ Stream, Resumes string } `json:"_mcpscope"`
+			}
+		}
+	}
+	out := exportOf(t, path, "har", "")
+	json.Unmarshal(out, &doc)
+	var post, get string
+	lastID := ""
+	for _, e := range doc.Log.Entries {
+		switch {
+		case e.Request.Method == "POST" && strings.Contains(e.Response.Content.Text, "step 1/3"):
+			post = e.Response.Content.Text
+		case e.Request.Method == "GET" && e.MCP.Resumes != "":
+			get = e.Response.Content.Text
+			for _, h := range e.Request.Headers {
+				if h.Name == "Last-Event-ID" {
+					lastID = h.Value
+				}
+			}
+		}
+	}
+	if post == "" || !strings.Contains(get, "step 3/3") || !strings.Contains(get, "drop-stream: finished") || lastID == "" ||
+		!strings.Contains(post, "id: "+lastID+"\n") {
+		t.Fatalf("POST\n%s\nGET (Last-Event-ID %q)\n%s", post, lastID, get)
 	}
 }

@@ -166,6 +166,7 @@ type harWriter struct {
 	open    map[string]*exchange // by stream key
 	keyless *exchange            // the last POST without a stream key (a notification or response), until the next
 	lastID  map[string]string    // last SSE event id per stream, for a resume's Last-Event-ID
+	idOrder []string             // lastID's keys, oldest first
 	written int
 	marker  string
 }
@@ -308,12 +309,26 @@ func (hx *harWriter) frame(fr *scan.Frame) error {
 	return nil
 }
 
+// keepIDs bounds how many streams' last event ids are kept for the
+// Last-Event-ID of a resume: the most recent ones.
+const keepIDs = 1024
+
 func (hx *harWriter) noteID(m *transport.Meta) {
-	if m.EventID != "" {
-		hx.lastID[m.Stream] = m.EventID
-		if m.Resumes != "" {
-			hx.lastID[m.Resumes] = m.EventID
+	if m.EventID == "" {
+		return
+	}
+	for _, k := range []string{m.Stream, m.Resumes} {
+		if k == "" {
+			continue
 		}
+		if _, known := hx.lastID[k]; !known {
+			hx.idOrder = append(hx.idOrder, k)
+			if len(hx.idOrder) > keepIDs {
+				delete(hx.lastID, hx.idOrder[0])
+				hx.idOrder = hx.idOrder[1:]
+			}
+		}
+		hx.lastID[k] = m.EventID
 	}
 }
 

@@ -69,6 +69,7 @@ func File(path string, o Options, fn func(*Frame) error) (session.Header, error)
 	var outcomes []outcome
 	if o.Final {
 		c := newCorrelator(nil)
+		c.collect = true
 		f, err := os.Open(path)
 		if err != nil {
 			return session.Header{}, fmt.Errorf("open journal: %w", err)
@@ -194,7 +195,8 @@ type correlator struct {
 	endedAt  int
 	ordinal  int
 	outcomes []outcome // pass 1: filled; pass 2: read
-	final    bool
+	collect  bool      // pass 1: record how calls end
+	final    bool      // pass 2: outcomes say how calls end
 	onEnd    func(int, *session.CallSnapshot)
 	fr       Frame
 	snap     session.CallSnapshot
@@ -400,7 +402,7 @@ func (c *correlator) request(e *session.Envelope, at time.Time) *call {
 		}
 	}
 	c.calls[key] = cl
-	if !c.final {
+	if c.collect {
 		c.outcomes = append(c.outcomes, outcome{})
 	}
 	return cl
@@ -452,7 +454,7 @@ func (c *correlator) event(fr *Frame) *call {
 
 // record writes a call's outcome in the first pass.
 func (c *correlator) record(cl *call) {
-	if c.final || cl.ordinal >= len(c.outcomes) {
+	if !c.collect || cl.ordinal >= len(c.outcomes) {
 		return
 	}
 	o := &c.outcomes[cl.ordinal]
@@ -482,7 +484,7 @@ func (c *correlator) record(cl *call) {
 }
 
 // finish ends the first pass: calls still running stay as they are.
-func (c *correlator) finish() { c.final = true }
+func (c *correlator) finish() { c.collect = false }
 
 // apply makes s the call as it ended.
 func (o outcome) apply(s *session.CallSnapshot) {
