@@ -63,6 +63,9 @@ func newReplayCmd() *cobra.Command {
 				return err
 			}
 			errw := cmd.ErrOrStderr()
+			for _, n := range rec.Notes {
+				fmt.Fprintf(errw, "mcpscope: note: %s: %s\n", termsafe.Line(own[0]), termsafe.Line(n))
+			}
 			if url == "" && len(command) == 0 && f.server.url == "" {
 				if url = rec.URL(); url == "" {
 					if rec.Info.Transport == "stdio" {

@@ -45,6 +45,8 @@ type Recording struct {
 	// (by method) and to MRTR input requests (by key): the live session
 	// answers the same.
 	Answers map[string]json.RawMessage
+	// Notes say what the journal could not give (a torn last line).
+	Notes []string
 }
 
 // Load reads the requests of a journal and their recorded outcomes. It
@@ -110,6 +112,9 @@ func Load(path string) (*Recording, error) {
 	})
 	if err != nil && r.Info.Frames == 0 {
 		return nil, err
+	}
+	if err != nil {
+		r.Notes = append(r.Notes, err.Error())
 	}
 	return r, nil
 }
