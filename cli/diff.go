@@ -22,7 +22,7 @@ func newDiffCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "diff [A] [B] [target]",
-		Short: "Compare two servers' catalogs (journals, snapshots or live targets); exit 1 on drift",
+		Short: "Compare two servers' catalogs (journals, snapshots, live); exit 1 on drift",
 		Long: "Compare what two servers offer, or one server at two times: server info, protocol version, capabilities, " +
 			"instructions, and every tool, resource, template and prompt added, removed or changed, with a structural " +
 			"diff of input and output schemas, annotations and descriptions. Changes that may break a client (a tool " +

@@ -29,7 +29,7 @@ func newReplayCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "replay FILE [target]",
-		Short: "Send a recorded session's requests again to a live server and report what differs; exit 1 on a difference",
+		Short: "Send a recording's requests again to a live server; report what differs",
 		Long: "Send the requests of a journal again, one after another in recorded order, to a live server (the target, or " +
 			"the URL the journal recorded), and report call by call what differs from the recording: the result (a " +
 			"structural diff; _meta, resultType complete and the 2026-07-28 caching hints aside), an error where there " +

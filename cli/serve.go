@@ -20,7 +20,7 @@ func newServeCmd() *cobra.Command {
 	)
 	cmd := &cobra.Command{
 		Use:   "serve FILE",
-		Short: "Serve a journal as a mock MCP server (stdio, or Streamable HTTP with --http)",
+		Short: "Serve a journal as a mock MCP server (stdio or Streamable HTTP)",
 		Long: "Serve a journal as a mock MCP server: a client gets the recorded answers, byte for byte, in the protocol era " +
 			"that was recorded (the initialize era with sessions, or the stateless 2026-07-28 protocol; a 2025 client of a " +
 			"2026 recording gets an initialize answer made from the recorded server/discover). The id of each answer " +
