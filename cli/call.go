@@ -71,7 +71,7 @@ func newCallCmd() *cobra.Command {
 			}
 			render.Result(out, asJSON, res, render.Contents)
 			if final.IsError {
-				return &session.ToolError{Name: name}
+				return shown{&session.ToolError{Name: name}}
 			}
 			return nil
 		}),

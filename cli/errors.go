@@ -147,6 +147,13 @@ func (e *usageError) cmdOr(def string) string {
 	return def
 }
 
+// shown is an outcome the command already wrote to stdout (a tool's isError
+// result, a diff's drift, a replay's differences): it only sets the exit
+// code, so --json output stays one JSON document.
+type shown struct{ error }
+
+func (e shown) Unwrap() error { return e.error }
+
 // printJSONError writes err for a program: {"error":{"code":…,"message":…}}
 // on one line, with the server's JSON-RPC code and data when it answered
 // with an error, else the exit code; kind names the exit code's class.

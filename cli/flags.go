@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -13,6 +14,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"mcpscope/connect"
+	"mcpscope/filter"
 	"mcpscope/hosts"
 	"mcpscope/transport"
 )
@@ -362,4 +364,29 @@ func configuredTarget(cmd *cobra.Command, name string) (hosts.Target, error) {
 		return t, usagef(cmd.CommandPath(), "%v", err)
 	}
 	return t, nil
+}
+
+// filterFlag is --filter EXPR, the filter language of package filter, for
+// the commands that go through frames (record, journal, export).
+type filterFlag struct{ expr string }
+
+func (f *filterFlag) add(fs *pflag.FlagSet, what string) {
+	fs.StringVar(&f.expr, "filter", "", "keep only the "+what+" the filter expression matches, e.g. '~m tools/call & ~e' (the README's Filters section has the language)")
+}
+
+// parse compiles the expression (nil when none was given); a mistake is a usage error that shows the
+// column with a caret under it.
+func (f *filterFlag) parse(cmd *cobra.Command) (*filter.Filter, error) {
+	if strings.TrimSpace(f.expr) == "" {
+		return nil, nil // no filter: everything
+	}
+	flt, err := filter.Parse(f.expr)
+	var se *filter.SyntaxError
+	if errors.As(err, &se) {
+		return nil, usagef(cmd.CommandPath(), "--filter: %s\n  %s", se.Error(), strings.ReplaceAll(se.Caret(), "\n", "\n  "))
+	}
+	if err != nil {
+		return nil, usagef(cmd.CommandPath(), "--filter: %v", err)
+	}
+	return flt, nil
 }

@@ -103,6 +103,14 @@ func TestJSONErrors(t *testing.T) {
 		e.Error.Code >= 0 || !strings.Contains(e.Error.Message, "no-such-tool") {
 		t.Fatalf("a server error with --json: exit %d, stdout %q", code, out)
 	}
+	// A tool's isError result is the output: one JSON document, exit 1.
+	code, out, _ = runT(t, "call", "fail", "--json")
+	var res struct {
+		IsError bool `json:"isError"`
+	}
+	if code != exitServerErr || json.Unmarshal([]byte(out), &res) != nil || !res.IsError {
+		t.Fatalf("a tool error with --json: exit %d, want %d and the result alone on stdout: %q", code, exitServerErr, out)
+	}
 	code, out, _ = runT(t, "call", "delay", "ms=5000", "--timeout", "200ms", "--json")
 	if code != exitTimeout || json.Unmarshal([]byte(out), &e) != nil || e.Error.Code != exitTimeout || e.Error.Kind != "timeout" {
 		t.Fatalf("a timeout with --json: exit %d, stdout %q", code, out)

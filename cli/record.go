@@ -7,27 +7,55 @@ import (
 	"github.com/spf13/cobra"
 
 	"mcpscope/connect"
+	"mcpscope/filter"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
 )
 
 func newRecordCmd() *cobra.Command {
-	var f connFlags
+	var (
+		f   connFlags
+		ff  filterFlag
+		flt *filter.Filter
+	)
+	parse := func(cmd *cobra.Command, _ []string) (err error) {
+		flt, err = ff.parse(cmd)
+		return err
+	}
 	cmd := &cobra.Command{
-		Use:     "record [target]",
-		Short:   "Print every frame as JSONL while the session runs, until the server ends or Ctrl-C",
+		Use:   "record [target]",
+		Short: "Print every frame as JSONL while the session runs, until the server ends or Ctrl-C",
+		Long: "Print every frame as JSONL while the session runs, until the server ends or Ctrl-C.\n\n" +
+			"With --filter only the frames it matches are printed; ~s, ~e and ~dur see a call as it is when each frame " +
+			"arrives (a request is pending then: '~e' keeps the error response, not its request). The journal keeps everything.",
 		GroupID: groupHeadless,
-		Example: "  mcpscope record -- node server.js > session.jsonl",
-		Args:    headlessArgs(0, 0, ""),
-		RunE: withSession(&f, 2*time.Second, nil, func(cmd *cobra.Command, _ []string, s *session.Session, _ connect.Spec) error {
+		Example: "  mcpscope record -- node server.js > session.jsonl\n" +
+			"  mcpscope record --filter '~m tools/call' http://127.0.0.1:3001/mcp",
+		Args: headlessArgs(0, 0, ""),
+		RunE: withSession(&f, 2*time.Second, parse, func(cmd *cobra.Command, _ []string, s *session.Session, _ connect.Spec) error {
 			out := cmd.OutOrStdout()
 			var last uint64
 			var buf []byte
+			subj := session.NewSubjects()
+			keep := func(it *session.Item) bool {
+				if flt == nil {
+					return true
+				}
+				var sn *session.CallSnapshot
+				if c := s.Lookup(it.CallKey); it.CallKey != "" && c != nil {
+					x := c.Snapshot()
+					sn = &x
+				}
+				return flt.Match(subj.FillItem(it, sn, time.Now()))
+			}
 			flush := func() {
 				for _, it := range s.Store().Since(last, 0) {
+					last = it.Seq
+					if !keep(it) {
+						continue
+					}
 					buf = session.AppendRecord(buf[:0], it.Seq, it.Frame)
 					out.Write(buf)
-					last = it.Seq
 				}
 			}
 			done := s.Transport().Done()
@@ -52,5 +80,6 @@ func newRecordCmd() *cobra.Command {
 		}),
 	}
 	f.add(cmd.Flags())
+	ff.add(cmd.Flags(), "frames")
 	return cmd
 }

@@ -6,6 +6,7 @@ package cli
 
 import (
 	"context"
+	"errors"
 	"io"
 	"os"
 	"os/signal"
@@ -35,7 +36,9 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root.SetErr(stderr)
 	onError := func(w io.Writer, _ fang.Styles, err error) {
 		if wantsJSON(root, args) {
-			printJSONError(stdout, err)
+			if !errors.As(err, new(shown)) {
+				printJSONError(stdout, err)
+			}
 			return
 		}
 		printError(w, err)
@@ -75,6 +78,10 @@ func newRoot() *cobra.Command {
 		newRecordCmd(),
 		newRejoinCmd(),
 		newJournalCmd(),
+		newExportCmd(),
+		newDiffCmd(),
+		newServeCmd(),
+		newReplayCmd(),
 		newDemoCmd(),
 		newBenchCmd(),
 		newClientCmd(),

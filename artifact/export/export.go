@@ -1,0 +1,129 @@
+// Package export writes a journal out in formats other tools read: JSONL
+// (the journal's own records, filtered), HAR 1.2 (the HTTP exchanges, for
+// browsers' HAR viewers) and OTLP/JSON traces (a span per call, after the
+// OpenTelemetry semantic conventions for MCP).
+//
+// Every format streams: the journal is read frame by frame (package scan)
+// and what is written is held only while it is still open (an HTTP
+// exchange, a call), so a journal of any length exports in bounded memory.
+// Credentials were redacted when the journal was written; URLs and headers
+// go through the same redaction again on the way out, so a journal written
+// by an older mcpscope or by hand leaks nothing either. Output is JSON with
+// control and bidi characters escaped (termsafe), safe to print.
+package export
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"unicode/utf8"
+
+	"mcpscope/artifact/scan"
+	"mcpscope/filter"
+	"mcpscope/internal/termsafe"
+	"mcpscope/session"
+	"mcpscope/transport"
+)
+
+// Formats are the names Write takes.
+var Formats = []string{"har", "jsonl", "otlp"}
+
+// Options are what every format takes.
+type Options struct {
+	// Filter keeps part of the journal (nil: everything): JSONL keeps the
+	// frames it matches, HAR the HTTP exchanges holding such a frame, OTLP
+	// the calls holding one.
+	Filter *filter.Filter
+	// Version is mcpscope's, for the creator fields.
+	Version string
+}
+
+// Write exports the journal at path to w in format.
+func Write(w io.Writer, path, format string, o Options) error {
+	switch format {
+	case "jsonl":
+		return JSONL(w, path, o)
+	case "har":
+		return HAR(w, path, o)
+	case "otlp":
+		return OTLP(w, path, o)
+	}
+	return fmt.Errorf("unknown format %q (there are %s)", format, strings.Join(Formats, ", "))
+}
+
+// matcher applies a filter to scanned frames through the one adapter.
+type matcher struct {
+	f    *filter.Filter
+	subj *session.Subjects
+}
+
+func newMatcher(f *filter.Filter) *matcher { return &matcher{f: f, subj: session.NewSubjects()} }
+
+func (m *matcher) match(fr *scan.Frame) bool {
+	if m.f == nil {
+		return true
+	}
+	return m.f.Match(m.subj.Fill(&fr.Frame, fr.Env, fr.Call, fr.Time))
+}
+
+// final says whether the filter needs each call as it ended (a second pass).
+func (m *matcher) final() bool { return m.f != nil && m.f.Volatile() }
+
+// redact applies the journal's redaction again: a URL's secrets, credential
+// headers. Both are idempotent, so a journal mcpscope wrote is unchanged.
+func redact(m *transport.Meta) {
+	if m.URL != "" {
+		m.URL = transport.RedactURL(m.URL)
+	}
+	for k, v := range m.Headers {
+		m.Headers[k] = transport.RedactHeader(k, v)
+	}
+}
+
+// redactTarget redacts a journal header's target ("http: URL").
+func redactTarget(t string) string {
+	kind, rest, ok := strings.Cut(t, ": ")
+	if !ok || kind == "stdio" {
+		return t
+	}
+	return kind + ": " + transport.RedactURL(rest)
+}
+
+// appendJSONText appends s as the inside of a JSON string: quotes,
+// backslashes, controls and the characters that could hijack a terminal
+// escaped; invalid UTF-8 becomes U+FFFD.
+func appendJSONText(buf []byte, s []byte) []byte {
+	const hex = "0123456789abcdef"
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '"' || c == '\\':
+				buf = append(buf, '\\', c)
+			case c == '\n':
+				buf = append(buf, '\\', 'n')
+			case c == '\r':
+				buf = append(buf, '\\', 'r')
+			case c == '\t':
+				buf = append(buf, '\\', 't')
+			case c < 0x20 || c == 0x7f:
+				buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			default:
+				buf = append(buf, c)
+			}
+			i++
+			continue
+		}
+		r, n := utf8.DecodeRune(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			buf = append(buf, `\ufffd`...)
+		case termsafe.Hidden(r):
+			buf = append(buf, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
+		default:
+			buf = append(buf, s[i:i+n]...)
+		}
+		i += n
+	}
+	return buf
+}

@@ -1,0 +1,42 @@
+package export
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+
+	"mcpscope/artifact/scan"
+	"mcpscope/internal/termsafe"
+	"mcpscope/session"
+)
+
+// JSONL writes the journal's header and the frames the filter matches, as
+// journal records: the output is itself a journal (mcpscope journal, serve
+// and replay read it), byte for byte the input when nothing is filtered
+// out.
+func JSONL(w io.Writer, path string, o Options) error {
+	h, err := scan.Header(path)
+	if err != nil {
+		return err
+	}
+	bw := bufio.NewWriterSize(w, 1<<16)
+	h.Target = redactTarget(h.Target)
+	head, _ := json.Marshal(h)
+	bw.Write(termsafe.JSON(head))
+	bw.WriteByte('\n')
+	m := newMatcher(o.Filter)
+	var buf []byte
+	_, err = scan.File(path, scan.Options{Final: m.final()}, func(fr *scan.Frame) error {
+		if !m.match(fr) {
+			return nil
+		}
+		redact(&fr.Meta)
+		buf = session.AppendRecord(buf[:0], fr.Seq, fr.Frame)
+		_, werr := bw.Write(buf)
+		return werr
+	})
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}

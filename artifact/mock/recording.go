@@ -1,0 +1,304 @@
+// Package mock serves a journal as an MCP server: it answers a client the
+// way the recorded server did, byte for byte, over stdio or Streamable HTTP,
+// in the protocol era that was recorded.
+//
+// It is a small JSON-RPC responder of its own rather than an SDK server: an
+// SDK re-encodes every message (the recorded bytes would not survive),
+// speaks one era, and would answer what the recording never said. Here each
+// answer is the recorded message with two things changed, in place: the id
+// (the client's own) and, in progress notifications, the progress token
+// (the client's own). Everything else, _meta included, is as recorded.
+//
+// Requests are matched to recorded ones ignoring ids and params._meta:
+// first exactly (method and params; recorded repeats are served in order),
+// then by method and name (the tool, prompt or resource; among several, the
+// one whose params are most alike), and otherwise answered with a JSON-RPC
+// error that names the closest recording. What the recorded server sent
+// during a call (progress, logs, server requests) is sent again with its
+// original spacing, scaled by a speed; what it sent outside any call
+// (list_changed, logs on the standalone stream) is replayed from the
+// handshake on, with its spacing.
+package mock
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"mcpscope/artifact/scan"
+	"mcpscope/session"
+	"mcpscope/transport"
+)
+
+// step is one message the recorded server sent for a call (or outside any).
+type step struct {
+	after  time.Duration // since the call's request (ambient: since the handshake)
+	data   []byte
+	method string // a notification's or a server request's method; "" for the response
+	id     string // a server request's id key
+	answer time.Duration
+	final  bool // the response
+}
+
+// Exchange is one recorded client request and what the server sent for it.
+type Exchange struct {
+	Seq    uint64 // the request's journal sequence number
+	Method string
+	Name   string          // its tool, prompt or resource
+	Params json.RawMessage // canonical, without _meta
+	ID     json.RawMessage // as recorded
+
+	keys      map[string]string // top-level params → canonical value
+	at        time.Time
+	steps     []step
+	answered  bool
+	sse       bool   // the recorded answer was an SSE stream (HTTP)
+	status    int    // a non-2xx HTTP answer
+	body      string // its body, when not a JSON-RPC message
+	token     bool
+	handshake bool
+}
+
+// Recording is what a journal says its server answered.
+type Recording struct {
+	Path            string
+	Transport       string // stdio, http or sse: how it was recorded
+	Era             string // legacy or modern
+	ProtocolVersion string
+	ServerInfo      session.Implementation
+	// Init and Discover are the recorded handshake (nil when absent).
+	Init, Discover *Exchange
+	Calls          []*Exchange
+	ambient        []step
+	// Notes are what the recording could not give (a call never answered).
+	Notes []string
+
+	exact  map[string][]*Exchange
+	byName map[string][]*Exchange
+}
+
+// Load reads a recording from a journal. It keeps every answer in memory:
+// what a server may be asked for must be at hand.
+func Load(path string) (*Recording, error) {
+	r := &Recording{Path: path, exact: map[string][]*Exchange{}, byName: map[string][]*Exchange{}}
+	var (
+		in       scan.Info
+		open     = map[int]*Exchange{}    // by call index, until answered
+		byKey    = map[string]*Exchange{} // by id key, for what comes on a call's HTTP stream
+		asks     = map[string]stepRef{}   // server requests by id key, until the client answers
+		anchor   time.Time
+		first    time.Time
+		openReal = 0 // open calls other than the handshake
+	)
+	addStep := func(ex *Exchange, fr *scan.Frame, final bool) {
+		s := step{after: fr.Time.Sub(ex.at), data: append([]byte(nil), fr.Data...), final: final}
+		if fr.Env != nil {
+			s.method = fr.Env.Method
+			if fr.Env.Class() == session.ClassRequest {
+				s.id = fr.Env.Key()
+			}
+		}
+		if fr.Meta.EventType != "" || fr.Meta.EventID != "" {
+			ex.sse = true
+		}
+		ex.steps = append(ex.steps, s)
+		if s.id != "" {
+			asks[s.id] = stepRef{ex, len(ex.steps) - 1}
+		}
+		if final {
+			ex.answered = true
+			for i, o := range open {
+				if o == ex {
+					delete(open, i)
+					if !ex.handshake {
+						openReal--
+					}
+				}
+			}
+		}
+	}
+	_, err := scan.File(path, scan.Options{}, func(fr *scan.Frame) error {
+		in.Observe(fr)
+		if first.IsZero() {
+			first = fr.Time
+		}
+		if fr.Late {
+			return nil
+		}
+		e := fr.Env
+		switch {
+		case fr.Kind == transport.Event:
+			if key, ok := postKey(fr.Meta); ok && byKey[key] != nil {
+				ex := byKey[key]
+				switch {
+				case fr.Meta.Event == transport.EvStreamOpened:
+					ex.sse = true
+				case fr.Meta.Event == transport.EvHTTPError && fr.Meta.Status != 0:
+					ex.status, ex.body = fr.Meta.Status, fr.Meta.Detail
+				}
+			}
+		case e == nil:
+		case fr.Dir == transport.Out && e.Class() == session.ClassRequest && fr.Call != nil:
+			ex := newExchange(fr)
+			open[fr.CallIndex] = ex
+			byKey[fr.Call.Key] = ex
+			switch e.Method {
+			case "initialize":
+				ex.handshake = true
+				if r.Init == nil {
+					r.Init = ex
+					anchor = fr.Time
+				}
+			case "server/discover":
+				ex.handshake = true
+				if r.Discover == nil {
+					r.Discover = ex
+					if anchor.IsZero() {
+						anchor = fr.Time
+					}
+				}
+			default:
+				openReal++
+				r.Calls = append(r.Calls, ex)
+			}
+		case fr.Dir == transport.Out && (e.Class() == session.ClassResult || e.Class() == session.ClassError):
+			// The client's answer to a server request: when it came.
+			if ref, ok := asks[e.Key()]; ok {
+				ref.ex.steps[ref.i].answer = fr.Time.Sub(ref.ex.at)
+				delete(asks, e.Key())
+			}
+		case fr.Dir == transport.In && fr.Call != nil:
+			if ex := open[fr.CallIndex]; ex != nil {
+				addStep(ex, fr, e.Result != nil || e.Error != nil)
+			}
+		case fr.Dir == transport.In:
+			final := e.Method == "" && (e.Result != nil || e.Error != nil)
+			if key, ok := postKey(fr.Meta); ok && byKey[key] != nil && !byKey[key].answered {
+				addStep(byKey[key], fr, final)
+				return nil
+			}
+			if final {
+				return nil // an answer to nothing we know
+			}
+			if in.Transport == "stdio" && openReal == 1 {
+				// On stdio what the server sends while one call runs is
+				// that call's (a log line, a sampling request).
+				for _, ex := range open {
+					if !ex.handshake {
+						addStep(ex, fr, false)
+						return nil
+					}
+				}
+			}
+			at := anchor
+			if at.IsZero() {
+				at = first
+			}
+			s := step{after: fr.Time.Sub(at), data: append([]byte(nil), fr.Data...), method: e.Method}
+			if e.Class() == session.ClassRequest {
+				s.id = e.Key()
+			}
+			r.ambient = append(r.ambient, s)
+		}
+		return nil
+	})
+	if err != nil && in.Frames == 0 {
+		return nil, err
+	}
+	if err != nil {
+		r.Notes = append(r.Notes, err.Error())
+	}
+	r.Transport, r.Era, r.ProtocolVersion, r.ServerInfo = in.Transport, in.Era, in.ProtocolVersion, in.ServerInfo
+	if r.Init == nil && r.Discover == nil {
+		return nil, fmt.Errorf("%s holds no handshake (no initialize and no server/discover): nothing to serve", path)
+	}
+	if r.Era == "" {
+		r.Era = session.EraLegacy
+	}
+	for _, ex := range r.Calls {
+		if !ex.answered && ex.status == 0 {
+			r.Notes = append(r.Notes, fmt.Sprintf("#%d %s %s was never answered in the recording", ex.Seq, ex.Method, ex.Name))
+		}
+		k := exactKey(ex.Method, ex.Params)
+		r.exact[k] = append(r.exact[k], ex)
+		n := ex.Method + "\x00" + ex.Name
+		r.byName[n] = append(r.byName[n], ex)
+	}
+	sort.SliceStable(r.ambient, func(i, j int) bool { return r.ambient[i].after < r.ambient[j].after })
+	return r, nil
+}
+
+// stepRef names one step of an exchange.
+type stepRef struct {
+	ex *Exchange
+	i  int
+}
+
+func newExchange(fr *scan.Frame) *Exchange {
+	e := fr.Env
+	ex := &Exchange{Seq: fr.Seq, Method: e.Method, Name: scan.ParamName(e.Params), ID: e.ID, at: fr.Time}
+	ex.Params, ex.keys = canonicalParams(e.Params)
+	var p struct {
+		Meta struct {
+			Token json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	ex.token = json.Unmarshal(e.Params, &p) == nil && len(p.Meta.Token) > 0
+	return ex
+}
+
+// postKey is the request key of a frame's own HTTP stream.
+func postKey(m transport.Meta) (string, bool) {
+	s := m.Stream
+	if m.Resumes != "" {
+		s = m.Resumes
+	}
+	return strings.CutPrefix(s, "post:")
+}
+
+// canonicalParams are params as matching sees them: _meta removed, keys
+// sorted, no blanks; absent, null and {} are all {}. keys holds each
+// top-level member's canonical value.
+func canonicalParams(raw json.RawMessage) (json.RawMessage, map[string]string) {
+	var m map[string]json.RawMessage
+	if len(bytes.TrimSpace(raw)) == 0 || json.Unmarshal(raw, &m) != nil || m == nil {
+		if len(bytes.TrimSpace(raw)) == 0 || bytes.Equal(bytes.TrimSpace(raw), []byte("null")) {
+			return json.RawMessage("{}"), map[string]string{}
+		}
+		return canonical(raw), map[string]string{"": string(canonical(raw))}
+	}
+	delete(m, "_meta")
+	keys := map[string]string{}
+	out := map[string]json.RawMessage{}
+	for k, v := range m {
+		c := canonical(v)
+		keys[k] = string(c)
+		out[k] = c
+	}
+	b, _ := json.Marshal(out)
+	return b, keys
+}
+
+// canonical re-encodes a JSON value with sorted keys and numbers as written.
+func canonical(raw json.RawMessage) json.RawMessage {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if d.Decode(&v) != nil {
+		return raw
+	}
+	var b bytes.Buffer
+	e := json.NewEncoder(&b)
+	e.SetEscapeHTML(false)
+	if e.Encode(v) != nil {
+		return raw
+	}
+	return bytes.TrimRight(b.Bytes(), "\n")
+}
+
+func exactKey(method string, params json.RawMessage) string {
+	return method + "\x00" + string(params)
+}

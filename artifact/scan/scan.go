@@ -1,0 +1,565 @@
+// Package scan reads a journal as a stream: every frame decoded once and
+// tied to the client call it belongs to, in memory bounded by the calls in
+// flight rather than by the journal's length. It is what the headless
+// readers of journals (journal --filter, export, diff, serve, replay) share.
+//
+// Calls are correlated the way the live session does it (package session):
+// a response by its id, progress by its token, what arrives on a request's
+// own HTTP stream by that stream, notifications/cancelled by its requestId.
+// With Options.Final the journal is read twice, so that every frame of a
+// call, its request included, sees how the call ended: the filter terms ~s
+// ~e and ~dur need that. The first pass keeps 32 bytes per call.
+package scan
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"sort"
+	"strings"
+	"time"
+
+	"mcpscope/session"
+	"mcpscope/transport"
+)
+
+// Frame is one journal frame as the scan understood it. It is valid only
+// during the callback it is passed to.
+type Frame struct {
+	Seq uint64
+	transport.Frame
+	// Env is the message the frame holds (the first of a batch), nil when
+	// it holds none; Batch the messages of a batch frame.
+	Env   *session.Envelope
+	Batch []*session.Envelope
+	// Call is the client call the frame belongs to (its request, response,
+	// progress, the notifications on its own HTTP stream, its
+	// cancellation), nil when none: the frames the session ties to a call.
+	// Without Options.Final it is the call as known at this frame; with it,
+	// as it ended. Params are kept until the call ends.
+	Call *session.CallSnapshot
+	// CallIndex numbers Call among the journal's client requests, from 0 in
+	// the order sent (a key that stays unique when ids repeat); -1 without
+	// a call.
+	CallIndex int
+	// Late: a response or progress that came after its call had ended.
+	Late bool
+}
+
+// Options tune a scan.
+type Options struct {
+	// Final reads the journal twice so that each frame's Call is the call
+	// as it ended. It needs a file (not a stream).
+	Final bool
+	// CallEnded, when set, hears of each call once, as soon as it has
+	// ended (answered, cancelled, or lost with its transport), and of the
+	// calls still open when the journal ends, in the order they were made,
+	// after the last frame. index is the call's CallIndex.
+	CallEnded func(index int, c *session.CallSnapshot)
+}
+
+// File scans the journal at path, calling fn for every frame in order. A
+// torn last line is reported after every whole frame before it (as
+// session.ReadJournal does); an error from fn stops the scan and is
+// returned.
+func File(path string, o Options, fn func(*Frame) error) (session.Header, error) {
+	var outcomes []outcome
+	if o.Final {
+		c := newCorrelator(nil)
+		c.collect = true
+		f, err := os.Open(path)
+		if err != nil {
+			return session.Header{}, fmt.Errorf("open journal: %w", err)
+		}
+		_, err = session.ReadJournal(f, func(seq uint64, fr transport.Frame) error {
+			c.step(seq, fr)
+			return nil
+		})
+		f.Close()
+		if err != nil && !isTorn(err) {
+			return session.Header{}, err
+		}
+		c.finish()
+		outcomes = c.outcomes
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return session.Header{}, fmt.Errorf("open journal: %w", err)
+	}
+	defer f.Close()
+	return read(f, outcomes, o.CallEnded, fn)
+}
+
+// Reader scans a journal from r in one pass: each frame's Call is the call
+// as known at that frame. ended is Options.CallEnded (nil: none).
+func Reader(r io.Reader, ended func(int, *session.CallSnapshot), fn func(*Frame) error) (session.Header, error) {
+	return read(r, nil, ended, fn)
+}
+
+// read scans r; final, when not nil, is what a first pass learnt.
+func read(r io.Reader, final []outcome, ended func(int, *session.CallSnapshot), fn func(*Frame) error) (session.Header, error) {
+	c := newCorrelator(final)
+	c.onEnd = ended
+	h, err := session.ReadJournal(r, func(seq uint64, fr transport.Frame) error {
+		return fn(c.step(seq, fr))
+	})
+	if ended != nil {
+		var open []*call
+		for _, cl := range c.calls {
+			if !cl.snap.State.Ended() {
+				open = append(open, cl)
+			}
+		}
+		sort.Slice(open, func(i, j int) bool { return open[i].ordinal < open[j].ordinal })
+		for _, cl := range open {
+			c.tell(cl)
+		}
+	}
+	if isTorn(err) {
+		err = &TornError{Err: err}
+	}
+	return h, err
+}
+
+// TornError is a journal whose last line was cut short (its writer was
+// killed mid-write): every whole frame before it was read. Readers go on
+// with what they have and say so.
+type TornError struct{ Err error }
+
+func (e *TornError) Error() string { return e.Err.Error() }
+
+func (e *TornError) Unwrap() error { return e.Err }
+
+// tell gives a call to the CallEnded hook, as it ended.
+func (c *correlator) tell(cl *call) {
+	snap := cl.snap
+	if c.final && cl.ordinal < len(c.outcomes) {
+		c.outcomes[cl.ordinal].apply(&snap)
+	}
+	c.onEnd(cl.ordinal, &snap)
+}
+
+// isTorn reports whether err is ReadJournal's "incomplete last line".
+func isTorn(err error) bool {
+	return err != nil && strings.Contains(err.Error(), "is incomplete")
+}
+
+// outcome is how a call ended, as the first pass saw it: enough for the
+// filter's ~s ~e ~dur, in 32 bytes.
+type outcome struct {
+	ended  int64 // unix nanoseconds; 0 while running
+	state  uint8
+	flags  uint8
+	late   uint16
+	failed uint8 // 1: a synthetic failure; 2: lost with its transport
+}
+
+const (
+	flagIsError uint8 = 1 << iota
+	flagInput
+	flagRPCError
+	flagProgress
+)
+
+var stateCodes = []session.State{"", session.StatePending, session.StateStreaming, session.StateOK,
+	session.StateError, session.StateCancelled, session.StateDetached}
+
+func stateCode(s session.State) uint8 {
+	for i, x := range stateCodes {
+		if x == s {
+			return uint8(i)
+		}
+	}
+	return 0
+}
+
+// call is a call the scan is following.
+type call struct {
+	snap    session.CallSnapshot
+	ordinal int
+	token   string
+}
+
+// keepEnded is how many ended calls stay known, so that a late response or
+// late progress is still tied to its call. Older ones are forgotten.
+const keepEnded = 4096
+
+// correlator ties frames to calls as they stream by.
+type correlator struct {
+	calls    map[string]*call // by id key: in flight, and the last keepEnded ended
+	byToken  map[string]*call
+	ended    []string // ring of ended keys, oldest first once full
+	endedAt  int
+	ordinal  int
+	outcomes []outcome // pass 1: filled; pass 2: read
+	collect  bool      // pass 1: record how calls end
+	final    bool      // pass 2: outcomes say how calls end
+	onEnd    func(int, *session.CallSnapshot)
+	fr       Frame
+	snap     session.CallSnapshot
+}
+
+func newCorrelator(final []outcome) *correlator {
+	return &correlator{calls: map[string]*call{}, byToken: map[string]*call{}, outcomes: final, final: final != nil}
+}
+
+// decode reads a frame's message leniently, as the session does.
+func decode(data []byte) (*session.Envelope, []*session.Envelope) {
+	d := bytes.TrimLeft(data, " \t\r\n")
+	if len(d) == 0 {
+		return nil, nil
+	}
+	if d[0] == '[' {
+		var raws []json.RawMessage
+		if json.Unmarshal(d, &raws) != nil {
+			return nil, nil
+		}
+		var batch []*session.Envelope
+		for _, r := range raws {
+			var e session.Envelope
+			if json.Unmarshal(r, &e) == nil {
+				batch = append(batch, &e)
+			}
+		}
+		if len(batch) == 0 {
+			return nil, nil
+		}
+		return batch[0], batch
+	}
+	var e session.Envelope
+	if json.Unmarshal(d, &e) != nil {
+		return nil, nil
+	}
+	return &e, nil
+}
+
+func (c *correlator) step(seq uint64, f transport.Frame) *Frame {
+	fr := &c.fr
+	*fr = Frame{Seq: seq, Frame: f, CallIndex: -1}
+	if f.Kind == transport.Message {
+		fr.Env, fr.Batch = decode(f.Data)
+	}
+	var cl *call
+	switch {
+	case fr.Batch != nil:
+		for _, e := range fr.Batch {
+			if x := c.message(fr, e); x != nil && cl == nil {
+				cl = x
+			}
+		}
+	case fr.Env != nil:
+		cl = c.message(fr, fr.Env)
+	case f.Kind == transport.Event:
+		cl = c.event(fr)
+	}
+	if cl != nil {
+		c.snap = cl.snap
+		if c.final && cl.ordinal < len(c.outcomes) {
+			c.outcomes[cl.ordinal].apply(&c.snap)
+		}
+		fr.Call, fr.CallIndex = &c.snap, cl.ordinal
+	}
+	return fr
+}
+
+// postStream is the call key of a request's own HTTP stream ("post:7", or
+// a resume of it), as the session reads it.
+func postStream(m transport.Meta) (string, bool) {
+	s := m.Stream
+	if m.Resumes != "" {
+		s = m.Resumes
+	}
+	return strings.CutPrefix(s, "post:")
+}
+
+// message correlates one message of fr.
+func (c *correlator) message(fr *Frame, e *session.Envelope) *call {
+	at := fr.Time
+	class := e.Class()
+	if fr.Dir == transport.Out {
+		switch class {
+		case session.ClassRequest:
+			return c.request(e, at)
+		case session.ClassNotification:
+			if e.Method != "notifications/cancelled" {
+				return nil
+			}
+			var p struct {
+				RequestID json.RawMessage `json:"requestId"`
+			}
+			if json.Unmarshal(e.Params, &p) != nil {
+				return nil
+			}
+			cl := c.calls[keyOf(p.RequestID)]
+			if cl != nil && !cl.snap.State.Ended() {
+				c.end(cl, session.StateCancelled, at)
+			}
+			return cl
+		}
+		return nil
+	}
+	switch class {
+	case session.ClassResult, session.ClassError:
+		cl := c.calls[e.Key()]
+		if cl == nil {
+			return nil
+		}
+		if cl.snap.State.Ended() {
+			cl.snap.Late++
+			fr.Late = true
+			c.record(cl)
+			return cl
+		}
+		if class == session.ClassError {
+			cl.snap.RPCError = e.Error
+			c.end(cl, session.StateError, at)
+			return cl
+		}
+		if cl.snap.Method == "tools/call" {
+			cl.snap.IsError = session.IsToolError(e.Result)
+		}
+		cl.snap.ResultType = resultType(e.Result)
+		c.end(cl, session.StateOK, at)
+		return cl
+	case session.ClassNotification:
+		if e.Method == "notifications/progress" {
+			if cl := c.progress(fr, e); cl != nil {
+				return cl
+			}
+		}
+		// On HTTP, what arrives on a request's own stream belongs to it.
+		if key, ok := postStream(fr.Meta); ok {
+			return c.calls[key]
+		}
+	}
+	return nil
+}
+
+// progress ties a progress notification to its call by token.
+func (c *correlator) progress(fr *Frame, e *session.Envelope) *call {
+	var p struct {
+		Token    json.RawMessage `json:"progressToken"`
+		Progress float64         `json:"progress"`
+		Total    float64         `json:"total"`
+		Message  string          `json:"message"`
+	}
+	if json.Unmarshal(e.Params, &p) != nil {
+		return nil
+	}
+	cl := c.byToken[keyOf(p.Token)]
+	if cl == nil {
+		return nil
+	}
+	if cl.snap.State.Ended() {
+		fr.Late = true
+		return cl
+	}
+	pr := &cl.snap.Progress
+	if pr.Updates == 0 {
+		pr.FirstValue, pr.FirstAt = p.Progress, fr.Time
+	}
+	pr.Updates++
+	pr.Value, pr.Total, pr.LastAt = p.Progress, p.Total, fr.Time
+	if p.Message != "" {
+		pr.Message = p.Message
+	}
+	cl.snap.HasProgress = true
+	if cl.snap.State == session.StatePending {
+		cl.snap.State = session.StateStreaming
+	}
+	return cl
+}
+
+// request starts following a client request.
+func (c *correlator) request(e *session.Envelope, at time.Time) *call {
+	key := e.Key()
+	cl := &call{ordinal: c.ordinal}
+	c.ordinal++
+	var p struct {
+		Name   string `json:"name"`
+		URI    string `json:"uri"`
+		TaskID string `json:"taskId"`
+		Meta   struct {
+			Token json.RawMessage `json:"progressToken"`
+		} `json:"_meta"`
+	}
+	_ = json.Unmarshal(e.Params, &p)
+	cl.snap = session.CallSnapshot{Key: key, Method: e.Method, Name: firstOf(p.Name, p.URI, p.TaskID), ID: e.ID,
+		Params: e.Params, State: session.StatePending, Started: at}
+	if len(p.Meta.Token) > 0 {
+		cl.token = keyOf(p.Meta.Token)
+		c.byToken[cl.token] = cl
+	}
+	if old := c.calls[key]; old != nil {
+		if old.token != "" && c.byToken[old.token] == old {
+			delete(c.byToken, old.token)
+		}
+		if !old.snap.State.Ended() && c.onEnd != nil {
+			c.tell(old) // a request reused its id: the old one can hear nothing more
+		}
+	}
+	c.calls[key] = cl
+	if c.collect {
+		c.outcomes = append(c.outcomes, outcome{})
+	}
+	return cl
+}
+
+// end moves a call to its final state and makes room: its params are
+// dropped (the request frame had them) and it stays known a while, for late
+// frames.
+func (c *correlator) end(cl *call, st session.State, at time.Time) {
+	cl.snap.State, cl.snap.Ended = st, at
+	cl.snap.Params = nil
+	c.record(cl)
+	if c.onEnd != nil {
+		c.tell(cl)
+	}
+	if len(c.ended) < keepEnded {
+		c.ended = append(c.ended, cl.snap.Key)
+		return
+	}
+	old := c.ended[c.endedAt]
+	if x := c.calls[old]; x != nil && x.snap.State.Ended() {
+		delete(c.calls, old)
+		if x.token != "" && c.byToken[x.token] == x {
+			delete(c.byToken, x.token)
+		}
+	}
+	c.ended[c.endedAt] = cl.snap.Key
+	c.endedAt = (c.endedAt + 1) % keepEnded
+}
+
+// event ties a transport event to a call and ends the calls a closed
+// transport leaves without an answer.
+func (c *correlator) event(fr *Frame) *call {
+	switch fr.Meta.Event {
+	case transport.EvExited, transport.EvClosed:
+		why := "the transport closed"
+		if fr.Meta.Event == transport.EvExited {
+			why = "the server process exited"
+		}
+		for _, cl := range c.calls {
+			if !cl.snap.State.Ended() {
+				cl.snap.Failure = &session.Failure{Reason: why + " before answering", Kind: session.ErrClosed}
+				c.end(cl, session.StateError, fr.Time)
+			}
+		}
+	}
+	return nil
+}
+
+// record writes a call's outcome in the first pass.
+func (c *correlator) record(cl *call) {
+	if !c.collect || cl.ordinal >= len(c.outcomes) {
+		return
+	}
+	o := &c.outcomes[cl.ordinal]
+	s := &cl.snap
+	o.state = stateCode(s.State)
+	if !s.Ended.IsZero() {
+		o.ended = s.Ended.UnixNano()
+	}
+	o.flags = 0
+	if s.IsError {
+		o.flags |= flagIsError
+	}
+	if s.ResultType == "input_required" {
+		o.flags |= flagInput
+	}
+	if s.RPCError != nil {
+		o.flags |= flagRPCError
+	}
+	o.late = uint16(min(s.Late, 1<<16-1))
+	o.failed = 0
+	if s.Failure != nil {
+		o.failed = 1
+		if errors.Is(s.Failure, session.ErrClosed) {
+			o.failed = 2
+		}
+	}
+}
+
+// finish ends the first pass: calls still running stay as they are.
+func (c *correlator) finish() { c.collect = false }
+
+// apply makes s the call as it ended.
+func (o outcome) apply(s *session.CallSnapshot) {
+	if o.state == 0 {
+		return // never ended: as it was
+	}
+	s.State = stateCodes[o.state]
+	if o.ended != 0 {
+		s.Ended = time.Unix(0, o.ended)
+	}
+	s.IsError = o.flags&flagIsError != 0
+	if o.flags&flagInput != 0 {
+		s.ResultType = "input_required"
+	} else if s.State == session.StateOK && s.ResultType == "" {
+		s.ResultType = "complete"
+	}
+	if o.flags&flagRPCError != 0 && s.RPCError == nil {
+		s.RPCError = &session.RPCError{} // the error's words are on its response frame
+	}
+	s.Late = int(o.late)
+	switch o.failed {
+	case 1:
+		if s.Failure == nil {
+			s.Failure = &session.Failure{Reason: "failed"}
+		}
+	case 2:
+		if s.Failure == nil || !errors.Is(s.Failure, session.ErrClosed) {
+			s.Failure = &session.Failure{Reason: "the transport closed before answering", Kind: session.ErrClosed}
+		}
+	}
+}
+
+// keyOf is the canonical text of a JSON-RPC id, as session keys calls.
+func keyOf(id json.RawMessage) string {
+	e := session.Envelope{ID: id}
+	return e.Key()
+}
+
+// resultType reads a result's resultType ("complete" when absent) without
+// decoding the rest of a large result.
+func resultType(result json.RawMessage) string {
+	if !bytes.Contains(result, []byte(`"resultType"`)) {
+		return "complete"
+	}
+	return session.ResultType(result)
+}
+
+func firstOf(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// ParamName picks the human name of a request: its tool, prompt or
+// resource, as the session names calls.
+func ParamName(params json.RawMessage) string {
+	if len(params) == 0 {
+		return ""
+	}
+	var p struct {
+		Name   string `json:"name"`
+		URI    string `json:"uri"`
+		TaskID string `json:"taskId"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return ""
+	}
+	switch {
+	case p.Name != "":
+		return p.Name
+	case p.URI != "":
+		return p.URI
+	}
+	return p.TaskID
+}

@@ -1,0 +1,245 @@
+package scan_test
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"mcpscope/artifact/scan"
+	"mcpscope/connect"
+	"mcpscope/filter"
+	"mcpscope/internal/recordtest"
+	"mcpscope/internal/testservers"
+	"mcpscope/session"
+	"mcpscope/transport"
+)
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	recordtest.Cleanup()
+	os.Exit(code)
+}
+
+// recordings are real sessions with the Go SDK test server, over stdio and
+// Streamable HTTP, recorded once per test binary.
+func recordings(t *testing.T) map[string]string {
+	t.Helper()
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	return map[string]string{
+		"stdio": recordtest.Once(t, "stdio", func(j string) string {
+			return recordtest.Record(t, "stdio", connect.Spec{Journal: j, Command: []string{testservers.BuildStdio(t)}}, recordtest.GoScript)
+		}),
+		"http": recordtest.Once(t, "http", func(j string) string {
+			return recordtest.Record(t, "http", connect.Spec{Journal: j, URL: testservers.StartHTTP(t, testservers.HTTPOpts{})}, recordtest.GoScript)
+		}),
+	}
+}
+
+// TestAgreesWithSession: the streaming scan ties every frame to the same
+// call as the session's own correlation (session.Load), and, with Final,
+// sees each call end the same way.
+func TestAgreesWithSession(t *testing.T) {
+	for name, path := range recordings(t) {
+		t.Run(name, func(t *testing.T) {
+			s, _, err := session.Load(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantKey := map[uint64]string{}
+			for _, it := range s.Store().Since(0, 0) {
+				wantKey[it.Seq] = it.CallKey
+			}
+			wantState := map[string]string{}
+			for _, c := range s.Calls() {
+				sn := c.Snapshot()
+				wantState[sn.Key] = session.StateWord(&sn)
+			}
+			states := map[string]bool{}
+			_, err = scan.File(path, scan.Options{Final: true}, func(fr *scan.Frame) error {
+				got := ""
+				if fr.Call != nil {
+					got = fr.Call.Key
+					// session.Load does not apply the client's own
+					// notifications/cancelled (offline calls end only by an
+					// answer); the scan does, like the live session.
+					if w := session.StateWord(fr.Call); w != wantState[got] && fr.Call.Name != "delay" {
+						t.Errorf("seq %d (call %s %s): final state %q, the session says %q", fr.Seq, got, fr.Call.Name, w, wantState[got])
+					}
+					states[session.StateWord(fr.Call)] = true
+				}
+				if got != wantKey[fr.Seq] {
+					t.Errorf("seq %d: call %q, the session says %q", fr.Seq, got, wantKey[fr.Seq])
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			// The cancelled delay: late on stdio (the Go SDK answers a
+			// cancelled call), over HTTP cancelled (closing the stream) or,
+			// when the answer beat the close, late as well.
+			for _, w := range []string{"ok", "error"} {
+				if !states[w] {
+					t.Errorf("no call ended %q in the recording; the script should make one (saw %v)", w, states)
+				}
+			}
+			if !states["late"] && (name == "stdio" || !states["cancelled"]) {
+				t.Errorf("the cancelled delay is neither late nor cancelled (saw %v)", states)
+			}
+		})
+	}
+}
+
+// TestFilters runs filters over a recording through the one adapter
+// (session.Subjects) and checks what they pick.
+func TestFilters(t *testing.T) {
+	recs := recordings(t)
+	path := recs["http"]
+	count := func(expr string, final bool) (n int, methods map[string]int) {
+		f, err := filter.Parse(expr)
+		if err != nil {
+			t.Fatal(err)
+		}
+		subj := session.NewSubjects()
+		methods = map[string]int{}
+		_, err = scan.File(path, scan.Options{Final: final}, func(fr *scan.Frame) error {
+			if f.Match(subj.Fill(&fr.Frame, fr.Env, fr.Call, fr.Time)) {
+				n++
+				methods[subj.Fill(&fr.Frame, fr.Env, fr.Call, fr.Time).Method]++
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n, methods
+	}
+	if n, _ := count("~t slow & ~k progress", false); n != 3 {
+		t.Errorf("progress of slow: %d frames, want 3", n)
+	}
+	// ~e with Final: the request of a failed call matches too.
+	n, m := count("~e & ~k request", true)
+	if n != 2 || m["tools/call"] != 2 {
+		t.Errorf("failed requests: %d %v, want the tool error and the unknown tool", n, m)
+	}
+	if n, m := count("(~s cancelled | ~s late) & ~d out", true); n != 2 || m["tools/call"] != 1 || m["notifications/cancelled"] != 1 {
+		t.Errorf("frames sent for the cancelled call: %d %v, want its request and the notifications/cancelled", n, m)
+	}
+	// Without Final the request is judged when it is sent: pending.
+	if n, _ := count("~e & ~k request", false); n != 0 {
+		t.Errorf("failed requests in one pass: %d, want 0 (nothing has failed yet when a request goes out)", n)
+	}
+	path = recs["stdio"] // where the Go SDK answers a cancelled call late
+	if n, _ := count("~s late & ~k response", true); n != 1 {
+		t.Errorf("late responses: %d, want 1", n)
+	}
+	path = recs["http"]
+	if n, _ := count("~m tools/list & ~k response & ~c echo", false); n != 1 {
+		t.Errorf("tools/list responses naming echo: %d, want 1", n)
+	}
+	if n, _ := count("~h content-type=text/event-stream", false); n == 0 {
+		t.Error("no frame carried Content-Type: text/event-stream")
+	}
+	if n, _ := count("~dur >250ms & ~t slow & ~k request", true); n != 1 {
+		t.Errorf("slow request longer than 250ms: %d, want 1", n)
+	}
+}
+
+// TestBounded: a journal of many calls is scanned with a bounded table of
+// calls (ended calls are forgotten after keepEnded), and a response to a
+// forgotten call is simply a frame without a call.
+func TestBounded(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(`{"format":"mcpscope-journal/1","started":"2026-01-01T00:00:00Z","target":"stdio: x","pid":1}` + "\n")
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	seq := uint64(0)
+	add := func(dir transport.Dir, raw string) {
+		seq++
+		at = at.Add(time.Millisecond)
+		b.Write(session.AppendRecord(nil, seq, transport.Frame{Time: at, Dir: dir, Kind: transport.Message, Data: []byte(raw)}))
+	}
+	const calls = 20000
+	for i := 1; i <= calls; i++ {
+		add(transport.Out, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"t%d","_meta":{"progressToken":%d}}}`, i, i%7, i))
+		add(transport.In, fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%d,"progress":1}}`, i))
+		add(transport.In, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"content":[]}}`, i))
+	}
+	add(transport.In, `{"jsonrpc":"2.0","id":1,"result":{}}`)           // far too late: forgotten
+	add(transport.Out, `{"jsonrpc":"2.0","id":"open","method":"ping"}`) // never answered
+	path := filepath.Join(t.TempDir(), "many.jsonl")
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	withCall, orphans, last := 0, 0, (*scan.Frame)(nil)
+	told := map[int]int{}
+	lastTold := ""
+	ended := func(i int, c *session.CallSnapshot) {
+		told[i]++
+		lastTold = c.Key + " " + string(c.State)
+	}
+	_, err := scan.File(path, scan.Options{Final: true, CallEnded: ended}, func(fr *scan.Frame) error {
+		if fr.Call != nil {
+			withCall++
+			if fr.Call.State != session.StateOK && fr.Call.Method != "ping" {
+				t.Fatalf("seq %d: state %s", fr.Seq, fr.Call.State)
+			}
+		}
+		if fr.Call == nil {
+			orphans++
+		}
+		cp := *fr
+		last = &cp
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if withCall != 3*calls+1 || last.Call == nil || last.Call.Key != `"open"` {
+		t.Fatalf("%d frames with a call (want %d); the last: %+v", withCall, 3*calls+1, last.Call)
+	}
+	if orphans != 1 {
+		t.Fatalf("%d frames without a call, want 1 (the answer to a call forgotten long ago)", orphans)
+	}
+	if len(told) != calls+1 || lastTold != `"open" pending` {
+		t.Fatalf("CallEnded heard of %d calls (want %d), the last %q", len(told), calls+1, lastTold)
+	}
+	for i, n := range told {
+		if n != 1 {
+			t.Fatalf("call %d told %d times", i, n)
+		}
+	}
+}
+
+// TestTorn: a torn last line still lets every whole frame through, and
+// the error says so.
+func TestTorn(t *testing.T) {
+	path := recordings(t)["stdio"]
+	data, _ := os.ReadFile(path)
+	torn := filepath.Join(t.TempDir(), "torn.jsonl")
+	os.WriteFile(torn, data[:len(data)-20], 0o600)
+	n := 0
+	_, err := scan.File(torn, scan.Options{Final: true}, func(*scan.Frame) error { n++; return nil })
+	if err == nil || !strings.Contains(err.Error(), "incomplete") || n == 0 {
+		t.Fatalf("%d frames, err %v", n, err)
+	}
+}
+
+// TestInfo: what a recording says about the server.
+func TestInfo(t *testing.T) {
+	for name, path := range recordings(t) {
+		var in scan.Info
+		if _, err := scan.File(path, scan.Options{}, func(fr *scan.Frame) error { in.Observe(fr); return nil }); err != nil {
+			t.Fatal(err)
+		}
+		if in.ServerInfo.Name != "mcpscope-everything" || in.Transport != name || in.Era == "" || in.ProtocolVersion == "" || len(in.Capabilities) == 0 {
+			t.Errorf("%s: %+v", name, in)
+		}
+		if name == "http" && (in.SessionID == "" || !strings.HasPrefix(in.URL, "http://127.0.0.1:")) {
+			t.Errorf("http: session %q, url %q", in.SessionID, in.URL)
+		}
+	}
+}

@@ -1,0 +1,194 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"mcpscope/artifact/diff"
+	"mcpscope/connect"
+	"mcpscope/internal/render"
+	"mcpscope/transport"
+)
+
+func newDiffCmd() *cobra.Command {
+	var (
+		f        connFlags
+		asJSON   bool
+		baseline string
+		update   bool
+	)
+	cmd := &cobra.Command{
+		Use:   "diff [A] [B] [target]",
+		Short: "Compare two servers' catalogs (journals, snapshots, live); exit 1 on drift",
+		Long: "Compare what two servers offer, or one server at two times: server info, protocol version, capabilities, " +
+			"instructions, and every tool, resource, template and prompt added, removed or changed, with a structural " +
+			"diff of input and output schemas, annotations and descriptions. Changes that may break a client (a tool " +
+			"gone, a new required argument, a property gone or of another type) are marked.\n\n" +
+			"A side is a journal (the last lists it recorded), a snapshot written by --baseline, or a live server: a URL, " +
+			"or the command after -- (one side only; record the other first). The sides are the arguments in order, then " +
+			"the target; when one is missing, the embedded demo server takes the last place.\n\n" +
+			"--baseline FILE compares the one side with the snapshot in FILE, or writes FILE when it does not exist yet: " +
+			"commit it, and CI fails (exit 1) when the server's catalog drifts. --update rewrites it.",
+		GroupID: groupSessions,
+		Example: "  mcpscope diff before.jsonl after.jsonl\n" +
+			"  mcpscope diff before.jsonl http://127.0.0.1:3001/mcp\n" +
+			"  mcpscope diff recorded.jsonl -- node server.js\n" +
+			"  mcpscope diff --baseline testdata/catalog.json -- node server.js",
+		Args: func(cmd *cobra.Command, args []string) error {
+			own, url, command := split(cmd, args)
+			want := 2
+			if baseline != "" {
+				want = 1
+			}
+			n := len(own)
+			if url != "" || len(command) > 0 {
+				n++
+			}
+			if n > want {
+				if baseline != "" {
+					return usagef(cmd.CommandPath(), "with --baseline, diff takes one side (a journal or a target), got %d", n)
+				}
+				return usagef(cmd.CommandPath(), "diff compares two sides, got %d", n)
+			}
+			if update && baseline == "" {
+				return usagef(cmd.CommandPath(), "--update rewrites the --baseline file: give --baseline FILE")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			own, url, command := split(cmd, args)
+			type side struct {
+				file    string
+				url     string
+				command []string
+			}
+			var sides []side
+			for _, a := range own {
+				if hasHTTPScheme(a) {
+					sides = append(sides, side{url: a})
+				} else {
+					sides = append(sides, side{file: a})
+				}
+			}
+			if url != "" || len(command) > 0 {
+				sides = append(sides, side{url: url, command: command})
+			}
+			want := 2
+			if baseline != "" {
+				want = 1
+			}
+			if len(sides) < want {
+				sides = append(sides, side{}) // the embedded demo
+			}
+			// Every live side's spec is checked before anything starts.
+			specs := make([]*connect.Spec, len(sides))
+			for i, sd := range sides {
+				if sd.file != "" {
+					if _, err := os.Stat(sd.file); err != nil {
+						if h := schemeHint(sd.file); h != "" {
+							return usagef(cmd.CommandPath(), "%s", h)
+						}
+						return usagef(cmd.CommandPath(), "%v", err)
+					}
+					continue
+				}
+				sp, err := f.spec(cmd, sd.url, sd.command)
+				if err != nil {
+					return err
+				}
+				sp.Grace, sp.Notes = oneShotGrace, cmd.ErrOrStderr()
+				sp.Auth.Interactive = isTerminal(cmd.ErrOrStderr())
+				specs[i] = &sp
+			}
+			snaps := make([]*diff.Snapshot, len(sides))
+			for i, sd := range sides {
+				if specs[i] == nil {
+					s, err := diff.Load(sd.file)
+					if err != nil {
+						return err
+					}
+					snaps[i] = s
+					continue
+				}
+				s, err := connect.Connect(cmd.Context(), *specs[i])
+				if err != nil {
+					return err
+				}
+				source := s.Info().Target
+				if sd.url == "" && len(sd.command) == 0 {
+					source = "the embedded demo server"
+				}
+				snaps[i] = diff.FromSession(cmd.Context(), s, transport.RedactURL(source))
+				s.Close()
+				if err := cmd.Context().Err(); err != nil {
+					return err
+				}
+			}
+			out := cmd.OutOrStdout()
+			if baseline != "" {
+				if _, err := os.Stat(baseline); errors.Is(err, os.ErrNotExist) {
+					if err := writeBaseline(baseline, snaps[0]); err != nil {
+						return err
+					}
+					fmt.Fprintf(out, "wrote the baseline %s: %s\n", baseline, snaps[0].Counts())
+					return nil
+				}
+				old, err := diff.Load(baseline)
+				if err != nil {
+					return err
+				}
+				snaps = []*diff.Snapshot{old, snaps[0]}
+			}
+			r := diff.Compare(snaps[0], snaps[1])
+			if asJSON {
+				if err := render.Line(out, map[string]any{"drift": r.Drift(), "breaking": r.Breaking(), "report": r}); err != nil {
+					return err
+				}
+			} else {
+				st := diff.Styles{}
+				if isTerminal(out) && os.Getenv("NO_COLOR") == "" {
+					st = diff.ANSI()
+				}
+				r.Human(out, st)
+			}
+			if update {
+				if err := writeBaseline(baseline, snaps[1]); err != nil {
+					return err
+				}
+				fmt.Fprintf(cmd.ErrOrStderr(), "mcpscope: rewrote the baseline %s\n", baseline)
+				return nil
+			}
+			if r.Drift() {
+				return shown{&driftError{changes: len(r.Changes), breaking: r.Breaking()}}
+			}
+			return nil
+		},
+	}
+	f.add(cmd.Flags())
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON for programs")
+	cmd.Flags().StringVar(&baseline, "baseline", "", "compare with the snapshot in this file, or write it there when it does not exist")
+	cmd.Flags().BoolVar(&update, "update", false, "with --baseline, rewrite the file with what the side holds now")
+	return cmd
+}
+
+// writeBaseline writes a snapshot file atomically.
+func writeBaseline(path string, s *diff.Snapshot) error {
+	return writeFileAtomic(path, func(f *os.File) error {
+		if err := f.Chmod(0o644); err != nil { // a baseline is meant to be committed
+			return err
+		}
+		return s.Write(f)
+	})
+}
+
+// driftError is a diff that found changes: exit 1, so it gates CI.
+type driftError struct{ changes, breaking int }
+
+func (e *driftError) Error() string {
+	return fmt.Sprintf("the catalogs differ: %d change(s), %d breaking", e.changes, e.breaking)
+}
+
+func (e *driftError) Is(target error) bool { return target == errServerState }

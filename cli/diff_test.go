@@ -1,0 +1,66 @@
+package cli
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"mcpscope/internal/testservers"
+)
+
+// TestDiffBaseline: --baseline writes a snapshot when there is none,
+// passes while the server is unchanged, fails (exit 1) on drift with the
+// change shown, and --update rewrites it.
+func TestDiffBaseline(t *testing.T) {
+	bin := testservers.BuildStdio(t)
+	file := filepath.Join(t.TempDir(), "catalog.json")
+	code, out, errs := run(t, "diff", "--baseline", file, "--", bin)
+	if code != exitOK || !strings.Contains(out, "wrote the baseline") {
+		t.Fatalf("first run: exit %d\n%s\n%s", code, out, errs)
+	}
+	if code, out, errs = run(t, "diff", "--baseline", file, "--", bin); code != exitOK || !strings.Contains(out, "no drift") {
+		t.Fatalf("unchanged: exit %d\n%s\n%s", code, out, errs)
+	}
+	b, _ := os.ReadFile(file)
+	os.WriteFile(file, []byte(strings.Replace(string(b), "Returns `message` unchanged", "Returns the message", 1)), 0o644)
+	code, out, errs = run(t, "diff", "--baseline", file, "--", bin)
+	if code != exitServerErr || !strings.Contains(out, "~ tool echo") || !strings.Contains(out, "/description") ||
+		!strings.Contains(errs, "the catalogs differ: 1 change(s)") {
+		t.Fatalf("drift: exit %d\n%s\n%s", code, out, errs)
+	}
+	code, out, _ = run(t, "diff", "--baseline", file, "--json", "--", bin)
+	var r struct {
+		Drift  bool `json:"drift"`
+		Report struct {
+			Changes []struct{ Kind, Name, Op string }
+		} `json:"report"`
+	}
+	if err := json.Unmarshal([]byte(out), &r); code != exitServerErr || err != nil || !r.Drift || len(r.Report.Changes) != 1 {
+		t.Fatalf("--json: exit %d, %v\n%s", code, err, out)
+	}
+	if code, _, errs = run(t, "diff", "--baseline", file, "--update", "--", bin); code != exitOK || !strings.Contains(errs, "rewrote") {
+		t.Fatalf("--update: exit %d\n%s", code, errs)
+	}
+	if code, out, _ = run(t, "diff", "--baseline", file, "--", bin); code != exitOK {
+		t.Fatalf("after --update: exit %d\n%s", code, out)
+	}
+}
+
+func TestDiffJournals(t *testing.T) {
+	a, b := journalOf(t), journalOf(t)
+	if code, out, errs := run(t, "diff", a, b); code != exitOK || !strings.Contains(out, "no drift") || !strings.Contains(out, "resources not recorded") {
+		t.Fatalf("two recordings of one server: exit %d\n%s\n%s", code, out, errs)
+	}
+	for _, argv := range [][]string{
+		{"diff", a, b, "c.jsonl"},
+		{"diff", "--update", a, b},
+		{"diff", "--baseline", "x.json", a, b},
+		{"diff", a, "127.0.0.1:1/mcp"},
+	} {
+		if code, _, errs := run(t, argv...); code != exitUsage {
+			t.Errorf("%v: exit %d, want a usage error\n%s", argv, code, errs)
+		}
+	}
+}

@@ -1,0 +1,105 @@
+package cli
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/spf13/cobra"
+
+	"mcpscope/artifact/export"
+	"mcpscope/artifact/scan"
+	"mcpscope/internal/termsafe"
+	"mcpscope/session"
+)
+
+func newExportCmd() *cobra.Command {
+	var (
+		ff     filterFlag
+		format string
+		output string
+	)
+	cmd := &cobra.Command{
+		Use:   "export FILE",
+		Short: "Export a journal as HAR, JSONL or OpenTelemetry traces (OTLP/JSON)",
+		Long: "Export a journal: --format har writes the HTTP exchanges as a HAR 1.2 log (each POST with its JSON answer " +
+			"or its SSE events, each GET stream, each DELETE) for a browser's HAR viewer; jsonl writes journal records " +
+			"(the output is a journal itself); otlp writes one trace with a span per call after the OpenTelemetry " +
+			"conventions for MCP, with progress, notifications and server requests as span events, ready to POST to a " +
+			"collector's /v1/traces.\n\n" +
+			"With --filter, jsonl keeps the frames it matches, har the exchanges and otlp the calls that hold such a frame. " +
+			"The journal is read as a stream: any length exports in bounded memory. Credentials stay redacted.",
+		GroupID: groupSessions,
+		Example: "  mcpscope export session.jsonl --format har -o session.har\n" +
+			"  mcpscope export session.jsonl --format otlp | curl -H 'Content-Type: application/json' --data-binary @- http://127.0.0.1:4318/v1/traces\n" +
+			"  mcpscope export session.jsonl --format jsonl --filter '~e'",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) != 1 {
+				return usagef(cmd.CommandPath(), "export needs one journal file")
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if !slices.Contains(export.Formats, format) {
+				return usagef(cmd.CommandPath(), "--format takes %s, got %q", strings.Join(export.Formats, ", "), format)
+			}
+			flt, err := ff.parse(cmd)
+			if err != nil {
+				return err
+			}
+			o := export.Options{Filter: flt, Version: session.Version}
+			write := func(w io.Writer) error {
+				err := export.Write(w, args[0], format, o)
+				if errors.Is(err, export.ErrNotHTTP) {
+					return usagef(cmd.CommandPath(), "%v", err)
+				}
+				return tornNote(cmd, args[0], err)
+			}
+			if output == "" || output == "-" {
+				return write(cmd.OutOrStdout())
+			}
+			return writeFileAtomic(output, func(f *os.File) error { return write(f) })
+		},
+	}
+	cmd.Flags().StringVar(&format, "format", "jsonl", "the output format: har, jsonl or otlp")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write to this file (mode 0600, replaced whole) instead of standard output")
+	ff.add(cmd.Flags(), "frames (jsonl), exchanges (har) or calls (otlp)")
+	return cmd
+}
+
+// writeFileAtomic writes path through a temporary file beside it, renamed
+// into place once write succeeded: a failed export leaves no half file.
+func writeFileAtomic(path string, write func(*os.File) error) error {
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if err := tmp.Chmod(0o600); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := write(tmp); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), path)
+}
+
+// tornNote turns a journal whose last line was cut short into a note on
+// stderr: what came before it was read, and that is the command's result.
+func tornNote(cmd *cobra.Command, path string, err error) error {
+	var torn *scan.TornError
+	if errors.As(err, &torn) {
+		fmt.Fprintf(cmd.ErrOrStderr(), "mcpscope: note: %s: %s\n", termsafe.Line(path), termsafe.Line(torn.Error()))
+		return nil
+	}
+	return err
+}

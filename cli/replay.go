@@ -1,0 +1,206 @@
+package cli
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
+
+	"mcpscope/artifact/replay"
+	"mcpscope/artifact/scan"
+	"mcpscope/connect"
+	"mcpscope/internal/render"
+	"mcpscope/internal/termsafe"
+)
+
+func newReplayCmd() *cobra.Command {
+	var (
+		f         connFlags
+		yes       bool
+		tolerance time.Duration
+		noTiming  bool
+		asJSON    bool
+	)
+	cmd := &cobra.Command{
+		Use:   "replay FILE [target]",
+		Short: "Send a recording's requests again to a live server; report what differs",
+		Long: "Send the requests of a journal again, one after another in recorded order, to a live server (the target, or " +
+			"the URL the journal recorded), and report call by call what differs from the recording: the result (a " +
+			"structural diff; _meta, resultType complete and the 2026-07-28 caching hints aside), an error where there " +
+			"was none or another one, a tool that now reports isError, a duration beyond --tolerance. A call the recording " +
+			"cancelled is cancelled after as long. Server requests (sampling, elicitation, MRTR input) get the answers the " +
+			"recorded client gave, unless --answer says otherwise.\n\n" +
+			"The handshake is the live session's own; task and listen requests, which refer to the recorded session, are " +
+			"skipped. Tools that declare destructiveHint are skipped, or asked about on a terminal; --yes replays them. A " +
+			"stdio recording needs its command after --: mcpscope never runs a command because a file names it.",
+		GroupID: groupSessions,
+		Example: "  mcpscope replay session.jsonl                       # the URL it was recorded against\n" +
+			"  mcpscope replay session.jsonl http://127.0.0.1:3001/mcp\n" +
+			"  mcpscope replay session.jsonl --tolerance 5s -- node server.js",
+		Args: func(cmd *cobra.Command, args []string) error {
+			own, _, _ := split(cmd, args)
+			switch {
+			case len(own) == 0:
+				return usagef(cmd.CommandPath(), "replay needs a journal file")
+			case len(own) > 1:
+				if h := schemeHint(own[1]); h != "" {
+					return usagef(cmd.CommandPath(), "%s", h)
+				}
+				return usagef(cmd.CommandPath(), "replay takes one journal, then the target; %q is one too many", own[1])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			own, url, command := split(cmd, args)
+			rec, err := replay.Load(own[0])
+			if err != nil {
+				return err
+			}
+			errw := cmd.ErrOrStderr()
+			for _, n := range rec.Notes {
+				fmt.Fprintf(errw, "mcpscope: note: %s: %s\n", termsafe.Line(own[0]), termsafe.Line(n))
+			}
+			if url == "" && len(command) == 0 && f.server.url == "" {
+				if url = rec.URL(); url == "" {
+					if rec.Info.Transport == "stdio" {
+						h, _ := scan.Header(own[0])
+						return usagef(cmd.CommandPath(), "%s was recorded over stdio (%s): give the server's command after -- "+
+							"(mcpscope never runs a command because a file names it)", own[0], termsafe.Line(h.Target))
+					}
+					return usagef(cmd.CommandPath(), "%s recorded no usable URL (a credential in it was redacted): give the URL", own[0])
+				}
+				fmt.Fprintf(errw, "mcpscope: replaying against the recorded %s\n", termsafe.Line(url))
+			}
+			sp, err := f.spec(cmd, url, command)
+			if err != nil {
+				return err
+			}
+			for k, v := range rec.Answers {
+				if sp.Answers == nil {
+					sp.Answers = map[string]json.RawMessage{}
+				}
+				if _, given := sp.Answers[k]; !given {
+					sp.Answers[k] = v
+				}
+			}
+			sp.Grace, sp.Notes = oneShotGrace, errw
+			sp.Auth.Interactive = isTerminal(errw)
+			s, err := connect.Connect(cmd.Context(), sp)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			out := cmd.OutOrStdout()
+			in := s.Info()
+			if !asJSON {
+				fmt.Fprintf(out, "recorded %s %s (protocol %s)\nlive     %s %s (protocol %s)\n",
+					termsafe.Line(rec.Info.ServerInfo.Name), termsafe.Line(rec.Info.ServerInfo.Version), termsafe.Line(rec.Info.ProtocolVersion),
+					termsafe.Line(in.ServerInfo.Name), termsafe.Line(in.ServerInfo.Version), termsafe.Line(in.ProtocolVersion))
+			}
+			o := replay.Options{Yes: yes, Tolerance: tolerance, NoTiming: noTiming}
+			if !asJSON {
+				o.Each = func(r replay.Result) { printReplayResult(out, r) }
+			}
+			if !yes && isTerminal(errw) && isTerminalIn(cmd.InOrStdin()) {
+				lines := bufio.NewReader(cmd.InOrStdin())
+				o.Ask = func(tool string) bool {
+					fmt.Fprintf(errw, "replay %s, which declares destructiveHint? [y/N] ", termsafe.Line(tool))
+					answer, _ := lines.ReadString('\n')
+					return strings.EqualFold(strings.TrimSpace(answer), "y") || strings.EqualFold(strings.TrimSpace(answer), "yes")
+				}
+			}
+			sum, err := replay.Run(cmd.Context(), s, rec, o)
+			if asJSON {
+				if jerr := render.Line(out, sum); jerr != nil && err == nil {
+					err = jerr
+				}
+			} else {
+				fmt.Fprintf(out, "replayed %d of %d calls: %d same, %d differ, %d skipped\n",
+					sum.Same+sum.Differ, len(rec.Calls), sum.Same, sum.Differ, sum.Skipped)
+			}
+			if err != nil {
+				return err
+			}
+			if sum.Differ > 0 {
+				return shown{&replayDiffError{n: sum.Differ}}
+			}
+			return nil
+		},
+	}
+	f.add(cmd.Flags())
+	cmd.Flags().BoolVar(&yes, "yes", false, "replay tools that declare destructiveHint too, without asking")
+	cmd.Flags().DurationVar(&tolerance, "tolerance", time.Second, "how far a call's duration may stray from the recorded one")
+	cmd.Flags().BoolVar(&noTiming, "no-timing", false, "compare no durations")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON for programs")
+	return cmd
+}
+
+func printReplayResult(w io.Writer, r replay.Result) {
+	head := fmt.Sprintf("  #%-5d %-28s %-8s ", r.Seq, termsafe.Line(r.Method+" "+r.Name), r.Status)
+	switch r.Status {
+	case "skipped":
+		fmt.Fprintln(w, head+termsafe.Line(r.Reason))
+		return
+	case "same":
+		fmt.Fprintf(w, "%s%s (recorded %s)\n", head, time.Duration(r.Live).Round(time.Millisecond), time.Duration(r.Recorded).Round(time.Millisecond))
+		return
+	}
+	pad := strings.Repeat(" ", len([]rune(head)))
+	first := true
+	line := func(s string) {
+		if first {
+			fmt.Fprintln(w, head+s)
+			first = false
+			return
+		}
+		fmt.Fprintln(w, pad+s)
+	}
+	for _, d := range r.Differences {
+		if d.Detail != "" {
+			line(d.What + ": " + termsafe.Line(d.Detail))
+		}
+		for _, fl := range d.Fields {
+			path := fl.Path
+			if path == "" {
+				path = "(value)"
+			}
+			switch fl.Op {
+			case "added":
+				line(fmt.Sprintf("%s: + %s %s", d.What, termsafe.Line(path), cutValue(fl.After)))
+			case "removed":
+				line(fmt.Sprintf("%s: - %s %s", d.What, termsafe.Line(path), cutValue(fl.Before)))
+			default:
+				line(fmt.Sprintf("%s: ~ %s %s → %s", d.What, termsafe.Line(path), cutValue(fl.Before), cutValue(fl.After)))
+			}
+		}
+	}
+}
+
+func cutValue(b []byte) string {
+	s := termsafe.Line(string(b))
+	if r := []rune(s); len(r) > 100 {
+		s = string(r[:99]) + "…"
+	}
+	return s
+}
+
+// isTerminalIn reports whether r is a terminal a person types into.
+func isTerminalIn(r io.Reader) bool {
+	f, ok := r.(*os.File)
+	return ok && term.IsTerminal(f.Fd())
+}
+
+// replayDiffError is a replay that found differences: exit 1.
+type replayDiffError struct{ n int }
+
+func (e *replayDiffError) Error() string {
+	return fmt.Sprintf("%d call(s) differ from the recording", e.n)
+}
+
+func (e *replayDiffError) Is(target error) bool { return target == errServerState }

@@ -1,0 +1,35 @@
+package cli
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"mcpscope/internal/testservers"
+)
+
+func TestReplayCommand(t *testing.T) {
+	bin := testservers.BuildStdio(t)
+	path := filepath.Join(t.TempDir(), "echo.jsonl")
+	if code, _, errs := runIn(t, t.TempDir(), "call", "echo", "message=hi", "--journal", path, "--", bin); code != exitOK {
+		t.Fatalf("recording: exit %d\n%s", code, errs)
+	}
+	code, out, errs := run(t, "replay", path, "--", bin)
+	if code != exitOK || !strings.Contains(out, "tools/call echo") || !strings.Contains(out, "same") ||
+		!strings.Contains(out, "0 differ") {
+		t.Fatalf("replay against the same server: exit %d\n%s\n%s", code, out, errs)
+	}
+	code, out, _ = run(t, "replay", path, "--json", "--no-timing", "--", bin)
+	var sum struct{ Same, Differ, Skipped int }
+	if err := json.Unmarshal([]byte(out), &sum); code != exitOK || err != nil || sum.Same != 2 || sum.Skipped != 1 {
+		t.Fatalf("--json: exit %d, %v %+v\n%s", code, err, sum, out)
+	}
+	if code, _, errs = run(t, "replay", path); code != exitUsage || !strings.Contains(errs, "recorded over stdio") ||
+		!strings.Contains(errs, "never runs a command") {
+		t.Fatalf("a stdio recording without a target: exit %d\n%s", code, errs)
+	}
+	if code, _, _ = run(t, "replay"); code != exitUsage {
+		t.Fatalf("no journal: exit %d", code)
+	}
+}

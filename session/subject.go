@@ -1,0 +1,112 @@
+package session
+
+import (
+	"errors"
+	"time"
+
+	"mcpscope/filter"
+	"mcpscope/transport"
+)
+
+// Subjects describes frames for the filter language (package filter): the
+// one place that says what a frame and its call look like to a filter, for
+// the TUI, record, journal and the exports alike. One Subjects is reused
+// frame after frame without allocating; it is not safe for concurrent use.
+type Subjects struct {
+	s    filter.Subject
+	data []byte
+}
+
+// NewSubjects makes a reusable describer.
+func NewSubjects() *Subjects {
+	b := &Subjects{}
+	b.s.Content = func() []byte { return b.data }
+	return b
+}
+
+// Fill describes one frame: f itself, env the message it holds (the first
+// of a batch; nil when it holds none), c the client call it belongs to (nil
+// when none). A running call's duration runs to now. The subject is valid
+// until the next Fill.
+func (b *Subjects) Fill(f *transport.Frame, env *Envelope, c *CallSnapshot, now time.Time) *filter.Subject {
+	s := &b.s
+	b.data = f.Data
+	s.Dir = f.Dir.String()
+	s.Size = len(f.Data)
+	s.Headers = f.Meta.Headers
+	s.Kind, s.Method, s.Tool, s.ID = "", "", "", ""
+	s.State, s.IsError, s.Duration = "", false, 0
+	switch f.Kind {
+	case transport.Stderr:
+		s.Kind = "stderr"
+	case transport.Garbage:
+		s.Kind = "garbage"
+	case transport.Event:
+		s.Kind, s.Method = "event", f.Meta.Event
+	case transport.Message:
+		if env == nil {
+			s.Kind = "garbage" // JSON, but no JSON-RPC message in it
+			break
+		}
+		s.Method, s.ID = env.Method, env.Key()
+		switch env.Class() {
+		case ClassRequest:
+			s.Kind = "request"
+		case ClassNotification:
+			switch env.Method {
+			case "notifications/progress":
+				s.Kind = "progress"
+			case "notifications/message":
+				s.Kind = "log"
+			default:
+				s.Kind = "notification"
+			}
+		case ClassResult, ClassError:
+			s.Kind = "response"
+			s.IsError = env.Error != nil
+		default:
+			s.Kind = "garbage"
+		}
+	}
+	if c == nil {
+		return s
+	}
+	if s.Kind == "response" {
+		s.Method = c.Method
+	}
+	s.Tool = c.Name
+	s.State = StateWord(c)
+	s.IsError = s.IsError || c.IsError || c.RPCError != nil || c.Failure != nil && !errors.Is(c.Failure, ErrReissued)
+	if !c.Started.IsZero() {
+		s.Duration = c.Duration(now)
+	}
+	return s
+}
+
+// StateWord is the one word a call's state is known by, in the TUI's rows
+// and in the filter language's ~s: a late response wins, then a tool's
+// isError, then a round that asks for input, then a call lost with its
+// transport; otherwise the state itself.
+func StateWord(c *CallSnapshot) string {
+	switch {
+	case c.Late > 0:
+		return "late"
+	case c.IsError:
+		return "error"
+	case c.ResultType == "input_required":
+		return "input"
+	case c.State == StateError && c.Failure != nil && errors.Is(c.Failure, ErrClosed):
+		return "lost"
+	}
+	return string(c.State)
+}
+
+// FillItem describes a stored item (its message, the first of a batch),
+// with c the snapshot of the call it belongs to (nil when none).
+func (b *Subjects) FillItem(it *Item, c *CallSnapshot, now time.Time) *filter.Subject {
+	env := it.Env
+	if env == nil && len(it.Batch) > 0 {
+		env = it.Batch[0]
+	}
+	return b.Fill(&it.Frame, env, c, now)
+}
