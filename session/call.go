@@ -140,6 +140,7 @@ type Call struct {
 	failure    *Failure
 	late       int    // responses that came after the call ended
 	isError    bool   // a tool result with isError: true, read once when it arrived
+	resultType string // the result's resultType, read once ("" until known)
 	unmatched  string // an id a response came with that was this call's id in another JSON type
 	sessionID  string // the MCP session the call lives in, when not the transport's (a foreign rejoin)
 	sessionPID int    // and the process that made that session
@@ -228,7 +229,10 @@ func (c *Call) snapshotLocked() CallSnapshot {
 		sn.Next = c.next.Key
 	}
 	if c.state == StateOK {
-		sn.ResultType = ResultType(c.result)
+		if c.resultType == "" {
+			c.resultType = ResultType(c.result) // ended without an envelope (a task's result)
+		}
+		sn.ResultType = c.resultType
 		sn.IsError = c.isError
 	}
 	return sn

@@ -33,6 +33,8 @@ type Envelope struct {
 	Params  json.RawMessage `json:"params,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
 	Error   *RPCError       `json:"error,omitempty"`
+
+	h hints // what correlation needs from params and result, read in the same pass
 }
 
 // RPCError is a JSON-RPC error object as the server sent it.
@@ -91,50 +93,34 @@ func idKey(id json.RawMessage) string {
 	return string(id)
 }
 
-// decode reads data leniently: a message, a batch, or nothing.
+// decode reads data leniently: a message, a batch, or nothing. It is the
+// one pass over a frame's bytes (scan.go); the envelope's raw parts are
+// slices of data.
 func decode(data []byte) (env *Envelope, batch []*Envelope, class Class) {
 	d := bytes.TrimLeft(data, " \t\r\n")
 	if len(d) == 0 {
 		return nil, nil, ClassInvalid
 	}
 	if d[0] == '[' {
-		var raws []json.RawMessage
-		if json.Unmarshal(d, &raws) != nil {
+		b, ok := decodeBatch(d)
+		if !ok {
 			return nil, nil, ClassInvalid
 		}
-		for _, r := range raws {
-			var e Envelope
-			if json.Unmarshal(r, &e) == nil {
-				batch = append(batch, &e)
-			}
-		}
-		return nil, batch, ClassBatch
+		return nil, b, ClassBatch
 	}
-	var e Envelope
-	if err := json.Unmarshal(d, &e); err != nil {
+	e, ok := decodeEnvelope(d)
+	if !ok {
 		return nil, nil, ClassInvalid
 	}
-	return &e, nil, e.Class()
+	return e, nil, e.Class()
 }
 
 // paramName picks the human name of a request: tool, prompt or resource.
 func paramName(method string, params json.RawMessage) string {
-	if len(params) == 0 {
+	if len(params) == 0 || !json.Valid(params) {
 		return ""
 	}
-	var p struct {
-		Name   string `json:"name"`
-		URI    string `json:"uri"`
-		TaskID string `json:"taskId"`
-	}
-	if json.Unmarshal(params, &p) != nil {
-		return ""
-	}
-	switch {
-	case p.Name != "":
-		return p.Name
-	case p.URI != "":
-		return p.URI
-	}
-	return p.TaskID
+	var h hints
+	readParams(params, &h)
+	return h.name
 }

@@ -38,14 +38,9 @@ func Load(path string) (*Session, Header, error) {
 // sessions have no CallWith to make them).
 func (s *Session) adoptLocked(e *Envelope, at time.Time, seq uint64) *Call {
 	c := s.newCall(e.Key(), e.ID, e.Method, at)
-	c.Params, c.Name, c.Seq = e.Params, paramName(e.Method, e.Params), seq
-	var p struct {
-		Meta struct {
-			Token json.RawMessage `json:"progressToken"`
-		} `json:"_meta"`
-	}
-	if json.Unmarshal(e.Params, &p) == nil && len(p.Meta.Token) > 0 {
-		c.Token = idKey(p.Meta.Token)
+	c.Params, c.Name, c.Seq = e.Params, e.h.name, seq
+	if len(e.h.metaToken) > 0 {
+		c.Token = idKey(e.h.metaToken)
 		s.byToken[c.Token] = c
 	}
 	s.calls[c.Key] = c
@@ -55,14 +50,15 @@ func (s *Session) adoptLocked(e *Envelope, at time.Time, seq uint64) *Call {
 }
 
 // noteResultLocked records what a result teaches about the connection.
-func (s *Session) noteResultLocked(c *Call, result json.RawMessage) {
+func (s *Session) noteResultLocked(c *Call, e *Envelope) {
+	result := e.Result
 	switch c.Method {
 	case "tools/list":
 		s.noteToolsLocked(result)
 		return
 	case "tools/call", "tasks/get", "tasks/cancel", "tasks/list", "tasks/result":
-		s.noteTaskResultLocked(c, result)
-		if c.Method == "tools/call" {
+		s.noteTaskResultLocked(c, e)
+		if c.Method == "tools/call" && c.resultType == "task" {
 			s.noteTaskExtLocked(c, result) // the 2026 tasks extension (tasksext.go)
 		}
 		return

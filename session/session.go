@@ -400,22 +400,14 @@ func (s *Session) SendRaw(data []byte) (*Call, error) {
 	}
 	key := env.Key()
 	c := s.newCall(key, env.ID, env.Method, time.Now())
-	c.Params, c.Name = env.Params, paramName(env.Method, env.Params)
+	c.Params, c.Name = env.Params, env.h.name
 	s.mu.Lock()
 	_, dup := s.calls[key]
 	s.mu.Unlock()
 	if dup {
 		return nil, fmt.Errorf("id %s was already used in this session; pick another id", key)
 	}
-	token := ""
-	var p struct {
-		Meta struct {
-			Token json.RawMessage `json:"progressToken"`
-		} `json:"_meta"`
-	}
-	if json.Unmarshal(env.Params, &p) == nil && len(p.Meta.Token) > 0 {
-		token = string(p.Meta.Token)
-	}
+	token := string(env.h.metaToken)
 	if !s.register(c, "") {
 		return c, nil
 	}
@@ -501,7 +493,6 @@ func (s *Session) endLocked(c *Call, st State, result json.RawMessage, rpcErr *R
 		return false
 	}
 	c.state, c.result, c.rpcErr, c.failure, c.ended = st, result, rpcErr, f, at
-	c.isError = st == StateOK && c.Method == "tools/call" && IsToolError(result)
 	if c.idle != nil {
 		c.idle.Stop()
 	}
@@ -722,12 +713,7 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 			}
 		case ClassNotification:
 			if e.Method == "notifications/cancelled" {
-				var p struct {
-					RequestID json.RawMessage `json:"requestId"`
-				}
-				if json.Unmarshal(e.Params, &p) == nil {
-					it.CallKey = idKey(p.RequestID)
-				}
+				it.CallKey = idKey(e.h.requestID)
 			}
 		}
 		return after
@@ -758,8 +744,10 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 			s.endLocked(c, StateError, nil, e.Error, nil, it.Frame.Time)
 		} else {
 			s.endLocked(c, StateOK, e.Result, nil, nil, it.Frame.Time)
-			s.noteResultLocked(c, e.Result)
-			if !s.offline && ResultType(e.Result) == "input_required" {
+			c.resultType = resultTypeOf(e.h.resultType)
+			c.isError = c.Method == "tools/call" && e.h.isError
+			s.noteResultLocked(c, e)
+			if !s.offline && c.resultType == "input_required" {
 				res := e.Result
 				after = append(after, func() { go s.continueRounds(c, res) })
 			}
@@ -799,13 +787,8 @@ func (s *Session) warnLocked(msg string, after []func()) []func() {
 
 func (s *Session) onNotification(it *Item, e *Envelope, after []func()) []func() {
 	// Stateless listen streams tag their notifications with the listen id.
-	var tag struct {
-		Meta struct {
-			Sub json.RawMessage `json:"io.modelcontextprotocol/subscriptionId"`
-		} `json:"_meta"`
-	}
-	if json.Unmarshal(e.Params, &tag) == nil && len(tag.Meta.Sub) > 0 {
-		if c := s.calls[idKey(tag.Meta.Sub)]; c != nil {
+	if sub := e.h.sub; len(sub) > 0 {
+		if c := s.calls[idKey(sub)]; c != nil {
 			it.CallKey = c.Key
 			if e.Method == "notifications/subscriptions/acknowledged" {
 				c.ack = e.Params
@@ -814,7 +797,7 @@ func (s *Session) onNotification(it *Item, e *Envelope, after []func()) []func()
 				}
 			}
 		} else {
-			it.Note = "notification for unknown subscription " + string(tag.Meta.Sub)
+			it.Note = "notification for unknown subscription " + string(sub)
 		}
 	}
 	// On HTTP, what arrives on a request's own POST stream belongs to it.
@@ -823,19 +806,14 @@ func (s *Session) onNotification(it *Item, e *Envelope, after []func()) []func()
 	}
 	switch m := e.Method; {
 	case m == "notifications/progress":
-		var p struct {
-			Token    json.RawMessage `json:"progressToken"`
-			Progress float64         `json:"progress"`
-			Total    float64         `json:"total"`
-			Message  string          `json:"message"`
-		}
-		if json.Unmarshal(e.Params, &p) != nil {
+		p := &e.h
+		if p.progressBad {
 			it.Note = "progress notification with unreadable params"
 			return after
 		}
-		c := s.byToken[idKey(p.Token)]
+		c := s.byToken[idKey(p.token)]
 		if c == nil {
-			it.Note = "progress for unknown token " + string(p.Token)
+			it.Note = "progress for unknown token " + string(p.token)
 			return after
 		}
 		it.CallKey = c.Key
@@ -845,12 +823,12 @@ func (s *Session) onNotification(it *Item, e *Envelope, after []func()) []func()
 		}
 		pr := &c.progress
 		if pr.Updates == 0 {
-			pr.FirstValue, pr.FirstAt = p.Progress, it.Frame.Time
+			pr.FirstValue, pr.FirstAt = p.progress, it.Frame.Time
 		}
 		pr.Updates++
-		pr.Value, pr.Total, pr.LastAt = p.Progress, p.Total, it.Frame.Time
-		if p.Message != "" {
-			pr.Message = p.Message
+		pr.Value, pr.Total, pr.LastAt = p.progress, p.total, it.Frame.Time
+		if p.message != "" {
+			pr.Message = p.message
 		}
 		if c.state == StatePending {
 			c.state = StateStreaming
@@ -869,13 +847,8 @@ func (s *Session) onNotification(it *Item, e *Envelope, after []func()) []func()
 		kind := strings.TrimSuffix(strings.TrimPrefix(m, "notifications/"), "/list_changed")
 		s.info.ListChanged[kind]++
 	case m == "notifications/cancelled":
-		var p struct {
-			RequestID json.RawMessage `json:"requestId"`
-		}
-		if json.Unmarshal(e.Params, &p) == nil {
-			if cancel := s.serverReq[idKey(p.RequestID)]; cancel != nil {
-				after = append(after, cancel)
-			}
+		if cancel := s.serverReq[idKey(e.h.requestID)]; cancel != nil {
+			after = append(after, cancel)
 		}
 	}
 	return after
