@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -11,27 +12,43 @@ import (
 )
 
 // Load reads a journal back into an offline session: the same store, calls
-// and info a live session had, rebuilt by the same correlation code. When the
-// file ends in a torn line, the session holds everything before it and the
-// error says so.
+// and info a live session had, rebuilt by the same correlation code. The
+// session keeps the file open to read frames back (Close closes it).
+// When the file has lines that are not records, or ends in a torn line,
+// the session holds everything else and the error (a *JournalDamage)
+// says which lines; any other error comes with a nil session.
 func Load(path string) (*Session, Header, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, Header{}, fmt.Errorf("open journal: %w", err)
 	}
-	defer f.Close()
 	s := New(nil, Options{Timeout: -1, MaxTimeout: -1})
 	s.offline = true
-	h, err := ReadJournal(f, func(seq uint64, fr transport.Frame) error {
+	s.file = f
+	s.store = newStore(fileSource{f})
+	h, err := readJournal(f, func(seq uint64, fr transport.Frame, pos linePos) error {
 		s.mu.Lock()
 		s.seq = seq - 1 // keep the journal's numbering
 		s.mu.Unlock()
-		s.Ingest(fr)
+		s.ingest(fr, pos, false)
 		return nil
 	})
 	s.info.Target = h.Target
 	s.info.JournalPath = path
+	var damage *JournalDamage
+	if err != nil && !errors.As(err, &damage) {
+		f.Close()
+		return nil, h, err
+	}
 	return s, h, err
+}
+
+// fileSource reads frames back from a journal file being read.
+type fileSource struct{ f *os.File }
+
+func (fs fileSource) readAt(p []byte, off int64) error {
+	_, err := fs.f.ReadAt(p, off)
+	return err
 }
 
 // adoptLocked makes a call record for a request seen in a journal (offline

@@ -647,3 +647,57 @@ func readResult(result []byte, h *hints) {
 	}
 	h.isError = isErr && !errBad
 }
+
+// decodeHead reads what the head of a huge message says about it (the
+// members before the cut: usually jsonrpc, id, method, error), for an
+// item held as a prefix. nil when the head names none of them.
+func decodeHead(data []byte) *Envelope {
+	sc := scanner{b: data}
+	sc.ws()
+	if sc.peek() != '{' {
+		return nil
+	}
+	sc.i++
+	sc.depth++
+	e := &Envelope{}
+	for {
+		sc.ws()
+		key, ok := sc.key()
+		if !ok {
+			break
+		}
+		sc.ws()
+		if sc.peek() != ':' {
+			break
+		}
+		sc.i++
+		sc.ws()
+		start := sc.i
+		if !sc.skip() {
+			break // the value runs past the cut
+		}
+		v := sc.b[start:sc.i]
+		switch {
+		case keyIs(key, "jsonrpc") && v[0] == '"':
+			_, plain := (&scanner{b: v}).str()
+			e.JSONRPC = unquote(v, plain)
+		case keyIs(key, "method") && v[0] == '"':
+			_, plain := (&scanner{b: v}).str()
+			e.Method = unquote(v, plain)
+		case keyIs(key, "id"):
+			e.ID = bytes.Clone(v)
+		case keyIs(key, "error"):
+			sub := scanner{b: v}
+			sub.rpcError(&e.Error)
+		}
+		sc.ws()
+		if sc.peek() != ',' {
+			break
+		}
+		sc.i++
+	}
+	if e.Method == "" && e.ID == nil && e.Error == nil {
+		return nil
+	}
+	return smallEnvelope(e)
+}

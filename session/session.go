@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,7 +32,6 @@ type Options struct {
 	Capabilities json.RawMessage
 	Responder    Responder
 	Journal      *Journal
-	StoreItems   int
 	// Timeout is the default idle timeout of a call (reset by progress);
 	// MaxTimeout the default hard limit. <0 disables.
 	Timeout    time.Duration
@@ -97,7 +97,8 @@ type Session struct {
 	info      Info
 	subs      map[string]bool
 	journal   *Journal
-	offline   bool // rebuilt from a journal: requests make their own calls
+	file      *os.File // offline: the journal being read, for reading frames back
+	offline   bool     // rebuilt from a journal: requests make their own calls
 
 	streams      map[string]*streamState // SSE cursors by logical stream (resume.go)
 	expired      map[string]bool         // session ids the server forgot (expiry.go)
@@ -141,7 +142,7 @@ func New(t transport.Transport, o Options) *Session {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Session{
-		t: t, opts: o, store: NewStore(o.StoreItems), ctx: ctx, stop: stop,
+		t: t, opts: o, store: newStore(journalPager(o.Journal)), ctx: ctx, stop: stop,
 		calls: map[string]*Call{}, pending: map[string]*Call{}, byToken: map[string]*Call{},
 		serverReq: map[string]context.CancelFunc{}, subs: map[string]bool{},
 		journal: o.Journal, outWake: make(chan struct{}, 1),
@@ -535,6 +536,16 @@ func (s *Session) Close() error {
 		s.mu.Unlock()
 		return nil
 	}
+	if s.t == nil { // offline (Load): only the file to let go of
+		s.info.Closed = true
+		f := s.file
+		s.mu.Unlock()
+		s.stop()
+		if f != nil {
+			return f.Close()
+		}
+		return nil
+	}
 	s.mu.Unlock()
 	if s.Detached() > 0 || s.sessionInUseElsewhere() {
 		if h, ok := s.t.(transport.SessionHolder); ok {
@@ -651,7 +662,12 @@ func (s *Session) sendLoop() {
 }
 
 // Ingest takes one frame from the transport: journal first, then meaning.
-func (s *Session) Ingest(f transport.Frame) {
+func (s *Session) Ingest(f transport.Frame) { s.ingest(f, linePos{off: -1}, true) }
+
+// ingest decodes, journals (when journal is set; an offline session passes
+// the frame's place in the file it reads instead), correlates and stores
+// one frame.
+func (s *Session) ingest(f transport.Frame, pos linePos, journal bool) {
 	var (
 		env   *Envelope
 		batch []*Envelope
@@ -664,10 +680,12 @@ func (s *Session) Ingest(f transport.Frame) {
 	s.mu.Lock()
 	s.seq++
 	it := &Item{Seq: s.seq, Frame: f, Env: env, Batch: batch, Class: class}
-	if s.journal != nil {
-		if err := s.journal.Append(it.Seq, f); err != nil && s.info.JournalErr == "" {
+	if journal && s.journal != nil {
+		off, n, err := s.journal.Append(it.Seq, f)
+		if err != nil && s.info.JournalErr == "" {
 			s.info.JournalErr = err.Error()
 		}
+		pos = linePos{off: off, n: n}
 	}
 	dup := false
 	if f.Dir == transport.In || f.Meta.Event == transport.EvPrime {
@@ -688,11 +706,20 @@ func (s *Session) Ingest(f transport.Frame) {
 	case f.Kind == transport.Event:
 		after = s.onEvent(it, after)
 	}
-	s.store.add(it)
+	s.store.add(it, pos)
 	s.mu.Unlock()
 	for _, fn := range after {
 		fn()
 	}
+}
+
+// journalPager is what the store reads old frames back from: the journal,
+// or nothing.
+func journalPager(j *Journal) pager {
+	if j == nil {
+		return nil
+	}
+	return j
 }
 
 // correlate ties a message to a call and updates state. Called with s.mu held;

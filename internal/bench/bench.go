@@ -61,7 +61,7 @@ func Ingest(file, dir string, n int) (time.Duration, error) {
 		return 0, err
 	}
 	t := transport.NewStdio(transport.StdioOptions{Command: "cat", Args: []string{file}, Grace: time.Second})
-	s := session.New(t, session.Options{Journal: j, StoreItems: n + 16, Timeout: -1, MaxTimeout: -1})
+	s := session.New(t, session.Options{Journal: j, Timeout: -1, MaxTimeout: -1})
 	start := time.Now()
 	if err := s.Start(); err != nil {
 		return 0, err
@@ -70,11 +70,12 @@ func Ingest(file, dir string, n int) (time.Duration, error) {
 	elapsed := time.Since(start)
 	s.Close()
 	got := 0
-	for _, it := range s.Store().Since(0, 0) {
-		if it.Frame.Kind == transport.Message && it.Env != nil {
+	s.Store().Scan(0, 0, func(e session.Entry) bool {
+		if e.Kind == transport.Message && e.Class == session.ClassNotification {
 			got++
 		}
-	}
+		return true
+	})
 	if got != n {
 		return elapsed, fmt.Errorf("ingest stored %d of %d messages", got, n)
 	}
