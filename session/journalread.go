@@ -256,12 +256,12 @@ func fastRecord(line []byte, owned, cut bool) (seq uint64, f transport.Frame, ok
 	sc.i++
 	var haveSeq, haveDir, haveKind bool
 	for {
-		key, kok := sc.plainKey()
+		key, kok := sc.plainBytes()
 		if !kok || sc.peek() != ':' {
 			return 0, f, false
 		}
 		sc.i++
-		switch key {
+		switch string(key) {
 		case "seq":
 			start := sc.i
 			for sc.i < len(sc.b) && sc.b[sc.i] >= '0' && sc.b[sc.i] <= '9' {
@@ -273,24 +273,24 @@ func fastRecord(line []byte, owned, cut bool) (seq uint64, f transport.Frame, ok
 			}
 			seq, haveSeq = n, true
 		case "t":
-			s, sok := sc.plainString()
-			if !sok {
+			tb, tok := sc.plainBytes()
+			if !tok {
 				return 0, f, false
 			}
-			t, err := time.Parse(time.RFC3339Nano, s)
-			if err != nil {
+			t, tok := parseTime(tb)
+			if !tok {
 				return 0, f, false
 			}
 			f.Time = t
 		case "dir":
-			s, sok := sc.plainString()
-			if f.Dir = dirOf(s); !sok || f.Dir == 0 {
+			s, sok := sc.plainBytes()
+			if f.Dir = dirOf(string(s)); !sok || f.Dir == 0 {
 				return 0, f, false
 			}
 			haveDir = true
 		case "kind":
-			s, sok := sc.plainString()
-			if f.Kind = kindOf(s); !sok || f.Kind == 0 {
+			s, sok := sc.plainBytes()
+			if f.Kind = kindOf(string(s)); !sok || f.Kind == 0 {
 				return 0, f, false
 			}
 			haveKind = true
@@ -310,6 +310,9 @@ func fastRecord(line []byte, owned, cut bool) (seq uint64, f transport.Frame, ok
 			}
 		case "b64":
 			start := sc.i
+			if sc.peek() != '"' {
+				return 0, f, false
+			}
 			if _, sok := sc.str(); !sok {
 				if !cut {
 					return 0, f, false
@@ -350,22 +353,84 @@ func fastRecord(line []byte, owned, cut bool) (seq uint64, f transport.Frame, ok
 	}
 }
 
-// plainKey reads a key without escapes and the colon's left side.
-func (sc *scanner) plainKey() (string, bool) {
-	return sc.plainString()
-}
-
-// plainString reads a string token without escapes.
-func (sc *scanner) plainString() (string, bool) {
+// plainBytes reads a string token without escapes: its text, in place.
+func (sc *scanner) plainBytes() ([]byte, bool) {
 	if sc.peek() != '"' {
-		return "", false
+		return nil, false
 	}
 	start := sc.i
 	plain, ok := sc.str()
 	if !ok || !plain {
-		return "", false
+		return nil, false
 	}
-	return string(sc.b[start+1 : sc.i-1]), true
+	return sc.b[start+1 : sc.i-1], true
+}
+
+// parseTime reads the RFC 3339 time AppendRecord writes
+// (2006-01-02T15:04:05.999999999Z07:00) by hand, and anything else
+// through time.Parse.
+func parseTime(b []byte) (time.Time, bool) {
+	if t, ok := fastTime(b); ok {
+		return t, true
+	}
+	t, err := time.Parse(time.RFC3339Nano, string(b))
+	return t, err == nil
+}
+
+func fastTime(b []byte) (time.Time, bool) {
+	num := func(b []byte) int {
+		n := 0
+		for _, c := range b {
+			if c < '0' || c > '9' {
+				return -1
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n
+	}
+	if len(b) < 20 || b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' {
+		return time.Time{}, false
+	}
+	y, mo, d, h, mi, sec := num(b[0:4]), num(b[5:7]), num(b[8:10]), num(b[11:13]), num(b[14:16]), num(b[17:19])
+	if y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59 {
+		return time.Time{}, false
+	}
+	rest := b[19:]
+	ns := 0
+	if rest[0] == '.' {
+		i := 1
+		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+			i++
+		}
+		if i == 1 || i > 10 {
+			return time.Time{}, false
+		}
+		ns = num(rest[1:i])
+		for k := i; k < 10; k++ {
+			ns *= 10
+		}
+		rest = rest[i:]
+	}
+	off := 0
+	switch {
+	case len(rest) == 1 && rest[0] == 'Z':
+	case len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && rest[3] == ':':
+		oh, om := num(rest[1:3]), num(rest[4:6])
+		if oh < 0 || om < 0 || oh > 23 || om > 59 {
+			return time.Time{}, false
+		}
+		off = (oh*60 + om) * 60
+		if rest[0] == '-' {
+			off = -off
+		}
+	default:
+		return time.Time{}, false
+	}
+	t := time.Date(y, time.Month(mo), d, h, mi, sec, ns, time.UTC)
+	if t.Day() != d {
+		return time.Time{}, false // 31 February: let time.Parse say no
+	}
+	return time.Unix(t.Unix()-int64(off), int64(ns)), true
 }
 
 func dirOf(s string) transport.Dir {

@@ -81,6 +81,9 @@ func idKey(id json.RawMessage) string {
 		return ""
 	}
 	if id[0] == '"' {
+		if plainQuoted(id) {
+			return string(id) // what strconv.Quote would give back
+		}
 		var s string
 		if json.Unmarshal(id, &s) == nil {
 			return strconv.Quote(s)
@@ -91,6 +94,20 @@ func idKey(id json.RawMessage) string {
 		return strconv.FormatFloat(f, 'f', -1, 64)
 	}
 	return string(id)
+}
+
+// plainQuoted reports whether a JSON string token is printable ASCII
+// without escapes, so that it is its own strconv.Quote.
+func plainQuoted(tok []byte) bool {
+	if len(tok) < 2 || tok[len(tok)-1] != '"' {
+		return false
+	}
+	for _, c := range tok[1 : len(tok)-1] {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
 }
 
 // decode reads data leniently: a message, a batch, or nothing. It is the

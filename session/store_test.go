@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -302,4 +303,32 @@ func TestLoadReadsFramesBackFromTheFile(t *testing.T) {
 	if it := off.Store().Get(1); it == nil || string(it.Frame.Data) != progressLine(1) {
 		t.Fatalf("frame 1 from the file: %+v", it)
 	}
+}
+
+// FuzzRecordReaderMatchesJSON: whatever the hand-written record reader
+// accepts, encoding/json reads as the same frame.
+func FuzzRecordReaderMatchesJSON(f *testing.F) {
+	f.Add(AppendRecord(nil, 3, frameIn(3, progressLine(3))))
+	f.Add([]byte(`{"seq":7,"t":"2026-01-02T03:04:05.000000006+01:30","dir":"in","kind":"message","raw":"{\"a\":\"\u00e9\n\ud83d\ude00\ud800\"}","meta":{"pid":42}}`))
+	f.Add([]byte(`{"seq":1,"t":"2026-02-31T00:00:00Z","dir":"local","kind":"event","meta":{"event":"exited","exitCode":0}}`))
+	f.Add([]byte(`{"seq":2,"t":"2026-01-01T00:00:00.5-07:00","dir":"in","kind":"garbage","b64":"/w=="}`))
+	f.Fuzz(func(t *testing.T, line []byte) {
+		line = bytes.TrimSuffix(line, []byte("\n"))
+		seq, fr, ok := fastRecord(bytes.Clone(line), false, false)
+		if !ok {
+			return
+		}
+		var rec Record
+		if err := json.Unmarshal(line, &rec); err != nil {
+			t.Fatalf("the fast reader took %q, encoding/json refuses it: %v", line, err)
+		}
+		want, err := rec.Frame()
+		if err != nil {
+			t.Fatalf("the fast reader took %q: %v", line, err)
+		}
+		if seq != rec.Seq || !fr.Time.Equal(want.Time) || fr.Dir != want.Dir || fr.Kind != want.Kind ||
+			!bytes.Equal(fr.Data, want.Data) || fmt.Sprint(fr.Meta) != fmt.Sprint(want.Meta) {
+			t.Fatalf("%q: fast %d %v %q %+v, json %d %v %q %+v", line, seq, fr.Time, fr.Data, fr.Meta, rec.Seq, want.Time, want.Data, want.Meta)
+		}
+	})
 }
