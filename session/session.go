@@ -496,9 +496,11 @@ func (s *Session) endLocked(c *Call, st State, result json.RawMessage, rpcErr *R
 	c.state, c.result, c.rpcErr, c.failure, c.ended = st, result, rpcErr, f, at
 	if c.idle != nil {
 		c.idle.Stop()
+		c.idle = nil
 	}
 	if c.hard != nil {
 		c.hard.Stop()
+		c.hard = nil
 	}
 	delete(s.pending, c.Key)
 	s.forgetLocked(c)
@@ -770,7 +772,12 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 		if class == ClassError {
 			s.endLocked(c, StateError, nil, e.Error, nil, it.Frame.Time)
 		} else {
-			s.endLocked(c, StateOK, e.Result, nil, nil, it.Frame.Time)
+			result := e.Result
+			if len(result) > MaxHeldFrame && s.store.Journaled() {
+				result = nil // the journal holds it; Call.Result reads it back
+				c.resultSeq = it.Seq
+			}
+			s.endLocked(c, StateOK, result, nil, nil, it.Frame.Time)
 			c.resultType = resultTypeOf(e.h.resultType)
 			c.isError = c.Method == "tools/call" && e.h.isError
 			s.noteResultLocked(c, e)

@@ -332,3 +332,25 @@ func FuzzRecordReaderMatchesJSON(f *testing.F) {
 		}
 	})
 }
+
+// A call whose result is over MaxHeldFrame does not pin it: the journal
+// has it, and Result (and Wait) read it back exactly.
+func TestHugeResultStaysInTheJournal(t *testing.T) {
+	s, _ := journaled(t)
+	s.Ingest(transport.Frame{Time: time.Now(), Dir: transport.Out, Kind: transport.Message,
+		Data: []byte(`{"jsonrpc":"2.0","id":1,"method":"resources/read","params":{"uri":"big://x"}}`)})
+	result := `{"contents":[{"uri":"big://x","text":"` + strings.Repeat("0123456789", MaxHeldFrame/5) + `"}]}`
+	s.Ingest(frameIn(2, `{"jsonrpc":"2.0","id":1,"result":`+result+`}`))
+	c := s.Lookup("1")
+	sn := c.Snapshot()
+	if sn.State != StateOK || sn.Result != nil || !sn.ResultInJournal {
+		t.Fatalf("snapshot: state %s, %d bytes held, in journal %v", sn.State, len(sn.Result), sn.ResultInJournal)
+	}
+	for i := 3; i < Window+10; i++ {
+		s.Ingest(frameIn(i, progressLine(i)))
+	}
+	got, err := c.Wait(t.Context())
+	if err != nil || string(got) != result {
+		t.Fatalf("Wait gave %d bytes, %v; want the exact %d", len(got), err, len(result))
+	}
+}
