@@ -192,6 +192,7 @@ type CallSnapshot struct {
 	// ResultInJournal: the result is over MaxHeldFrame, so Result is nil
 	// here and Call.Result (and Wait) read it back from the journal.
 	ResultInJournal bool
+	Seq             uint64 // the request's frame, once on the wire (0 before)
 }
 
 // Duration is how long the call ran (so far, when still running).
@@ -227,7 +228,7 @@ func (c *Call) snapshotLocked() CallSnapshot {
 		Progress: c.progress, HasProgress: c.progress.Updates > 0,
 		Result: c.result, RPCError: c.rpcErr, Failure: c.failure, Late: c.late,
 		Round: c.Round, Parent: c.Parent, ChainErr: c.chainErr, TaskID: c.taskID, Ack: c.ack, Probe: c.opts.probe,
-		ReissueOf: c.opts.reissueOf, ResultInJournal: c.resultSeq != 0,
+		ReissueOf: c.opts.reissueOf, ResultInJournal: c.resultSeq != 0, Seq: c.Seq,
 	}
 	if c.next != nil {
 		sn.Next = c.next.Key

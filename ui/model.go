@@ -161,7 +161,12 @@ func tick() tea.Cmd {
 
 // refresh pulls new items and call state into the model.
 func (m *Model) refresh() {
-	m.h.pull()
+	if gone := m.h.pull(); gone > 0 {
+		// A session without a journal forgot its oldest rows: keep the
+		// selection on the row it was on.
+		m.note.sel, m.note.top = max(0, m.note.sel-gone), max(0, m.note.top-gone)
+		m.pausedLen = max(0, m.pausedLen-gone)
+	}
 	m.running = m.h.running()
 	m.info = m.s.Info()
 	m.catalog.poll(m)
@@ -412,7 +417,11 @@ func (m *Model) fixScroll() {
 		ls.top = clamp(ls.top, 0, max(0, n-h))
 	}
 	fix(&m.req, len(m.h.calls), m.paneHeight(paneRequests)-1)
-	fix(&m.note, m.visibleNotes(), m.paneHeight(paneNotes)-1)
+	noteH := m.paneHeight(paneNotes) - 1
+	if m.h.dropped > 0 {
+		noteH-- // the "older rows not kept" marker
+	}
+	fix(&m.note, m.visibleNotes(), noteH)
 }
 
 func (m *Model) selectedCall() *session.Call {
@@ -427,7 +436,7 @@ func (m *Model) selectedNote() *session.Item {
 	if n == 0 {
 		return nil
 	}
-	return m.h.noteAt(clamp(m.note.sel, 0, n-1)).it
+	return m.s.Store().Get(m.h.noteSeq(clamp(m.note.sel, 0, n-1)))
 }
 
 func (m *Model) cancelSelected() {
