@@ -28,7 +28,9 @@ func Load(path string) (*Session, Header, error) {
 	s.store = newStore(fileSource{f})
 	h, err := readJournal(f, func(seq uint64, fr transport.Frame, pos linePos) error {
 		s.mu.Lock()
-		s.seq = seq - 1 // keep the journal's numbering
+		if seq > s.seq && seq-s.seq <= maxSeqGap {
+			s.seq = seq - 1 // keep the journal's numbering
+		} // else number on: the file's order is the session's
 		s.mu.Unlock()
 		s.ingest(fr, pos, false)
 		return nil
@@ -42,6 +44,10 @@ func Load(path string) (*Session, Header, error) {
 	}
 	return s, h, err
 }
+
+// maxSeqGap is the largest jump in a journal's numbering Load keeps (a
+// few damaged lines); past it, or going back, frames are numbered on.
+const maxSeqGap = 1024
 
 // fileSource reads frames back from a journal file being read.
 type fileSource struct{ f *os.File }

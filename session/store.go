@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"sync"
 	"time"
 
@@ -122,6 +123,7 @@ type Store struct {
 	keys    intern
 
 	dropped uint64
+	gaps    int // index entries for seqs a journal skipped (no frame)
 	cutSize map[uint64]int // data length of the frames held as a prefix (rare: each is over MaxHeldFrame)
 	changed chan struct{}
 
@@ -200,9 +202,10 @@ func (s *Store) add(it *Item, pos linePos) {
 	if s.first == 0 {
 		s.first, s.next, s.cbase, s.ringLo = it.Seq, it.Seq, it.Seq, it.Seq
 	}
-	for s.next < it.Seq { // a gap (a torn journal): keep seqs dense
+	for s.next < it.Seq { // a gap (damaged journal lines): keep seqs dense
 		s.appendEntry(entry{off: -1})
 		s.next++
+		s.gaps++
 	}
 	if m := methodOf(it); m != "" {
 		e.meth = uint16(s.methods.id(m))
@@ -318,7 +321,7 @@ func (s *Store) Changed() <-chan struct{} { return s.changed }
 func (s *Store) Len() int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return int(s.next - s.first)
+	return int(s.next-s.first) - s.gaps
 }
 
 // First is the oldest seq the index holds (0 when empty); frames before
@@ -414,6 +417,9 @@ func (s *Store) Get(seq uint64) *Item {
 	}
 	e := *s.entryAt(seq)
 	s.mu.RUnlock()
+	if e.kind == 0 {
+		return nil // a seq the journal skipped
+	}
 	s.pmu.Lock()
 	it := s.paged[seq]
 	s.pmu.Unlock()
@@ -471,9 +477,11 @@ func (s *Store) Since(seq uint64, max int) []*Item {
 	}
 	s.mu.RUnlock()
 	for k, i := range missing {
-		out[i] = s.pageIn(from+uint64(i), want[k])
+		if want[k].kind != 0 { // else a seq the journal skipped
+			out[i] = s.pageIn(from+uint64(i), want[k])
+		}
 	}
-	return out
+	return slices.DeleteFunc(out, func(it *Item) bool { return it == nil })
 }
 
 // Bytes returns the exact bytes of frame seq, read back from the journal
