@@ -123,7 +123,7 @@ type Store struct {
 	keys    intern
 
 	dropped uint64
-	gaps    int // index entries for seqs a journal skipped (no frame)
+	gaps    int            // index entries for seqs a journal skipped (no frame)
 	cutSize map[uint64]int // data length of the frames held as a prefix (rare: each is over MaxHeldFrame)
 	changed chan struct{}
 
