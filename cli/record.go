@@ -11,6 +11,9 @@ import (
 	"mcpscope/session"
 )
 
+// recordBatch bounds the frames record takes from the store at once.
+const recordBatch = 4096
+
 func newRecordCmd() *cobra.Command {
 	var f connFlags
 	cmd := &cobra.Command{
@@ -23,11 +26,26 @@ func newRecordCmd() *cobra.Command {
 			out := cmd.OutOrStdout()
 			var last uint64
 			var buf []byte
+			st := s.Store()
 			flush := func() {
-				for _, it := range s.Store().Since(last, 0) {
-					buf = session.AppendRecord(buf[:0], it.Seq, it.Frame)
-					out.Write(buf)
-					last = it.Seq
+				// In bounded batches: a reader that fell behind a flood reads
+				// the rest back from the journal a batch at a time.
+				for {
+					items := st.Since(last, recordBatch)
+					for _, it := range items {
+						fr := it.Frame
+						if it.Cut { // memory holds its head; the journal has it all
+							if b, err := st.Bytes(it.Seq); err == nil {
+								fr.Data = b
+							}
+						}
+						buf = session.AppendRecord(buf[:0], it.Seq, fr)
+						out.Write(buf)
+						last = it.Seq
+					}
+					if len(items) < recordBatch {
+						return
+					}
 				}
 			}
 			done := s.Transport().Done()

@@ -321,14 +321,21 @@ func (e *ExitError) Unwrap() error { return e.Err }
 
 // lastStderr is the last n stderr lines the session saw.
 func lastStderr(s *session.Session, n int) []string {
+	var seqs []uint64 // found in the index; only these n are read back
+	s.Store().Scan(0, 0, func(e session.Entry) bool {
+		if e.Kind == transport.Stderr {
+			if len(seqs) == n {
+				seqs = append(seqs[:0], seqs[1:]...)
+			}
+			seqs = append(seqs, e.Seq)
+		}
+		return true
+	})
 	var lines []string
-	for _, it := range s.Store().Since(0, 0) {
-		if it.Frame.Kind == transport.Stderr {
+	for _, seq := range seqs {
+		if it := s.Store().Get(seq); it != nil {
 			lines = append(lines, string(it.Frame.Data))
 		}
-	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
 	}
 	return lines
 }
