@@ -114,22 +114,29 @@ func plainQuoted(tok []byte) bool {
 // one pass over a frame's bytes (scan.go); the envelope's raw parts are
 // slices of data.
 func decode(data []byte) (env *Envelope, batch []*Envelope, class Class) {
+	env, batch, class, _ = decodeFrame(data)
+	return env, batch, class
+}
+
+// decodeFrame is decode that also says whether data is valid JSON at all
+// (valid JSON that is not a message is ClassInvalid too).
+func decodeFrame(data []byte) (env *Envelope, batch []*Envelope, class Class, isJSON bool) {
 	d := bytes.TrimLeft(data, " \t\r\n")
 	if len(d) == 0 {
-		return nil, nil, ClassInvalid
+		return nil, nil, ClassInvalid, false
 	}
 	if d[0] == '[' {
 		b, ok := decodeBatch(d)
 		if !ok {
-			return nil, nil, ClassInvalid
+			return nil, nil, ClassInvalid, false
 		}
-		return nil, b, ClassBatch
+		return nil, b, ClassBatch, true
 	}
-	e, ok := decodeEnvelope(d)
-	if !ok {
-		return nil, nil, ClassInvalid
+	e, syntax := decodeEnvelope(d)
+	if e == nil {
+		return nil, nil, ClassInvalid, syntax
 	}
-	return e, nil, e.Class()
+	return e, nil, e.Class(), true
 }
 
 // paramName picks the human name of a request: tool, prompt or resource.

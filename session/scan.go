@@ -47,18 +47,22 @@ type scanner struct {
 	bad   bool // a value had a type Envelope cannot hold: the message is invalid
 }
 
-// decodeEnvelope reads one message. ok is false when json.Unmarshal into
-// Envelope would fail (invalid JSON, or a member of the wrong type).
-func decodeEnvelope(data []byte) (*Envelope, bool) {
+// decodeEnvelope reads one message: nil when json.Unmarshal into Envelope
+// would fail (invalid JSON, or a member of the wrong type); syntax says
+// whether data is valid JSON at all.
+func decodeEnvelope(data []byte) (e *Envelope, syntax bool) {
 	sc := scanner{b: data}
 	sc.ws()
-	e := &Envelope{}
+	e = &Envelope{}
 	if !sc.envelope(e) {
 		return nil, false
 	}
 	sc.ws()
-	if sc.i != len(sc.b) || sc.bad {
+	if sc.i != len(sc.b) {
 		return nil, false
+	}
+	if sc.bad {
+		return nil, true
 	}
 	return e, true
 }

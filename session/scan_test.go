@@ -147,7 +147,10 @@ func sameEnvelope(got, want *Envelope) string {
 
 func checkDecode(t *testing.T, data []byte) {
 	t.Helper()
-	env, batch, class := decode(data)
+	env, batch, class, isJSON := decodeFrame(data)
+	if isJSON != json.Valid(data) {
+		t.Fatalf("%q: valid JSON %v, json.Valid says %v", data, isJSON, !isJSON)
+	}
 	wenv, wbatch, wclass := refDecode(data)
 	if class != wclass {
 		t.Fatalf("%q: class %v, want %v", data, class, wclass)

@@ -676,7 +676,10 @@ func (s *Session) ingest(f transport.Frame, pos linePos, journal bool) {
 		class Class
 	)
 	if f.Kind == transport.Message {
-		env, batch, class = decode(f.Data)
+		var isJSON bool
+		if env, batch, class, isJSON = decodeFrame(f.Data); !isJSON {
+			f.Kind, class = transport.Garbage, ClassNone // the transport only looked at its first byte
+		}
 	}
 	var after []func()
 	s.mu.Lock()

@@ -354,3 +354,24 @@ func TestHugeResultStaysInTheJournal(t *testing.T) {
 		t.Fatalf("Wait gave %d bytes, %v; want the exact %d", len(got), err, len(result))
 	}
 }
+
+// The transport files a line as a message by its first byte; the session's
+// one pass finds out whether it is JSON and journals it as garbage if not.
+func TestIngestFilesBrokenJSONAsGarbage(t *testing.T) {
+	s, path := journaled(t)
+	s.Ingest(frameIn(1, `{"jsonrpc":"2.0","method":`))
+	s.Ingest(frameIn(2, `{"hello":"world"}`))
+	s.journal.Flush()
+	var kinds []transport.Kind
+	f, _ := os.Open(path)
+	defer f.Close()
+	if _, err := ReadJournal(f, func(_ uint64, fr transport.Frame) error { kinds = append(kinds, fr.Kind); return nil }); err != nil {
+		t.Fatal(err)
+	}
+	if fmt.Sprint(kinds) != fmt.Sprint([]transport.Kind{transport.Garbage, transport.Message}) {
+		t.Fatalf("journaled as %v, want [garbage message]", kinds)
+	}
+	if it := s.Store().Get(2); it.Note != "not a JSON-RPC message" {
+		t.Fatalf("valid JSON that is no message: note %q", it.Note)
+	}
+}
