@@ -159,6 +159,10 @@ func tick() tea.Cmd {
 	return tea.Tick(500*time.Millisecond, func(t time.Time) tea.Msg { return tickMsg(t) })
 }
 
+// Pull takes in what the session gained, as the store's wake-up does in
+// the program; a driver without a terminal (a benchmark) calls it itself.
+func (m *Model) Pull() { m.refresh() }
+
 // refresh pulls new items and call state into the model.
 func (m *Model) refresh() {
 	if gone := m.h.pull(); gone > 0 {
