@@ -36,9 +36,12 @@ type Journal struct {
 
 // Bounds of the writer.
 const (
-	// maxQueued is how many encoded bytes may wait for the writer before
-	// Append waits for it (a disk slower than the server).
-	maxQueued = 4 << 20
+	// JournalQueueBytes is how many encoded bytes may wait for the writer
+	// before Append waits for it (a disk slower than the server). The
+	// frames waiting are what a kill -9 can lose: those that arrived
+	// during one write, never more than this many bytes of them (and one
+	// frame).
+	JournalQueueBytes = 4 << 20
 	// keepBuffer is the largest buffer kept for reuse after a write, so
 	// one huge frame does not stay pinned.
 	keepBuffer = 8 << 20
@@ -119,7 +122,7 @@ func (j *Journal) Path() string { return j.path }
 func (j *Journal) Append(seq uint64, f transport.Frame) (off int64, n int, err error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	for len(j.pending) >= maxQueued && j.err == nil && !j.closed {
+	for len(j.pending) >= JournalQueueBytes && j.err == nil && !j.closed {
 		j.moved.Wait() // the disk is behind: wait for the writer to take the queue
 	}
 	if j.err != nil {

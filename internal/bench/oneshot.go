@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"syscall"
 	"time"
 )
 
@@ -83,6 +84,10 @@ func OneShot(o OneShotOptions) ([]Client, string, error) {
 	add("stdio", "minimal client (spawn, exchange, exit)", one(append([]string{o.Self, "bench", "exchange", "--"}, stdioServer...)...))
 	if peers {
 		add("stdio", "inspector 2.12.0 --cli", one(append(append([]string{o.Node, inspector, "--cli"}, stdioServer...), "--method", "tools/list")...))
+		// A server that exits as soon as its stdin closes, so the
+		// shutdown grace does not hide the clients' own cost.
+		add("stdio-go", "mcpscope tools", one(o.Self, "tools", "--", o.Self, "demo"))
+		add("stdio-go", "minimal client (spawn, exchange, exit)", one(o.Self, "bench", "exchange", "--", o.Self, "demo"))
 	}
 	// One run each first: mcpscope remembers the era per server (as a
 	// second run would), and caches are warm for everyone.
@@ -218,7 +223,24 @@ func Exchange(argv []string, out io.Writer) error {
 		return err
 	}
 	out.Write(line)
+	// The spec's shutdown, with the grace mcpscope's one-shot commands
+	// give: close stdin, wait, SIGTERM, wait, SIGKILL.
 	in.Close()
 	go io.Copy(io.Discard, r)
-	return cmd.Wait()
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	for _, sig := range []os.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		select {
+		case <-exited:
+			return nil
+		case <-time.After(exchangeGrace):
+			cmd.Process.Signal(sig)
+		}
+	}
+	<-exited
+	return nil
 }
+
+// exchangeGrace is how long the minimal client waits for the server to
+// exit before each signal: what mcpscope's one-shot commands wait.
+const exchangeGrace = 250 * time.Millisecond

@@ -39,7 +39,8 @@ func firstRowWord(ok bool) string {
 
 // PrintOneShot prints the one-shot comparison with its ratios.
 func PrintOneShot(w io.Writer, server string, cs []Client, runs int) {
-	fmt.Fprintf(w, "\none-shot tools/list against %s, whole processes, median of %d runs (after one warm-up run each)\n", server, runs)
+	fmt.Fprintf(w, "\none-shot tools/list against %s (stdio-go: mcpscope's demo server), whole processes, median of %d runs after a warm-up run each;\n", server, runs)
+	fmt.Fprintf(w, "peak RSS is the client's, or its server's when that is bigger (/usr/bin/time counts the children it waited for)\n")
 	base := map[string]Client{}
 	for _, c := range cs {
 		if c.Name == "mcpscope tools" {
@@ -48,10 +49,10 @@ func PrintOneShot(w io.Writer, server string, cs []Client, runs int) {
 	}
 	for _, c := range cs {
 		if c.Err != nil {
-			fmt.Fprintf(w, "  %-5s %-46s failed: %v\n", c.Transport, c.Name, c.Err)
+			fmt.Fprintf(w, "  %-8s %-46s failed: %v\n", c.Transport, c.Name, c.Err)
 			continue
 		}
-		line := fmt.Sprintf("  %-5s %-46s %8.1f ms %8.1f MiB", c.Transport, c.Name, ms(c.Median), mib(c.PeakRSS))
+		line := fmt.Sprintf("  %-8s %-46s %8.1f ms %8.1f MiB", c.Transport, c.Name, ms(c.Median), mib(c.PeakRSS))
 		if b, ok := base[c.Transport]; ok && c.Name != b.Name && b.Err == nil && c.Median > 0 {
 			line += fmt.Sprintf("   mcpscope takes %.2f× its time, %.2f× its peak RSS", b.Median.Seconds()/c.Median.Seconds(), float64(b.PeakRSS)/float64(c.PeakRSS))
 		}
