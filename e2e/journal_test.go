@@ -74,7 +74,7 @@ func TestJournalAfterKill9DuringAFlood(t *testing.T) {
 	var (
 		frames, next uint64 = 0, 1
 		want                = 0 // the next flood notification, "n want"
-		bytes               int
+		bytes        int
 	)
 	_, err = session.ReadJournal(f, func(seq uint64, fr transport.Frame) error {
 		if seq != next {
