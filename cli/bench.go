@@ -18,7 +18,7 @@ func newBenchCmd() *cobra.Command {
 		sizes   string
 		keys    time.Duration
 		runs    int
-		oneshot bool
+		only    string
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -47,31 +47,42 @@ func newBenchCmd() *cobra.Command {
 			if err != nil {
 				return fmt.Errorf("find the mcpscope binary to run as a child: %w", err)
 			}
+			sections := map[string]bool{}
+			for _, s := range strings.Split(only, ",") {
+				if s = strings.TrimSpace(s); s != "ingest" && s != "scale" && s != "oneshot" {
+					return usagef(cmd.CommandPath(), "--only takes ingest, scale and oneshot (comma-separated), got %q", s)
+				}
+				sections[s] = true
+			}
 			out := cmd.OutOrStdout()
-			dir, err := os.MkdirTemp("", "mcpscope-bench-")
-			if err != nil {
-				return err
-			}
-			defer os.RemoveAll(dir)
-			r, err := bench.Run(count, dir)
-			if err != nil {
-				return err
-			}
-			fmt.Fprint(out, r.String())
-			var scales []bench.Scale
-			for i, n := range ns {
-				k := time.Duration(0)
-				if i == len(ns)-1 {
-					k = keys
-				}
-				sc, err := bench.Measure(self, n, k)
+			if sections["ingest"] {
+				dir, err := os.MkdirTemp("", "mcpscope-bench-")
 				if err != nil {
-					return fmt.Errorf("at %d frames: %w", n, err)
+					return err
 				}
-				scales = append(scales, sc)
+				r, err := bench.Run(count, dir)
+				os.RemoveAll(dir)
+				if err != nil {
+					return err
+				}
+				fmt.Fprint(out, r.String())
 			}
-			bench.PrintScales(out, scales)
-			if oneshot {
+			if sections["scale"] {
+				var scales []bench.Scale
+				for i, n := range ns {
+					k := time.Duration(0)
+					if i == len(ns)-1 {
+						k = keys
+					}
+					sc, err := bench.Measure(self, n, k)
+					if err != nil {
+						return fmt.Errorf("at %d frames: %w", n, err)
+					}
+					scales = append(scales, sc)
+				}
+				bench.PrintScales(out, scales)
+			}
+			if sections["oneshot"] {
 				cs, server, err := bench.OneShot(bench.OneShotOptions{Self: self, Node: os.Getenv("NODE22"), Peers: os.Getenv("MCPSCOPE_PEERS"), Runs: runs})
 				if err != nil {
 					return fmt.Errorf("one-shot: %w", err)
@@ -85,7 +96,7 @@ func newBenchCmd() *cobra.Command {
 	cmd.Flags().StringVar(&sizes, "sizes", "10000,100000,1000000", "flood sizes for the whole-process figures, comma-separated")
 	cmd.Flags().DurationVar(&keys, "keys", 10*time.Second, "how long to press keys under the paced flood at the largest size (0: not at all)")
 	cmd.Flags().IntVar(&runs, "runs", 5, "runs of each one-shot client (the median is shown)")
-	cmd.Flags().BoolVar(&oneshot, "oneshot", true, "run the one-shot tools/list comparison")
+	cmd.Flags().StringVar(&only, "only", "ingest,scale,oneshot", "the sections to run")
 	cmd.AddCommand(newBenchServeCmd(), newBenchTUICmd(), newBenchExchangeCmd())
 	return cmd
 }
