@@ -14,11 +14,11 @@ import (
 
 func newBenchCmd() *cobra.Command {
 	var (
-		count   int
-		sizes   string
-		keys    time.Duration
-		runs    int
-		only    string
+		count int
+		sizes string
+		keys  time.Duration
+		runs  int
+		only  string
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
