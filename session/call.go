@@ -61,6 +61,9 @@ var (
 	ErrCancelled = errors.New("cancelled")
 	// ErrClosed: the session or its transport ended before an answer came.
 	ErrClosed = errors.New("closed")
+	// ErrSend: the transport would not take the request (a stdio server
+	// that exited, an HTTP request that failed before any answer).
+	ErrSend = errors.New("not sent")
 	// ErrReissued: the response stream broke and the request went out
 	// again with a new id (the call's Next); waiting on it follows on.
 	ErrReissued = errors.New("re-issued")
