@@ -287,6 +287,17 @@ func (sc *scanner) stringInto(dst *string) bool {
 	return true
 }
 
+// readString reads a string (or null) into dst and reports whether the
+// value was one: a member json.Unmarshal would fail on.
+func (sc *scanner) readString(dst *string) bool {
+	bad := sc.bad
+	sc.bad = false
+	sc.stringInto(dst)
+	ok := !sc.bad
+	sc.bad = bad
+	return ok
+}
+
 // unquote turns a scanned string token into Go text, as encoding/json
 // does (invalid UTF-8 becomes U+FFFD).
 func unquote(tok []byte, plain bool) string {
@@ -425,7 +436,7 @@ func (sc *scanner) str() (plain, ok bool) {
 			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
 				sc.i++
 			case 'u':
-				if len(sc.b)-sc.i < 5 || !isHex4(sc.b[sc.i+1:sc.i+5]) {
+				if hex4(sc.b[sc.i-1:]) < 0 {
 					return false, false
 				}
 				sc.i += 5
@@ -445,15 +456,6 @@ func (sc *scanner) str() (plain, ok bool) {
 		}
 	}
 	return false, false
-}
-
-func isHex4(b []byte) bool {
-	for _, c := range b[:4] {
-		if !('0' <= c && c <= '9' || 'a' <= c && c <= 'f' || 'A' <= c && c <= 'F') {
-			return false
-		}
-	}
-	return true
 }
 
 func (sc *scanner) number() bool {
@@ -521,11 +523,7 @@ func readParams(params []byte, h *hints) {
 		case keyIs(key, "total"):
 			h.progressBad = !sc.float(&h.total) || h.progressBad
 		case keyIs(key, "message"):
-			bad := sc.bad
-			sc.bad = false
-			sc.stringInto(&h.message)
-			h.progressBad = sc.bad || h.progressBad
-			sc.bad = bad
+			h.progressBad = !sc.readString(&h.message) || h.progressBad
 		case keyIs(key, "requestId"):
 			sc.skip()
 			h.requestID = sc.b[start:sc.i]
@@ -536,11 +534,7 @@ func readParams(params []byte, h *hints) {
 			} else if keyIs(key, "taskId") {
 				dst = &taskID
 			}
-			bad := sc.bad
-			sc.bad = false
-			sc.stringInto(dst)
-			nameBad = nameBad || sc.bad
-			sc.bad = bad
+			nameBad = !sc.readString(dst) || nameBad
 		case keyIs(key, "_meta"):
 			readMeta(&sc, h)
 		default:
@@ -622,11 +616,7 @@ func readResult(result []byte, h *hints) {
 		start := sc.i
 		switch {
 		case keyIs(key, "resultType"):
-			bad := sc.bad
-			sc.bad = false
-			sc.stringInto(&rt)
-			rtBad = rtBad || sc.bad
-			sc.bad = bad
+			rtBad = !sc.readString(&rt) || rtBad
 		case keyIs(key, "isError"):
 			switch {
 			case sc.literal("true"):
