@@ -60,7 +60,7 @@ func newBenchCmd() *cobra.Command {
 				if err != nil {
 					return err
 				}
-				r, err := bench.Run(count, dir)
+				r, err := bench.Run(count, 3, dir)
 				os.RemoveAll(dir)
 				if err != nil {
 					return err
@@ -95,7 +95,7 @@ func newBenchCmd() *cobra.Command {
 	cmd.Flags().IntVar(&count, "count", 200_000, "how many notifications to ingest beside the decode loop")
 	cmd.Flags().StringVar(&sizes, "sizes", "10000,100000,1000000", "flood sizes for the whole-process figures, comma-separated")
 	cmd.Flags().DurationVar(&keys, "keys", 10*time.Second, "how long to press keys under the paced flood at the largest size (0: not at all)")
-	cmd.Flags().IntVar(&runs, "runs", 5, "runs of each one-shot client (the median is shown)")
+	cmd.Flags().IntVar(&runs, "runs", 11, "runs of each one-shot client (the median is shown)")
 	cmd.Flags().StringVar(&only, "only", "ingest,scale,oneshot", "the sections to run")
 	cmd.AddCommand(newBenchServeCmd(), newBenchTUICmd(), newBenchExchangeCmd())
 	return cmd

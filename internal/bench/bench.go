@@ -11,6 +11,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"time"
 
 	"mcpscope/session"
@@ -83,6 +84,7 @@ func Ingest(file, dir string, n int) (time.Duration, error) {
 // Result is one run's ingest figures.
 type Result struct {
 	N            int
+	Rounds       int
 	Baseline     time.Duration // the bare decode loop over the same bytes
 	Ingest       time.Duration
 	AllocPerMsg  float64 // bytes allocated per message during ingest
@@ -92,47 +94,59 @@ type Result struct {
 // Ratio is the ingest rate as a fraction of the bare decode loop's.
 func (r Result) Ratio() float64 { return r.Baseline.Seconds() / r.Ingest.Seconds() }
 
-// Run measures n messages: the baseline decode, then the full ingest.
-func Run(n int, dir string) (Result, error) {
+// Run measures n messages: the baseline decode, then the full ingest,
+// rounds times alternately (the machine may be shared: each figure is the
+// median of its rounds).
+func Run(n, rounds int, dir string) (Result, error) {
 	data := Lines(n)
 	file := filepath.Join(dir, "lines.jsonl")
 	if err := os.WriteFile(file, data, 0o600); err != nil {
 		return Result{}, err
 	}
 	r := Result{N: n}
-	start := time.Now()
-	if got, err := Decode(data); err != nil || got != n {
-		return r, fmt.Errorf("baseline decoded %d of %d: %v", got, n, err)
-	}
-	r.Baseline = time.Since(start)
-	data = nil
+	var base, ingest []time.Duration
+	for i := 0; i < max(1, rounds); i++ {
+		start := time.Now()
+		if got, err := Decode(data); err != nil || got != n {
+			return r, fmt.Errorf("baseline decoded %d of %d: %v", got, n, err)
+		}
+		base = append(base, time.Since(start))
 
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	d, err := Ingest(file, dir, n)
-	if err != nil {
-		return r, err
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		d, err := Ingest(file, dir, n)
+		if err != nil {
+			return r, err
+		}
+		runtime.ReadMemStats(&after)
+		ingest = append(ingest, d)
+		r.AllocPerMsg = float64(after.TotalAlloc-before.TotalAlloc) / float64(n)
+		if st, err := os.Stat(filepath.Join(dir, "bench.jsonl")); err == nil {
+			r.JournalBytes = st.Size()
+		}
+		os.Remove(filepath.Join(dir, "bench.jsonl"))
 	}
-	runtime.ReadMemStats(&after)
-	r.Ingest = d
-	r.AllocPerMsg = float64(after.TotalAlloc-before.TotalAlloc) / float64(n)
-	if st, err := os.Stat(filepath.Join(dir, "bench.jsonl")); err == nil {
-		r.JournalBytes = st.Size()
-	}
+	r.Rounds = len(base)
+	r.Baseline, r.Ingest = median(base), median(ingest)
 	return r, nil
+}
+
+func median(d []time.Duration) time.Duration {
+	slices.Sort(d)
+	return d[len(d)/2]
 }
 
 func rate(n int, d time.Duration) float64 { return float64(n) / d.Seconds() }
 
 // String formats the figures for people.
 func (r Result) String() string {
-	return fmt.Sprintf(`ingest: %d notifications from a real pipe (cat), through journal and store, against a bare decode loop over the same bytes
+	return fmt.Sprintf(`ingest: %d notifications from a real pipe (cat), through journal and store, against a bare decode loop over the same bytes (median of %d rounds)
   bare decode loop (json.Unmarshal)   %9.0f msg/s  %s
   stdio → journal → store             %9.0f msg/s  %s
   ingest / decode loop                %9.0f %%
   allocated during ingest             %9.0f bytes/message
   journal written                     %9.1f MiB
-`, r.N, rate(r.N, r.Baseline), r.Baseline.Round(time.Millisecond), rate(r.N, r.Ingest), r.Ingest.Round(time.Millisecond),
+`, r.N, r.Rounds, rate(r.N, r.Baseline), r.Baseline.Round(time.Millisecond), rate(r.N, r.Ingest), r.Ingest.Round(time.Millisecond),
 		100*r.Ratio(), r.AllocPerMsg, float64(r.JournalBytes)/(1<<20))
 }
