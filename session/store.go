@@ -426,7 +426,7 @@ func (s *Store) Get(seq uint64) *Item {
 	if it != nil {
 		return it
 	}
-	it = s.pageIn(seq, e)
+	it = s.pageIn(seq, e, nil)
 	s.pmu.Lock()
 	if len(s.pagedOrder) >= maxPaged {
 		delete(s.paged, s.pagedOrder[0])
@@ -476,12 +476,42 @@ func (s *Store) Since(seq uint64, max int) []*Item {
 		want = append(want, *s.entryAt(from + uint64(i)))
 	}
 	s.mu.RUnlock()
-	for k, i := range missing {
-		if want[k].kind != 0 { // else a seq the journal skipped
-			out[i] = s.pageIn(from+uint64(i), want[k])
+	for k := 0; k < len(missing); {
+		// A run of frames whose lines follow each other in the file is
+		// read with one read.
+		j, span := k+1, int(want[k].n)
+		for j < len(missing) && adjacent(want[j-1], want[j]) && span+int(want[j].n) <= sinceRead {
+			span += int(want[j].n)
+			j++
+		}
+		var buf []byte
+		if j-k > 1 {
+			buf = make([]byte, span)
+			if s.src.readAt(buf, want[k].off) != nil {
+				buf, j = nil, k+1
+			}
+		}
+		for ; k < j; k++ {
+			var line []byte
+			if buf != nil {
+				line, buf = buf[:want[k].n], buf[want[k].n:]
+			}
+			if want[k].kind != 0 { // else a seq the journal skipped
+				out[missing[k]] = s.pageIn(from+uint64(missing[k]), want[k], line)
+			}
 		}
 	}
 	return slices.DeleteFunc(out, func(it *Item) bool { return it == nil })
+}
+
+// sinceRead bounds one read of Since.
+const sinceRead = 1 << 20
+
+// adjacent reports whether b's line follows a's in the journal, both
+// whole frames read the ordinary way.
+func adjacent(a, b entry) bool {
+	return a.kind != 0 && b.kind != 0 && a.off >= 0 && a.n != 0 && b.n != 0 &&
+		(a.flags|b.flags)&flagCut == 0 && a.off+int64(a.n) == b.off
 }
 
 // Bytes returns the exact bytes of frame seq, read back from the journal
@@ -505,8 +535,9 @@ func (s *Store) Bytes(seq uint64) ([]byte, error) {
 	return f.Data, nil
 }
 
-// pageIn reads frame seq back from the journal and decodes it again.
-func (s *Store) pageIn(seq uint64, e entry) *Item {
+// pageIn reads frame seq back from the journal (line: its bytes, when
+// they were read with others) and decodes it again.
+func (s *Store) pageIn(seq uint64, e entry, line []byte) *Item {
 	it := &Item{Seq: seq, Class: e.class, Frame: transport.Frame{Time: time.Unix(0, e.t), Dir: e.dir, Kind: e.kind}}
 	s.mu.RLock()
 	it.CallKey = s.keys.str(e.call)
@@ -516,7 +547,13 @@ func (s *Store) pageIn(seq uint64, e entry) *Item {
 	size := s.cutSize[seq]
 	s.mu.RUnlock()
 	cut := e.flags&flagCut != 0
-	_, f, err := s.readFrame(e, cut)
+	var f transport.Frame
+	var err error
+	if line != nil {
+		_, f, err = parseRecord(bytes.TrimSuffix(line, []byte("\n")), true, false)
+	} else {
+		_, f, err = s.readFrame(e, cut)
+	}
 	if err != nil {
 		it.Note = "not readable from the journal: " + err.Error()
 		return it
