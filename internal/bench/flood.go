@@ -107,22 +107,28 @@ func answer(line []byte, send func([]byte)) (initialized bool) {
 	return false
 }
 
+// flood sends the notifications; it stops when the client is gone (a
+// write fails: the client was killed, say).
 func flood(w *bufio.Writer, mu *sync.Mutex, f Flood) {
 	var buf []byte
 	n := 0
 	for n < f.Burst {
 		mu.Lock()
-		for k := 0; k < 256 && n < f.Burst; k++ {
+		var err error
+		for k := 0; k < 256 && n < f.Burst && err == nil; k++ {
 			buf = FloodLine(buf[:0], n)
-			w.Write(buf)
+			_, err = w.Write(buf)
 			n++
 		}
 		mu.Unlock()
+		if err != nil {
+			return
+		}
 	}
 	mu.Lock()
-	w.Flush()
+	err := w.Flush()
 	mu.Unlock()
-	if f.Rate <= 0 || f.Paced <= 0 {
+	if err != nil || f.Rate <= 0 || f.Paced <= 0 {
 		return
 	}
 	start := time.Now()
@@ -135,8 +141,11 @@ func flood(w *bufio.Writer, mu *sync.Mutex, f Flood) {
 			w.Write(buf)
 			n++
 		}
-		w.Flush()
+		err := w.Flush()
 		mu.Unlock()
+		if err != nil {
+			return
+		}
 		time.Sleep(time.Millisecond)
 	}
 }
