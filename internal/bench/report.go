@@ -39,7 +39,14 @@ func firstRowWord(ok bool) string {
 
 // PrintOneShot prints the one-shot comparison with its ratios.
 func PrintOneShot(w io.Writer, server string, cs []Client, runs int) {
-	fmt.Fprintf(w, "\none-shot tools/list against %s (stdio-go: mcpscope's demo server), whole processes, median of %d runs after a warm-up run each;\n", server, runs)
+	also := ""
+	for _, c := range cs {
+		if c.Transport == "stdio-go" {
+			also = " (stdio-go: mcpscope's demo server, which exits as soon as its stdin closes)"
+			break
+		}
+	}
+	fmt.Fprintf(w, "\none-shot tools/list against %s%s, whole processes, median of %d runs after a warm-up run each;\n", server, also, runs)
 	fmt.Fprintf(w, "peak RSS is the client's, or its server's when that is bigger (/usr/bin/time counts the children it waited for)\n")
 	base := map[string]Client{}
 	for _, c := range cs {
