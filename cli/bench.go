@@ -3,6 +3,9 @@ package cli
 import (
 	"fmt"
 	"os"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -10,29 +13,171 @@ import (
 )
 
 func newBenchCmd() *cobra.Command {
-	var count int
+	var (
+		count int
+		sizes string
+		keys  time.Duration
+		runs  int
+		only  string
+	)
 	cmd := &cobra.Command{
-		Use:     "bench",
-		Short:   "Measure ingest speed and memory beside a bare decode loop in the same run",
+		Use:   "bench",
+		Short: "Measure ingest, memory at scale, key latency and one-shot speed, each beside a baseline from the same run",
+		Long: `Measure mcpscope, printing figures (never asserting them), each beside a baseline measured in the same run:
+
+  ingest            notifications through a real pipe, journal and store, against a bare decode loop over the same bytes
+  at N frames       whole processes under a flood of N notifications (--sizes): mcpscope record, mcpscope journal of what
+                    it wrote, and the TUI model (session, journal, store and panes, headless): time and peak RSS, RSS when
+                    the flood ends and after an idle spell, whether scrolling back reaches the first frame
+  key latency       p50/p99/max key-to-frame time in the TUI model at the largest N under a 10,000/s flood (--keys)
+  one-shot          tools/list, whole processes: mcpscope beside raw curl and a minimal stdio client, and beside the
+                    official Inspector CLI when MCPSCOPE_PEERS (node_modules with server-everything and the Inspector)
+                    and NODE22 (a Node 22 binary) are set`,
 		GroupID: groupServers,
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if count <= 0 {
 				return usagef(cmd.CommandPath(), "--count takes a positive number, got %d", count)
 			}
-			dir, err := os.MkdirTemp("", "mcpscope-bench-")
+			ns, err := parseSizes(sizes)
 			if err != nil {
-				return err
+				return usagef(cmd.CommandPath(), "--sizes: %v", err)
 			}
-			defer os.RemoveAll(dir)
-			r, err := bench.Run(count, dir)
+			self, err := os.Executable()
 			if err != nil {
-				return err
+				return fmt.Errorf("find the mcpscope binary to run as a child: %w", err)
 			}
-			fmt.Fprint(cmd.OutOrStdout(), r.String())
+			sections := map[string]bool{}
+			for _, s := range strings.Split(only, ",") {
+				if s = strings.TrimSpace(s); s != "ingest" && s != "scale" && s != "oneshot" {
+					return usagef(cmd.CommandPath(), "--only takes ingest, scale and oneshot (comma-separated), got %q", s)
+				}
+				sections[s] = true
+			}
+			out := cmd.OutOrStdout()
+			if sections["ingest"] {
+				dir, err := os.MkdirTemp("", "mcpscope-bench-")
+				if err != nil {
+					return err
+				}
+				r, err := bench.Run(count, 3, dir)
+				os.RemoveAll(dir)
+				if err != nil {
+					return err
+				}
+				fmt.Fprint(out, r.String())
+			}
+			if sections["scale"] {
+				var scales []bench.Scale
+				for i, n := range ns {
+					k := time.Duration(0)
+					if i == len(ns)-1 {
+						k = keys
+					}
+					sc, err := bench.Measure(self, n, k)
+					if err != nil {
+						return fmt.Errorf("at %d frames: %w", n, err)
+					}
+					scales = append(scales, sc)
+				}
+				bench.PrintScales(out, scales)
+			}
+			if sections["oneshot"] {
+				cs, server, err := bench.OneShot(bench.OneShotOptions{Self: self, Node: os.Getenv("NODE22"), Peers: os.Getenv("MCPSCOPE_PEERS"), Runs: runs})
+				if err != nil {
+					return fmt.Errorf("one-shot: %w", err)
+				}
+				bench.PrintOneShot(out, server, cs, runs)
+			}
 			return nil
 		},
 	}
-	cmd.Flags().IntVar(&count, "count", 200_000, "how many notifications to ingest")
+	cmd.Flags().IntVar(&count, "count", 200_000, "how many notifications to ingest beside the decode loop")
+	cmd.Flags().StringVar(&sizes, "sizes", "10000,100000,1000000", "flood sizes for the whole-process figures, comma-separated")
+	cmd.Flags().DurationVar(&keys, "keys", 10*time.Second, "how long to press keys under the paced flood at the largest size (0: not at all)")
+	cmd.Flags().IntVar(&runs, "runs", 11, "runs of each one-shot client (the median is shown)")
+	cmd.Flags().StringVar(&only, "only", "ingest,scale,oneshot", "the sections to run")
+	cmd.AddCommand(newBenchServeCmd(), newBenchTUICmd(), newBenchExchangeCmd())
 	return cmd
+}
+
+func parseSizes(s string) ([]int, error) {
+	var out []int
+	for _, f := range strings.Split(s, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil || n <= 0 {
+			return nil, fmt.Errorf("%q is not a positive number", f)
+		}
+		out = append(out, n)
+	}
+	return out, nil
+}
+
+// newBenchServeCmd is the flood server the bench runs as a child.
+func newBenchServeCmd() *cobra.Command {
+	var f bench.Flood
+	cmd := &cobra.Command{
+		Use:    "serve",
+		Short:  "A stdio MCP server that floods its client with notifications (bench's child)",
+		Hidden: true,
+		Args:   noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			return bench.Serve(cmd.InOrStdin(), cmd.OutOrStdout(), f)
+		},
+	}
+	cmd.Flags().IntVar(&f.Burst, "burst", 100_000, "notifications sent as fast as possible after initialized")
+	cmd.Flags().IntVar(&f.Rate, "rate", 0, "then this many a second")
+	cmd.Flags().DurationVar(&f.Paced, "for", 0, "for this long")
+	cmd.Flags().BoolVar(&f.Exit, "exit", false, "exit when the flood is sent")
+	return cmd
+}
+
+// newBenchTUICmd runs the TUI model under a flood and prints its figures
+// on one line (bench's child: its peak RSS is its own).
+func newBenchTUICmd() *cobra.Command {
+	var (
+		o    bench.TUIOptions
+		keys time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:    "tui",
+		Short:  "The TUI model under a flood, headless (bench's child)",
+		Hidden: true,
+		Args:   noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			self, err := os.Executable()
+			if err != nil {
+				return err
+			}
+			o.KeyPhase, o.IdleAfter = keys, 3*time.Second
+			o.Server = []string{self, "bench", "serve", "--burst", strconv.Itoa(o.Burst)}
+			if o.Rate > 0 && keys > 0 {
+				o.Server = append(o.Server, "--rate", strconv.Itoa(o.Rate), "--for", keys.String())
+			}
+			r, err := bench.TUI(o)
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), r.String())
+			return nil
+		},
+	}
+	cmd.Flags().IntVar(&o.Burst, "burst", 100_000, "notifications in the burst")
+	cmd.Flags().IntVar(&o.Rate, "rate", 0, "notifications a second while keys are pressed")
+	cmd.Flags().DurationVar(&keys, "keys", 0, "press keys for this long under the paced flood")
+	return cmd
+}
+
+// newBenchExchangeCmd is the minimal stdio client the one-shot figures
+// compare mcpscope with.
+func newBenchExchangeCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:    "exchange -- CMD [ARGS...]",
+		Short:  "Spawn a stdio server, initialize, tools/list, exit (bench's baseline client)",
+		Hidden: true,
+		Args:   cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return bench.Exchange(args, cmd.OutOrStdout())
+		},
+	}
 }

@@ -2,7 +2,6 @@ package cli
 
 import (
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"path/filepath"
@@ -12,8 +11,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"mcpscope/artifact/export"
-	"mcpscope/artifact/scan"
-	"mcpscope/internal/termsafe"
 	"mcpscope/session"
 )
 
@@ -57,7 +54,7 @@ func newExportCmd() *cobra.Command {
 				if errors.Is(err, export.ErrNotHTTP) {
 					return usagef(cmd.CommandPath(), "%v", err)
 				}
-				return tornNote(cmd, args[0], err)
+				return journalDamage(cmd.ErrOrStderr(), args[0], err)
 			}
 			if output == "" || output == "-" {
 				return write(cmd.OutOrStdout())
@@ -91,15 +88,4 @@ func writeFileAtomic(path string, write func(*os.File) error) error {
 		return err
 	}
 	return os.Rename(tmp.Name(), path)
-}
-
-// tornNote turns a journal whose last line was cut short into a note on
-// stderr: what came before it was read, and that is the command's result.
-func tornNote(cmd *cobra.Command, path string, err error) error {
-	var torn *scan.TornError
-	if errors.As(err, &torn) {
-		fmt.Fprintf(cmd.ErrOrStderr(), "mcpscope: note: %s: %s\n", termsafe.Line(path), termsafe.Line(torn.Error()))
-		return nil
-	}
-	return err
 }

@@ -1,7 +1,10 @@
 package cli
 
 import (
+	"errors"
 	"fmt"
+	"io"
+	"os"
 	"sort"
 	"time"
 
@@ -36,14 +39,18 @@ func newJournalCmd() *cobra.Command {
 				return err
 			}
 			out, path := cmd.OutOrStdout(), args[0]
-			h, err := scan.Header(path)
+			h, err := journalHeader(cmd, path)
 			if err != nil {
 				return err
 			}
 			w := func(label, format string, a ...any) { fmt.Fprintf(out, "%-8s %s\n", label, fmt.Sprintf(format, a...)) }
 			w("journal", "%s", termsafe.Line(path))
-			w("target", "%s", termsafe.Line(h.Target))
-			w("started", "%s", h.Started.Format(time.RFC3339))
+			if h.Format == "" {
+				w("target", "(no journal header: `mcpscope record` output)")
+			} else {
+				w("target", "%s", termsafe.Line(h.Target))
+				w("started", "%s", h.Started.Format(time.RFC3339))
+			}
 			if flt != nil {
 				w("filter", "%s", termsafe.Line(flt.String()))
 			}
@@ -89,10 +96,13 @@ func newJournalCmd() *cobra.Command {
 				}
 				return nil
 			})
-			if flt != nil {
-				w("frames", "%d of %d match", matched, frames)
-			} else {
-				w("frames", "%d", frames)
+			switch {
+			case flt != nil:
+				w("frames", "%d read, %d match", frames, matched)
+			case frames == 0:
+				w("frames", "0 (the journal has its header and nothing else: no frame crossed the wire)")
+			default:
+				w("frames", "%d read", frames)
 			}
 			keys := make([]string, 0, len(kinds))
 			for k := range kinds {
@@ -109,7 +119,7 @@ func newJournalCmd() *cobra.Command {
 			} else {
 				w("calls", "%d", in.Calls)
 			}
-			return tornNote(cmd, path, err)
+			return journalDamage(out, path, err)
 		},
 	}
 	ff.add(cmd.Flags(), "frames and calls")
@@ -127,3 +137,60 @@ func (b *bitset) set(i int) {
 	}
 	(*b)[i/64] |= 1 << (i % 64)
 }
+
+// journalHeader reads path's header, with the errors a person can act on.
+func journalHeader(cmd *cobra.Command, path string) (session.Header, error) {
+	h, err := scan.Header(path)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return h, usagef(cmd.CommandPath(), "%s does not exist", path)
+	case errors.Is(err, session.ErrNotJournal):
+		return h, usagef(cmd.CommandPath(), "%s is not an mcpscope journal: its first line is neither a journal header nor a journal record (journals are in %s)",
+			path, session.DefaultJournalDir())
+	case errors.Is(err, scan.ErrEmpty):
+		return h, usagef(cmd.CommandPath(), "%s holds no frames and no journal header: it is empty", path)
+	}
+	return h, err
+}
+
+// journalDamage reports, on w, the lines of a journal that could not be read,
+// once what covers every other line is out. A torn last line alone (what a
+// crash or kill -9 leaves) is a note; lines that are not records fail the
+// command (exit 1).
+func journalDamage(w io.Writer, path string, err error) error {
+	var d *session.JournalDamage
+	if !errors.As(err, &d) {
+		return err
+	}
+	for _, b := range d.Bad {
+		fmt.Fprintf(w, "mcpscope: %s line %d is not a record: %s\n", termsafe.Line(path), b.Line, termsafe.Line(b.Why))
+	}
+	if more := d.Count - len(d.Bad); more > 0 {
+		fmt.Fprintf(w, "mcpscope: … and %d more lines that are not records\n", more)
+	}
+	if d.Torn > 0 {
+		fmt.Fprintf(w, "mcpscope: note: %s line %d is incomplete: the writer stopped mid-line (a crash or kill -9); everything before it was read\n",
+			termsafe.Line(path), d.Torn)
+	}
+	if d.Count == 0 {
+		return nil
+	}
+	return &journalDamageError{path: path, d: d}
+}
+
+// journalDamageError: the output is complete but for some lines that were
+// not records (exit 1).
+type journalDamageError struct {
+	path string
+	d    *session.JournalDamage
+}
+
+func (e *journalDamageError) Error() string {
+	n := e.d.Count
+	if e.d.Torn > 0 {
+		n++
+	}
+	return fmt.Sprintf("%s: %d line(s) could not be read (listed above); the output covers every other line", e.path, n)
+}
+
+func (e *journalDamageError) Is(target error) bool { return target == errServerState }

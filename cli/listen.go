@@ -10,6 +10,7 @@ import (
 	"mcpscope/connect"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
+	"mcpscope/transport"
 )
 
 func newListenCmd() *cobra.Command {
@@ -56,21 +57,19 @@ func listen(cmd *cobra.Command, s *session.Session, f session.ListenFilter, asJS
 	var seq uint64
 	acked := false
 	show := func() {
-		for _, it := range s.Store().Since(seq, 0) {
-			seq = it.Seq
-			if it.Env == nil || it.Env.Method == "" || it.Frame.Dir.String() != "in" {
-				continue
-			}
-			if sn := c.Snapshot(); !acked && sn.Ack != nil {
-				acked = true
-				fmt.Fprintf(stderr, "acknowledged: %s\n", termsafe.Line(string(sn.Ack)))
-			}
-			if it.CallKey != c.Key || it.Env.Method == "notifications/subscriptions/acknowledged" {
-				continue
+		if sn := c.Snapshot(); !acked && sn.Ack != nil {
+			acked = true
+			fmt.Fprintf(stderr, "acknowledged: %s\n", termsafe.Line(string(sn.Ack)))
+		}
+		follow(s.Store(), &seq, func(e session.Entry) bool {
+			return e.CallKey == c.Key && e.Dir == transport.In && e.Method != "" && e.Method != "notifications/subscriptions/acknowledged"
+		}, func(it *session.Item) {
+			if it.Env == nil {
+				return
 			}
 			if asJSON {
 				stdout.Write(append(termsafe.JSON(it.Frame.Data), '\n'))
-				continue
+				return
 			}
 			var p struct {
 				URI           string `json:"uri"`
@@ -84,7 +83,7 @@ func listen(cmd *cobra.Command, s *session.Session, f session.ListenFilter, asJS
 				what = p.TaskID + " " + p.Status + " " + p.StatusMessage
 			}
 			fmt.Fprintf(stdout, "%s %s %s\n", it.Frame.Time.Format("15:04:05.000"), termsafe.Line(it.Env.Method), termsafe.Line(strings.TrimSpace(what)))
-		}
+		})
 	}
 	for {
 		show()

@@ -12,6 +12,9 @@ import (
 	"mcpscope/session"
 )
 
+// recordBatch bounds the frames record takes from the store at once.
+const recordBatch = 4096
+
 func newRecordCmd() *cobra.Command {
 	var (
 		f   connFlags
@@ -36,6 +39,7 @@ func newRecordCmd() *cobra.Command {
 			out := cmd.OutOrStdout()
 			var last uint64
 			var buf []byte
+			st := s.Store()
 			subj := session.NewSubjects()
 			keep := func(it *session.Item) bool {
 				if flt == nil {
@@ -49,13 +53,28 @@ func newRecordCmd() *cobra.Command {
 				return flt.Match(subj.FillItem(it, sn, time.Now()))
 			}
 			flush := func() {
-				for _, it := range s.Store().Since(last, 0) {
-					last = it.Seq
-					if !keep(it) {
-						continue
+				// In bounded batches: a reader that fell behind a flood reads
+				// the rest back from the journal a batch at a time.
+				for {
+					items := st.Since(last, recordBatch)
+					for _, it := range items {
+						last = it.Seq
+						if it.Cut { // memory holds its head; the journal has it all
+							if b, err := st.Bytes(it.Seq); err == nil {
+								whole := *it
+								whole.Frame.Data = b
+								it = &whole
+							}
+						}
+						if !keep(it) {
+							continue
+						}
+						buf = session.AppendRecord(buf[:0], it.Seq, it.Frame)
+						out.Write(buf)
 					}
-					buf = session.AppendRecord(buf[:0], it.Seq, it.Frame)
-					out.Write(buf)
+					if len(items) < recordBatch {
+						return
+					}
 				}
 			}
 			done := s.Transport().Done()

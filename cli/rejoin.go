@@ -150,10 +150,11 @@ func rejoin(cmd *cobra.Command, sp connect.Spec, store *session.FileStore, handl
 	// the old process missed included.
 	var seq uint64
 	show := func() {
-		for _, it := range s.Store().Since(seq, 0) {
-			seq = it.Seq
-			if it.CallKey != c.Key || it.Env == nil || it.Env.Method != "notifications/progress" || it.Note != "" {
-				continue
+		follow(s.Store(), &seq, func(e session.Entry) bool {
+			return e.CallKey == c.Key && e.Method == "notifications/progress" && e.Note == ""
+		}, func(it *session.Item) {
+			if it.Env == nil {
+				return
 			}
 			var p struct {
 				Progress float64 `json:"progress"`
@@ -163,7 +164,7 @@ func rejoin(cmd *cobra.Command, sp connect.Spec, store *session.FileStore, handl
 			if json.Unmarshal(it.Env.Params, &p) == nil {
 				fmt.Fprintf(stderr, "progress %g/%g %s\n", p.Progress, p.Total, termsafe.Line(p.Message))
 			}
-		}
+		})
 	}
 	for done := false; !done; {
 		select {

@@ -278,7 +278,12 @@ func start(sp Spec, seqBase uint64) (*session.Session, error) {
 // out of time, or the server's own error. A server that exited says what it
 // wrote on stderr last, and where the journal is.
 func handshakeFailed(ctx, hctx context.Context, sp Spec, s *session.Session, err error) error {
-	gone := exited(s)
+	// A stdio server that would not take a message, or whose exit ended
+	// the call, is gone or going: give the transport a bounded moment to
+	// finish with it, so the error says how it ended.
+	gone := exited(s) || (sp.kind() == "stdio" && (errors.Is(err, session.ErrSend) || errors.Is(err, session.ErrClosed)) &&
+		exitedWithin(s, exitSettle))
+	how := s.Info().CloseReason // "the server process exited (exit code 3)"
 	s.Close()
 	switch {
 	case ctx.Err() != nil:
@@ -287,15 +292,31 @@ func handshakeFailed(ctx, hctx context.Context, sp Spec, s *session.Session, err
 		return &session.Failure{Kind: session.ErrTimeout,
 			Reason: fmt.Sprintf("timed out: %s did not complete the handshake within %s", s.Info().Target, sp.HandshakeTimeout())}
 	case gone:
-		return &ExitError{Err: err, Stderr: lastStderr(s, 8), Journal: s.Info().JournalPath}
+		return &ExitError{Err: err, How: how, Stderr: lastStderr(s, 8), Journal: s.Info().JournalPath}
 	}
 	return err
+}
+
+// exitSettle bounds the wait for a server's exit after a broken pipe.
+const exitSettle = 2 * time.Second
+
+// exitedWithin waits up to d for the session's transport to be done.
+func exitedWithin(s *session.Session, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-s.Transport().Done():
+		return true
+	case <-t.C:
+		return false
+	}
 }
 
 // ExitError is a server that exited during the handshake, with the last
 // lines it wrote on stderr.
 type ExitError struct {
 	Err     error
+	How     string   // how it ended ("the server process exited (exit code 3)"), when known
 	Stderr  []string // its last stderr lines, oldest first, as written (not sanitised)
 	Journal string   // where every frame is, "" without a journal
 }
@@ -303,6 +324,9 @@ type ExitError struct {
 func (e *ExitError) Error() string {
 	var b strings.Builder
 	b.WriteString(e.Err.Error())
+	if e.How != "" && !strings.Contains(e.Err.Error(), e.How) {
+		b.WriteString("\n" + e.How)
+	}
 	if len(e.Stderr) > 0 {
 		b.WriteString("\nits stderr ended with:")
 		for _, l := range e.Stderr {
@@ -321,14 +345,21 @@ func (e *ExitError) Unwrap() error { return e.Err }
 
 // lastStderr is the last n stderr lines the session saw.
 func lastStderr(s *session.Session, n int) []string {
+	var seqs []uint64 // found in the index; only these n are read back
+	s.Store().Scan(0, 0, func(e session.Entry) bool {
+		if e.Kind == transport.Stderr {
+			if len(seqs) == n {
+				seqs = append(seqs[:0], seqs[1:]...)
+			}
+			seqs = append(seqs, e.Seq)
+		}
+		return true
+	})
 	var lines []string
-	for _, it := range s.Store().Since(0, 0) {
-		if it.Frame.Kind == transport.Stderr {
+	for _, seq := range seqs {
+		if it := s.Store().Get(seq); it != nil {
 			lines = append(lines, string(it.Frame.Data))
 		}
-	}
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
 	}
 	return lines
 }

@@ -64,6 +64,9 @@ var (
 	// ErrTaskEnded: a task the call followed ended failed or cancelled (the
 	// server's word, not a transport failure).
 	ErrTaskEnded = errors.New("the task did not complete")
+	// ErrSend: the transport would not take the request (a stdio server
+	// that exited, an HTTP request that failed before any answer).
+	ErrSend = errors.New("not sent")
 	// ErrReissued: the response stream broke and the request went out
 	// again with a new id (the call's Next); waiting on it follows on.
 	ErrReissued = errors.New("re-issued")
@@ -144,6 +147,8 @@ type Call struct {
 	late       int    // responses that came after the call ended
 	givenUp    bool   // a timeout or cancel is under way: an answer now is late
 	isError    bool   // a tool result with isError: true, read once when it arrived
+	resultType string // the result's resultType, read once ("" until known)
+	resultSeq  uint64 // a result over MaxHeldFrame was left in the journal, in this frame
 	unmatched  string // an id a response came with that was this call's id in another JSON type
 	sessionID  string // the MCP session the call lives in, when not the transport's (a foreign rejoin)
 	sessionPID int    // and the process that made that session
@@ -191,6 +196,10 @@ type CallSnapshot struct {
 	IsError           bool   // a tools/call result with isError: true (the call worked, the tool failed)
 	TaskID            string
 	Ack               json.RawMessage // subscriptions/listen: the acknowledged filter
+	// ResultInJournal: the result is over MaxHeldFrame, so Result is nil
+	// here and Call.Result (and Wait) read it back from the journal.
+	ResultInJournal bool
+	Seq             uint64 // the request's frame, once on the wire (0 before)
 }
 
 // Duration is how long the call ran (so far, when still running).
@@ -226,13 +235,16 @@ func (c *Call) snapshotLocked() CallSnapshot {
 		Progress: c.progress, HasProgress: c.progress.Updates > 0,
 		Result: c.result, RPCError: c.rpcErr, Failure: c.failure, Late: c.late,
 		Round: c.Round, Parent: c.Parent, ChainErr: c.chainErr, TaskID: c.taskID, Ack: c.ack, Probe: c.opts.probe,
-		ReissueOf: c.opts.reissueOf,
+		ReissueOf: c.opts.reissueOf, ResultInJournal: c.resultSeq != 0, Seq: c.Seq,
 	}
 	if c.next != nil {
 		sn.Next = c.next.Key
 	}
 	if c.state == StateOK {
-		sn.ResultType = ResultType(c.result)
+		if c.resultType == "" {
+			c.resultType = ResultType(c.result) // ended without an envelope (a task's result)
+		}
+		sn.ResultType = c.resultType
 		sn.IsError = c.isError
 	}
 	return sn
@@ -265,7 +277,38 @@ func (c *Call) Wait(ctx context.Context) (json.RawMessage, error) {
 		return nil, ctx.Err()
 	}
 	snap := c.Snapshot()
-	return snap.Result, snap.Err()
+	if err := snap.Err(); err != nil {
+		return snap.Result, err
+	}
+	return c.Result()
+}
+
+// Result is the call's result: held in memory, or read back from the
+// journal when it was over MaxHeldFrame (ResultInJournal). nil while the
+// call has none.
+func (c *Call) Result() (json.RawMessage, error) {
+	c.s.mu.Lock()
+	res, seq, key := c.result, c.resultSeq, c.Key
+	c.s.mu.Unlock()
+	if res != nil || seq == 0 {
+		return res, nil
+	}
+	data, err := c.s.store.Bytes(seq)
+	if err != nil {
+		return nil, fmt.Errorf("the result of call %s is in the journal (frame #%d) and could not be read back: %w", key, seq, err)
+	}
+	env, batch, _ := decode(data)
+	if env == nil {
+		for _, e := range batch {
+			if e.Key() == key {
+				env = e
+			}
+		}
+	}
+	if env == nil || env.Key() != key {
+		return nil, fmt.Errorf("frame #%d of the journal does not hold the result of call %s", seq, key)
+	}
+	return env.Result, nil
 }
 
 // ToolError is a tools/call whose result says isError: true. The call

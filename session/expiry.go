@@ -39,7 +39,7 @@ func (s *Session) sendFailed(c *Call, err error) {
 		s.sessionExpired(he)
 		return
 	}
-	s.fail(c, "sending "+c.Method+" failed", err)
+	s.end(c, StateError, nil, nil, &Failure{Reason: "sending " + c.Method + " failed", Cause: err, Kind: ErrSend})
 }
 
 // sessionExpired re-initializes once per expired session id (bounded over

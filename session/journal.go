@@ -1,16 +1,11 @@
 package session
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
-	"io"
-	"os"
-	"path/filepath"
 	"strconv"
-	"sync"
 	"time"
 	"unicode/utf8"
 
@@ -42,8 +37,10 @@ type Header struct {
 }
 
 // AppendRecord encodes one frame as a journal line (with its newline) onto
-// buf. It is written by hand because it runs for every frame: the layout is
-// exactly what json.Marshal of Record gives, which ReadJournal reads back.
+// buf. It is written by hand because it runs for every frame: the members
+// are Record's, in the order seq, t, dir, kind, meta, raw|b64, so any JSON
+// reader reads it as a Record and the data comes last (journals written
+// before had meta last; both are read).
 func AppendRecord(buf []byte, seq uint64, f transport.Frame) []byte {
 	buf = append(buf, `{"seq":`...)
 	buf = strconv.AppendUint(buf, seq, 10)
@@ -54,16 +51,8 @@ func AppendRecord(buf []byte, seq uint64, f transport.Frame) []byte {
 	buf = append(buf, `","kind":"`...)
 	buf = append(buf, f.Kind.String()...)
 	buf = append(buf, '"')
-	if len(f.Data) > 0 || f.Kind == transport.Message {
-		if utf8.Valid(f.Data) {
-			buf = append(buf, `,"raw":`...)
-			buf = appendJSONString(buf, f.Data)
-		} else {
-			buf = append(buf, `,"b64":"`...)
-			buf = base64.StdEncoding.AppendEncode(buf, f.Data)
-			buf = append(buf, '"')
-		}
-	}
+	// meta goes before the bytes: a reader that pages back the head of a
+	// huge line finds every field but the tail of the data (see pageRecord).
 	if !metaEmpty(&f.Meta) {
 		buf = append(buf, `,"meta":`...)
 		rest := f.Meta
@@ -77,6 +66,16 @@ func AppendRecord(buf []byte, seq uint64, f transport.Frame) []byte {
 		} else {
 			m, _ := marshalNoEscape(f.Meta)
 			buf = append(buf, termsafe.JSON(m)...) // Detail may quote a server
+		}
+	}
+	if len(f.Data) > 0 || f.Kind == transport.Message {
+		if utf8.Valid(f.Data) {
+			buf = append(buf, `,"raw":`...)
+			buf = appendJSONString(buf, f.Data)
+		} else {
+			buf = append(buf, `,"b64":"`...)
+			buf = base64.StdEncoding.AppendEncode(buf, f.Data)
+			buf = append(buf, '"')
 		}
 	}
 	return append(buf, '}', '\n')
@@ -179,136 +178,4 @@ func (r *Record) Frame() (transport.Frame, error) {
 		f.Meta = *r.Meta
 	}
 	return f, nil
-}
-
-// Journal is an append-only JSONL file, one per session. Every frame is
-// written with one write call before the session acts on it, so a crash or
-// kill -9 loses at most the frame being written.
-type Journal struct {
-	mu   sync.Mutex
-	f    *os.File
-	path string
-	buf  []byte
-	err  error
-}
-
-// DefaultJournalDir is $XDG_STATE_HOME/mcpscope/journal (or ~/.local/state/…).
-func DefaultJournalDir() string {
-	return filepath.Join(StateDir(), "journal")
-}
-
-// StateDir is mcpscope's XDG state directory.
-func StateDir() string {
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "mcpscope")
-	}
-	if h, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(h, ".local", "state", "mcpscope")
-	}
-	return filepath.Join(os.TempDir(), "mcpscope-state")
-}
-
-// NewJournalPath names a fresh journal file in dir.
-func NewJournalPath(dir string, now time.Time) string {
-	return filepath.Join(dir, fmt.Sprintf("%s-%d.jsonl", now.UTC().Format("20060102-150405.000"), os.Getpid()))
-}
-
-// CreateJournal opens path for appending (0600, parent dirs 0700) and
-// writes the header line when the file is new.
-func CreateJournal(path, target string) (*Journal, error) {
-	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, &JournalError{Path: path, Err: err}
-	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
-	if err != nil {
-		return nil, &JournalError{Path: path, Err: err}
-	}
-	j := &Journal{f: f, path: path}
-	if st, err := f.Stat(); err == nil && st.Size() == 0 {
-		h, _ := json.Marshal(Header{Format: JournalFormat, Started: time.Now(), Target: target, PID: os.Getpid()})
-		if _, err := f.Write(append(h, '\n')); err != nil {
-			f.Close()
-			return nil, &JournalError{Path: path, Err: err}
-		}
-	}
-	return j, nil
-}
-
-// JournalError is a journal that could not be created or written.
-type JournalError struct {
-	Path string
-	Err  error
-}
-
-func (e *JournalError) Error() string { return "journal " + e.Path + ": " + e.Err.Error() }
-
-func (e *JournalError) Unwrap() error { return e.Err }
-
-// Path is where the journal lives.
-func (j *Journal) Path() string { return j.path }
-
-// Append writes one frame. The first failure is kept and returned from then
-// on; the session reports it once and goes on without a journal.
-func (j *Journal) Append(seq uint64, f transport.Frame) error {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	if j.err != nil {
-		return j.err
-	}
-	j.buf = AppendRecord(j.buf[:0], seq, f)
-	if _, err := j.f.Write(j.buf); err != nil {
-		j.err = fmt.Errorf("write journal %s: %w", j.path, err)
-	}
-	if cap(j.buf) > 1<<20 { // don't pin a 20 MB buffer after one big frame
-		j.buf = nil
-	}
-	return j.err
-}
-
-// Close closes the file.
-func (j *Journal) Close() error {
-	j.mu.Lock()
-	defer j.mu.Unlock()
-	return j.f.Close()
-}
-
-// ReadJournal reads records from r, calling fn for each frame in order. A
-// torn last line (a crash mid-write) is reported as an error after every
-// whole record before it has been delivered.
-func ReadJournal(r io.Reader, fn func(seq uint64, f transport.Frame) error) (Header, error) {
-	var h Header
-	br := bufio.NewReaderSize(r, 1<<16)
-	line := 0
-	for {
-		b, err := br.ReadBytes('\n')
-		if len(b) > 0 {
-			line++
-			if b[len(b)-1] != '\n' {
-				return h, fmt.Errorf("journal line %d is incomplete (the writer stopped mid-line); everything before it was read", line)
-			}
-			if line == 1 && bytes.Contains(b[:min(len(b), 64)], []byte(`"format"`)) {
-				if jerr := json.Unmarshal(b, &h); jerr != nil {
-					return h, fmt.Errorf("journal header: %w", jerr)
-				}
-				continue
-			}
-			var rec Record
-			if jerr := json.Unmarshal(b, &rec); jerr != nil {
-				return h, fmt.Errorf("journal line %d: %w", line, jerr)
-			}
-			f, ferr := rec.Frame()
-			if ferr != nil {
-				return h, ferr
-			}
-			if ferr := fn(rec.Seq, f); ferr != nil {
-				return h, ferr
-			}
-		}
-		if err == io.EOF {
-			return h, nil
-		}
-		if err != nil {
-			return h, err
-		}
-	}
 }

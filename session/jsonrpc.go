@@ -33,6 +33,8 @@ type Envelope struct {
 	Params  json.RawMessage `json:"params,omitempty"`
 	Result  json.RawMessage `json:"result,omitempty"`
 	Error   *RPCError       `json:"error,omitempty"`
+
+	h hints // what correlation needs from params and result, read in the same pass
 }
 
 // RPCError is a JSON-RPC error object as the server sent it.
@@ -79,6 +81,9 @@ func idKey(id json.RawMessage) string {
 		return ""
 	}
 	if id[0] == '"' {
+		if plainQuoted(id) {
+			return string(id) // what strconv.Quote would give back
+		}
 		var s string
 		if json.Unmarshal(id, &s) == nil {
 			return strconv.Quote(s)
@@ -91,50 +96,55 @@ func idKey(id json.RawMessage) string {
 	return string(id)
 }
 
-// decode reads data leniently: a message, a batch, or nothing.
+// plainQuoted reports whether a JSON string token is printable ASCII
+// without escapes, so that it is its own strconv.Quote.
+func plainQuoted(tok []byte) bool {
+	if len(tok) < 2 || tok[len(tok)-1] != '"' {
+		return false
+	}
+	for _, c := range tok[1 : len(tok)-1] {
+		if c < 0x20 || c > 0x7e || c == '"' || c == '\\' {
+			return false
+		}
+	}
+	return true
+}
+
+// decode reads data leniently: a message, a batch, or nothing. It is the
+// one pass over a frame's bytes (scan.go); the envelope's raw parts are
+// slices of data.
 func decode(data []byte) (env *Envelope, batch []*Envelope, class Class) {
+	env, batch, class, _ = decodeFrame(data)
+	return env, batch, class
+}
+
+// decodeFrame is decode that also says whether data is valid JSON at all
+// (valid JSON that is not a message is ClassInvalid too).
+func decodeFrame(data []byte) (env *Envelope, batch []*Envelope, class Class, isJSON bool) {
 	d := bytes.TrimLeft(data, " \t\r\n")
 	if len(d) == 0 {
-		return nil, nil, ClassInvalid
+		return nil, nil, ClassInvalid, false
 	}
 	if d[0] == '[' {
-		var raws []json.RawMessage
-		if json.Unmarshal(d, &raws) != nil {
-			return nil, nil, ClassInvalid
+		b, ok := decodeBatch(d)
+		if !ok {
+			return nil, nil, ClassInvalid, false
 		}
-		for _, r := range raws {
-			var e Envelope
-			if json.Unmarshal(r, &e) == nil {
-				batch = append(batch, &e)
-			}
-		}
-		return nil, batch, ClassBatch
+		return nil, b, ClassBatch, true
 	}
-	var e Envelope
-	if err := json.Unmarshal(d, &e); err != nil {
-		return nil, nil, ClassInvalid
+	e, syntax := decodeEnvelope(d)
+	if e == nil {
+		return nil, nil, ClassInvalid, syntax
 	}
-	return &e, nil, e.Class()
+	return e, nil, e.Class(), true
 }
 
 // paramName picks the human name of a request: tool, prompt or resource.
 func paramName(method string, params json.RawMessage) string {
-	if len(params) == 0 {
+	if len(params) == 0 || !json.Valid(params) {
 		return ""
 	}
-	var p struct {
-		Name   string `json:"name"`
-		URI    string `json:"uri"`
-		TaskID string `json:"taskId"`
-	}
-	if json.Unmarshal(params, &p) != nil {
-		return ""
-	}
-	switch {
-	case p.Name != "":
-		return p.Name
-	case p.URI != "":
-		return p.URI
-	}
-	return p.TaskID
+	var h hints
+	readParams(params, &h)
+	return h.name
 }

@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -11,41 +12,58 @@ import (
 )
 
 // Load reads a journal back into an offline session: the same store, calls
-// and info a live session had, rebuilt by the same correlation code. When the
-// file ends in a torn line, the session holds everything before it and the
-// error says so.
+// and info a live session had, rebuilt by the same correlation code. The
+// session keeps the file open to read frames back (Close closes it).
+// When the file has lines that are not records, or ends in a torn line,
+// the session holds everything else and the error (a *JournalDamage)
+// says which lines; any other error comes with a nil session.
 func Load(path string) (*Session, Header, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, Header{}, fmt.Errorf("open journal: %w", err)
 	}
-	defer f.Close()
 	s := New(nil, Options{Timeout: -1, MaxTimeout: -1})
 	s.offline = true
-	h, err := ReadJournal(f, func(seq uint64, fr transport.Frame) error {
+	s.file = f
+	s.store = newStore(fileSource{f})
+	h, err := readJournal(f, func(seq uint64, fr transport.Frame, pos linePos) error {
 		s.mu.Lock()
-		s.seq = seq - 1 // keep the journal's numbering
+		if seq > s.seq && seq-s.seq <= maxSeqGap {
+			s.seq = seq - 1 // keep the journal's numbering
+		} // else number on: the file's order is the session's
 		s.mu.Unlock()
-		s.Ingest(fr)
+		s.ingest(fr, pos, false)
 		return nil
 	})
 	s.info.Target = h.Target
 	s.info.JournalPath = path
+	var damage *JournalDamage
+	if err != nil && !errors.As(err, &damage) {
+		f.Close()
+		return nil, h, err
+	}
 	return s, h, err
+}
+
+// maxSeqGap is the largest jump in a journal's numbering Load keeps (a
+// few damaged lines); past it, or going back, frames are numbered on.
+const maxSeqGap = 1024
+
+// fileSource reads frames back from a journal file being read.
+type fileSource struct{ f *os.File }
+
+func (fs fileSource) readAt(p []byte, off int64) error {
+	_, err := fs.f.ReadAt(p, off)
+	return err
 }
 
 // adoptLocked makes a call record for a request seen in a journal (offline
 // sessions have no CallWith to make them).
 func (s *Session) adoptLocked(e *Envelope, at time.Time, seq uint64) *Call {
 	c := s.newCall(e.Key(), e.ID, e.Method, at)
-	c.Params, c.Name, c.Seq = e.Params, paramName(e.Method, e.Params), seq
-	var p struct {
-		Meta struct {
-			Token json.RawMessage `json:"progressToken"`
-		} `json:"_meta"`
-	}
-	if json.Unmarshal(e.Params, &p) == nil && len(p.Meta.Token) > 0 {
-		c.Token = idKey(p.Meta.Token)
+	c.Params, c.Name, c.Seq = e.Params, e.h.name, seq
+	if len(e.h.metaToken) > 0 {
+		c.Token = idKey(e.h.metaToken)
 		s.byToken[c.Token] = c
 	}
 	s.calls[c.Key] = c
@@ -55,14 +73,15 @@ func (s *Session) adoptLocked(e *Envelope, at time.Time, seq uint64) *Call {
 }
 
 // noteResultLocked records what a result teaches about the connection.
-func (s *Session) noteResultLocked(c *Call, result json.RawMessage) {
+func (s *Session) noteResultLocked(c *Call, e *Envelope) {
+	result := e.Result
 	switch c.Method {
 	case "tools/list":
 		s.noteToolsLocked(result)
 		return
 	case "tools/call", "tasks/get", "tasks/cancel", "tasks/list", "tasks/result":
-		s.noteTaskResultLocked(c, result)
-		if c.Method == "tools/call" {
+		s.noteTaskResultLocked(c, e)
+		if c.Method == "tools/call" && c.resultType == "task" {
 			s.noteTaskExtLocked(c, result) // the 2026 tasks extension (tasksext.go)
 		}
 		return

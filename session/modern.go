@@ -451,13 +451,21 @@ type InputRequest struct {
 
 // ResultType reads resultType; absent means "complete".
 func ResultType(result json.RawMessage) string {
-	var r struct {
-		ResultType string `json:"resultType"`
-	}
-	if json.Unmarshal(result, &r) != nil || r.ResultType == "" {
+	if len(result) == 0 || !json.Valid(result) {
 		return "complete"
 	}
-	return r.ResultType
+	var h hints
+	readResult(result, &h)
+	return resultTypeOf(h.resultType)
+}
+
+// resultTypeOf is the resultType a result's member names: "complete"
+// when it names none.
+func resultTypeOf(rt string) string {
+	if rt == "" {
+		return "complete"
+	}
+	return rt
 }
 
 // continueRounds answers an input_required result through the Responder

@@ -9,6 +9,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"strconv"
 	"strings"
 	"sync"
@@ -31,7 +32,6 @@ type Options struct {
 	Capabilities json.RawMessage
 	Responder    Responder
 	Journal      *Journal
-	StoreItems   int
 	// Timeout is the default idle timeout of a call (reset by progress);
 	// MaxTimeout the default hard limit. <0 disables.
 	Timeout    time.Duration
@@ -97,7 +97,8 @@ type Session struct {
 	info      Info
 	subs      map[string]bool
 	journal   *Journal
-	offline   bool // rebuilt from a journal: requests make their own calls
+	file      *os.File // offline: the journal being read, for reading frames back
+	offline   bool     // rebuilt from a journal: requests make their own calls
 
 	streams      map[string]*streamState // SSE cursors by logical stream (resume.go)
 	expired      map[string]bool         // session ids the server forgot (expiry.go)
@@ -141,7 +142,7 @@ func New(t transport.Transport, o Options) *Session {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Session{
-		t: t, opts: o, store: NewStore(o.StoreItems), ctx: ctx, stop: stop,
+		t: t, opts: o, store: newStore(journalPager(o.Journal)), ctx: ctx, stop: stop,
 		calls: map[string]*Call{}, pending: map[string]*Call{}, byToken: map[string]*Call{},
 		serverReq: map[string]context.CancelFunc{}, subs: map[string]bool{},
 		journal: o.Journal, outWake: make(chan struct{}, 1),
@@ -397,22 +398,14 @@ func (s *Session) SendRaw(data []byte) (*Call, error) {
 	}
 	key := env.Key()
 	c := s.newCall(key, env.ID, env.Method, time.Now())
-	c.Params, c.Name = env.Params, paramName(env.Method, env.Params)
+	c.Params, c.Name = env.Params, env.h.name
 	s.mu.Lock()
 	_, dup := s.calls[key]
 	s.mu.Unlock()
 	if dup {
 		return nil, fmt.Errorf("id %s was already used in this session; pick another id", key)
 	}
-	token := ""
-	var p struct {
-		Meta struct {
-			Token json.RawMessage `json:"progressToken"`
-		} `json:"_meta"`
-	}
-	if json.Unmarshal(env.Params, &p) == nil && len(p.Meta.Token) > 0 {
-		token = string(p.Meta.Token)
-	}
+	token := string(env.h.metaToken)
 	if !s.register(c, "") {
 		return c, nil
 	}
@@ -520,12 +513,13 @@ func (s *Session) endLocked(c *Call, st State, result json.RawMessage, rpcErr *R
 		return false
 	}
 	c.state, c.result, c.rpcErr, c.failure, c.ended = st, result, rpcErr, f, at
-	c.isError = st == StateOK && c.Method == "tools/call" && IsToolError(result)
 	if c.idle != nil {
 		c.idle.Stop()
+		c.idle = nil
 	}
 	if c.hard != nil {
 		c.hard.Stop()
+		c.hard = nil
 	}
 	delete(s.pending, c.Key)
 	s.forgetLocked(c)
@@ -561,6 +555,16 @@ func (s *Session) Close() error {
 	s.mu.Lock()
 	if s.info.Closed {
 		s.mu.Unlock()
+		return nil
+	}
+	if s.t == nil { // offline (Load): only the file to let go of
+		s.info.Closed = true
+		f := s.file
+		s.mu.Unlock()
+		s.stop()
+		if f != nil {
+			return f.Close()
+		}
 		return nil
 	}
 	s.mu.Unlock()
@@ -679,23 +683,33 @@ func (s *Session) sendLoop() {
 }
 
 // Ingest takes one frame from the transport: journal first, then meaning.
-func (s *Session) Ingest(f transport.Frame) {
+func (s *Session) Ingest(f transport.Frame) { s.ingest(f, linePos{off: -1}, true) }
+
+// ingest decodes, journals (when journal is set; an offline session passes
+// the frame's place in the file it reads instead), correlates and stores
+// one frame.
+func (s *Session) ingest(f transport.Frame, pos linePos, journal bool) {
 	var (
 		env   *Envelope
 		batch []*Envelope
 		class Class
 	)
 	if f.Kind == transport.Message {
-		env, batch, class = decode(f.Data)
+		var isJSON bool
+		if env, batch, class, isJSON = decodeFrame(f.Data); !isJSON {
+			f.Kind, class = transport.Garbage, ClassNone // the transport only looked at its first byte
+		}
 	}
 	var after []func()
 	s.mu.Lock()
 	s.seq++
 	it := &Item{Seq: s.seq, Frame: f, Env: env, Batch: batch, Class: class}
-	if s.journal != nil {
-		if err := s.journal.Append(it.Seq, f); err != nil && s.info.JournalErr == "" {
+	if journal && s.journal != nil {
+		off, n, err := s.journal.Append(it.Seq, f)
+		if err != nil && s.info.JournalErr == "" {
 			s.info.JournalErr = err.Error()
 		}
+		pos = linePos{off: off, n: n}
 	}
 	dup := false
 	if f.Dir == transport.In || f.Meta.Event == transport.EvPrime {
@@ -716,11 +730,20 @@ func (s *Session) Ingest(f transport.Frame) {
 	case f.Kind == transport.Event:
 		after = s.onEvent(it, after)
 	}
-	s.store.add(it)
+	s.store.add(it, pos)
 	s.mu.Unlock()
 	for _, fn := range after {
 		fn()
 	}
+}
+
+// journalPager is what the store reads old frames back from: the journal,
+// or nothing.
+func journalPager(j *Journal) pager {
+	if j == nil {
+		return nil
+	}
+	return j
 }
 
 // correlate ties a message to a call and updates state. Called with s.mu held;
@@ -741,12 +764,7 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 			}
 		case ClassNotification:
 			if e.Method == "notifications/cancelled" {
-				var p struct {
-					RequestID json.RawMessage `json:"requestId"`
-				}
-				if json.Unmarshal(e.Params, &p) == nil {
-					it.CallKey = idKey(p.RequestID)
-				}
+				it.CallKey = idKey(e.h.requestID)
 			}
 		}
 		return after
@@ -779,9 +797,16 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 		if class == ClassError {
 			s.endLocked(c, StateError, nil, e.Error, nil, it.Frame.Time)
 		} else {
-			s.endLocked(c, StateOK, e.Result, nil, nil, it.Frame.Time)
-			s.noteResultLocked(c, e.Result)
-			if !s.offline && ResultType(e.Result) == "input_required" {
+			result := e.Result
+			if len(result) > MaxHeldFrame && s.store.Journaled() {
+				result = nil // the journal holds it; Call.Result reads it back
+				c.resultSeq = it.Seq
+			}
+			s.endLocked(c, StateOK, result, nil, nil, it.Frame.Time)
+			c.resultType = resultTypeOf(e.h.resultType)
+			c.isError = c.Method == "tools/call" && e.h.isError
+			s.noteResultLocked(c, e)
+			if !s.offline && c.resultType == "input_required" {
 				res := e.Result
 				after = append(after, func() { go s.continueRounds(c, res) })
 			}
@@ -821,13 +846,8 @@ func (s *Session) warnLocked(msg string, after []func()) []func() {
 
 func (s *Session) onNotification(it *Item, e *Envelope, after []func()) []func() {
 	// Stateless listen streams tag their notifications with the listen id.
-	var tag struct {
-		Meta struct {
-			Sub json.RawMessage `json:"io.modelcontextprotocol/subscriptionId"`
-		} `json:"_meta"`
-	}
-	if json.Unmarshal(e.Params, &tag) == nil && len(tag.Meta.Sub) > 0 {
-		if c := s.calls[idKey(tag.Meta.Sub)]; c != nil {
+	if sub := e.h.sub; len(sub) > 0 {
+		if c := s.calls[idKey(sub)]; c != nil {
 			it.CallKey = c.Key
 			if e.Method == "notifications/subscriptions/acknowledged" {
 				c.ack = e.Params
@@ -836,7 +856,7 @@ func (s *Session) onNotification(it *Item, e *Envelope, after []func()) []func()
 				}
 			}
 		} else {
-			it.Note = "notification for unknown subscription " + string(tag.Meta.Sub)
+			it.Note = "notification for unknown subscription " + string(sub)
 		}
 	}
 	// On HTTP, what arrives on a request's own POST stream belongs to it.
@@ -845,19 +865,14 @@ func (s *Session) onNotification(it *Item, e *Envelope, after []func()) []func()
 	}
 	switch m := e.Method; {
 	case m == "notifications/progress":
-		var p struct {
-			Token    json.RawMessage `json:"progressToken"`
-			Progress float64         `json:"progress"`
-			Total    float64         `json:"total"`
-			Message  string          `json:"message"`
-		}
-		if json.Unmarshal(e.Params, &p) != nil {
+		p := &e.h
+		if p.progressBad {
 			it.Note = "progress notification with unreadable params"
 			return after
 		}
-		c := s.byToken[idKey(p.Token)]
+		c := s.byToken[idKey(p.token)]
 		if c == nil {
-			it.Note = "progress for unknown token " + string(p.Token)
+			it.Note = "progress for unknown token " + string(p.token)
 			return after
 		}
 		it.CallKey = c.Key
@@ -867,12 +882,12 @@ func (s *Session) onNotification(it *Item, e *Envelope, after []func()) []func()
 		}
 		pr := &c.progress
 		if pr.Updates == 0 {
-			pr.FirstValue, pr.FirstAt = p.Progress, it.Frame.Time
+			pr.FirstValue, pr.FirstAt = p.progress, it.Frame.Time
 		}
 		pr.Updates++
-		pr.Value, pr.Total, pr.LastAt = p.Progress, p.Total, it.Frame.Time
-		if p.Message != "" {
-			pr.Message = p.Message
+		pr.Value, pr.Total, pr.LastAt = p.progress, p.total, it.Frame.Time
+		if p.message != "" {
+			pr.Message = p.message
 		}
 		if c.state == StatePending {
 			c.state = StateStreaming
@@ -891,13 +906,8 @@ func (s *Session) onNotification(it *Item, e *Envelope, after []func()) []func()
 		kind := strings.TrimSuffix(strings.TrimPrefix(m, "notifications/"), "/list_changed")
 		s.info.ListChanged[kind]++
 	case m == "notifications/cancelled":
-		var p struct {
-			RequestID json.RawMessage `json:"requestId"`
-		}
-		if json.Unmarshal(e.Params, &p) == nil {
-			if cancel := s.serverReq[idKey(p.RequestID)]; cancel != nil {
-				after = append(after, cancel)
-			}
+		if cancel := s.serverReq[idKey(e.h.requestID)]; cancel != nil {
+			after = append(after, cancel)
 		}
 	}
 	return after

@@ -1,7 +1,11 @@
 package session
 
 import (
+	"bytes"
+	"fmt"
+	"slices"
 	"sync"
+	"time"
 
 	"mcpscope/transport"
 )
@@ -20,46 +24,285 @@ type Item struct {
 	// Note is what the session noticed about this frame ("late response",
 	// "response to unknown id 9", "not JSON-RPC").
 	Note string
+	// Cut: the frame is larger than MaxHeldFrame, so memory holds only
+	// its first HeldPrefix bytes in Frame.Data (and an envelope without
+	// params or result); Size is its whole length and Store.Bytes reads
+	// it all back from the journal.
+	Cut  bool
+	Size int
 }
 
-// Store keeps recent items in memory, in sequence order. Readers (the UI)
-// pull with Since and are woken by Changed; ingest never waits for them.
+// Entry is the index's account of one frame: what every frame of the
+// session keeps in memory (32 bytes), enough to count, filter and find
+// frames without reading them back.
+type Entry struct {
+	Seq     uint64
+	Time    time.Time
+	Dir     transport.Dir
+	Kind    transport.Kind
+	Class   Class
+	Method  string // the JSON-RPC method, "" when none
+	CallKey string
+	Note    string
+	Cut     bool // held in memory as a prefix (see Item.Cut)
+}
+
+// Bounds of what memory holds.
+const (
+	// MaxHeldFrame is the largest frame held whole in memory when a
+	// journal has it; a larger one is held as its first HeldPrefix bytes.
+	MaxHeldFrame = 1 << 20
+	HeldPrefix   = 64 << 10
+	// Window is how many decoded frames a journaled session keeps at
+	// hand (the newest), WindowBytes how many bytes of them at most;
+	// older frames are read back from the journal when asked for.
+	Window      = 4096
+	WindowBytes = 32 << 20
+	// NoJournalWindow and NoJournalBytes bound a session without a
+	// journal: it keeps the newest frames and forgets the rest (Dropped).
+	NoJournalWindow = 65536
+	NoJournalBytes  = 64 << 20
+	// maxPaged bounds the frames kept after being read back.
+	maxPaged = 1024
+	// chunkBits sizes the index's chunks (16384 entries, 512 KiB): the
+	// index grows without copying itself.
+	chunkBits = 14
+	chunkSize = 1 << chunkBits
+	// itemOverhead is what an item costs besides its data, for the
+	// window's byte bound.
+	itemOverhead = 512
+)
+
+// entry is one frame in the index: where its line is in the journal and
+// what correlation made of it. 32 bytes.
+type entry struct {
+	off   int64  // journal offset of the frame's line; -1: not in a journal
+	t     int64  // frame time, Unix nanoseconds
+	n     uint32 // the line's length, its newline included (0: 4 GiB or more)
+	call  uint32 // call key + 1 in the store's key table (0: none)
+	meth  uint16 // method + 1 in the method table (0: none)
+	note  uint16 // note + 1 in the note table (0: none)
+	dir   transport.Dir
+	kind  transport.Kind
+	class Class
+	flags uint8
+}
+
+const (
+	flagCut uint8 = 1 << iota // the frame is held as a prefix
+)
+
+// pager reads bytes of the journal back.
+type pager interface {
+	readAt(p []byte, off int64) error
+}
+
+// Store is the session's memory of its frames: an index of every frame
+// (Entry, 32 bytes each), the newest frames decoded (the window), and the
+// journal behind it from which anything older is read back on demand.
+// Without a journal, the window is all there is: older frames are
+// forgotten and counted (Dropped). Readers (the UI) pull with Since and
+// Get and are woken by Changed; ingest never waits for them.
 type Store struct {
-	mu      sync.RWMutex
-	items   []*Item
-	first   uint64 // seq of items[0]
-	max     int
-	trimmed uint64
+	mu       sync.RWMutex
+	src      pager // nil: nothing to read back from
+	window   int
+	winBytes int
+
+	first  uint64 // seq of the oldest entry kept (0: none yet)
+	next   uint64 // seq after the newest entry
+	cbase  uint64 // seq of chunks[0][0]
+	chunks [][]entry
+
+	ring      []*Item // the window: ring[seq % len(ring)]
+	ringLo    uint64  // oldest seq in the ring
+	ringBytes int
+
+	methods intern
+	notes   intern
+	keys    intern
+
+	dropped uint64
+	gaps    int            // index entries for seqs a journal skipped (no frame)
+	cutSize map[uint64]int // data length of the frames held as a prefix (rare: each is over MaxHeldFrame)
 	changed chan struct{}
+
+	pmu        sync.Mutex
+	paged      map[uint64]*Item
+	pagedOrder []uint64
 }
 
-// DefaultStoreItems bounds the in-memory index; the journal keeps everything.
-const DefaultStoreItems = 500_000
+// intern numbers strings so the index holds 16- or 32-bit references.
+type intern struct {
+	ids  map[string]uint32
+	strs []string
+	max  int
+}
 
-// NewStore makes a store that keeps at most max items (0 = default).
-func NewStore(max int) *Store {
-	if max <= 0 {
-		max = DefaultStoreItems
+func (t *intern) id(s string) uint32 {
+	if s == "" {
+		return 0
 	}
-	return &Store{max: max, changed: make(chan struct{}, 1), first: 1}
+	if id, ok := t.ids[s]; ok {
+		return id
+	}
+	if len(t.strs) >= t.max {
+		return uint32(t.max) // the last slot: "too many to keep"
+	}
+	if t.ids == nil {
+		t.ids = map[string]uint32{}
+	}
+	t.strs = append(t.strs, s)
+	id := uint32(len(t.strs))
+	t.ids[s] = id
+	return id
 }
 
-func (s *Store) add(it *Item) {
+func (t *intern) str(id uint32) string {
+	if id == 0 || int(id) > len(t.strs) {
+		return ""
+	}
+	return t.strs[id-1]
+}
+
+// noteOverflow stands for notes past the note table's room.
+const noteOverflow = "(a note the session made here; too many distinct notes to keep them all)"
+
+func newStore(src pager) *Store {
+	s := &Store{src: src, window: Window, winBytes: WindowBytes, changed: make(chan struct{}, 1), paged: map[uint64]*Item{}}
+	if src == nil {
+		s.window, s.winBytes = NoJournalWindow, NoJournalBytes
+	}
+	s.ring = make([]*Item, s.window)
+	s.methods.max, s.notes.max, s.keys.max = 1<<16-1, 1<<16-1, 1<<32-2
+	s.notes.strs = make([]string, 0, 16)
+	return s
+}
+
+// NewStore makes an empty store without a journal behind it.
+func NewStore() *Store { return newStore(nil) }
+
+// add stores an item; pos is its line in the journal (off -1: none).
+func (s *Store) add(it *Item, pos linePos) {
+	e := entry{off: pos.off, t: it.Frame.Time.UnixNano(), dir: it.Frame.Dir, kind: it.Frame.Kind, class: it.Class}
+	if pos.n < 1<<32 {
+		e.n = uint32(pos.n)
+	}
+	if pos.off >= 0 && len(it.Frame.Data) > MaxHeldFrame {
+		it = cutItem(it)
+		e.flags |= flagCut
+	}
 	s.mu.Lock()
-	if len(s.items) == 0 {
-		s.first = it.Seq
+	if it.Cut {
+		if s.cutSize == nil {
+			s.cutSize = map[uint64]int{}
+		}
+		s.cutSize[it.Seq] = it.Size
 	}
-	s.items = append(s.items, it)
-	if len(s.items) > s.max {
-		// Drop the oldest quarter at once so trimming is amortised O(1).
-		n := len(s.items) / 4
-		clear(s.items[:n])
-		s.items = append(s.items[:0:0], s.items[n:]...)
-		s.first = s.items[0].Seq
-		s.trimmed += uint64(n)
+	if s.first == 0 {
+		s.first, s.next, s.cbase, s.ringLo = it.Seq, it.Seq, it.Seq, it.Seq
 	}
+	for s.next < it.Seq { // a gap (damaged journal lines): keep seqs dense
+		s.appendEntry(entry{off: -1})
+		s.next++
+		s.gaps++
+	}
+	if m := methodOf(it); m != "" {
+		e.meth = uint16(s.methods.id(m))
+	}
+	if it.Note != "" {
+		e.note = uint16(s.notes.id(it.Note))
+	}
+	if it.CallKey != "" {
+		e.call = s.keys.id(it.CallKey)
+	}
+	s.appendEntry(e)
+	s.next = it.Seq + 1
+	s.keep(it)
 	s.mu.Unlock()
 	s.Notify()
+}
+
+func (s *Store) appendEntry(e entry) {
+	k := int((s.next - s.cbase) >> chunkBits)
+	if k == len(s.chunks) {
+		s.chunks = append(s.chunks, make([]entry, 0, chunkSize))
+	}
+	s.chunks[k] = append(s.chunks[k], e)
+}
+
+// entryAt is the entry of seq, which must be in [first, next).
+func (s *Store) entryAt(seq uint64) *entry {
+	d := seq - s.cbase
+	return &s.chunks[d>>chunkBits][d&(chunkSize-1)]
+}
+
+// keep puts it in the window, evicting the oldest items past its bounds.
+func (s *Store) keep(it *Item) {
+	n := uint64(len(s.ring))
+	s.ring[it.Seq%n] = it
+	s.ringBytes += itemBytes(it)
+	for s.ringLo < it.Seq && (it.Seq-s.ringLo >= n || s.ringBytes > s.winBytes) {
+		old := &s.ring[s.ringLo%n]
+		if *old != nil && (*old).Seq == s.ringLo {
+			s.ringBytes -= itemBytes(*old)
+			*old = nil
+		}
+		s.ringLo++
+	}
+	if s.src == nil && s.ringLo > s.first {
+		s.forget(s.ringLo)
+	}
+}
+
+func itemBytes(it *Item) int { return len(it.Frame.Data) + itemOverhead }
+
+// forget drops index entries before seq: a session without a journal
+// cannot read them back, so it keeps no account of them either.
+func (s *Store) forget(seq uint64) {
+	s.dropped += seq - s.first
+	s.first = seq
+	for len(s.chunks) > 1 && s.cbase+chunkSize <= seq {
+		s.chunks[0] = nil
+		s.chunks = s.chunks[1:]
+		s.cbase += chunkSize
+	}
+}
+
+// cutItem is what memory keeps of a frame over MaxHeldFrame: its head,
+// and an envelope without the params and result that would pin it all.
+func cutItem(it *Item) *Item {
+	c := *it
+	c.Cut, c.Size = true, len(it.Frame.Data)
+	c.Frame.Data = bytes.Clone(it.Frame.Data[:HeldPrefix])
+	c.Env = smallEnvelope(it.Env)
+	c.Batch = nil
+	return &c
+}
+
+func smallEnvelope(e *Envelope) *Envelope {
+	if e == nil {
+		return nil
+	}
+	s := &Envelope{JSONRPC: e.JSONRPC, Method: e.Method}
+	if len(e.ID) <= 256 {
+		s.ID = bytes.Clone(e.ID)
+	}
+	if e.Error != nil {
+		s.Error = &RPCError{Code: e.Error.Code, Message: e.Error.Message}
+		if len(s.Error.Message) > 1024 {
+			s.Error.Message = s.Error.Message[:1024]
+		}
+	}
+	return s
+}
+
+// methodOf is the method an item's index entry names.
+func methodOf(it *Item) string {
+	if it.Env != nil {
+		return it.Env.Method
+	}
+	return ""
 }
 
 // Notify wakes one waiting reader; wake-ups coalesce.
@@ -73,54 +316,283 @@ func (s *Store) Notify() {
 // Changed receives a value after items were added or session state changed.
 func (s *Store) Changed() <-chan struct{} { return s.changed }
 
-// Since returns up to max items with Seq > seq (max <= 0: all).
-func (s *Store) Since(seq uint64, max int) []*Item {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	i := 0
-	if seq >= s.first {
-		i = int(seq - s.first + 1)
-	}
-	if i >= len(s.items) {
-		return nil
-	}
-	out := s.items[i:]
-	if max > 0 && len(out) > max {
-		out = out[:max]
-	}
-	return append([]*Item(nil), out...)
-}
-
-// Get returns the item with seq, if it is still in memory.
-func (s *Store) Get(seq uint64) *Item {
-	s.mu.RLock()
-	defer s.mu.RUnlock()
-	if seq < s.first || seq-s.first >= uint64(len(s.items)) {
-		return nil
-	}
-	return s.items[seq-s.first]
-}
-
-// Len is how many items are in memory; Trimmed how many were dropped.
+// Len is how many frames the index holds: every frame of the session
+// with a journal, the window without one.
 func (s *Store) Len() int {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return len(s.items)
+	return int(s.next-s.first) - s.gaps
 }
 
-// Trimmed counts items dropped from memory (still in the journal).
-func (s *Store) Trimmed() uint64 {
+// First is the oldest seq the index holds (0 when empty); frames before
+// it were dropped (a session without a journal).
+func (s *Store) First() uint64 {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	return s.trimmed
+	return s.first
 }
 
 // Last is the newest seq, 0 when empty.
 func (s *Store) Last() uint64 {
 	s.mu.RLock()
 	defer s.mu.RUnlock()
-	if len(s.items) == 0 {
+	if s.first == 0 {
 		return 0
 	}
-	return s.items[len(s.items)-1].Seq
+	return s.next - 1
+}
+
+// Dropped counts frames a session without a journal no longer keeps at
+// all (it holds a window of NoJournalWindow frames).
+func (s *Store) Dropped() uint64 {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	return s.dropped
+}
+
+// Journaled reports whether older frames can be read back.
+func (s *Store) Journaled() bool { return s.src != nil }
+
+// Entry returns the index entry of seq.
+func (s *Store) Entry(seq uint64) (Entry, bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if !s.has(seq) {
+		return Entry{}, false
+	}
+	return s.public(seq, s.entryAt(seq)), true
+}
+
+func (s *Store) has(seq uint64) bool { return s.first != 0 && seq >= s.first && seq < s.next }
+
+func (s *Store) public(seq uint64, e *entry) Entry {
+	out := Entry{Seq: seq, Time: time.Unix(0, e.t), Dir: e.dir, Kind: e.kind, Class: e.class,
+		Method: s.methods.str(uint32(e.meth)), CallKey: s.keys.str(e.call), Cut: e.flags&flagCut != 0}
+	if e.note != 0 {
+		out.Note = s.noteText(e.note)
+	}
+	return out
+}
+
+func (s *Store) noteText(id uint16) string {
+	if int(id) > len(s.notes.strs) {
+		return noteOverflow
+	}
+	return s.notes.str(uint32(id))
+}
+
+// Scan calls fn with the index entry of every frame with from <= seq <=
+// to (to 0: the newest), in order, until fn returns false. It holds the
+// store's read lock: fn must be quick and must not call the store.
+func (s *Store) Scan(from, to uint64, fn func(Entry) bool) {
+	s.mu.RLock()
+	defer s.mu.RUnlock()
+	if s.first == 0 {
+		return
+	}
+	from = max(from, s.first)
+	if to == 0 || to >= s.next {
+		to = s.next - 1
+	}
+	for seq := from; seq <= to; seq++ {
+		if !fn(s.public(seq, s.entryAt(seq))) {
+			return
+		}
+	}
+}
+
+// Get returns the item with seq: from the window, or read back from the
+// journal. nil when the store does not have it (a session without a
+// journal forgot it). A frame the journal cannot give back is an item
+// whose Note says why.
+func (s *Store) Get(seq uint64) *Item {
+	s.mu.RLock()
+	if !s.has(seq) {
+		s.mu.RUnlock()
+		return nil
+	}
+	if it := s.inRing(seq); it != nil {
+		s.mu.RUnlock()
+		return it
+	}
+	e := *s.entryAt(seq)
+	s.mu.RUnlock()
+	if e.kind == 0 {
+		return nil // a seq the journal skipped
+	}
+	s.pmu.Lock()
+	it := s.paged[seq]
+	s.pmu.Unlock()
+	if it != nil {
+		return it
+	}
+	it = s.pageIn(seq, e, nil)
+	s.pmu.Lock()
+	if len(s.pagedOrder) >= maxPaged {
+		delete(s.paged, s.pagedOrder[0])
+		s.pagedOrder = s.pagedOrder[1:]
+	}
+	s.paged[seq] = it
+	s.pagedOrder = append(s.pagedOrder, seq)
+	s.pmu.Unlock()
+	return it
+}
+
+func (s *Store) inRing(seq uint64) *Item {
+	if seq < s.ringLo {
+		return nil
+	}
+	if it := s.ring[seq%uint64(len(s.ring))]; it != nil && it.Seq == seq {
+		return it
+	}
+	return nil
+}
+
+// Since returns up to max items with Seq > seq (max <= 0: all), reading
+// back from the journal what the window no longer holds.
+func (s *Store) Since(seq uint64, max int) []*Item {
+	s.mu.RLock()
+	if s.first == 0 || seq+1 >= s.next {
+		s.mu.RUnlock()
+		return nil
+	}
+	from := seq + 1
+	if from < s.first {
+		from = s.first
+	}
+	n := int(s.next - from)
+	if max > 0 && n > max {
+		n = max
+	}
+	out := make([]*Item, n)
+	var missing []int
+	for i := range out {
+		if out[i] = s.inRing(from + uint64(i)); out[i] == nil {
+			missing = append(missing, i)
+		}
+	}
+	var want []entry
+	for _, i := range missing {
+		want = append(want, *s.entryAt(from + uint64(i)))
+	}
+	s.mu.RUnlock()
+	for k := 0; k < len(missing); {
+		// A run of frames whose lines follow each other in the file is
+		// read with one read.
+		j, span := k+1, int(want[k].n)
+		for j < len(missing) && adjacent(want[j-1], want[j]) && span+int(want[j].n) <= sinceRead {
+			span += int(want[j].n)
+			j++
+		}
+		var buf []byte
+		if j-k > 1 {
+			buf = make([]byte, span)
+			if s.src.readAt(buf, want[k].off) != nil {
+				buf, j = nil, k+1
+			}
+		}
+		for ; k < j; k++ {
+			var line []byte
+			if buf != nil {
+				line, buf = buf[:want[k].n], buf[want[k].n:]
+			}
+			if want[k].kind != 0 { // else a seq the journal skipped
+				out[missing[k]] = s.pageIn(from+uint64(missing[k]), want[k], line)
+			}
+		}
+	}
+	return slices.DeleteFunc(out, func(it *Item) bool { return it == nil })
+}
+
+// sinceRead bounds one read of Since.
+const sinceRead = 1 << 20
+
+// adjacent reports whether b's line follows a's in the journal, both
+// whole frames read the ordinary way.
+func adjacent(a, b entry) bool {
+	return a.kind != 0 && b.kind != 0 && a.off >= 0 && a.n != 0 && b.n != 0 &&
+		(a.flags|b.flags)&flagCut == 0 && a.off+int64(a.n) == b.off
+}
+
+// Bytes returns the exact bytes of frame seq, read back from the journal
+// when memory holds only their head (or nothing).
+func (s *Store) Bytes(seq uint64) ([]byte, error) {
+	s.mu.RLock()
+	if !s.has(seq) {
+		s.mu.RUnlock()
+		return nil, fmt.Errorf("frame #%d is not kept (no journal behind the session)", seq)
+	}
+	it := s.inRing(seq)
+	e := *s.entryAt(seq)
+	s.mu.RUnlock()
+	if it != nil && !it.Cut {
+		return it.Frame.Data, nil
+	}
+	_, f, err := s.readFrame(e, false)
+	if err != nil {
+		return nil, err
+	}
+	return f.Data, nil
+}
+
+// pageIn reads frame seq back from the journal (line: its bytes, when
+// they were read with others) and decodes it again.
+func (s *Store) pageIn(seq uint64, e entry, line []byte) *Item {
+	it := &Item{Seq: seq, Class: e.class, Frame: transport.Frame{Time: time.Unix(0, e.t), Dir: e.dir, Kind: e.kind}}
+	s.mu.RLock()
+	it.CallKey = s.keys.str(e.call)
+	if e.note != 0 {
+		it.Note = s.noteText(e.note)
+	}
+	size := s.cutSize[seq]
+	s.mu.RUnlock()
+	cut := e.flags&flagCut != 0
+	var f transport.Frame
+	var err error
+	if line != nil {
+		_, f, err = parseRecord(bytes.TrimSuffix(line, []byte("\n")), true, false)
+	} else {
+		_, f, err = s.readFrame(e, cut)
+	}
+	if err != nil {
+		it.Note = "not readable from the journal: " + err.Error()
+		return it
+	}
+	it.Frame = f
+	if cut {
+		it.Cut, it.Size = true, size
+		if len(f.Data) > HeldPrefix {
+			it.Frame.Data = f.Data[:HeldPrefix]
+		}
+		it.Env = decodeHead(f.Data)
+		return it
+	}
+	if f.Kind == transport.Message {
+		it.Env, it.Batch, _ = decode(f.Data)
+	}
+	return it
+}
+
+// readFrame reads an entry's line back. head reads only the start of a
+// huge line: the frame then holds the part of its data that is there.
+func (s *Store) readFrame(e entry, head bool) (uint64, transport.Frame, error) {
+	if s.src == nil || e.off < 0 {
+		return 0, transport.Frame{}, fmt.Errorf("the frame is not in a journal")
+	}
+	n := int(e.n)
+	if n == 0 {
+		return 0, transport.Frame{}, fmt.Errorf("the frame's line is over 4 GiB")
+	}
+	if head {
+		n = min(n, HeldPrefix+4096)
+	}
+	buf := make([]byte, n)
+	if err := s.src.readAt(buf, e.off); err != nil {
+		return 0, transport.Frame{}, err
+	}
+	cut := n < int(e.n)
+	if !cut {
+		buf = bytes.TrimSuffix(buf, []byte("\n"))
+	}
+	return parseRecord(buf, true, cut)
 }

@@ -60,9 +60,13 @@ func (s *Session) noteTaskLocked(t Task, callKey string) {
 }
 
 // noteTaskResultLocked reads tasks out of results of the tasks methods.
-func (s *Session) noteTaskResultLocked(c *Call, result json.RawMessage) {
+func (s *Session) noteTaskResultLocked(c *Call, e *Envelope) {
+	result := e.Result
 	switch c.Method {
 	case "tools/call":
+		if !e.h.hasTask {
+			return // the common case: no task to read, no second pass
+		}
 		var r struct {
 			Task Task `json:"task"`
 		}

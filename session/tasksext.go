@@ -65,9 +65,6 @@ func withTasksExtension(caps json.RawMessage) json.RawMessage {
 // noteTaskExtLocked reads a CreateTaskResult (resultType "task", the task's
 // fields flat in the result) and keeps the task as a rejoin handle.
 func (s *Session) noteTaskExtLocked(c *Call, result json.RawMessage) {
-	if ResultType(result) != "task" {
-		return
-	}
 	var t Task
 	if json.Unmarshal(result, &t) != nil || t.TaskID == "" {
 		return

@@ -4,6 +4,7 @@
 package transport
 
 import (
+	"bytes"
 	"strings"
 	"time"
 )
@@ -33,7 +34,7 @@ func (d Dir) String() string {
 type Kind uint8
 
 const (
-	Message Kind = iota + 1 // one JSON-RPC message, exact bytes
+	Message Kind = iota + 1 // one JSON-RPC message, exact bytes (see LooksJSON)
 	Garbage                 // a stdout line that is not JSON; the session goes on
 	Stderr                  // one stderr line of a spawned server
 	Event                   // the transport's own life: see the Ev* names
@@ -74,6 +75,28 @@ const (
 	EvAuthWait      = "auth-wait"      // waiting for a person to log in (Detail: where); call clocks stand still
 	EvAuthDone      = "auth-done"      // the person's login is over (Detail: how it went)
 )
+
+// LooksJSON is the stdio transport's test for a Message: the line has
+// the shape of a JSON value (an object or an array by its first byte, the
+// rare scalars by their whole). Validating every byte is left to the
+// session, which reads each frame once in full anyway and files a
+// Message that is not JSON as Garbage before it is journaled.
+func LooksJSON(b []byte) bool {
+	b = bytes.TrimSpace(b)
+	if len(b) == 0 {
+		return false
+	}
+	switch c := b[0]; {
+	case c == '{' || c == '[':
+		return true
+	case c == '"':
+		return len(b) > 1 && b[len(b)-1] == '"'
+	case c == '-' || c >= '0' && c <= '9':
+		return len(bytes.Trim(b, "0123456789.eE+-")) == 0
+	}
+	s := string(b)
+	return s == "true" || s == "false" || s == "null"
+}
 
 // Frame is one unit that crossed (or happened on) the wire. Data is owned by
 // the frame: transports never reuse the slice after handing it over.

@@ -635,8 +635,8 @@ func (h *HTTP) readSSE(body io.Reader, x *httpExchange, base Meta) {
 		}
 		switch {
 		case ev.IsMessage():
-			kind := Message
-			if !json.Valid(ev.Data) {
+			kind := Message // by its shape; the session's one pass validates it
+			if !LooksJSON(ev.Data) {
 				kind = Garbage
 			}
 			h.emit(Frame{Dir: In, Kind: kind, Data: ev.Data, Meta: m})

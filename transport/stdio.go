@@ -3,7 +3,6 @@ package transport
 import (
 	"bufio"
 	"bytes"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -535,8 +534,8 @@ func (s *Stdio) line(stream string, kind Kind, b []byte, owned bool) {
 	}
 	if kind != Stderr {
 		kind = Garbage
-		if json.Valid(b) {
-			kind = Message
+		if LooksJSON(b) {
+			kind = Message // the session's one pass validates it (and files it as Garbage if it is not JSON)
 		}
 	}
 	s.emit(Frame{Dir: In, Kind: kind, Data: b, Meta: Meta{PID: s.pid}})

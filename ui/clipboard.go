@@ -35,13 +35,30 @@ func (m *Model) copySelected() tea.Cmd {
 		if it == nil {
 			return nil
 		}
-		return m.copyText(string(it.Frame.Data), "message #"+itoa(int(it.Seq)))
+		data := it.Frame.Data
+		if it.Cut {
+			b, err := m.s.Store().Bytes(it.Seq)
+			if err != nil {
+				m.setFlash("copy: " + err.Error())
+				return nil
+			}
+			data = b
+		}
+		return m.copyText(string(data), "message #"+itoa(int(it.Seq)))
 	}
 	c := m.selectedCall()
 	if c == nil {
 		return nil
 	}
 	sn := c.Snapshot()
+	if sn.ResultInJournal {
+		res, err := c.Result()
+		if err != nil {
+			m.setFlash("copy: " + err.Error())
+			return nil
+		}
+		sn.Result = res
+	}
 	switch {
 	case sn.Result != nil:
 		return m.copyText(string(prettyParams(sn.Result)), "result of call "+sn.Key)

@@ -30,6 +30,7 @@ type detail struct {
 	title   string
 	call    *session.Call
 	item    *session.Item
+	frames  callFrames
 	version string
 	tabs    []detailTab
 	tab     int
@@ -66,6 +67,43 @@ func (d *detail) scope() keys.Scope {
 	return keys.Detail
 }
 
+// maxDetailNotes bounds the correlated notifications a call's detail
+// reads back (the newest); the journal has the rest.
+const maxDetailNotes = 1000
+
+// callFrames are the frames of one call, found in the store's index: its
+// request(s), its response(s) and the newest of its other frames.
+type callFrames struct {
+	next   uint64 // the next frame to look at
+	req    []uint64
+	resp   []uint64
+	notes  []uint64 // at most maxDetailNotes, the newest
+	nNotes int
+}
+
+// find looks at the frames since the last look for the call's own.
+func (cf *callFrames) find(st *session.Store, key string) {
+	st.Scan(cf.next, 0, func(e session.Entry) bool {
+		cf.next = e.Seq + 1
+		if e.CallKey != key {
+			return true
+		}
+		switch {
+		case e.Dir == transport.Out && e.Class == session.ClassRequest:
+			cf.req = append(cf.req, e.Seq)
+		case e.Dir == transport.In && (e.Class == session.ClassResult || e.Class == session.ClassError):
+			cf.resp = append(cf.resp, e.Seq)
+		default:
+			cf.nNotes++
+			if len(cf.notes) == maxDetailNotes {
+				cf.notes = append(cf.notes[:0], cf.notes[1:]...)
+			}
+			cf.notes = append(cf.notes, e.Seq)
+		}
+		return true
+	})
+}
+
 // refresh rebuilds the tabs when what they show has changed.
 func (d *detail) refresh(m *Model) {
 	if d.item != nil {
@@ -74,18 +112,41 @@ func (d *detail) refresh(m *Model) {
 		}
 		return
 	}
+	st := m.s.Store()
+	if d.frames.next == 0 {
+		// A call's frames begin with its request: look from there (from
+		// now, when it is not on the wire yet; Last before Seq, so the
+		// request cannot slip between the two).
+		last := st.Last()
+		d.frames.next = last + 1
+		if seq := d.call.Snapshot().Seq; seq != 0 {
+			d.frames.next = seq
+		}
+	}
+	d.frames.find(st, d.call.Key)
 	sn := d.call.Snapshot()
-	items := m.h.byCall[d.call.Key]
-	v := fmt.Sprintf("%s/%d/%d/%s/%t", sn.State, len(items), sn.Late, sn.Next, sn.ChainErr != nil)
+	f := &d.frames
+	v := fmt.Sprintf("%s/%d/%d/%d/%d/%s/%t", sn.State, len(f.req), len(f.resp), f.nNotes, sn.Late, sn.Next, sn.ChainErr != nil)
 	if v == d.version {
 		return
 	}
 	d.version = v
-	d.buildCall(m, sn, items)
+	d.buildCall(m, sn)
 	d.rematch()
 }
 
-func (d *detail) buildCall(m *Model, sn session.CallSnapshot, items []*session.Item) {
+// items reads frames back from the store.
+func items(st *session.Store, seqs []uint64) []*session.Item {
+	out := make([]*session.Item, 0, len(seqs))
+	for _, seq := range seqs {
+		if it := st.Get(seq); it != nil {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+func (d *detail) buildCall(m *Model, sn session.CallSnapshot) {
 	d.title = fmt.Sprintf("call %s · %s %s · %s · %s", sn.Key, sn.Method, termsafe.Line(sn.Name), m.status(sn), fmtDur(sn.Duration(m.opts.Now())))
 	if sn.Round > 0 {
 		d.title += fmt.Sprintf(" · MRTR round %d of #%s (retries #%s)", sn.Round+1, m.roundRoot(sn), sn.Parent)
@@ -93,20 +154,12 @@ func (d *detail) buildCall(m *Model, sn session.CallSnapshot, items []*session.I
 	if sn.TaskID != "" {
 		d.title += " · task " + termsafe.Line(sn.TaskID)
 	}
-	var req, resp, notes []*session.Item
-	for _, it := range items {
-		switch {
-		case it.Frame.Dir == transport.Out && it.Class == session.ClassRequest:
-			req = append(req, it)
-		case it.Frame.Dir == transport.In && (it.Class == session.ClassResult || it.Class == session.ClassError):
-			resp = append(resp, it)
-		default:
-			notes = append(notes, it)
-		}
-	}
+	st := m.s.Store()
+	req, resp, notes := items(st, d.frames.req), items(st, d.frames.resp), items(st, d.frames.notes)
 	var tabs []detailTab
 	if len(req) > 0 {
-		tabs = append(tabs, detailTab{name: "request", lines: prettyLines(req[0].Frame.Data), json: true, copy: req[0].Frame.Data})
+		data := exactBytes(st, req[0])
+		tabs = append(tabs, detailTab{name: "request", lines: prettyLines(data), json: true, copy: data})
 	} else {
 		tabs = append(tabs, detailTab{name: "request", lines: append([]string{"(not on the wire yet; params as they will be sent)"}, prettyLines(sn.Params)...), json: true, copy: sn.Params})
 	}
@@ -116,9 +169,10 @@ func (d *detail) buildCall(m *Model, sn session.CallSnapshot, items []*session.I
 		if i > 0 || it.Note != "" {
 			rl = append(rl, "", "── "+termsafe.Line(it.Note)+" (#"+itoa(int(it.Seq))+")")
 		}
-		rl = append(rl, prettyLines(it.Frame.Data)...)
+		data := exactBytes(st, it)
+		rl = append(rl, prettyLines(data)...)
 		if rc == nil {
-			rc = it.Frame.Data
+			rc = data
 		}
 	}
 	switch {
@@ -133,15 +187,20 @@ func (d *detail) buildCall(m *Model, sn session.CallSnapshot, items []*session.I
 		rl = append(inputRequestLines(sn), rl...)
 	}
 	tabs = append(tabs, detailTab{name: "response", lines: rl, json: true, copy: rc})
-	tabs = append(tabs, rawTab(m, items), httpTab(m, items))
+	all := append(append(append([]*session.Item(nil), req...), resp...), notes...)
+	sort.Slice(all, func(i, j int) bool { return all[i].Seq < all[j].Seq })
+	tabs = append(tabs, rawTab(m, all), httpTab(m, all))
 	var nl []string
+	if more := d.frames.nNotes - len(notes); more > 0 {
+		nl = append(nl, fmt.Sprintf("(%d earlier correlated frames are in the journal; the newest %d follow)", more, len(notes)))
+	}
 	for _, it := range notes {
 		nl = append(nl, it.Frame.Time.In(m.opts.Location).Format("15:04:05.000")+" "+it.Frame.Dir.String()+" "+summary(it))
 	}
 	if len(nl) == 0 {
 		nl = []string{"(no correlated notifications)"}
 	}
-	tabs = append(tabs, detailTab{name: fmt.Sprintf("notifications (%d)", len(notes)), lines: nl})
+	tabs = append(tabs, detailTab{name: fmt.Sprintf("notifications (%d)", d.frames.nNotes), lines: nl})
 	if len(d.tabs) == len(tabs) {
 		for i := range tabs {
 			d.tabs[i] = tabs[i]
@@ -149,6 +208,27 @@ func (d *detail) buildCall(m *Model, sn session.CallSnapshot, items []*session.I
 	} else {
 		d.tabs = tabs
 	}
+}
+
+// maxDetailBytes bounds how much of one huge frame a detail view reads
+// back to show (copy reads it all).
+const maxDetailBytes = 16 << 20
+
+// exactBytes is a frame's data as it crossed the wire: held in memory, or
+// read back from the journal (the first maxDetailBytes of it) when memory
+// holds only its head.
+func exactBytes(st *session.Store, it *session.Item) []byte {
+	if !it.Cut {
+		return it.Frame.Data
+	}
+	b, err := st.Bytes(it.Seq)
+	if err != nil {
+		return it.Frame.Data
+	}
+	if len(b) > maxDetailBytes {
+		b = b[:maxDetailBytes]
+	}
+	return b
 }
 
 // inputRequestLines lists what an input_required round asks for, and
@@ -175,7 +255,8 @@ func inputRequestLines(sn session.CallSnapshot) []string {
 func (d *detail) buildItem(m *Model) {
 	it := d.item
 	d.title = fmt.Sprintf("#%d · %s · %s %s", it.Seq, it.Frame.Time.In(m.opts.Location).Format("15:04:05.000"), it.Frame.Dir, it.Frame.Kind)
-	main := detailTab{name: "message", lines: prettyLines(it.Frame.Data), json: it.Frame.Kind == transport.Message, copy: it.Frame.Data}
+	data := exactBytes(m.s.Store(), it)
+	main := detailTab{name: "message", lines: prettyLines(data), json: it.Frame.Kind == transport.Message, copy: data}
 	if it.Frame.Kind == transport.Event {
 		main.lines = []string{eventText(it.Frame.Meta)}
 		main.copy = []byte(eventText(it.Frame.Meta))
@@ -201,15 +282,22 @@ func rawTab(m *Model, items []*session.Item) detailTab {
 	var l []string
 	var all []byte
 	for _, it := range items {
-		l = append(l, fmt.Sprintf("── #%d %s %s %s %d bytes", it.Seq, it.Frame.Time.In(m.opts.Location).Format("15:04:05.000"),
-			it.Frame.Dir, it.Frame.Kind, len(it.Frame.Data)))
-		data := it.Frame.Data
-		if len(data) > 256<<10 {
-			data = data[:256<<10]
+		size := len(it.Frame.Data)
+		if it.Cut {
+			size = it.Size
 		}
-		l = append(l, strings.Split(termsafe.Text(string(data)), "\n")...)
-		all = append(all, it.Frame.Data...)
-		all = append(all, '\n')
+		l = append(l, fmt.Sprintf("── #%d %s %s %s %d bytes", it.Seq, it.Frame.Time.In(m.opts.Location).Format("15:04:05.000"),
+			it.Frame.Dir, it.Frame.Kind, size))
+		data := exactBytes(m.s.Store(), it)
+		shown := data
+		if len(shown) > 256<<10 {
+			shown = shown[:256<<10]
+		}
+		l = append(l, strings.Split(termsafe.Text(string(shown)), "\n")...)
+		if len(all) < maxDetailBytes {
+			all = append(all, data...)
+			all = append(all, '\n')
+		}
 	}
 	if len(l) > maxDetailLines {
 		l = l[:maxDetailLines]

@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"sort"
+
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -24,12 +26,13 @@ var kindNames = [...]string{"all", "log", "progress", "notify", "request", "stde
 
 func (k noteKind) String() string { return kindNames[k] }
 
-// classify says whether an item belongs in the notifications pane and as
-// what. Client requests and their responses live in the requests pane;
-// responses the session could not place (late, unknown id) are "other"
-// here too, because they deserve to be seen.
-func classify(it *session.Item) (noteKind, bool) {
-	switch it.Frame.Kind {
+// classify says whether a frame belongs in the notifications pane and as
+// what, from what the store's index keeps of it. Client requests and
+// their responses live in the requests pane; responses the session could
+// not place (late, unknown id) are "other" here too, because they
+// deserve to be seen.
+func classify(e session.Entry) (noteKind, bool) {
+	switch e.Kind {
 	case transport.Stderr:
 		return kindStderr, true
 	case transport.Event:
@@ -37,12 +40,12 @@ func classify(it *session.Item) (noteKind, bool) {
 	case transport.Garbage:
 		return kindOther, true
 	}
-	if it.Frame.Dir != transport.In {
+	if e.Dir != transport.In {
 		return 0, false
 	}
-	switch it.Class {
+	switch e.Class {
 	case session.ClassNotification:
-		switch it.Env.Method {
+		switch e.Method {
 		case "notifications/message":
 			return kindLog, true
 		case "notifications/progress":
@@ -52,7 +55,7 @@ func classify(it *session.Item) (noteKind, bool) {
 	case session.ClassRequest:
 		return kindRequest, true
 	case session.ClassResult, session.ClassError:
-		if it.Note != "" {
+		if e.Note != "" {
 			return kindOther, true
 		}
 		return 0, false
@@ -60,51 +63,119 @@ func classify(it *session.Item) (noteKind, bool) {
 	return kindOther, true
 }
 
-type noteRow struct {
-	it   *session.Item
-	kind noteKind
+// entryOf is the index's view of an item, for classify.
+func entryOf(it *session.Item) session.Entry {
+	e := session.Entry{Seq: it.Seq, Dir: it.Frame.Dir, Kind: it.Frame.Kind, Class: it.Class, CallKey: it.CallKey, Note: it.Note}
+	if it.Env != nil {
+		e.Method = it.Env.Method
+	}
+	return e
 }
 
-// history is the UI's incremental index of the session: calls in order,
-// notification rows, and items by call. It only ever appends, so pulling
-// is proportional to what is new, not to the session's length.
+// seqList is an ordered list of frame numbers, 4 bytes each: the rows of
+// one filter of the notifications pane.
+type seqList struct {
+	base uint64   // seq of offset 0
+	s    []uint32 // seq - base
+	lo   int      // rows before lo were trimmed
+}
+
+func (l *seqList) len() int { return len(l.s) - l.lo }
+
+func (l *seqList) at(i int) uint64 { return l.base + uint64(l.s[l.lo+i]) }
+
+func (l *seqList) add(seq uint64) { l.s = append(l.s, uint32(seq-l.base)) }
+
+// trimBelow drops the rows before seq and says how many went.
+func (l *seqList) trimBelow(seq uint64) int {
+	rest := l.s[l.lo:]
+	n := sort.Search(len(rest), func(i int) bool { return l.base+uint64(rest[i]) >= seq })
+	l.lo += n
+	if l.lo > 4096 && l.lo > len(l.s)/2 { // give the memory back now and then
+		l.s = append([]uint32(nil), l.s[l.lo:]...)
+		l.lo = 0
+	}
+	return n
+}
+
+// callNotes is what the listen view shows of a call's notifications.
+type callNotes struct {
+	n    int
+	last string
+}
+
+// history is the UI's index over the session: calls in order, and the
+// rows of the notifications pane as frame numbers, one list per filter.
+// The frames themselves stay in the store (and its journal); rows are
+// read back when drawn. It only ever appends, so pulling is proportional
+// to what is new, not to the session's length.
 type history struct {
-	s        *session.Session
-	lastSeq  uint64
-	calls    []*session.Call
-	index    map[string]int // call key → position in calls
-	live     map[string]*session.Call
-	byCall   map[string][]*session.Item
-	notes    []noteRow
-	filter   noteKind
-	filtered []int32 // positions in notes that match filter (unused for kindAll)
-	counts   [numKinds]int
+	s       *session.Session
+	st      *session.Store
+	lastSeq uint64
+	calls   []*session.Call
+	index   map[string]int // call key → position in calls
+	live    map[string]*session.Call
+	notes   map[string]*callNotes // listen calls' notifications, by call key
+	rows    [numKinds]seqList     // rows[kindAll] is every row
+	filter  noteKind
+	dropped int // rows gone with frames a session without a journal forgot
 }
 
 func newHistory(s *session.Session) *history {
-	return &history{s: s, index: map[string]int{}, live: map[string]*session.Call{}, byCall: map[string][]*session.Item{}}
+	h := &history{s: s, st: s.Store(), index: map[string]int{}, live: map[string]*session.Call{}, notes: map[string]*callNotes{}}
+	base := max(h.st.First(), 1)
+	for k := range h.rows {
+		h.rows[k].base = base
+	}
+	return h
 }
 
 // pull takes what the store and the session gained since the last pull.
-func (h *history) pull() {
+// It reports how many rows of the shown filter went (forgotten frames of
+// a session without a journal), so selections can follow.
+func (h *history) pull() (gone int) {
 	for _, c := range h.s.CallsSince(len(h.calls)) {
 		h.index[c.Key] = len(h.calls)
 		h.calls = append(h.calls, c)
 		h.live[c.Key] = c
 	}
-	for _, it := range h.s.Store().Since(h.lastSeq, 0) {
-		h.lastSeq = it.Seq
-		if it.CallKey != "" {
-			h.byCall[it.CallKey] = append(h.byCall[it.CallKey], it)
-		}
-		if k, ok := classify(it); ok {
-			h.counts[k]++
-			h.notes = append(h.notes, noteRow{it, k})
-			if h.filter != kindAll && k == h.filter {
-				h.filtered = append(h.filtered, int32(len(h.notes)-1))
+	if first := h.st.First(); first > 0 {
+		for k := range h.rows {
+			n := h.rows[k].trimBelow(first)
+			if noteKind(k) == h.filter {
+				gone = n
+			}
+			if k == int(kindAll) {
+				h.dropped += n
 			}
 		}
 	}
+	h.st.Scan(h.lastSeq+1, 0, func(e session.Entry) bool {
+		h.lastSeq = e.Seq
+		if e.CallKey != "" && e.Class == session.ClassNotification && e.Dir == transport.In {
+			cn := h.notes[e.CallKey]
+			if cn == nil && h.isListen(e.CallKey) {
+				cn = &callNotes{}
+				h.notes[e.CallKey] = cn
+			}
+			if cn != nil && e.Method != "notifications/subscriptions/acknowledged" {
+				cn.n++
+				cn.last = e.Method
+			}
+		}
+		if k, ok := classify(e); ok {
+			h.rows[kindAll].add(e.Seq)
+			h.rows[k].add(e.Seq)
+		}
+		return true
+	})
+	return gone
+}
+
+func (h *history) isListen(key string) bool {
+	i, ok := h.index[key]
+	return ok && h.calls[i].Method == listenMethod
 }
 
 // running returns calls that have not ended, in call order, and forgets
@@ -121,37 +192,35 @@ func (h *history) running() []*session.Call {
 		out = append(out, c)
 	}
 	// Map order is random; sort by position so rows do not jump.
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && h.index[out[j].Key] < h.index[out[j-1].Key]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
-		}
-	}
+	sort.Slice(out, func(i, j int) bool { return h.index[out[i].Key] < h.index[out[j].Key] })
 	return out
 }
 
-func (h *history) setFilter(k noteKind) {
-	h.filter = k
-	h.filtered = h.filtered[:0]
-	if k == kindAll {
-		return
-	}
-	for i, n := range h.notes {
-		if n.kind == k {
-			h.filtered = append(h.filtered, int32(i))
-		}
-	}
+func (h *history) setFilter(k noteKind) { h.filter = k }
+
+func (h *history) noteLen() int { return h.rows[h.filter].len() }
+
+// noteSeq is the frame of row i of the shown filter.
+func (h *history) noteSeq(i int) uint64 { return h.rows[h.filter].at(i) }
+
+// count is how many rows a filter has.
+func (h *history) count(k noteKind) int { return h.rows[k].len() }
+
+// noteRow is one row of the notifications pane, read back for drawing.
+type noteRow struct {
+	it   *session.Item
+	kind noteKind
 }
 
-func (h *history) noteLen() int {
-	if h.filter == kindAll {
-		return len(h.notes)
-	}
-	return len(h.filtered)
-}
-
+// noteAt reads row i of the shown filter back from the store.
 func (h *history) noteAt(i int) noteRow {
-	if h.filter == kindAll {
-		return h.notes[i]
+	seq := h.noteSeq(i)
+	it := h.st.Get(seq)
+	if it == nil {
+		// Forgotten between the pull and now (no journal): a row that says so.
+		it = &session.Item{Seq: seq, Note: "frame not kept (no journal)"}
+		return noteRow{it, kindOther}
 	}
-	return h.notes[h.filtered[i]]
+	k, _ := classify(entryOf(it))
+	return noteRow{it, k}
 }

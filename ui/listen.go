@@ -11,7 +11,6 @@ import (
 
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
-	"mcpscope/transport"
 	"mcpscope/ui/keys"
 )
 
@@ -217,13 +216,8 @@ func (m *Model) listenInfo(c *session.Call) listenInfo {
 			li.ackErr = true
 		}
 	}
-	for _, it := range m.h.byCall[c.Key] {
-		if it.Class != session.ClassNotification || it.Frame.Dir != transport.In || it.Env == nil ||
-			it.Env.Method == "notifications/subscriptions/acknowledged" {
-			continue
-		}
-		li.notes++
-		li.lastNotif = it.Env.Method
+	if cn := m.h.notes[c.Key]; cn != nil {
+		li.notes, li.lastNotif = cn.n, cn.last
 	}
 	if n := c.Next(); n != nil {
 		li.next = n.Key

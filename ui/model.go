@@ -174,9 +174,18 @@ func tick() tea.Cmd {
 	return tea.Tick(500*time.Millisecond, func(t time.Time) tea.Msg { return tickMsg(t) })
 }
 
+// Pull takes in what the session gained, as the store's wake-up does in
+// the program; a driver without a terminal (a benchmark) calls it itself.
+func (m *Model) Pull() { m.refresh() }
+
 // refresh pulls new items and call state into the model.
 func (m *Model) refresh() {
-	m.h.pull()
+	if gone := m.h.pull(); gone > 0 {
+		// A session without a journal forgot its oldest rows: keep the
+		// selection on the row it was on.
+		m.note.sel, m.note.top = max(0, m.note.sel-gone), max(0, m.note.top-gone)
+		m.pausedLen = max(0, m.pausedLen-gone)
+	}
 	m.running = m.h.running()
 	m.info = m.s.Info()
 	m.catalog.poll(m)
@@ -446,7 +455,11 @@ func (m *Model) fixScroll() {
 		ls.top = clamp(ls.top, 0, max(0, n-h))
 	}
 	fix(&m.req, len(m.h.calls), m.paneHeight(paneRequests)-1)
-	fix(&m.note, m.visibleNotes(), m.paneHeight(paneNotes)-1)
+	noteH := m.paneHeight(paneNotes) - 1
+	if m.h.dropped > 0 {
+		noteH-- // the "older rows not kept" marker
+	}
+	fix(&m.note, m.visibleNotes(), noteH)
 }
 
 func (m *Model) selectedCall() *session.Call {
@@ -461,7 +474,7 @@ func (m *Model) selectedNote() *session.Item {
 	if n == 0 {
 		return nil
 	}
-	return m.h.noteAt(clamp(m.note.sel, 0, n-1)).it
+	return m.s.Store().Get(m.h.noteSeq(clamp(m.note.sel, 0, n-1)))
 }
 
 func (m *Model) cancelSelected() {

@@ -499,6 +499,9 @@ func (m *Model) notesPane(w, h int) []string {
 	if m.h.filter != kindAll {
 		title += " · filter: " + m.h.filter.String()
 	}
+	if d := m.s.Store().Dropped(); d > 0 {
+		title += fmt.Sprintf(" · %d older frames not kept (no journal)", d)
+	}
 	if m.paused {
 		title += fmt.Sprintf(" · PAUSED (+%d new)", m.h.noteLen()-n)
 	} else if m.note.follow {
@@ -510,12 +513,15 @@ func (m *Model) notesPane(w, h int) []string {
 	if m.rowCache == nil || m.rowCacheW != w || m.rowCacheTheme != m.th.Name || len(m.rowCache) > 4096 {
 		m.rowCache, m.rowCacheW, m.rowCacheTheme = map[rowKey]string{}, w, m.th.Name
 	}
+	if m.note.top == 0 && m.h.dropped > 0 && len(out) < h {
+		out = append(out, m.th.Faint.Render(fit(fmt.Sprintf("   ── %d older rows not kept: no journal (a session without one keeps its newest %d frames) ──",
+			m.h.dropped, session.NoJournalWindow), w)))
+	}
 	for i := m.note.top; i < n && len(out) < h; i++ {
-		r := m.h.noteAt(i)
-		k := rowKey{r.it.Seq, i == m.note.sel}
+		k := rowKey{m.h.noteSeq(i), i == m.note.sel}
 		row, ok := m.rowCache[k]
 		if !ok {
-			row = m.noteRow(r, w, k.sel)
+			row = m.noteRow(m.h.noteAt(i), w, k.sel)
 			m.rowCache[k] = row
 		}
 		out = append(out, row)

@@ -1,9 +1,8 @@
 package scan
 
 import (
-	"bufio"
-	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -83,21 +82,29 @@ func TransportOf(target string) string {
 	return kind
 }
 
-// Header reads a journal's first line, its header, without reading the
-// rest: what a command shows before it streams the frames.
+// ErrEmpty is a file with nothing in it: no header, no frame.
+var ErrEmpty = errors.New("the file is empty: no journal header and no frame")
+
+// Header reads a journal's header, without reading the rest: what a command
+// shows before it streams the frames. `record` output has no header (a zero
+// Header); a file that is neither is session.ErrNotJournal.
 func Header(path string) (session.Header, error) {
-	var h session.Header
 	f, err := os.Open(path)
 	if err != nil {
-		return h, fmt.Errorf("open journal: %w", err)
+		return session.Header{}, fmt.Errorf("open journal: %w", err)
 	}
 	defer f.Close()
-	line, err := bufio.NewReaderSize(f, 4096).ReadSlice('\n')
-	if err != nil && len(line) == 0 {
-		return h, fmt.Errorf("journal %s is empty", path)
-	}
-	if !bytes.Contains(line, []byte(`"format"`)) || json.Unmarshal(line, &h) != nil || !strings.HasPrefix(h.Format, "mcpscope-journal/") {
-		return h, fmt.Errorf("%s is not an mcpscope journal (its first line is not a journal header)", path)
+	frames := 0
+	h, err := session.ReadJournal(f, func(uint64, transport.Frame) error { frames++; return errStop })
+	var damage *session.JournalDamage
+	switch {
+	case errors.Is(err, errStop), errors.As(err, &damage):
+	case err != nil:
+		return h, fmt.Errorf("%s: %w", path, err)
+	case h.Format == "" && frames == 0:
+		return h, fmt.Errorf("%s: %w", path, ErrEmpty)
 	}
 	return h, nil
 }
+
+var errStop = errors.New("stop")

@@ -61,10 +61,10 @@ type Options struct {
 	CallEnded func(index int, c *session.CallSnapshot)
 }
 
-// File scans the journal at path, calling fn for every frame in order. A
-// torn last line is reported after every whole frame before it (as
-// session.ReadJournal does); an error from fn stops the scan and is
-// returned.
+// File scans the journal at path, calling fn for every frame in order.
+// Lines that are not records, and a torn last line, are reported as a
+// *session.JournalDamage after every other frame (as session.ReadJournal
+// does); an error from fn stops the scan and is returned.
 func File(path string, o Options, fn func(*Frame) error) (session.Header, error) {
 	var outcomes []outcome
 	if o.Final {
@@ -79,7 +79,7 @@ func File(path string, o Options, fn func(*Frame) error) (session.Header, error)
 			return nil
 		})
 		f.Close()
-		if err != nil && !isTorn(err) {
+		if err != nil && !errors.As(err, new(*session.JournalDamage)) {
 			return session.Header{}, err
 		}
 		c.finish()
@@ -118,20 +118,8 @@ func read(r io.Reader, final []outcome, ended func(int, *session.CallSnapshot), 
 			c.tell(cl)
 		}
 	}
-	if isTorn(err) {
-		err = &TornError{Err: err}
-	}
 	return h, err
 }
-
-// TornError is a journal whose last line was cut short (its writer was
-// killed mid-write): every whole frame before it was read. Readers go on
-// with what they have and say so.
-type TornError struct{ Err error }
-
-func (e *TornError) Error() string { return e.Err.Error() }
-
-func (e *TornError) Unwrap() error { return e.Err }
 
 // tell gives a call to the CallEnded hook, as it ended.
 func (c *correlator) tell(cl *call) {
@@ -140,11 +128,6 @@ func (c *correlator) tell(cl *call) {
 		c.outcomes[cl.ordinal].apply(&snap)
 	}
 	c.onEnd(cl.ordinal, &snap)
-}
-
-// isTorn reports whether err is ReadJournal's "incomplete last line".
-func isTorn(err error) bool {
-	return err != nil && strings.Contains(err.Error(), "is incomplete")
 }
 
 // outcome is how a call ended, as the first pass saw it: enough for the

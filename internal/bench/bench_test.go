@@ -8,7 +8,7 @@ import (
 
 // TestIngestCountsEveryMessage proves the measured path stores every line.
 func TestIngestCountsEveryMessage(t *testing.T) {
-	r, err := Run(2000, t.TempDir())
+	r, err := Run(2000, 1, t.TempDir())
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,246 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"syscall"
+	"time"
+)
+
+// OneShotOptions say which clients and servers the one-shot comparison
+// runs. Without Node and Peers it compares mcpscope with curl and the
+// minimal client against mcpscope's own demo server, and leaves the
+// Inspector out.
+type OneShotOptions struct {
+	Self  string // the mcpscope binary
+	Node  string // a Node 22 binary (NODE22)
+	Peers string // node_modules with server-everything and the Inspector (MCPSCOPE_PEERS)
+	Runs  int
+}
+
+// Client is one way of doing the one-shot tools/list, with its figures.
+type Client struct {
+	Transport string // "http" or "stdio"
+	Name      string
+	Median    time.Duration
+	PeakRSS   int64 // KiB, the highest of the runs
+	Err       error
+}
+
+// OneShot times a one-shot tools/list, whole processes, for mcpscope, the
+// official Inspector CLI, raw curl (HTTP: initialize, initialized,
+// tools/list, three processes) and a minimal spawn-exchange-exit client
+// (stdio), against the same server, runs interleaved.
+func OneShot(o OneShotOptions) ([]Client, string, error) {
+	dir, err := os.MkdirTemp("", "mcpscope-bench-oneshot-")
+	if err != nil {
+		return nil, "", err
+	}
+	defer os.RemoveAll(dir)
+	env := []string{"XDG_STATE_HOME=" + dir}
+	everything := filepath.Join(o.Peers, "@modelcontextprotocol/server-everything/dist/index.js")
+	inspector := filepath.Join(o.Peers, "@modelcontextprotocol/inspector/clients/launcher/build/index.js")
+	peers := o.Node != "" && o.Peers != "" && exists(everything) && exists(inspector)
+	server := "mcpscope's demo server"
+	stdioServer := []string{o.Self, "demo"}
+	if peers {
+		server = "@modelcontextprotocol/server-everything"
+		stdioServer = []string{o.Node, everything, "stdio"}
+	}
+	url, stop, err := httpServer(o, peers, everything)
+	if err != nil {
+		return nil, server, err
+	}
+	defer stop()
+
+	type way struct {
+		c   *Client
+		run func() (Proc, error)
+	}
+	var ways []way
+	add := func(tr, name string, run func() (Proc, error)) {
+		ways = append(ways, way{&Client{Transport: tr, Name: name}, run})
+	}
+	one := func(argv ...string) func() (Proc, error) {
+		return func() (Proc, error) { return runProc(argv, env, false) }
+	}
+	add("http", "mcpscope tools", one(o.Self, "tools", url))
+	if curl, err := exec.LookPath("curl"); err == nil {
+		add("http", "curl ×3 (initialize, initialized, tools/list)", func() (Proc, error) { return curlExchange(curl, url) })
+	}
+	if peers {
+		add("http", "inspector 2.12.0 --cli", one(o.Node, inspector, "--cli", url, "--transport", "http", "--method", "tools/list"))
+	}
+	add("stdio", "mcpscope tools", one(append([]string{o.Self, "tools", "--"}, stdioServer...)...))
+	add("stdio", "minimal client (spawn, exchange, exit)", one(append([]string{o.Self, "bench", "exchange", "--"}, stdioServer...)...))
+	if peers {
+		add("stdio", "inspector 2.12.0 --cli", one(append(append([]string{o.Node, inspector, "--cli"}, stdioServer...), "--method", "tools/list")...))
+		// A server that exits as soon as its stdin closes, so the
+		// shutdown grace does not hide the clients' own cost.
+		add("stdio-go", "mcpscope tools", one(o.Self, "tools", "--", o.Self, "demo"))
+		add("stdio-go", "minimal client (spawn, exchange, exit)", one(o.Self, "bench", "exchange", "--", o.Self, "demo"))
+	}
+	// One run each first: mcpscope remembers the era per server (as a
+	// second run would), and caches are warm for everyone.
+	for _, w := range ways {
+		if _, err := w.run(); err != nil {
+			w.c.Err = err
+		}
+	}
+	walls := make([][]time.Duration, len(ways))
+	for r := 0; r < max(1, o.Runs); r++ {
+		for i, w := range ways {
+			if w.c.Err != nil {
+				continue
+			}
+			p, err := w.run()
+			if err != nil {
+				w.c.Err = err
+				continue
+			}
+			walls[i] = append(walls[i], p.Wall)
+			w.c.PeakRSS = max(w.c.PeakRSS, p.PeakRSSKiB)
+		}
+	}
+	out := make([]Client, len(ways))
+	for i, w := range ways {
+		if len(walls[i]) > 0 {
+			slices.Sort(walls[i])
+			w.c.Median = walls[i][len(walls[i])/2]
+		}
+		out[i] = *w.c
+	}
+	return out, server, nil
+}
+
+func exists(p string) bool { _, err := os.Stat(p); return err == nil }
+
+// httpServer starts the HTTP server of the comparison on a free port.
+func httpServer(o OneShotOptions, peers bool, everything string) (url string, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	port := ln.Addr().(*net.TCPAddr).Port
+	ln.Close()
+	cmd := exec.Command(o.Self, "demo", "--http", "127.0.0.1:"+strconv.Itoa(port))
+	if peers {
+		cmd = exec.Command(o.Node, everything, "streamableHttp")
+		cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
+	}
+	if err := cmd.Start(); err != nil {
+		return "", nil, fmt.Errorf("start the HTTP server: %w", err)
+	}
+	stop = func() { cmd.Process.Kill(); cmd.Wait() }
+	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
+		if c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port)); err == nil {
+			c.Close()
+			return "http://127.0.0.1:" + strconv.Itoa(port) + "/mcp", stop, nil
+		}
+	}
+	stop()
+	return "", nil, fmt.Errorf("the HTTP server did not listen on port %d within 20s", port)
+}
+
+// curlExchange is the raw HTTP exchange with three curl processes, the
+// session id carried from the first to the others.
+func curlExchange(curl, url string) (Proc, error) {
+	hdr := []string{"-s", "-H", "Content-Type: application/json", "-H", "Accept: application/json, text/event-stream"}
+	init := append(append([]string{curl}, hdr...), "-o", "/dev/null", "-w", "%header{mcp-session-id}",
+		"-d", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"curl","version":"1"}}}`, url)
+	var total Proc
+	p, err := runProc(init, nil, true)
+	if err != nil {
+		return p, err
+	}
+	total.Wall, total.PeakRSSKiB = p.Wall, p.PeakRSSKiB
+	sid := string(bytes.TrimSpace(p.Stdout))
+	more := append(hdr, "-H", "MCP-Protocol-Version: 2025-06-18")
+	if sid != "" {
+		more = append(more, "-H", "Mcp-Session-Id: "+sid)
+	}
+	for _, body := range []string{`{"jsonrpc":"2.0","method":"notifications/initialized"}`, `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`} {
+		p, err := runProc(append(append([]string{curl}, more...), "-d", body, url), nil, true)
+		if err != nil {
+			return total, err
+		}
+		total.Wall += p.Wall
+		total.PeakRSSKiB = max(total.PeakRSSKiB, p.PeakRSSKiB)
+		total.Stdout = p.Stdout
+	}
+	if !bytes.Contains(total.Stdout, []byte(`"tools"`)) {
+		return total, fmt.Errorf("curl's tools/list got no tools: %s", tail(string(total.Stdout), 300))
+	}
+	return total, nil
+}
+
+// Exchange is the minimal stdio client: spawn the server, initialize,
+// initialized, tools/list, print the answer, close its stdin and wait for
+// it to exit. It is the floor for a one-shot stdio client.
+func Exchange(argv []string, out io.Writer) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return err
+	}
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	r := bufio.NewReaderSize(stdout, 1<<16)
+	until := func(id string) ([]byte, error) {
+		for {
+			line, err := r.ReadBytes('\n')
+			if bytes.Contains(line, []byte(`"id":`+id)) {
+				return line, nil
+			}
+			if err != nil {
+				return nil, fmt.Errorf("the server said no answer to request %s: %w", id, err)
+			}
+		}
+	}
+	io.WriteString(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"minimal","version":"1"}}}`+"\n")
+	if _, err := until("1"); err != nil {
+		return err
+	}
+	io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n"+`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`+"\n")
+	line, err := until("2")
+	if err != nil {
+		return err
+	}
+	out.Write(line)
+	// The spec's shutdown, with the grace mcpscope's one-shot commands
+	// give: close stdin, wait, SIGTERM, wait, SIGKILL.
+	in.Close()
+	go io.Copy(io.Discard, r)
+	exited := make(chan error, 1)
+	go func() { exited <- cmd.Wait() }()
+	for _, sig := range []os.Signal{syscall.SIGTERM, syscall.SIGKILL} {
+		select {
+		case <-exited:
+			return nil
+		case <-time.After(exchangeGrace):
+			cmd.Process.Signal(sig)
+		}
+	}
+	<-exited
+	return nil
+}
+
+// exchangeGrace is how long the minimal client waits for the server to
+// exit before each signal: what mcpscope's one-shot commands wait.
+const exchangeGrace = 250 * time.Millisecond

@@ -1,0 +1,604 @@
+package session
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/base64"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf16"
+	"unicode/utf8"
+
+	"mcpscope/transport"
+)
+
+// ErrNotJournal: the file is not an mcpscope journal (nor `record` output).
+var ErrNotJournal = errors.New("not an mcpscope journal")
+
+// JournalDamage is a journal some of whose lines could not be read. Every
+// other line was delivered before it was returned.
+type JournalDamage struct {
+	Bad   []BadLine // the first maxBadLines lines that are not records
+	Count int       // how many lines in all are not records
+	Torn  int       // the number of a last line the writer left unfinished (0: none)
+}
+
+// BadLine is one line of a journal that is not a record, and why.
+type BadLine struct {
+	Line int
+	Why  string
+}
+
+const maxBadLines = 100
+
+func (d *JournalDamage) Error() string {
+	var parts []string
+	if d.Count > 0 {
+		msg := fmt.Sprintf("journal line %d is not a record (%s)", d.Bad[0].Line, d.Bad[0].Why)
+		if d.Count > 1 {
+			msg += fmt.Sprintf("; %d more lines are not records either", d.Count-1)
+		}
+		parts = append(parts, msg+"; every other line was read")
+	}
+	if d.Torn > 0 {
+		parts = append(parts, fmt.Sprintf("journal line %d is incomplete (the writer stopped mid-line); everything before it was read", d.Torn))
+	}
+	return strings.Join(parts, "; ")
+}
+
+func (d *JournalDamage) add(line int, why error) {
+	d.Count++
+	if len(d.Bad) < maxBadLines {
+		d.Bad = append(d.Bad, BadLine{Line: line, Why: why.Error()})
+	}
+}
+
+// linePos is where a journal line is in its file: offset and length, the
+// newline included.
+type linePos struct {
+	off int64
+	n   int
+}
+
+// ReadJournal reads records from r, calling fn for each frame in order.
+// Lines that are not records are skipped and reported, with their
+// numbers, in a *JournalDamage returned after everything else was
+// delivered; a torn last line (a crash mid-write) likewise. A file whose
+// first line is neither a journal header nor a record is not read:
+// the error wraps ErrNotJournal. An error from fn stops the reading.
+func ReadJournal(r io.Reader, fn func(seq uint64, f transport.Frame) error) (Header, error) {
+	return readJournal(r, func(seq uint64, f transport.Frame, _ linePos) error { return fn(seq, f) })
+}
+
+func readJournal(r io.Reader, fn func(seq uint64, f transport.Frame, pos linePos) error) (Header, error) {
+	var h Header
+	var damage JournalDamage
+	lr := newLineReader(r)
+	first := true // the next line decides whether this is a journal at all
+	for {
+		b, pos, owned, err := lr.next()
+		if len(b) > 0 {
+			if b[len(b)-1] != '\n' {
+				if err == nil || err == io.EOF {
+					damage.Torn = lr.line
+				}
+				break
+			}
+			if lr.line == 1 && isHeader(b) {
+				if herr := readHeader(b, &h); herr != nil {
+					return h, herr
+				}
+				first = false
+				continue
+			}
+			seq, f, perr := parseRecord(b[:len(b)-1], owned, false)
+			switch {
+			case perr != nil && first:
+				return h, fmt.Errorf("%w: line %d is neither a journal header nor a record (%v)", ErrNotJournal, lr.line, perr)
+			case perr != nil:
+				damage.add(lr.line, perr)
+			default:
+				first = false
+				if ferr := fn(seq, f, pos); ferr != nil {
+					return h, ferr
+				}
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return h, fmt.Errorf("read journal after line %d: %w", lr.line, err)
+		}
+	}
+	if damage.Count > 0 || damage.Torn > 0 {
+		return h, &damage
+	}
+	return h, nil
+}
+
+// isHeader reports whether a first line is a journal header.
+func isHeader(b []byte) bool {
+	return bytes.Contains(b[:min(len(b), 64)], []byte(`"format"`))
+}
+
+func readHeader(b []byte, h *Header) error {
+	if err := json.Unmarshal(b, h); err != nil {
+		return fmt.Errorf("%w: its first line names a format but does not read as a header (%v)", ErrNotJournal, err)
+	}
+	if h.Format == JournalFormat {
+		return nil
+	}
+	if strings.HasPrefix(h.Format, "mcpscope-journal/") {
+		return fmt.Errorf("the journal is in format %q, which this mcpscope (reading %s) does not know: use a newer mcpscope", h.Format, JournalFormat)
+	}
+	return fmt.Errorf("%w: its header names the format %q", ErrNotJournal, h.Format)
+}
+
+// lineReader reads lines and knows where each starts. From a file, a line
+// longer than its buffer is read again at its offset into a buffer of
+// exactly its size, so a huge line costs its size once, not a chain of
+// growing copies.
+type lineReader struct {
+	br   *bufio.Reader
+	ra   io.ReaderAt // the file, when r is one
+	off  int64       // offset of the next line
+	line int         // number of the last line returned
+}
+
+const readBuffer = 1 << 16
+
+func newLineReader(r io.Reader) *lineReader {
+	lr := &lineReader{br: bufio.NewReaderSize(r, readBuffer)}
+	if f, ok := r.(*os.File); ok {
+		if at, err := f.Seek(0, io.SeekCurrent); err == nil {
+			lr.ra, lr.off = f, at
+		}
+	}
+	return lr
+}
+
+// next returns the next line with its newline (none on a torn last line),
+// where it is, and whether the caller owns its buffer (else it is valid
+// until the next call only).
+func (lr *lineReader) next() (b []byte, pos linePos, owned bool, err error) {
+	b, err = lr.br.ReadSlice('\n')
+	if err == bufio.ErrBufferFull {
+		b, err = lr.long(b)
+		owned = true
+	}
+	if len(b) > 0 {
+		lr.line++
+	}
+	pos = linePos{off: lr.off, n: len(b)}
+	lr.off += int64(len(b))
+	return b, pos, owned, err
+}
+
+// long assembles a line longer than the buffer, head being its start.
+func (lr *lineReader) long(head []byte) ([]byte, error) {
+	if lr.ra != nil {
+		n := len(head)
+		var err error
+		for {
+			var b []byte
+			b, err = lr.br.ReadSlice('\n')
+			n += len(b)
+			if err != bufio.ErrBufferFull {
+				break
+			}
+		}
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		buf := make([]byte, n)
+		if _, rerr := lr.ra.ReadAt(buf, lr.off); rerr != nil && !(rerr == io.EOF && n > 0) {
+			return nil, rerr
+		}
+		return buf, err
+	}
+	chunks := [][]byte{bytes.Clone(head)}
+	n := len(head)
+	var err error
+	for {
+		var b []byte
+		b, err = lr.br.ReadSlice('\n')
+		chunks = append(chunks, bytes.Clone(b))
+		n += len(b)
+		if err != bufio.ErrBufferFull {
+			break
+		}
+	}
+	if err != nil && err != io.EOF {
+		return nil, err
+	}
+	buf := make([]byte, 0, n)
+	for _, c := range chunks {
+		buf = append(buf, c...)
+	}
+	return buf, err
+}
+
+// parseRecord reads one journal line (without its newline) into a frame.
+// It reads the layout AppendRecord writes by hand and hands anything
+// else to encoding/json. When owned, the line's buffer becomes the
+// frame's data (unescaped in place); otherwise the data is a copy. With
+// cut, the line may end inside the data (a head paged back from a huge
+// line): the frame then holds the part that is there.
+func parseRecord(line []byte, owned, cut bool) (uint64, transport.Frame, error) {
+	if seq, f, ok := fastRecord(line, owned, cut); ok {
+		return seq, f, nil
+	}
+	if cut {
+		return 0, transport.Frame{}, errors.New("the head of the line is not in the layout mcpscope writes")
+	}
+	var rec Record
+	if err := json.Unmarshal(line, &rec); err != nil {
+		return 0, transport.Frame{}, err
+	}
+	f, err := rec.Frame()
+	return rec.Seq, f, err
+}
+
+// fastRecord reads `{"seq":N,"t":"…","dir":"…","kind":"…"[,"meta":{…}][,"raw":"…"|,"b64":"…"]}`
+// and the older layout with meta last. ok is false for anything else.
+func fastRecord(line []byte, owned, cut bool) (seq uint64, f transport.Frame, ok bool) {
+	sc := scanner{b: line}
+	if sc.peek() != '{' {
+		return 0, f, false
+	}
+	sc.i++
+	var haveSeq, haveDir, haveKind bool
+	for {
+		key, kok := sc.plainBytes()
+		if !kok || sc.peek() != ':' {
+			return 0, f, false
+		}
+		sc.i++
+		switch string(key) {
+		case "seq":
+			start := sc.i
+			for sc.i < len(sc.b) && sc.b[sc.i] >= '0' && sc.b[sc.i] <= '9' {
+				sc.i++
+			}
+			n, err := strconv.ParseUint(string(sc.b[start:sc.i]), 10, 64)
+			if err != nil {
+				return 0, f, false
+			}
+			seq, haveSeq = n, true
+		case "t":
+			tb, tok := sc.plainBytes()
+			if !tok {
+				return 0, f, false
+			}
+			t, tok := parseTime(tb)
+			if !tok {
+				return 0, f, false
+			}
+			f.Time = t
+		case "dir":
+			s, sok := sc.plainBytes()
+			if f.Dir = dirOf(string(s)); !sok || f.Dir == 0 {
+				return 0, f, false
+			}
+			haveDir = true
+		case "kind":
+			s, sok := sc.plainBytes()
+			if f.Kind = kindOf(string(s)); !sok || f.Kind == 0 {
+				return 0, f, false
+			}
+			haveKind = true
+		case "meta":
+			start := sc.i
+			if sc.peek() != '{' || !sc.skip() || !readMetaJSON(sc.b[start:sc.i], &f.Meta) {
+				return 0, f, false
+			}
+		case "raw":
+			data, end, rok := unescapeRaw(sc.b, sc.i, owned, cut)
+			if !rok {
+				return 0, f, false
+			}
+			f.Data, sc.i = data, end
+			if end == len(sc.b) && cut {
+				return seq, f, haveSeq && haveDir && haveKind // the head ends in the data
+			}
+		case "b64":
+			start := sc.i
+			if sc.peek() != '"' {
+				return 0, f, false
+			}
+			if _, sok := sc.str(); !sok {
+				if !cut {
+					return 0, f, false
+				}
+				sc.i = len(sc.b)
+			}
+			enc := bytes.Trim(sc.b[start:sc.i], `"`)
+			if cut {
+				enc = enc[:len(enc)/4*4]
+			}
+			d := make([]byte, base64.StdEncoding.DecodedLen(len(enc)))
+			n, err := base64.StdEncoding.Decode(d, enc)
+			if err != nil {
+				return 0, f, false
+			}
+			f.Data = d[:n]
+			if sc.i == len(sc.b) && cut {
+				return seq, f, haveSeq && haveDir && haveKind
+			}
+		default:
+			return 0, f, false
+		}
+		switch sc.peek() {
+		case ',':
+			sc.i++
+		case '}':
+			sc.i++
+			if sc.i != len(sc.b) || !haveSeq || !haveDir || !haveKind {
+				return 0, f, false
+			}
+			if f.Data == nil && f.Kind == transport.Message {
+				f.Data = []byte{} // as json gives "raw":""
+			}
+			return seq, f, true
+		default:
+			return 0, f, false
+		}
+	}
+}
+
+// plainBytes reads a string token without escapes: its text, in place.
+func (sc *scanner) plainBytes() ([]byte, bool) {
+	if sc.peek() != '"' {
+		return nil, false
+	}
+	start := sc.i
+	plain, ok := sc.str()
+	if !ok || !plain {
+		return nil, false
+	}
+	return sc.b[start+1 : sc.i-1], true
+}
+
+// parseTime reads the RFC 3339 time AppendRecord writes
+// (2006-01-02T15:04:05.999999999Z07:00) by hand, and anything else
+// through time.Parse.
+func parseTime(b []byte) (time.Time, bool) {
+	if t, ok := fastTime(b); ok {
+		return t, true
+	}
+	t, err := time.Parse(time.RFC3339Nano, string(b))
+	return t, err == nil
+}
+
+func fastTime(b []byte) (time.Time, bool) {
+	num := func(b []byte) int {
+		n := 0
+		for _, c := range b {
+			if c < '0' || c > '9' {
+				return -1
+			}
+			n = n*10 + int(c-'0')
+		}
+		return n
+	}
+	if len(b) < 20 || b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' {
+		return time.Time{}, false
+	}
+	y, mo, d, h, mi, sec := num(b[0:4]), num(b[5:7]), num(b[8:10]), num(b[11:13]), num(b[14:16]), num(b[17:19])
+	if y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59 {
+		return time.Time{}, false
+	}
+	rest := b[19:]
+	ns := 0
+	if rest[0] == '.' {
+		i := 1
+		for i < len(rest) && rest[i] >= '0' && rest[i] <= '9' {
+			i++
+		}
+		if i == 1 || i > 10 {
+			return time.Time{}, false
+		}
+		ns = num(rest[1:i])
+		for k := i; k < 10; k++ {
+			ns *= 10
+		}
+		rest = rest[i:]
+	}
+	off := 0
+	switch {
+	case len(rest) == 1 && rest[0] == 'Z':
+	case len(rest) == 6 && (rest[0] == '+' || rest[0] == '-') && rest[3] == ':':
+		oh, om := num(rest[1:3]), num(rest[4:6])
+		if oh < 0 || om < 0 || oh > 23 || om > 59 {
+			return time.Time{}, false
+		}
+		off = (oh*60 + om) * 60
+		if rest[0] == '-' {
+			off = -off
+		}
+	default:
+		return time.Time{}, false
+	}
+	t := time.Date(y, time.Month(mo), d, h, mi, sec, ns, time.UTC)
+	if t.Day() != d {
+		return time.Time{}, false // 31 February: let time.Parse say no
+	}
+	return time.Unix(t.Unix()-int64(off), int64(ns)), true
+}
+
+func dirOf(s string) transport.Dir {
+	switch s {
+	case "out":
+		return transport.Out
+	case "in":
+		return transport.In
+	case "local":
+		return transport.Local
+	}
+	return 0
+}
+
+func kindOf(s string) transport.Kind {
+	switch s {
+	case "message":
+		return transport.Message
+	case "garbage":
+		return transport.Garbage
+	case "stderr":
+		return transport.Stderr
+	case "event":
+		return transport.Event
+	}
+	return 0
+}
+
+// readMetaJSON reads a meta object: the stdio `{"pid":N}` by hand, the
+// rest through encoding/json.
+func readMetaJSON(b []byte, m *transport.Meta) bool {
+	if rest, ok := bytes.CutPrefix(b, []byte(`{"pid":`)); ok && len(rest) > 1 && rest[len(rest)-1] == '}' {
+		if n, err := strconv.Atoi(string(rest[:len(rest)-1])); err == nil {
+			m.PID = n
+			return true
+		}
+	}
+	return json.Unmarshal(b, m) == nil
+}
+
+// unescapeRaw decodes the JSON string starting at b[i] (its quote) into
+// bytes exactly as encoding/json does, and returns them with the index
+// after the string. When owned, it decodes in place. With cut, a string
+// that runs to the end of b (a head of a huge line) yields what is there,
+// a half escape or half character at the end dropped.
+func unescapeRaw(b []byte, i int, owned, cut bool) (data []byte, end int, ok bool) {
+	if i >= len(b) || b[i] != '"' {
+		return nil, 0, false
+	}
+	i++
+	start := i
+	// The common case: no escapes up to the closing quote.
+	j := i
+	for j < len(b) && b[j] != '"' && b[j] != '\\' && b[j] >= 0x20 && b[j] < utf8.RuneSelf {
+		j++
+	}
+	if j < len(b) && b[j] == '"' {
+		if owned {
+			return b[start:j], j + 1, true
+		}
+		return bytes.Clone(b[start:j]), j + 1, true
+	}
+	var dst []byte
+	if owned {
+		dst = b[start:start] // decoding never writes past where it reads
+	} else {
+		dst = make([]byte, 0, len(b)-start)
+	}
+	dst = append(dst, b[start:j]...)
+	i = j
+	for i < len(b) {
+		c := b[i]
+		switch {
+		case c == '"':
+			if !owned {
+				dst = bytes.Clone(dst) // give back the spare capacity
+			}
+			return dst, i + 1, true
+		case c == '\\':
+			if i+1 >= len(b) {
+				return dst, len(b), cut
+			}
+			switch b[i+1] {
+			case '"', '\\', '/':
+				dst = append(dst, b[i+1])
+			case 'b':
+				dst = append(dst, '\b')
+			case 'f':
+				dst = append(dst, '\f')
+			case 'n':
+				dst = append(dst, '\n')
+			case 'r':
+				dst = append(dst, '\r')
+			case 't':
+				dst = append(dst, '\t')
+			case 'u':
+				r, n := readU(b[i:], cut)
+				if n == 0 {
+					return dst, len(b), cut && len(b)-i < 12
+				}
+				dst = utf8.AppendRune(dst, r)
+				i += n
+				continue
+			default:
+				return nil, 0, false
+			}
+			i += 2
+		case c < 0x20:
+			return nil, 0, false
+		case c < utf8.RuneSelf:
+			dst = append(dst, c)
+			i++
+		default:
+			r, n := utf8.DecodeRune(b[i:])
+			if r == utf8.RuneError && n == 1 {
+				if cut && !utf8.FullRune(b[i:]) {
+					return dst, len(b), true
+				}
+				dst = utf8.AppendRune(dst, utf8.RuneError) // as encoding/json does
+			} else {
+				dst = append(dst, b[i:i+n]...)
+			}
+			i += n
+		}
+	}
+	return dst, len(b), cut
+}
+
+// readU reads \uXXXX (and a low surrogate after a high one) at b, as
+// encoding/json does: a lone surrogate is U+FFFD. n is 0 when b does not
+// hold a whole escape (or, with cut, when the partner of a surrogate may
+// lie past the end of a head).
+func readU(b []byte, cut bool) (rune, int) {
+	r := hex4(b)
+	if r < 0 {
+		return 0, 0
+	}
+	if !utf16.IsSurrogate(r) {
+		return r, 6
+	}
+	if len(b) >= 12 {
+		if dec := utf16.DecodeRune(r, hex4(b[6:])); dec != utf8.RuneError {
+			return dec, 12
+		}
+	} else if cut {
+		return 0, 0
+	}
+	return utf8.RuneError, 6
+}
+
+// hex4 reads `\uXXXX` at the start of b; -1 when it is not there.
+func hex4(b []byte) rune {
+	if len(b) < 6 || b[0] != '\\' || b[1] != 'u' {
+		return -1
+	}
+	var r rune
+	for _, c := range b[2:6] {
+		switch {
+		case '0' <= c && c <= '9':
+			c -= '0'
+		case 'a' <= c && c <= 'f':
+			c = c - 'a' + 10
+		case 'A' <= c && c <= 'F':
+			c = c - 'A' + 10
+		default:
+			return -1
+		}
+		r = r<<4 | rune(c)
+	}
+	return r
+}

@@ -1,0 +1,269 @@
+package session
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"mcpscope/transport"
+)
+
+// Journal is an append-only JSONL file, one per session. Append encodes a
+// frame into a queue and fixes its place in the file at once; one writer
+// goroutine drains whatever is queued into a single write(2). A write(2)
+// to a file completes even when the process is killed during it, so a
+// crash or kill -9 loses at most the frames queued behind the write in
+// progress: the frames that arrived during one write.
+type Journal struct {
+	path string
+	f    *os.File
+
+	mu       sync.Mutex
+	moved    *sync.Cond // signalled when the queue is taken and when a write ends
+	pending  []byte     // encoded lines waiting for the writer
+	spare    []byte     // the buffer the last write used, for reuse
+	inflight []byte     // the lines being written now (readable under mu)
+	size     int64      // bytes in the file
+	end      int64      // offset after the last line appended (size + inflight + pending)
+	err      error
+	closed   bool
+	wake     chan struct{}
+	done     chan struct{} // closed when the writer is gone
+}
+
+// Bounds of the writer.
+const (
+	// JournalQueueBytes is how many encoded bytes may wait for the writer
+	// before Append waits for it (a disk slower than the server). The
+	// frames waiting are what a kill -9 can lose: those that arrived
+	// during one write, never more than this many bytes of them (and one
+	// frame).
+	JournalQueueBytes = 4 << 20
+	// keepBuffer is the largest buffer kept for reuse after a write, so
+	// one huge frame does not stay pinned.
+	keepBuffer = 8 << 20
+	// JournalCloseWait bounds how long Close waits for queued frames to
+	// reach the file.
+	JournalCloseWait = 10 * time.Second
+)
+
+// DefaultJournalDir is $XDG_STATE_HOME/mcpscope/journal (or ~/.local/state/…).
+func DefaultJournalDir() string {
+	return filepath.Join(StateDir(), "journal")
+}
+
+// StateDir is mcpscope's XDG state directory.
+func StateDir() string {
+	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
+		return filepath.Join(d, "mcpscope")
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".local", "state", "mcpscope")
+	}
+	return filepath.Join(os.TempDir(), "mcpscope-state")
+}
+
+// NewJournalPath names a fresh journal file in dir.
+func NewJournalPath(dir string, now time.Time) string {
+	return filepath.Join(dir, fmt.Sprintf("%s-%d.jsonl", now.UTC().Format("20060102-150405.000"), os.Getpid()))
+}
+
+// CreateJournal opens path for appending (0600, parent dirs 0700) and
+// writes the header line when the file is new.
+func CreateJournal(path, target string) (*Journal, error) {
+	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+		return nil, &JournalError{Path: path, Err: err}
+	}
+	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600) // read: paging back
+	if err != nil {
+		return nil, &JournalError{Path: path, Err: err}
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, &JournalError{Path: path, Err: err}
+	}
+	size := st.Size()
+	if size == 0 {
+		h, _ := json.Marshal(Header{Format: JournalFormat, Started: time.Now(), Target: target, PID: os.Getpid()})
+		n, err := f.Write(append(h, '\n'))
+		if err != nil {
+			f.Close()
+			return nil, &JournalError{Path: path, Err: err}
+		}
+		size = int64(n)
+	}
+	j := &Journal{f: f, path: path, size: size, end: size, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	j.moved = sync.NewCond(&j.mu)
+	go j.writer()
+	return j, nil
+}
+
+// JournalError is a journal that could not be created or written.
+type JournalError struct {
+	Path string
+	Err  error
+}
+
+func (e *JournalError) Error() string { return "journal " + e.Path + ": " + e.Err.Error() }
+
+func (e *JournalError) Unwrap() error { return e.Err }
+
+// Path is where the journal lives.
+func (j *Journal) Path() string { return j.path }
+
+// Append queues one frame for the writer and returns where its line starts
+// in the file and its length. The first write failure is kept and
+// returned from then on; the session reports it once and goes on without
+// a journal.
+func (j *Journal) Append(seq uint64, f transport.Frame) (off int64, n int, err error) {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	for len(j.pending) >= JournalQueueBytes && j.err == nil && !j.closed {
+		j.moved.Wait() // the disk is behind: wait for the writer to take the queue
+	}
+	if j.err != nil {
+		return -1, 0, j.err
+	}
+	if j.closed {
+		return -1, 0, &JournalError{Path: j.path, Err: os.ErrClosed}
+	}
+	was := len(j.pending)
+	j.pending = AppendRecord(j.pending, seq, f)
+	n = len(j.pending) - was
+	off = j.end
+	j.end += int64(n)
+	if was == 0 {
+		select {
+		case j.wake <- struct{}{}:
+		default:
+		}
+	}
+	return off, n, nil
+}
+
+// writer drains the queue, one write(2) for everything queued.
+func (j *Journal) writer() {
+	defer close(j.done)
+	for {
+		j.mu.Lock()
+		for len(j.pending) == 0 && !j.closed {
+			j.mu.Unlock()
+			<-j.wake
+			j.mu.Lock()
+		}
+		if len(j.pending) == 0 {
+			j.mu.Unlock()
+			return
+		}
+		buf := j.pending
+		j.pending, j.spare = j.spare[:0], nil
+		j.inflight = buf
+		j.moved.Broadcast()
+		j.mu.Unlock()
+
+		_, err := j.f.Write(buf)
+
+		j.mu.Lock()
+		j.size += int64(len(buf))
+		j.inflight = nil
+		if cap(buf) <= keepBuffer {
+			j.spare = buf[:0]
+		}
+		if err != nil && j.err == nil {
+			j.err = &JournalError{Path: j.path, Err: err}
+		}
+		j.moved.Broadcast()
+		j.mu.Unlock()
+	}
+}
+
+// Flush waits until every frame appended so far is in the file (or the
+// journal failed) and returns the journal's error, if any.
+func (j *Journal) Flush() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	want := j.end
+	for j.size < want && j.err == nil {
+		j.moved.Wait()
+	}
+	return j.err
+}
+
+// Close writes what is queued (waiting at most JournalCloseWait) and
+// closes the file.
+func (j *Journal) Close() error {
+	j.mu.Lock()
+	if j.closed {
+		j.mu.Unlock()
+		return nil
+	}
+	j.closed = true
+	j.moved.Broadcast()
+	j.mu.Unlock()
+	select {
+	case j.wake <- struct{}{}:
+	default:
+	}
+	t := time.NewTimer(JournalCloseWait)
+	defer t.Stop()
+	var err error
+	select {
+	case <-j.done:
+	case <-t.C:
+		err = &JournalError{Path: j.path, Err: fmt.Errorf("the disk took longer than %s to take the last frames; some may be missing", JournalCloseWait)}
+	}
+	if cerr := j.f.Close(); err == nil && cerr != nil {
+		err = &JournalError{Path: j.path, Err: cerr}
+	}
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if err == nil {
+		err = j.err
+	}
+	return err
+}
+
+// readAt reads len(p) bytes of the journal at off: from the file, or from
+// the queue for lines the writer has not written yet.
+func (j *Journal) readAt(p []byte, off int64) error {
+	j.mu.Lock()
+	size := j.size
+	if off+int64(len(p)) > size {
+		// Some of it is still queued: copy that part while the queue holds.
+		from := max(off, size)
+		k := int(from - off)
+		if !copyQueued(p[k:], from-size, j.inflight, j.pending) {
+			j.mu.Unlock()
+			return fmt.Errorf("journal %s: bytes %d-%d are not in it", j.path, off, off+int64(len(p)))
+		}
+		p = p[:k]
+	}
+	j.mu.Unlock()
+	if len(p) == 0 {
+		return nil
+	}
+	if _, err := j.f.ReadAt(p, off); err != nil {
+		return fmt.Errorf("read journal %s at %d: %w", j.path, off, err)
+	}
+	return nil
+}
+
+// copyQueued fills p from position at of the queue, which is inflight
+// followed by pending.
+func copyQueued(p []byte, at int64, inflight, pending []byte) bool {
+	if at+int64(len(p)) > int64(len(inflight)+len(pending)) {
+		return false
+	}
+	if at < int64(len(inflight)) {
+		n := copy(p, inflight[at:])
+		p, at = p[n:], 0
+	} else {
+		at -= int64(len(inflight))
+	}
+	copy(p, pending[at:])
+	return true
+}

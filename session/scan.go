@@ -1,0 +1,697 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"strconv"
+	"unicode/utf8"
+)
+
+// This file is the one pass over a frame's bytes: it validates the JSON
+// exactly as encoding/json would, fills the Envelope (its raw parts are
+// slices of the frame, never copies) and reads on the way everything
+// correlation needs from params and result, so nothing is unmarshalled a
+// second time. Its results match json.Unmarshal into Envelope, which a
+// fuzz test (FuzzDecodeMatchesJSON) checks.
+
+// hints are what one pass reads beside the envelope.
+type hints struct {
+	token     json.RawMessage // params.progressToken (a progress notification)
+	metaToken json.RawMessage // params._meta.progressToken (a request)
+	sub       json.RawMessage // params._meta["io.modelcontextprotocol/subscriptionId"]
+	requestID json.RawMessage // params.requestId (notifications/cancelled)
+	name      string          // params.name, params.uri or params.taskId: what a request is about
+	progress  float64
+	total     float64
+	message   string
+	// progressBad: params would not unmarshal into the progress fields
+	// (absent, not an object, or a field of the wrong type).
+	progressBad bool
+	// metaBad: a _meta member is not an object, so (as with json.Unmarshal
+	// into the structs this replaces) neither token nor subscription counts.
+	metaBad    bool
+	resultType string // result.resultType ("" = none or unreadable)
+	isError    bool   // result.isError is true
+	hasTask    bool   // result has a "task" member
+}
+
+// maxDepth is encoding/json's nesting limit.
+const maxDepth = 10000
+
+const metaSubscriptionID = "io.modelcontextprotocol/subscriptionId"
+
+type scanner struct {
+	b     []byte
+	i     int
+	depth int
+	bad   bool // a value had a type Envelope cannot hold: the message is invalid
+}
+
+// decodeEnvelope reads one message: nil when json.Unmarshal into Envelope
+// would fail (invalid JSON, or a member of the wrong type); syntax says
+// whether data is valid JSON at all.
+func decodeEnvelope(data []byte) (e *Envelope, syntax bool) {
+	sc := scanner{b: data}
+	sc.ws()
+	e = &Envelope{}
+	if !sc.envelope(e) {
+		return nil, false
+	}
+	sc.ws()
+	if sc.i != len(sc.b) {
+		return nil, false
+	}
+	if sc.bad {
+		return nil, true
+	}
+	return e, true
+}
+
+// decodeBatch reads a JSON array of messages; elements that are not
+// messages are left out, as before. ok is false when the array itself is
+// not valid JSON.
+func decodeBatch(data []byte) ([]*Envelope, bool) {
+	sc := scanner{b: data}
+	sc.ws()
+	if sc.peek() != '[' {
+		return nil, false
+	}
+	sc.i++
+	sc.depth++
+	var out []*Envelope
+	sc.ws()
+	if sc.peek() == ']' {
+		sc.i++
+	} else {
+		for {
+			sc.ws()
+			start := sc.i
+			e := &Envelope{}
+			inner := scanner{b: sc.b, i: sc.i, depth: sc.depth}
+			if inner.envelope(e) {
+				sc.i = inner.i
+				if !inner.bad {
+					out = append(out, e)
+				}
+			} else {
+				// Not an object we can read: it must still be valid JSON.
+				sc.i = start
+				if !sc.skip() {
+					return nil, false
+				}
+			}
+			sc.ws()
+			if c := sc.peek(); c == ',' {
+				sc.i++
+				continue
+			} else if c == ']' {
+				sc.i++
+				break
+			}
+			return nil, false
+		}
+	}
+	sc.ws()
+	if sc.i != len(sc.b) {
+		return nil, false
+	}
+	return out, true
+}
+
+func (sc *scanner) peek() byte {
+	if sc.i < len(sc.b) {
+		return sc.b[sc.i]
+	}
+	return 0
+}
+
+func (sc *scanner) ws() {
+	for sc.i < len(sc.b) {
+		switch sc.b[sc.i] {
+		case ' ', '\t', '\r', '\n':
+			sc.i++
+		default:
+			return
+		}
+	}
+}
+
+// envelope reads an object (or null) into e. It reports false only for
+// bytes that are not valid JSON; a member of the wrong type sets sc.bad.
+func (sc *scanner) envelope(e *Envelope) bool {
+	if sc.literal("null") {
+		e.h.progressBad = true // no params
+		return true
+	}
+	if sc.peek() != '{' {
+		if !sc.skip() {
+			return false
+		}
+		sc.bad = true // valid JSON, but not an object
+		return true
+	}
+	var params, result []byte
+	ok := sc.object(func(key []byte) bool {
+		start := sc.i
+		switch {
+		case keyIs(key, "jsonrpc"):
+			return sc.stringInto(&e.JSONRPC)
+		case keyIs(key, "id"):
+			if !sc.skip() {
+				return false
+			}
+			e.ID = sc.b[start:sc.i]
+		case keyIs(key, "method"):
+			return sc.stringInto(&e.Method)
+		case keyIs(key, "params"):
+			if !sc.skip() {
+				return false
+			}
+			params = sc.b[start:sc.i]
+			e.Params = params
+		case keyIs(key, "result"):
+			if !sc.skip() {
+				return false
+			}
+			result = sc.b[start:sc.i]
+			e.Result = result
+		case keyIs(key, "error"):
+			return sc.rpcError(&e.Error)
+		default:
+			return sc.skip()
+		}
+		return true
+	})
+	if !ok {
+		return false
+	}
+	// Hints come from the members that won (a repeated key: the last).
+	if e.Params != nil {
+		readParams(e.Params, &e.h)
+	} else {
+		e.h.progressBad = true
+	}
+	if e.Result != nil {
+		readResult(e.Result, &e.h)
+	}
+	return true
+}
+
+// object walks an object's members; member reads the value at sc.i.
+func (sc *scanner) object(member func(key []byte) bool) bool {
+	if sc.peek() != '{' {
+		return false
+	}
+	sc.i++
+	if sc.depth++; sc.depth > maxDepth {
+		return false
+	}
+	sc.ws()
+	if sc.peek() == '}' {
+		sc.i++
+		sc.depth--
+		return true
+	}
+	for {
+		sc.ws()
+		key, ok := sc.key()
+		if !ok {
+			return false
+		}
+		sc.ws()
+		if sc.peek() != ':' {
+			return false
+		}
+		sc.i++
+		sc.ws()
+		if !member(key) {
+			return false
+		}
+		sc.ws()
+		switch sc.peek() {
+		case ',':
+			sc.i++
+		case '}':
+			sc.i++
+			sc.depth--
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// key reads an object key, unquoted (escapes are rare: the slow path).
+func (sc *scanner) key() ([]byte, bool) {
+	if sc.peek() != '"' {
+		return nil, false
+	}
+	start := sc.i
+	plain, ok := sc.str()
+	if !ok {
+		return nil, false
+	}
+	if plain {
+		return sc.b[start+1 : sc.i-1], true
+	}
+	var s string
+	if json.Unmarshal(sc.b[start:sc.i], &s) != nil {
+		return nil, false
+	}
+	return []byte(s), true
+}
+
+// keyIs matches a key the way encoding/json does: exactly, or folded.
+func keyIs(key []byte, want string) bool {
+	return string(key) == want || (len(key) >= len(want)/2 && bytes.EqualFold(key, []byte(want)))
+}
+
+// stringInto reads a string (or null, which leaves dst alone) into dst.
+func (sc *scanner) stringInto(dst *string) bool {
+	if sc.literal("null") {
+		return true
+	}
+	start := sc.i
+	if sc.peek() != '"' {
+		if !sc.skip() {
+			return false
+		}
+		sc.bad = true
+		return true
+	}
+	plain, ok := sc.str()
+	if !ok {
+		return false
+	}
+	*dst = unquote(sc.b[start:sc.i], plain)
+	return true
+}
+
+// readString reads a string (or null) into dst and reports whether the
+// value was one: a member json.Unmarshal would fail on.
+func (sc *scanner) readString(dst *string) bool {
+	bad := sc.bad
+	sc.bad = false
+	sc.stringInto(dst)
+	ok := !sc.bad
+	sc.bad = bad
+	return ok
+}
+
+// unquote turns a scanned string token into Go text, as encoding/json
+// does (invalid UTF-8 becomes U+FFFD).
+func unquote(tok []byte, plain bool) string {
+	if plain {
+		return string(tok[1 : len(tok)-1])
+	}
+	var s string
+	_ = json.Unmarshal(tok, &s)
+	return s
+}
+
+func (sc *scanner) rpcError(dst **RPCError) bool {
+	if sc.literal("null") {
+		*dst = nil
+		return true
+	}
+	if sc.peek() != '{' {
+		if !sc.skip() {
+			return false
+		}
+		sc.bad = true
+		return true
+	}
+	if *dst == nil {
+		*dst = &RPCError{}
+	}
+	e := *dst
+	return sc.object(func(key []byte) bool {
+		start := sc.i
+		switch {
+		case keyIs(key, "code"):
+			if sc.literal("null") {
+				return true
+			}
+			if !sc.skip() {
+				return false
+			}
+			n, err := strconv.ParseInt(string(sc.b[start:sc.i]), 10, 64)
+			if err != nil {
+				sc.bad = true // not an integer that fits: json.Unmarshal fails too
+			} else {
+				e.Code = n
+			}
+		case keyIs(key, "message"):
+			return sc.stringInto(&e.Message)
+		case keyIs(key, "data"):
+			if !sc.skip() {
+				return false
+			}
+			e.Data = sc.b[start:sc.i]
+		default:
+			return sc.skip()
+		}
+		return true
+	})
+}
+
+func (sc *scanner) literal(lit string) bool {
+	if len(sc.b)-sc.i >= len(lit) && string(sc.b[sc.i:sc.i+len(lit)]) == lit {
+		sc.i += len(lit)
+		return true
+	}
+	return false
+}
+
+// skip steps over one valid JSON value.
+func (sc *scanner) skip() bool {
+	switch c := sc.peek(); {
+	case c == '"':
+		_, ok := sc.str()
+		return ok
+	case c == '{':
+		return sc.object(func([]byte) bool { return sc.skip() })
+	case c == '[':
+		return sc.array()
+	case c == '-' || (c >= '0' && c <= '9'):
+		return sc.number()
+	case c == 't':
+		return sc.literal("true")
+	case c == 'f':
+		return sc.literal("false")
+	case c == 'n':
+		return sc.literal("null")
+	}
+	return false
+}
+
+func (sc *scanner) array() bool {
+	sc.i++
+	if sc.depth++; sc.depth > maxDepth {
+		return false
+	}
+	sc.ws()
+	if sc.peek() == ']' {
+		sc.i++
+		sc.depth--
+		return true
+	}
+	for {
+		sc.ws()
+		if !sc.skip() {
+			return false
+		}
+		sc.ws()
+		switch sc.peek() {
+		case ',':
+			sc.i++
+		case ']':
+			sc.i++
+			sc.depth--
+			return true
+		default:
+			return false
+		}
+	}
+}
+
+// str steps over a string token; plain reports that it has no escapes and
+// is valid UTF-8, so its bytes are its text.
+func (sc *scanner) str() (plain, ok bool) {
+	sc.i++ // the opening quote
+	plain = true
+	for sc.i < len(sc.b) {
+		c := sc.b[sc.i]
+		switch {
+		case c == '"':
+			sc.i++
+			return plain, true
+		case c == '\\':
+			plain = false
+			sc.i++
+			if sc.i >= len(sc.b) {
+				return false, false
+			}
+			switch sc.b[sc.i] {
+			case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
+				sc.i++
+			case 'u':
+				if hex4(sc.b[sc.i-1:]) < 0 {
+					return false, false
+				}
+				sc.i += 5
+			default:
+				return false, false
+			}
+		case c < 0x20:
+			return false, false
+		case c < utf8.RuneSelf:
+			sc.i++
+		default:
+			r, n := utf8.DecodeRune(sc.b[sc.i:])
+			if r == utf8.RuneError && n == 1 {
+				plain = false // becomes U+FFFD when unquoted
+			}
+			sc.i += n
+		}
+	}
+	return false, false
+}
+
+func (sc *scanner) number() bool {
+	b, i := sc.b, sc.i
+	if i < len(b) && b[i] == '-' {
+		i++
+	}
+	switch {
+	case i < len(b) && b[i] == '0':
+		i++
+	case i < len(b) && b[i] >= '1' && b[i] <= '9':
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	default:
+		return false
+	}
+	if i < len(b) && b[i] == '.' {
+		i++
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			return false
+		}
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	}
+	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
+		i++
+		if i < len(b) && (b[i] == '+' || b[i] == '-') {
+			i++
+		}
+		if i >= len(b) || b[i] < '0' || b[i] > '9' {
+			return false
+		}
+		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
+			i++
+		}
+	}
+	sc.i = i
+	return true
+}
+
+// readParams reads the members of params correlation needs. params is
+// already known to be valid JSON, so this pass only looks, never fails.
+func readParams(params []byte, h *hints) {
+	sc := scanner{b: params}
+	sc.ws()
+	if sc.literal("null") {
+		return // json.Unmarshal of null leaves every field alone
+	}
+	if sc.peek() != '{' {
+		h.progressBad = true
+		return
+	}
+	var name, uri, taskID string
+	nameBad := false
+	sc.object(func(key []byte) bool {
+		start := sc.i
+		switch {
+		case keyIs(key, "progressToken"):
+			sc.skip()
+			h.token = sc.b[start:sc.i]
+		case keyIs(key, "progress"):
+			h.progressBad = !sc.float(&h.progress) || h.progressBad
+		case keyIs(key, "total"):
+			h.progressBad = !sc.float(&h.total) || h.progressBad
+		case keyIs(key, "message"):
+			h.progressBad = !sc.readString(&h.message) || h.progressBad
+		case keyIs(key, "requestId"):
+			sc.skip()
+			h.requestID = sc.b[start:sc.i]
+		case keyIs(key, "name"), keyIs(key, "uri"), keyIs(key, "taskId"):
+			dst := &name
+			if keyIs(key, "uri") {
+				dst = &uri
+			} else if keyIs(key, "taskId") {
+				dst = &taskID
+			}
+			nameBad = !sc.readString(dst) || nameBad
+		case keyIs(key, "_meta"):
+			readMeta(&sc, h)
+		default:
+			sc.skip()
+		}
+		return true
+	})
+	if !nameBad {
+		h.name = name
+		if h.name == "" {
+			h.name = uri
+		}
+		if h.name == "" {
+			h.name = taskID
+		}
+	}
+	if h.metaBad {
+		h.metaToken, h.sub = nil, nil
+	}
+}
+
+// readMeta reads params._meta: the progress token of a request and the
+// subscription id of a listen stream's notification. Like json.Unmarshal
+// into the structs this replaces, a _meta that is not an object yields
+// neither.
+func readMeta(sc *scanner, h *hints) {
+	if sc.literal("null") {
+		return
+	}
+	if sc.peek() != '{' {
+		h.metaBad = true
+		sc.skip()
+		return
+	}
+	sc.object(func(key []byte) bool {
+		start := sc.i
+		sc.skip()
+		switch {
+		case keyIs(key, "progressToken"):
+			h.metaToken = sc.b[start:sc.i]
+		case keyIs(key, metaSubscriptionID):
+			h.sub = sc.b[start:sc.i]
+		}
+		return true
+	})
+}
+
+// float reads a number (or null) as json.Unmarshal into float64 would.
+func (sc *scanner) float(dst *float64) bool {
+	if sc.literal("null") {
+		return true
+	}
+	start := sc.i
+	c := sc.peek()
+	sc.skip()
+	if c != '-' && (c < '0' || c > '9') {
+		return false
+	}
+	f, err := strconv.ParseFloat(string(sc.b[start:sc.i]), 64)
+	if err != nil {
+		return false
+	}
+	*dst = f
+	return true
+}
+
+// readResult reads result.resultType, result.isError and whether a task
+// came back, the only things correlation needs from a result.
+func readResult(result []byte, h *hints) {
+	sc := scanner{b: result}
+	sc.ws()
+	if sc.peek() != '{' {
+		return
+	}
+	var rt string
+	rtBad, errBad := false, false
+	var isErr bool
+	sc.object(func(key []byte) bool {
+		start := sc.i
+		switch {
+		case keyIs(key, "resultType"):
+			rtBad = !sc.readString(&rt) || rtBad
+		case keyIs(key, "isError"):
+			switch {
+			case sc.literal("true"):
+				isErr = true
+			case sc.literal("false"):
+				isErr = false
+			case sc.literal("null"):
+			default:
+				sc.skip()
+				errBad = true
+			}
+		case keyIs(key, "task"):
+			sc.skip()
+			h.hasTask = string(sc.b[start:sc.i]) != "null"
+		default:
+			sc.skip()
+		}
+		return true
+	})
+	if !rtBad {
+		h.resultType = rt
+	}
+	h.isError = isErr && !errBad
+}
+
+// decodeHead reads what the head of a huge message says about it (the
+// members before the cut: usually jsonrpc, id, method, error), for an
+// item held as a prefix. nil when the head names none of them.
+func decodeHead(data []byte) *Envelope {
+	sc := scanner{b: data}
+	sc.ws()
+	if sc.peek() != '{' {
+		return nil
+	}
+	sc.i++
+	sc.depth++
+	e := &Envelope{}
+	for {
+		sc.ws()
+		key, ok := sc.key()
+		if !ok {
+			break
+		}
+		sc.ws()
+		if sc.peek() != ':' {
+			break
+		}
+		sc.i++
+		sc.ws()
+		start := sc.i
+		if !sc.skip() {
+			break // the value runs past the cut
+		}
+		v := sc.b[start:sc.i]
+		switch {
+		case keyIs(key, "jsonrpc") && v[0] == '"':
+			_, plain := (&scanner{b: v}).str()
+			e.JSONRPC = unquote(v, plain)
+		case keyIs(key, "method") && v[0] == '"':
+			_, plain := (&scanner{b: v}).str()
+			e.Method = unquote(v, plain)
+		case keyIs(key, "id"):
+			e.ID = bytes.Clone(v)
+		case keyIs(key, "error"):
+			sub := scanner{b: v}
+			sub.rpcError(&e.Error)
+		}
+		sc.ws()
+		if sc.peek() != ',' {
+			break
+		}
+		sc.i++
+	}
+	if e.Method == "" && e.ID == nil && e.Error == nil {
+		return nil
+	}
+	return smallEnvelope(e)
+}

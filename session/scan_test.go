@@ -1,0 +1,237 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+)
+
+// refDecode is decode as it was before the one-pass scanner: json.Unmarshal
+// into Envelope. The scanner must agree with it on every input.
+func refDecode(data []byte) (env *Envelope, batch []*Envelope, class Class) {
+	d := bytes.TrimLeft(data, " \t\r\n")
+	if len(d) == 0 {
+		return nil, nil, ClassInvalid
+	}
+	if d[0] == '[' {
+		var raws []json.RawMessage
+		if json.Unmarshal(d, &raws) != nil {
+			return nil, nil, ClassInvalid
+		}
+		for _, r := range raws {
+			var e Envelope
+			if json.Unmarshal(r, &e) == nil {
+				batch = append(batch, &e)
+			}
+		}
+		return nil, batch, ClassBatch
+	}
+	var e Envelope
+	if err := json.Unmarshal(d, &e); err != nil {
+		return nil, nil, ClassInvalid
+	}
+	return &e, nil, e.Class()
+}
+
+// refHints is what the session used to unmarshal from params and result,
+// once per question.
+func refHints(e *Envelope) hints {
+	var h hints
+	var prog struct {
+		Token    json.RawMessage `json:"progressToken"`
+		Progress float64         `json:"progress"`
+		Total    float64         `json:"total"`
+		Message  string          `json:"message"`
+	}
+	if json.Unmarshal(e.Params, &prog) != nil {
+		h.progressBad = true
+	} else {
+		h.token, h.progress, h.total, h.message = prog.Token, prog.Progress, prog.Total, prog.Message
+	}
+	var meta struct {
+		Meta struct {
+			Token json.RawMessage `json:"progressToken"`
+			Sub   json.RawMessage `json:"io.modelcontextprotocol/subscriptionId"`
+		} `json:"_meta"`
+	}
+	if json.Unmarshal(e.Params, &meta) == nil {
+		h.metaToken, h.sub = meta.Meta.Token, meta.Meta.Sub
+	}
+	var cancel struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	if json.Unmarshal(e.Params, &cancel) == nil {
+		h.requestID = cancel.RequestID
+	}
+	var name struct {
+		Name   string `json:"name"`
+		URI    string `json:"uri"`
+		TaskID string `json:"taskId"`
+	}
+	if len(e.Params) > 0 && json.Unmarshal(e.Params, &name) == nil {
+		h.name = firstNonEmptyString(name.Name, name.URI, name.TaskID)
+	}
+	var rt struct {
+		ResultType string `json:"resultType"`
+	}
+	if json.Unmarshal(e.Result, &rt) == nil {
+		h.resultType = rt.ResultType
+	}
+	var ie struct {
+		IsError bool `json:"isError"`
+	}
+	h.isError = json.Unmarshal(e.Result, &ie) == nil && ie.IsError
+	var task struct {
+		Task json.RawMessage `json:"task"`
+	}
+	h.hasTask = json.Unmarshal(e.Result, &task) == nil && len(task.Task) > 0 && string(task.Task) != "null"
+	return h
+}
+
+func firstNonEmptyString(s ...string) string {
+	for _, x := range s {
+		if x != "" {
+			return x
+		}
+	}
+	return ""
+}
+
+// sameEnvelope says how two envelopes differ, "" when they do not.
+func sameEnvelope(got, want *Envelope) string {
+	if (got == nil) != (want == nil) {
+		return fmt.Sprintf("envelope %v, want %v", got != nil, want != nil)
+	}
+	if got == nil {
+		return ""
+	}
+	switch {
+	case got.JSONRPC != want.JSONRPC:
+		return fmt.Sprintf("jsonrpc %q, want %q", got.JSONRPC, want.JSONRPC)
+	case !bytes.Equal(got.ID, want.ID) || (got.ID == nil) != (want.ID == nil):
+		return fmt.Sprintf("id %q, want %q", got.ID, want.ID)
+	case got.Method != want.Method:
+		return fmt.Sprintf("method %q, want %q", got.Method, want.Method)
+	case !bytes.Equal(got.Params, want.Params) || (got.Params == nil) != (want.Params == nil):
+		return fmt.Sprintf("params %q, want %q", got.Params, want.Params)
+	case !bytes.Equal(got.Result, want.Result) || (got.Result == nil) != (want.Result == nil):
+		return fmt.Sprintf("result %q, want %q", got.Result, want.Result)
+	case (got.Error == nil) != (want.Error == nil):
+		return fmt.Sprintf("error %v, want %v", got.Error, want.Error)
+	case got.Error != nil && (got.Error.Code != want.Error.Code || got.Error.Message != want.Error.Message || !bytes.Equal(got.Error.Data, want.Error.Data)):
+		return fmt.Sprintf("error %+v, want %+v", *got.Error, *want.Error)
+	}
+	gh, wh := got.h, refHints(want)
+	switch {
+	case gh.progressBad != wh.progressBad:
+		return fmt.Sprintf("progressBad %v, want %v", gh.progressBad, wh.progressBad)
+	case !gh.progressBad && (!bytes.Equal(gh.token, wh.token) || gh.progress != wh.progress || gh.total != wh.total || gh.message != wh.message):
+		return fmt.Sprintf("progress %q %v %v %q, want %q %v %v %q", gh.token, gh.progress, gh.total, gh.message, wh.token, wh.progress, wh.total, wh.message)
+	case !bytes.Equal(gh.metaToken, wh.metaToken) || !bytes.Equal(gh.sub, wh.sub):
+		return fmt.Sprintf("_meta token %q sub %q, want %q %q", gh.metaToken, gh.sub, wh.metaToken, wh.sub)
+	case !bytes.Equal(gh.requestID, wh.requestID) && !gh.progressBad:
+		return fmt.Sprintf("requestId %q, want %q", gh.requestID, wh.requestID)
+	case gh.name != wh.name:
+		return fmt.Sprintf("name %q, want %q", gh.name, wh.name)
+	case gh.resultType != wh.resultType:
+		return fmt.Sprintf("resultType %q, want %q", gh.resultType, wh.resultType)
+	case gh.isError != wh.isError:
+		return fmt.Sprintf("isError %v, want %v", gh.isError, wh.isError)
+	case gh.hasTask != wh.hasTask:
+		return fmt.Sprintf("hasTask %v, want %v", gh.hasTask, wh.hasTask)
+	}
+	return ""
+}
+
+func checkDecode(t *testing.T, data []byte) {
+	t.Helper()
+	env, batch, class, isJSON := decodeFrame(data)
+	if isJSON != json.Valid(data) {
+		t.Fatalf("%q: valid JSON %v, json.Valid says %v", data, isJSON, !isJSON)
+	}
+	wenv, wbatch, wclass := refDecode(data)
+	if class != wclass {
+		t.Fatalf("%q: class %v, want %v", data, class, wclass)
+	}
+	if d := sameEnvelope(env, wenv); d != "" {
+		t.Fatalf("%q: %s", data, d)
+	}
+	if len(batch) != len(wbatch) {
+		t.Fatalf("%q: batch of %d, want %d", data, len(batch), len(wbatch))
+	}
+	for i := range batch {
+		if d := sameEnvelope(batch[i], wbatch[i]); d != "" {
+			t.Fatalf("%q: batch element %d: %s", data, i, d)
+		}
+	}
+}
+
+var decodeSeeds = []string{
+	`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"mcpscope-1","progress":3,"total":10,"message":"step"}}`,
+	`{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":true,"resultType":"complete"}}`,
+	`{"jsonrpc":"2.0","id":"a","result":{"task":{"taskId":"t1","status":"working"}}}`,
+	`{"jsonrpc":"2.0","id":null,"error":{"code":-32700,"message":"Parse error","data":{"x":1}}}`,
+	`{"jsonrpc":"2.0","id":2,"error":{"code":1.5,"message":"m"}}`,
+	`{"jsonrpc":"2.0","method":"tools/call","id":3,"params":{"name":"echo","_meta":{"progressToken":7}}}`,
+	`{"jsonrpc":"2.0","method":"notifications/tools/list_changed","params":{"_meta":{"io.modelcontextprotocol/subscriptionId":"9"}}}`,
+	`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"x"}}`,
+	`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":"x"}}`,
+	`{"jsonrpc":"2.0","method":"notifications/progress"}`,
+	`{"jsonrpc":"2.0","method":"notifications/progress","params":null}`,
+	`{"jsonrpc":"2.0","method":"x","params":[1,2]}`,
+	`{"jsonrpc":"2.0","method":"x","params":{"_meta":"no","progressToken":1}}`,
+	`{"JSONRPC":"2.0","ID":1,"Method":"m","PARAMS":{"NAME":"n","_META":{"PROGRESSTOKEN":1}}}`,
+	`{"jsonrpc":"2.0","id":1,"id":2,"result":1,"result":{"resultType":5}}`,
+	`{"m\u0065thod":"esc","jsonrpc":"2.\u0030"}`,
+	`[{"jsonrpc":"2.0","id":1,"result":{}},5,null,{"method":3},{"jsonrpc":"2.0","method":"a"}]`,
+	`[]`, `[`, `[1,]`, `null`, `{}`, `"str"`, `5`, `{"a":1} x`, `{"a":"\x01"}`, "{\"a\":\"\xff\"}", `{"method":"\ud800"}`,
+	`{"jsonrpc":"2.0","method":"m","params":{"message":null,"progress":1e400}}`,
+	`{"jsonrpc":"2.0","method":"m","params":{"name":5,"uri":"u"}}`,
+	`{"jsonrpc":"2.0","id":1,"result":{"isError":"yes"}}`,
+	`{"jsonrpc":"2.0","id":1,"result":{"isError":true,"isError":null}}`,
+	`{"jsonrpc":"2.0","id":1,"result":{"ſtatus":1,"reſultType":"task"}}`,
+	`  {"jsonrpc" : "2.0" , "id" : 1 , "result" : { } }  `,
+	`{"jsonrpc":"2.0","id":-0.5e+3,"result":[]}`,
+	`{"jsonrpc":"2.0","id":01,"result":1}`,
+	`{"jsonrpc":"2.0","method":"m","params":{"_meta":{"progressToken":1},"_meta":"x"}}`,
+}
+
+func TestDecodeMatchesJSON(t *testing.T) {
+	for _, s := range decodeSeeds {
+		checkDecode(t, []byte(s))
+	}
+	deep := strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth)
+	checkDecode(t, []byte(`{"id":1,"result":`+deep+`}`))
+	checkDecode(t, []byte(`{"id":1,"result":[`+deep+`]}`))
+}
+
+// FuzzDecodeMatchesJSON: the one-pass scanner reads every input exactly as
+// json.Unmarshal into Envelope (and into the structs correlation used to
+// unmarshal params and results into, one per question) does.
+func FuzzDecodeMatchesJSON(f *testing.F) {
+	for _, s := range decodeSeeds {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		checkDecode(t, data)
+	})
+}
+
+func BenchmarkDecode(b *testing.B) {
+	data := []byte(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"mcpscope-1","progress":12345,"total":1000000,"message":"step 12345 of 1000000"}}`)
+	b.Run("scanner", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			decode(data)
+		}
+	})
+	b.Run("json.Unmarshal", func(b *testing.B) {
+		b.SetBytes(int64(len(data)))
+		for b.Loop() {
+			e, _, _ := refDecode(data)
+			_ = refHints(e)
+		}
+	})
+}

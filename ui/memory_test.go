@@ -1,0 +1,107 @@
+package ui
+
+import (
+	"fmt"
+	"path/filepath"
+	"runtime"
+	"strings"
+	"testing"
+
+	"mcpscope/session"
+)
+
+// journaledSession is a live session over the fake transport that writes
+// a journal, as every session does unless told not to.
+func journaledSession(t testing.TB, r session.Responder) (*session.Session, *fakeTransport) {
+	t.Helper()
+	j, err := session.CreateJournal(filepath.Join(t.TempDir(), "j.jsonl"), "fake")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := newFake()
+	s := session.New(f, session.Options{Responder: r, Journal: j, Timeout: -1, MaxTimeout: -1})
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s, f
+}
+
+func logLine(i int) string {
+	return fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"line %d"}}`, i)
+}
+
+// The model keeps no frames: after a flood its memory is the store's
+// index and its own rows (tens of bytes a frame), however many frames
+// went by. It used to keep every item twice over (~1 KiB a frame).
+func TestModelMemoryPerFrame(t *testing.T) {
+	s, f := journaledSession(t, nil)
+	m := newTestModel(t, s, 120, 40)
+	n := 100_000
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	for i := 0; i < n; i++ {
+		f.inject(logLine(i))
+		if i%1000 == 0 {
+			m.Update(storeChangedMsg{})
+		}
+	}
+	m.Update(storeChangedMsg{})
+	if got := m.h.noteLen(); got != n {
+		t.Fatalf("the pane has %d rows, want %d", got, n)
+	}
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	per := (float64(after.HeapAlloc) - float64(before.HeapAlloc)) / float64(n)
+	t.Logf("%.0f bytes of live heap per frame after %d frames", per, n)
+	if per > 200 {
+		t.Fatalf("the model and its session hold %.0f bytes per frame after %d frames; want tens (an index, not the frames)", per, n)
+	}
+	runtime.KeepAlive(m)
+}
+
+// Scrolling back past the window reads the oldest frames back from the
+// journal: the first row is the first frame, and its detail shows it.
+func TestNotesScrollBackToTheFirstFrame(t *testing.T) {
+	s, f := journaledSession(t, nil)
+	m := newTestModel(t, s, 120, 40)
+	n := 3 * session.Window
+	for i := 0; i < n; i++ {
+		f.inject(logLine(i))
+	}
+	m.Update(storeChangedMsg{})
+	press(m, "focus-next", "top")
+	if !strings.Contains(screen(m), "line 0") {
+		t.Fatalf("the top of the pane does not show the first frame:\n%s", screen(m))
+	}
+	press(m, "open")
+	if sc := screen(m); !strings.Contains(sc, `"data": "line 0"`) {
+		t.Fatalf("the detail of the first frame:\n%s", sc)
+	}
+}
+
+// A session without a journal keeps a window and says so at the top of
+// the pane.
+func TestNoJournalSaysWhatItForgot(t *testing.T) {
+	s, f := liveSession(t, nil)
+	m := newTestModel(t, s, 120, 40)
+	for i := 0; i < session.NoJournalWindow+50; i++ {
+		f.inject(logLine(i))
+		if i%10000 == 0 {
+			m.Update(storeChangedMsg{})
+		}
+	}
+	m.Update(storeChangedMsg{})
+	press(m, "focus-next", "top")
+	sc := screen(m)
+	if !strings.Contains(sc, "older frames not kept (no journal)") || !strings.Contains(sc, "older rows not kept: no journal") {
+		t.Fatalf("no word of the forgotten frames:\n%s", sc)
+	}
+	if !strings.Contains(sc, "line 50") {
+		t.Fatalf("the oldest kept frame is not at the top:\n%s", sc)
+	}
+	if got := m.h.noteLen(); got != session.NoJournalWindow {
+		t.Fatalf("%d rows, want the window (%d)", got, session.NoJournalWindow)
+	}
+}
