@@ -182,13 +182,7 @@ func printReplayResult(w io.Writer, r replay.Result) {
 	}
 }
 
-func cutValue(b []byte) string {
-	s := termsafe.Line(string(b))
-	if r := []rune(s); len(r) > 100 {
-		s = string(r[:99]) + "…"
-	}
-	return s
-}
+func cutValue(b []byte) string { return termsafe.Cut(string(b), 100) }
 
 // isTerminalIn reports whether r is a terminal a person types into.
 func isTerminalIn(r io.Reader) bool {

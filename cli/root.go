@@ -78,6 +78,7 @@ func newRoot() *cobra.Command {
 		newRecordCmd(),
 		newRejoinCmd(),
 		newJournalCmd(),
+		newJournalsCmd(),
 		newExportCmd(),
 		newDiffCmd(),
 		newServeCmd(),

@@ -107,6 +107,11 @@ s=$SECONDS
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 go build -o "$tmp/testreport" ./scripts/testreport
+# What the tests run writes journals, settings, caches and proxy sockets:
+# into a directory of their own, never the person's (Go's build cache stays).
+export GOCACHE="$(go env GOCACHE)"
+export XDG_STATE_HOME="$tmp/state" XDG_CONFIG_HOME="$tmp/config" XDG_CACHE_HOME="$tmp/cache" XDG_RUNTIME_DIR="$tmp/run"
+mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
 # -json goes through testreport, which prints one line per package, the output
 # of failed and skipped tests, and the closing "N passed, N failed, N skipped".
 set +e

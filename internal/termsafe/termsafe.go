@@ -16,6 +16,15 @@ func Text(s string) string { return clean(s, true) }
 // Line sanitizes s for a single line: newlines become "⏎".
 func Line(s string) string { return clean(s, false) }
 
+// Cut is Line cut to at most n runes, the last of them "…" when cut.
+func Cut(s string, n int) string {
+	s = Line(s)
+	if utf8.RuneCountInString(s) <= n || n < 1 {
+		return s
+	}
+	return string([]rune(s)[:n-1]) + "…"
+}
+
 func clean(s string, multiline bool) string {
 	if isPlain(s, multiline) {
 		return s
