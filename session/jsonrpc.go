@@ -139,8 +139,9 @@ func decodeFrame(data []byte) (env *Envelope, batch []*Envelope, class Class, is
 	return e, nil, e.Class(), true
 }
 
-// paramName picks the human name of a request: tool, prompt or resource.
-func paramName(method string, params json.RawMessage) string {
+// ParamName picks the human name of a request from its params: its tool or
+// prompt name, else its resource URI, else its task id.
+func ParamName(params json.RawMessage) string {
 	if len(params) == 0 || !json.Valid(params) {
 		return ""
 	}

@@ -259,7 +259,7 @@ func (s *Session) CallWith(method string, params any, o CallOptions) *Call {
 		token = "" // params were not an object: no place for a token
 	}
 	c.Params = raw
-	c.Name = paramName(method, raw)
+	c.Name = ParamName(raw)
 	msg, _ := json.Marshal(struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      int64           `json:"id"`

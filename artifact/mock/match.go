@@ -3,6 +3,7 @@ package mock
 import (
 	"encoding/json"
 	"fmt"
+	"mcpscope/session"
 )
 
 // Match levels, as the server reports them.
@@ -19,7 +20,7 @@ func (r *Recording) candidates(method string, params json.RawMessage) (exs []*Ex
 	if exs := r.exact[k]; len(exs) > 0 {
 		return exs, Exact, k
 	}
-	name := nameOf(params)
+	name := session.ParamName(params)
 	if exs := r.byName[method+"\x00"+name]; len(exs) > 0 {
 		return exs, ByName, ""
 	}
@@ -87,7 +88,7 @@ func (r *Recording) closest(method, name string) *Exchange {
 
 // noMatch is the JSON-RPC error for a request no recording answers.
 func (r *Recording) noMatch(method string, params json.RawMessage) (code int64, msg string, data any) {
-	name := nameOf(params)
+	name := session.ParamName(params)
 	what := method
 	if name != "" {
 		what += " " + name
@@ -110,24 +111,6 @@ func (r *Recording) noMatch(method string, params json.RawMessage) (code int64, 
 	}
 	msg += fmt.Sprintf("; the closest recording is %s (journal seq %d) with params %s", cw, c.Seq, cut(string(c.Params), 200))
 	return code, msg, map[string]any{"closest": map[string]any{"method": c.Method, "name": c.Name, "seq": c.Seq, "params": c.Params}}
-}
-
-func nameOf(params json.RawMessage) string {
-	var p struct {
-		Name   string `json:"name"`
-		URI    string `json:"uri"`
-		TaskID string `json:"taskId"`
-	}
-	if json.Unmarshal(params, &p) != nil {
-		return ""
-	}
-	switch {
-	case p.Name != "":
-		return p.Name
-	case p.URI != "":
-		return p.URI
-	}
-	return p.TaskID
 }
 
 func cut(s string, n int) string {

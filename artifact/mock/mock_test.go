@@ -123,8 +123,13 @@ func TestGoSDKClient(t *testing.T) {
 					tr = &mcp.StreamableClientTransport{Endpoint: serveHTTP(t, srv), MaxRetries: -1}
 				}
 				var progress atomic.Int32
+				third := make(chan struct{})
 				client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, &mcp.ClientOptions{
-					ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) { progress.Add(1) }})
+					ProgressNotificationHandler: func(context.Context, *mcp.ProgressNotificationClientRequest) {
+						if progress.Add(1) == 3 {
+							close(third)
+						}
+					}})
 				cs, err := client.Connect(ctx(t), tr, nil)
 				if err != nil {
 					t.Fatal(err)
@@ -160,6 +165,12 @@ func TestGoSDKClient(t *testing.T) {
 				params.SetProgressToken("my-own-token")
 				res, err = cs.CallTool(ctx(t), params)
 				check(res, err, "slow")
+				// The SDK client runs notification handlers apart from the call:
+				// the result can return before the last handler has run.
+				select {
+				case <-third:
+				case <-time.After(5 * time.Second):
+				}
 				if n := progress.Load(); n != 3 {
 					t.Errorf("%d progress notifications reached the client (with its own token), want 3", n)
 				}

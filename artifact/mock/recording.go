@@ -239,7 +239,7 @@ type stepRef struct {
 
 func newExchange(fr *scan.Frame) *Exchange {
 	e := fr.Env
-	ex := &Exchange{Seq: fr.Seq, Method: e.Method, Name: scan.ParamName(e.Params), ID: e.ID, at: fr.Time}
+	ex := &Exchange{Seq: fr.Seq, Method: e.Method, Name: session.ParamName(e.Params), ID: e.ID, at: fr.Time}
 	ex.Params, ex.keys = canonicalParams(e.Params)
 	var p struct {
 		Meta struct {

@@ -168,7 +168,7 @@ func (s *Server) resolve(req *envelope) answer {
 // complete or ctx ends (the client cancelled or went away).
 func (s *Server) request(ctx context.Context, p *peer, req *envelope, a answer, emit func([]byte) error) error {
 	what := req.Method
-	if n := nameOf(req.Params); n != "" {
+	if n := session.ParamName(req.Params); n != "" {
 		what += " " + n
 	}
 	s.logf("%s → %s", what, a.how)

@@ -362,15 +362,12 @@ func (c *correlator) request(e *session.Envelope, at time.Time) *call {
 	cl := &call{ordinal: c.ordinal}
 	c.ordinal++
 	var p struct {
-		Name   string `json:"name"`
-		URI    string `json:"uri"`
-		TaskID string `json:"taskId"`
-		Meta   struct {
+		Meta struct {
 			Token json.RawMessage `json:"progressToken"`
 		} `json:"_meta"`
 	}
 	_ = json.Unmarshal(e.Params, &p)
-	cl.snap = session.CallSnapshot{Key: key, Method: e.Method, Name: firstOf(p.Name, p.URI, p.TaskID), ID: e.ID,
+	cl.snap = session.CallSnapshot{Key: key, Method: e.Method, Name: session.ParamName(e.Params), ID: e.ID,
 		Params: e.Params, State: session.StatePending, Started: at}
 	if len(p.Meta.Token) > 0 {
 		cl.token = keyOf(p.Meta.Token)
@@ -513,36 +510,4 @@ func resultType(result json.RawMessage) string {
 		return "complete"
 	}
 	return session.ResultType(result)
-}
-
-func firstOf(ss ...string) string {
-	for _, s := range ss {
-		if s != "" {
-			return s
-		}
-	}
-	return ""
-}
-
-// ParamName picks the human name of a request: its tool, prompt or
-// resource, as the session names calls.
-func ParamName(params json.RawMessage) string {
-	if len(params) == 0 {
-		return ""
-	}
-	var p struct {
-		Name   string `json:"name"`
-		URI    string `json:"uri"`
-		TaskID string `json:"taskId"`
-	}
-	if json.Unmarshal(params, &p) != nil {
-		return ""
-	}
-	switch {
-	case p.Name != "":
-		return p.Name
-	case p.URI != "":
-		return p.URI
-	}
-	return p.TaskID
 }
