@@ -136,15 +136,7 @@ func (h *HTTP) post(w http.ResponseWriter, r *http.Request) {
 		w.WriteHeader(http.StatusAccepted)
 		return
 	case req.Method == "notifications/cancelled":
-		var c struct {
-			RequestID json.RawMessage `json:"requestId"`
-		}
-		_ = json.Unmarshal(req.Params, &c)
-		p.mu.Lock()
-		if stop := p.running[(&envelope{ID: c.RequestID}).key()]; stop != nil {
-			stop()
-		}
-		p.mu.Unlock()
+		p.cancelled(req.Params)
 		w.WriteHeader(http.StatusAccepted)
 		return
 	case !req.isRequest():
@@ -257,19 +249,29 @@ func isResponse(m []byte) bool {
 	return json.Unmarshal(m, &e) == nil && e.Method == ""
 }
 
-// get opens a session's standalone stream.
-func (h *HTTP) get(w http.ResponseWriter, r *http.Request) {
+// sessionFor is the session a GET or DELETE names, or nil once the answer
+// saying why there is none is written (stateless says what it lacks).
+func (h *HTTP) sessionFor(w http.ResponseWriter, r *http.Request, stateless string) *httpSession {
 	sess, known := h.session(r)
 	switch {
 	case !h.legacy():
 		w.Header().Set("Allow", "POST")
-		http.Error(w, "the recorded server is stateless (2026-07-28): no standalone stream", http.StatusMethodNotAllowed)
-		return
+		http.Error(w, "the recorded server is stateless (2026-07-28): "+stateless, http.StatusMethodNotAllowed)
+		return nil
 	case !known:
 		writeJSON(w, http.StatusNotFound, rpcError(nil, -32001, "Session not found", nil))
-		return
+		return nil
 	case sess == nil:
 		writeJSON(w, http.StatusBadRequest, rpcError(nil, -32000, "Bad Request: no Mcp-Session-Id", nil))
+		return nil
+	}
+	return sess
+}
+
+// get opens a session's standalone stream.
+func (h *HTTP) get(w http.ResponseWriter, r *http.Request) {
+	sess := h.sessionFor(w, r, "no standalone stream")
+	if sess == nil {
 		return
 	}
 	w.Header().Set("Content-Type", "text/event-stream")
@@ -297,17 +299,8 @@ func (h *HTTP) get(w http.ResponseWriter, r *http.Request) {
 }
 
 func (h *HTTP) delete(w http.ResponseWriter, r *http.Request) {
-	sess, known := h.session(r)
-	switch {
-	case !h.legacy():
-		w.Header().Set("Allow", "POST")
-		http.Error(w, "the recorded server is stateless (2026-07-28): no session to end", http.StatusMethodNotAllowed)
-		return
-	case !known:
-		writeJSON(w, http.StatusNotFound, rpcError(nil, -32001, "Session not found", nil))
-		return
-	case sess == nil:
-		writeJSON(w, http.StatusBadRequest, rpcError(nil, -32000, "Bad Request: no Mcp-Session-Id", nil))
+	sess := h.sessionFor(w, r, "no session to end")
+	if sess == nil {
 		return
 	}
 	h.mu.Lock()

@@ -101,6 +101,19 @@ func (p *peer) answered(id string) {
 	}
 }
 
+// cancelled stops the replay a client's notifications/cancelled names.
+func (p *peer) cancelled(params json.RawMessage) {
+	var c struct {
+		RequestID json.RawMessage `json:"requestId"`
+	}
+	_ = json.Unmarshal(params, &c)
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if stop := p.running[(&envelope{ID: c.RequestID}).key()]; stop != nil {
+		stop()
+	}
+}
+
 // envelope is an incoming message.
 type envelope struct {
 	ID     json.RawMessage `json:"id,omitempty"`

@@ -87,15 +87,7 @@ func (s *Server) stdioMessage(ctx, actx context.Context, p *peer, line []byte, w
 		p.answered(req.key()) // the client answers a replayed server request
 		return
 	case req.Method == "notifications/cancelled":
-		var c struct {
-			RequestID json.RawMessage `json:"requestId"`
-		}
-		_ = json.Unmarshal(req.Params, &c)
-		p.mu.Lock()
-		if stop := p.running[(&envelope{ID: c.RequestID}).key()]; stop != nil {
-			stop()
-		}
-		p.mu.Unlock()
+		p.cancelled(req.Params)
 		return
 	case !req.isRequest():
 		return // other notifications need no answer
