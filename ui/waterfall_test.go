@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -200,5 +202,340 @@ func TestGoldenWaterfall(t *testing.T) {
 				golden(t, fmt.Sprintf("%s-%dx%d", c.name, sz.w, sz.h), got)
 			})
 		}
+	}
+}
+
+// lineOf is the screen line holding the row of call key.
+func lineOf(t *testing.T, m *Model, key string) string {
+	t.Helper()
+	re := regexp.MustCompile(`^[ ▸]#` + key + ` `)
+	for _, l := range strings.Split(screen(m), "\n") {
+		if re.MatchString(l) {
+			return l
+		}
+	}
+	t.Fatalf("no row #%s:\n%s", key, screen(m))
+	return ""
+}
+
+// axisLine is the waterfall's time axis (under the status bar and title).
+func axisLine(m *Model) string { return strings.Split(screen(m), "\n")[2] }
+
+// bar is the bar area of a row line at width w.
+func bar(line string, w int) string {
+	labelW, barW := wfLayout(w)
+	r := []rune(line)
+	return string(r[labelW+1 : labelW+1+barW])
+}
+
+// Zoom steps through the scale levels from the one fit showed, and 0
+// fits again.
+func TestWaterfallZoomByKey(t *testing.T) {
+	m, _, _ := wfFixture(t, 120, 40)
+	press(m, "waterfall")
+	if !strings.Contains(screen(m), "58ms per column · fit") {
+		t.Fatalf("fit should show 4s in 69 columns:\n%s", screen(m))
+	}
+	wide := axisLine(m)
+	press(m, "waterfall-zoom-in")
+	if !strings.Contains(screen(m), "50ms per column · follows now") {
+		t.Fatalf("zoom in from fit (100ms level) is 50ms:\n%s", screen(m))
+	}
+	press(m, "waterfall-zoom-in")
+	if !strings.Contains(screen(m), "20ms per column") || axisLine(m) == wide {
+		t.Fatalf("second zoom in:\n%s", screen(m))
+	}
+	// At 20ms a column, following the clock (4.0s), #1 (0–50ms) is out of
+	// view: its only ✓ is the outcome column's.
+	if n := strings.Count(lineOf(t, m, "1"), "✓"); n != 1 {
+		t.Fatalf("#1 should be out of view at 20ms/column (%d ✓):\n%s", n, screen(m))
+	}
+	press(m, "waterfall-zoom-out", "waterfall-zoom-out", "waterfall-zoom-out")
+	if !strings.Contains(screen(m), "200ms per column") {
+		t.Fatalf("three zooms out from 20ms:\n%s", screen(m))
+	}
+	press(m, "waterfall-fit")
+	if !strings.Contains(screen(m), "58ms per column · fit") || axisLine(m) != wide {
+		t.Fatalf("fit again:\n%s", screen(m))
+	}
+}
+
+// Scrolling moves the axis in time; moving to a row whose bar is out of
+// view brings it in; the rows scroll with the selection.
+func TestWaterfallScrollByKey(t *testing.T) {
+	m, _, _ := wfFixture(t, 120, 40)
+	press(m, "waterfall", "waterfall-zoom-in", "waterfall-zoom-in") // 20ms, right edge at the clock
+	before := axisLine(m)
+	press(m, "waterfall-earlier")
+	if after := axisLine(m); after == before || !strings.Contains(screen(m), "· zoom") {
+		t.Fatalf("earlier did not move the axis or still follows the clock:\n%s\n%s", before, after)
+	}
+	press(m, "waterfall-page-earlier", "waterfall-page-earlier", "waterfall-page-earlier")
+	if a := strings.TrimSpace(bar(axisLine(m), 120)); !strings.HasPrefix(a, "0 ") {
+		t.Fatalf("the view should stop at the origin: %q", a)
+	}
+	if !strings.Contains(bar(lineOf(t, m, "1"), 120), "✓") {
+		t.Fatalf("#1 in view at the origin:\n%s", screen(m))
+	}
+	for i := 0; i < 20 && !strings.Contains(screen(m), "follows now"); i++ {
+		press(m, "waterfall-later")
+	}
+	if !strings.Contains(screen(m), "follows now") {
+		t.Fatalf("later to the end should follow the clock again:\n%s", screen(m))
+	}
+	// #1 is out of view; selecting it scrolls back to it.
+	press(m, "top")
+	if l := lineOf(t, m, "1"); !strings.HasPrefix(l, "▸") || !strings.Contains(bar(l, 120), "✓") {
+		t.Fatalf("top should select #1 and bring its bar into view:\n%s", screen(m))
+	}
+
+	// Vertical: 80×14 leaves room for 5 rows of 9.
+	m.Update(windowSize(80, 14))
+	press(m, "follow")
+	if !strings.HasPrefix(lineOf(t, m, "11"), "▸") || strings.Contains(screen(m), "#1 tools/list") {
+		t.Fatalf("follow: the newest row selected, the first scrolled away:\n%s", screen(m))
+	}
+	press(m, "top")
+	if strings.Contains(screen(m), "#11 ") || !strings.HasPrefix(lineOf(t, m, "1"), "▸") {
+		t.Fatalf("top:\n%s", screen(m))
+	}
+	press(m, "page-down")
+	if !strings.HasPrefix(lineOf(t, m, "6"), "▸") || strings.Contains(screen(m), "#1 tools/list") {
+		t.Fatalf("page down moves 5 rows (to #6, the sixth):\n%s", screen(m))
+	}
+}
+
+// Enter opens the detail of the call a row came to: a multi-round call's
+// last round, a re-issued call's re-issue. Esc goes back to the waterfall.
+func TestWaterfallEnterOpensDetail(t *testing.T) {
+	m, _, _ := wfFixture(t, 120, 40)
+	press(m, "waterfall", "top", "down", "down", "open")
+	if s := screen(m); !strings.Contains(s, "call 7 · tools/call ask") || !strings.Contains(s, "MRTR round 2 of #3") {
+		t.Fatalf("enter on #3 should open its round 2 (#7):\n%s", s)
+	}
+	press(m, "detail-close")
+	if _, ok := m.top().(*waterfall); !ok {
+		t.Fatalf("closing the detail should go back to the waterfall:\n%s", screen(m))
+	}
+	press(m, "follow", "up", "open")
+	if s := screen(m); !strings.Contains(s, "call 10 · tools/call echo") {
+		t.Fatalf("enter on #9 should open its re-issue #10:\n%s", s)
+	}
+	press(m, "detail-close", "waterfall-close")
+	if m.top() != nil || !strings.Contains(screen(m), "Requests 11") {
+		t.Fatalf("w closes the waterfall:\n%s", screen(m))
+	}
+}
+
+// A pending call's bar grows with the clock, a new call gets a row and,
+// following, the selection.
+func TestWaterfallFollowsLiveCalls(t *testing.T) {
+	m, s, clock := wfFixture(t, 120, 40)
+	press(m, "waterfall")
+	l := lineOf(t, m, "8")
+	if !strings.Contains(l, "… pending     800ms") {
+		t.Fatalf("#8 pending for 800ms at 4.0s: %q", l)
+	}
+	press(m, "waterfall-zoom-out") // a fixed scale, so the bar's length is comparable
+	short := strings.Count(bar(lineOf(t, m, "8"), 120), " ")
+	clock.set(6.0)
+	m.Update(tickMsg{})
+	l = lineOf(t, m, "8")
+	if !strings.Contains(l, "… pending      2.8s") || strings.Count(bar(l, 120), " ") >= short {
+		t.Fatalf("#8 should have grown to 2.8s: %q", l)
+	}
+	c := s.Call("ping", nil)
+	waitFor(t, "the new row", func() bool { refresh(m); return strings.Contains(screen(m), "#"+c.Key+" ping") })
+	if !strings.HasPrefix(lineOf(t, m, c.Key), "▸") {
+		t.Fatalf("following, the new row is selected:\n%s", screen(m))
+	}
+}
+
+// Every outcome has a glyph and a word, so a monochrome screen says what
+// colour says; with colour, the outcome's colour is the theme's.
+func TestWaterfallOutcomesWithoutColour(t *testing.T) {
+	m, _, _ := wfFixture(t, 120, 40)
+	m.th = themes.Plain()
+	press(m, "waterfall")
+	for key, want := range map[string]string{"1": "✓ ok", "4": "✗ error", "5": "✗ error", "6": "⊘ cancelled",
+		"8": "… pending", "9": "✓ ok", "11": "◷ timeout"} {
+		if l := lineOf(t, m, key); !strings.Contains(l, want) {
+			t.Errorf("#%s lacks %q: %q", key, want, l)
+		}
+	}
+	for _, g := range []string{"█ server", "▒ no reply yet", "┄ waiting on you", "│ first byte", "• progress", "2 MRTR round",
+		"↯ re-issued", "↻ resumed", "? input"} {
+		if !strings.Contains(screen(m), g) {
+			t.Errorf("legend lacks %q", g)
+		}
+	}
+	if strings.Contains(m.Render(), "38;") {
+		t.Error("NO_COLOR theme drew a colour")
+	}
+	m.th = themes.ByName("dark")
+	if !strings.Contains(m.Render(), m.th.Cancelled.Render("⊘ cancelled")) || !strings.Contains(m.Render(), m.th.Late.Render("◷ timeout  ")) {
+		t.Error("outcomes are not in their theme colours")
+	}
+}
+
+// A row whose MRTR round waits for the person's answer says "input" and
+// draws the wait as the person's, growing.
+func TestWaterfallWaitingOnThePerson(t *testing.T) {
+	s, f := liveSession(t, answerAt{at: make(chan float64)}) // a person who has not answered yet
+	m := New(Options{Session: s, Theme: themes.Plain(), Clipboard: func(string) error { return nil },
+		StateStore: &session.FileStore{Dir: t.TempDir()}})
+	m.Update(windowSize(120, 40))
+	s.Call("tools/call", map[string]any{"name": "ask"})
+	f.sentWith(t, `"name":"ask"`)
+	f.inject(`{"jsonrpc":"2.0","id":1,"result":{"resultType":"input_required","inputRequests":{"who":{"method":"elicitation/create","params":{"message":"Name?"}}}}}`)
+	waitFor(t, "the round's end", func() bool { refresh(m); return s.Calls()[0].Snapshot().State.Ended() })
+	press(m, "waterfall")
+	waitFor(t, "the person's wait on screen", func() bool {
+		m.Update(tickMsg{})
+		return strings.Contains(bar(lineOf(t, m, "1"), 120), string(glyphHuman))
+	})
+	if l := lineOf(t, m, "1"); !strings.Contains(l, "? input") || !strings.Contains(screen(m), "waiting on you") {
+		t.Fatalf("the row should say input and the info line the person's share: %q\n%s", l, screen(m))
+	}
+}
+
+// Server text (names, URIs, error messages) reaches the screen inert.
+func TestWaterfallServerTextInert(t *testing.T) {
+	for _, th := range []themes.Theme{themes.ByName("dark"), themes.ByName("high-contrast"), themes.Plain()} {
+		m, _, _ := wfFixture(t, 200, 40)
+		m.th = th
+		press(m, "waterfall", "top")
+		for i := 0; i < 9; i++ {
+			assertInert(t, m.Render())
+			press(m, "down")
+		}
+		press(m, "top", "down", "down", "down", "down")
+		s := screen(m)
+		if !strings.Contains(s, "resource not found ␛]0;x␇") || !strings.Contains(s, "demo://missing") {
+			t.Fatalf("#5's URI and error should show, made inert:\n%s", s)
+		}
+	}
+}
+
+// Any size renders within bounds; at the sizes that matter, every row keeps
+// its whole outcome and duration.
+func TestWaterfallAnySize(t *testing.T) {
+	m, _, _ := wfFixture(t, 80, 24)
+	press(m, "waterfall")
+	for _, sz := range [][2]int{{1, 1}, {10, 3}, {20, 6}, {40, 10}, {80, 24}, {81, 25}, {120, 40}, {200, 60}} {
+		m.Update(windowSize(sz[0], sz[1]))
+		got := screen(m)
+		if sz[0] >= 20 && sz[1] >= 6 {
+			checkSize(t, got, sz[0], sz[1])
+		}
+		if sz[0] >= 80 {
+			re := regexp.MustCompile(`[✓✗⊘◷…?] (ok|error|cancelled|timeout|pending|input) +\d+(ms|\.\ds|m\d\ds|h\d\dm)$`)
+			for _, key := range []string{"1", "2", "3", "4", "5", "6", "8", "9", "11"} {
+				if l := strings.TrimRight(lineOf(t, m, key), " "); !re.MatchString(l) {
+					t.Errorf("%dx%d: #%s's outcome or duration is cut: %q", sz[0], sz[1], key, l)
+				}
+			}
+		}
+	}
+}
+
+func TestBarCells(t *testing.T) {
+	ms := func(n int) time.Time { return t0.Add(time.Duration(n) * time.Millisecond) }
+	sp := func(a, b int, k wfKind) wfSpan { return wfSpan{ms(a), ms(b), k} }
+	mk := func(at int, g rune, p int) wfMark { return wfMark{ms(at), g, p} }
+	cases := []struct {
+		name  string
+		r     wfRow
+		from  int
+		scale time.Duration
+		w     int
+		want  string
+	}{
+		{"an instant call still gets a column", wfRow{start: ms(0), spans: []wfSpan{sp(0, 0, wfServer)}, marks: []wfMark{mk(0, '✓', prioEnd)}},
+			0, 100 * time.Millisecond, 4, "✓   "},
+		{"events on an edge belong to the column they end", wfRow{start: ms(0), spans: []wfSpan{sp(0, 200, wfWait), sp(200, 400, wfServer)},
+			marks: []wfMark{mk(200, glyphFirstByte, prioFirstByte), mk(400, '✓', prioEnd)}}, 0, 100 * time.Millisecond, 6, "▒│█✓  "},
+		{"a round starts the column after the edge", wfRow{start: ms(0), spans: []wfSpan{sp(0, 300, wfHuman), sp(300, 400, wfWait)},
+			marks: []wfMark{mk(300, '2', prioRound)}}, 0, 100 * time.Millisecond, 5, "┄┄┄2 "},
+		{"a column shows what covers most of it", wfRow{start: ms(0), spans: []wfSpan{sp(0, 130, wfWait), sp(130, 200, wfServer)}},
+			0, 100 * time.Millisecond, 2, "▒█"},
+		{"the first byte wins over a progress step", wfRow{start: ms(0), spans: []wfSpan{sp(0, 100, wfWait), sp(100, 300, wfServer)},
+			marks: []wfMark{mk(150, glyphProgress, prioProgress), mk(120, glyphFirstByte, prioFirstByte), mk(250, glyphProgress, prioProgress)}},
+			0, 100 * time.Millisecond, 3, "▒│•"},
+		{"before the view: nothing", wfRow{start: ms(0), spans: []wfSpan{sp(0, 50, wfServer)}, marks: []wfMark{mk(50, '✓', prioEnd)}},
+			100, 100 * time.Millisecond, 3, "   "},
+		{"a bar through the whole view", wfRow{start: ms(0), spans: []wfSpan{sp(0, 1000, wfServer)}}, 200, 100 * time.Millisecond, 3, "███"},
+	}
+	for _, c := range cases {
+		cells := barCells(c.r, ms(c.from), c.scale, c.w)
+		var b strings.Builder
+		for _, x := range cells {
+			b.WriteRune(x.glyph)
+		}
+		if b.String() != c.want {
+			t.Errorf("%s: %q, want %q", c.name, b.String(), c.want)
+		}
+	}
+}
+
+func TestAxis(t *testing.T) {
+	cases := []struct {
+		left, scale time.Duration
+		w           int
+		want        string
+	}{
+		{0, 100 * time.Millisecond, 30, "0         1.0s      2.0s      "},
+		{250 * time.Millisecond, 100 * time.Millisecond, 30, "       1.0s      2.0s         "}, // 3.0s would be cut: left out,
+		{0, 58 * time.Millisecond, 25, "0                1.0s     "[:25]},
+		{0, time.Minute, 25, "0         10m00s         "},
+	}
+	for _, c := range cases {
+		if got := axis(c.left, c.scale, c.w); got != c.want {
+			t.Errorf("axis(%v, %v, %d) = %q, want %q", c.left, c.scale, c.w, got, c.want)
+		}
+	}
+}
+
+func TestFitExact(t *testing.T) {
+	for _, c := range []struct {
+		span time.Duration
+		w    int
+		want time.Duration
+	}{{4 * time.Second, 69, 58 * time.Millisecond}, {0, 10, time.Millisecond}, {time.Hour, 100, 36 * time.Second}, {time.Second, 0, time.Second}} {
+		if got := fitExact(c.span, c.w); got != c.want {
+			t.Errorf("fitExact(%v, %d) = %v, want %v", c.span, c.w, got, c.want)
+		}
+	}
+}
+
+// The person's wait inside a call is not the server's time.
+func TestCarve(t *testing.T) {
+	s := func(a, b int, k wfKind) wfSpan { return wfSpan{at(float64(a)), at(float64(b)), k} }
+	got := carve([]wfSpan{s(0, 2, wfWait), s(2, 10, wfServer)}, s(5, 7, wfHuman))
+	want := []wfSpan{s(0, 2, wfWait), s(2, 5, wfServer), s(7, 10, wfServer), s(5, 7, wfHuman)}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Fatalf("carve:\n got %v\nwant %v", got, want)
+	}
+}
+
+// A flood of progress keeps at most maxProgressMarks marks, evenly spread
+// over the whole call, and counts every step.
+func TestProgressMarksThinned(t *testing.T) {
+	mk := &callMarks{stride: 1}
+	for i := 0; i < 1000; i++ {
+		mk.addProgress(at(float64(i)))
+	}
+	n := len(mk.progress)
+	if mk.nProgress != 1000 || n > maxProgressMarks || n < maxProgressMarks/2 {
+		t.Fatalf("%d steps kept as %d marks", mk.nProgress, n)
+	}
+	gap := mk.progress[1].Sub(mk.progress[0])
+	for i := 1; i < n; i++ {
+		if mk.progress[i].Sub(mk.progress[i-1]) != gap {
+			t.Fatalf("uneven marks at %d: %v", i, mk.progress[i].Sub(mk.progress[i-1]))
+		}
+	}
+	if !mk.progress[0].Equal(at(0)) || at(999).Sub(mk.progress[n-1]) >= gap {
+		t.Fatalf("marks should span the steps: first %v last %v gap %v", mk.progress[0], mk.progress[n-1], gap)
 	}
 }
