@@ -976,5 +976,5 @@ func (m *Model) legend(w int) []string {
 // wfOutcomes are the outcomes a row can show, for the legend.
 func wfOutcomes(m *Model) []wfOutcome {
 	return []wfOutcome{{"ok", '✓', m.th.OK}, {"error", '✗', m.th.Error}, {"cancelled", '⊘', m.th.Cancelled},
-		{"timeout", '◷', m.th.Late}, {"pending", '…', m.th.Pending}, {"input", '?', m.th.Warn}}
+		{"timeout", '◷', m.th.Late}, {"pending", '…', m.th.Pending}, {"input", '?', m.th.Warn}, {"detached", '⇥', m.th.Cancelled}}
 }

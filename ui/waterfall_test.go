@@ -260,6 +260,22 @@ func TestWaterfallZoomByKey(t *testing.T) {
 	}
 }
 
+// ? in the waterfall lists its keys (the keymap is the help).
+func TestWaterfallHelp(t *testing.T) {
+	m, _, _ := wfFixture(t, 120, 40)
+	press(m, "waterfall", "help")
+	for i := 0; i < 20 && !strings.Contains(screen(m), "zoom in (less time per column)"); i++ {
+		press(m, "page-down")
+	}
+	if s := screen(m); !strings.Contains(s, " waterfall") || !strings.Contains(s, "zoom in (less time per column)") {
+		t.Fatalf("help lacks the waterfall's keys:\n%s", s)
+	}
+	press(m, "help")
+	if _, ok := m.top().(*waterfall); !ok {
+		t.Fatal("closing help should go back to the waterfall")
+	}
+}
+
 // Scrolling moves the axis in time; moving to a row whose bar is out of
 // view brings it in; the rows scroll with the selection.
 func TestWaterfallScrollByKey(t *testing.T) {
@@ -364,7 +380,7 @@ func TestWaterfallOutcomesWithoutColour(t *testing.T) {
 		}
 	}
 	for _, g := range []string{"█ server", "▒ no reply yet", "┄ waiting on you", "│ first byte", "• progress", "2 MRTR round",
-		"↯ re-issued", "↻ resumed", "? input"} {
+		"↯ re-issued", "↻ resumed", "? input", "⇥ detached"} {
 		if !strings.Contains(screen(m), g) {
 			t.Errorf("legend lacks %q", g)
 		}
