@@ -442,10 +442,13 @@ func (v *waterfall) chainEnd(m *Model, root *session.Call) *session.Call {
 	return root
 }
 
-// row builds row i from its calls' snapshots and marks.
+// row builds row i.
 func (v *waterfall) row(m *Model, i int, clock time.Time) wfRow {
-	root := v.rootCall(m, i)
-	ch := chain(m, root)
+	return v.rowOf(m, chain(m, v.rootCall(m, i)), clock)
+}
+
+// rowOf builds a row from its calls' snapshots and the marks found so far.
+func (v *waterfall) rowOf(m *Model, ch []session.CallSnapshot, clock time.Time) wfRow {
 	first := ch[0]
 	r := wfRow{key: first.Key, method: first.Method, name: first.Name, start: first.Started, ttfb: -1}
 	for j, sn := range ch {
@@ -453,7 +456,7 @@ func (v *waterfall) row(m *Model, i int, clock time.Time) wfRow {
 		if !ended {
 			end = clock
 		}
-		mk := v.marksOf(m, sn)
+		mk := v.marksFor(sn.Key)
 		if j > 0 {
 			if sn.ReissueOf != "" {
 				r.reissues++
@@ -587,66 +590,100 @@ func (m *Model) outcome(sn session.CallSnapshot) wfOutcome {
 	return wfOutcome{"ok", '✓', m.th.OK}
 }
 
-// marksOf brings a call's marks up to date from the index, within the
-// render's scan budget.
-func (v *waterfall) marksOf(m *Model, sn session.CallSnapshot) *callMarks {
-	mk := v.marks[sn.Key]
+// marksFor is the marks kept for call key (new ones empty).
+func (v *waterfall) marksFor(key string) *callMarks {
+	mk := v.marks[key]
 	if mk == nil {
 		mk = &callMarks{stride: 1}
-		v.marks[sn.Key] = mk
+		v.marks[key] = mk
 	}
 	mk.used = v.renders
-	if mk.done || v.budget <= 0 {
-		return mk
+	return mk
+}
+
+// scanMarks brings the marks of the calls on screen up to date from the
+// index: one pass from the earliest frame any of them still needs (calls
+// on screen overlap in time, so one pass serves them all), within the
+// render's scan budget.
+func (v *waterfall) scanMarks(m *Model, calls []session.CallSnapshot) {
+	type scan struct {
+		mk     *callMarks
+		sn     session.CallSnapshot
+		from   uint64 // frames before this one were looked at by earlier passes
+		answer uint64 // the frame of its answer, when this pass saw it
 	}
-	if mk.next == 0 {
-		if sn.Seq == 0 {
-			return mk // not on the wire yet
+	active := map[string]*scan{}
+	from := uint64(0)
+	for _, sn := range calls {
+		mk := v.marksFor(sn.Key)
+		if mk.done {
+			continue
 		}
-		mk.next = sn.Seq
+		if mk.next == 0 {
+			if sn.Seq == 0 {
+				continue // not on the wire yet
+			}
+			mk.next = sn.Seq
+		}
+		active[sn.Key] = &scan{mk: mk, sn: sn, from: mk.next}
+		if from == 0 || mk.next < from {
+			from = mk.next
+		}
+	}
+	if len(active) == 0 || v.budget <= 0 {
+		return
 	}
 	st := m.s.Store()
-	ended := sn.State.Ended()
-	var look []uint64 // frames to read back: stream events, server requests, our answers
-	st.Scan(mk.next, 0, func(e session.Entry) bool {
+	var look []uint64 // frames to read back: stream events, questions for the person, our answers
+	last, lastAt := uint64(0), time.Time{}
+	st.Scan(from, 0, func(e session.Entry) bool {
 		if v.budget <= 0 {
 			return false
 		}
 		v.budget--
-		if ended && e.Time.After(sn.Ended.Add(endSlack)) {
-			mk.done = true
-			return false
-		}
-		mk.next = e.Seq + 1
-		switch {
-		case e.CallKey == sn.Key && e.Dir == transport.In:
-			if mk.firstByte.IsZero() {
-				mk.firstByte = e.Time
+		last, lastAt = e.Seq, e.Time
+		if a := active[e.CallKey]; a != nil && e.Seq >= a.from && !a.mk.done && e.Dir == transport.In &&
+			!(a.sn.State.Ended() && e.Time.After(a.sn.Ended.Add(endSlack))) {
+			if a.mk.firstByte.IsZero() {
+				a.mk.firstByte = e.Time
 			}
 			switch {
 			case e.Class == session.ClassResult || e.Class == session.ClassError:
-				mk.done = true // the answer: nothing of the call follows
-				return false
+				a.mk.done, a.answer = true, e.Seq // the answer: nothing of the call follows
 			case e.Method == "notifications/progress":
-				mk.addProgress(e.Time)
+				a.mk.addProgress(e.Time)
 			}
-		case e.Kind == transport.Event:
-			look = append(look, e.Seq)
-		case e.Dir == transport.In && e.Class == session.ClassRequest && humanMethods[e.Method]:
-			look = append(look, e.Seq)
-		case e.Dir == transport.Out && (e.Class == session.ClassResult || e.Class == session.ClassError) && len(mk.asked) > 0:
+		}
+		switch {
+		case e.Kind == transport.Event,
+			e.Dir == transport.In && e.Class == session.ClassRequest && humanMethods[e.Method],
+			e.Dir == transport.Out && (e.Class == session.ClassResult || e.Class == session.ClassError):
 			look = append(look, e.Seq)
 		}
 		return true
 	})
-	// Read back outside Scan (it holds the store's lock): these frames are
-	// few (stream events, questions for the person and their answers).
-	for _, seq := range look {
-		if it := st.Get(seq); it != nil {
-			mk.note(it, sn.Key)
+	for _, a := range active {
+		a.mk.next = max(a.mk.next, last+1)
+		if a.sn.State.Ended() && lastAt.After(a.sn.Ended.Add(endSlack)) {
+			a.mk.done = true // frames are past the call's end
 		}
 	}
-	return mk
+	// Read back outside Scan (it holds the store's lock). These frames are
+	// few: stream events, the person's questions and their answers.
+	for _, seq := range look {
+		var it *session.Item
+		for _, a := range active {
+			if seq < a.from || (a.answer != 0 && seq > a.answer) {
+				continue
+			}
+			if it == nil {
+				if it = st.Get(seq); it == nil {
+					break
+				}
+			}
+			a.mk.note(it, a.sn.Key)
+		}
+	}
 }
 
 // addProgress keeps at most maxProgressMarks steps, evenly: when full,
@@ -769,45 +806,39 @@ func barCells(r wfRow, from time.Time, scale time.Duration, w int) []wfCell {
 // drawBar styles cells: the call's outcome colours its bar, the person's
 // share has its own colour; runs of one style are rendered together.
 func (m *Model) drawBar(cells []wfCell, out wfOutcome) string {
-	style := func(c wfCell) (lipgloss.Style, bool) {
+	const plain, human, outcome = 0, 1, 2
+	styleOf := func(c wfCell) int {
 		switch {
 		case c.kind == wfNone && !c.mark:
-			return lipgloss.Style{}, false
+			return plain
 		case c.kind == wfHuman && !c.mark:
-			return m.th.Warn, true
+			return human
 		}
-		return out.style, true
+		return outcome
 	}
 	var b, run strings.Builder
-	var cur lipgloss.Style
-	curOn := false
+	cur := -1
 	flush := func() {
-		if run.Len() == 0 {
-			return
-		}
-		if curOn {
-			b.WriteString(cur.Render(run.String()))
-		} else {
+		switch {
+		case run.Len() == 0:
+		case cur == human:
+			b.WriteString(m.th.Warn.Render(run.String()))
+		case cur == outcome:
+			b.WriteString(out.style.Render(run.String()))
+		default:
 			b.WriteString(run.String())
 		}
 		run.Reset()
 	}
-	for i, c := range cells {
-		st, on := style(c)
-		if i == 0 || on != curOn || (on && !sameStyle(st, cur)) {
+	for _, c := range cells {
+		if st := styleOf(c); st != cur {
 			flush()
-			cur, curOn = st, on
+			cur = st
 		}
 		run.WriteRune(c.glyph)
 	}
 	flush()
 	return b.String()
-}
-
-// sameStyle compares the attributes the waterfall's styles differ by.
-func sameStyle(a, b lipgloss.Style) bool {
-	return a.GetForeground() == b.GetForeground() && a.GetBold() == b.GetBold() && a.GetFaint() == b.GetFaint() &&
-		a.GetStrikethrough() == b.GetStrikethrough() && a.GetItalic() == b.GetItalic() && a.GetUnderline() == b.GetUnderline()
 }
 
 // wfTickSteps are the axis' label intervals.
@@ -872,8 +903,16 @@ func (v *waterfall) render(m *Model, w, h int) string {
 	rowsH := m.wfRowsHeight(h)
 	var sel wfRow
 	haveSel := false
+	var chains [][]session.CallSnapshot
+	var calls []session.CallSnapshot
 	for i := v.top; i < len(v.roots) && i < v.top+rowsH; i++ {
-		r := v.row(m, i, clock)
+		ch := chain(m, v.rootCall(m, i))
+		chains = append(chains, ch)
+		calls = append(calls, ch...)
+	}
+	v.scanMarks(m, calls)
+	for i := v.top; i < len(v.roots) && i < v.top+rowsH; i++ {
+		r := v.rowOf(m, chains[i-v.top], clock)
 		mark := " "
 		if i == v.sel {
 			mark, sel, haveSel = "▸", r, true

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -553,5 +554,31 @@ func TestProgressMarksThinned(t *testing.T) {
 	}
 	if !mk.progress[0].Equal(at(0)) || at(999).Sub(mk.progress[n-1]) >= gap {
 		t.Fatalf("marks should span the steps: first %v last %v gap %v", mk.progress[0], mk.progress[n-1], gap)
+	}
+}
+
+// BenchmarkWaterfallView is the cost of one waterfall frame over 100,000
+// items of history (200 running calls with progress) while a flood keeps
+// arriving; the first frames catch the marks up within their scan budget.
+func BenchmarkWaterfallView(b *testing.B) {
+	for _, sz := range sizes {
+		b.Run(fmt.Sprintf("%dx%d", sz.w, sz.h), func(b *testing.B) {
+			s, f := floodSession(b, 100_000)
+			m := New(Options{Session: s, Clipboard: func(string) error { return nil }})
+			m.Update(windowSize(sz.w, sz.h))
+			press(m, "waterfall")
+			stop := make(chan struct{})
+			var sent atomic.Int64
+			go flood(f, 0, stop, &sent)
+			b.ResetTimer()
+			for i := 0; b.Loop(); i++ {
+				if i%16 == 0 {
+					m.Update(storeChangedMsg{})
+				}
+				_ = m.View()
+			}
+			close(stop)
+			b.ReportMetric(float64(s.Store().Len()), "items")
+		})
 	}
 }
