@@ -511,8 +511,10 @@ func (v *waterfall) rowOf(m *Model, ch []session.CallSnapshot, clock time.Time) 
 		switch {
 		case j+1 < len(ch):
 			gapEnd = ch[j+1].Started
-		case kind == wfHuman && sn.Next == "" && sn.ChainErr == nil:
-			gapEnd = later(clock, end) // the person has not answered yet
+		case kind == wfHuman && sn.Next == "" && sn.ChainErr == nil && m.s.Transport() != nil:
+			// The person has not answered yet. (A journal read back does not
+			// link rounds: its retry is a row of its own, the wait unknown.)
+			gapEnd = later(clock, end)
 		}
 		if gapEnd.After(end) {
 			r.spans = append(r.spans, wfSpan{end, gapEnd, kind})

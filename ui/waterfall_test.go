@@ -416,6 +416,16 @@ func TestWaterfallWaitingOnThePerson(t *testing.T) {
 	}
 }
 
+// A journal read back does not grow: a call still running when it was
+// written ends where the journal does, not at the wall clock.
+func TestWaterfallJournalDoesNotGrow(t *testing.T) {
+	m := newTestModel(t, loadFixture(t), 120, 40) // the clock says 5s; the journal ends at 4.1s
+	press(m, "waterfall")
+	if l := lineOf(t, m, "2"); !strings.Contains(l, "… pending      3.1s") {
+		t.Fatalf("#2 (sent at 1s) should end with the journal at 4.1s: %q", l)
+	}
+}
+
 // Server text (names, URIs, error messages) reaches the screen inert.
 func TestWaterfallServerTextInert(t *testing.T) {
 	for _, th := range []themes.Theme{themes.ByName("dark"), themes.ByName("high-contrast"), themes.Plain()} {
