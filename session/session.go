@@ -46,6 +46,10 @@ type Options struct {
 	// Warn, when set, hears at once of what may leave a call waiting: a
 	// response no request matches, an error without an id.
 	Warn func(string)
+	// Now stamps when calls start and when they end without the server's
+	// word (nil: time.Now); tests fix it so timings are deterministic.
+	// Timers still run on the real clock.
+	Now func() time.Time
 }
 
 // Defaults for call timeouts.
@@ -139,6 +143,9 @@ func New(t transport.Transport, o Options) *Session {
 	}
 	if o.MaxTimeout == 0 {
 		o.MaxTimeout = DefaultMaxTimeout
+	}
+	if o.Now == nil {
+		o.Now = time.Now
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Session{
@@ -234,7 +241,7 @@ func (s *Session) CallWith(method string, params any, o CallOptions) *Call {
 	id := s.nextID
 	s.mu.Unlock()
 	key := strconv.FormatInt(id, 10)
-	c := s.newCall(key, json.RawMessage(key), method, time.Now())
+	c := s.newCall(key, json.RawMessage(key), method, s.opts.Now())
 	c.Round, c.Parent, c.opts = o.round, o.parent, o
 	token := ""
 	if !o.NoProgressToken {
@@ -397,7 +404,7 @@ func (s *Session) SendRaw(data []byte) (*Call, error) {
 		return nil, nil
 	}
 	key := env.Key()
-	c := s.newCall(key, env.ID, env.Method, time.Now())
+	c := s.newCall(key, env.ID, env.Method, s.opts.Now())
 	c.Params, c.Name = env.Params, env.h.name
 	s.mu.Lock()
 	_, dup := s.calls[key]
@@ -474,7 +481,7 @@ func (s *Session) giveUp(c *Call) bool {
 func (s *Session) endGivenUp(c *Call, st State, f *Failure) {
 	s.mu.Lock()
 	c.givenUp = false
-	ok := s.endLocked(c, st, nil, nil, f, time.Now())
+	ok := s.endLocked(c, st, nil, nil, f, s.opts.Now())
 	s.mu.Unlock()
 	if ok {
 		s.store.Notify()
@@ -501,7 +508,7 @@ func (s *Session) sendCancelled(c *Call, reason string) {
 // end moves a call to a final state once; later calls are no-ops.
 func (s *Session) end(c *Call, st State, result json.RawMessage, rpcErr *RPCError, f *Failure) {
 	s.mu.Lock()
-	ok := s.endLocked(c, st, result, rpcErr, f, time.Now())
+	ok := s.endLocked(c, st, result, rpcErr, f, s.opts.Now())
 	s.mu.Unlock()
 	if ok {
 		s.store.Notify()
@@ -536,7 +543,7 @@ func (s *Session) fail(c *Call, reason string, cause error) {
 // failAll ends every pending call with the same synthetic error.
 func (s *Session) failAll(reason string) {
 	s.mu.Lock()
-	now := time.Now()
+	now := s.opts.Now()
 	n := 0
 	for _, c := range s.pending {
 		if s.endLocked(c, StateError, nil, nil, &Failure{Reason: reason, Kind: ErrClosed}, now) {

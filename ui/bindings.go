@@ -7,6 +7,7 @@ func DefaultKeys() *keys.Map {
 	g, r, n, d, c := keys.Global, keys.Requests, keys.Notes, keys.Detail, keys.Catalog
 	f, e, ch, s := keys.Form, keys.Editor, keys.Chooser, keys.Search
 	tk, rj, ls := keys.Tasks, keys.Rejoin, keys.Listen
+	wf := scopeWaterfall
 	return keys.New([]keys.Binding{
 		{Name: "quit", Scope: g, Keys: []string{"q", "ctrl+c"}, Help: "quit"},
 		{Name: "help", Scope: g, Keys: []string{"?"}, Help: "help"},
@@ -18,6 +19,7 @@ func DefaultKeys() *keys.Map {
 		{Name: "tasks", Scope: g, Keys: []string{"t"}, Help: "tasks the server runs for this session"},
 		{Name: "rejoinable", Scope: g, Keys: []string{"D"}, Help: "detached calls that can be rejoined (this or another mcpscope)"},
 		{Name: "listen", Scope: g, Keys: []string{"l"}, Help: "subscriptions/listen streams (2026-07-28): open, close, acks"},
+		{Name: "waterfall", Scope: g, Keys: []string{"w"}, Help: "waterfall: every call on one time axis"},
 		{Name: "reconnect", Scope: g, Keys: []string{"ctrl+r"}, Help: "reconnect now: fire pending stream resumes without waiting"},
 		{Name: "up", Scope: g, Keys: []string{"up", "k"}, Help: "up"},
 		{Name: "down", Scope: g, Keys: []string{"down", "j"}, Help: "down"},
@@ -88,6 +90,15 @@ func DefaultKeys() *keys.Map {
 		{Name: "listen-new", Scope: ls, Keys: []string{"n"}, Help: "open a listen stream: list changes, resource URIs, task ids"},
 		{Name: "listen-close", Scope: ls, Keys: []string{"c"}, Help: "close the selected listen stream"},
 		{Name: "listen-back", Scope: ls, Keys: []string{"esc"}, Help: "back to the session"},
+
+		{Name: "waterfall-zoom-in", Scope: wf, Keys: []string{"+", "="}, Help: "zoom in (less time per column)"},
+		{Name: "waterfall-zoom-out", Scope: wf, Keys: []string{"-"}, Help: "zoom out (more time per column)"},
+		{Name: "waterfall-fit", Scope: wf, Keys: []string{"0"}, Help: "fit: the whole session in view, following it"},
+		{Name: "waterfall-earlier", Scope: wf, Keys: []string{"left", "h"}, Help: "earlier (a quarter of the view)"},
+		{Name: "waterfall-later", Scope: wf, Keys: []string{"right", "l"}, Help: "later (a quarter of the view); at the end, follow the clock"},
+		{Name: "waterfall-page-earlier", Scope: wf, Keys: []string{"H", "shift+left"}, Help: "earlier by a whole view"},
+		{Name: "waterfall-page-later", Scope: wf, Keys: []string{"L", "shift+right"}, Help: "later by a whole view"},
+		{Name: "waterfall-close", Scope: wf, Keys: []string{"esc", "w"}, Help: "back to the session"},
 
 		{Name: "search-run", Scope: s, Keys: []string{"enter"}, Help: "search"},
 		{Name: "search-cancel", Scope: s, Keys: []string{"esc"}, Help: "stop searching"},

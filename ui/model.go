@@ -196,6 +196,8 @@ func (m *Model) refresh() {
 		v.refresh(m)
 	case *listenView:
 		v.refresh(m)
+	case *waterfall:
+		v.refresh(m)
 	}
 	m.fixScroll()
 }
@@ -366,6 +368,8 @@ func (m *Model) act(name string) tea.Cmd {
 		m.openRejoin()
 	case "listen":
 		m.openListen()
+	case "waterfall":
+		m.openWaterfall()
 	case "replay":
 		m.replaySelected(nil)
 	case "edit-replay":

@@ -202,6 +202,8 @@ var footerNames = map[keys.Scope][]string{
 	"tasks":   {"task-get", "task-result", "task-cancel", "copy", "tasks-close", "help"},
 	"rejoin":  {"copy", "rejoin-here", "rejoin-forget", "rejoin-refresh", "rejoin-close", "help"},
 	"listen":  {"listen-new", "listen-close", "open", "listen-back", "help"},
+
+	scopeWaterfall: {"waterfall-zoom-in", "waterfall-zoom-out", "waterfall-earlier", "waterfall-later", "open", "waterfall-close", "help"},
 }
 
 // footerLabels are the footer's short words; the help overlay has the
@@ -218,6 +220,8 @@ var footerLabels = map[string]string{
 	"rejoin-here": "rejoin here", "rejoin-forget": "forget", "rejoin-refresh": "refresh", "rejoin-close": "back",
 	"detach-call": "detach", "tasks": "tasks", "rejoinable": "detached", "reconnect": "reconnect",
 	"listen": "listen", "listen-new": "new", "listen-close": "close", "listen-back": "back",
+	"waterfall": "waterfall", "waterfall-zoom-in": "zoom in", "waterfall-zoom-out": "zoom out", "waterfall-earlier": "earlier",
+	"waterfall-later": "later", "waterfall-fit": "fit", "waterfall-close": "back",
 }
 
 // keyOf is the first key of a binding, for hints in titles.
