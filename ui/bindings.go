@@ -7,6 +7,7 @@ func DefaultKeys() *keys.Map {
 	g, r, n, d, c := keys.Global, keys.Requests, keys.Notes, keys.Detail, keys.Catalog
 	f, e, ch, s := keys.Form, keys.Editor, keys.Chooser, keys.Search
 	tk, rj, ls := keys.Tasks, keys.Rejoin, keys.Listen
+	in := keys.Info
 	return keys.New([]keys.Binding{
 		{Name: "quit", Scope: g, Keys: []string{"q", "ctrl+c"}, Help: "quit"},
 		{Name: "help", Scope: g, Keys: []string{"?"}, Help: "help"},
@@ -19,6 +20,7 @@ func DefaultKeys() *keys.Map {
 		{Name: "rejoinable", Scope: g, Keys: []string{"D"}, Help: "detached calls that can be rejoined (this or another mcpscope)"},
 		{Name: "listen", Scope: g, Keys: []string{"l"}, Help: "subscriptions/listen streams (2026-07-28): open, close, acks"},
 		{Name: "reconnect", Scope: g, Keys: []string{"ctrl+r"}, Help: "reconnect now: fire pending stream resumes without waiting"},
+		{Name: "info", Scope: g, Keys: []string{"i"}, Help: "session info: server, instructions, capabilities, era, connection, journal"},
 		{Name: "up", Scope: g, Keys: []string{"up", "k"}, Help: "up"},
 		{Name: "down", Scope: g, Keys: []string{"down", "j"}, Help: "down"},
 		{Name: "page-up", Scope: g, Keys: []string{"pgup", "ctrl+b"}, Help: "page up"},
@@ -88,6 +90,8 @@ func DefaultKeys() *keys.Map {
 		{Name: "listen-new", Scope: ls, Keys: []string{"n"}, Help: "open a listen stream: list changes, resource URIs, task ids"},
 		{Name: "listen-close", Scope: ls, Keys: []string{"c"}, Help: "close the selected listen stream"},
 		{Name: "listen-back", Scope: ls, Keys: []string{"esc"}, Help: "back to the session"},
+
+		{Name: "info-close", Scope: in, Keys: []string{"esc", "i"}, Help: "close"},
 
 		{Name: "search-run", Scope: s, Keys: []string{"enter"}, Help: "search"},
 		{Name: "search-cancel", Scope: s, Keys: []string{"esc"}, Help: "stop searching"},

@@ -119,6 +119,8 @@ func (c *catalog) key(m *Model, name string) tea.Cmd {
 		m.quit = true
 	case "help":
 		m.push(newHelp(m))
+	case "info":
+		m.openInfo()
 	case "section-next", "focus-next":
 		c.cur = (c.cur + 1) % len(c.secs)
 	case "section-prev":

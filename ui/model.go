@@ -375,6 +375,8 @@ func (m *Model) act(name string) tea.Cmd {
 		m.h.setFilter(next)
 		m.note.sel, m.note.follow = max(0, m.h.noteLen()-1), true
 		m.setFlash("notifications: showing " + next.String())
+	case "info":
+		m.openInfo()
 	case "pause":
 		m.paused = !m.paused
 		m.pausedLen = m.h.noteLen()

@@ -111,40 +111,85 @@ func pad(s string, w int) string {
 
 func (m *Model) statusBar(w int) string {
 	in := m.info
-	var parts []string
-	parts = append(parts, "mcpscope")
+	// Each part has forms from the longest to the shortest ("": left out).
+	// When the line is too long, the steps below shorten the parts that
+	// matter least first: the connection state and the era stay longest.
+	type part struct {
+		forms []string
+		at    int
+	}
+	one := func(s ...string) *part { return &part{forms: s} }
+	brand := one("mcpscope")
+	conn, why := m.connState()
+	connP := one(conn)
+	if conn == "reconnecting" {
+		connP = one("reconnecting ("+itoa(in.Reconnecting)+")", conn)
+	}
+	if why != "" && conn == "disconnected" {
+		connP = one(conn+": "+termsafe.Line(shorten(why, 48)), conn)
+	}
+	server := one()
 	if in.ServerInfo.Name != "" {
-		parts = append(parts, termsafe.Line(in.ServerInfo.Name+" "+in.ServerInfo.Version))
+		s := termsafe.Line(in.ServerInfo.Name + " " + in.ServerInfo.Version)
+		server = one(s, shorten(s, 24), shorten(s, 12), "")
 	}
+	era := one()
 	if in.ProtocolVersion != "" || in.EraReason != "" {
-		era := in.Era
+		v := termsafe.Line(firstNonEmpty(in.ProtocolVersion, "?"))
+		mid := v + " (" + termsafe.Line(in.Era) + ")"
+		era = one(mid, mid)
 		if in.EraReason != "" {
-			era += ": " + shortReason(in.EraReason)
+			era = one(v+" ("+termsafe.Line(in.Era+": "+shortReason(in.EraReason))+")", mid)
 		}
-		parts = append(parts, termsafe.Line(firstNonEmpty(in.ProtocolVersion, "?")+" ("+era+")"))
 	}
+	target := one()
 	if in.Target != "" {
-		parts = append(parts, termsafe.Line(shorten(in.Target, 40)))
+		target = one(termsafe.Line(shorten(in.Target, 40)), "")
 	}
+	sid := one()
 	if in.SessionID != "" {
-		parts = append(parts, "session "+termsafe.Line(shorten(in.SessionID, 12)))
+		sid = one("session "+termsafe.Line(shorten(in.SessionID, 12)), "")
 	}
-	if in.Closed {
-		parts = append(parts, "CLOSED: "+termsafe.Line(in.CloseReason))
-	}
-	counts := fmt.Sprintf("calls %d · running %d · notes %d · logs %d", len(m.h.calls), len(m.running), in.Notifications, in.Logs)
+	waiting := one()
 	if n := len(m.prompts); n > 0 {
-		counts = fmt.Sprintf("⚑ %d waiting · ", n) + counts
+		waiting = one(fmt.Sprintf("⚑ %d waiting", n))
 	}
-	right := counts + " "
-	// The counts matter more than the target's full name: cut the left.
-	left := fit(" "+strings.Join(parts, " │ "), max(10, w-ansi.StringWidth(right)-1))
-	gap := w - ansi.StringWidth(left) - ansi.StringWidth(right)
+	counts := one(fmt.Sprintf("calls %d · running %d · notes %d · logs %d", len(m.h.calls), len(m.running), in.Notifications, in.Logs),
+		fmt.Sprintf("calls %d · running %d", len(m.h.calls), len(m.running)), "")
+	left := []*part{brand, connP, server, era, target, sid}
+	right := []*part{waiting, counts}
+	join := func(ps []*part, sep string) string {
+		var out []string
+		for _, p := range ps {
+			if p.at < len(p.forms) && p.forms[p.at] != "" {
+				out = append(out, p.forms[p.at])
+			}
+		}
+		return strings.Join(out, sep)
+	}
+	render := func() (string, string) {
+		r := join(right, " · ")
+		if r != "" {
+			r += " "
+		}
+		return " " + join(left, " │ "), r
+	}
+	steps := []*part{target, sid, counts, era, server, counts, server, connP, server}
+	l, r := render()
+	for _, p := range steps {
+		if ansi.StringWidth(l)+ansi.StringWidth(r)+1 <= w {
+			break
+		}
+		p.at = min(p.at+1, max(0, len(p.forms)-1))
+		l, r = render()
+	}
+	l = fit(l, max(10, w-ansi.StringWidth(r)-1))
+	gap := w - ansi.StringWidth(l) - ansi.StringWidth(r)
 	var line string
 	if gap >= 1 {
-		line = left + strings.Repeat(" ", gap) + right
+		line = l + strings.Repeat(" ", gap) + r
 	} else {
-		line = pad(left+" │ "+right, w)
+		line = pad(l+" │ "+r, w)
 	}
 	return m.th.StatusBar.Render(pad(line, w))
 }
@@ -202,6 +247,7 @@ var footerNames = map[keys.Scope][]string{
 	"tasks":   {"task-get", "task-result", "task-cancel", "copy", "tasks-close", "help"},
 	"rejoin":  {"copy", "rejoin-here", "rejoin-forget", "rejoin-refresh", "rejoin-close", "help"},
 	"listen":  {"listen-new", "listen-close", "open", "listen-back", "help"},
+	"info":    {"copy", "info-close", "help"},
 }
 
 // footerLabels are the footer's short words; the help overlay has the
@@ -218,6 +264,7 @@ var footerLabels = map[string]string{
 	"rejoin-here": "rejoin here", "rejoin-forget": "forget", "rejoin-refresh": "refresh", "rejoin-close": "back",
 	"detach-call": "detach", "tasks": "tasks", "rejoinable": "detached", "reconnect": "reconnect",
 	"listen": "listen", "listen-new": "new", "listen-close": "close", "listen-back": "back",
+	"info": "info", "info-close": "close",
 }
 
 // keyOf is the first key of a binding, for hints in titles.

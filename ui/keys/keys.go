@@ -29,6 +29,7 @@ const (
 	Tasks    Scope = "tasks"
 	Rejoin   Scope = "rejoin"
 	Listen   Scope = "listen"
+	Info     Scope = "info"
 )
 
 // Binding is one action.
