@@ -50,7 +50,13 @@ func (m *Model) Render() string {
 		lines = append(lines, m.progressStrip(w, progH)...)
 		lines = append(lines, m.notesPane(w, noteH)...)
 	}
-	lines = append(lines, m.footer(w))
+	if m.find.prompt != nil && m.top() == nil {
+		// The input line takes the body's last line, its caret or keys the footer's.
+		in, under := m.promptLines(w)
+		lines = append(lines[:len(lines)-1], in, under)
+	} else {
+		lines = append(lines, m.footer(w))
+	}
 	return strings.Join(lines, "\n")
 }
 
@@ -220,11 +226,11 @@ func (m *Model) footer(w int) string {
 	case md != nil:
 		names = footerNames[md.scope()]
 	case m.inCat:
-		names = []string{"open", "section-next", "subscribe", "refresh", "catalog-close", "help"}
+		names = []string{"open", "catalog-find", "section-next", "subscribe", "refresh", "catalog-close", "help"}
 	case m.focus == paneNotes:
-		names = []string{"focus-next", "open", "filter", "pause", "copy", "follow", "help", "quit"}
+		names = []string{"focus-next", "open", "filter", "kind-next", "pause", "copy", "follow", "help", "quit"}
 	default:
-		names = []string{"focus-next", "open", "cancel-call", "replay", "edit-replay", "copy", "catalog", "help", "quit", "detach-call", "tasks", "rejoinable"}
+		names = []string{"focus-next", "open", "cancel-call", "replay", "edit-replay", "copy", "filter", "catalog", "help", "quit", "detach-call", "tasks", "rejoinable"}
 	}
 	var b strings.Builder
 	for _, n := range names {
@@ -264,7 +270,7 @@ var footerLabels = map[string]string{
 	"rejoin-here": "rejoin here", "rejoin-forget": "forget", "rejoin-refresh": "refresh", "rejoin-close": "back",
 	"detach-call": "detach", "tasks": "tasks", "rejoinable": "detached", "reconnect": "reconnect",
 	"listen": "listen", "listen-new": "new", "listen-close": "close", "listen-back": "back",
-	"info": "info", "info-close": "close",
+	"kind-next": "kind", "catalog-find": "find", "info": "info", "info-close": "close",
 }
 
 // keyOf is the first key of a binding, for hints in titles.
@@ -307,17 +313,27 @@ func (m *Model) requestsPane(w, h int) []string {
 	if h <= 0 {
 		return nil
 	}
-	n := len(m.h.calls)
+	n := m.reqLen()
 	title := fmt.Sprintf("Requests %d", n)
+	if n != len(m.h.calls) {
+		title += fmt.Sprintf(" of %d", len(m.h.calls))
+	}
+	title += m.reqFilterTitle()
 	if m.req.follow {
 		title += " · follow"
 	}
 	out := []string{m.paneTitle(title, m.focus == paneRequests, w)}
 	now := m.opts.Now()
 	for i := m.req.top; i < n && len(out) < h; i++ {
-		out = append(out, m.requestRow(m.h.calls[i], w, i == m.req.sel, now))
+		row := m.requestRow(m.reqCall(i), w, i == m.req.sel, now)
+		if m.find.req.f != nil && m.find.req.hl {
+			row = m.markRow(row, m.callHit(i), i == m.req.sel)
+		}
+		out = append(out, row)
 	}
-	if n == 0 && h > 1 {
+	if n == 0 && h > 1 && len(m.h.calls) > 0 {
+		out = append(out, m.th.Faint.Render("   no call matches the filter — "+m.keyOf("filter-clear")+" clears it"))
+	} else if n == 0 && h > 1 {
 		out = append(out, m.th.Faint.Render("   no calls yet — C opens the catalog, : sends raw JSON-RPC"))
 	}
 	for len(out) < h {
@@ -543,9 +559,13 @@ func (m *Model) notesPane(w, h int) []string {
 	}
 	n := m.visibleNotes()
 	title := fmt.Sprintf("Notifications %d", n)
-	if m.h.filter != kindAll {
-		title += " · filter: " + m.h.filter.String()
+	if m.h.view != nil {
+		title += fmt.Sprintf(" of %d", m.h.count(m.h.filter))
 	}
+	if m.h.filter != kindAll {
+		title += " · kind: " + m.h.filter.String()
+	}
+	title += m.noteFilterTitle()
 	if d := m.s.Store().Dropped(); d > 0 {
 		title += fmt.Sprintf(" · %d older frames not kept (no journal)", d)
 	}
@@ -564,12 +584,18 @@ func (m *Model) notesPane(w, h int) []string {
 		out = append(out, m.th.Faint.Render(fit(fmt.Sprintf("   ── %d older rows not kept: no journal (a session without one keeps its newest %d frames) ──",
 			m.h.dropped, session.NoJournalWindow), w)))
 	}
+	if n == 0 && m.h.view != nil && len(out) < h {
+		out = append(out, m.th.Faint.Render("   no row matches the filter — "+m.keyOf("filter-clear")+" clears it"))
+	}
 	for i := m.note.top; i < n && len(out) < h; i++ {
 		k := rowKey{m.h.noteSeq(i), i == m.note.sel}
 		row, ok := m.rowCache[k]
 		if !ok {
 			row = m.noteRow(m.h.noteAt(i), w, k.sel)
 			m.rowCache[k] = row
+		}
+		if m.find.note.f != nil && m.find.note.hl {
+			row = m.markRow(row, m.noteHit(k.seq), k.sel)
 		}
 		out = append(out, row)
 	}
