@@ -141,7 +141,7 @@ func (m *Model) statusBar(w int) string {
 	}
 	era := one()
 	if in.ProtocolVersion != "" || in.EraReason != "" {
-		v := termsafe.Line(firstNonEmpty(in.ProtocolVersion, "?"))
+		v := termsafe.Line(shorten(firstNonEmpty(in.ProtocolVersion, "?"), 24)) // the server's string: bounded
 		mid := v + " (" + termsafe.Line(in.Era) + ")"
 		era = one(mid, mid)
 		if in.EraReason != "" {
