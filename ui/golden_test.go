@@ -22,7 +22,7 @@ func TestGoldenPanes(t *testing.T) {
 		{"requests", func(m *Model) {}},
 		{"requests-selected", func(m *Model) { press(m, "top", "down") }},
 		{"notifications", func(m *Model) { press(m, "focus-next") }},
-		{"notifications-log-filter", func(m *Model) { press(m, "focus-next", "filter") }},
+		{"notifications-log-filter", func(m *Model) { press(m, "focus-next", "kind-next") }},
 		{"notifications-paused", func(m *Model) { press(m, "focus-next", "pause", "up", "up") }},
 		{"detail-request", func(m *Model) { press(m, "top", "down", "open") }},
 		{"detail-response", func(m *Model) { press(m, "top", "down", "down", "open", "tab-next") }},

@@ -258,16 +258,16 @@ func TestNotificationsFilterAndPause(t *testing.T) {
 	f.inject(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hello"}}`)
 	f.inject(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"demo://clock"}}`)
 	refresh(m)
-	press(m, "focus-next", "filter") // log
+	press(m, "focus-next", "kind-next") // log
 	if s := screen(m); !strings.Contains(s, "hello") || strings.Contains(s, "demo://clock") {
 		t.Fatalf("log filter:\n%s", s)
 	}
-	press(m, "filter", "filter") // progress → notify
+	press(m, "kind-next", "kind-next") // progress → notify
 	if s := screen(m); strings.Contains(s, "hello") || !strings.Contains(s, "demo://clock") {
 		t.Fatalf("notify filter:\n%s", s)
 	}
 	for m.h.filter != kindAll {
-		press(m, "filter")
+		press(m, "kind-next")
 	}
 	press(m, "pause")
 	f.inject(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"while paused"}}`)

@@ -27,7 +27,7 @@ func (m *Model) mouseWheel(ms tea.Mouse) {
 		return
 	}
 	p, _ := m.paneAt(ms.Y)
-	ls, n := &m.req, len(m.h.calls)
+	ls, n := &m.req, m.reqLen()
 	if p == paneNotes {
 		ls, n = &m.note, m.visibleNotes()
 	}
