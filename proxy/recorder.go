@@ -1,7 +1,6 @@
 package proxy
 
 import (
-	"encoding/json"
 	"fmt"
 	"os"
 	"sync"
@@ -145,7 +144,7 @@ func (r *recorder) writer() {
 			it := &batch[i]
 			if it.classify {
 				it.f.Kind = transport.Garbage
-				if json.Valid(it.f.Data) {
+				if validJSON(it.f.Data) {
 					it.f.Kind = transport.Message
 				}
 			}
