@@ -130,16 +130,23 @@ func skipSpace(b []byte, i int) int {
 
 // skipString returns the index after the string starting at b[i] == '"'.
 func skipString(b []byte, i int) int {
-	for j := i + 1; j < len(b); {
-		k := bytes.IndexAny(b[j:], `"\`)
-		if k < 0 {
-			return -1
-		}
-		j += k
-		if b[j] == '"' {
+	j := i + 1
+	k := bytes.IndexByte(b[j:], '"')
+	if k < 0 {
+		return -1
+	}
+	if bytes.IndexByte(b[j:j+k], '\\') < 0 {
+		return j + k + 1 // no escapes: the common case, two vector scans
+	}
+	for j < len(b) {
+		switch b[j] {
+		case '"':
 			return j + 1
+		case '\\':
+			j += 2 // an escape: skip the escaped byte
+		default:
+			j++
 		}
-		j += 2 // an escape: skip the escaped byte
 	}
 	return -1
 }
