@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"mcpscope/session"
@@ -14,6 +15,11 @@ import (
 // viewers, in that order, on one goroutine of its own: the forwarding
 // goroutines only append to its queue. The writer drains whatever is queued
 // into one write, so a crash loses at most the frames of one write.
+//
+// The stdio forwarders hand their lines over as runs: all the lines they
+// wrote in one go (one read's worth), after writing them, in one call. Every
+// per-line cost of the journal (is it JSON, its record's encoding, its copy
+// for the viewers) is the writer's.
 
 const (
 	// recQueueBytes bounds the frames waiting for the journal. Only a disk
@@ -21,6 +27,10 @@ const (
 	// journal rather than lose frames from it ("nothing lost").
 	recQueueBytes  = 8 << 20
 	recQueueFrames = 8192
+	// Runs come back to the forwarders for reuse: at most freeRunBytes of
+	// them, none over freeRunMax.
+	freeRunBytes = 4 << 20
+	freeRunMax   = 1 << 20
 	// journalMax bounds one frame's bytes in the journal: the stdio
 	// transport's own line limit. The proxy still forwards longer lines
 	// whole; the journal then keeps their first journalHead bytes.
@@ -28,22 +38,50 @@ const (
 	journalHead = 64 << 10
 )
 
-// item is one frame on its way to the journal.
+// item is one frame on its way to the journal, or a run of lines.
 type item struct {
 	f        transport.Frame
 	classify bool             // Kind is Message when Data is JSON, else Garbage
 	after    func(seq uint64) // run once the frame is journaled and published
+	run      *lineRun         // when set, the item is these lines (f, classify and after unused)
 }
 
+// lineRun is lines of one stream that were forwarded together, one frame
+// each, with the same time and pid. The forwarder queues it with recordRun,
+// writes data to the peer, and gives it back with nextRun; the writer reads
+// it meanwhile, and the last of the two to be done with it frees it.
+type lineRun struct {
+	refs  atomic.Int32 // the forwarder and the writer, while each has it
+	t     time.Time
+	dir   transport.Dir
+	kind  transport.Kind // 0: Message when the line is JSON, else Garbage
+	pid   int
+	data  []byte    // the lines' bytes as they crossed
+	lines []runLine // the lines to journal (blank ones are not)
+}
+
+// runLine is one line of a run.
+type runLine struct {
+	start, end int              // data[start:end], its terminator left out
+	via        string           // Meta.Via
+	after      func(seq uint64) // run once the line is journaled and published
+}
+
+// size is what a run holds on to, roughly.
+func (run *lineRun) size() int { return cap(run.data) + cap(run.lines)*40 }
+
 type recorder struct {
-	mu     sync.Mutex
-	wake   chan struct{} // capacity 1: the writer has work
-	room   *sync.Cond    // on mu: the queue has room again
-	queue  []item
-	qbytes int
-	seq    uint64 // last seq given out
-	closed bool
-	done   chan struct{} // the writer has written everything and stopped
+	mu      sync.Mutex
+	wake    chan struct{} // capacity 1: the writer has work
+	room    *sync.Cond    // on mu: the queue has room again
+	queue   []item
+	qbytes  int // the queued frames' bytes
+	qframes int
+	seq     uint64 // last seq given out
+	closed  bool
+	done    chan struct{} // the writer has written everything and stopped
+	free    []*lineRun    // runs written, for the forwarders to reuse
+	freeB   int
 
 	file *os.File // nil without a journal
 	path string
@@ -81,7 +119,7 @@ func (r *recorder) record(f transport.Frame, classify bool, after func(uint64)) 
 		f.Time = time.Now()
 	}
 	r.mu.Lock()
-	for !r.closed && (r.qbytes > recQueueBytes || len(r.queue) >= recQueueFrames) {
+	for !r.closed && (r.qbytes > recQueueBytes || r.qframes >= recQueueFrames) {
 		r.room.Wait()
 	}
 	if r.closed {
@@ -92,12 +130,87 @@ func (r *recorder) record(f transport.Frame, classify bool, after func(uint64)) 
 	seq := r.seq
 	r.queue = append(r.queue, item{f: f, classify: classify, after: after})
 	r.qbytes += len(f.Data)
+	r.qframes++
 	r.mu.Unlock()
 	select {
 	case r.wake <- struct{}{}:
 	default:
 	}
 	return seq
+}
+
+// recordRun queues the lines of run, numbered in order, and returns the seq
+// of its first line (0 when nothing was queued). The caller may go on
+// reading run.data (to write it) until it gives run back with nextRun. Like
+// record it waits only while the journal is more than recQueueBytes behind.
+func (r *recorder) recordRun(run *lineRun) uint64 {
+	run.refs.Store(1)
+	if len(run.lines) == 0 {
+		return 0
+	}
+	if run.t.IsZero() {
+		run.t = time.Now()
+	}
+	r.mu.Lock()
+	for !r.closed && (r.qbytes > recQueueBytes || r.qframes >= recQueueFrames) {
+		r.room.Wait()
+	}
+	if r.closed {
+		r.mu.Unlock()
+		return 0
+	}
+	run.refs.Store(2)
+	first := r.seq + 1
+	r.seq += uint64(len(run.lines))
+	r.queue = append(r.queue, item{run: run})
+	r.qbytes += len(run.data)
+	r.qframes += len(run.lines)
+	r.mu.Unlock()
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+	return first
+}
+
+// nextRun takes back run, whose caller is done with it, and returns an
+// empty run for the next lines.
+func (r *recorder) nextRun(run *lineRun) *lineRun {
+	if run.refs.Add(-1) == 0 {
+		run.reset() // the writer is done with it too (or never had it)
+		return run
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if n := len(r.free); n > 0 {
+		next := r.free[n-1]
+		r.free[n-1] = nil
+		r.free = r.free[:n-1]
+		r.freeB -= next.size()
+		return next
+	}
+	return &lineRun{}
+}
+
+// runDone is the writer's end of a run: the last one out keeps it for reuse,
+// within freeRunBytes.
+func (r *recorder) runDone(run *lineRun) {
+	if run.refs.Add(-1) != 0 {
+		return // the forwarder still writes it
+	}
+	run.reset()
+	r.mu.Lock()
+	if n := run.size(); n <= freeRunMax && r.freeB+n <= freeRunBytes {
+		r.free = append(r.free, run)
+		r.freeB += n
+	}
+	r.mu.Unlock()
+}
+
+func (run *lineRun) reset() {
+	clear(run.lines) // the afters' closures
+	run.t, run.dir, run.kind, run.pid = time.Time{}, 0, 0, 0
+	run.data, run.lines = run.data[:0], run.lines[:0]
 }
 
 // event records one of the proxy's own events.
@@ -119,6 +232,7 @@ func (r *recorder) writer() {
 		batch []item
 		buf   []byte
 		ends  []int
+		metas metaCache
 	)
 	for {
 		r.mu.Lock()
@@ -132,24 +246,35 @@ func (r *recorder) writer() {
 			return
 		}
 		batch, r.queue = r.queue, batch[:0]
-		first := r.seq - uint64(len(batch)) + 1
-		r.qbytes = 0
+		frames, size := r.qframes, r.qbytes
+		first := r.seq - uint64(frames) + 1
+		r.qbytes, r.qframes = 0, 0
 		r.room.Broadcast()
 		r.mu.Unlock()
 
 		// A fresh buffer per batch: viewers' queues keep slices of it.
-		buf = make([]byte, 0, max(4096, cap(buf)/2))
+		buf = make([]byte, 0, size+size/4+frames*160)
 		ends = ends[:0]
+		seq := first
 		for i := range batch {
 			it := &batch[i]
+			if run := it.run; run != nil {
+				for j := range run.lines {
+					buf = appendRunLine(buf, seq, run, &run.lines[j], &metas)
+					ends = append(ends, len(buf))
+					seq++
+				}
+				continue
+			}
 			if it.classify {
 				it.f.Kind = transport.Garbage
 				if validJSON(it.f.Data) {
 					it.f.Kind = transport.Message
 				}
 			}
-			buf = session.AppendRecord(buf, first+uint64(i), it.f)
+			buf = session.AppendRecord(buf, seq, it.f)
 			ends = append(ends, len(buf))
+			seq++
 		}
 		if r.file != nil && r.jerr == nil {
 			if _, err := r.file.Write(buf); err != nil {
@@ -158,13 +283,81 @@ func (r *recorder) writer() {
 			}
 		}
 		r.hub.publish(first, buf, ends)
+		seq = first
 		for i := range batch {
-			if batch[i].after != nil {
-				batch[i].after(first + uint64(i))
+			it := &batch[i]
+			if run := it.run; run != nil {
+				for j := range run.lines {
+					if run.lines[j].after != nil {
+						run.lines[j].after(seq)
+					}
+					seq++
+				}
+				continue
 			}
-			batch[i] = item{}
+			if it.after != nil {
+				it.after(seq)
+			}
+			seq++
+		}
+		r.recycle(batch)
+	}
+}
+
+// recycle clears the batch's items and hands back its runs.
+func (r *recorder) recycle(batch []item) {
+	for i := range batch {
+		if run := batch[i].run; run != nil {
+			r.runDone(run)
+		}
+		batch[i] = item{}
+	}
+}
+
+// appendRunLine appends the journal record of one line of a run: exactly
+// session.AppendRecord's, with the meta's encoding (the same for every line
+// of a stream) taken from the cache.
+func appendRunLine(buf []byte, seq uint64, run *lineRun, l *runLine, metas *metaCache) []byte {
+	f := transport.Frame{Time: run.t, Dir: run.dir, Kind: run.kind, Data: run.data[l.start:l.end]}
+	if f.Kind == 0 {
+		f.Kind = transport.Garbage
+		if validJSON(f.Data) {
+			f.Kind = transport.Message
 		}
 	}
+	suffix := metas.suffix(run.pid, l.via)
+	if suffix == nil {
+		f.Meta = transport.Meta{PID: run.pid, Via: l.via}
+		return session.AppendRecord(buf, seq, f)
+	}
+	buf = session.AppendRecord(buf, seq, f)
+	return append(buf[:len(buf)-2], suffix...) // its "}\n" is in the suffix
+}
+
+// metaCache holds the end of a record with meta {pid, via}: what
+// session.AppendRecord writes after the members every record has.
+type metaCache struct {
+	pid  int
+	via  string
+	tail []byte
+	ok   bool
+}
+
+// suffix returns the tail of a record whose meta is {pid, via}, nil if it
+// cannot be told apart (then the caller encodes the meta itself).
+func (c *metaCache) suffix(pid int, via string) []byte {
+	if c.ok && c.pid == pid && c.via == via {
+		return c.tail
+	}
+	f := transport.Frame{Dir: transport.Local, Kind: transport.Event}
+	bare := session.AppendRecord(nil, 1, f)
+	f.Meta = transport.Meta{PID: pid, Via: via}
+	full := session.AppendRecord(nil, 1, f)
+	c.pid, c.via, c.ok, c.tail = pid, via, true, nil
+	if len(bare) >= 2 && len(full) > len(bare) && string(full[:len(bare)-2]) == string(bare[:len(bare)-2]) {
+		c.tail = full[len(bare)-2:]
+	}
+	return c.tail
 }
 
 // close writes what is queued and stops the writer (bounded by the disk).
