@@ -107,6 +107,22 @@ func flood(t testing.TB, p *pipeServer, n int) time.Duration {
 	return time.Since(start)
 }
 
+// cpuTime is the user and system CPU time a live process has used so far,
+// in clock ticks of 10 ms.
+func cpuTime(pid int) (user, sys time.Duration) {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return -1, -1
+	}
+	f := strings.Fields(string(b[strings.LastIndexByte(string(b), ')')+1:]))
+	if len(f) < 13 {
+		return -1, -1
+	}
+	u, _ := strconv.Atoi(f[11])
+	s, _ := strconv.Atoi(f[12])
+	return time.Duration(u) * 10 * time.Millisecond, time.Duration(s) * 10 * time.Millisecond
+}
+
 // peakRSS is a live process's peak resident set in kB (VmHWM), -1 if
 // unknown.
 func peakRSS(pid int) int {
@@ -134,7 +150,8 @@ func peakRSS(pid int) int {
 //     added-p99-µs are the proxy's p50/p99 less the direct ones.
 //   - flood: a server writing 1M notifications (MCPSCOPE_PROXY_FLOOD sets
 //     how many) as fast as it can; ratio is direct time / proxy time (1 =
-//     as fast as direct), peak-RSS-MB the proxy's VmHWM.
+//     as fast as direct), peak-RSS-MB the proxy's VmHWM and cpu-ns/line the
+//     CPU time the proxy used (from its start, 10 ms ticks) per line.
 //
 // Each iteration measures direct and proxied afresh; the metrics are the
 // medians over the iterations (-benchtime=3x for three). Figures, never
@@ -176,23 +193,27 @@ func BenchmarkOverhead(b *testing.B) {
 			args = append(args, "--no-journal")
 		}
 		b.Run(name, func(b *testing.B) {
-			var ratio, rate, rss []float64
+			var ratio, rate, rss, cpu []float64
 			for range b.N {
 				dt := flood(b, startPipe(b, server), n)
 				p := startPipe(b, append(append(args, "--"), server...), env...)
 				pt := flood(b, p, n)
 				kb := peakRSS(p.cmd.Process.Pid)
-				b.Logf("flood of %d notifications (%d bytes each): direct %v (%.0f/s); proxy with journal=%v %v (%.0f/s): %.2f of direct; proxy peak RSS %d kB",
+				user, sys := cpuTime(p.cmd.Process.Pid)
+				used := user + sys
+				b.Logf("flood of %d notifications (%d bytes each): direct %v (%.0f/s); proxy with journal=%v %v (%.0f/s): %.2f of direct; proxy peak RSS %d kB, CPU %v user + %v system",
 					n, len(floodNote)+1, dt.Round(time.Millisecond), float64(n)/dt.Seconds(), journal, pt.Round(time.Millisecond), float64(n)/pt.Seconds(),
-					dt.Seconds()/pt.Seconds(), kb)
+					dt.Seconds()/pt.Seconds(), kb, user, sys)
 				ratio = append(ratio, dt.Seconds()/pt.Seconds())
 				rate = append(rate, float64(n)/pt.Seconds())
 				rss = append(rss, float64(kb)/1024)
+				cpu = append(cpu, float64(used)/float64(n))
 			}
 			b.ReportMetric(0, "ns/op")
 			b.ReportMetric(median(ratio), "ratio")
 			b.ReportMetric(median(rate), "proxy-lines/s")
 			b.ReportMetric(median(rss), "peak-RSS-MB")
+			b.ReportMetric(median(cpu), "cpu-ns/line")
 		})
 	}
 }

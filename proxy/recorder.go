@@ -252,8 +252,11 @@ func (r *recorder) writer() {
 		r.room.Broadcast()
 		r.mu.Unlock()
 
-		// A fresh buffer per batch: viewers' queues keep slices of it.
-		buf = make([]byte, 0, size+size/4+frames*160)
+		// The buffer is reused unless viewers' queues kept slices of it.
+		if need := size + size/4 + frames*160; buf == nil || cap(buf) < need || cap(buf) > 4*need && cap(buf) > 1<<20 {
+			buf = make([]byte, 0, need)
+		}
+		buf = buf[:0]
 		ends = ends[:0]
 		seq := first
 		for i := range batch {
@@ -282,7 +285,9 @@ func (r *recorder) writer() {
 				r.note(fmt.Sprintf("journal %s: %v; going on without it", r.path, err))
 			}
 		}
-		r.hub.publish(first, buf, ends)
+		if r.hub.publish(first, buf, ends) {
+			buf = nil
+		}
 		seq = first
 		for i := range batch {
 			it := &batch[i]
