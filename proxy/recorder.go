@@ -232,7 +232,7 @@ func (r *recorder) writer() {
 		batch []item
 		buf   []byte
 		ends  []int
-		metas metaCache
+		enc   runEncoder
 	)
 	for {
 		r.mu.Lock()
@@ -263,7 +263,7 @@ func (r *recorder) writer() {
 			it := &batch[i]
 			if run := it.run; run != nil {
 				for j := range run.lines {
-					buf = appendRunLine(buf, seq, run, &run.lines[j], &metas)
+					buf = enc.appendLine(buf, seq, run, &run.lines[j])
 					ends = append(ends, len(buf))
 					seq++
 				}
@@ -317,52 +317,6 @@ func (r *recorder) recycle(batch []item) {
 		}
 		batch[i] = item{}
 	}
-}
-
-// appendRunLine appends the journal record of one line of a run: exactly
-// session.AppendRecord's, with the meta's encoding (the same for every line
-// of a stream) taken from the cache.
-func appendRunLine(buf []byte, seq uint64, run *lineRun, l *runLine, metas *metaCache) []byte {
-	f := transport.Frame{Time: run.t, Dir: run.dir, Kind: run.kind, Data: run.data[l.start:l.end]}
-	if f.Kind == 0 {
-		f.Kind = transport.Garbage
-		if validJSON(f.Data) {
-			f.Kind = transport.Message
-		}
-	}
-	suffix := metas.suffix(run.pid, l.via)
-	if suffix == nil {
-		f.Meta = transport.Meta{PID: run.pid, Via: l.via}
-		return session.AppendRecord(buf, seq, f)
-	}
-	buf = session.AppendRecord(buf, seq, f)
-	return append(buf[:len(buf)-2], suffix...) // its "}\n" is in the suffix
-}
-
-// metaCache holds the end of a record with meta {pid, via}: what
-// session.AppendRecord writes after the members every record has.
-type metaCache struct {
-	pid  int
-	via  string
-	tail []byte
-	ok   bool
-}
-
-// suffix returns the tail of a record whose meta is {pid, via}, nil if it
-// cannot be told apart (then the caller encodes the meta itself).
-func (c *metaCache) suffix(pid int, via string) []byte {
-	if c.ok && c.pid == pid && c.via == via {
-		return c.tail
-	}
-	f := transport.Frame{Dir: transport.Local, Kind: transport.Event}
-	bare := session.AppendRecord(nil, 1, f)
-	f.Meta = transport.Meta{PID: pid, Via: via}
-	full := session.AppendRecord(nil, 1, f)
-	c.pid, c.via, c.ok, c.tail = pid, via, true, nil
-	if len(bare) >= 2 && len(full) > len(bare) && string(full[:len(bare)-2]) == string(bare[:len(bare)-2]) {
-		c.tail = full[len(bare)-2:]
-	}
-	return c.tail
 }
 
 // close writes what is queued and stops the writer (bounded by the disk).
