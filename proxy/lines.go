@@ -82,8 +82,13 @@ func (lr *lineReader) run(line func(b []byte), long func(piece []byte, first, la
 
 // trimEOL drops a line's terminator: what the journal keeps of a line.
 func trimEOL(b []byte) []byte {
-	b = bytes.TrimSuffix(b, []byte{'\n'})
-	return bytes.TrimSuffix(b, []byte{'\r'})
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+	}
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		b = b[:n-1]
+	}
+	return b
 }
 
 // wireLock serializes whole lines onto one pipe. Unlike a mutex, a caller

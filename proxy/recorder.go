@@ -31,6 +31,9 @@ const (
 	// them, none over freeRunMax.
 	freeRunBytes = 4 << 20
 	freeRunMax   = 1 << 20
+	// writeChunk is about how much the writer encodes before it writes it
+	// and publishes it.
+	writeChunk = 128 << 10
 	// journalMax bounds one frame's bytes in the journal: the stdio
 	// transport's own line limit. The proxy still forwards longer lines
 	// whole; the journal then keeps their first journalHead bytes.
@@ -246,76 +249,79 @@ func (r *recorder) writer() {
 			return
 		}
 		batch, r.queue = r.queue, batch[:0]
-		frames, size := r.qframes, r.qbytes
-		first := r.seq - uint64(frames) + 1
+		first := r.seq - uint64(r.qframes) + 1
 		r.qbytes, r.qframes = 0, 0
 		r.room.Broadcast()
 		r.mu.Unlock()
 
-		// The buffer is reused unless viewers' queues kept slices of it.
-		if need := size + size/4 + frames*160; buf == nil || cap(buf) < need || cap(buf) > 4*need && cap(buf) > 1<<20 {
-			buf = make([]byte, 0, need)
-		}
-		buf = buf[:0]
-		ends = ends[:0]
+		// In chunks of about writeChunk bytes, so that what is encoded is
+		// still in the cache when it is written and copied to the ring.
 		seq := first
-		for i := range batch {
-			it := &batch[i]
-			if run := it.run; run != nil {
-				for j := range run.lines {
-					buf = enc.appendLine(buf, seq, run, &run.lines[j])
-					ends = append(ends, len(buf))
-					seq++
-				}
-				continue
+		for i := 0; i < len(batch); {
+			if buf == nil {
+				buf = make([]byte, 0, writeChunk+writeChunk/2)
 			}
-			if it.classify {
-				it.f.Kind = transport.Garbage
-				if validJSON(it.f.Data) {
-					it.f.Kind = transport.Message
-				}
-			}
-			buf = session.AppendRecord(buf, seq, it.f)
-			ends = append(ends, len(buf))
-			seq++
-		}
-		if r.file != nil && r.jerr == nil {
-			if _, err := r.file.Write(buf); err != nil {
-				r.jerr = err
-				r.note(fmt.Sprintf("journal %s: %v; going on without it", r.path, err))
-			}
-		}
-		if r.hub.publish(first, buf, ends) {
-			buf = nil
-		}
-		seq = first
-		for i := range batch {
-			it := &batch[i]
-			if run := it.run; run != nil {
-				for j := range run.lines {
-					if run.lines[j].after != nil {
-						run.lines[j].after(seq)
+			buf, ends = buf[:0], ends[:0]
+			chunk := seq
+			k := i
+			for ; k < len(batch) && (k == i || len(buf) < writeChunk); k++ {
+				it := &batch[k]
+				if run := it.run; run != nil {
+					for j := range run.lines {
+						buf = enc.appendLine(buf, seq, run, &run.lines[j])
+						ends = append(ends, len(buf))
+						seq++
 					}
-					seq++
+					continue
 				}
-				continue
+				if it.classify {
+					it.f.Kind = transport.Garbage
+					if validJSON(it.f.Data) {
+						it.f.Kind = transport.Message
+					}
+				}
+				buf = session.AppendRecord(buf, seq, it.f)
+				ends = append(ends, len(buf))
+				seq++
 			}
-			if it.after != nil {
-				it.after(seq)
+			if r.file != nil && r.jerr == nil {
+				if _, err := r.file.Write(buf); err != nil {
+					r.jerr = err
+					r.note(fmt.Sprintf("journal %s: %v; going on without it", r.path, err))
+				}
 			}
-			seq++
+			// The buffer is reused unless viewers' queues kept slices of
+			// it, or a long line grew it.
+			if r.hub.publish(chunk, buf, ends) || cap(buf) > 4*writeChunk {
+				buf = nil
+			}
+			r.after(chunk, batch[i:k])
+			i = k
 		}
-		r.recycle(batch)
+		clear(batch)
 	}
 }
 
-// recycle clears the batch's items and hands back its runs.
-func (r *recorder) recycle(batch []item) {
-	for i := range batch {
-		if run := batch[i].run; run != nil {
+// after runs the afters of items, numbered from first, and hands their
+// runs back.
+func (r *recorder) after(first uint64, items []item) {
+	seq := first
+	for i := range items {
+		it := &items[i]
+		if run := it.run; run != nil {
+			for j := range run.lines {
+				if run.lines[j].after != nil {
+					run.lines[j].after(seq)
+				}
+				seq++
+			}
 			r.runDone(run)
+			continue
 		}
-		batch[i] = item{}
+		if it.after != nil {
+			it.after(seq)
+		}
+		seq++
 	}
 }
 
