@@ -155,113 +155,56 @@ func specials(v uint64) uint64 {
 // false (and buf is to be cut back) when line holds a byte beyond
 // printable ASCII (DEL or over 0x7f).
 func appendLineJSON(buf, line []byte, check bool) (out []byte, valid, ascii bool) {
+	const maxDepth = 10000             // encoding/json's maxNestingDepth
 	n, room := len(buf), 2*len(line)+2 // room for every byte escaped in two
 	buf = slices.Grow(buf, room)
 	dst := buf[n : n+room]
 	dst[0] = '"'
-	j := 1
-	i := 0
 	var (
+		i, j  = 0, 1
+		ok    bool
 		small [64]bool // true: in an object; false: in an array
 		stack = small[:0]
 	)
-	const maxDepth = 10000 // encoding/json's maxNestingDepth
-
-	// emit copies line[i] escaped and moves on; false when it cannot be
-	// (a control character needs six bytes; beyond ASCII is not ours).
-	emit := func() bool {
-		c := line[i]
-		switch x := asciiEscape[c]; x {
-		case 0:
-			dst[j] = c
-			j++
-		case 1, 'u':
-			return false
-		default:
-			dst[j] = '\\'
-			dst[j+1] = x
-			j += 2
-		}
-		i++
-		return true
+	// Below, i and j always agree: line[:i] is in dst[:j], escaped; where
+	// the line stops being JSON, rest escapes what is left.
+	if !check {
+		goto rest
 	}
-	space := func() bool {
-		for i < len(line) {
-			switch line[i] {
-			case ' ', '\t', '\r', '\n':
-				if !emit() {
-					return false
-				}
-			default:
-				return true
-			}
-		}
-		return true
+	if i, j, ok = copySpace(line, dst, i, j); !ok {
+		goto rest
 	}
-	// str copies the string starting at line[i] == '"'; false when it
-	// is not a valid JSON string or holds what emit refuses.
-	str := func() bool {
-		dst[j], dst[j+1] = '\\', '"'
-		j += 2
-		i++
-		for {
-			for i+8 <= len(line) {
-				v := binary.LittleEndian.Uint64(line[i:])
-				binary.LittleEndian.PutUint64(dst[j:], v)
-				m := specials(v)
-				if m == 0 {
-					i, j = i+8, j+8
-					continue
-				}
-				k := bits.TrailingZeros64(m) >> 3
-				i, j = i+k, j+k
-				break
-			}
-			if i >= len(line) {
-				return false
-			}
-			switch c := line[i]; {
-			case c == '"':
-				dst[j], dst[j+1] = '\\', '"'
-				j += 2
-				i++
-				return true
-			case c == '\\':
-				dst[j], dst[j+1] = '\\', '\\'
-				j += 2
-				i++
-				if i >= len(line) {
-					return false
-				}
-				switch line[i] {
-				case '"', '\\', '/', 'b', 'f', 'n', 'r', 't':
-					if !emit() {
-						return false
-					}
-				case 'u':
-					if i+4 >= len(line) {
-						return false
-					}
-					for _, h := range line[i+1 : i+5] {
-						if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F') {
-							return false
-						}
-					}
-					copy(dst[j:], line[i:i+5])
-					i, j = i+5, j+5
-				default:
-					return false
-				}
-			case c < 0x20 || c >= 0x7f:
-				return false
-			default:
-				dst[j] = c
-				i, j = i+1, j+1
-			}
-		}
+value:
+	if i >= len(line) {
+		goto rest
 	}
-	// scalar copies a number or literal, false when it is none.
-	scalar := func() bool {
+	switch line[i] {
+	case '{', '[':
+		if len(stack) >= maxDepth {
+			goto rest
+		}
+		obj := line[i] == '{'
+		stack = append(stack, obj)
+		dst[j] = line[i]
+		i, j = i+1, j+1
+		if i, j, ok = copySpace(line, dst, i, j); !ok {
+			goto rest
+		}
+		if i < len(line) && (obj && line[i] == '}' || !obj && line[i] == ']') {
+			stack = stack[:len(stack)-1]
+			dst[j] = line[i]
+			i, j = i+1, j+1
+			goto after
+		}
+		if obj {
+			goto key
+		}
+		goto value
+	case '"':
+		if i, j, ok = copyString(line, dst, i, j); !ok {
+			goto rest
+		}
+	default:
 		var e int
 		switch c := line[i]; {
 		case c == '-' || c >= '0' && c <= '9':
@@ -273,68 +216,16 @@ func appendLineJSON(buf, line []byte, check bool) (out []byte, valid, ascii bool
 		case c == 'n':
 			e = validLiteral(line, i, "null")
 		default:
-			return false
+			goto rest
 		}
 		if e < 0 {
-			return false
+			goto rest
 		}
-		j += copy(dst[j:], line[i:e])
+		j += copy(dst[j:], line[i:e]) // digits, signs, letters: as they are
 		i = e
-		return true
-	}
-
-	if !check {
-		goto rest
-	}
-	if !space() {
-		goto rest
-	}
-value:
-	if i >= len(line) {
-		goto rest
-	}
-	switch line[i] {
-	case '{':
-		if len(stack) >= maxDepth {
-			goto rest
-		}
-		stack = append(stack, true)
-		emit()
-		if !space() {
-			goto rest
-		}
-		if i < len(line) && line[i] == '}' {
-			stack = stack[:len(stack)-1]
-			emit()
-			goto after
-		}
-		goto key
-	case '[':
-		if len(stack) >= maxDepth {
-			goto rest
-		}
-		stack = append(stack, false)
-		emit()
-		if !space() {
-			goto rest
-		}
-		if i < len(line) && line[i] == ']' {
-			stack = stack[:len(stack)-1]
-			emit()
-			goto after
-		}
-		goto value
-	case '"':
-		if !str() {
-			goto rest
-		}
-	default:
-		if !scalar() {
-			goto rest
-		}
 	}
 after:
-	if !space() {
+	if i, j, ok = copySpace(line, dst, i, j); !ok {
 		goto rest
 	}
 	if len(stack) == 0 {
@@ -344,36 +235,38 @@ after:
 	if i >= len(line) {
 		goto rest
 	}
-	switch line[i] {
-	case ',':
-		emit()
-		if !space() {
+	switch c := line[i]; {
+	case c == ',':
+		dst[j] = c
+		i, j = i+1, j+1
+		if i, j, ok = copySpace(line, dst, i, j); !ok {
 			goto rest
 		}
 		if stack[len(stack)-1] {
 			goto key
 		}
 		goto value
-	case '}':
-		if !stack[len(stack)-1] {
-			goto rest
-		}
-	case ']':
-		if stack[len(stack)-1] {
-			goto rest
-		}
+	case c == '}' && stack[len(stack)-1], c == ']' && !stack[len(stack)-1]:
+		stack = stack[:len(stack)-1]
+		dst[j] = c
+		i, j = i+1, j+1
+		goto after
 	default:
 		goto rest
 	}
-	stack = stack[:len(stack)-1]
-	emit()
-	goto after
 key:
-	if i >= len(line) || line[i] != '"' || !str() || !space() || i >= len(line) || line[i] != ':' {
+	if i >= len(line) || line[i] != '"' {
 		goto rest
 	}
-	emit()
-	if !space() {
+	if i, j, ok = copyString(line, dst, i, j); !ok {
+		goto rest
+	}
+	if i, j, ok = copySpace(line, dst, i, j); !ok || i >= len(line) || line[i] != ':' {
+		goto rest
+	}
+	dst[j] = ':'
+	i, j = i+1, j+1
+	if i, j, ok = copySpace(line, dst, i, j); !ok {
 		goto rest
 	}
 	goto value
@@ -396,4 +289,88 @@ rest:
 		}
 	}
 	return append(buf, '"'), valid, true
+}
+
+// copySpace copies the JSON whitespace at line[i:] to dst[j:], escaped.
+func copySpace(line, dst []byte, i, j int) (int, int, bool) {
+	for ; i < len(line); i++ {
+		switch line[i] {
+		case ' ':
+			dst[j] = ' '
+			j++
+		case '\t':
+			dst[j], dst[j+1] = '\\', 't'
+			j += 2
+		case '\r':
+			dst[j], dst[j+1] = '\\', 'r'
+			j += 2
+		case '\n':
+			dst[j], dst[j+1] = '\\', 'n'
+			j += 2
+		default:
+			return i, j, true
+		}
+	}
+	return i, j, true
+}
+
+// copyString copies the JSON string starting at line[i] == '"' to dst[j:],
+// escaped; false where it stops being one (or holds a control character
+// or a byte beyond ASCII, which rest escapes).
+func copyString(line, dst []byte, i, j int) (int, int, bool) {
+	dst[j], dst[j+1] = '\\', '"'
+	i, j = i+1, j+2
+	for {
+		// Eight bytes at a time up to the first one to look at. dst has
+		// room: j <= 2i+1 and i+8 <= len(line).
+		for i+8 <= len(line) {
+			v := binary.LittleEndian.Uint64(line[i:])
+			binary.LittleEndian.PutUint64(dst[j:], v)
+			if m := specials(v); m != 0 {
+				k := bits.TrailingZeros64(m) >> 3
+				i, j = i+k, j+k
+				break
+			}
+			i, j = i+8, j+8
+		}
+		if i >= len(line) {
+			return i, j, false
+		}
+		switch c := line[i]; {
+		case c == '"':
+			dst[j], dst[j+1] = '\\', '"'
+			return i + 1, j + 2, true
+		case c == '\\':
+			if i+1 >= len(line) {
+				return i, j, false
+			}
+			switch e := line[i+1]; e {
+			case '"', '\\':
+				dst[j], dst[j+1], dst[j+2], dst[j+3] = '\\', '\\', '\\', e
+				i, j = i+2, j+4
+			case '/', 'b', 'f', 'n', 'r', 't':
+				dst[j], dst[j+1], dst[j+2] = '\\', '\\', e
+				i, j = i+2, j+3
+			case 'u':
+				if i+5 >= len(line) {
+					return i, j, false
+				}
+				for _, h := range line[i+2 : i+6] {
+					if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F') {
+						return i, j, false
+					}
+				}
+				dst[j], dst[j+1] = '\\', '\\'
+				copy(dst[j+2:], line[i+1:i+6])
+				i, j = i+6, j+7
+			default:
+				return i, j, false
+			}
+		case c < 0x20 || c >= 0x7f:
+			return i, j, false
+		default:
+			dst[j] = c
+			i, j = i+1, j+1
+		}
+	}
 }
