@@ -282,7 +282,7 @@ func BenchmarkStdioFloodInProcess(b *testing.B) {
 			<-ready
 			b.SetBytes(int64(len(floodNote) + 1))
 			b.ResetTimer()
-			inW.Write([]byte("go\n"))
+			inW.Write([]byte("{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"go\"}\n")) // a call in flight: every line is routed
 			got := <-counted
 			b.StopTimer()
 			inW.Close()

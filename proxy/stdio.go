@@ -110,6 +110,9 @@ type stdioProxy struct {
 	// is in flight, cancelled or injected (or ever was injected). Without
 	// one, every line is the host's and no line is parsed. Set under mu.
 	watch atomic.Bool
+	// progress says whether a viewer's injected call awaits progress
+	// (tokens is not empty). Set under mu.
+	progress atomic.Bool
 
 	hostGone atomic.Bool
 	errMu    sync.Mutex
@@ -386,6 +389,7 @@ func (p *stdioProxy) track(po *pendingOut, seq uint64) {
 // rewatch updates watch; called with mu held after any change to the
 // calls tracked.
 func (p *stdioProxy) rewatch() {
+	p.progress.Store(len(p.tokens) > 0)
 	p.watch.Store(len(p.inflight) > 0 || len(p.cancelled) > 0 || len(p.injected) > 0 || len(p.tokens) > 0 || p.nextID.Load() > 0)
 }
 
@@ -501,7 +505,14 @@ func (p *stdioProxy) serverToHost(r io.Reader) {
 // viewer that asked (ViaViewer), or nowhere (ViaDropped). Called with
 // toHost held, so a cancel never slips between the decision and the write.
 func (p *stdioProxy) route(data []byte) (string, func(uint64)) {
-	env, ok := scanEnvelope(data)
+	// While no viewer awaits progress, a message with a method goes to
+	// the host whatever else it holds: its first method is enough, and
+	// the way most servers begin one says it has one.
+	progress := p.progress.Load()
+	if !progress && (bytes.HasPrefix(data, methodFirst) || bytes.HasPrefix(data, methodSecond)) {
+		return transport.ViaHost, nil
+	}
+	env, ok := scanMembers(data, progress)
 	if !ok {
 		return transport.ViaHost, nil
 	}
@@ -546,6 +557,12 @@ func (p *stdioProxy) route(data []byte) (string, func(uint64)) {
 	}
 	return transport.ViaHost, nil
 }
+
+// The usual beginnings of a message with a method.
+var (
+	methodFirst  = []byte(`{"method":"`)
+	methodSecond = []byte(`{"jsonrpc":"2.0","method":"`)
+)
 
 func (ic *injectCall) deliver(typ string, seq uint64, data []byte) {
 	m := Message{Type: typ, Ref: ic.ref, ID: json.RawMessage(ic.wireID), Seq: seq}
