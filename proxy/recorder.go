@@ -143,7 +143,8 @@ func (r *recorder) record(f transport.Frame, classify bool, after func(uint64)) 
 }
 
 // recordRun queues the lines of run, numbered in order, and returns the seq
-// of its first line (0 when nothing was queued). The caller may go on
+// of its first line (0 when nothing was queued); the caller then calls
+// signal. The caller may go on
 // reading run.data (to write it) until it gives run back with nextRun. Like
 // record it waits only while the journal is more than recQueueBytes behind.
 func (r *recorder) recordRun(run *lineRun) uint64 {
@@ -169,11 +170,17 @@ func (r *recorder) recordRun(run *lineRun) uint64 {
 	r.qbytes += len(run.data)
 	r.qframes += len(run.lines)
 	r.mu.Unlock()
+	return first
+}
+
+// signal wakes the writer for what recordRun queued. The forwarders call
+// it once they have written the lines: waking a goroutine is no business
+// of the bytes on their way.
+func (r *recorder) signal() {
 	select {
 	case r.wake <- struct{}{}:
 	default:
 	}
-	return first
 }
 
 // nextRun takes back run, whose caller is done with it, and returns an

@@ -297,6 +297,7 @@ func (p *stdioProxy) hostToServer() {
 		}
 		write(run.data)
 		p.toServer.unlock()
+		p.rec.signal()
 		run = p.rec.nextRun(run)
 		clear(pending)
 		pending = pending[:0]
@@ -441,6 +442,7 @@ func (p *stdioProxy) serverToHost(r io.Reader) {
 		} else {
 			writeHost(run.data)
 		}
+		p.rec.signal()
 		run = p.rec.nextRun(run)
 	}
 	flush := func() {
