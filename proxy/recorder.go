@@ -96,23 +96,28 @@ type recorder struct {
 // newRecorder opens the journal (path "" = none) with session.CreateJournal,
 // which writes the header line, and starts the writer.
 func newRecorder(path, target string, note func(string)) (*recorder, error) {
-	r := &recorder{wake: make(chan struct{}, 1), done: make(chan struct{}), note: note, path: path}
-	r.room = sync.NewCond(&r.mu)
+	var f *os.File
 	if path != "" {
 		j, err := session.CreateJournal(path, target)
 		if err != nil {
 			return nil, err
 		}
 		j.Close() // the header is written; frames are appended in batches below
-		f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
+		f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
 			return nil, &session.JournalError{Path: path, Err: err}
 		}
-		r.file = f
 	}
+	return startRecorder(f, path, note), nil
+}
+
+// startRecorder starts the writer, journaling to f (nil: no journal) at path.
+func startRecorder(f *os.File, path string, note func(string)) *recorder {
+	r := &recorder{wake: make(chan struct{}, 1), done: make(chan struct{}), note: note, path: path, file: f}
+	r.room = sync.NewCond(&r.mu)
 	r.hub = newHub(r)
 	go r.writer()
-	return r, nil
+	return r
 }
 
 // record queues f and returns its seq. It waits only while the journal is
