@@ -29,7 +29,7 @@ const (
 	recQueueFrames = 8192
 	// Runs come back to the forwarders for reuse: at most freeRunBytes of
 	// them, none over freeRunMax.
-	freeRunBytes = 4 << 20
+	freeRunBytes = 8 << 20
 	freeRunMax   = 1 << 20
 	// writeChunk is about how much the writer encodes before it writes it
 	// and publishes it.
@@ -78,7 +78,7 @@ type recorder struct {
 	wake    chan struct{} // capacity 1: the writer has work
 	room    *sync.Cond    // on mu: the queue has room again
 	queue   []item
-	qbytes  int // the queued frames' bytes
+	qbytes  int // the memory the queued frames hold (a run's buffers, whole)
 	qframes int
 	seq     uint64 // last seq given out
 	closed  bool
@@ -172,7 +172,7 @@ func (r *recorder) recordRun(run *lineRun) uint64 {
 	first := r.seq + 1
 	r.seq += uint64(len(run.lines))
 	r.queue = append(r.queue, item{run: run})
-	r.qbytes += len(run.data)
+	r.qbytes += run.size() // what it holds: a run reused for a few lines keeps a big buffer
 	r.qframes += len(run.lines)
 	r.mu.Unlock()
 	return first

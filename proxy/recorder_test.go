@@ -14,16 +14,18 @@ import (
 )
 
 // When the journal falls behind, the forwarders wait: the lines queued for
-// it never pass recQueueBytes or recQueueFrames by more than the run that
-// reached the bound, however fast they come; then they all reach the
-// journal, in order.
+// it never pass recQueueBytes (of memory held) or recQueueFrames by more
+// than the run that reached the bound, however fast they come; then they
+// all reach the journal, in order.
 func TestRecorderQueueIsBounded(t *testing.T) {
 	for _, tc := range []struct {
 		name          string
 		lines, length int // per run
+		room          int // the run's buffer: a reused one is as big as the most it held
 	}{
-		{"frames", 100, len(floodNote)},
-		{"bytes", 10, 10 << 10},
+		{"frames", 100, len(floodNote), 0},
+		{"bytes", 10, 10 << 10, 0},
+		{"a line each in big buffers", 1, len(floodNote), 64 << 10},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			jr, jw, err := os.Pipe() // a journal that takes nothing until we read it
@@ -36,7 +38,10 @@ func TestRecorderQueueIsBounded(t *testing.T) {
 			if tc.length > len(line) {
 				line = append(line[:len(line)-2], `,"pad":"`+strings.Repeat("x", tc.length-len(line)-10)+`"}}`...)
 			}
-			const runs = 300
+			runs := 300
+			if tc.lines == 1 {
+				runs = 1000
+			}
 			var maxBytes, maxFrames, runBytes int
 			done := make(chan struct{})
 			go func() {
@@ -44,12 +49,15 @@ func TestRecorderQueueIsBounded(t *testing.T) {
 				run := &lineRun{}
 				for range runs {
 					run.t, run.dir, run.pid = time.Now(), transport.In, 1
+					if cap(run.data) < tc.room {
+						run.data = make([]byte, 0, tc.room)
+					}
 					for range tc.lines {
 						start := len(run.data)
 						run.data = append(append(run.data, line...), '\n')
 						run.lines = append(run.lines, runLine{start: start, end: start + len(line), via: transport.ViaHost})
 					}
-					runBytes = len(run.data)
+					runBytes = max(runBytes, run.size())
 					r.recordRun(run)
 					r.signal()
 					r.mu.Lock()
