@@ -579,19 +579,36 @@ func (ic *injectCall) deliver(typ string, seq uint64, data []byte) {
 // --- stderr ---
 
 func (p *stdioProxy) stderr(r io.Reader) {
-	line := func(b []byte) {
+	run := &lineRun{}
+	flush := func() {
+		if len(run.data) == 0 {
+			return
+		}
+		p.rec.recordRun(run)
 		p.errMu.Lock()
-		p.c.Err.Write(b)
+		p.c.Err.Write(run.data)
 		p.errMu.Unlock()
-		if data := trimEOL(b); len(data) > 0 {
-			p.rec.record(transport.Frame{Time: time.Now(), Dir: transport.In, Kind: transport.Stderr,
-				Data: bytes.Clone(data), Meta: transport.Meta{PID: p.serverPID()}}, false, nil)
+		p.rec.signal()
+		run = p.rec.nextRun(run)
+	}
+	line := func(b []byte) {
+		if len(run.data) == 0 {
+			run.t, run.dir, run.kind, run.pid = time.Now(), transport.In, transport.Stderr, p.serverPID()
+		}
+		start := len(run.data)
+		run.data = append(run.data, b...)
+		if data := trimEOL(run.data[start:]); len(data) > 0 {
+			run.lines = append(run.lines, runLine{start: start, end: start + len(data)})
+		}
+		if len(run.data) >= 256<<10 {
+			flush()
 		}
 	}
 	var head []byte
 	var total int
 	long := func(piece []byte, first, last bool) {
 		if first {
+			flush()
 			p.errMu.Lock()
 			head, total = nil, 0
 		}
@@ -605,7 +622,7 @@ func (p *stdioProxy) stderr(r io.Reader) {
 			p.recordLong(transport.In, transport.Stderr, head, total, "")
 		}
 	}
-	newLineReader(r, p.maxLine).run(line, long, func() {})
+	newLineReader(r, p.maxLine).run(line, long, flush)
 }
 
 // --- viewers' commands ---
