@@ -26,9 +26,10 @@ type runEncoder struct {
 	meta metaCache
 }
 
-// appendLine appends the record of line l of run, numbered seq.
-func (e *runEncoder) appendLine(buf []byte, seq uint64, run *lineRun, l *runLine) []byte {
-	f := transport.Frame{Time: run.t, Dir: run.dir, Kind: run.kind, Data: run.data[l.start:l.end]}
+// appendLine appends the record of line (a line of run, its terminator
+// left out, of via), numbered seq.
+func (e *runEncoder) appendLine(buf []byte, seq uint64, run *lineRun, line []byte, via string) []byte {
+	f := transport.Frame{Time: run.t, Dir: run.dir, Kind: run.kind, Data: line}
 	if f.Time != e.t || f.Dir != e.dir {
 		e.t, e.dir, e.mids = f.Time, f.Dir, [len(e.mids)][]byte{}
 	}
@@ -38,7 +39,7 @@ func (e *runEncoder) appendLine(buf []byte, seq uint64, run *lineRun, l *runLine
 	if kind == 0 {
 		kind = transport.Message
 	}
-	tail := e.meta.tail(run.pid, l.via)
+	tail := e.meta.tail(run.pid, via)
 	if mid := e.mid(kind); len(mid) > 0 && tail != nil {
 		mark := len(buf)
 		buf = append(buf, seqOpen...)
@@ -63,7 +64,7 @@ func (e *runEncoder) appendLine(buf []byte, seq uint64, run *lineRun, l *runLine
 			f.Kind = transport.Message
 		}
 	}
-	f.Meta = transport.Meta{PID: run.pid, Via: l.via}
+	f.Meta = transport.Meta{PID: run.pid, Via: via}
 	return session.AppendRecord(buf, seq, f)
 }
 

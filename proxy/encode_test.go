@@ -31,7 +31,7 @@ func checkRunEncoder(t *testing.T, enc *runEncoder, run *lineRun, lines []string
 	var buf []byte
 	for i := range run.lines {
 		l := &run.lines[i]
-		buf = enc.appendLine(buf[:0], seq+uint64(i), run, l)
+		buf = enc.appendLine(buf[:0], seq+uint64(i), run, run.data[l.start:l.end], l.via)
 		f := transport.Frame{Time: run.t, Dir: run.dir, Kind: run.kind, Data: run.data[l.start:l.end], Meta: transport.Meta{PID: run.pid, Via: l.via}}
 		if f.Kind == 0 {
 			f.Kind = transport.Garbage
@@ -127,7 +127,7 @@ func BenchmarkRunEncoder(b *testing.B) {
 	b.Run("runEncoder", func(b *testing.B) {
 		var enc runEncoder
 		for b.Loop() {
-			buf = enc.appendLine(buf[:0], 123456, run, &run.lines[0])
+			buf = enc.appendLine(buf[:0], 123456, run, run.data, transport.ViaHost)
 		}
 	})
 	b.Run("AppendRecord", func(b *testing.B) {

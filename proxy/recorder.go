@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"fmt"
 	"os"
 	"sync"
@@ -54,20 +55,45 @@ type item struct {
 // writes data to the peer, and gives it back with nextRun; the writer reads
 // it meanwhile, and the last of the two to be done with it frees it.
 type lineRun struct {
-	refs  atomic.Int32 // the forwarder and the writer, while each has it
-	t     time.Time
-	dir   transport.Dir
-	kind  transport.Kind // 0: Message when the line is JSON, else Garbage
-	pid   int
-	data  []byte    // the lines' bytes as they crossed
-	lines []runLine // the lines to journal (blank ones are not)
+	refs   atomic.Int32 // the forwarder and the writer, while each has it
+	t      time.Time
+	dir    transport.Dir
+	kind   transport.Kind // 0: Message when the line is JSON, else Garbage
+	pid    int
+	data   []byte    // the lines' bytes as they crossed
+	lines  []runLine // the lines to journal (blank ones are not)
+	frames int       // how many: a runLine may hold several
 }
 
-// runLine is one line of a run.
+// runLine is one line of a run, or several.
 type runLine struct {
-	start, end int              // data[start:end], its terminator left out
-	via        string           // Meta.Via
-	after      func(seq uint64) // run once the line is journaled and published
+	start, end int
+	// n is 0 for one line, data[start:end] without its terminator; else
+	// data[start:end] is n whole lines, terminators included, none blank,
+	// all the host's and none with an after: the writer cuts them apart.
+	n     int
+	via   string           // Meta.Via
+	after func(seq uint64) // run once the line is journaled and published
+}
+
+// addLines adds b, n whole lines with their terminators, none blank, as
+// one runLine of via.
+func (run *lineRun) addLines(b []byte, n int, via string) {
+	start := len(run.data)
+	run.data = append(run.data, b...)
+	run.lines = append(run.lines, runLine{start: start, end: len(run.data), n: n, via: via})
+	run.frames += n
+}
+
+// addLine adds one line, its terminator included; a blank one is not
+// journaled.
+func (run *lineRun) addLine(b []byte, via string, after func(uint64)) {
+	start := len(run.data)
+	run.data = append(run.data, b...)
+	if data := trimEOL(run.data[start:]); len(data) > 0 {
+		run.lines = append(run.lines, runLine{start: start, end: start + len(data), via: via, after: after})
+		run.frames++
+	}
 }
 
 // size is what a run holds on to, roughly.
@@ -154,7 +180,7 @@ func (r *recorder) record(f transport.Frame, classify bool, after func(uint64)) 
 // record it waits only while the journal is more than recQueueBytes behind.
 func (r *recorder) recordRun(run *lineRun) uint64 {
 	run.refs.Store(1)
-	if len(run.lines) == 0 {
+	if run.frames == 0 {
 		return 0
 	}
 	if run.t.IsZero() {
@@ -170,10 +196,10 @@ func (r *recorder) recordRun(run *lineRun) uint64 {
 	}
 	run.refs.Store(2)
 	first := r.seq + 1
-	r.seq += uint64(len(run.lines))
+	r.seq += uint64(run.frames)
 	r.queue = append(r.queue, item{run: run})
 	r.qbytes += run.size() // what it holds: a run reused for a few lines keeps a big buffer
-	r.qframes += len(run.lines)
+	r.qframes += run.frames
 	r.mu.Unlock()
 	return first
 }
@@ -225,7 +251,7 @@ func (r *recorder) runDone(run *lineRun) {
 func (run *lineRun) reset() {
 	clear(run.lines) // the afters' closures
 	run.t, run.dir, run.kind, run.pid = time.Time{}, 0, 0, 0
-	run.data, run.lines = run.data[:0], run.lines[:0]
+	run.data, run.lines, run.frames = run.data[:0], run.lines[:0], 0
 }
 
 // event records one of the proxy's own events.
@@ -280,9 +306,22 @@ func (r *recorder) writer() {
 				it := &batch[k]
 				if run := it.run; run != nil {
 					for j := range run.lines {
-						buf = enc.appendLine(buf, seq, run, &run.lines[j])
-						ends = append(ends, len(buf))
-						seq++
+						l := &run.lines[j]
+						if l.n == 0 {
+							buf = enc.appendLine(buf, seq, run, run.data[l.start:l.end], l.via)
+							ends = append(ends, len(buf))
+							seq++
+							continue
+						}
+						for b := run.data[l.start:l.end]; len(b) > 0; seq++ {
+							k := bytes.IndexByte(b, '\n') + 1
+							if k == 0 {
+								k = len(b)
+							}
+							buf = enc.appendLine(buf, seq, run, trimEOL(b[:k]), l.via)
+							ends = append(ends, len(buf))
+							b = b[k:]
+						}
 					}
 					continue
 				}
@@ -322,8 +361,11 @@ func (r *recorder) after(first uint64, items []item) {
 		it := &items[i]
 		if run := it.run; run != nil {
 			for j := range run.lines {
-				if run.lines[j].after != nil {
-					run.lines[j].after(seq)
+				if l := &run.lines[j]; l.n > 0 {
+					seq += uint64(l.n)
+					continue
+				} else if l.after != nil {
+					l.after(seq)
 				}
 				seq++
 			}

@@ -20,12 +20,14 @@ import (
 func TestRecorderQueueIsBounded(t *testing.T) {
 	for _, tc := range []struct {
 		name          string
-		lines, length int // per run
-		room          int // the run's buffer: a reused one is as big as the most it held
+		lines, length int  // per run
+		room          int  // the run's buffer: a reused one is as big as the most it held
+		bulk          bool // the lines go in as one runLine
 	}{
-		{"frames", 100, len(floodNote), 0},
-		{"bytes", 10, 10 << 10, 0},
-		{"a line each in big buffers", 1, len(floodNote), 64 << 10},
+		{"frames", 100, len(floodNote), 0, false},
+		{"frames in bulk", 100, len(floodNote), 0, true},
+		{"bytes", 10, 10 << 10, 0, false},
+		{"a line each in big buffers", 1, len(floodNote), 64 << 10, false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			jr, jw, err := os.Pipe() // a journal that takes nothing until we read it
@@ -52,10 +54,11 @@ func TestRecorderQueueIsBounded(t *testing.T) {
 					if cap(run.data) < tc.room {
 						run.data = make([]byte, 0, tc.room)
 					}
-					for range tc.lines {
-						start := len(run.data)
-						run.data = append(append(run.data, line...), '\n')
-						run.lines = append(run.lines, runLine{start: start, end: start + len(line), via: transport.ViaHost})
+					if tc.bulk {
+						run.addLines(bytes.Repeat(append(line, '\n'), tc.lines), tc.lines, transport.ViaHost)
+					}
+					for range tc.lines * btoi(!tc.bulk) {
+						run.addLine(append(line, '\n'), transport.ViaHost, nil)
 					}
 					runBytes = max(runBytes, run.size())
 					r.recordRun(run)
@@ -105,4 +108,11 @@ func TestRecorderQueueIsBounded(t *testing.T) {
 			t.Logf("queue peaked at %d bytes, %d frames", maxBytes, maxFrames)
 		})
 	}
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }

@@ -312,8 +312,9 @@ func (p *stdioProxy) hostToServer() {
 		if len(data) == 0 {
 			return
 		}
-		po := pendingOut{line: len(run.lines)}
+		po := pendingOut{line: run.frames}
 		run.lines = append(run.lines, runLine{start: start, end: start + len(data), via: transport.ViaHost})
+		run.frames++
 		if env, ok := scanEnvelope(data); ok {
 			switch {
 			case env.isRequest():
@@ -477,10 +478,39 @@ func (p *stdioProxy) serverToHost(r io.Reader) {
 		}
 		if len(data) > 0 {
 			run.lines = append(run.lines, runLine{start: start, end: start + len(data), via: via, after: after})
+			run.frames++
 		}
 		if len(run.data) >= 256<<10 {
 			send()
 		}
+	}
+	// The lines buffered go whole (the writer cuts them apart) when none
+	// needs routing: no call is tracked, or each of them has a method at a
+	// glance while no viewer awaits progress.
+	bulk := func(b []byte) bool {
+		watch := p.watch.Load()
+		if watch && p.progress.Load() {
+			return false
+		}
+		n, ok := scanLines(b, watch)
+		if !ok {
+			return false
+		}
+		if !locked {
+			p.toHost.lock()
+			locked = true
+		}
+		if len(run.data) == 0 {
+			run.t, run.dir, run.pid = time.Now(), transport.In, p.serverPID()
+		}
+		run.addLines(b, n, transport.ViaHost)
+		if split {
+			out = append(out, b...)
+		}
+		if len(run.data) >= 256<<10 {
+			send()
+		}
+		return true
 	}
 	var head []byte
 	var total int
@@ -500,7 +530,9 @@ func (p *stdioProxy) serverToHost(r io.Reader) {
 			p.toHost.unlock()
 		}
 	}
-	newLineReader(r, p.maxLine).run(line, long, flush)
+	lr := newLineReader(r, p.maxLine)
+	lr.bulk = bulk
+	lr.run(line, long, flush)
 }
 
 // route decides where a server line goes: to the host (ViaHost), to the
@@ -511,7 +543,7 @@ func (p *stdioProxy) route(data []byte) (string, func(uint64)) {
 	// the host whatever else it holds: its first method is enough, and
 	// the way most servers begin one says it has one.
 	progress := p.progress.Load()
-	if !progress && (bytes.HasPrefix(data, methodFirst) || bytes.HasPrefix(data, methodSecond)) {
+	if !progress && methodFirstLine(data) {
 		return transport.ViaHost, nil
 	}
 	env, ok := scanMembers(data, progress)
@@ -566,6 +598,30 @@ var (
 	methodSecond = []byte(`{"jsonrpc":"2.0","method":"`)
 )
 
+// methodFirstLine says whether line begins the way most messages with a
+// method (a string) do: then it is no response.
+func methodFirstLine(line []byte) bool {
+	return bytes.HasPrefix(line, methodSecond) || bytes.HasPrefix(line, methodFirst)
+}
+
+// scanLines counts the whole lines of b; ok is false when one is blank
+// (forwarded, but no frame), or, with methods set, when one is not
+// methodFirstLine.
+func scanLines(b []byte, methods bool) (n int, ok bool) {
+	for len(b) > 0 {
+		if b[0] == '\n' || b[0] == '\r' && len(b) > 1 && b[1] == '\n' || methods && !methodFirstLine(b) {
+			return n, false
+		}
+		k := bytes.IndexByte(b, '\n')
+		if k < 0 {
+			return n, false // not a whole line: never so from lineReader
+		}
+		n++
+		b = b[k+1:]
+	}
+	return n, true
+}
+
 func (ic *injectCall) deliver(typ string, seq uint64, data []byte) {
 	m := Message{Type: typ, Ref: ic.ref, ID: json.RawMessage(ic.wireID), Seq: seq}
 	if json.Valid(data) {
@@ -591,18 +647,29 @@ func (p *stdioProxy) stderr(r io.Reader) {
 		p.rec.signal()
 		run = p.rec.nextRun(run)
 	}
-	line := func(b []byte) {
+	begin := func() {
 		if len(run.data) == 0 {
 			run.t, run.dir, run.kind, run.pid = time.Now(), transport.In, transport.Stderr, p.serverPID()
 		}
-		start := len(run.data)
-		run.data = append(run.data, b...)
-		if data := trimEOL(run.data[start:]); len(data) > 0 {
-			run.lines = append(run.lines, runLine{start: start, end: start + len(data)})
-		}
+	}
+	line := func(b []byte) {
+		begin()
+		run.addLine(b, "", nil)
 		if len(run.data) >= 256<<10 {
 			flush()
 		}
+	}
+	bulk := func(b []byte) bool {
+		n, ok := scanLines(b, false)
+		if !ok {
+			return false
+		}
+		begin()
+		run.addLines(b, n, "")
+		if len(run.data) >= 256<<10 {
+			flush()
+		}
+		return true
 	}
 	var head []byte
 	var total int
@@ -622,7 +689,9 @@ func (p *stdioProxy) stderr(r io.Reader) {
 			p.recordLong(transport.In, transport.Stderr, head, total, "")
 		}
 	}
-	newLineReader(r, p.maxLine).run(line, long, flush)
+	lr := newLineReader(r, p.maxLine)
+	lr.bulk = bulk
+	lr.run(line, long, flush)
 }
 
 // --- viewers' commands ---
