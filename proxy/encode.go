@@ -24,6 +24,30 @@ type runEncoder struct {
 	dir  transport.Dir
 	mids [transport.Event + 1][]byte // by kind, for t and dir: from after the seq to the raw string
 	meta metaCache
+	seq  uint64 // the last seq written, in decimal in digits
+	text []byte
+}
+
+// appendSeq appends seq in decimal; the next seq after the last one is
+// the last one's digits counted up, which is all a run's lines need.
+func (e *runEncoder) appendSeq(buf []byte, seq uint64) []byte {
+	if seq != e.seq+1 || len(e.text) == 0 {
+		e.text = strconv.AppendUint(e.text[:0], seq, 10)
+	} else {
+		i := len(e.text) - 1
+		for ; i >= 0 && e.text[i] == '9'; i-- {
+			e.text[i] = '0'
+		}
+		if i < 0 {
+			e.text = append(e.text, 0)
+			copy(e.text[1:], e.text)
+			e.text[0] = '1'
+		} else {
+			e.text[i]++
+		}
+	}
+	e.seq = seq
+	return append(buf, e.text...)
 }
 
 // appendLine appends the record of line (a line of run, its terminator
@@ -43,7 +67,7 @@ func (e *runEncoder) appendLine(buf []byte, seq uint64, run *lineRun, line []byt
 	if mid := e.mid(kind); len(mid) > 0 && tail != nil {
 		mark := len(buf)
 		buf = append(buf, seqOpen...)
-		buf = strconv.AppendUint(buf, seq, 10)
+		buf = e.appendSeq(buf, seq)
 		at := len(buf)
 		buf = append(buf, mid...)
 		out, valid, ascii := appendLineJSON(buf, f.Data, f.Kind == 0)

@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 	"time"
 
@@ -136,4 +137,16 @@ func BenchmarkRunEncoder(b *testing.B) {
 			buf = session.AppendRecord(buf[:0], 123456, f)
 		}
 	})
+}
+
+// appendSeq counts up as strconv does, across carries and new digits.
+func TestRunEncoderSeq(t *testing.T) {
+	var e runEncoder
+	for _, start := range []uint64{1, 7, 98, 999, 1_099_995, 1<<64 - 3} {
+		for seq := start; seq >= start && seq < start+12; seq++ {
+			if got, want := string(e.appendSeq(nil, seq)), strconv.FormatUint(seq, 10); got != want {
+				t.Fatalf("seq %d written %s", seq, got)
+			}
+		}
+	}
 }
