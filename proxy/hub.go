@@ -103,29 +103,31 @@ func newHub(r *recorder) *hub {
 
 // publish hands a batch of journaled records (record i is
 // buf[ends[i-1]:ends[i]], seq first+i) to the ring and every subscribed
-// viewer. It never blocks on a viewer. The ring copies what it keeps;
-// kept says whether viewers' queues hold slices of buf, which must then
-// not be written again.
-func (h *hub) publish(first uint64, buf []byte, ends []int) (kept bool) {
+// viewer. It never blocks on a viewer. buf stays the caller's: the ring
+// copies what it keeps, and the viewers' queues get slices of one copy of
+// buf made for them, just its size.
+func (h *hub) publish(first uint64, buf []byte, ends []int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	var shared []byte
+	if h.subs > 0 {
+		shared = bytes.Clone(buf)
+	}
 	start := 0
 	for i, end := range ends {
-		seq, rec := first+uint64(i), buf[start:end:end]
-		start = end
+		seq := first + uint64(i)
 		h.last = seq
-		h.ring.put(seq, rec)
-		if h.subs == 0 {
-			continue
-		}
-		kept = true
-		for v := range h.viewers {
-			if v.subscribed {
-				v.pushFrame(seq, rec)
+		h.ring.put(seq, buf[start:end])
+		if shared != nil {
+			rec := shared[start:end:end]
+			for v := range h.viewers {
+				if v.subscribed {
+					v.pushFrame(seq, rec)
+				}
 			}
 		}
+		start = end
 	}
-	return kept
 }
 
 // listen opens the socket at path (0600, its directory 0700) and serves

@@ -341,10 +341,9 @@ func (r *recorder) writer() {
 					r.note(fmt.Sprintf("journal %s: %v; going on without it", r.path, err))
 				}
 			}
-			// The buffer is reused unless viewers' queues kept slices of
-			// it, or a long line grew it.
-			if r.hub.publish(chunk, buf, ends) || cap(buf) > 4*writeChunk {
-				buf = nil
+			r.hub.publish(chunk, buf, ends)
+			if cap(buf) > 4*writeChunk {
+				buf = nil // a long line grew it
 			}
 			r.after(chunk, batch[i:k])
 			i = k
