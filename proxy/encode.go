@@ -63,21 +63,23 @@ func (e *runEncoder) appendLine(buf []byte, seq uint64, run *lineRun, line []byt
 	if kind == 0 {
 		kind = transport.Message
 	}
-	tail := e.meta.tail(run.pid, via)
-	if mid := e.mid(kind); len(mid) > 0 && tail != nil {
+	meta := e.meta.of(run.pid, via)
+	if mid := e.mid(kind); len(mid) > 0 && meta != nil {
 		mark := len(buf)
 		buf = append(buf, seqOpen...)
 		buf = e.appendSeq(buf, seq)
 		at := len(buf)
 		buf = append(buf, mid...)
+		buf = append(buf, meta...)
+		buf = append(buf, rawOpen...)
 		out, valid, ascii := appendLineJSON(buf, f.Data, f.Kind == 0)
 		if ascii {
 			if f.Kind != 0 || valid {
-				return append(out, tail...)
+				return append(out, recordEnd...)
 			}
 			if g := e.mid(transport.Garbage); len(g) == len(mid) {
 				copy(out[at:], g)
-				return append(out, tail...)
+				return append(out, recordEnd...)
 			}
 		}
 		buf = buf[:mark]
@@ -100,46 +102,51 @@ func (e *runEncoder) mid(kind transport.Kind) []byte {
 	return e.mids[kind]
 }
 
-const seqOpen = `{"seq":`
+const (
+	seqOpen   = `{"seq":`
+	rawOpen   = `,"raw":`
+	recordEnd = "}\n"
+)
 
-// cutMid is what session.AppendRecord writes between a record's seq and its
-// raw string for a frame of this time, dir and kind; empty when its output
-// does not have that shape (then every line is encoded by it whole).
+// cutMid is what session.AppendRecord writes between a record's seq and
+// its meta (or its raw string, when it has no meta) for a frame of this
+// time, dir and kind; empty when its output does not have that shape
+// (then every line is encoded by it whole).
 func cutMid(t time.Time, dir transport.Dir, kind transport.Kind) []byte {
-	const seq, raw, end = "1", `"x"`, "}\n"
+	const seq, tail = "1", rawOpen + `"x"` + recordEnd
 	b := session.AppendRecord(nil, 1, transport.Frame{Time: t, Dir: dir, Kind: kind, Data: []byte("x")})
-	head, tail := seqOpen+seq, raw+end
+	head := seqOpen + seq
 	if len(b) < len(head)+len(tail) || string(b[:len(head)]) != head || string(b[len(b)-len(tail):]) != tail {
 		return []byte{}
 	}
 	return b[len(head) : len(b)-len(tail)]
 }
 
-// metaCache holds the end of a record with meta {pid, via}: what
-// session.AppendRecord writes after a record's raw string.
+// metaCache holds the meta field {pid, via} as session.AppendRecord writes
+// it between a record's kind and its raw string.
 type metaCache struct {
-	pid  int
-	via  string
-	end  []byte
-	full bool
+	pid   int
+	via   string
+	field []byte
+	full  bool
 }
 
-// tail returns the end of a record whose meta is {pid, via}, nil if it
-// cannot be cut out (then the caller encodes the record whole).
-func (c *metaCache) tail(pid int, via string) []byte {
+// of returns the meta field for {pid, via}, nil if it cannot be cut
+// out (then the caller encodes the record whole).
+func (c *metaCache) of(pid int, via string) []byte {
 	if c.full && c.pid == pid && c.via == via {
-		return c.end
+		return c.field
 	}
 	f := transport.Frame{Dir: transport.Local, Kind: transport.Event}
 	bare := session.AppendRecord(nil, 1, f)
 	f.Meta = transport.Meta{PID: pid, Via: via}
 	full := session.AppendRecord(nil, 1, f)
-	c.pid, c.via, c.full, c.end = pid, via, true, nil
-	const end = "}\n"
-	if len(bare) >= len(end) && len(full) >= len(bare) && string(full[:len(bare)-len(end)]) == string(bare[:len(bare)-len(end)]) {
-		c.end = full[len(bare)-len(end):]
+	c.pid, c.via, c.full, c.field = pid, via, true, nil
+	n := len(bare) - len(recordEnd)
+	if n >= 0 && len(full) >= len(bare) && string(full[:n]) == string(bare[:n]) && string(full[len(full)-len(recordEnd):]) == recordEnd {
+		c.field = full[n : len(full)-len(recordEnd)]
 	}
-	return c.end
+	return c.field
 }
 
 // Escapes of ASCII bytes in the journal's strings: 0 as it is, 'u' as
