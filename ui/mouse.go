@@ -13,6 +13,11 @@ func (m *Model) mouseWheel(ms tea.Mouse) {
 	default:
 		return
 	}
+	if dt, ok := m.top().(*detail); ok {
+		dt.fit(m)
+		dt.cur().p.scroll(d)
+		return
+	}
 	if md := m.top(); md != nil {
 		name := "down"
 		if d < 0 {

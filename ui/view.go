@@ -40,18 +40,62 @@ func (m *Model) Render() string {
 	lines := make([]string, 0, h)
 	lines = append(lines, m.statusBar(w))
 	body := h - 2
-	if md := m.top(); md != nil {
+	if d, ok := m.top().(*detail); ok && m.sideBySide() {
+		lines = append(lines, m.sideBySideBody(d, w, body)...)
+	} else if md := m.top(); md != nil {
 		lines = append(lines, block(md.render(m, w, body), w, body)...)
-	} else if m.inCat {
-		lines = append(lines, block(m.catalog.render(m, w, body), w, body)...)
 	} else {
-		reqH, progH, noteH := m.layout()
-		lines = append(lines, m.requestsPane(w, reqH)...)
-		lines = append(lines, m.progressStrip(w, progH)...)
-		lines = append(lines, m.notesPane(w, noteH)...)
+		lines = append(lines, m.under(len(m.modals), w, body)...)
 	}
 	lines = append(lines, m.footer(w))
 	return strings.Join(lines, "\n")
+}
+
+// under draws what lies beneath modal number k: the modal before it, the
+// catalog, or the panes.
+func (m *Model) under(k, w, body int) []string {
+	if k > 0 {
+		return block(m.modals[k-1].render(m, w, body), w, body)
+	}
+	if m.inCat {
+		return block(m.catalog.render(m, w, body), w, body)
+	}
+	reqH, progH, noteH := m.layout()
+	lines := m.requestsPane(w, reqH)
+	lines = append(lines, m.progressStrip(w, progH)...)
+	return append(lines, m.notesPane(w, noteH)...)
+}
+
+// sideBySideMin is the width from which the detail shows beside the list
+// it was opened from (two 80-column halves at 160).
+const sideBySideMin = 160
+
+func (m *Model) sideBySide() bool { return m.w >= sideBySideMin }
+
+// listWidth is the left side's width when side by side.
+func (m *Model) listWidth() int { return m.w * 2 / 5 }
+
+// detailArea is the detail view's size: the body, or its right side.
+func (m *Model) detailArea() (w, h int) {
+	w = m.w
+	if m.sideBySide() {
+		w = m.w - m.listWidth() - 1
+	}
+	return w, max(1, m.hgt-2)
+}
+
+// sideBySideBody draws the list on the left and the detail on the right.
+func (m *Model) sideBySideBody(d *detail, w, body int) []string {
+	lw := m.listWidth()
+	rw := w - lw - 1
+	left := m.under(len(m.modals)-1, lw, body)
+	right := block(d.render(m, rw, body), rw, body)
+	sep := m.th.Faint.Render("│")
+	out := make([]string, body)
+	for i := range out {
+		out[i] = pad(left[i], lw) + sep + right[i]
+	}
+	return out
 }
 
 // layout splits the body: requests above, running calls' progress, then
@@ -193,7 +237,7 @@ func (m *Model) footer(w int) string {
 }
 
 var footerNames = map[keys.Scope][]string{
-	"detail":  {"tab-next", "search", "search-next", "copy", "detail-close"},
+	"detail":  {"tab-next", "wrap", "fold", "search", "copy", "detail-close"},
 	"form":    {"form-next", "form-submit", "form-decline", "form-raw", "form-cancel"},
 	"editor":  {"editor-submit", "editor-decline", "editor-cancel"},
 	"chooser": {"choose", "choose-cancel"},
@@ -210,6 +254,7 @@ var footerLabels = map[string]string{
 	"focus-next": "pane", "open": "detail", "cancel-call": "cancel", "replay": "replay", "edit-replay": "edit+replay",
 	"copy": "copy", "catalog": "catalog", "help": "help", "quit": "quit", "filter": "filter", "pause": "pause",
 	"follow": "follow", "tab-next": "tab", "search": "search", "search-next": "next", "detail-close": "close",
+	"wrap": "wrap", "fold": "fold",
 	"section-next": "section", "subscribe": "subscribe", "refresh": "refresh", "catalog-close": "back",
 	"form-next": "field", "form-submit": "submit", "form-decline": "decline", "form-raw": "raw JSON", "form-cancel": "cancel",
 	"editor-submit": "send", "editor-decline": "decline", "editor-cancel": "cancel", "choose": "choose",
