@@ -178,9 +178,9 @@ func (c *catalog) key(m *Model, name string) tea.Cmd {
 // resource, a URI form for a template.
 func (c *catalog) open(m *Model, s *catSection, e catEntry) {
 	sent := func(m *Model, call *session.Call) tea.Cmd {
-		m.inCat, m.focus, m.req.follow = false, paneRequests, true
-		m.fixScroll()
+		m.inCat, m.focus = false, paneRequests
 		m.setFlash("sent " + call.Method + " " + termsafe.Line(call.Name) + " (call " + call.Key + ")")
+		m.landOn(call) // its answer shows there when it comes
 		return nil
 	}
 	switch s.label {
