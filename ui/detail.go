@@ -682,17 +682,19 @@ func (d *detail) step(m *Model, k int) {
 
 // retarget shows the list's selected row, keeping the tab and the wrap.
 func (d *detail) retarget(m *Model) {
-	call, item := d.call, d.item
+	var call *session.Call
+	var item *session.Item
 	if d.from == fromNotes {
 		item = m.selectedNote()
 	} else {
 		call = m.selectedCall()
 	}
-	if (call == d.call && item == d.item) || (call == nil && item == nil) {
+	if (call == nil && item == nil) || (call == d.call && item == d.item) {
 		return
 	}
 	*d = detail{call: call, item: item, tab: d.tab, nowrap: d.nowrap, from: d.from}
 	d.refresh(m)
+	d.tab = clamp(d.tab, 0, len(d.tabs)-1) // a call has more tabs than a notification
 }
 
 // ─── drawing ──────────────────────────────────────────────────────────────

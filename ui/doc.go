@@ -211,7 +211,7 @@ func (d *doc) children(i, close int) int {
 	_, dp, _ := unpack(s.recs[k])
 	n := 0
 	for j := k + 1; j < k+(close-i); j++ {
-		if _, dj, _ := unpack(s.recs[j]); dj == dp+1 {
+		if _, dj, fj := unpack(s.recs[j]); dj == dp+1 && fj&flClose == 0 {
 			n++
 		}
 	}

@@ -33,6 +33,12 @@ func TestGoldenPanes(t *testing.T) {
 			press(m, "search-run")
 		}},
 		{"detail-notification", func(m *Model) { press(m, "focus-next", "top", "down", "down", "down", "down", "open") }},
+		{"detail-folded", func(m *Model) {
+			press(m, "top", "down", "down", "open", "tab-next", "fold-all", "down", "down", "down", "fold")
+		}},
+		{"detail-nowrap", func(m *Model) {
+			press(m, "top", "down", "down", "down", "down", "open", "tab-next", "tab-next", "wrap", "down", "down", "down", "scroll-right")
+		}},
 		{"help", func(m *Model) { press(m, "help") }},
 		{"catalog", func(m *Model) {
 			loadPage(m, 0, `{"tools":[{"name":"slow","title":"Slow task","description":"Works \u001b[2J slowly","inputSchema":{"type":"object","properties":{"seconds":{"type":"number","default":10}}}},{"name":"echo","description":"Echo"}]}`)
@@ -59,6 +65,20 @@ func TestGoldenPanes(t *testing.T) {
 				golden(t, fmt.Sprintf("%s-%dx%d", c.name, sz.w, sz.h), got)
 			})
 		}
+	}
+}
+
+// TestGoldenSideBySide pins the wide layout: the list beside the detail.
+func TestGoldenSideBySide(t *testing.T) {
+	for _, sz := range []struct{ w, h int }{{160, 40}, {200, 60}} {
+		name := fmt.Sprintf("detail-side-by-side-%dx%d", sz.w, sz.h)
+		t.Run(name, func(t *testing.T) {
+			m := newTestModel(t, loadFixture(t), sz.w, sz.h)
+			press(m, "top", "down", "down", "open", "tab-next")
+			got := screen(m)
+			checkSize(t, got, sz.w, sz.h)
+			golden(t, name, got)
+		})
 	}
 }
 

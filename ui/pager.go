@@ -554,7 +554,11 @@ func (p *pager) hscroll(k int) {
 		widest = max(widest, p.layout(l).cells)
 		n++
 	}
-	p.x = clamp(p.x+k, 0, max(0, widest-p.w/2))
+	limit := 0 // nothing to see sideways when every line fits
+	if widest > p.w {
+		limit = widest - p.w/2
+	}
+	p.x = clamp(p.x+k, 0, limit)
 }
 
 func (p *pager) setWrap(on bool) {
