@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
@@ -249,31 +250,68 @@ func (c *catalog) render(m *Model, w, h int) string {
 	for _, u := range m.info.Subscriptions {
 		subs[u] = true
 	}
-	room := max(1, h-4)
+	uris := s.label == "resources" || s.label == "templates"
+	nameOf := func(e catEntry) string {
+		if uris {
+			return termsafe.Line(e.uri)
+		}
+		return termsafe.Line(firstNonEmpty(e.name, e.uri))
+	}
+	// The name column is as wide as the widest name, up to two fifths of
+	// the width (three for URIs, which say more than titles); the selected
+	// entry is spelled out whole below the list.
+	nameW := 8
+	for _, e := range s.entries {
+		nameW = max(nameW, ansi.StringWidth(nameOf(e)))
+	}
+	limit := w * 2 / 5
+	if uris {
+		limit = w * 3 / 5
+	}
+	nameW = min(nameW, max(12, limit))
+	var about []string
+	if len(s.entries) > 0 {
+		e := s.entries[s.sel]
+		about = append(about, "")
+		about = append(about, wrapLines(" "+nameOf(e), w, 3)...)
+		if e.title != "" && uris {
+			about = append(about, wrapLines(" "+termsafe.Line(e.title), w, 2)...)
+		}
+		for _, dl := range wrapLines(" "+termsafe.Line(e.desc), w, 4) {
+			about = append(about, m.th.Faint.Render(dl))
+		}
+	}
+	room := max(1, h-len(l)-len(about))
 	top := clamp(s.sel-room+1, 0, max(0, len(s.entries)-room))
-	nameW := min(28, max(12, w/4))
 	for i := top; i < len(s.entries) && i < top+room; i++ {
 		e := s.entries[i]
-		name := termsafe.Line(firstNonEmpty(e.name, e.uri))
-		if s.label == "resources" || s.label == "templates" {
-			name = termsafe.Line(e.uri)
-		}
 		mark := " "
 		if subs[e.uri] && s.label == "resources" {
 			mark = "●"
 		}
-		row := fmt.Sprintf("%s %-*s %s", mark, nameW, shorten(name, nameW), termsafe.Line(firstNonEmpty(e.title, e.desc)))
+		row := fmt.Sprintf("%s %-*s %s", mark, nameW, shorten(nameOf(e), nameW), termsafe.Line(firstNonEmpty(e.title, e.desc)))
 		if i == s.sel {
 			l = append(l, m.th.Selected.Render(pad("▸"+row, w)))
 		} else {
 			l = append(l, " "+row)
 		}
 	}
-	if len(s.entries) > 0 {
-		e := s.entries[s.sel]
-		l = append(l, "", m.th.Faint.Render(" "+termsafe.Line(e.desc)))
-	}
+	l = append(l, about...)
 	return strings.Join(l, "\n")
+}
+
+// wrapLines breaks one line of text into at most n lines of w columns,
+// the last one cut.
+func wrapLines(s string, w, n int) []string {
+	if w < 4 || strings.TrimSpace(s) == "" {
+		return nil
+	}
+	ls := strings.Split(ansi.Hardwrap(ansi.Wrap(s, w, ""), w, true), "\n")
+	if len(ls) > n {
+		ls = ls[:n]
+		ls[n-1] = fit(ls[n-1]+" …", w)
+	}
+	return ls
 }
 
 // parseEntries reads the items of a list (tools, resources, templates or prompts).

@@ -175,22 +175,27 @@ func items(st *session.Store, seqs []uint64) []*session.Item {
 	return out
 }
 
-// title names what the detail shows; a call's state and duration are
-// read when drawn, so they move while it runs.
-func (d *detail) title(m *Model) string {
+// title names what the detail shows in w columns; a call's state and
+// duration are read when drawn, so they move while it runs, and a long
+// tool name gives way before they do.
+func (d *detail) title(m *Model, w int) string {
 	if d.item != nil {
 		it := d.item
-		return fmt.Sprintf("#%d · %s · %s %s", it.Seq, it.Frame.Time.In(m.opts.Location).Format("15:04:05.000"), it.Frame.Dir, it.Frame.Kind)
+		return fit(fmt.Sprintf(" #%d · %s · %s %s", it.Seq, it.Frame.Time.In(m.opts.Location).Format("15:04:05.000"), it.Frame.Dir, it.Frame.Kind), w)
 	}
 	sn := d.call.Snapshot()
-	t := fmt.Sprintf("call %s · %s %s · %s · %s", sn.Key, sn.Method, termsafe.Line(sn.Name), m.status(sn), fmtDur(sn.Duration(m.opts.Now())))
+	head := fmt.Sprintf(" call %s · %s %s", sn.Key, sn.Method, termsafe.Line(sn.Name))
+	tail := " · " + m.status(sn) + " · " + fmtDur(sn.Duration(m.opts.Now()))
 	if sn.Round > 0 {
-		t += fmt.Sprintf(" · MRTR round %d of #%s (retries #%s)", sn.Round+1, m.roundRoot(sn), sn.Parent)
+		tail += fmt.Sprintf(" · MRTR round %d of #%s (retries #%s)", sn.Round+1, m.roundRoot(sn), sn.Parent)
 	}
 	if sn.TaskID != "" {
-		t += " · task " + termsafe.Line(sn.TaskID)
+		tail += " · task " + termsafe.Line(sn.TaskID)
 	}
-	return t
+	if room := w - ansi.StringWidth(tail); ansi.StringWidth(head) > room {
+		head = fit(head, max(12, room))
+	}
+	return fit(head+tail, w)
 }
 
 func (d *detail) buildCall(m *Model, sn session.CallSnapshot) {
@@ -701,7 +706,7 @@ func (d *detail) retarget(m *Model) {
 
 func (d *detail) render(m *Model, w, h int) string {
 	var b strings.Builder
-	b.WriteString(m.th.Title.Render(fit(" "+d.title(m), w)) + "\n")
+	b.WriteString(m.th.Title.Render(d.title(m, w)) + "\n")
 	var tabs []string
 	for i, t := range d.tabs {
 		if i == d.tab {

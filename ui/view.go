@@ -374,10 +374,20 @@ func (m *Model) requestRow(c *session.Call, w int, sel bool, now time.Time) stri
 	if w < 100 {
 		mw, nw = 14, 12 // leave the progress bar room at 80 columns
 	}
+	started := sn.Started.In(m.opts.Location).Format("15:04:05") + " "
+	if w < 50 {
+		started = "" // the time gives way before the duration does
+	}
+	// Narrow: method and name give way, so the status and duration fit.
+	if fixed := 1 + len(started) + 6 + 2 + 9 + 8; fixed+mw+nw > w {
+		avail := max(7, w-fixed)
+		mw = max(4, avail*14/26)
+		nw = max(3, avail-mw)
+	}
 	if sn.Round > 0 {
 		name = m.roundLabel(sn, w >= 100)
 	}
-	left := fmt.Sprintf("%s%s %-5s %-*s %-*s ", mark, sn.Started.In(m.opts.Location).Format("15:04:05"),
+	left := fmt.Sprintf("%s%s%-5s %-*s %-*s ", mark, started,
 		shorten(sn.Key, 5), mw, shorten(sn.Method, mw), nw, shorten(name, nw))
 	line := left + m.statusStyle(st).Render(fmt.Sprintf("%-9s", st)) + fmt.Sprintf(" %7s", fmtDur(sn.Duration(now)))
 	rest := w - ansi.StringWidth(line) - 1
@@ -446,10 +456,11 @@ func (m *Model) progressText(sn session.CallSnapshot, w int, live bool) string {
 		b.WriteString(fmtNum(p.Value) + " (no total)")
 	}
 	if live {
-		if r := p.Rate(); r > 0 {
+		// Rate and ETA show whole or not at all: never "eta 1…".
+		if r := p.Rate(); r > 0 && ansi.StringWidth(b.String())+len(fmtNum(r))+3 <= w {
 			b.WriteString(" " + fmtNum(r) + "/s")
 		}
-		if eta := p.ETA(); eta > 0 {
+		if eta := p.ETA(); eta > 0 && ansi.StringWidth(b.String())+len(fmtDur(eta))+5 <= w {
 			b.WriteString(" eta " + fmtDur(eta))
 		}
 	}
