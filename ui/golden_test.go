@@ -44,6 +44,8 @@ func TestGoldenPanes(t *testing.T) {
 			loadPage(m, 0, `{"tools":[{"name":"slow","title":"Slow task","description":"Works \u001b[2J slowly","inputSchema":{"type":"object","properties":{"seconds":{"type":"number","default":10}}}},{"name":"echo","description":"Echo"}]}`)
 			press(m, "catalog")
 		}},
+		{"catalog-templates", func(m *Model) { loadLongCatalog(m); press(m, "catalog", "section-next", "section-next", "down") }},
+		{"elicitation-multi", func(m *Model) { m.Update(serverPromptMsg{elicitPrompt(multiSchema)}); press(m, "form-next") }},
 		{"tool-form", func(m *Model) {
 			loadPage(m, 0, `{"tools":[{"name":"slow","description":"Works slowly","inputSchema":{"type":"object","properties":{"seconds":{"type":"number","default":10,"minimum":0,"description":"total duration"},"steps":{"type":"integer","default":10},"verbose":{"type":"boolean"},"mode":{"type":"string","enum":["fast","slow"]}},"required":["seconds"]}}]}`)
 			press(m, "catalog", "open")
