@@ -279,7 +279,14 @@ func (d *detail) setTabs(docs []*doc, names []string, copies []func() ([]byte, e
 	}
 	for i, t := range d.tabs {
 		t.name, t.copy = names[i], copies[i]
+		fresh := t.p.d == nil || t.p.d.n != docs[i].n
 		t.p.setDoc(docs[i])
+		if fresh && i == 0 && d.call != nil {
+			// A request's _meta (progress token, and in 2026-07-28 the client's
+			// capabilities and info) is the same on every call: folded, the
+			// arguments show first.
+			t.p.foldKey(`"_meta"`)
+		}
 	}
 }
 

@@ -169,6 +169,23 @@ func (p *pager) foldAll() {
 	p.show(false)
 }
 
+// foldKey folds every object or array under key (quoted, as in JSON).
+func (p *pager) foldKey(key string) {
+	for i := 0; i < p.d.n; i++ {
+		if p.d.flags(i)&(flKey|flOpen) != flKey|flOpen {
+			continue
+		}
+		s, k := p.d.at(i)
+		b, _, _ := s.jsonLine(k)
+		if rest, ok := bytes.CutPrefix(b, []byte(key)); ok && bytes.HasPrefix(bytes.TrimLeft(rest, " \t\r\n"), []byte(":")) {
+			if c := p.d.closer(i); c > i {
+				p.folds[i] = c
+			}
+		}
+	}
+	p.refold()
+}
+
 func (p *pager) unfoldAll() {
 	p.folds, p.outer = map[int]int{}, nil
 	p.lays, p.layOrder = nil, nil
