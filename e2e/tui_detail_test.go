@@ -8,9 +8,12 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"unicode/utf8"
 )
+
+var tmuxStarts atomic.Int64
 
 // startDetailTUI is startTUI with a choice of journal, waiting only for
 // what every width shows (the status bar names the server only when it
@@ -29,7 +32,9 @@ func startDetailTUI(t *testing.T, w, h int, journal bool) *tmux {
 	if journal {
 		flags = ""
 	}
-	tm := &tmux{t: t, sock: fmt.Sprintf("mcpscope-e2e-%d-%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"))}
+	// A socket of its own per start: -count reruns must not meet the last
+	// run's server on its way out.
+	tm := &tmux{t: t, sock: fmt.Sprintf("mcpscope-e2e-%d-%s-%d", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"), tmuxStarts.Add(1))}
 	tm.run("-f", "/dev/null", "new-session", "-d", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), "-s", "e2e",
 		fmt.Sprintf("cd %s && TERM=xterm-256color NO_COLOR= XDG_STATE_HOME=%s/state XDG_CONFIG_HOME=%s/config %s %s 2>%s/stderr.log",
 			dir, dir, dir, bin, flags, dir))
@@ -110,8 +115,11 @@ func TestE2ELandsOnTheResponse(t *testing.T) {
 	tm.selectRow("Slow task with progress")
 	tm.keys("Enter")
 	tm.waitFor("Call tool slow")
-	tm.fillField("seconds", "1")
-	tm.fillField("steps", "2")
+	tm.keys("C-u")
+	tm.text("1")
+	tm.keys("Tab", "C-u")
+	tm.text("2")
+	tm.waitRe(`seconds\*?\s+1\b`, `steps\s+2\b`)
 	tm.keys("Enter")
 	sc := tm.waitFor("tools/call slow · ok", "slow: finished 2 steps")
 	if strings.Contains(sc, `"progressToken"`) || strings.Contains(sc, `"method": "tools/call"`) {
