@@ -46,6 +46,7 @@ type detail struct {
 	// call to its next MRTR round, to the answer that ends it.
 	follow bool
 	srcs   map[uint64]*frameSrc
+	used   map[uint64]bool // the frames the last build showed
 
 	searching bool
 	input     string
@@ -199,6 +200,8 @@ func (d *detail) title(m *Model, w int) string {
 }
 
 func (d *detail) buildCall(m *Model, sn session.CallSnapshot) {
+	d.used = map[uint64]bool{}
+	defer d.prune()
 	st := m.s.Store()
 	req, resp, notes := items(st, d.frames.req), items(st, d.frames.resp), items(st, d.frames.notes)
 	var docs []*doc
@@ -372,6 +375,9 @@ func (d *detail) source(m *Model, it *session.Item) *frameDocs {
 	if d.srcs == nil {
 		d.srcs = map[uint64]*frameSrc{}
 	}
+	if d.used != nil {
+		d.used[it.Seq] = true
+	}
 	src := d.srcs[it.Seq]
 	if src == nil {
 		src = &frameSrc{size: len(it.Frame.Data)}
@@ -417,6 +423,17 @@ func layFrame(st *session.Store, it *session.Item) *frameDocs {
 		fd.json = &segment{kind: segJSON, b: b, recs: indexJSON(b)}
 	}
 	return fd
+}
+
+// prune forgets the frames the last build no longer showed (a streaming
+// call's older notifications), so a detail left open stays bounded.
+func (d *detail) prune() {
+	for seq, src := range d.srcs {
+		if !d.used[seq] && (!src.started || src.done.Load() != nil) {
+			delete(d.srcs, seq)
+		}
+	}
+	d.used = nil
 }
 
 // loadsVersion changes when a frame read in the background is ready.

@@ -177,3 +177,29 @@ func TestHelpListsDetailKeys(t *testing.T) {
 		}
 	}
 }
+
+// A detail left open on a call that streams keeps the newest
+// notifications only: what it holds stays bounded however long it runs.
+func TestDetailStaysBoundedWhileACallStreams(t *testing.T) {
+	m, s, f := newLive(t, nil)
+	c := s.Call("tools/call", map[string]any{"name": "burst"})
+	f.sentWith(t, `"name":"burst"`)
+	refresh(m)
+	press(m, "open", "tab-next")
+	n := maxDetailNotes + 500
+	for i := 1; i <= n; i++ {
+		f.inject(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"mcpscope-%s","progress":%d}}`, c.Key, i))
+		if i%100 == 0 {
+			refresh(m)
+		}
+	}
+	waitStoreFor(t, m, "every notification counted", func() bool { return m.top().(*detail).frames.nNotes == n })
+	d := m.top().(*detail)
+	if len(d.srcs) > maxDetailNotes+2 {
+		t.Fatalf("the detail holds %d frames, want at most %d", len(d.srcs), maxDetailNotes+2)
+	}
+	press(m, "tab-next", "tab-next", "tab-next") // notifications
+	if sc := screen(m); !strings.Contains(sc, "(500 earlier correlated frames are in the journal; the newest 1000 follow)") {
+		t.Fatalf("notifications tab:\n%s", sc)
+	}
+}
