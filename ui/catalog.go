@@ -273,7 +273,9 @@ func (c *catalog) render(m *Model, w, h int) string {
 	if len(s.entries) > 0 {
 		e := s.entries[s.sel]
 		about = append(about, "")
-		about = append(about, wrapLines(" "+nameOf(e), w, 3)...)
+		if ansi.StringWidth(nameOf(e)) > nameW { // cut in its column: spelled out here
+			about = append(about, wrapLines(" "+nameOf(e), w, 3)...)
+		}
 		if e.title != "" && uris {
 			about = append(about, wrapLines(" "+termsafe.Line(e.title), w, 2)...)
 		}

@@ -22,6 +22,7 @@ type pager struct {
 	x        int // horizontal offset in cells when not wrapping
 	wrap     bool
 	folds    map[int]int // folded opener → its closer
+	counts   map[int]int // folded opener → its members, once counted
 	outer    []int       // folded openers outside any other fold, sorted
 	w, h     int         // the text area (cells, rows) last laid out for
 	lays     map[layKey]*lineLayout
@@ -46,6 +47,7 @@ func (p *pager) setDoc(d *doc) {
 	if p.d == nil || d.n != p.d.n {
 		p.folds, p.outer = map[int]int{}, nil
 	}
+	p.counts = nil
 	p.d, p.lays, p.layOrder = d, nil, nil
 	p.cur = clamp(p.cur, 0, d.n-1)
 	if p.top >= d.n {
@@ -108,7 +110,14 @@ func (p *pager) foldTail(i int) string {
 		}
 		return r
 	}, string(b))
-	n := p.d.children(i, c)
+	n, ok := p.counts[i]
+	if !ok {
+		n = p.d.children(i, c) // a walk over the container: once per fold
+		if p.counts == nil {
+			p.counts = map[int]int{}
+		}
+		p.counts[i] = n
+	}
 	unit := " items"
 	if strings.HasPrefix(closeText, "}") {
 		unit = " keys"
@@ -754,6 +763,12 @@ func (p *pager) rowOfPos(i, at int) int {
 func (p *pager) cellOfPos(i, at int) int {
 	it := p.iter(i)
 	c := 0
+	if p.lineLen(i) > longLine { // from the last checkpoint before it
+		l := p.layout(i)
+		if k := sort.Search(len(l.cps), func(k int) bool { return l.cps[k].st.pos > at }) - 1; k >= 0 {
+			it.iterState, c = l.cps[k].st, l.cps[k].cell
+		}
+	}
 	for it.pos <= at {
 		if _, w, _, ok := it.next(); ok {
 			c += w
