@@ -191,9 +191,9 @@ func (c *catalog) key(m *Model, name string) tea.Cmd {
 // resource, a URI form for a template.
 func (c *catalog) open(m *Model, s *catSection, e catEntry) {
 	sent := func(m *Model, call *session.Call) tea.Cmd {
-		m.inCat, m.focus, m.req.follow = false, paneRequests, true
-		m.fixScroll()
+		m.inCat, m.focus = false, paneRequests
 		m.setFlash("sent " + call.Method + " " + termsafe.Line(call.Name) + " (call " + call.Key + ")")
+		m.landOn(call) // its answer shows there when it comes
 		return nil
 	}
 	switch s.label {
@@ -271,9 +271,35 @@ func (c *catalog) render(m *Model, w, h int) string {
 	for _, u := range m.info.Subscriptions {
 		subs[u] = true
 	}
-	room := max(1, h-4)
+	uris := s.label == "resources" || s.label == "templates"
+	// The name column is as wide as the widest name, up to two fifths of
+	// the width (three for URIs, which say more than titles); the selected
+	// entry is spelled out whole below the list when its column cut it.
+	nameW := 8
+	for _, e := range s.entries {
+		nameW = max(nameW, ansi.StringWidth(catName(s.label, e)))
+	}
+	limit := w * 2 / 5
+	if uris {
+		limit = w * 3 / 5
+	}
+	nameW = min(nameW, max(12, limit))
+	var about []string
+	if s.n() > 0 {
+		e, _ := s.at(clamp(s.sel, 0, s.n()-1))
+		about = append(about, "")
+		if ansi.StringWidth(catName(s.label, e)) > nameW {
+			about = append(about, wrapLines(" "+catName(s.label, e), w, 3)...)
+		}
+		if e.title != "" && uris {
+			about = append(about, wrapLines(" "+termsafe.Line(e.title), w, 2)...)
+		}
+		for _, dl := range wrapLines(" "+termsafe.Line(e.desc), w, 4) {
+			about = append(about, m.th.Faint.Render(dl))
+		}
+	}
+	room := max(1, h-len(l)-len(about))
 	top := clamp(s.sel-room+1, 0, max(0, s.n()-room))
-	nameW := min(28, max(12, w/4))
 	for i := top; i < s.n() && i < top+room; i++ {
 		e, hit := s.at(i)
 		mark := " "
@@ -301,11 +327,22 @@ func (c *catalog) render(m *Model, w, h int) string {
 			l = append(l, " "+row)
 		}
 	}
-	if s.n() > 0 {
-		e, _ := s.at(clamp(s.sel, 0, s.n()-1))
-		l = append(l, "", m.th.Faint.Render(" "+termsafe.Line(e.desc)))
-	}
+	l = append(l, about...)
 	return strings.Join(l, "\n")
+}
+
+// wrapLines breaks one line of text into at most n lines of w columns,
+// the last one cut.
+func wrapLines(s string, w, n int) []string {
+	if w < 4 || strings.TrimSpace(s) == "" {
+		return nil
+	}
+	ls := strings.Split(ansi.Hardwrap(ansi.Wrap(s, w, ""), w, true), "\n")
+	if len(ls) > n {
+		ls = ls[:n]
+		ls[n-1] = fit(ls[n-1]+" …", w)
+	}
+	return ls
 }
 
 // parseEntries reads the items of a list (tools, resources, templates or prompts).

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"os"
 	"sort"
@@ -195,14 +194,7 @@ func (m *Model) infoLines(w int) []string {
 	if len(bytes.TrimSpace(in.Capabilities)) == 0 {
 		l = append(l, m.th.Faint.Render("   (none declared yet)"))
 	} else {
-		var b bytes.Buffer
-		if json.Indent(&b, in.Capabilities, "", "  ") != nil {
-			b.Reset()
-			b.Write(in.Capabilities)
-		}
-		for _, line := range prettyLines(termsafe.JSON(b.Bytes())) {
-			l = append(l, "   "+colourJSONLine(m.th, line))
-		}
+		l = append(l, jsonRows(m.th, in.Capabilities, w-3, "  ")...)
 	}
 	return l
 }

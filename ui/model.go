@@ -278,9 +278,14 @@ func (m *Model) top() modal {
 
 func (m *Model) push(md modal) { m.modals = append(m.modals, md) }
 
-func (m *Model) pop() tea.Cmd {
-	if len(m.modals) > 0 {
-		m.modals = m.modals[:len(m.modals)-1]
+// pop closes md, which need not be on top: a form that sent a call has
+// put the call's detail over itself.
+func (m *Model) pop(md modal) tea.Cmd {
+	for i := len(m.modals) - 1; i >= 0; i-- {
+		if m.modals[i] == md {
+			m.modals = append(m.modals[:i], m.modals[i+1:]...)
+			break
+		}
 	}
 	return m.nextPrompt()
 }
@@ -301,7 +306,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		name := m.km.Lookup(sc, k, !textScope(sc))
 		close, cmd := md.key(m, name, msg)
 		if close {
-			return tea.Batch(cmd, m.pop())
+			return tea.Batch(cmd, m.pop(md))
 		}
 		return cmd
 	}

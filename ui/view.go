@@ -40,15 +40,12 @@ func (m *Model) Render() string {
 	lines := make([]string, 0, h)
 	lines = append(lines, m.statusBar(w))
 	body := h - 2
-	if md := m.top(); md != nil {
+	if d, ok := m.top().(*detail); ok && m.sideBySide() {
+		lines = append(lines, m.sideBySideBody(d, w, body)...)
+	} else if md := m.top(); md != nil {
 		lines = append(lines, block(md.render(m, w, body), w, body)...)
-	} else if m.inCat {
-		lines = append(lines, block(m.catalog.render(m, w, body), w, body)...)
 	} else {
-		reqH, progH, noteH := m.layout()
-		lines = append(lines, m.requestsPane(w, reqH)...)
-		lines = append(lines, m.progressStrip(w, progH)...)
-		lines = append(lines, m.notesPane(w, noteH)...)
+		lines = append(lines, m.under(len(m.modals), w, body)...)
 	}
 	if m.find.prompt != nil && m.top() == nil {
 		// The input line takes the body's last line, its caret or keys the footer's.
@@ -58,6 +55,53 @@ func (m *Model) Render() string {
 		lines = append(lines, m.footer(w))
 	}
 	return strings.Join(lines, "\n")
+}
+
+// under draws what lies beneath modal number k: the modal before it, the
+// catalog, or the panes.
+func (m *Model) under(k, w, body int) []string {
+	if k > 0 {
+		return block(m.modals[k-1].render(m, w, body), w, body)
+	}
+	if m.inCat {
+		return block(m.catalog.render(m, w, body), w, body)
+	}
+	reqH, progH, noteH := m.layout()
+	lines := m.requestsPane(w, reqH)
+	lines = append(lines, m.progressStrip(w, progH)...)
+	return append(lines, m.notesPane(w, noteH)...)
+}
+
+// sideBySideMin is the width from which the detail shows beside the list
+// it was opened from (two 80-column halves at 160).
+const sideBySideMin = 160
+
+func (m *Model) sideBySide() bool { return m.w >= sideBySideMin }
+
+// listWidth is the left side's width when side by side.
+func (m *Model) listWidth() int { return m.w * 2 / 5 }
+
+// detailArea is the detail view's size: the body, or its right side.
+func (m *Model) detailArea() (w, h int) {
+	w = m.w
+	if m.sideBySide() {
+		w = m.w - m.listWidth() - 1
+	}
+	return w, max(1, m.hgt-2)
+}
+
+// sideBySideBody draws the list on the left and the detail on the right.
+func (m *Model) sideBySideBody(d *detail, w, body int) []string {
+	lw := m.listWidth()
+	rw := w - lw - 1
+	left := m.under(len(m.modals)-1, lw, body)
+	right := block(d.render(m, rw, body), rw, body)
+	sep := m.th.Faint.Render("│")
+	out := make([]string, body)
+	for i := range out {
+		out[i] = pad(left[i], lw) + sep + right[i]
+	}
+	return out
 }
 
 // layout splits the body: requests above, running calls' progress, then
@@ -244,7 +288,7 @@ func (m *Model) footer(w int) string {
 }
 
 var footerNames = map[keys.Scope][]string{
-	"detail":  {"tab-next", "search", "search-next", "copy", "detail-close"},
+	"detail":  {"tab-next", "wrap", "fold", "search", "copy", "detail-close"},
 	"form":    {"form-next", "form-submit", "form-decline", "form-raw", "form-cancel"},
 	"editor":  {"editor-submit", "editor-decline", "editor-cancel"},
 	"chooser": {"choose", "choose-cancel"},
@@ -264,6 +308,7 @@ var footerLabels = map[string]string{
 	"focus-next": "pane", "open": "detail", "cancel-call": "cancel", "replay": "replay", "edit-replay": "edit+replay",
 	"copy": "copy", "catalog": "catalog", "help": "help", "quit": "quit", "filter": "filter", "pause": "pause",
 	"follow": "follow", "tab-next": "tab", "search": "search", "search-next": "next", "detail-close": "close",
+	"wrap": "wrap", "fold": "fold",
 	"section-next": "section", "subscribe": "subscribe", "refresh": "refresh", "catalog-close": "back",
 	"form-next": "field", "form-submit": "submit", "form-decline": "decline", "form-raw": "raw JSON", "form-cancel": "cancel",
 	"editor-submit": "send", "editor-decline": "decline", "editor-cancel": "cancel", "choose": "choose",
@@ -396,10 +441,20 @@ func (m *Model) requestRow(c *session.Call, w int, sel bool, now time.Time) stri
 	if w < 100 {
 		mw, nw = 14, 12 // leave the progress bar room at 80 columns
 	}
+	started := sn.Started.In(m.opts.Location).Format("15:04:05") + " "
+	if w < 50 {
+		started = "" // the time gives way before the duration does
+	}
+	// Narrow: method and name give way, so the status and duration fit.
+	if fixed := 1 + len(started) + 6 + 2 + 9 + 8; fixed+mw+nw > w {
+		avail := max(7, w-fixed)
+		mw = max(4, avail*14/26)
+		nw = max(3, avail-mw)
+	}
 	if sn.Round > 0 {
 		name = m.roundLabel(sn, w >= 100)
 	}
-	left := fmt.Sprintf("%s%s %-5s %-*s %-*s ", mark, sn.Started.In(m.opts.Location).Format("15:04:05"),
+	left := fmt.Sprintf("%s%s%-5s %-*s %-*s ", mark, started,
 		shorten(sn.Key, 5), mw, shorten(sn.Method, mw), nw, shorten(name, nw))
 	line := left + m.statusStyle(st).Render(fmt.Sprintf("%-9s", st)) + fmt.Sprintf(" %7s", fmtDur(sn.Duration(now)))
 	rest := w - ansi.StringWidth(line) - 1
@@ -468,10 +523,11 @@ func (m *Model) progressText(sn session.CallSnapshot, w int, live bool) string {
 		b.WriteString(fmtNum(p.Value) + " (no total)")
 	}
 	if live {
-		if r := p.Rate(); r > 0 {
+		// Rate and ETA show whole or not at all: never "eta 1…".
+		if r := p.Rate(); r > 0 && ansi.StringWidth(b.String())+len(fmtNum(r))+3 <= w {
 			b.WriteString(" " + fmtNum(r) + "/s")
 		}
-		if eta := p.ETA(); eta > 0 {
+		if eta := p.ETA(); eta > 0 && ansi.StringWidth(b.String())+len(fmtDur(eta))+5 <= w {
 			b.WriteString(" eta " + fmtDur(eta))
 		}
 	}
