@@ -79,9 +79,10 @@ func printTaskStatus(w io.Writer, t session.Task) {
 	fmt.Fprintf(w, "task %s: %s %s\n", termsafe.Line(t.TaskID), termsafe.Line(t.Status), termsafe.Line(t.StatusMessage))
 }
 
-// isTerminal reports whether w is a terminal a person reads (a login in a
-// browser may then take its time).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
+// isTerminal reports whether stream (a writer or a reader) is a terminal
+// a person reads or types into (a login in a browser may then take its
+// time; a question may be asked).
+func isTerminal(stream any) bool {
+	f, ok := stream.(*os.File)
 	return ok && term.IsTerminal(f.Fd())
 }

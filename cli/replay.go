@@ -5,11 +5,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"os"
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"mcpscope/artifact/replay"
@@ -107,7 +105,7 @@ func newReplayCmd() *cobra.Command {
 			if !asJSON {
 				o.Each = func(r replay.Result) { printReplayResult(out, r) }
 			}
-			if !yes && isTerminal(errw) && isTerminalIn(cmd.InOrStdin()) {
+			if !yes && isTerminal(errw) && isTerminal(cmd.InOrStdin()) {
 				lines := bufio.NewReader(cmd.InOrStdin())
 				o.Ask = func(tool string) bool {
 					fmt.Fprintf(errw, "replay %s, which declares destructiveHint? [y/N] ", termsafe.Line(tool))
@@ -183,12 +181,6 @@ func printReplayResult(w io.Writer, r replay.Result) {
 }
 
 func cutValue(b []byte) string { return termsafe.Cut(string(b), 100) }
-
-// isTerminalIn reports whether r is a terminal a person types into.
-func isTerminalIn(r io.Reader) bool {
-	f, ok := r.(*os.File)
-	return ok && term.IsTerminal(f.Fd())
-}
 
 // replayDiffError is a replay that found differences: exit 1.
 type replayDiffError struct{ n int }
