@@ -110,8 +110,8 @@ func TUI(o TUIOptions) (TUIResult, error) {
 	r.RSSAfterKiB = procStatus("VmRSS")
 	r.Frames = s.Info().Notifications
 
-	for i := 0; i < 8 && strings.Contains(m.Render(), "· filter: "); i++ {
-		m.Press("filter") // the keys left a filter on: back to all rows
+	for i := 0; i < 8 && strings.Contains(m.Render(), "· kind: "); i++ {
+		m.Press("kind-next") // the keys left one kind shown: back to all rows
 	}
 	m.Press("top")
 	r.FirstRow = firstRow.MatchString(ansi.Strip(m.Render()))
@@ -131,7 +131,7 @@ var firstRow = regexp.MustCompile(`flood: n 0\b`)
 // store's wake-up is due waits for that pull and its frame, and the wait
 // counts.
 func pressKeys(m *ui.Model, d time.Duration) []time.Duration {
-	names := []string{"up", "down", "page-up", "page-down", "filter", "top", "down", "page-down", "follow", "up"}
+	names := []string{"up", "down", "page-up", "page-down", "kind-next", "top", "down", "page-down", "follow", "up"}
 	var lat []time.Duration
 	lastPull := time.Now()
 	for end := time.Now().Add(d); time.Now().Before(end); {
