@@ -146,18 +146,27 @@ func startRecorder(f *os.File, path string, note func(string)) *recorder {
 	return r
 }
 
-// record queues f and returns its seq. It waits only while the journal is
-// more than recQueueBytes behind.
-func (r *recorder) record(f transport.Frame, classify bool, after func(uint64)) uint64 {
-	if f.Time.IsZero() {
-		f.Time = time.Now()
-	}
+// lockRoom locks r once the queue has room, or reports false (r unlocked)
+// when the recorder is closed.
+func (r *recorder) lockRoom() bool {
 	r.mu.Lock()
 	for !r.closed && (r.qbytes > recQueueBytes || r.qframes >= recQueueFrames) {
 		r.room.Wait()
 	}
 	if r.closed {
 		r.mu.Unlock()
+		return false
+	}
+	return true
+}
+
+// record queues f and returns its seq. It waits only while the journal is
+// more than recQueueBytes behind.
+func (r *recorder) record(f transport.Frame, classify bool, after func(uint64)) uint64 {
+	if f.Time.IsZero() {
+		f.Time = time.Now()
+	}
+	if !r.lockRoom() {
 		return 0
 	}
 	r.seq++
@@ -186,12 +195,7 @@ func (r *recorder) recordRun(run *lineRun) uint64 {
 	if run.t.IsZero() {
 		run.t = time.Now()
 	}
-	r.mu.Lock()
-	for !r.closed && (r.qbytes > recQueueBytes || r.qframes >= recQueueFrames) {
-		r.room.Wait()
-	}
-	if r.closed {
-		r.mu.Unlock()
+	if !r.lockRoom() {
 		return 0
 	}
 	run.refs.Store(2)

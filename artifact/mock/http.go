@@ -213,13 +213,7 @@ func (h *HTTP) post(w http.ResponseWriter, r *http.Request) {
 		writeJSON(w, http.StatusOK, resp)
 		return
 	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	fl, _ := w.(http.Flusher)
-	if fl != nil {
-		fl.Flush()
-	}
+	fl := openStream(w)
 	_ = h.s.request(ctx, p, &req, a, func(m []byte) error {
 		if err := writeEvent(w, m); err != nil {
 			return err
@@ -274,13 +268,7 @@ func (h *HTTP) get(w http.ResponseWriter, r *http.Request) {
 	if sess == nil {
 		return
 	}
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.WriteHeader(http.StatusOK)
-	fl, _ := w.(http.Flusher)
-	if fl != nil {
-		fl.Flush()
-	}
+	fl := openStream(w)
 	for {
 		select {
 		case m := <-sess.queue:
@@ -357,4 +345,17 @@ func (s *Server) ServeHTTP(ctx context.Context, addr string, ready func(url stri
 		return err
 	}
 	return nil
+}
+
+// openStream answers with an SSE stream, sent at once so the client knows
+// it is open; the flusher is nil where w cannot flush.
+func openStream(w http.ResponseWriter) http.Flusher {
+	w.Header().Set("Content-Type", "text/event-stream")
+	w.Header().Set("Cache-Control", "no-cache")
+	w.WriteHeader(http.StatusOK)
+	fl, _ := w.(http.Flusher)
+	if fl != nil {
+		fl.Flush()
+	}
+	return fl
 }
