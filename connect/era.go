@@ -111,8 +111,14 @@ func chooseStdioEra(ctx context.Context, sp Spec, s *session.Session) error {
 }
 
 // exited reports whether the session's transport can carry no more (the
-// stdio server is gone).
+// stdio server is gone). The process's own status says so first: a probe
+// failed by the exit returns before the transport closes Done.
 func exited(s *session.Session) bool {
+	if p, ok := s.Transport().(transport.Process); ok {
+		if _, _, gone := p.ExitStatus(); gone {
+			return true
+		}
+	}
 	select {
 	case <-s.Transport().Done():
 		return true

@@ -14,6 +14,14 @@ import "sync"
 //	Listener          -     ✓       -
 //	Resumer           -     ✓       -
 //	StreamSessions    -     ✓       -
+//	Process           ✓     -       -
+
+// Process is a transport that runs the server as a child process: Stdio.
+type Process interface {
+	// ExitStatus is how the process ended; exited turns true as soon as it
+	// was reaped, before the transport reports its end and closes Done.
+	ExitStatus() (code int, signal string, exited bool)
+}
 
 // SessionHolder carries an MCP session (Mcp-Session-Id): Streamable HTTP.
 // Having one is also how the session tells an HTTP transport from a pipe.

@@ -93,7 +93,10 @@ type Stdio struct {
 	closeErr  error
 }
 
-var _ Transport = (*Stdio)(nil)
+var (
+	_ Transport = (*Stdio)(nil)
+	_ Process   = (*Stdio)(nil)
+)
 
 // NewStdio prepares a stdio transport; nothing runs until Start.
 func NewStdio(o StdioOptions) *Stdio {
