@@ -46,7 +46,9 @@ func (tm *tmux) callTool(name, field, value string) {
 		tm.fillField(field, value)
 	}
 	tm.keys("Enter")
-	tm.waitRe(`sent tools/call ` + name + ` \(call \d+\)`)
+	tm.waitRe(`sent tools/call `+name+` \(call \d+\)`, `call \d+ · tools/call `+name+` · `)
+	tm.keys("Escape") // the call lands on its detail: back to the panes
+	tm.waitFor("Notifications")
 }
 
 // The catalog filters as you type: fuzzy over names and titles; esc

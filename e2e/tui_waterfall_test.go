@@ -26,6 +26,8 @@ func TestE2EWaterfall(t *testing.T) {
 	tm.waitFor("The server asks (elicitation) (MRTR round 1 of call", "Your name*")
 	tm.fillField("Your name", "Ada")
 	tm.keys("Enter")
+	tm.waitRe(`tools/call ask · ok`) // the call landed on its detail
+	tm.keys("Escape")
 	tm.waitRe(`↳ round 2 of #\d+\s+ok`)
 
 	// A call with progress, still running when the waterfall opens.
@@ -39,6 +41,8 @@ func TestE2EWaterfall(t *testing.T) {
 	tm.keys("Tab", "C-u")
 	tm.text("4") // steps
 	tm.keys("Enter")
+	tm.waitRe(`call \d+ · tools/call slow · `)
+	tm.keys("Escape")
 	tm.waitRe(`slow\s+streaming`)
 
 	tm.keys("w")
