@@ -29,6 +29,17 @@ type Listing struct {
 // List asks for the first page of method and returns at once; the items
 // are what each page holds under field ("tools", "resourceTemplates", …).
 func (s *Session) List(method, field string) *Listing {
+	if s.offline {
+		// What the session saw is the catalog (a journal read back, a
+		// host's session watched); a session that cannot send asks nothing.
+		if l, ok := s.recordedListing(method, field); ok || s.t == nil {
+			if !ok {
+				l = &Listing{Method: method, Field: field, s: s,
+					err: fmt.Errorf("no %s answer in the frames seen (nothing is sent from a journal read back)", method)}
+			}
+			return l
+		}
+	}
 	l := &Listing{Method: method, Field: field, s: s}
 	l.cur = s.Call(method, nil)
 	return l
