@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 
 	"mcpscope/transport"
@@ -166,4 +167,35 @@ func (s *Session) CancelForeign(c *Call, reason string, done func(error)) error 
 	}
 	fc.CancelForeign(seq, id, reason, done)
 	return nil
+}
+
+// ParseRecord reads one journal line (without its newline) back into its
+// number and frame, as the journal readers do.
+func ParseRecord(line []byte) (uint64, transport.Frame, error) { return parseRecord(line, false, false) }
+
+// ReadJournalAt reads a journal's records from offset off of r (where a
+// line starts: 0, or the end of a line read before), calling fn with each
+// frame, its number and where its line is (offset and length, newline
+// included). Damaged lines and a torn last line are reported as
+// ReadJournal reports them, after everything else was delivered.
+func ReadJournalAt(r io.ReaderAt, off int64, fn func(seq uint64, f transport.Frame, lineOff int64, lineLen int) error) (Header, error) {
+	return readJournal(&offsetReader{r: r, base: off}, func(seq uint64, f transport.Frame, pos linePos) error {
+		return fn(seq, f, off+pos.off, pos.n)
+	})
+}
+
+// offsetReader reads r from base on.
+type offsetReader struct {
+	r    io.ReaderAt
+	base int64
+	pos  int64
+}
+
+func (o *offsetReader) Read(p []byte) (int, error) {
+	n, err := o.r.ReadAt(p, o.base+o.pos)
+	o.pos += int64(n)
+	if err == io.EOF && n > 0 {
+		err = nil
+	}
+	return n, err
 }

@@ -37,7 +37,7 @@ func Open(path string) (*Session, Header, error) {
 	s.info.JournalPath = path
 	s.loading.begin(st.Size())
 	go func() {
-		_, err := readJournal(&sectionReader{f: f}, func(seq uint64, fr transport.Frame, pos linePos) error {
+		_, err := readJournal(&offsetReader{r: f}, func(seq uint64, fr transport.Frame, pos linePos) error {
 			if s.ctx.Err() != nil {
 				return errLoadStopped
 			}
@@ -55,21 +55,6 @@ func Open(path string) (*Session, Header, error) {
 }
 
 var errLoadStopped = errors.New("closed while reading")
-
-// sectionReader reads f from its start with ReadAt, so the file's offset
-// stays free and the store can read frames back meanwhile.
-type sectionReader struct {
-	f   *os.File
-	off int64
-}
-
-func (r *sectionReader) Read(p []byte) (int, error) {
-	n, err := r.f.ReadAt(p, r.off)
-	r.off += int64(n)
-	return n, err
-}
-
-func (r *sectionReader) ReadAt(p []byte, off int64) (int, error) { return r.f.ReadAt(p, off) }
 
 // readJournalHeader reads the header (or says the file is no journal)
 // without reading on.
