@@ -60,6 +60,9 @@ func TestE2ETmux(t *testing.T) {
 	tm.keys("Tab", "C-u")
 	tm.text("30")
 	tm.keys("Enter")
+	tm.waitFor("tools/call slow", "(waiting for the response)") // the call's detail, on its response
+	tm.keys("Escape")
+	tm.waitFor("Notifications")
 
 	// Watch progress: bar, count, rate and ETA, in the row and the strip.
 	tm.waitRe(`slow\s+streaming.*[2-9]/30`, `Running 1`, `eta \d`)
@@ -87,6 +90,9 @@ func TestE2ETmux(t *testing.T) {
 	tm.fillField("Your age", "36")
 	tm.keys("Enter")
 	tm.waitFor("elicitation accepted")
+	tm.waitFor("the user accepted and answered") // the detail follows the call to its answer
+	tm.keys("Escape")
+	tm.waitFor("Notifications")
 
 	// The retry round carries the answer, linked to the first; copy its result.
 	tm.waitRe(`ask\s+input[^\n]*round 2 is #\d+[^\n]*\n[^\n]*↳ round 2 of #\d+\s+ok`)
@@ -256,11 +262,7 @@ func TestE2EEditInPlace(t *testing.T) {
 	tm.text("big ")
 	tm.waitUntil("the edit in the middle", func(s string) bool { return strings.Contains(selectedLine(s), "hello big world") })
 	tm.keys("Enter")
-	tm.waitRe(`echo\s+ok`)
-	tm.keys("Enter")
-	tm.waitFor("request │ response")
-	tm.keys("Tab")
-	tm.waitFor("hello big world")
+	tm.waitFor("tools/call echo · ok", "hello big world") // lands on the response
 	tm.keys("Escape")
 	tm.waitFor("Notifications") // (a key right after Escape would read as alt+key)
 

@@ -38,7 +38,14 @@
 //
 // One journal per proxy, written with session.CreateJournal's header and
 // session.AppendRecord lines by one writer goroutine that drains whatever
-// is queued into one write. Frames are Dir out (host → server) and in
+// is queued, writing about 128 KiB at a time. Over stdio a forwarder hands
+// the lines it forwards together (one read's worth) over in one go: it
+// numbers and queues them, writes them, then wakes the writer; whether a
+// line is JSON, its record and its copy for the viewers are the writer's
+// work (its records for stdio lines are AppendRecord's byte for byte,
+// encoded by runEncoder). A server line is parsed only while a call is in
+// flight, cancelled or injected, and then only up to its method unless a
+// viewer awaits progress. Frames are Dir out (host → server) and in
 // (server → host), and Meta.Via says whose they are: host (the host's own,
 // and the server's to it), viewer (a viewer's injected request and the
 // server's answers and progress for it, never forwarded to the host),
@@ -47,8 +54,9 @@
 // forwarded). HTTP frames carry method, URL and headers redacted
 // (transport.RedactURL, transport.RedactHeader); a request without a body
 // is a "request" event, an answer without one a "response" event.
-// The forwarders wait for the journal only when it is more than 32 MiB
-// behind (a disk slower than the traffic); nothing else can slow them.
+// The forwarders wait for the journal only when it is more than 8 MiB or
+// 8192 frames behind (a disk slower than the traffic); nothing else can
+// slow them.
 //
 // # Socket protocol (mcpscope-proxy/1)
 //

@@ -36,7 +36,12 @@ func (e *envelope) methodIs(name string) bool {
 
 // scanEnvelope reads the top-level members of a JSON object. ok is false
 // when b does not look like one.
-func scanEnvelope(b []byte) (e envelope, ok bool) {
+func scanEnvelope(b []byte) (e envelope, ok bool) { return scanMembers(b, true) }
+
+// scanMembers is scanEnvelope; unless all is set, it stops at the first
+// method (a string), which is enough to know the message is no response:
+// e then holds what came before it, and ok says that much was an object.
+func scanMembers(b []byte, all bool) (e envelope, ok bool) {
 	ok = members(b, func(k, v []byte) bool {
 		switch string(k) {
 		case `"id"`:
@@ -44,6 +49,7 @@ func scanEnvelope(b []byte) (e envelope, ok bool) {
 		case `"method"`:
 			if len(v) > 0 && v[0] == '"' {
 				e.method = v
+				return all
 			}
 		case `"params"`:
 			e.params = v
@@ -130,16 +136,23 @@ func skipSpace(b []byte, i int) int {
 
 // skipString returns the index after the string starting at b[i] == '"'.
 func skipString(b []byte, i int) int {
-	for j := i + 1; j < len(b); {
-		k := bytes.IndexAny(b[j:], `"\`)
-		if k < 0 {
-			return -1
-		}
-		j += k
-		if b[j] == '"' {
+	j := i + 1
+	k := bytes.IndexByte(b[j:], '"')
+	if k < 0 {
+		return -1
+	}
+	if bytes.IndexByte(b[j:j+k], '\\') < 0 {
+		return j + k + 1 // no escapes: the common case, two vector scans
+	}
+	for j < len(b) {
+		switch b[j] {
+		case '"':
 			return j + 1
+		case '\\':
+			j += 2 // an escape: skip the escaped byte
+		default:
+			j++
 		}
-		j += 2 // an escape: skip the escaped byte
 	}
 	return -1
 }

@@ -29,7 +29,7 @@ const (
 	maxViewers     = 32
 	maxCommand     = 16 << 20 // one command line from a viewer
 	ringFrames     = 4096     // recent records kept for subscribe-after
-	ringBytes      = 8 << 20
+	ringBytes      = 8 << 20  // and the most its store grows to
 	ringRecordMax  = 256 << 10
 	byeWait        = time.Second
 	listenPathMax  = 104 // sun_path, less room for the terminating NUL on every Unix
@@ -86,8 +86,7 @@ type hub struct {
 	hello func() Hello
 
 	mu      sync.Mutex
-	ring    []ringEntry
-	ringB   int
+	ring    ring
 	last    uint64 // last seq published
 	viewers map[*viewer]struct{}
 	subs    int
@@ -98,48 +97,36 @@ type hub struct {
 	wg      sync.WaitGroup
 }
 
-type ringEntry struct {
-	seq uint64
-	b   []byte // nil: too big to keep, read it from the journal
-}
-
 func newHub(r *recorder) *hub {
 	return &hub{r: r, viewers: map[*viewer]struct{}{}}
 }
 
 // publish hands a batch of journaled records (record i is
 // buf[ends[i-1]:ends[i]], seq first+i) to the ring and every subscribed
-// viewer. It never blocks on a viewer.
+// viewer. It never blocks on a viewer. buf stays the caller's: the ring
+// copies what it keeps, and the viewers' queues get slices of one copy of
+// buf made for them, just its size.
 func (h *hub) publish(first uint64, buf []byte, ends []int) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
+	var shared []byte
+	if h.subs > 0 {
+		shared = bytes.Clone(buf)
+	}
 	start := 0
 	for i, end := range ends {
-		seq, rec := first+uint64(i), buf[start:end:end]
-		start = end
+		seq := first + uint64(i)
 		h.last = seq
-		e := ringEntry{seq: seq}
-		if len(rec) <= ringRecordMax {
-			e.b = append([]byte(nil), rec...)
-		}
-		h.ring = append(h.ring, e)
-		h.ringB += len(e.b)
-		for len(h.ring) > ringFrames || h.ringB > ringBytes {
-			h.ringB -= len(h.ring[0].b)
-			h.ring[0] = ringEntry{}
-			h.ring = h.ring[1:]
-		}
-		if h.subs == 0 {
-			continue
-		}
-		for v := range h.viewers {
-			if v.subscribed {
-				v.pushFrame(seq, rec)
+		h.ring.put(seq, buf[start:end])
+		if shared != nil {
+			rec := shared[start:end:end]
+			for v := range h.viewers {
+				if v.subscribed {
+					v.pushFrame(seq, rec)
+				}
 			}
 		}
-	}
-	if cap(h.ring) > 4*ringFrames {
-		h.ring = append([]ringEntry(nil), h.ring...)
+		start = end
 	}
 }
 
@@ -226,24 +213,21 @@ func (h *hub) subscribe(v *viewer, m *Message) {
 	v.send(Message{Type: "subscribed", Ref: m.Ref, After: &after, Seq: h.last, Journal: h.r.journalPath()})
 	v.subscribed = true
 	h.subs++
-	if n := len(h.ring); after < h.last && (n == 0 || h.ring[0].seq > after+1) {
+	if n := h.ring.len(); after < h.last && (n == 0 || h.ring.firstSeq() > after+1) {
 		// Older than the ring: the viewer reads those from the journal.
 		to := h.last
 		if n > 0 {
-			to = h.ring[0].seq - 1
+			to = h.ring.firstSeq() - 1
 		}
 		v.pushMissedRange(after+1, to)
 	}
-	for _, e := range h.ring {
-		if e.seq <= after {
-			continue
+	h.ring.each(after, func(seq uint64, rec []byte) {
+		if rec == nil {
+			v.pushMissedRange(seq, seq)
+			return
 		}
-		if e.b == nil {
-			v.pushMissedRange(e.seq, e.seq)
-			continue
-		}
-		v.pushFrame(e.seq, e.b)
-	}
+		v.pushFrame(seq, rec)
+	})
 }
 
 func (h *hub) drop(v *viewer) {

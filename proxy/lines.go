@@ -16,6 +16,10 @@ import (
 type lineReader struct {
 	br  *bufio.Reader
 	max int // longest line handed whole to line; longer ones go to long in pieces
+	// bulk, when set, is offered all the whole lines buffered, in one
+	// slice valid only during the call; it takes them by returning true,
+	// else they go to line one by one.
+	bulk func(b []byte) bool
 }
 
 func newLineReader(r io.Reader, max int) *lineReader {
@@ -36,8 +40,17 @@ func (lr *lineReader) run(line func(b []byte), long func(piece []byte, first, la
 	var acc []byte
 	streaming := false
 	for {
-		if !streaming && acc == nil && !lr.hasLine() {
-			flush()
+		if !streaming && acc == nil {
+			if lr.bulk != nil {
+				b, _ := lr.br.Peek(lr.br.Buffered())
+				if k := bytes.LastIndexByte(b, '\n'); k >= 0 && lr.bulk(b[:k+1]) {
+					lr.br.Discard(k + 1)
+					continue
+				}
+			}
+			if !lr.hasLine() {
+				flush()
+			}
 		}
 		frag, err := lr.br.ReadSlice('\n')
 		complete := err == nil
@@ -82,8 +95,13 @@ func (lr *lineReader) run(line func(b []byte), long func(piece []byte, first, la
 
 // trimEOL drops a line's terminator: what the journal keeps of a line.
 func trimEOL(b []byte) []byte {
-	b = bytes.TrimSuffix(b, []byte{'\n'})
-	return bytes.TrimSuffix(b, []byte{'\r'})
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+	}
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		b = b[:n-1]
+	}
+	return b
 }
 
 // wireLock serializes whole lines onto one pipe. Unlike a mutex, a caller

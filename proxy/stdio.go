@@ -91,6 +91,7 @@ type stdioProxy struct {
 	st      *transport.Stdio
 	pid     atomic.Int64
 	prefix  string // injected ids are prefix + n
+	sprefix string // idKey of such an id starts with it
 	nextID  atomic.Uint64
 	started time.Time
 	maxLine int
@@ -105,6 +106,13 @@ type stdioProxy struct {
 	injected  map[string]*injectCall
 	tokens    map[string]*injectCall
 	untracked bool // noted once: too many host calls in flight to track
+	// watch says whether the server's lines need routing at all: a call
+	// is in flight, cancelled or injected (or ever was injected). Without
+	// one, every line is the host's and no line is parsed. Set under mu.
+	watch atomic.Bool
+	// progress says whether a viewer's injected call awaits progress
+	// (tokens is not empty). Set under mu.
+	progress atomic.Bool
 
 	hostGone atomic.Bool
 	errMu    sync.Mutex
@@ -127,6 +135,7 @@ func RunStdio(ctx context.Context, c StdioConfig) (Result, error) {
 	var nonce [4]byte
 	rand.Read(nonce[:])
 	p.prefix = "mcpscope-" + hex.EncodeToString(nonce[:]) + "-"
+	p.sprefix = "s" + p.prefix
 
 	p.st = transport.NewStdio(transport.StdioOptions{Command: c.Command, Args: c.Args, Env: c.Env, Dir: c.Dir,
 		Shell: c.Shell, Grace: c.Grace, Raw: p.raw})
@@ -252,8 +261,9 @@ func (p *stdioProxy) raw(stream string, r io.Reader) {
 
 // --- host → server ---
 
+// pendingOut is a host line that needs tracking for cancel.
 type pendingOut struct {
-	f      transport.Frame
+	line   int       // its index in the run
 	call   *hostCall // a request to track, its seq filled in at record time
 	key    string
 	cancel string // the host cancels this id itself
@@ -261,7 +271,7 @@ type pendingOut struct {
 
 func (p *stdioProxy) hostToServer() {
 	var (
-		out     []byte
+		run     = &lineRun{}
 		pending []pendingOut
 		failed  bool
 	)
@@ -276,35 +286,41 @@ func (p *stdioProxy) hostToServer() {
 		}
 	}
 	flush := func() {
-		if len(out) == 0 && len(pending) == 0 {
+		if len(run.data) == 0 {
 			return
 		}
 		p.toServer.lock()
+		// Numbered and tracked before the server can answer them.
+		first := p.rec.recordRun(run)
 		for i := range pending {
-			po := &pending[i]
-			seq := p.rec.record(po.f, true, nil)
-			p.track(po, seq)
+			p.track(&pending[i], first+uint64(pending[i].line))
 		}
-		write(out)
+		write(run.data)
 		p.toServer.unlock()
-		out, pending = out[:0], pending[:0]
-		if cap(out) > 1<<20 {
-			out = nil
-		}
+		p.rec.signal()
+		run = p.rec.nextRun(run)
+		clear(pending)
+		pending = pending[:0]
 	}
 	line := func(b []byte) {
-		out = append(out, b...)
-		data := trimEOL(b)
+		if len(run.data) == 0 {
+			run.t, run.dir, run.pid = time.Now(), transport.Out, p.serverPID()
+		}
+		start := len(run.data)
+		run.data = append(run.data, b...)
+		data := trimEOL(run.data[start:])
 		if len(data) == 0 {
 			return
 		}
-		po := pendingOut{f: transport.Frame{Time: time.Now(), Dir: transport.Out, Data: bytes.Clone(data), Meta: p.meta(transport.ViaHost)}}
-		if env, ok := scanEnvelope(po.f.Data); ok {
+		po := pendingOut{line: run.frames}
+		run.lines = append(run.lines, runLine{start: start, end: start + len(data), via: transport.ViaHost})
+		run.frames++
+		if env, ok := scanEnvelope(data); ok {
 			switch {
 			case env.isRequest():
 				if key, ok := idKey(env.id); ok {
 					po.key = key
-					po.call = &hostCall{id: env.id, method: unquote(env.method)}
+					po.call = &hostCall{id: bytes.Clone(env.id), method: unquote(env.method)}
 				}
 			case env.methodIs("notifications/cancelled"):
 				if id, ok := member(env.params, `"requestId"`); ok {
@@ -312,8 +328,10 @@ func (p *stdioProxy) hostToServer() {
 				}
 			}
 		}
-		pending = append(pending, po)
-		if len(out) >= 256<<10 {
+		if po.call != nil || po.cancel != "" {
+			pending = append(pending, po)
+		}
+		if len(run.data) >= 256<<10 {
 			flush()
 		}
 	}
@@ -350,6 +368,7 @@ func (p *stdioProxy) track(po *pendingOut, seq uint64) {
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
+	defer p.rewatch()
 	if po.cancel != "" {
 		delete(p.inflight, po.cancel)
 		return
@@ -369,6 +388,13 @@ func (p *stdioProxy) track(po *pendingOut, seq uint64) {
 	p.inflight[po.key] = po.call
 }
 
+// rewatch updates watch; called with mu held after any change to the
+// calls tracked.
+func (p *stdioProxy) rewatch() {
+	p.progress.Store(len(p.tokens) > 0)
+	p.watch.Store(len(p.inflight) > 0 || len(p.cancelled) > 0 || len(p.injected) > 0 || len(p.tokens) > 0 || p.nextID.Load() > 0)
+}
+
 // recordLong journals a line over the limit: its head, and an event with its
 // real length.
 func (p *stdioProxy) recordLong(dir transport.Dir, kind transport.Kind, head []byte, total int, via string) {
@@ -386,7 +412,9 @@ func (p *stdioProxy) recordLong(dir transport.Dir, kind transport.Kind, head []b
 
 func (p *stdioProxy) serverToHost(r io.Reader) {
 	var (
-		out    []byte
+		run    = &lineRun{}
+		out    []byte // what goes to the host when a line of run does not
+		split  bool   // a line of run is not the host's: out holds the rest
 		locked bool
 	)
 	writeHost := func(b []byte) {
@@ -400,15 +428,29 @@ func (p *stdioProxy) serverToHost(r io.Reader) {
 			go p.st.Close()
 		}
 	}
+	// send numbers the lines of run (so the host's answer to one of them
+	// is journaled after it), writes them to the host and hands them to
+	// the recorder; classifying, encoding and publishing them is its
+	// writer's work. Called with toHost held.
+	send := func() {
+		p.rec.recordRun(run)
+		if split {
+			writeHost(out)
+			out, split = out[:0], false
+			if cap(out) > 1<<20 {
+				out = nil
+			}
+		} else {
+			writeHost(run.data)
+		}
+		p.rec.signal()
+		run = p.rec.nextRun(run)
+	}
 	flush := func() {
 		if !locked {
 			return
 		}
-		writeHost(out)
-		out = out[:0]
-		if cap(out) > 1<<20 {
-			out = nil
-		}
+		send()
 		p.toHost.unlock()
 		locked = false
 	}
@@ -417,21 +459,58 @@ func (p *stdioProxy) serverToHost(r io.Reader) {
 			p.toHost.lock()
 			locked = true
 		}
-		data := trimEOL(b)
-		if len(data) == 0 {
+		if len(run.data) == 0 {
+			run.t, run.dir, run.pid = time.Now(), transport.In, p.serverPID()
+		}
+		start := len(run.data)
+		run.data = append(run.data, b...)
+		data := trimEOL(run.data[start:])
+		via := transport.ViaHost
+		var after func(uint64)
+		if len(data) > 0 && p.watch.Load() {
+			via, after = p.route(data)
+		}
+		switch {
+		case via != transport.ViaHost && !split:
+			out, split = append(out[:0], run.data[:start]...), true
+		case via == transport.ViaHost && split:
 			out = append(out, b...)
-			return
 		}
-		data = bytes.Clone(data)
-		via, after := p.route(data)
-		if via == transport.ViaHost {
+		if len(data) > 0 {
+			run.lines = append(run.lines, runLine{start: start, end: start + len(data), via: via, after: after})
+			run.frames++
+		}
+		if len(run.data) >= 256<<10 {
+			send()
+		}
+	}
+	// The lines buffered go whole (the writer cuts them apart) when none
+	// needs routing: no call is tracked, or each of them has a method at a
+	// glance while no viewer awaits progress.
+	bulk := func(b []byte) bool {
+		watch := p.watch.Load()
+		if watch && p.progress.Load() {
+			return false
+		}
+		n, ok := scanLines(b, watch)
+		if !ok {
+			return false
+		}
+		if !locked {
+			p.toHost.lock()
+			locked = true
+		}
+		if len(run.data) == 0 {
+			run.t, run.dir, run.pid = time.Now(), transport.In, p.serverPID()
+		}
+		run.addLines(b, n, transport.ViaHost)
+		if split {
 			out = append(out, b...)
 		}
-		p.rec.record(transport.Frame{Time: time.Now(), Dir: transport.In, Data: data, Meta: p.meta(via)}, true, after)
-		if len(out) >= 256<<10 {
-			writeHost(out)
-			out = out[:0]
+		if len(run.data) >= 256<<10 {
+			send()
 		}
+		return true
 	}
 	var head []byte
 	var total int
@@ -451,14 +530,23 @@ func (p *stdioProxy) serverToHost(r io.Reader) {
 			p.toHost.unlock()
 		}
 	}
-	newLineReader(r, p.maxLine).run(line, long, flush)
+	lr := newLineReader(r, p.maxLine)
+	lr.bulk = bulk
+	lr.run(line, long, flush)
 }
 
 // route decides where a server line goes: to the host (ViaHost), to the
 // viewer that asked (ViaViewer), or nowhere (ViaDropped). Called with
 // toHost held, so a cancel never slips between the decision and the write.
 func (p *stdioProxy) route(data []byte) (string, func(uint64)) {
-	env, ok := scanEnvelope(data)
+	// While no viewer awaits progress, a message with a method goes to
+	// the host whatever else it holds: its first method is enough, and
+	// the way most servers begin one says it has one.
+	progress := p.progress.Load()
+	if !progress && methodFirstLine(data) {
+		return transport.ViaHost, nil
+	}
+	env, ok := scanMembers(data, progress)
 	if !ok {
 		return transport.ViaHost, nil
 	}
@@ -470,6 +558,7 @@ func (p *stdioProxy) route(data []byte) (string, func(uint64)) {
 		}
 		p.mu.Lock()
 		defer p.mu.Unlock()
+		defer p.rewatch()
 		if ic := p.injected[key]; ic != nil {
 			delete(p.injected, key)
 			if ic.token != "" {
@@ -477,7 +566,7 @@ func (p *stdioProxy) route(data []byte) (string, func(uint64)) {
 			}
 			return transport.ViaViewer, func(seq uint64) { ic.deliver("reply", seq, data) }
 		}
-		if strings.HasPrefix(key, "s"+p.prefix) {
+		if strings.HasPrefix(key, p.sprefix) {
 			return transport.ViaViewer, nil // a viewer's, whose answer nobody awaits any more
 		}
 		if p.cancelled[key] {
@@ -503,6 +592,36 @@ func (p *stdioProxy) route(data []byte) (string, func(uint64)) {
 	return transport.ViaHost, nil
 }
 
+// The usual beginnings of a message with a method.
+var (
+	methodFirst  = []byte(`{"method":"`)
+	methodSecond = []byte(`{"jsonrpc":"2.0","method":"`)
+)
+
+// methodFirstLine says whether line begins the way most messages with a
+// method (a string) do: then it is no response.
+func methodFirstLine(line []byte) bool {
+	return bytes.HasPrefix(line, methodSecond) || bytes.HasPrefix(line, methodFirst)
+}
+
+// scanLines counts the whole lines of b; ok is false when one is blank
+// (forwarded, but no frame), or, with methods set, when one is not
+// methodFirstLine.
+func scanLines(b []byte, methods bool) (n int, ok bool) {
+	for len(b) > 0 {
+		if b[0] == '\n' || b[0] == '\r' && len(b) > 1 && b[1] == '\n' || methods && !methodFirstLine(b) {
+			return n, false
+		}
+		k := bytes.IndexByte(b, '\n')
+		if k < 0 {
+			return n, false // not a whole line: never so from lineReader
+		}
+		n++
+		b = b[k+1:]
+	}
+	return n, true
+}
+
 func (ic *injectCall) deliver(typ string, seq uint64, data []byte) {
 	m := Message{Type: typ, Ref: ic.ref, ID: json.RawMessage(ic.wireID), Seq: seq}
 	if json.Valid(data) {
@@ -516,19 +635,47 @@ func (ic *injectCall) deliver(typ string, seq uint64, data []byte) {
 // --- stderr ---
 
 func (p *stdioProxy) stderr(r io.Reader) {
-	line := func(b []byte) {
-		p.errMu.Lock()
-		p.c.Err.Write(b)
-		p.errMu.Unlock()
-		if data := trimEOL(b); len(data) > 0 {
-			p.rec.record(transport.Frame{Time: time.Now(), Dir: transport.In, Kind: transport.Stderr,
-				Data: bytes.Clone(data), Meta: transport.Meta{PID: p.serverPID()}}, false, nil)
+	run := &lineRun{}
+	flush := func() {
+		if len(run.data) == 0 {
+			return
 		}
+		p.rec.recordRun(run)
+		p.errMu.Lock()
+		p.c.Err.Write(run.data)
+		p.errMu.Unlock()
+		p.rec.signal()
+		run = p.rec.nextRun(run)
+	}
+	begin := func() {
+		if len(run.data) == 0 {
+			run.t, run.dir, run.kind, run.pid = time.Now(), transport.In, transport.Stderr, p.serverPID()
+		}
+	}
+	line := func(b []byte) {
+		begin()
+		run.addLine(b, "", nil)
+		if len(run.data) >= 256<<10 {
+			flush()
+		}
+	}
+	bulk := func(b []byte) bool {
+		n, ok := scanLines(b, false)
+		if !ok {
+			return false
+		}
+		begin()
+		run.addLines(b, n, "")
+		if len(run.data) >= 256<<10 {
+			flush()
+		}
+		return true
 	}
 	var head []byte
 	var total int
 	long := func(piece []byte, first, last bool) {
 		if first {
+			flush()
 			p.errMu.Lock()
 			head, total = nil, 0
 		}
@@ -542,7 +689,9 @@ func (p *stdioProxy) stderr(r io.Reader) {
 			p.recordLong(transport.In, transport.Stderr, head, total, "")
 		}
 	}
-	newLineReader(r, p.maxLine).run(line, long, func() {})
+	lr := newLineReader(r, p.maxLine)
+	lr.bulk = bulk
+	lr.run(line, long, flush)
 }
 
 // --- viewers' commands ---
@@ -599,6 +748,7 @@ func (p *stdioProxy) inject(v *viewer, m *Message) {
 	if tokenKey != "" {
 		p.tokens[tokenKey] = ic
 	}
+	p.rewatch()
 	p.mu.Unlock()
 	unregister := func() {
 		p.mu.Lock()
@@ -606,6 +756,7 @@ func (p *stdioProxy) inject(v *viewer, m *Message) {
 		if tokenKey != "" {
 			delete(p.tokens, tokenKey)
 		}
+		p.rewatch()
 		p.mu.Unlock()
 	}
 
@@ -682,6 +833,7 @@ func (p *stdioProxy) cancel(v *viewer, m *Message) {
 		if still {
 			delete(p.inflight, key)
 			p.addCancelled(key)
+			p.rewatch()
 		}
 		p.mu.Unlock()
 		if !still {

@@ -24,7 +24,7 @@ const waitLong = 30 * time.Second
 
 // shortTemp is a short directory for sockets (sun_path is ~104 bytes, and
 // t.TempDir's names are long).
-func shortTemp(t *testing.T) string {
+func shortTemp(t testing.TB) string {
 	t.Helper()
 	d, err := os.MkdirTemp("", "mp")
 	if err != nil {

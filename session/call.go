@@ -149,6 +149,7 @@ type Call struct {
 	isError    bool   // a tool result with isError: true, read once when it arrived
 	resultType string // the result's resultType, read once ("" until known)
 	resultSeq  uint64 // a result over MaxHeldFrame was left in the journal, in this frame
+	respSeq    uint64 // the first response's frame (0: none yet)
 	unmatched  string // an id a response came with that was this call's id in another JSON type
 	sessionID  string // the MCP session the call lives in, when not the transport's (a foreign rejoin)
 	sessionPID int    // and the process that made that session
@@ -203,6 +204,7 @@ type CallSnapshot struct {
 	// here and Call.Result (and Wait) read it back from the journal.
 	ResultInJournal bool
 	Seq             uint64 // the request's frame, once on the wire (0 before)
+	RespSeq         uint64 // the first response's frame, late or not (0: none yet)
 	// Adopted: another client sent the request (a journal read back, a
 	// host's call seen through mcpscope proxy); this session only watches
 	// it. Via says whose it was in a proxy's journal (host, viewer…).
@@ -243,7 +245,7 @@ func (c *Call) snapshotLocked() CallSnapshot {
 		Progress: c.progress, HasProgress: c.progress.Updates > 0,
 		Result: c.result, RPCError: c.rpcErr, Failure: c.failure, Late: c.late,
 		Round: c.Round, Parent: c.Parent, ChainErr: c.chainErr, TaskID: c.taskID, Ack: c.ack, Probe: c.opts.probe,
-		ReissueOf: c.opts.reissueOf, ResultInJournal: c.resultSeq != 0, Seq: c.Seq,
+		ReissueOf: c.opts.reissueOf, ResultInJournal: c.resultSeq != 0, Seq: c.Seq, RespSeq: c.respSeq,
 		Adopted: c.adopted, Via: c.via,
 	}
 	if c.next != nil {

@@ -102,8 +102,14 @@ func persistDelay(c *Call) time.Duration {
 	return persistEvery
 }
 
-// forgetLocked removes the record of a call that ended here.
+// forgetLocked lets go of what a call that ended here still holds: an
+// armed resume of its stream, and its rejoin record.
 func (s *Session) forgetLocked(c *Call) {
+	// A resume armed for the call's stream has nothing left to fetch.
+	if st := s.streams["post:"+c.Key]; st != nil && st.timer != nil {
+		st.timer.Stop()
+		st.timer, st.fire = nil, nil
+	}
 	if c.persistTimer != nil {
 		if c.persistTimer.Stop() {
 			s.persisting.Done() // the write will not run

@@ -31,6 +31,7 @@ func Load(path string) (*Session, Header, error) {
 	})
 	s.info.Target = h.Target
 	s.info.JournalPath = path
+	s.info.Started = h.Started
 	var damage *JournalDamage
 	if err != nil && !errors.As(err, &damage) {
 		f.Close()

@@ -2,6 +2,7 @@ package session_test
 
 import (
 	"context"
+	"net/http"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"mcpscope/internal/faultproxy"
 	"mcpscope/internal/testservers"
 	"mcpscope/session"
 	"mcpscope/transport"
@@ -245,4 +247,32 @@ func TestDetachThenRejoin(t *testing.T) {
 		t.Fatalf("rejoined call should see progress to the end, got %+v", p)
 	}
 	waitUntil(t, s2, "record removed", func() bool { _, err := store.Get(handle); return err != nil })
+}
+
+// A call cancelled while its stream waits to resume leaves no resume armed:
+// nothing is fetched for a call that is over.
+func TestCancelDisarmsTheResume(t *testing.T) {
+	srv := testservers.StartHTTPServer(t, testservers.HTTPOpts{EventStore: true})
+	url, proxy := faultproxy.Start(t, srv.URL, faultproxy.Faults{})
+	s := httpSession(t, url)
+	c := s.Call("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"seconds": 20, "steps": 20}})
+	waitUntil(t, s, "progress", func() bool { return c.Snapshot().Progress.Updates >= 1 })
+	// Only the call's stream breaks: the listen stream arms no resume.
+	if proxy.Cut(func(r *http.Request) bool { return r.Method == http.MethodPost }) != 1 {
+		t.Fatal("the call's stream was not cut")
+	}
+	waitUntil(t, s, "a resume armed", func() bool {
+		for _, it := range s.Store().Since(0, 0) {
+			if it.Frame.Meta.Event == transport.EvResumeAttempt && it.Frame.Meta.Stream == "post:"+c.Key {
+				return true
+			}
+		}
+		return false
+	})
+	if err := s.Cancel(c, ""); err != nil {
+		t.Fatal(err)
+	}
+	if n := s.ReconnectNow(); n != 0 {
+		t.Fatalf("%d resume(s) still armed for a cancelled call", n)
+	}
 }

@@ -34,6 +34,7 @@ type streamState struct {
 	attempts int
 	timer    *time.Timer
 	fire     func()
+	resuming bool // a resume was sent and has no answer yet (Info.Reconnecting)
 }
 
 // logicalStream names the stream a frame continues: a resume GET carries the
@@ -161,6 +162,7 @@ func (s *Session) scheduleResume(key, cause string) func() {
 			}
 			st.timer, st.fire = nil, nil
 			lastID, closed := st.lastID, s.info.Closed
+			st.resuming = !closed
 			s.mu.Unlock()
 			if !closed {
 				s.resumeNow(key, lastID)
@@ -188,20 +190,34 @@ func backoff(attempt int) time.Duration {
 func (s *Session) resumeNow(key, lastID string) {
 	r, ok := s.t.(transport.Resumer)
 	if !ok {
+		s.resumed(key)
 		return
 	}
 	if lastID == "" && strings.HasPrefix(key, "get:") {
 		if l, ok := s.t.(transport.Listener); ok {
-			l.OpenListen(nil)
+			l.OpenListen(func(error) { s.resumed(key) })
+		} else {
+			s.resumed(key)
 		}
 		return
 	}
 	r.Resume(key, lastID, func(err error) {
+		s.resumed(key)
 		if err == nil {
 			return // frames follow; the stream's end brings us back here if needed
 		}
 		s.resumeFailed(key, err)
 	})
+}
+
+// resumed notes that a resume got its answer (a stream, or a failure that
+// resumeFailed handles): the stream no longer counts as reconnecting.
+func (s *Session) resumed(key string) {
+	s.mu.Lock()
+	if st := s.streams[key]; st != nil {
+		st.resuming = false
+	}
+	s.mu.Unlock()
 }
 
 // resumeFailed handles a resume GET that got no stream: try again while

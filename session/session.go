@@ -83,6 +83,13 @@ type Info struct {
 	CloseReason     string
 	JournalPath     string
 	JournalErr      string
+	// Started is when the session began (a loaded journal: when it was
+	// recorded); PID the server's process (stdio), from its spawned event.
+	Started time.Time
+	PID     int
+	// Reconnecting counts the streams waiting for a resume (scheduled or
+	// under way): while it is not 0 the connection is being re-established.
+	Reconnecting int
 }
 
 // Session is one connection's engine. All methods are safe for concurrent use
@@ -168,6 +175,7 @@ func New(t transport.Transport, o Options) *Session {
 	}
 	s.seq = o.SeqBase
 	s.info.Era = "legacy"
+	s.info.Started = time.Now()
 	s.info.ListChanged = map[string]int{}
 	if t != nil {
 		s.info.Target = t.Describe()
@@ -218,6 +226,19 @@ func (s *Session) Info() Info {
 	}
 	in.Pending = len(s.pending)
 	in.Calls = len(s.order)
+	for key, st := range s.streams {
+		if st.timer == nil && !st.resuming {
+			continue
+		}
+		// A call's stream counts while the call waits for it: a resume
+		// armed for a call since cancelled reconnects nothing.
+		if k, ok := strings.CutPrefix(key, "post:"); ok {
+			if c := s.pending[k]; c == nil || c.givenUp {
+				continue
+			}
+		}
+		in.Reconnecting++
+	}
 	if h, ok := s.t.(transport.SessionHolder); ok {
 		in.SessionID = h.SessionID()
 	}
@@ -818,6 +839,9 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 			return s.warnLocked(it.Note, after)
 		}
 		it.CallKey = c.Key
+		if c.respSeq == 0 {
+			c.respSeq = it.Seq
+		}
 		if c.state.Ended() || c.givenUp {
 			c.late++
 			it.Note = "late response: the call had already ended (" + string(c.state) + ")"
@@ -956,6 +980,8 @@ func (s *Session) onNotification(it *Item, e *Envelope, after []func()) []func()
 func (s *Session) onEvent(it *Item, after []func()) []func() {
 	m := it.Frame.Meta
 	switch m.Event {
+	case transport.EvSpawned:
+		s.info.PID = m.PID
 	case transport.EvExited:
 		why := "the server process exited"
 		switch {

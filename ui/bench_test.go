@@ -99,7 +99,7 @@ func BenchmarkKeyLatency(b *testing.B) {
 			stop := make(chan struct{})
 			var sent atomic.Int64
 			go flood(f, 10_000, stop, &sent)
-			names := []string{"up", "down", "page-up", "page-down", "filter", "top", "down", "page-down", "follow", "up"}
+			names := []string{"up", "down", "page-up", "page-down", "kind-next", "top", "down", "page-down", "follow", "up"}
 			ks := make([]tea.KeyPressMsg, len(names))
 			for i, nm := range names {
 				ks[i] = m.km.Press(nm)

@@ -8,6 +8,7 @@ func DefaultKeys() *keys.Map {
 	f, e, ch, s := keys.Form, keys.Editor, keys.Chooser, keys.Search
 	tk, rj, ls := keys.Tasks, keys.Rejoin, keys.Listen
 	wf := scopeWaterfall
+	p, fl, in := keys.Panes, keys.Filter, keys.Info
 	return keys.New([]keys.Binding{
 		{Name: "quit", Scope: g, Keys: []string{"q", "ctrl+c"}, Help: "quit"},
 		{Name: "help", Scope: g, Keys: []string{"?"}, Help: "help"},
@@ -21,6 +22,7 @@ func DefaultKeys() *keys.Map {
 		{Name: "listen", Scope: g, Keys: []string{"l"}, Help: "subscriptions/listen streams (2026-07-28): open, close, acks"},
 		{Name: "waterfall", Scope: g, Keys: []string{"w"}, Help: "waterfall: every call on one time axis"},
 		{Name: "reconnect", Scope: g, Keys: []string{"ctrl+r"}, Help: "reconnect now: fire pending stream resumes without waiting"},
+		{Name: "info", Scope: g, Keys: []string{"i"}, Help: "session info: server, instructions, capabilities, era, connection, journal"},
 		{Name: "up", Scope: g, Keys: []string{"up", "k"}, Help: "up"},
 		{Name: "down", Scope: g, Keys: []string{"down", "j"}, Help: "down"},
 		{Name: "page-up", Scope: g, Keys: []string{"pgup", "ctrl+b"}, Help: "page up"},
@@ -36,17 +38,32 @@ func DefaultKeys() *keys.Map {
 		{Name: "copy-command", Scope: r, Keys: []string{"Y"}, Help: "copy an equivalent mcpscope command line"},
 		{Name: "detach-call", Scope: r, Keys: []string{"d"}, Help: "detach the selected call: leave it running on the server, rejoin later"},
 
-		{Name: "filter", Scope: n, Keys: []string{"f"}, Help: "filter by kind (cycles)"},
+		{Name: "kind-next", Scope: n, Keys: []string{"K"}, Help: "show one kind of row: all, log, progress, notify… (cycles; a / filter applies within it)"},
 		{Name: "pause", Scope: n, Keys: []string{"space", "p"}, Help: "pause / resume the pane"},
 
+		{Name: "filter", Scope: p, Keys: []string{"/", "f"}, Help: "filter the pane: a filter expression (~e, ~t echo, ~m tools/* & ~dur >1s…) or bare text"},
+		{Name: "filter-clear", Scope: p, Keys: []string{"esc"}, Help: "clear the pane's filter"},
+		{Name: "filter-mode", Scope: p, Keys: []string{"H"}, Help: "filter mode: hide the other rows, or show them and highlight the matches"},
+		{Name: "match-next", Scope: p, Keys: []string{"n"}, Help: "next match (highlight mode; the next row when hiding)"},
+		{Name: "match-prev", Scope: p, Keys: []string{"N"}, Help: "previous match (highlight mode; the row before when hiding)"},
+
 		{Name: "detail-close", Scope: d, Keys: []string{"esc", "q"}, Help: "close"},
-		{Name: "tab-next", Scope: d, Keys: []string{"tab", "right", "l"}, Help: "next tab"},
-		{Name: "tab-prev", Scope: d, Keys: []string{"shift+tab", "left", "h"}, Help: "previous tab"},
+		{Name: "tab-next", Scope: d, Keys: []string{"tab"}, Help: "next tab"},
+		{Name: "tab-prev", Scope: d, Keys: []string{"shift+tab"}, Help: "previous tab"},
 		{Name: "search", Scope: d, Keys: []string{"/"}, Help: "search"},
 		{Name: "search-next", Scope: d, Keys: []string{"n"}, Help: "next match"},
 		{Name: "search-prev", Scope: d, Keys: []string{"N"}, Help: "previous match"},
+		{Name: "wrap", Scope: d, Keys: []string{"w"}, Help: "soft-wrap long lines on / off"},
+		{Name: "scroll-left", Scope: d, Keys: []string{"left", "h"}, Help: "scroll left (wrap off)"},
+		{Name: "scroll-right", Scope: d, Keys: []string{"right", "l"}, Help: "scroll right (wrap off)"},
+		{Name: "fold", Scope: d, Keys: []string{"space"}, Help: "fold / unfold the JSON object or array at the cursor (▌)"},
+		{Name: "fold-all", Scope: d, Keys: []string{"-"}, Help: "fold every object and array below the top level"},
+		{Name: "unfold-all", Scope: d, Keys: []string{"+", "="}, Help: "unfold everything"},
+		{Name: "next-item", Scope: d, Keys: []string{"]"}, Help: "show the next row of the list (same tab)"},
+		{Name: "prev-item", Scope: d, Keys: []string{"["}, Help: "show the previous row of the list (same tab)"},
 
-		{Name: "catalog-close", Scope: c, Keys: []string{"esc"}, Help: "back to the session"},
+		{Name: "catalog-close", Scope: c, Keys: []string{"esc"}, Help: "clear the find, else back to the session"},
+		{Name: "catalog-find", Scope: c, Keys: []string{"/", "f"}, Help: "find (fuzzy: names and titles, then descriptions), as you type"},
 		{Name: "section-next", Scope: c, Keys: []string{"right", "l"}, Help: "next section"},
 		{Name: "section-prev", Scope: c, Keys: []string{"left", "h"}, Help: "previous section"},
 		{Name: "subscribe", Scope: c, Keys: []string{"s"}, Help: "subscribe / unsubscribe the resource"},
@@ -99,6 +116,12 @@ func DefaultKeys() *keys.Map {
 		{Name: "waterfall-page-earlier", Scope: wf, Keys: []string{"H", "shift+left"}, Help: "earlier by a whole view"},
 		{Name: "waterfall-page-later", Scope: wf, Keys: []string{"L", "shift+right"}, Help: "later by a whole view"},
 		{Name: "waterfall-close", Scope: wf, Keys: []string{"esc", "w"}, Help: "back to the session"},
+		{Name: "filter-apply", Scope: fl, Keys: []string{"enter"}, Help: "keep the filter and go back to the list (it applies as you type, once valid)"},
+		{Name: "filter-cancel", Scope: fl, Keys: []string{"esc"}, Help: "cancel: the filter as it was before"},
+		{Name: "filter-up", Scope: fl, Keys: []string{"up"}, Help: "select the row above"},
+		{Name: "filter-down", Scope: fl, Keys: []string{"down"}, Help: "select the row below"},
+
+		{Name: "info-close", Scope: in, Keys: []string{"esc", "i"}, Help: "close"},
 
 		{Name: "search-run", Scope: s, Keys: []string{"enter"}, Help: "search"},
 		{Name: "search-cancel", Scope: s, Keys: []string{"esc"}, Help: "stop searching"},

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
@@ -26,7 +27,8 @@ type catEntry struct {
 type catSection struct {
 	label, method, field, capability string
 	entries                          []catEntry
-	sel                              int
+	view                             []catHit // the find's rows, best first (nil: no find)
+	sel                              int      // the selected row (of view when finding)
 	pending                          *session.Listing
 	err                              string
 	seen                             int // list_changed count at the last fetch
@@ -39,6 +41,7 @@ type catSection struct {
 type catalog struct {
 	secs []*catSection
 	cur  int
+	find string // the find's query (catfind.go)
 }
 
 func newCatalog() *catalog {
@@ -96,7 +99,7 @@ func (c *catalog) poll(m *Model) {
 			continue
 		}
 		s.entries, s.err = parseEntries(items), ""
-		s.sel = clamp(s.sel, 0, len(s.entries)-1)
+		c.filterSection(s)
 	}
 	// Lists the server changed are fetched again once the catalog is open
 	// or was fetched before (the user wants them current).
@@ -114,7 +117,15 @@ func (c *catalog) key(m *Model, name string) tea.Cmd {
 	s := c.secs[c.cur]
 	switch name {
 	case "catalog-close", "catalog":
+		if c.find != "" && name == "catalog-close" {
+			c.setFind("")
+			return nil
+		}
 		m.inCat = false
+	case "catalog-find", "filter":
+		m.find.prompt = newFilterPrompt(m, targetCatalog, c.find)
+	case "info":
+		m.openInfo()
 	case "quit":
 		m.quit = true
 	case "help":
@@ -124,17 +135,17 @@ func (c *catalog) key(m *Model, name string) tea.Cmd {
 	case "section-prev":
 		c.cur = (c.cur + len(c.secs) - 1) % len(c.secs)
 	case "up":
-		s.sel = clamp(s.sel-1, 0, len(s.entries)-1)
+		c.move(-1)
 	case "down":
-		s.sel = clamp(s.sel+1, 0, len(s.entries)-1)
+		c.move(1)
 	case "page-up":
-		s.sel = clamp(s.sel-10, 0, len(s.entries)-1)
+		c.move(-10)
 	case "page-down":
-		s.sel = clamp(s.sel+10, 0, len(s.entries)-1)
+		c.move(10)
 	case "top":
 		s.sel = 0
 	case "follow":
-		s.sel = max(0, len(s.entries)-1)
+		s.sel = max(0, s.n()-1)
 	case "refresh":
 		c.refresh(m, true)
 		m.setFlash("refreshing the catalog")
@@ -151,11 +162,12 @@ func (c *catalog) key(m *Model, name string) tea.Cmd {
 	case "rejoinable":
 		m.openRejoin()
 	case "subscribe":
-		if s.label != "resources" || len(s.entries) == 0 {
+		if s.label != "resources" || s.n() == 0 {
 			m.setFlash("subscribe works on resources")
 			return nil
 		}
-		uri := s.entries[s.sel].uri
+		e, _ := s.at(clamp(s.sel, 0, s.n()-1))
+		uri := e.uri
 		for _, u := range m.info.Subscriptions {
 			if u == uri {
 				m.s.Unsubscribe(uri)
@@ -166,10 +178,11 @@ func (c *catalog) key(m *Model, name string) tea.Cmd {
 		m.s.Subscribe(uri)
 		m.setFlash("subscribing to " + termsafe.Line(uri))
 	case "open":
-		if len(s.entries) == 0 {
+		if s.n() == 0 {
 			return nil
 		}
-		c.open(m, s, s.entries[s.sel])
+		e, _ := s.at(clamp(s.sel, 0, s.n()-1))
+		c.open(m, s, e)
 	}
 	return nil
 }
@@ -178,9 +191,9 @@ func (c *catalog) key(m *Model, name string) tea.Cmd {
 // resource, a URI form for a template.
 func (c *catalog) open(m *Model, s *catSection, e catEntry) {
 	sent := func(m *Model, call *session.Call) tea.Cmd {
-		m.inCat, m.focus, m.req.follow = false, paneRequests, true
-		m.fixScroll()
+		m.inCat, m.focus = false, paneRequests
 		m.setFlash("sent " + call.Method + " " + termsafe.Line(call.Name) + " (call " + call.Key + ")")
+		m.landOn(call) // its answer shows there when it comes
 		return nil
 	}
 	switch s.label {
@@ -229,13 +242,20 @@ func (c *catalog) render(m *Model, w, h int) string {
 	var tabs []string
 	for i, s := range c.secs {
 		lb := fmt.Sprintf(" %s (%d) ", s.label, len(s.entries))
+		if c.find != "" {
+			lb = fmt.Sprintf(" %s (%d/%d) ", s.label, s.n(), len(s.entries))
+		}
 		if i == c.cur {
 			tabs = append(tabs, m.th.Selected.Render(lb))
 		} else {
 			tabs = append(tabs, m.th.Faint.Render(lb))
 		}
 	}
-	l := []string{m.th.Title.Render(" Catalog ") + strings.Join(tabs, "│")}
+	head := m.th.Title.Render(" Catalog ")
+	if c.find != "" {
+		head += m.th.Accent.Render(" find “" + termsafe.Line(shorten(c.find, 24)) + "” ")
+	}
+	l := []string{head + strings.Join(tabs, "│")}
 	s := c.secs[c.cur]
 	switch {
 	case s.pending != nil:
@@ -244,36 +264,85 @@ func (c *catalog) render(m *Model, w, h int) string {
 		l = append(l, m.th.Error.Render("   "+s.err))
 	case len(s.entries) == 0:
 		l = append(l, m.th.Faint.Render("   (empty)"))
+	case s.n() == 0:
+		l = append(l, m.th.Faint.Render("   nothing here matches “"+termsafe.Line(c.find)+"” — "+m.keyOf("catalog-close")+" clears the find"))
 	}
 	subs := map[string]bool{}
 	for _, u := range m.info.Subscriptions {
 		subs[u] = true
 	}
-	room := max(1, h-4)
-	top := clamp(s.sel-room+1, 0, max(0, len(s.entries)-room))
-	nameW := min(28, max(12, w/4))
-	for i := top; i < len(s.entries) && i < top+room; i++ {
-		e := s.entries[i]
-		name := termsafe.Line(firstNonEmpty(e.name, e.uri))
-		if s.label == "resources" || s.label == "templates" {
-			name = termsafe.Line(e.uri)
+	uris := s.label == "resources" || s.label == "templates"
+	// The name column is as wide as the widest name, up to two fifths of
+	// the width (three for URIs, which say more than titles); the selected
+	// entry is spelled out whole below the list when its column cut it.
+	nameW := 8
+	for _, e := range s.entries {
+		nameW = max(nameW, ansi.StringWidth(catName(s.label, e)))
+	}
+	limit := w * 2 / 5
+	if uris {
+		limit = w * 3 / 5
+	}
+	nameW = min(nameW, max(12, limit))
+	var about []string
+	if s.n() > 0 {
+		e, _ := s.at(clamp(s.sel, 0, s.n()-1))
+		about = append(about, "")
+		if ansi.StringWidth(catName(s.label, e)) > nameW {
+			about = append(about, wrapLines(" "+catName(s.label, e), w, 3)...)
 		}
+		if e.title != "" && uris {
+			about = append(about, wrapLines(" "+termsafe.Line(e.title), w, 2)...)
+		}
+		for _, dl := range wrapLines(" "+termsafe.Line(e.desc), w, 4) {
+			about = append(about, m.th.Faint.Render(dl))
+		}
+	}
+	room := max(1, h-len(l)-len(about))
+	top := clamp(s.sel-room+1, 0, max(0, s.n()-room))
+	for i := top; i < s.n() && i < top+room; i++ {
+		e, hit := s.at(i)
 		mark := " "
 		if subs[e.uri] && s.label == "resources" {
 			mark = "●"
 		}
-		row := fmt.Sprintf("%s %-*s %s", mark, nameW, shorten(name, nameW), termsafe.Line(firstNonEmpty(e.title, e.desc)))
+		// The find's matched letters are marked in the field they matched.
+		var nameIdx, restIdx []int
+		if hit != nil {
+			switch {
+			case hit.field == fieldName:
+				nameIdx = hit.idx
+			case hit.field == fieldTitle && e.title != "", hit.field == fieldDesc && e.title == "":
+				restIdx = hit.idx
+			}
+		}
+		rest := termsafe.Line(firstNonEmpty(e.title, e.desc))
+		if restIdx != nil {
+			rest = marked(rest, restIdx, m.th.Match, ansi.StringWidth(rest))
+		}
+		row := mark + " " + marked(catName(s.label, e), nameIdx, m.th.Match, nameW) + " " + rest
 		if i == s.sel {
-			l = append(l, m.th.Selected.Render(pad("▸"+row, w)))
+			l = append(l, m.th.Selected.Render(pad("▸"+ansi.Strip(row), w)))
 		} else {
 			l = append(l, " "+row)
 		}
 	}
-	if len(s.entries) > 0 {
-		e := s.entries[s.sel]
-		l = append(l, "", m.th.Faint.Render(" "+termsafe.Line(e.desc)))
-	}
+	l = append(l, about...)
 	return strings.Join(l, "\n")
+}
+
+// wrapLines breaks one line of text into at most n lines of w columns,
+// the last one cut.
+func wrapLines(s string, w, n int) []string {
+	if w < 4 || strings.TrimSpace(s) == "" {
+		return nil
+	}
+	ls := strings.Split(ansi.Hardwrap(ansi.Wrap(s, w, ""), w, true), "\n")
+	if len(ls) > n {
+		ls = ls[:n]
+		ls[n-1] = fit(ls[n-1]+" …", w)
+	}
+	return ls
 }
 
 // parseEntries reads the items of a list (tools, resources, templates or prompts).

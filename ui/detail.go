@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync/atomic"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -15,47 +16,65 @@ import (
 	"mcpscope/ui/keys"
 )
 
-// detailTab is one page of the detail view: sanitized lines, built once
-// per change of the thing shown, never per frame.
+// detailTab is one page of the detail view: a doc, built when what it
+// shows changes, and the pager that shows it.
 type detailTab struct {
-	name  string
-	lines []string
-	json  bool   // colour as JSON
-	copy  []byte // what y copies from this tab
+	name string
+	p    *pager
+	copy func() ([]byte, error) // what y copies (nil: the tab's text)
 }
+
+// Where a detail was opened from: ] and [ move in that list.
+const (
+	fromNone int8 = iota
+	fromRequests
+	fromNotes
+)
 
 // detail shows one call (request, response, raw frames, HTTP metadata,
 // correlated notifications) or one notification-pane item.
 type detail struct {
-	title   string
 	call    *session.Call
 	item    *session.Item
 	frames  callFrames
 	version string
-	tabs    []detailTab
+	tabs    []*detailTab
 	tab     int
-	top     int
+	nowrap  bool // wrapping is off in every tab
+	from    int8
+	// follow: opened for a call sent from the catalog, so it follows the
+	// call to its next MRTR round, to the answer that ends it.
+	follow bool
+	srcs   map[uint64]*frameSrc
+	used   map[uint64]bool // the frames the last build showed
 
 	searching bool
 	input     string
-	query     string
-	matches   []int
-	cur       int
 }
 
 func (m *Model) openDetail() {
 	d := &detail{}
 	if m.focus == paneNotes {
-		d.item = m.selectedNote()
+		d.item, d.from = m.selectedNote(), fromNotes
 		if d.item == nil {
 			return
 		}
 	} else {
-		d.call = m.selectedCall()
+		d.call, d.from = m.selectedCall(), fromRequests
 		if d.call == nil {
 			return
 		}
 	}
+	d.refresh(m)
+	m.push(d)
+}
+
+// landOn opens a call just sent on its response tab, where the answer
+// appears when it comes; the requests pane selects it underneath.
+func (m *Model) landOn(c *session.Call) {
+	m.req.follow = true
+	m.fixScroll()
+	d := &detail{call: c, tab: 1, from: fromRequests, follow: true}
 	d.refresh(m)
 	m.push(d)
 }
@@ -107,10 +126,22 @@ func (cf *callFrames) find(st *session.Store, key string) {
 // refresh rebuilds the tabs when what they show has changed.
 func (d *detail) refresh(m *Model) {
 	if d.item != nil {
-		if d.tabs == nil {
+		if v := d.loadsVersion(); d.tabs == nil || v != d.version {
+			d.version = v
 			d.buildItem(m)
 		}
 		return
+	}
+	if d.follow {
+		// A round answered with input_required goes on as a new call.
+		for i := 0; i < session.MaxRounds; i++ {
+			next := d.call.Snapshot().Next
+			c := m.s.Lookup(next)
+			if next == "" || c == nil {
+				break
+			}
+			d.call, d.frames, d.version, d.srcs = c, callFrames{}, "", nil
+		}
 	}
 	st := m.s.Store()
 	if d.frames.next == 0 {
@@ -126,13 +157,12 @@ func (d *detail) refresh(m *Model) {
 	d.frames.find(st, d.call.Key)
 	sn := d.call.Snapshot()
 	f := &d.frames
-	v := fmt.Sprintf("%s/%d/%d/%d/%d/%s/%t", sn.State, len(f.req), len(f.resp), f.nNotes, sn.Late, sn.Next, sn.ChainErr != nil)
+	v := fmt.Sprintf("%s/%d/%d/%d/%d/%s/%t/%s", sn.State, len(f.req), len(f.resp), f.nNotes, sn.Late, sn.Next, sn.ChainErr != nil, d.loadsVersion())
 	if v == d.version {
 		return
 	}
 	d.version = v
 	d.buildCall(m, sn)
-	d.rematch()
 }
 
 // items reads frames back from the store.
@@ -146,89 +176,121 @@ func items(st *session.Store, seqs []uint64) []*session.Item {
 	return out
 }
 
-func (d *detail) buildCall(m *Model, sn session.CallSnapshot) {
-	d.title = fmt.Sprintf("call %s · %s %s · %s · %s", sn.Key, sn.Method, termsafe.Line(sn.Name), m.status(sn), fmtDur(sn.Duration(m.opts.Now())))
+// title names what the detail shows in w columns; a call's state and
+// duration are read when drawn, so they move while it runs, and a long
+// tool name gives way before they do.
+func (d *detail) title(m *Model, w int) string {
+	if d.item != nil {
+		it := d.item
+		return fit(fmt.Sprintf(" #%d · %s · %s %s", it.Seq, it.Frame.Time.In(m.opts.Location).Format("15:04:05.000"), it.Frame.Dir, it.Frame.Kind), w)
+	}
+	sn := d.call.Snapshot()
+	head := fmt.Sprintf(" call %s · %s %s", sn.Key, sn.Method, termsafe.Line(sn.Name))
+	tail := " · " + m.status(sn) + " · " + fmtDur(sn.Duration(m.opts.Now()))
 	if sn.Round > 0 {
-		d.title += fmt.Sprintf(" · MRTR round %d of #%s (retries #%s)", sn.Round+1, m.roundRoot(sn), sn.Parent)
+		tail += fmt.Sprintf(" · MRTR round %d of #%s (retries #%s)", sn.Round+1, m.roundRoot(sn), sn.Parent)
 	}
 	if sn.TaskID != "" {
-		d.title += " · task " + termsafe.Line(sn.TaskID)
+		tail += " · task " + termsafe.Line(sn.TaskID)
 	}
+	if room := w - ansi.StringWidth(tail); ansi.StringWidth(head) > room {
+		head = fit(head, max(12, room))
+	}
+	return fit(head+tail, w)
+}
+
+func (d *detail) buildCall(m *Model, sn session.CallSnapshot) {
+	d.used = map[uint64]bool{}
+	defer d.prune()
 	st := m.s.Store()
 	req, resp, notes := items(st, d.frames.req), items(st, d.frames.resp), items(st, d.frames.notes)
-	var tabs []detailTab
+	var docs []*doc
+	var names []string
+	var copies []func() ([]byte, error)
+
+	rq := &doc{}
+	var rqCopy func() ([]byte, error)
 	if len(req) > 0 {
-		data := exactBytes(st, req[0])
-		tabs = append(tabs, detailTab{name: "request", lines: prettyLines(data), json: true, copy: data})
+		d.addFrame(m, rq, req[0], false)
+		rqCopy = frameCopy(st, req[0])
 	} else {
-		tabs = append(tabs, detailTab{name: "request", lines: append([]string{"(not on the wire yet; params as they will be sent)"}, prettyLines(sn.Params)...), json: true, copy: sn.Params})
+		rq.addText(clFaint, "(not on the wire yet; params as they will be sent)")
+		rq.addJSON(sn.Params)
+		params := sn.Params
+		rqCopy = func() ([]byte, error) { return params, nil }
 	}
-	var rl []string
-	var rc []byte
+	docs, names, copies = append(docs, rq), append(names, "request"), append(copies, rqCopy)
+
+	rs := &doc{}
+	if sn.ResultType == "input_required" {
+		rs.addText(clPlain, inputRequestLines(sn)...)
+	}
+	if len(resp) > 0 && sn.Failure != nil {
+		rs.addText(clPlain, "ended without the server's word: "+termsafe.Line(sn.Failure.Error()), "")
+	}
 	for i, it := range resp {
 		if i > 0 || it.Note != "" {
-			rl = append(rl, "", "── "+termsafe.Line(it.Note)+" (#"+itoa(int(it.Seq))+")")
+			rs.addText(clFaint, "", "── "+termsafe.Line(it.Note)+" (#"+itoa(int(it.Seq))+")")
 		}
-		data := exactBytes(st, it)
-		rl = append(rl, prettyLines(data)...)
-		if rc == nil {
-			rc = data
-		}
+		d.addFrame(m, rs, it, false)
 	}
 	switch {
 	case len(resp) == 0 && sn.Failure != nil:
-		rl = append(rl, "no response from the server:", termsafe.Line(sn.Failure.Error()))
+		rs.addText(clPlain, "no response from the server:", termsafe.Line(sn.Failure.Error()))
 	case len(resp) == 0:
-		rl = append(rl, "(waiting for the response)")
-	case sn.Failure != nil:
-		rl = append([]string{"ended without the server's word: " + termsafe.Line(sn.Failure.Error()), ""}, rl...)
+		rs.addText(clFaint, "(waiting for the response)")
+		if sn.HasProgress {
+			rs.addText(clPlain, "progress "+ansi.Strip(m.progressText(sn, 200, true)))
+		}
 	}
-	if sn.ResultType == "input_required" {
-		rl = append(inputRequestLines(sn), rl...)
+	var rsCopy func() ([]byte, error)
+	if len(resp) > 0 {
+		rsCopy = frameCopy(st, resp[0])
 	}
-	tabs = append(tabs, detailTab{name: "response", lines: rl, json: true, copy: rc})
+	docs, names, copies = append(docs, rs), append(names, "response"), append(copies, rsCopy)
+
 	all := append(append(append([]*session.Item(nil), req...), resp...), notes...)
 	sort.Slice(all, func(i, j int) bool { return all[i].Seq < all[j].Seq })
-	tabs = append(tabs, rawTab(m, all), httpTab(m, all))
-	var nl []string
+	docs, names, copies = append(docs, d.rawDoc(m, all)), append(names, "raw"), append(copies, rawCopy(st, all))
+	docs, names, copies = append(docs, httpDoc(all)), append(names, "http"), append(copies, nil)
+
+	nd := &doc{}
 	if more := d.frames.nNotes - len(notes); more > 0 {
-		nl = append(nl, fmt.Sprintf("(%d earlier correlated frames are in the journal; the newest %d follow)", more, len(notes)))
+		nd.addText(clFaint, fmt.Sprintf("(%d earlier correlated frames are in the journal; the newest %d follow)", more, len(notes)))
 	}
+	var nl []string
 	for _, it := range notes {
 		nl = append(nl, it.Frame.Time.In(m.opts.Location).Format("15:04:05.000")+" "+it.Frame.Dir.String()+" "+summary(it))
 	}
 	if len(nl) == 0 {
 		nl = []string{"(no correlated notifications)"}
 	}
-	tabs = append(tabs, detailTab{name: fmt.Sprintf("notifications (%d)", d.frames.nNotes), lines: nl})
-	if len(d.tabs) == len(tabs) {
-		for i := range tabs {
-			d.tabs[i] = tabs[i]
-		}
-	} else {
-		d.tabs = tabs
-	}
+	nd.addText(clPlain, nl...)
+	docs, names, copies = append(docs, nd), append(names, fmt.Sprintf("notifications (%d)", d.frames.nNotes)), append(copies, nil)
+	d.setTabs(docs, names, copies)
 }
 
-// maxDetailBytes bounds how much of one huge frame a detail view reads
-// back to show (copy reads it all).
-const maxDetailBytes = 16 << 20
-
-// exactBytes is a frame's data as it crossed the wire: held in memory, or
-// read back from the journal (the first maxDetailBytes of it) when memory
-// holds only its head.
-func exactBytes(st *session.Store, it *session.Item) []byte {
-	if !it.Cut {
-		return it.Frame.Data
+// setTabs puts new docs in the tabs, keeping each tab's place.
+func (d *detail) setTabs(docs []*doc, names []string, copies []func() ([]byte, error)) {
+	if len(d.tabs) != len(docs) {
+		d.tabs = nil
+		for range docs {
+			p := newPager(&doc{})
+			p.wrap = !d.nowrap
+			d.tabs = append(d.tabs, &detailTab{p: p})
+		}
 	}
-	b, err := st.Bytes(it.Seq)
-	if err != nil {
-		return it.Frame.Data
+	for i, t := range d.tabs {
+		t.name, t.copy = names[i], copies[i]
+		fresh := t.p.d == nil || t.p.d.n != docs[i].n
+		t.p.setDoc(docs[i])
+		if fresh && i == 0 && d.call != nil {
+			// A request's _meta (progress token, and in 2026-07-28 the client's
+			// capabilities and info) is the same on every call: folded, the
+			// arguments show first.
+			t.p.foldKey(`"_meta"`)
+		}
 	}
-	if len(b) > maxDetailBytes {
-		b = b[:maxDetailBytes]
-	}
-	return b
 }
 
 // inputRequestLines lists what an input_required round asks for, and
@@ -254,17 +316,22 @@ func inputRequestLines(sn session.CallSnapshot) []string {
 
 func (d *detail) buildItem(m *Model) {
 	it := d.item
-	d.title = fmt.Sprintf("#%d · %s · %s %s", it.Seq, it.Frame.Time.In(m.opts.Location).Format("15:04:05.000"), it.Frame.Dir, it.Frame.Kind)
-	data := exactBytes(m.s.Store(), it)
-	main := detailTab{name: "message", lines: prettyLines(data), json: it.Frame.Kind == transport.Message, copy: data}
-	if it.Frame.Kind == transport.Event {
-		main.lines = []string{eventText(it.Frame.Meta)}
-		main.copy = []byte(eventText(it.Frame.Meta))
-	}
+	st := m.s.Store()
+	main := &doc{}
 	if it.Note != "" {
-		main.lines = append([]string{"note: " + termsafe.Line(it.Note), ""}, main.lines...)
+		main.addText(clPlain, "note: "+termsafe.Line(it.Note), "")
 	}
-	d.tabs = []detailTab{main, rawTab(m, []*session.Item{it}), httpTab(m, []*session.Item{it})}
+	cp := frameCopy(st, it)
+	if it.Frame.Kind == transport.Event {
+		ev := eventText(it.Frame.Meta)
+		main.addText(clPlain, ev)
+		cp = func() ([]byte, error) { return []byte(ev), nil }
+	} else {
+		d.addFrame(m, main, it, it.Frame.Kind != transport.Message)
+	}
+	one := []*session.Item{it}
+	d.setTabs([]*doc{main, d.rawDoc(m, one), httpDoc(one)}, []string{"message", "raw", "http"},
+		[]func() ([]byte, error){cp, rawCopy(st, one), nil})
 }
 
 func summary(it *session.Item) string {
@@ -277,38 +344,179 @@ func summary(it *session.Item) string {
 	return oneLine(it.Frame.Data, 200)
 }
 
-// rawTab shows the exact bytes of each frame, made inert.
-func rawTab(m *Model, items []*session.Item) detailTab {
-	var l []string
-	var all []byte
-	for _, it := range items {
+// ─── frames, read whole and laid out once ─────────────────────────────────
+
+// frameSrc is one frame's bytes as the detail shows them: the store's
+// own copy when memory holds it whole, else read back from the journal
+// once, and its JSON index; built in the background when large.
+type frameSrc struct {
+	size    int
+	started bool
+	done    atomic.Pointer[frameDocs]
+}
+
+type frameDocs struct {
+	json *segment // nil: not JSON
+	raw  *segment
+	err  error
+}
+
+// syncBytes is the largest frame laid out while the UI waits; a larger
+// one is read and indexed in the background (a 20 MiB result takes
+// ~100 ms), the view saying so meanwhile.
+const syncBytes = 256 << 10
+
+// maxFrameBytes is the largest frame shown whole (the index counts bytes
+// in 32 bits); a larger one shows its head, and y copies everything.
+const maxFrameBytes = 1<<32 - 1
+
+// source gives a frame's laid-out bytes, or nil while they are read.
+func (d *detail) source(m *Model, it *session.Item) *frameDocs {
+	if d.srcs == nil {
+		d.srcs = map[uint64]*frameSrc{}
+	}
+	if d.used != nil {
+		d.used[it.Seq] = true
+	}
+	src := d.srcs[it.Seq]
+	if src == nil {
+		src = &frameSrc{size: len(it.Frame.Data)}
+		if it.Cut {
+			src.size = it.Size
+		}
+		d.srcs[it.Seq] = src
+	}
+	if fd := src.done.Load(); fd != nil {
+		return fd
+	}
+	st := m.s.Store()
+	if src.size <= syncBytes && !it.Cut {
+		src.done.Store(layFrame(st, it))
+		return src.done.Load()
+	}
+	if !src.started {
+		src.started = true
+		go func() {
+			src.done.Store(layFrame(st, it))
+			st.Notify() // wakes the UI, which finds the frame laid out
+		}()
+	}
+	return nil
+}
+
+// layFrame reads a frame whole and indexes it.
+func layFrame(st *session.Store, it *session.Item) *frameDocs {
+	b := it.Frame.Data
+	var err error
+	if it.Cut {
+		if all, e := st.Bytes(it.Seq); e == nil {
+			b = all
+		} else {
+			err = e
+		}
+	}
+	if len(b) > maxFrameBytes {
+		b = b[:maxFrameBytes]
+	}
+	fd := &frameDocs{raw: &segment{kind: segRaw, b: b, offs: lineStarts(b)}, err: err}
+	if err == nil && it.Frame.Kind == transport.Message && json.Valid(b) {
+		fd.json = &segment{kind: segJSON, b: b, recs: indexJSON(b)}
+	}
+	return fd
+}
+
+// prune forgets the frames the last build no longer showed (a streaming
+// call's older notifications), so a detail left open stays bounded.
+func (d *detail) prune() {
+	for seq, src := range d.srcs {
+		if !d.used[seq] && (!src.started || src.done.Load() != nil) {
+			delete(d.srcs, seq)
+		}
+	}
+	d.used = nil
+}
+
+// loadsVersion changes when a frame read in the background is ready.
+func (d *detail) loadsVersion() string {
+	n := 0
+	for _, s := range d.srcs {
+		if s.started && s.done.Load() != nil {
+			n++
+		}
+	}
+	return itoa(n)
+}
+
+func (d *detail) pending(doc *doc, src *frameSrc) {
+	doc.addText(clFaint, "(reading "+humanBytes(src.size)+"…)")
+}
+
+// addFrame adds a frame to a doc: JSON pretty-printed, anything else as
+// inert lines (raw forces lines).
+func (d *detail) addFrame(m *Model, doc *doc, it *session.Item, raw bool) {
+	fd := d.source(m, it)
+	if fd == nil {
+		d.pending(doc, d.srcs[it.Seq])
+		return
+	}
+	if fd.err != nil {
+		doc.addText(clPlain, "(only the first "+humanBytes(len(it.Frame.Data))+" are at hand: "+termsafe.Line(fd.err.Error())+")")
+	}
+	if fd.json != nil && !raw {
+		doc.add(fd.json)
+		return
+	}
+	doc.add(fd.raw)
+}
+
+// frameCopy is what y copies of a frame: its exact bytes, read back
+// whole when memory holds only their head.
+func frameCopy(st *session.Store, it *session.Item) func() ([]byte, error) {
+	return func() ([]byte, error) {
+		if !it.Cut {
+			return it.Frame.Data, nil
+		}
+		return st.Bytes(it.Seq)
+	}
+}
+
+func rawCopy(st *session.Store, all []*session.Item) func() ([]byte, error) {
+	return func() ([]byte, error) {
+		var out []byte
+		for _, it := range all {
+			b, err := frameCopy(st, it)()
+			if err != nil {
+				return nil, err
+			}
+			out = append(append(out, b...), '\n')
+		}
+		return out, nil
+	}
+}
+
+// rawDoc shows the exact bytes of each frame, made inert.
+func (d *detail) rawDoc(m *Model, all []*session.Item) *doc {
+	rd := &doc{}
+	for _, it := range all {
 		size := len(it.Frame.Data)
 		if it.Cut {
 			size = it.Size
 		}
-		l = append(l, fmt.Sprintf("── #%d %s %s %s %d bytes", it.Seq, it.Frame.Time.In(m.opts.Location).Format("15:04:05.000"),
+		rd.addText(clFaint, fmt.Sprintf("── #%d %s %s %s %d bytes", it.Seq, it.Frame.Time.In(m.opts.Location).Format("15:04:05.000"),
 			it.Frame.Dir, it.Frame.Kind, size))
-		data := exactBytes(m.s.Store(), it)
-		shown := data
-		if len(shown) > 256<<10 {
-			shown = shown[:256<<10]
+		if it.Frame.Kind == transport.Event {
+			rd.addText(clPlain, eventText(it.Frame.Meta))
+			continue
 		}
-		l = append(l, strings.Split(termsafe.Text(string(shown)), "\n")...)
-		if len(all) < maxDetailBytes {
-			all = append(all, data...)
-			all = append(all, '\n')
-		}
+		d.addFrame(m, rd, it, true)
 	}
-	if len(l) > maxDetailLines {
-		l = l[:maxDetailLines]
-	}
-	return detailTab{name: "raw", lines: l, copy: all}
+	return rd
 }
 
-// httpTab shows the transport metadata of each frame.
-func httpTab(m *Model, items []*session.Item) detailTab {
+// httpDoc shows the transport metadata of each frame.
+func httpDoc(all []*session.Item) *doc {
 	var l []string
-	for _, it := range items {
+	for _, it := range all {
 		mt := it.Frame.Meta
 		if mt.HTTPMethod == "" && mt.URL == "" && mt.Status == 0 && len(mt.Headers) == 0 && mt.Stream == "" && mt.EventID == "" {
 			continue
@@ -343,20 +551,40 @@ func httpTab(m *Model, items []*session.Item) detailTab {
 	if len(l) == 0 {
 		l = []string{"(no HTTP metadata: stdio, or not sent yet)"}
 	}
-	return detailTab{name: "http", lines: l}
+	hd := &doc{}
+	hd.addText(clPlain, l...)
+	return hd
 }
 
-func (d *detail) cur_() *detailTab { return &d.tabs[clamp(d.tab, 0, len(d.tabs)-1)] }
+// ─── keys ─────────────────────────────────────────────────────────────────
+
+func (d *detail) cur() *detailTab {
+	if len(d.tabs) == 0 {
+		d.tabs = []*detailTab{{name: "…", p: newPager(&doc{})}}
+	}
+	return d.tabs[clamp(d.tab, 0, len(d.tabs)-1)]
+}
+
+// fit sizes every tab's pager to the text area the detail has now.
+func (d *detail) fit(m *Model) {
+	w, h := m.detailArea()
+	for _, t := range d.tabs {
+		t.p.resize(w-1, h-3) // a gutter; title, tabs and a status line
+	}
+}
 
 func (d *detail) key(m *Model, name string, msg tea.KeyPressMsg) (bool, tea.Cmd) {
-	page := max(1, m.hgt-5)
-	t := d.cur_()
+	d.fit(m)
+	p := d.cur().p
 	if d.searching {
 		switch name {
 		case "search-run":
-			d.searching, d.query = false, d.input
-			d.rematch()
-			d.jump(0)
+			d.searching = false
+			p.search(d.input)
+			p.jump(0)
+			if d.input != "" && len(p.hits) == 0 {
+				m.setFlash("no match for " + termsafe.Line(d.input))
+			}
 		case "search-cancel":
 			d.searching = false
 		case "search-backspace":
@@ -375,78 +603,134 @@ func (d *detail) key(m *Model, name string, msg tea.KeyPressMsg) (bool, tea.Cmd)
 		m.quit = true
 	case "help":
 		m.push(newHelp(m))
-	case "tab-next":
-		d.tab = (d.tab + 1) % len(d.tabs)
-		d.top = 0
-		d.rematch()
-	case "tab-prev":
-		d.tab = (d.tab + len(d.tabs) - 1) % len(d.tabs)
-		d.top = 0
-		d.rematch()
+	case "tab-next", "tab-prev":
+		step := 1
+		if name == "tab-prev" {
+			step = len(d.tabs) - 1
+		}
+		q := p.query
+		d.tab = (d.tab + step) % len(d.tabs)
+		if np := d.cur().p; np.query != q {
+			np.search(q) // the search goes with the reader
+		}
 	case "up":
-		d.top--
+		p.lineUp()
 	case "down":
-		d.top++
+		p.lineDown()
 	case "page-up":
-		d.top -= page
+		p.scroll(-p.h)
 	case "page-down":
-		d.top += page
+		p.scroll(p.h)
 	case "top":
-		d.top = 0
+		p.home()
 	case "follow":
-		d.top = len(t.lines)
+		p.end()
+	case "wrap":
+		d.nowrap = !d.nowrap
+		for _, t := range d.tabs {
+			t.p.setWrap(!d.nowrap)
+		}
+		if d.nowrap {
+			m.setFlash("wrap off: " + m.keyOf("scroll-left") + "/" + m.keyOf("scroll-right") + " scroll sideways")
+		} else {
+			m.setFlash("wrap on: long lines fold onto the next rows")
+		}
+	case "scroll-left", "scroll-right":
+		if !p.wrap {
+			k := max(8, p.w/2)
+			if name == "scroll-left" {
+				k = -k
+			}
+			p.hscroll(k)
+		} else {
+			m.setFlash("lines wrap: " + m.keyOf("wrap") + " turns wrapping off to scroll sideways")
+		}
+	case "fold":
+		if !p.toggleFold() {
+			m.setFlash("nothing to fold here: folds work on JSON objects and arrays")
+		}
+	case "fold-all":
+		p.foldAll()
+	case "unfold-all":
+		p.unfoldAll()
 	case "search":
 		d.searching, d.input = true, ""
 	case "search-next":
-		d.jump(1)
+		p.jump(1)
 	case "search-prev":
-		d.jump(-1)
+		p.jump(-1)
+	case "next-item", "prev-item":
+		step := 1
+		if name == "prev-item" {
+			step = -1
+		}
+		d.step(m, step)
 	case "copy":
-		data := t.copy
-		what := t.name
-		if data == nil {
-			data = []byte(strings.Join(t.lines, "\n"))
+		t := d.cur()
+		var data []byte
+		var err error
+		if t.copy != nil {
+			data, err = t.copy()
+		} else {
+			data = []byte(strings.Join(docText(p.d), "\n"))
 		}
-		return false, m.copyText(string(data), what)
-	}
-	d.top = clamp(d.top, 0, max(0, len(t.lines)-page))
-	return false, nil
-}
-
-func (d *detail) rematch() {
-	d.matches = d.matches[:0]
-	if d.query == "" || len(d.tabs) == 0 {
-		return
-	}
-	q := strings.ToLower(d.query)
-	for i, l := range d.cur_().lines {
-		if strings.Contains(strings.ToLower(l), q) {
-			d.matches = append(d.matches, i)
+		if err != nil {
+			m.setFlash("copy: " + err.Error())
+			return false, nil
 		}
-	}
-}
-
-func (d *detail) jump(step int) {
-	if len(d.matches) == 0 {
-		return
-	}
-	if step != 0 {
-		d.cur = (d.cur + step + len(d.matches)) % len(d.matches)
-	} else {
-		d.cur = 0
-		for i, l := range d.matches {
-			if l >= d.top {
-				d.cur = i
-				break
+		return false, m.copyText(string(data), t.name)
+	case "":
+		// The call's own verbs work here too: cancel a call you landed on.
+		if d.call != nil && m.km.Lookup(keys.Requests, msg.String(), false) == "cancel-call" {
+			if err := m.s.Cancel(d.call, ""); err != nil {
+				m.setFlash("cancel: " + err.Error())
+			} else {
+				m.setFlash("cancelled call " + d.call.Key + " (" + d.call.Method + ")")
 			}
 		}
 	}
-	d.top = max(0, d.matches[d.cur]-2)
+	return false, nil
 }
+
+// step shows the next or previous row of the list the detail came from,
+// on the same tab.
+func (d *detail) step(m *Model, k int) {
+	if d.from == fromNone {
+		m.setFlash(m.keyOf("next-item") + " and " + m.keyOf("prev-item") + " move in the requests and notifications panes")
+		return
+	}
+	m.focus = paneRequests
+	if d.from == fromNotes {
+		m.focus = paneNotes
+	}
+	ls, n := m.focused()
+	m.move(ls, n, k)
+	m.fixScroll()
+	d.retarget(m)
+}
+
+// retarget shows the list's selected row, keeping the tab and the wrap.
+func (d *detail) retarget(m *Model) {
+	var call *session.Call
+	var item *session.Item
+	if d.from == fromNotes {
+		item = m.selectedNote()
+	} else {
+		call = m.selectedCall()
+	}
+	if (call == nil && item == nil) || (call == d.call && item == d.item) {
+		return
+	}
+	*d = detail{call: call, item: item, tab: d.tab, nowrap: d.nowrap, from: d.from}
+	d.refresh(m)
+	d.tab = clamp(d.tab, 0, len(d.tabs)-1) // a call has more tabs than a notification
+}
+
+// ─── drawing ──────────────────────────────────────────────────────────────
 
 func (d *detail) render(m *Model, w, h int) string {
 	var b strings.Builder
-	b.WriteString(m.th.Title.Render(fit(" "+d.title, w)) + "\n")
+	b.WriteString(m.th.Title.Render(d.title(m, w)) + "\n")
 	var tabs []string
 	for i, t := range d.tabs {
 		if i == d.tab {
@@ -456,46 +740,28 @@ func (d *detail) render(m *Model, w, h int) string {
 		}
 	}
 	b.WriteString(fit(strings.Join(tabs, "│"), w) + "\n")
-	t := d.cur_()
-	bodyH := max(1, h-3)
-	q := strings.ToLower(d.query)
-	end := min(len(t.lines), d.top+bodyH)
-	for i := d.top; i < end; i++ {
-		l := fit(t.lines[i], w)
-		switch {
-		case q != "" && strings.Contains(strings.ToLower(l), q):
-			l = highlight(m, l, q)
-		case t.json:
-			l = colourJSONLine(m.th, l)
-		}
-		b.WriteString(l + "\n")
+	p := d.cur().p
+	for _, t := range d.tabs {
+		t.p.resize(w-1, h-3)
 	}
-	for i := end - d.top; i < bodyH; i++ {
+	rows := p.render(m.th)
+	for _, r := range rows {
+		b.WriteString(r + "\n")
+	}
+	for i := len(rows); i < p.h; i++ {
 		b.WriteString("\n")
+	}
+	mode := " · wrap"
+	if !p.wrap {
+		mode = " · no wrap"
 	}
 	switch {
 	case d.searching:
 		b.WriteString(m.th.Accent.Render("/" + termsafe.Line(d.input) + "█"))
-	case d.query != "":
-		b.WriteString(m.th.Faint.Render(fmt.Sprintf("/%s: %d matches · line %d of %d", termsafe.Line(d.query), len(d.matches), d.top+1, len(t.lines))))
+	case p.query != "":
+		b.WriteString(m.th.Faint.Render(fit(fmt.Sprintf("/%s: %d matches · %s", termsafe.Line(p.query), len(p.hits), p.where())+mode, w)))
 	default:
-		b.WriteString(m.th.Faint.Render(fmt.Sprintf("line %d of %d", min(d.top+1, len(t.lines)), len(t.lines))))
+		b.WriteString(m.th.Faint.Render(fit(p.where()+mode, w)))
 	}
 	return b.String()
-}
-
-// highlight marks every case-insensitive occurrence of q in a plain line.
-func highlight(m *Model, l, q string) string {
-	l = ansi.Strip(l)
-	low := strings.ToLower(l)
-	var b strings.Builder
-	for {
-		i := strings.Index(low, q)
-		if i < 0 || len(low) != len(l) {
-			b.WriteString(l)
-			return b.String()
-		}
-		b.WriteString(l[:i] + m.th.Match.Render(l[i:i+len(q)]))
-		l, low = l[i+len(q):], low[i+len(q):]
-	}
 }

@@ -133,7 +133,11 @@ func (c *chooser) key(m *Model, name string, _ tea.KeyPressMsg) (bool, tea.Cmd) 
 
 func (c *chooser) render(m *Model, w, h int) string {
 	l := []string{m.th.Title.Render(" " + c.title), ""}
-	for i, o := range c.options {
+	// A window of the options that holds the selection.
+	room := max(1, h-2)
+	top := clamp(c.sel-room+1, 0, max(0, len(c.options)-room))
+	for i := top; i < len(c.options) && i < top+room; i++ {
+		o := c.options[i]
 		if i == c.sel {
 			l = append(l, m.th.Selected.Render("▸ "+o+" "))
 		} else {

@@ -14,6 +14,7 @@ import (
 	"charm.land/bubbles/v2/textinput"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"mcpscope/internal/schema"
 	"mcpscope/internal/termsafe"
@@ -29,7 +30,8 @@ const (
 	fInteger
 	fBool
 	fEnum
-	fJSON // objects, arrays, anything else: typed as JSON
+	fMulti // an array of enum values: a checklist
+	fJSON  // objects, arrays, anything else: typed as JSON
 )
 
 // field is one input generated from a JSON Schema property.
@@ -41,10 +43,17 @@ type field struct {
 	choice            int             // enum/bool: index into choices, -1 = unset
 	choices           []json.RawMessage
 	labels            []string
+	checked           []bool // fMulti: which choices are in
+	item              int    // fMulti: the choice the cursor is on
 	min, max          *float64
 	minLen            *int
+	minItems          *int
+	maxItems          *int
 	err               string
 }
+
+// choiceKind: the value is picked from choices rather than typed.
+func (f *field) choiceKind() bool { return f.kind == fEnum || f.kind == fBool || f.kind == fMulti }
 
 // schemaProp is the part of a JSON Schema property a form understands.
 type schemaProp struct {
@@ -61,6 +70,33 @@ type schemaProp struct {
 	Minimum   *float64        `json:"minimum"`
 	Maximum   *float64        `json:"maximum"`
 	MinLength *int            `json:"minLength"`
+	// Multi-select (elicitation 2025-11-25 and later): an array whose items
+	// are an enum, or anyOf consts with titles.
+	Items *struct {
+		Enum  []json.RawMessage `json:"enum"`
+		AnyOf []schemaConst     `json:"anyOf"`
+		OneOf []schemaConst     `json:"oneOf"`
+	} `json:"items"`
+	MinItems *int `json:"minItems"`
+	MaxItems *int `json:"maxItems"`
+}
+
+type schemaConst struct {
+	Const json.RawMessage `json:"const"`
+	Title string          `json:"title"`
+}
+
+// choiceLabel is how a choice reads: its title, else a string value
+// without quotes, else its JSON.
+func choiceLabel(v json.RawMessage, title string) string {
+	if title != "" {
+		return termsafe.Line(title)
+	}
+	var s string
+	if json.Unmarshal(v, &s) == nil {
+		return termsafe.Line(shorten(s, 60))
+	}
+	return oneLine(v, 60)
 }
 
 // fieldsFromSchema builds form fields for an object schema, in the order
@@ -97,20 +133,29 @@ func fieldsFromSchema(object json.RawMessage) ([]*field, error) {
 			min: p.Minimum, max: p.Maximum, minLen: p.MinLength}
 		typ, _ := schema.Type(p.Type)
 		switch {
+		case typ == "array" && p.Items != nil && len(p.Items.Enum)+len(p.Items.AnyOf)+len(p.Items.OneOf) > 0:
+			f.kind, f.minItems, f.maxItems = fMulti, p.MinItems, p.MaxItems
+			for _, e := range p.Items.Enum {
+				f.choices, f.labels = append(f.choices, e), append(f.labels, choiceLabel(e, ""))
+			}
+			for _, o := range append(p.Items.AnyOf, p.Items.OneOf...) {
+				f.choices, f.labels = append(f.choices, o.Const), append(f.labels, choiceLabel(o.Const, o.Title))
+			}
+			f.checked = make([]bool, len(f.choices))
 		case len(p.Enum) > 0:
 			f.kind, f.choices = fEnum, p.Enum
 			for i, e := range p.Enum {
-				l := oneLine(e, 60)
+				title := ""
 				if i < len(p.EnumNames) {
-					l = termsafe.Line(p.EnumNames[i])
+					title = p.EnumNames[i]
 				}
-				f.labels = append(f.labels, l)
+				f.labels = append(f.labels, choiceLabel(e, title))
 			}
 		case len(p.OneOf) > 0:
 			f.kind = fEnum
 			for _, o := range p.OneOf {
 				f.choices = append(f.choices, o.Const)
-				f.labels = append(f.labels, termsafe.Line(firstNonEmpty(o.Title, oneLine(o.Const, 60))))
+				f.labels = append(f.labels, choiceLabel(o.Const, o.Title))
 			}
 		case typ == "string":
 			f.kind = fString
@@ -149,6 +194,16 @@ func newTextField(name, title, value string, required bool) *field {
 
 func (f *field) setDefault(d json.RawMessage) {
 	switch f.kind {
+	case fMulti:
+		var vs []json.RawMessage
+		_ = json.Unmarshal(d, &vs)
+		for _, v := range vs {
+			for i, c := range f.choices {
+				if bytes.Equal(bytes.TrimSpace(c), bytes.TrimSpace(v)) {
+					f.checked[i] = true
+				}
+			}
+		}
 	case fEnum, fBool:
 		for i, c := range f.choices {
 			if bytes.Equal(bytes.TrimSpace(c), bytes.TrimSpace(d)) {
@@ -196,6 +251,23 @@ func objectKeys(raw json.RawMessage) ([]string, error) {
 // value validates the field and returns its JSON (nil = leave it out).
 func (f *field) value() (json.RawMessage, error) {
 	switch f.kind {
+	case fMulti:
+		var picked []json.RawMessage
+		for i, on := range f.checked {
+			if on {
+				picked = append(picked, f.choices[i])
+			}
+		}
+		switch n := len(picked); {
+		case f.minItems != nil && n < *f.minItems && (n > 0 || f.required):
+			return nil, fmt.Errorf("choose at least %d", *f.minItems)
+		case f.maxItems != nil && n > *f.maxItems:
+			return nil, fmt.Errorf("choose at most %d", *f.maxItems)
+		case n == 0 && !f.required:
+			return nil, nil
+		}
+		b, _ := json.Marshal(append([]json.RawMessage{}, picked...))
+		return b, nil
 	case fEnum, fBool:
 		if f.choice < 0 {
 			if f.required {
@@ -330,7 +402,7 @@ func (f *form) key(m *Model, name string, msg tea.KeyPressMsg) (bool, tea.Cmd) {
 	if !f.raw && len(f.fields) > 0 {
 		cur = f.fields[clamp(f.focus, 0, len(f.fields)-1)]
 	}
-	text := cur != nil && cur.kind != fEnum && cur.kind != fBool
+	text := cur != nil && !cur.choiceKind()
 	switch name {
 	case "form-cancel":
 		if f.onCancel != nil {
@@ -384,13 +456,27 @@ func (f *form) key(m *Model, name string, msg tea.KeyPressMsg) (bool, tea.Cmd) {
 		if name == "form-prev" {
 			d = -1
 		}
+		// A checklist's choices are rows of the form: the focus walks
+		// through them before it leaves the field.
+		if cur != nil && cur.kind == fMulti && cur.item+d >= 0 && cur.item+d < len(cur.choices) {
+			cur.item += d
+			return false, nil
+		}
 		f.focusField(f.focus + d)
+		if nf := f.fields[f.focus]; nf.kind == fMulti {
+			nf.item = 0
+			if d < 0 {
+				nf.item = len(nf.choices) - 1
+			}
+		}
 	case "form-clear":
 		switch {
 		case f.raw:
 			f.rawText.SetValue("")
 		case text:
 			cur.in.SetValue("")
+		case cur != nil && cur.kind == fMulti:
+			clear(cur.checked)
 		case cur != nil:
 			cur.choice = -1
 		}
@@ -400,11 +486,24 @@ func (f *form) key(m *Model, name string, msg tea.KeyPressMsg) (bool, tea.Cmd) {
 			if name == "form-choice-prev" {
 				d = len(cur.choices) - 1
 			}
-			cur.choice = (cur.choice + d + len(cur.choices)) % len(cur.choices)
+			if cur.kind == fMulti {
+				cur.item = (cur.item + d) % len(cur.choices)
+				return false, nil
+			}
+			switch {
+			case cur.choice < 0 && name == "form-choice-prev":
+				cur.choice = len(cur.choices) - 1 // from none: the last
+			default:
+				cur.choice = (max(cur.choice, -1) + d + len(cur.choices)) % len(cur.choices)
+			}
 			return false, nil
 		}
 		return false, f.edit(msg) // a text field's cursor moves
 	default:
+		if cur != nil && cur.kind == fMulti && keys.Text(msg) == " " {
+			cur.checked[cur.item] = !cur.checked[cur.item]
+			return false, nil
+		}
 		if cur != nil && !text && keys.Text(msg) == " " {
 			cur.choice = (cur.choice + 1) % len(cur.choices)
 			return false, nil
@@ -425,7 +524,7 @@ func (f *form) edit(msg tea.Msg) tea.Cmd {
 		return nil
 	}
 	cur := f.fields[clamp(f.focus, 0, len(f.fields)-1)]
-	if cur.kind == fEnum || cur.kind == fBool {
+	if cur.choiceKind() {
 		return nil
 	}
 	cur.in, cmd = cur.in.Update(msg)
@@ -448,7 +547,7 @@ func (f *form) focusField(i int) {
 	f.focus = ((i % n) + n) % n
 	for j, fl := range f.fields {
 		switch {
-		case fl.kind == fEnum || fl.kind == fBool:
+		case fl.choiceKind():
 		case j == f.focus:
 			fl.in.Focus()
 		default:
@@ -485,34 +584,48 @@ func (f *form) render(m *Model, w, h int) string {
 		if len(f.fields) == 0 {
 			l = append(l, m.th.Faint.Render(" (no fields)"))
 		}
+		// The label column is as wide as the longest label, up to a third.
+		labelW := 8
+		for _, fl := range f.fields {
+			labelW = max(labelW, ansi.StringWidth(fl.label()))
+		}
+		labelW = min(labelW, max(8, w/3))
+		valW := max(8, w-labelW-4)
 		for i, fl := range f.fields {
-			label := termsafe.Line(firstNonEmpty(fl.title, fl.name))
-			if fl.required {
-				label += "*"
-			}
 			mark := "  "
 			if i == f.focus {
 				mark = "▸ "
 			}
-			if fl.kind != fEnum && fl.kind != fBool {
-				room := w - 24 // mark, label and a margin
+			if !fl.choiceKind() {
+				room := valW - 1
 				if fl.err != "" {
-					room -= len(fl.err) + 3
+					room -= ansi.StringWidth(fl.err) + 3
 				}
 				fl.in.SetWidth(max(8, room))
 				fl.in.SetStyles(lineStyles(m.th))
 			}
-			val := fl.display()
-			line := fmt.Sprintf("%s%-18s %s", mark, shorten(label, 18), val)
-			if i == f.focus {
-				line = m.th.Accent.Render(line)
+			head := mark + pad(fl.label(), labelW) + " "
+			vals := fl.display(valW, i == f.focus)
+			for k, v := range vals {
+				line := head + v
+				if k > 0 {
+					line = strings.Repeat(" ", ansi.StringWidth(head)) + v
+				}
+				if i == f.focus && (fl.kind != fMulti || k == fl.item) {
+					line = m.th.Accent.Render(line)
+				}
+				if k == 0 && fl.err != "" {
+					line += " " + m.th.Error.Render("← "+fl.err)
+				}
+				l = append(l, line)
 			}
-			if fl.err != "" {
-				line += " " + m.th.Error.Render("← "+fl.err)
+			// The focused field's label in full when its column cut it.
+			about := termsafe.Line(fl.desc)
+			if lb := fl.label(); ansi.StringWidth(lb) > labelW {
+				about = strings.TrimSuffix(lb+": "+about, ": ")
 			}
-			l = append(l, line)
-			if i == f.focus && fl.desc != "" {
-				l = append(l, m.th.Faint.Render("    "+termsafe.Line(fl.desc)))
+			if i == f.focus && about != "" {
+				l = append(l, m.th.Faint.Render("    "+about))
 			}
 		}
 	}
@@ -553,18 +666,93 @@ func (f *form) optionsLine(m *Model) string {
 	return timeout
 }
 
-func (fl *field) display() string {
-	switch fl.kind {
-	case fEnum, fBool:
-		var parts []string
-		for i, lb := range fl.labels {
-			if i == fl.choice {
-				parts = append(parts, "["+lb+"]")
-			} else {
-				parts = append(parts, " "+lb+" ")
-			}
-		}
-		return "◂" + strings.Join(parts, "") + "▸"
+// label is the field's name in the form, * when required.
+func (fl *field) label() string {
+	l := termsafe.Line(firstNonEmpty(fl.title, fl.name))
+	if fl.required {
+		l += "*"
 	}
-	return fl.in.View()
+	return l
+}
+
+// display is the field's value in w columns: one line, or one line per
+// choice of a checklist.
+func (fl *field) display(w int, focused bool) []string {
+	switch fl.kind {
+	case fMulti:
+		out := make([]string, len(fl.labels))
+		for i, lb := range fl.labels {
+			box := " [ ] "
+			if fl.checked[i] {
+				box = " [x] "
+			}
+			if focused && i == fl.item {
+				box = "›" + box[1:] // the choice space ticks
+			}
+			out[i] = fit(box+lb, w)
+		}
+		if hint := fl.itemsHint(); hint != "" && len(out) > 0 {
+			out[0] = fit(out[0]+"  "+hint, w)
+		}
+		if len(out) == 0 {
+			out = []string{"(no choices)"}
+		}
+		return out
+	case fEnum, fBool:
+		return []string{choiceStrip(fl.labels, fl.choice, w)}
+	}
+	return []string{fl.in.View()}
+}
+
+// itemsHint says how many a checklist takes.
+func (fl *field) itemsHint() string {
+	switch {
+	case fl.minItems != nil && fl.maxItems != nil:
+		return "(choose " + itoa(*fl.minItems) + "–" + itoa(*fl.maxItems) + ")"
+	case fl.minItems != nil:
+		return "(at least " + itoa(*fl.minItems) + ")"
+	case fl.maxItems != nil:
+		return "(at most " + itoa(*fl.maxItems) + ")"
+	}
+	return ""
+}
+
+// choiceStrip is "◂ a [b] c ▸" in w columns; when the choices do not fit,
+// a window of them around the chosen one, "…" marking what is left out.
+func choiceStrip(labels []string, choice, w int) string {
+	parts := make([]string, len(labels))
+	for i, lb := range labels {
+		if i == choice {
+			parts[i] = "[" + lb + "]"
+		} else {
+			parts[i] = " " + lb + " "
+		}
+	}
+	if full := "◂" + strings.Join(parts, "") + "▸"; ansi.StringWidth(full) <= w || len(parts) == 0 {
+		return full
+	}
+	c := clamp(choice, 0, len(parts)-1)
+	lo, hi, used := c, c+1, ansi.StringWidth(parts[c])
+	for grown := true; grown; {
+		grown = false
+		if hi < len(parts) && used+ansi.StringWidth(parts[hi])+4 <= w {
+			used += ansi.StringWidth(parts[hi])
+			hi++
+			grown = true
+		}
+		if lo > 0 && used+ansi.StringWidth(parts[lo-1])+4 <= w {
+			lo--
+			used += ansi.StringWidth(parts[lo])
+			grown = true
+		}
+	}
+	left, right := "◂", "▸"
+	if lo > 0 {
+		left = "◂…"
+	}
+	if hi < len(parts) {
+		right = "…▸"
+	}
+	mid := fit(strings.Join(parts[lo:hi], ""), max(1, w-ansi.StringWidth(left+right)))
+	return left + mid + right
 }

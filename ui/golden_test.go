@@ -22,7 +22,7 @@ func TestGoldenPanes(t *testing.T) {
 		{"requests", func(m *Model) {}},
 		{"requests-selected", func(m *Model) { press(m, "top", "down") }},
 		{"notifications", func(m *Model) { press(m, "focus-next") }},
-		{"notifications-log-filter", func(m *Model) { press(m, "focus-next", "filter") }},
+		{"notifications-log-filter", func(m *Model) { press(m, "focus-next", "kind-next") }},
 		{"notifications-paused", func(m *Model) { press(m, "focus-next", "pause", "up", "up") }},
 		{"detail-request", func(m *Model) { press(m, "top", "down", "open") }},
 		{"detail-response", func(m *Model) { press(m, "top", "down", "down", "open", "tab-next") }},
@@ -33,11 +33,19 @@ func TestGoldenPanes(t *testing.T) {
 			press(m, "search-run")
 		}},
 		{"detail-notification", func(m *Model) { press(m, "focus-next", "top", "down", "down", "down", "down", "open") }},
+		{"detail-folded", func(m *Model) {
+			press(m, "top", "down", "down", "open", "tab-next", "fold-all", "down", "down", "down", "fold")
+		}},
+		{"detail-nowrap", func(m *Model) {
+			press(m, "top", "down", "down", "down", "down", "open", "tab-next", "tab-next", "wrap", "down", "down", "down", "scroll-right")
+		}},
 		{"help", func(m *Model) { press(m, "help") }},
 		{"catalog", func(m *Model) {
 			loadPage(m, 0, `{"tools":[{"name":"slow","title":"Slow task","description":"Works \u001b[2J slowly","inputSchema":{"type":"object","properties":{"seconds":{"type":"number","default":10}}}},{"name":"echo","description":"Echo"}]}`)
 			press(m, "catalog")
 		}},
+		{"catalog-templates", func(m *Model) { loadLongCatalog(m); press(m, "catalog", "section-next", "section-next", "down") }},
+		{"elicitation-multi", func(m *Model) { m.Update(serverPromptMsg{elicitPrompt(multiSchema)}); press(m, "form-next") }},
 		{"tool-form", func(m *Model) {
 			loadPage(m, 0, `{"tools":[{"name":"slow","description":"Works slowly","inputSchema":{"type":"object","properties":{"seconds":{"type":"number","default":10,"minimum":0,"description":"total duration"},"steps":{"type":"integer","default":10},"verbose":{"type":"boolean"},"mode":{"type":"string","enum":["fast","slow"]}},"required":["seconds"]}}]}`)
 			press(m, "catalog", "open")
@@ -59,6 +67,20 @@ func TestGoldenPanes(t *testing.T) {
 				golden(t, fmt.Sprintf("%s-%dx%d", c.name, sz.w, sz.h), got)
 			})
 		}
+	}
+}
+
+// TestGoldenSideBySide pins the wide layout: the list beside the detail.
+func TestGoldenSideBySide(t *testing.T) {
+	for _, sz := range []struct{ w, h int }{{160, 40}, {200, 60}} {
+		name := fmt.Sprintf("detail-side-by-side-%dx%d", sz.w, sz.h)
+		t.Run(name, func(t *testing.T) {
+			m := newTestModel(t, loadFixture(t), sz.w, sz.h)
+			press(m, "top", "down", "down", "open", "tab-next")
+			got := screen(m)
+			checkSize(t, got, sz.w, sz.h)
+			golden(t, name, got)
+		})
 	}
 }
 

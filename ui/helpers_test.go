@@ -61,10 +61,16 @@ func fixtureFrames() []transport.Frame {
 // way `mcpscope journal` sessions are built.
 func loadFixture(t testing.TB) *session.Session {
 	t.Helper()
+	return loadFrames(t, fixtureFrames())
+}
+
+// loadFrames writes frames as a journal and loads it back.
+func loadFrames(t testing.TB, frames []transport.Frame) *session.Session {
+	t.Helper()
 	path := filepath.Join(t.TempDir(), "fixture.jsonl")
 	hdr, _ := json.Marshal(session.Header{Format: session.JournalFormat, Started: t0, Target: "stdio: demo-server --stdio"})
 	buf := append(hdr, '\n')
-	for i, f := range fixtureFrames() {
+	for i, f := range frames {
 		buf = session.AppendRecord(buf, uint64(i+1), f)
 	}
 	if err := os.WriteFile(path, buf, 0o600); err != nil {

@@ -119,7 +119,8 @@ type history struct {
 	notes   map[string]*callNotes // listen calls' notifications, by call key
 	rows    [numKinds]seqList     // rows[kindAll] is every row
 	filter  noteKind
-	dropped int // rows gone with frames a session without a journal forgot
+	view    *seqList // the pane's filter hides the rest: these rows are shown (nil: rows[filter])
+	dropped int      // rows gone with frames a session without a journal forgot
 }
 
 func newHistory(s *session.Session) *history {
@@ -149,6 +150,9 @@ func (h *history) pull() (gone int) {
 			if k == int(kindAll) {
 				h.dropped += n
 			}
+		}
+		if h.view != nil {
+			gone = h.view.trimBelow(first)
 		}
 	}
 	h.st.Scan(h.lastSeq+1, 0, func(e session.Entry) bool {
@@ -198,10 +202,18 @@ func (h *history) running() []*session.Call {
 
 func (h *history) setFilter(k noteKind) { h.filter = k }
 
-func (h *history) noteLen() int { return h.rows[h.filter].len() }
+// shown is the list of rows the pane shows.
+func (h *history) shown() *seqList {
+	if h.view != nil {
+		return h.view
+	}
+	return &h.rows[h.filter]
+}
+
+func (h *history) noteLen() int { return h.shown().len() }
 
 // noteSeq is the frame of row i of the shown filter.
-func (h *history) noteSeq(i int) uint64 { return h.rows[h.filter].at(i) }
+func (h *history) noteSeq(i int) uint64 { return h.shown().at(i) }
 
 // count is how many rows a filter has.
 func (h *history) count(k noteKind) int { return h.rows[k].len() }

@@ -91,6 +91,7 @@ type Model struct {
 	pausedLen int // rows visible when the pane was paused
 
 	running []*session.Call
+	find    findState // the panes' filters and the filter input line (find.go)
 	modals  []modal
 	prompts []*serverPrompt // server requests waiting for the user, oldest first
 	active  *serverPrompt   // the one on screen
@@ -187,6 +188,7 @@ func (m *Model) refresh() {
 		m.pausedLen = max(0, m.pausedLen-gone)
 	}
 	m.running = m.h.running()
+	m.find.refresh(m)
 	m.info = m.s.Info()
 	m.catalog.poll(m)
 	switch v := m.top().(type) {
@@ -216,6 +218,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case storeChangedMsg:
 		m.refresh()
 		cmd = m.waitStore(m.opts.Frame)
+	case filterStepMsg:
+		m.find.step(m)
 	case tickMsg:
 		m.refresh()
 		cmd = tick()
@@ -255,6 +259,9 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	if m.quit {
 		return m, tea.Quit
 	}
+	if step := m.find.kick(m); step != nil {
+		cmd = tea.Batch(cmd, step)
+	}
 	return m, cmd
 }
 
@@ -271,16 +278,21 @@ func (m *Model) top() modal {
 
 func (m *Model) push(md modal) { m.modals = append(m.modals, md) }
 
-func (m *Model) pop() tea.Cmd {
-	if len(m.modals) > 0 {
-		m.modals = m.modals[:len(m.modals)-1]
+// pop closes md, which need not be on top: a form that sent a call has
+// put the call's detail over itself.
+func (m *Model) pop(md modal) tea.Cmd {
+	for i := len(m.modals) - 1; i >= 0; i-- {
+		if m.modals[i] == md {
+			m.modals = append(m.modals[:i], m.modals[i+1:]...)
+			break
+		}
 	}
 	return m.nextPrompt()
 }
 
 // textScope reports scopes where typed characters are text, not commands.
 func textScope(s keys.Scope) bool {
-	return s == keys.Form || s == keys.Editor || s == keys.Search
+	return s == keys.Form || s == keys.Editor || s == keys.Search || s == keys.Filter
 }
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
@@ -294,9 +306,12 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		name := m.km.Lookup(sc, k, !textScope(sc))
 		close, cmd := md.key(m, name, msg)
 		if close {
-			return tea.Batch(cmd, m.pop())
+			return tea.Batch(cmd, m.pop(md))
 		}
 		return cmd
+	}
+	if m.find.prompt != nil {
+		return m.promptKey(msg)
 	}
 	if m.inCat {
 		name := m.km.Lookup(keys.Catalog, k, true)
@@ -306,7 +321,11 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if m.focus == paneNotes {
 		sc = keys.Notes
 	}
-	return m.act(m.km.Lookup(sc, k, true))
+	name := m.km.Lookup(sc, k, false)
+	if name == "" {
+		name = m.km.Lookup(keys.Panes, k, true)
+	}
+	return m.act(name)
 }
 
 // Press runs the binding called name, as if its first key were pressed.
@@ -374,11 +393,26 @@ func (m *Model) act(name string) tea.Cmd {
 		m.replaySelected(nil)
 	case "edit-replay":
 		m.openEditReplay()
-	case "filter":
+	case "kind-next":
 		next := (m.h.filter + 1) % numKinds
 		m.h.setFilter(next)
+		if nf := &m.find.note; nf.f != nil {
+			m.setNoteFilter(nf.expr, nf.f) // checked again within the new kind
+		}
 		m.note.sel, m.note.follow = max(0, m.h.noteLen()-1), true
 		m.setFlash("notifications: showing " + next.String())
+	case "filter":
+		m.openFilter()
+	case "filter-clear":
+		m.clearFilter()
+	case "filter-mode":
+		m.toggleFilterMode()
+	case "match-next":
+		m.jumpMatch(1)
+	case "match-prev":
+		m.jumpMatch(-1)
+	case "info":
+		m.openInfo()
 	case "pause":
 		m.paused = !m.paused
 		m.pausedLen = m.h.noteLen()
@@ -423,7 +457,7 @@ func (m *Model) focused() (*listState, int) {
 	if m.focus == paneNotes {
 		return &m.note, m.visibleNotes()
 	}
-	return &m.req, len(m.h.calls)
+	return &m.req, m.reqLen()
 }
 
 // visibleNotes is how many notification rows the pane shows: frozen while
@@ -458,7 +492,7 @@ func (m *Model) fixScroll() {
 		}
 		ls.top = clamp(ls.top, 0, max(0, n-h))
 	}
-	fix(&m.req, len(m.h.calls), m.paneHeight(paneRequests)-1)
+	fix(&m.req, m.reqLen(), m.paneHeight(paneRequests)-1)
 	noteH := m.paneHeight(paneNotes) - 1
 	if m.h.dropped > 0 {
 		noteH-- // the "older rows not kept" marker
@@ -467,10 +501,10 @@ func (m *Model) fixScroll() {
 }
 
 func (m *Model) selectedCall() *session.Call {
-	if len(m.h.calls) == 0 {
+	if m.reqLen() == 0 {
 		return nil
 	}
-	return m.h.calls[clamp(m.req.sel, 0, len(m.h.calls)-1)]
+	return m.reqCall(clamp(m.req.sel, 0, m.reqLen()-1))
 }
 
 func (m *Model) selectedNote() *session.Item {
@@ -549,6 +583,9 @@ func (m *Model) openLogLevel() {
 
 // paste gives pasted text to what is being edited.
 func (m *Model) paste(msg tea.PasteMsg) tea.Cmd {
+	if m.find.prompt != nil && m.top() == nil {
+		return m.promptPaste(msg)
+	}
 	var cmd tea.Cmd
 	switch v := m.top().(type) {
 	case *editor:

@@ -258,16 +258,16 @@ func TestNotificationsFilterAndPause(t *testing.T) {
 	f.inject(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"hello"}}`)
 	f.inject(`{"jsonrpc":"2.0","method":"notifications/resources/updated","params":{"uri":"demo://clock"}}`)
 	refresh(m)
-	press(m, "focus-next", "filter") // log
+	press(m, "focus-next", "kind-next") // log
 	if s := screen(m); !strings.Contains(s, "hello") || strings.Contains(s, "demo://clock") {
 		t.Fatalf("log filter:\n%s", s)
 	}
-	press(m, "filter", "filter") // progress → notify
+	press(m, "kind-next", "kind-next") // progress → notify
 	if s := screen(m); strings.Contains(s, "hello") || !strings.Contains(s, "demo://clock") {
 		t.Fatalf("notify filter:\n%s", s)
 	}
 	for m.h.filter != kindAll {
-		press(m, "filter")
+		press(m, "kind-next")
 	}
 	press(m, "pause")
 	f.inject(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"while paused"}}`)
@@ -350,8 +350,18 @@ func TestCatalogToolForm(t *testing.T) {
 	typeText(m, "2")
 	press(m, "form-submit")
 	f.sentWith(t, `"arguments":{"seconds":2}`)
-	if m.inCat || m.top() != nil {
-		t.Fatal("after sending, the requests pane should show")
+	// The call lands on its response tab, which shows the answer when it comes.
+	if d, ok := m.top().(*detail); m.inCat || !ok || d.cur().name != "response" || !strings.Contains(screen(m), "(waiting for the response)") {
+		t.Fatalf("after sending, the call's response should show:\n%s", screen(m))
+	}
+	f.inject(`{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"slept 2s"}]}}`)
+	refresh(m)
+	if sc := screen(m); !strings.Contains(sc, `"text": "slept 2s"`) || !strings.Contains(sc, "tools/call slow · ok") {
+		t.Fatalf("the answer is not in view:\n%s", sc)
+	}
+	press(m, "detail-close")
+	if m.top() != nil || m.selectedCall().Key != "2" {
+		t.Fatalf("closing the detail should leave the call selected:\n%s", screen(m))
 	}
 	// list_changed makes the catalog fetch again.
 	f.inject(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)

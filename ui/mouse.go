@@ -13,6 +13,11 @@ func (m *Model) mouseWheel(ms tea.Mouse) {
 	default:
 		return
 	}
+	if dt, ok := m.top().(*detail); ok {
+		dt.fit(m)
+		dt.cur().p.scroll(d)
+		return
+	}
 	if md := m.top(); md != nil {
 		name := "down"
 		if d < 0 {
@@ -27,7 +32,7 @@ func (m *Model) mouseWheel(ms tea.Mouse) {
 		return
 	}
 	p, _ := m.paneAt(ms.Y)
-	ls, n := &m.req, len(m.h.calls)
+	ls, n := &m.req, m.reqLen()
 	if p == paneNotes {
 		ls, n = &m.note, m.visibleNotes()
 	}
@@ -35,9 +40,12 @@ func (m *Model) mouseWheel(ms tea.Mouse) {
 	m.fixScroll()
 }
 
-// mouseClick focuses the pane under the pointer and selects the row.
+// mouseClick focuses the pane under the pointer and selects the row; side
+// by side, a click in the list shows that row's detail.
 func (m *Model) mouseClick(ms tea.Mouse) {
-	if ms.Button != tea.MouseLeft || m.top() != nil || m.inCat {
+	d, beside := m.top().(*detail)
+	beside = beside && m.sideBySide() && ms.X < m.listWidth() && len(m.modals) == 1
+	if ms.Button != tea.MouseLeft || (m.top() != nil && !beside) || m.inCat {
 		return
 	}
 	p, row := m.paneAt(ms.Y)
@@ -50,6 +58,13 @@ func (m *Model) mouseClick(ms tea.Mouse) {
 		ls.sel, ls.follow = i, false
 	}
 	m.fixScroll()
+	if beside {
+		d.from = fromRequests
+		if p == paneNotes {
+			d.from = fromNotes
+		}
+		d.retarget(m)
+	}
 }
 
 // paneAt maps a screen row to a pane and a row inside it (-1 = title or

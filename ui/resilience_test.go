@@ -218,7 +218,7 @@ func TestTasksFromFormAndView(t *testing.T) {
 	f.inject(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":{"task":{"taskId":"task-1","status":"working","statusMessage":"crunching \u001b[2J","createdAt":"2026-03-01T12:00:01Z","pollInterval":500}}}`, call.Key))
 	refresh(m)
 
-	press(m, "tasks")
+	press(m, "detail-close", "tasks") // the call landed on its detail
 	got := screen(m)
 	if !strings.Contains(got, "task-1") || !strings.Contains(got, "working") || !strings.Contains(got, "#"+call.Key) || !strings.Contains(got, "0.5s") {
 		t.Fatalf("tasks view:\n%s", got)
@@ -256,7 +256,7 @@ func TestTasksFromFormAndView(t *testing.T) {
 	if !strings.Contains(f.sentWith(t, `"name":"batch"`), `"task":{}`) {
 		t.Fatal("required task support not sent as a task")
 	}
-	press(m, "catalog", "down", "down", "open", "form-task")
+	press(m, "detail-close", "catalog", "down", "down", "open", "form-task")
 	if !strings.Contains(screen(m), "this tool does not run as a task") || strings.Contains(screen(m), "run as task") {
 		t.Fatalf("task toggle offered for a tool without task support:\n%s", screen(m))
 	}

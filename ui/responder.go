@@ -96,9 +96,12 @@ func watchPrompt(p *serverPrompt) tea.Cmd {
 }
 
 // nextPrompt shows the oldest waiting server request when nothing else
-// holds the screen: a form the user is typing into is never hijacked.
+// holds the screen: a form the user is typing into is never hijacked. A
+// detail being read gives way: it is often the call that asks.
 func (m *Model) nextPrompt() tea.Cmd {
-	if m.active != nil || len(m.modals) > 0 || len(m.prompts) == 0 {
+	d, reading := m.top().(*detail)
+	reading = reading && !d.searching
+	if m.active != nil || (len(m.modals) > 0 && !reading) || len(m.prompts) == 0 {
 		return nil
 	}
 	p := m.prompts[0]

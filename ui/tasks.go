@@ -98,7 +98,18 @@ func (v *tasksView) render(m *Model, w, h int) string {
 		l = append(l, m.th.Faint.Render("   no tasks yet — run a tool as a task from the catalog form ("+m.keyOf("form-task")+")"))
 	}
 	idW := min(28, max(10, w/5))
-	l = append(l, m.th.Faint.Render(fmt.Sprintf("  %-*s %-14s %-24s %-7s %-5s %s", idW, "task", "status", "created", "poll", "call", "message")))
+	// Narrow: the creation time gives way, so the poll interval is never cut.
+	createdW := 24
+	if room := w - (idW + 31); room < createdW+10 {
+		createdW = 0
+	}
+	col := func(s string) string {
+		if createdW == 0 {
+			return ""
+		}
+		return fmt.Sprintf(" %-*s", createdW, shorten(s, createdW))
+	}
+	l = append(l, m.th.Faint.Render(fmt.Sprintf("  %-*s %-14s%s %-7s %-5s %s", idW, "task", "status", col("created"), "poll", "call", "message")))
 	room := max(1, h-3)
 	top := clamp(v.sel-room+1, 0, max(0, len(v.list)-room))
 	for i := top; i < len(v.list) && i < top+room; i++ {
@@ -112,8 +123,8 @@ func (v *tasksView) render(m *Model, w, h int) string {
 			call = "#" + t.CallKey
 		}
 		st := fmt.Sprintf("%-14s", shorten(termsafe.Line(t.Status), 14))
-		row := fmt.Sprintf(" %-*s %s %-24s %-7s %-5s %s", idW, shorten(termsafe.Line(t.TaskID), idW), m.taskStyle(t).Render(st),
-			shorten(termsafe.Line(t.CreatedAt), 24), poll, shorten(call, 5), termsafe.Line(t.StatusMessage)+asks(t))
+		row := fmt.Sprintf(" %-*s %s%s %-7s %-5s %s", idW, shorten(termsafe.Line(t.TaskID), idW), m.taskStyle(t).Render(st),
+			col(termsafe.Line(t.CreatedAt)), poll, shorten(call, 5), termsafe.Line(t.StatusMessage)+asks(t))
 		if i == v.sel {
 			l = append(l, m.th.Selected.Render(pad("▸"+ansi.Strip(row), w)))
 		} else {

@@ -40,18 +40,68 @@ func (m *Model) Render() string {
 	lines := make([]string, 0, h)
 	lines = append(lines, m.statusBar(w))
 	body := h - 2
-	if md := m.top(); md != nil {
+	if d, ok := m.top().(*detail); ok && m.sideBySide() {
+		lines = append(lines, m.sideBySideBody(d, w, body)...)
+	} else if md := m.top(); md != nil {
 		lines = append(lines, block(md.render(m, w, body), w, body)...)
-	} else if m.inCat {
-		lines = append(lines, block(m.catalog.render(m, w, body), w, body)...)
 	} else {
-		reqH, progH, noteH := m.layout()
-		lines = append(lines, m.requestsPane(w, reqH)...)
-		lines = append(lines, m.progressStrip(w, progH)...)
-		lines = append(lines, m.notesPane(w, noteH)...)
+		lines = append(lines, m.under(len(m.modals), w, body)...)
 	}
-	lines = append(lines, m.footer(w))
+	if m.find.prompt != nil && m.top() == nil {
+		// The input line takes the body's last line, its caret or keys the footer's.
+		in, under := m.promptLines(w)
+		lines = append(lines[:len(lines)-1], in, under)
+	} else {
+		lines = append(lines, m.footer(w))
+	}
 	return strings.Join(lines, "\n")
+}
+
+// under draws what lies beneath modal number k: the modal before it, the
+// catalog, or the panes.
+func (m *Model) under(k, w, body int) []string {
+	if k > 0 {
+		return block(m.modals[k-1].render(m, w, body), w, body)
+	}
+	if m.inCat {
+		return block(m.catalog.render(m, w, body), w, body)
+	}
+	reqH, progH, noteH := m.layout()
+	lines := m.requestsPane(w, reqH)
+	lines = append(lines, m.progressStrip(w, progH)...)
+	return append(lines, m.notesPane(w, noteH)...)
+}
+
+// sideBySideMin is the width from which the detail shows beside the list
+// it was opened from (two 80-column halves at 160).
+const sideBySideMin = 160
+
+func (m *Model) sideBySide() bool { return m.w >= sideBySideMin }
+
+// listWidth is the left side's width when side by side.
+func (m *Model) listWidth() int { return m.w * 2 / 5 }
+
+// detailArea is the detail view's size: the body, or its right side.
+func (m *Model) detailArea() (w, h int) {
+	w = m.w
+	if m.sideBySide() {
+		w = m.w - m.listWidth() - 1
+	}
+	return w, max(1, m.hgt-2)
+}
+
+// sideBySideBody draws the list on the left and the detail on the right.
+func (m *Model) sideBySideBody(d *detail, w, body int) []string {
+	lw := m.listWidth()
+	rw := w - lw - 1
+	left := m.under(len(m.modals)-1, lw, body)
+	right := block(d.render(m, rw, body), rw, body)
+	sep := m.th.Faint.Render("│")
+	out := make([]string, body)
+	for i := range out {
+		out[i] = pad(left[i], lw) + sep + right[i]
+	}
+	return out
 }
 
 // layout splits the body: requests above, running calls' progress, then
@@ -111,40 +161,85 @@ func pad(s string, w int) string {
 
 func (m *Model) statusBar(w int) string {
 	in := m.info
-	var parts []string
-	parts = append(parts, "mcpscope")
+	// Each part has forms from the longest to the shortest ("": left out).
+	// When the line is too long, the steps below shorten the parts that
+	// matter least first: the connection state and the era stay longest.
+	type part struct {
+		forms []string
+		at    int
+	}
+	one := func(s ...string) *part { return &part{forms: s} }
+	brand := one("mcpscope")
+	conn, why := m.connState()
+	connP := one(conn)
+	if conn == "reconnecting" {
+		connP = one("reconnecting ("+itoa(in.Reconnecting)+")", conn)
+	}
+	if why != "" && conn == "disconnected" {
+		connP = one(conn+": "+termsafe.Line(shorten(why, 48)), conn)
+	}
+	server := one()
 	if in.ServerInfo.Name != "" {
-		parts = append(parts, termsafe.Line(in.ServerInfo.Name+" "+in.ServerInfo.Version))
+		s := termsafe.Line(in.ServerInfo.Name + " " + in.ServerInfo.Version)
+		server = one(s, shorten(s, 24), shorten(s, 12), "")
 	}
+	era := one()
 	if in.ProtocolVersion != "" || in.EraReason != "" {
-		era := in.Era
+		v := termsafe.Line(shorten(firstNonEmpty(in.ProtocolVersion, "?"), 24)) // the server's string: bounded
+		mid := v + " (" + termsafe.Line(in.Era) + ")"
+		era = one(mid, mid)
 		if in.EraReason != "" {
-			era += ": " + shortReason(in.EraReason)
+			era = one(v+" ("+termsafe.Line(in.Era+": "+shortReason(in.EraReason))+")", mid)
 		}
-		parts = append(parts, termsafe.Line(firstNonEmpty(in.ProtocolVersion, "?")+" ("+era+")"))
 	}
+	target := one()
 	if in.Target != "" {
-		parts = append(parts, termsafe.Line(shorten(in.Target, 40)))
+		target = one(termsafe.Line(shorten(in.Target, 40)), "")
 	}
+	sid := one()
 	if in.SessionID != "" {
-		parts = append(parts, "session "+termsafe.Line(shorten(in.SessionID, 12)))
+		sid = one("session "+termsafe.Line(shorten(in.SessionID, 12)), "")
 	}
-	if in.Closed {
-		parts = append(parts, "CLOSED: "+termsafe.Line(in.CloseReason))
-	}
-	counts := fmt.Sprintf("calls %d · running %d · notes %d · logs %d", len(m.h.calls), len(m.running), in.Notifications, in.Logs)
+	waiting := one()
 	if n := len(m.prompts); n > 0 {
-		counts = fmt.Sprintf("⚑ %d waiting · ", n) + counts
+		waiting = one(fmt.Sprintf("⚑ %d waiting", n))
 	}
-	right := counts + " "
-	// The counts matter more than the target's full name: cut the left.
-	left := fit(" "+strings.Join(parts, " │ "), max(10, w-ansi.StringWidth(right)-1))
-	gap := w - ansi.StringWidth(left) - ansi.StringWidth(right)
+	counts := one(fmt.Sprintf("calls %d · running %d · notes %d · logs %d", len(m.h.calls), len(m.running), in.Notifications, in.Logs),
+		fmt.Sprintf("calls %d · running %d", len(m.h.calls), len(m.running)), "")
+	left := []*part{brand, connP, server, era, target, sid}
+	right := []*part{waiting, counts}
+	join := func(ps []*part, sep string) string {
+		var out []string
+		for _, p := range ps {
+			if p.at < len(p.forms) && p.forms[p.at] != "" {
+				out = append(out, p.forms[p.at])
+			}
+		}
+		return strings.Join(out, sep)
+	}
+	render := func() (string, string) {
+		r := join(right, " · ")
+		if r != "" {
+			r += " "
+		}
+		return " " + join(left, " │ "), r
+	}
+	steps := []*part{target, sid, counts, era, server, counts, server, connP, server}
+	l, r := render()
+	for _, p := range steps {
+		if ansi.StringWidth(l)+ansi.StringWidth(r)+1 <= w {
+			break
+		}
+		p.at = min(p.at+1, max(0, len(p.forms)-1))
+		l, r = render()
+	}
+	l = fit(l, max(10, w-ansi.StringWidth(r)-1))
+	gap := w - ansi.StringWidth(l) - ansi.StringWidth(r)
 	var line string
 	if gap >= 1 {
-		line = left + strings.Repeat(" ", gap) + right
+		line = l + strings.Repeat(" ", gap) + r
 	} else {
-		line = pad(left+" │ "+right, w)
+		line = pad(l+" │ "+r, w)
 	}
 	return m.th.StatusBar.Render(pad(line, w))
 }
@@ -175,11 +270,11 @@ func (m *Model) footer(w int) string {
 	case md != nil:
 		names = footerNames[md.scope()]
 	case m.inCat:
-		names = []string{"open", "section-next", "subscribe", "refresh", "catalog-close", "help"}
+		names = []string{"open", "catalog-find", "section-next", "subscribe", "refresh", "catalog-close", "help"}
 	case m.focus == paneNotes:
-		names = []string{"focus-next", "open", "filter", "pause", "copy", "follow", "help", "quit"}
+		names = []string{"focus-next", "open", "filter", "kind-next", "pause", "copy", "follow", "help", "quit"}
 	default:
-		names = []string{"focus-next", "open", "cancel-call", "replay", "edit-replay", "copy", "catalog", "help", "quit", "detach-call", "tasks", "rejoinable"}
+		names = []string{"focus-next", "open", "cancel-call", "replay", "edit-replay", "copy", "filter", "catalog", "help", "quit", "detach-call", "tasks", "rejoinable"}
 	}
 	var b strings.Builder
 	for _, n := range names {
@@ -193,7 +288,7 @@ func (m *Model) footer(w int) string {
 }
 
 var footerNames = map[keys.Scope][]string{
-	"detail":  {"tab-next", "search", "search-next", "copy", "detail-close"},
+	"detail":  {"tab-next", "wrap", "fold", "search", "copy", "detail-close"},
 	"form":    {"form-next", "form-submit", "form-decline", "form-raw", "form-cancel"},
 	"editor":  {"editor-submit", "editor-decline", "editor-cancel"},
 	"chooser": {"choose", "choose-cancel"},
@@ -204,6 +299,7 @@ var footerNames = map[keys.Scope][]string{
 	"listen":  {"listen-new", "listen-close", "open", "listen-back", "help"},
 
 	scopeWaterfall: {"waterfall-zoom-in", "waterfall-zoom-out", "waterfall-earlier", "waterfall-later", "open", "waterfall-close", "help"},
+	"info":         {"copy", "info-close", "help"},
 }
 
 // footerLabels are the footer's short words; the help overlay has the
@@ -212,6 +308,7 @@ var footerLabels = map[string]string{
 	"focus-next": "pane", "open": "detail", "cancel-call": "cancel", "replay": "replay", "edit-replay": "edit+replay",
 	"copy": "copy", "catalog": "catalog", "help": "help", "quit": "quit", "filter": "filter", "pause": "pause",
 	"follow": "follow", "tab-next": "tab", "search": "search", "search-next": "next", "detail-close": "close",
+	"wrap": "wrap", "fold": "fold",
 	"section-next": "section", "subscribe": "subscribe", "refresh": "refresh", "catalog-close": "back",
 	"form-next": "field", "form-submit": "submit", "form-decline": "decline", "form-raw": "raw JSON", "form-cancel": "cancel",
 	"editor-submit": "send", "editor-decline": "decline", "editor-cancel": "cancel", "choose": "choose",
@@ -222,6 +319,7 @@ var footerLabels = map[string]string{
 	"listen": "listen", "listen-new": "new", "listen-close": "close", "listen-back": "back",
 	"waterfall": "waterfall", "waterfall-zoom-in": "zoom in", "waterfall-zoom-out": "zoom out", "waterfall-earlier": "earlier",
 	"waterfall-later": "later", "waterfall-fit": "fit", "waterfall-close": "back",
+	"kind-next": "kind", "catalog-find": "find", "info": "info", "info-close": "close",
 }
 
 // keyOf is the first key of a binding, for hints in titles.
@@ -264,17 +362,27 @@ func (m *Model) requestsPane(w, h int) []string {
 	if h <= 0 {
 		return nil
 	}
-	n := len(m.h.calls)
+	n := m.reqLen()
 	title := fmt.Sprintf("Requests %d", n)
+	if n != len(m.h.calls) {
+		title += fmt.Sprintf(" of %d", len(m.h.calls))
+	}
+	title += m.reqFilterTitle()
 	if m.req.follow {
 		title += " · follow"
 	}
 	out := []string{m.paneTitle(title, m.focus == paneRequests, w)}
 	now := m.opts.Now()
 	for i := m.req.top; i < n && len(out) < h; i++ {
-		out = append(out, m.requestRow(m.h.calls[i], w, i == m.req.sel, now))
+		row := m.requestRow(m.reqCall(i), w, i == m.req.sel, now)
+		if m.find.req.f != nil && m.find.req.hl {
+			row = m.markRow(row, m.callHit(i), i == m.req.sel)
+		}
+		out = append(out, row)
 	}
-	if n == 0 && h > 1 {
+	if n == 0 && h > 1 && len(m.h.calls) > 0 {
+		out = append(out, m.th.Faint.Render("   no call matches the filter — "+m.keyOf("filter-clear")+" clears it"))
+	} else if n == 0 && h > 1 {
 		out = append(out, m.th.Faint.Render("   no calls yet — C opens the catalog, : sends raw JSON-RPC"))
 	}
 	for len(out) < h {
@@ -333,10 +441,20 @@ func (m *Model) requestRow(c *session.Call, w int, sel bool, now time.Time) stri
 	if w < 100 {
 		mw, nw = 14, 12 // leave the progress bar room at 80 columns
 	}
+	started := sn.Started.In(m.opts.Location).Format("15:04:05") + " "
+	if w < 50 {
+		started = "" // the time gives way before the duration does
+	}
+	// Narrow: method and name give way, so the status and duration fit.
+	if fixed := 1 + len(started) + 6 + 2 + 9 + 8; fixed+mw+nw > w {
+		avail := max(7, w-fixed)
+		mw = max(4, avail*14/26)
+		nw = max(3, avail-mw)
+	}
 	if sn.Round > 0 {
 		name = m.roundLabel(sn, w >= 100)
 	}
-	left := fmt.Sprintf("%s%s %-5s %-*s %-*s ", mark, sn.Started.In(m.opts.Location).Format("15:04:05"),
+	left := fmt.Sprintf("%s%s%-5s %-*s %-*s ", mark, started,
 		shorten(sn.Key, 5), mw, shorten(sn.Method, mw), nw, shorten(name, nw))
 	line := left + m.statusStyle(st).Render(fmt.Sprintf("%-9s", st)) + fmt.Sprintf(" %7s", fmtDur(sn.Duration(now)))
 	rest := w - ansi.StringWidth(line) - 1
@@ -405,10 +523,11 @@ func (m *Model) progressText(sn session.CallSnapshot, w int, live bool) string {
 		b.WriteString(fmtNum(p.Value) + " (no total)")
 	}
 	if live {
-		if r := p.Rate(); r > 0 {
+		// Rate and ETA show whole or not at all: never "eta 1…".
+		if r := p.Rate(); r > 0 && ansi.StringWidth(b.String())+len(fmtNum(r))+3 <= w {
 			b.WriteString(" " + fmtNum(r) + "/s")
 		}
-		if eta := p.ETA(); eta > 0 {
+		if eta := p.ETA(); eta > 0 && ansi.StringWidth(b.String())+len(fmtDur(eta))+5 <= w {
 			b.WriteString(" eta " + fmtDur(eta))
 		}
 	}
@@ -500,9 +619,13 @@ func (m *Model) notesPane(w, h int) []string {
 	}
 	n := m.visibleNotes()
 	title := fmt.Sprintf("Notifications %d", n)
-	if m.h.filter != kindAll {
-		title += " · filter: " + m.h.filter.String()
+	if m.h.view != nil {
+		title += fmt.Sprintf(" of %d", m.h.count(m.h.filter))
 	}
+	if m.h.filter != kindAll {
+		title += " · kind: " + m.h.filter.String()
+	}
+	title += m.noteFilterTitle()
 	if d := m.s.Store().Dropped(); d > 0 {
 		title += fmt.Sprintf(" · %d older frames not kept (no journal)", d)
 	}
@@ -521,12 +644,18 @@ func (m *Model) notesPane(w, h int) []string {
 		out = append(out, m.th.Faint.Render(fit(fmt.Sprintf("   ── %d older rows not kept: no journal (a session without one keeps its newest %d frames) ──",
 			m.h.dropped, session.NoJournalWindow), w)))
 	}
+	if n == 0 && m.h.view != nil && len(out) < h {
+		out = append(out, m.th.Faint.Render("   no row matches the filter — "+m.keyOf("filter-clear")+" clears it"))
+	}
 	for i := m.note.top; i < n && len(out) < h; i++ {
 		k := rowKey{m.h.noteSeq(i), i == m.note.sel}
 		row, ok := m.rowCache[k]
 		if !ok {
 			row = m.noteRow(m.h.noteAt(i), w, k.sel)
 			m.rowCache[k] = row
+		}
+		if m.find.note.f != nil && m.find.note.hl {
+			row = m.markRow(row, m.noteHit(k.seq), k.sel)
 		}
 		out = append(out, row)
 	}

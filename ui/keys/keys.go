@@ -29,6 +29,12 @@ const (
 	Tasks    Scope = "tasks"
 	Rejoin   Scope = "rejoin"
 	Listen   Scope = "listen"
+	// Panes holds what both main panes do alike (their filter); it is
+	// looked up after the focused pane's own scope, before Global.
+	Panes Scope = "panes"
+	// Filter is the filter's input line, a text scope.
+	Filter Scope = "filter"
+	Info   Scope = "info"
 )
 
 // Binding is one action.

@@ -1,0 +1,152 @@
+package proxy
+
+import (
+	"bytes"
+	"math/rand/v2"
+	"strconv"
+	"testing"
+	"time"
+
+	"mcpscope/session"
+	"mcpscope/transport"
+)
+
+var encodeSeeds = []string{
+	floodNote, `{"jsonrpc":"2.0","id":1,"result":{}}`, `not json`, `x`, `"`, `\`, `\\"\"`, "a\tb\rc", "\x00\x01\x1f\x20",
+	"ctl \x1b[31m red", "del \x7f", "é", "bidi \u202e txt", "sep \u2028", "c1 \u0085", "bom \ufeff", "bad \xff\xfe utf-8",
+	`{"text":"héllo \"wörld\""}`, "{\"a\":\"\x01\"}", string(bytes.Repeat([]byte(`"\`), 500)),
+}
+
+// check encodes lines as one run with runEncoder and holds every record to
+// session.AppendRecord's.
+func checkRunEncoder(t *testing.T, enc *runEncoder, run *lineRun, lines []string, seq uint64) {
+	t.Helper()
+	run.data, run.lines = run.data[:0], run.lines[:0]
+	vias := []string{transport.ViaHost, "", transport.ViaViewer, transport.ViaDropped}
+	for i, l := range lines {
+		start := len(run.data)
+		run.data = append(run.data, l...)
+		run.lines = append(run.lines, runLine{start: start, end: len(run.data), via: vias[i%len(vias)]})
+		run.data = append(run.data, '\n')
+	}
+	var buf []byte
+	for i := range run.lines {
+		l := &run.lines[i]
+		buf = enc.appendLine(buf[:0], seq+uint64(i), run, run.data[l.start:l.end], l.via)
+		f := transport.Frame{Time: run.t, Dir: run.dir, Kind: run.kind, Data: run.data[l.start:l.end], Meta: transport.Meta{PID: run.pid, Via: l.via}}
+		if f.Kind == 0 {
+			f.Kind = transport.Garbage
+			if validJSON(f.Data) {
+				f.Kind = transport.Message
+			}
+		}
+		if want := session.AppendRecord(nil, seq+uint64(i), f); !bytes.Equal(buf, want) {
+			t.Fatalf("line %q:\n got %s\nwant %s", f.Data, buf, want)
+		}
+	}
+}
+
+// runEncoder writes exactly session.AppendRecord's records, whatever the
+// line, time, dir, kind, pid and via.
+func TestRunEncoderIsAppendRecord(t *testing.T) {
+	var enc runEncoder
+	base := time.Now()
+	runs := []*lineRun{
+		{t: base, dir: transport.In, pid: 4242},
+		{t: base.Add(time.Nanosecond), dir: transport.Out, pid: 4242},
+		{t: base.UTC().Add(time.Second), dir: transport.In, kind: transport.Stderr, pid: 7},
+		{t: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), dir: transport.In},
+		{t: base.Add(time.Hour), dir: transport.Local, kind: transport.Message, pid: 1},
+	}
+	for i, run := range runs {
+		checkRunEncoder(t, &enc, run, encodeSeeds, uint64(1+i*1000))
+		checkRunEncoder(t, &enc, run, encodeSeeds[:3], uint64(1<<40))
+	}
+	// JSON, and JSON a byte or two from it: the kind is the encoder's own
+	// reading of the line.
+	checkRunEncoder(t, &enc, runs[0], validSeeds[1:], 1)
+	mut := rand.New(rand.NewPCG(7, 8))
+	const jsonAlphabet = "{}[],:\"\\ \t\r\n0123456789-+.eEtrufalsn/buxq\x00\x1f\x7f\xff"
+	for i := range 50000 {
+		b := []byte(validSeeds[mut.IntN(len(validSeeds)-4)])
+		for range mut.IntN(3) {
+			switch op := mut.IntN(3); {
+			case op == 0 && len(b) > 0:
+				b[mut.IntN(len(b))] = jsonAlphabet[mut.IntN(len(jsonAlphabet))]
+			case op == 1 && len(b) > 0:
+				k := mut.IntN(len(b))
+				b = append(b[:k], b[k+1:]...)
+			default:
+				k := mut.IntN(len(b) + 1)
+				b = append(b[:k], append([]byte{jsonAlphabet[mut.IntN(len(jsonAlphabet))]}, b[k:]...)...)
+			}
+		}
+		if len(b) > 0 {
+			checkRunEncoder(t, &enc, runs[i%2], []string{string(b)}, uint64(i))
+		}
+	}
+
+	rnd := rand.New(rand.NewPCG(5, 6))
+	const alphabet = "{}[]\":,\\ \t\r\x00\x1f\x7fazAZ09"
+	for i := range 20000 {
+		var line []byte
+		for range 1 + rnd.IntN(40) {
+			switch rnd.IntN(10) {
+			case 0:
+				line = append(line, byte(rnd.IntN(256)))
+			case 1:
+				line = append(line, "é\u202e\u2028\u0085"[rnd.IntN(9):]...)
+			default:
+				line = append(line, alphabet[rnd.IntN(len(alphabet))])
+			}
+		}
+		checkRunEncoder(t, &enc, runs[i%len(runs)], []string{string(line)}, uint64(i))
+	}
+}
+
+func FuzzRunEncoder(f *testing.F) {
+	for _, s := range encodeSeeds {
+		f.Add([]byte(s), uint8(0))
+	}
+	for _, s := range validSeeds[:len(validSeeds)-4] {
+		f.Add([]byte(s), uint8(5))
+	}
+	f.Fuzz(func(t *testing.T, line []byte, k uint8) {
+		if len(line) == 0 {
+			return // runs hold no empty lines
+		}
+		var enc runEncoder
+		run := &lineRun{t: time.Unix(0, int64(k)*1e6+int64(len(line))), dir: transport.Dir(1 + k%3), kind: transport.Kind(k % 5), pid: int(k)}
+		checkRunEncoder(t, &enc, run, []string{string(line)}, uint64(k))
+	})
+}
+
+func BenchmarkRunEncoder(b *testing.B) {
+	run := &lineRun{t: time.Now(), dir: transport.In, pid: 4242, data: []byte(floodNote)}
+	run.lines = []runLine{{start: 0, end: len(floodNote), via: transport.ViaHost}}
+	buf := make([]byte, 0, 4096)
+	b.Run("runEncoder", func(b *testing.B) {
+		var enc runEncoder
+		for b.Loop() {
+			buf = enc.appendLine(buf[:0], 123456, run, run.data, transport.ViaHost)
+		}
+	})
+	b.Run("AppendRecord", func(b *testing.B) {
+		f := transport.Frame{Time: run.t, Dir: transport.In, Kind: transport.Message, Data: run.data, Meta: transport.Meta{PID: 4242, Via: transport.ViaHost}}
+		for b.Loop() {
+			buf = session.AppendRecord(buf[:0], 123456, f)
+		}
+	})
+}
+
+// appendSeq counts up as strconv does, across carries and new digits.
+func TestRunEncoderSeq(t *testing.T) {
+	var e runEncoder
+	for _, start := range []uint64{1, 7, 98, 999, 1_099_995, 1<<64 - 3} {
+		for seq := start; seq >= start && seq < start+12; seq++ {
+			if got, want := string(e.appendSeq(nil, seq)), strconv.FormatUint(seq, 10); got != want {
+				t.Fatalf("seq %d written %s", seq, got)
+			}
+		}
+	}
+}

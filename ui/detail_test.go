@@ -1,0 +1,205 @@
+package ui
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	tea "charm.land/bubbletea/v2"
+)
+
+// bigText is the demo's big tool's text: numbered 64-byte lines, exactly
+// size bytes.
+func bigText(size int) string {
+	var b strings.Builder
+	for line := 1; b.Len() < size; line++ {
+		l := fmt.Sprintf("line %08d ", line)
+		b.WriteString(l + strings.Repeat(".", 63-len(l)) + "\n")
+	}
+	return b.String()[:size]
+}
+
+// detailBody is the detail's text rows joined without the gutter: what a
+// reader sees of a wrapped line, end to end.
+func detailBody(m *Model) string {
+	lines := strings.Split(screen(m), "\n")
+	var b strings.Builder
+	for _, l := range lines[3 : len(lines)-2] {
+		if _, n := utf8.DecodeRuneInString(l); n > 0 {
+			b.WriteString(l[n:])
+		}
+	}
+	return b.String()
+}
+
+// A 20 MiB result, held by the store as its head only (the journal has
+// it), reads back once, in the background, and the detail shows its last
+// line; its response and raw tabs share that one copy of the bytes.
+func TestDetailReadsA20MiBResultToItsLastLine(t *testing.T) {
+	s, f := journaledSession(t, nil)
+	m := newTestModel(t, s, 120, 40)
+	c := s.Call("tools/call", map[string]any{"name": "big"})
+	f.sentWith(t, `"name":"big"`)
+	res, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "result": map[string]any{
+		"content": []any{map[string]any{"type": "text", "text": bigText(20 << 20)}}}})
+	f.inject(string(res))
+	waitStoreFor(t, m, "the call's end", func() bool { return c.Snapshot().State.Ended() })
+	press(m, "open", "tab-next")
+	d := m.top().(*detail)
+	if seq := d.frames.resp[0]; !s.Store().Get(seq).Cut {
+		t.Fatal("the store holds the whole frame: this test wants the journal path")
+	}
+	waitStoreFor(t, m, "the result laid out", func() bool { return strings.Contains(screen(m), `"jsonrpc": "2.0"`) })
+	press(m, "follow")
+	body := detailBody(m)
+	if !strings.Contains(body, `line 00327680 .................................................\n"`) || !strings.HasSuffix(strings.TrimRight(body, " "), "}") {
+		t.Fatalf("the end of the result is not in view:\n%s", screen(m))
+	}
+	rs, raw := d.tabs[1].p.d, d.tabs[2].p.d
+	js, rw := rs.segs[0], raw.segs[len(raw.segs)-1]
+	if js.kind != segJSON || rw.kind != segRaw || len(js.b) != len(res) || &js.b[0] != &rw.b[0] {
+		t.Fatalf("the response and raw tabs should share the frame's one copy (%d and %d bytes)", len(js.b), len(rw.b))
+	}
+	// The raw tab shows the same last line.
+	press(m, "tab-next", "follow")
+	if body := detailBody(m); !strings.Contains(body, `line 00327680`) {
+		t.Fatalf("the raw tab's end:\n%s", screen(m))
+	}
+}
+
+// space folds the object at the cursor into one line, - shows the
+// outline, + opens everything again.
+func TestDetailFolds(t *testing.T) {
+	m := newTestModel(t, loadFixture(t), 80, 24)
+	press(m, "top", "down", "down", "open", "tab-next", "down", "down", "down", "fold")
+	if sc := screen(m); !strings.Contains(sc, `"result": {…}  2 keys`) || strings.Contains(sc, `"structuredContent"`) {
+		t.Fatalf("fold at the cursor:\n%s", sc)
+	}
+	press(m, "unfold-all", "fold-all")
+	sc := screen(m)
+	if !strings.Contains(sc, `"result": {…}  2 keys`) || !strings.Contains(sc, "line 4 of 16 · 4 folded") {
+		t.Fatalf("outline:\n%s", sc)
+	}
+	press(m, "unfold-all")
+	if !strings.Contains(screen(m), `"structuredContent": {`) {
+		t.Fatalf("unfold all:\n%s", screen(m))
+	}
+}
+
+// A line longer than the view wraps; w turns wrapping off and → scrolls
+// to what was past the edge.
+func TestDetailWrapAndScrollSideways(t *testing.T) {
+	m := newTestModel(t, loadFixture(t), 80, 24)
+	press(m, "top", "down", "down", "down", "down", "open", "tab-next", "tab-next")
+	tail := `red\u001b[0m"}}`
+	if !strings.Contains(screen(m), tail) {
+		t.Fatalf("the wrapped raw line's end should show:\n%s", screen(m))
+	}
+	press(m, "wrap")
+	if sc := screen(m); strings.Contains(sc, tail) || !strings.Contains(sc, "no wrap") {
+		t.Fatalf("wrap off cuts at the edge:\n%s", sc)
+	}
+	press(m, "down", "down", "down", "scroll-right")
+	if sc := screen(m); !strings.Contains(sc, tail) || !strings.Contains(sc, "col 40") {
+		t.Fatalf("scrolled sideways:\n%s", sc)
+	}
+}
+
+// ] and [ show the next and previous rows of the list on the same tab.
+func TestDetailNextItem(t *testing.T) {
+	m := newTestModel(t, loadFixture(t), 120, 40)
+	press(m, "top", "down", "open", "tab-next", "next-item")
+	d := m.top().(*detail)
+	if sc := screen(m); d.call.Key != "3" || d.cur().name != "response" || !strings.Contains(sc, "call 3 · tools/call echo") {
+		t.Fatalf("] should show call 3's response:\n%s", sc)
+	}
+	press(m, "prev-item", "prev-item")
+	if d.call.Key != "1" || m.selectedCall().Key != "1" {
+		t.Fatalf("[ twice: call %s, selected %s", d.call.Key, m.selectedCall().Key)
+	}
+	press(m, "detail-close", "focus-next", "top", "open", "next-item")
+	if d := m.top().(*detail); d.item == nil || d.item.Seq != 5 {
+		t.Fatalf("] in a notification's detail should show the next notification:\n%s", screen(m))
+	}
+}
+
+// The wheel scrolls the detail by rows.
+func TestDetailWheel(t *testing.T) {
+	m := newTestModel(t, loadFixture(t), 80, 12)
+	press(m, "top", "down", "down", "open", "tab-next")
+	m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelDown, Y: 5})
+	if p := m.top().(*detail).cur().p; p.top != 3 || p.cur != 3 {
+		t.Fatalf("wheel down: top %d cursor %d", p.top, p.cur)
+	}
+	m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelUp, Y: 5})
+	if p := m.top().(*detail).cur().p; p.top != 0 {
+		t.Fatalf("wheel up: top %d", p.top)
+	}
+}
+
+// From 160 columns the detail sits beside the list; a click in the list
+// shows that row.
+func TestDetailSideBySide(t *testing.T) {
+	m := newTestModel(t, loadFixture(t), 200, 60)
+	press(m, "top", "open")
+	lw := m.listWidth()
+	lines := strings.Split(screen(m), "\n")
+	if !strings.Contains(lines[1], "Requests 5") || !strings.Contains(lines[1], "call 1 · initialize") {
+		t.Fatalf("list and detail side by side:\n%s", screen(m))
+	}
+	for i, l := range lines[1 : len(lines)-1] {
+		if r := []rune(l); len(r) <= lw || r[lw] != '│' {
+			t.Fatalf("body row %d has no separator at column %d: %q", i+1, lw, l)
+		}
+	}
+	assertInert(t, m.Render())
+	m.Update(tea.MouseClickMsg{Button: tea.MouseLeft, X: 5, Y: 4}) // the list's third row
+	if d := m.top().(*detail); d.call.Key != "3" || !strings.Contains(screen(m), "call 3 · tools/call echo") {
+		t.Fatalf("a click in the list should show its row:\n%s", screen(m))
+	}
+	m.Update(windowSize(120, 40))
+	if strings.Contains(screen(m), "Requests 5") {
+		t.Fatal("below 160 columns the detail takes the whole width")
+	}
+}
+
+// The help overlay lists the detail's keys.
+func TestHelpListsDetailKeys(t *testing.T) {
+	m := newTestModel(t, loadFixture(t), 120, 40)
+	press(m, "open", "help")
+	all := strings.Join(m.top().(*help).lines, "\n")
+	for _, name := range []string{"wrap", "scroll-left", "scroll-right", "fold", "fold-all", "unfold-all", "next-item", "prev-item"} {
+		b, _ := m.Keys().Get(name)
+		if !strings.Contains(all, b.Help) {
+			t.Errorf("help lacks %s (%q)", name, b.Help)
+		}
+	}
+}
+
+// A detail left open on a call that streams keeps the newest
+// notifications only: what it holds stays bounded however long it runs.
+func TestDetailStaysBoundedWhileACallStreams(t *testing.T) {
+	m, s, f := newLive(t, nil)
+	c := s.Call("tools/call", map[string]any{"name": "burst"})
+	f.sentWith(t, `"name":"burst"`)
+	refresh(m)
+	press(m, "open", "tab-next")
+	n := maxDetailNotes + 500
+	for i := 1; i <= n; i++ {
+		f.inject(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"mcpscope-%s","progress":%d}}`, c.Key, i))
+		if i%100 == 0 {
+			refresh(m)
+		}
+	}
+	waitStoreFor(t, m, "every notification counted", func() bool { return m.top().(*detail).frames.nNotes == n })
+	d := m.top().(*detail)
+	if len(d.srcs) > maxDetailNotes+2 {
+		t.Fatalf("the detail holds %d frames, want at most %d", len(d.srcs), maxDetailNotes+2)
+	}
+	press(m, "tab-next", "tab-next", "tab-next") // notifications
+	if sc := screen(m); !strings.Contains(sc, "(500 earlier correlated frames are in the journal; the newest 1000 follow)") {
+		t.Fatalf("notifications tab:\n%s", sc)
+	}
+}
