@@ -235,8 +235,12 @@ func (m *Model) ctx() context.Context {
 // recording (or attached session) waits behind the switch key.
 func (m *Model) liveReady(msg liveMsg) tea.Cmd {
 	m.connecting = false
+	target := "the live target"
+	if m.opts.Live != nil {
+		target = m.opts.Live.Target
+	}
 	if msg.err != nil {
-		m.setFlash("could not connect to " + termsafe.Line(m.opts.Live.Target) + ": " + termsafe.Line(msg.err.Error()))
+		m.setFlash("could not connect to " + termsafe.Line(target) + ": " + termsafe.Line(msg.err.Error()))
 		return nil
 	}
 	if m.other != nil { // a second connection raced the first: keep the first
@@ -252,7 +256,11 @@ func (m *Model) liveReady(msg liveMsg) tea.Cmd {
 	lm.th, lm.w, lm.hgt = m.th, m.w, m.hgt
 	m.other, m.liveOther = lm, true
 	cmd := m.switchSession()
+	before := m.flash
 	cmds := []tea.Cmd{cmd, msg.then(m)}
+	if m.flash != before { // what then did, and where
+		m.setFlash(m.flash + " — in a live session against " + termsafe.Line(target) + "; " + m.keyOf("switch-session") + " goes back")
+	}
 	if m.resp != nil {
 		cmds = append(cmds, waitPrompt(m.resp))
 	}

@@ -1,0 +1,274 @@
+package e2e
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// scriptedHost is a host as a test writes it: it runs `mcpscope proxy`
+// in front of the demo server, as a host's config would, and speaks
+// JSON-RPC on the proxy's stdin and stdout.
+type scriptedHost struct {
+	t     *testing.T
+	cmd   *exec.Cmd
+	in    io.WriteCloser
+	mu    sync.Mutex
+	lines []string                 // every line the host got, in order
+	got   map[string]chan hostLine // answers by id
+	done  chan struct{}
+}
+
+type hostLine struct {
+	raw   string
+	Error *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error"`
+	Result json.RawMessage `json:"result"`
+}
+
+func startHost(t *testing.T, env []string, name string) *scriptedHost {
+	t.Helper()
+	bin := binary(t)
+	cmd := exec.Command(bin, "proxy", "--name", name, "--", bin, "demo")
+	cmd.Env = env
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = io.Discard
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	h := &scriptedHost{t: t, cmd: cmd, in: in, got: map[string]chan hostLine{}, done: make(chan struct{})}
+	go func() {
+		defer close(h.done)
+		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 1<<20), 16<<20)
+		for sc.Scan() {
+			line := sc.Text()
+			var m struct {
+				ID json.RawMessage `json:"id"`
+			}
+			var hl hostLine
+			_ = json.Unmarshal([]byte(line), &m)
+			_ = json.Unmarshal([]byte(line), &hl)
+			hl.raw = line
+			h.mu.Lock()
+			h.lines = append(h.lines, line)
+			if len(m.ID) > 0 {
+				h.chanFor(string(m.ID)) <- hl
+			}
+			h.mu.Unlock()
+		}
+	}()
+	t.Cleanup(func() {
+		h.in.Close()
+		select {
+		case <-h.done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+		}
+		cmd.Wait()
+	})
+	return h
+}
+
+// chanFor is the channel id's answer comes on (h.mu held).
+func (h *scriptedHost) chanFor(id string) chan hostLine {
+	c := h.got[id]
+	if c == nil {
+		c = make(chan hostLine, 4)
+		h.got[id] = c
+	}
+	return c
+}
+
+func (h *scriptedHost) send(format string, a ...any) {
+	h.t.Helper()
+	if _, err := fmt.Fprintf(h.in, format+"\n", a...); err != nil {
+		h.t.Fatalf("host write: %v", err)
+	}
+}
+
+// answer waits (bounded) for the answer to the host's request id.
+func (h *scriptedHost) answer(id int) hostLine {
+	h.t.Helper()
+	h.mu.Lock()
+	c := h.chanFor(strconv.Itoa(id))
+	h.mu.Unlock()
+	select {
+	case l := <-c:
+		return l
+	case <-time.After(30 * time.Second):
+		h.t.Fatalf("the host got no answer to request %d", id)
+	case <-h.done:
+		h.t.Fatalf("the proxy closed before answering request %d", id)
+	}
+	return hostLine{}
+}
+
+// call sends tools/call and returns the host's answer.
+func (h *scriptedHost) call(id int, tool string, args string) hostLine {
+	h.t.Helper()
+	h.send(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":%s}}`, id, tool, args)
+	return h.answer(id)
+}
+
+// tuiIn starts a w×h tmux pane running mcpscope with args in env.
+func tuiIn(t *testing.T, dir string, env []string, w, h int, args ...string) *tmux {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("e2e: skipped in -short mode")
+	}
+	if _, err := exec.LookPath("tmux"); err != nil {
+		t.Skip("e2e: tmux is not installed (CI installs it); skipping the end-to-end test")
+	}
+	var vars []string
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "XDG_") {
+			vars = append(vars, shellQuote(kv))
+		}
+	}
+	quoted := []string{shellQuote(binary(t))}
+	for _, a := range args {
+		quoted = append(quoted, shellQuote(a))
+	}
+	tm := &tmux{t: t, sock: fmt.Sprintf("mcpscope-e2e-%d-%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"))}
+	tm.run("-f", "/dev/null", "new-session", "-d", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), "-s", "e2e",
+		fmt.Sprintf("cd %s && env TERM=xterm-256color NO_COLOR= %s %s 2>%s/stderr.log; echo EXITED $?; sleep 60",
+			shellQuote(dir), strings.Join(vars, " "), strings.Join(quoted, " "), shellQuote(dir)))
+	t.Cleanup(func() {
+		if t.Failed() {
+			t.Logf("last screen:\n%s", tm.capture())
+			if b, err := os.ReadFile(filepath.Join(dir, "stderr.log")); err == nil {
+				t.Logf("stderr:\n%s", b)
+			}
+		}
+		exec.Command("tmux", "-L", tm.sock, "kill-server").Run()
+	})
+	return tm
+}
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
+
+// selectReq moves the requests pane's selection to the first row holding
+// text, from the top.
+func (tm *tmux) selectReq(text string) {
+	tm.t.Helper()
+	tm.keys("g")
+	tm.waitUntil("the first request row to be selected", func(s string) bool {
+		ls := strings.Split(s, "\n")
+		for i, l := range ls {
+			if strings.Contains(l, "Requests") && i+1 < len(ls) {
+				return strings.HasPrefix(ls[i+1], "▸")
+			}
+		}
+		return false
+	})
+	for range 40 {
+		prev := selectedLine(tm.capture())
+		if strings.Contains(prev, text) {
+			return
+		}
+		tm.keys("j")
+		tm.waitUntil("the selection to move", func(s string) bool { return selectedLine(s) != prev })
+	}
+	tm.t.Fatalf("no request row %q", text)
+}
+
+func attachEnv(dir string) []string {
+	env := []string{"XDG_STATE_HOME=" + dir + "/state", "XDG_RUNTIME_DIR=" + dir + "/run", "XDG_CONFIG_HOME=" + dir + "/config"}
+	os.MkdirAll(dir+"/run", 0o700)
+	var keep []string
+	for _, kv := range os.Environ() {
+		if !strings.HasPrefix(kv, "XDG_") {
+			keep = append(keep, kv)
+		}
+	}
+	return append(keep, env...)
+}
+
+// A host runs through mcpscope proxy; mcpscope attach shows its calls from
+// the start and live, marked as the host's; a replay from the attached TUI
+// returns inside the same server while the host's own calls go on
+// unaffected (and never see its answer); a host's slow call cancelled from
+// the TUI, after confirming, ends in the host with the proxy's error.
+func TestE2EAttach(t *testing.T) {
+	dir := t.TempDir()
+	env := attachEnv(dir)
+	if testing.Short() {
+		t.Skip("e2e: skipped in -short mode")
+	}
+	h := startHost(t, env, "e2e-host")
+	h.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"scripted-host","version":"1"}}}`)
+	if a := h.answer(1); a.Error != nil {
+		t.Fatalf("initialize: %s", a.raw)
+	}
+	h.send(`{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	if a := h.call(2, "echo", `{"message":"before-attach"}`); a.Error != nil || !strings.Contains(a.raw, "before-attach") {
+		t.Fatalf("echo: %s", a.raw)
+	}
+
+	tm := tuiIn(t, dir, env, 120, 40, "attach", "e2e-host")
+	// From the start: the calls made before attaching, marked H.
+	tm.waitRe(`attached: proxy e2e-host`, `H the host's`, `H\s+1\s+initialize`, `H\s+2\s+tools/call\s+echo`)
+
+	// Live: the host's next call shows as it happens.
+	if a := h.call(3, "echo", `{"message":"live-call"}`); a.Error != nil {
+		t.Fatalf("echo: %s", a.raw)
+	}
+	tm.waitRe(`H\s+3\s+tools/call\s+echo\s+ok`)
+
+	// A replay from the attached TUI: it runs in the host's server and
+	// comes back here, while the host's own calls go on.
+	tm.selectReq("3     tools/call")
+	tm.keys("r")
+	tm.waitRe(`replayed call 3 as`, `\d\d:\d\d:\d\d {3}\S+\s+tools/call\s+echo\s+ok`)
+	if a := h.call(4, "echo", `{"message":"after-replay"}`); a.Error != nil || !strings.Contains(a.raw, "after-replay") {
+		t.Fatalf("the host's call after the replay: %s", a.raw)
+	}
+	tm.waitRe(`H\s+4\s+tools/call\s+echo\s+ok`)
+	h.mu.Lock()
+	for _, l := range h.lines {
+		if strings.Contains(l, "mcpscope-attach") || strings.Contains(l, "live-call") && !strings.Contains(l, `"id":3`) {
+			t.Errorf("the host got a message of the viewer's: %s", l)
+		}
+	}
+	h.mu.Unlock()
+
+	// Cancel a host's slow call from the TUI, confirming first.
+	h.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":60,"steps":60}}}`)
+	tm.waitRe(`H\s+5\s+tools/call\s+slow\s+pending`)
+	tm.selectReq("5     tools/call")
+	tm.keys("c")
+	tm.waitFor("Cancel the host's call 5", "no, leave it running", "yes, cancel the host's call")
+	tm.keys("j", "Enter")
+	a := h.answer(5)
+	if a.Error == nil || !strings.Contains(a.Error.Message, "cancelled from mcpscope") {
+		t.Fatalf("the host's cancelled call ended with %s", a.raw)
+	}
+	// Cancelled here too, with the proxy's error ("late" once the server's
+	// own answer to the cancelled request comes after it).
+	tm.waitRe(`H\s+5\s+tools/call\s+slow\s+(cancelled|late)\s+\S+\s+.*cancelled from mcpsc`, `cancelled the host's call 5`)
+
+	// The host goes: the proxy ends, the TUI says so and keeps the panes.
+	h.in.Close()
+	tm.waitRe(`disconnected`, `H\s+2\s+tools/call\s+echo`)
+	tm.keys("q")
+	tm.waitFor("EXITED 0")
+}
