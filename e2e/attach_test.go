@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -148,7 +149,7 @@ func tuiIn(t *testing.T, dir string, env []string, w, h int, args ...string) *tm
 	for _, a := range args {
 		quoted = append(quoted, shellQuote(a))
 	}
-	tm := &tmux{t: t, sock: fmt.Sprintf("mcpscope-e2e-%d-%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"))}
+	tm := &tmux{t: t, sock: fmt.Sprintf("mcpscope-e2e-%d-%s-%d", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"), tmuxN.Add(1))}
 	tm.run("-f", "/dev/null", "new-session", "-d", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), "-s", "e2e",
 		fmt.Sprintf("cd %s && env TERM=xterm-256color NO_COLOR= %s %s 2>%s/stderr.log; echo EXITED $?; sleep 60",
 			shellQuote(dir), strings.Join(vars, " "), strings.Join(quoted, " "), shellQuote(dir)))
@@ -163,6 +164,8 @@ func tuiIn(t *testing.T, dir string, env []string, w, h int, args ...string) *tm
 	})
 	return tm
 }
+
+var tmuxN atomic.Int64 // a tmux server per pane, even two in one test
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
@@ -271,4 +274,49 @@ func TestE2EAttach(t *testing.T) {
 	tm.waitRe(`disconnected`, `H\s+2\s+tools/call\s+echo`)
 	tm.keys("q")
 	tm.waitFor("EXITED 0")
+}
+
+// A session recorded against the demo opens offline: its calls in the
+// panes, the status bar says it is a recording, the detail has the raw
+// bytes, cancel says why not; a replay asks before starting the recorded
+// command, then returns in a live session; o goes back. `mcpscope journal
+// FILE` on a terminal opens the same view.
+func TestE2EOpen(t *testing.T) {
+	dir := t.TempDir()
+	env := attachEnv(dir)
+	path := filepath.Join(dir, "session.jsonl")
+	rec := exec.Command(binary(t), "call", "echo", "message=recorded-hello", "--journal", path)
+	rec.Env = env
+	if out, err := rec.CombinedOutput(); err != nil || !strings.Contains(string(out), "recorded-hello") {
+		t.Fatalf("record: %v\n%s", err, out)
+	}
+
+	tm := tuiIn(t, dir, env, 120, 40, "open", path)
+	tm.waitRe(`recording: offline · session\.jsonl`, `3\s+tools/call\s+echo\s+ok`, `server/discover`)
+	tm.selectReq("tools/call")
+	tm.keys("c")
+	tm.waitFor("cancel: this is a recording (session.jsonl): nothing runs to cancel")
+	tm.keys(":")
+	tm.waitFor("send: this is a recording (session.jsonl): nothing is connected")
+	tm.keys("Enter")
+	tm.waitFor("request │ response │ raw", "call 3 · tools/call echo · ok")
+	tm.keys("Tab", "Tab")
+	tm.waitRe(`out message \d+ bytes`, `"method":"tools/call"`)
+	tm.keys("Escape")
+	tm.waitFor("Requests 3")
+
+	// A replay runs the recorded command only once confirmed.
+	tm.keys("r")
+	tm.waitFor("The replay starts this command on this machine: stdio:", "yes, start it and replay")
+	tm.keys("j", "Enter")
+	tm.waitRe(`replayed call 3 as \d+ — in a live session`, `connected`, `tools/call\s+echo\s+ok`)
+	tm.keys("o")
+	tm.waitRe(`recording: offline · session\.jsonl`, `Requests 3 `)
+	tm.keys("q")
+	tm.waitFor("EXITED 0")
+
+	tj := tuiIn(t, dir, env, 100, 30, "journal", path)
+	tj.waitRe(`recording: offline · session\.jsonl`, `tools/call\s+echo\s+ok`)
+	tj.keys("q")
+	tj.waitFor("EXITED 0")
 }
