@@ -175,8 +175,12 @@ func (m *Model) statusBar(w int) string {
 	if conn == "reconnecting" {
 		connP = one("reconnecting ("+itoa(in.Reconnecting)+")", conn)
 	}
-	if why != "" && (conn == "disconnected" || conn == "attached") {
+	if why != "" && conn == "disconnected" {
 		connP = one(conn+": "+termsafe.Line(shorten(why, 48)), conn)
+	}
+	if conn == "attached" { // the proxy's name outlasts the server's
+		name, _, _ := strings.Cut(why, ": ")
+		connP = one(conn+": "+termsafe.Line(shorten(why, 48)), conn+": "+termsafe.Line(shorten(name, 32)), conn)
 	}
 	if conn == "recording" { // offline: the file's name outlasts the server's
 		connP = one(conn+": "+why, conn+": "+termsafe.Line(shorten(m.journalName(), 32)), conn)
@@ -232,7 +236,7 @@ func (m *Model) statusBar(w int) string {
 		return " " + join(left, " │ "), r
 	}
 	steps := []*part{target, sid, counts, loading, era, server, counts, server, connP, server}
-	if conn == "recording" {
+	if conn == "recording" || conn == "attached" {
 		steps = []*part{target, sid, counts, loading, era, server, counts, connP, server, server, connP}
 	}
 	l, r := render()
