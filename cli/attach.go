@@ -2,7 +2,6 @@ package cli
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"strings"
 	"time"
@@ -65,19 +64,18 @@ func newAttachCmd() *cobra.Command {
 			if err := s.Start(); err != nil {
 				return &attachError{msg: fmt.Sprintf("attach to proxy %s: %v", termsafe.Line(r.Hello.Name), err)}
 			}
-			var live *ui.Live
-			closeLive := func(io.Writer) {}
+			lv, err := liveTarget(cmd, &f, "", nil, r.Hello.Target)
+			if err != nil {
+				return err
+			}
+			o := ui.Options{Session: s, Target: lv.target, TargetLine: lv.line}
 			if !a.CanInject() {
 				// An HTTP proxy takes no viewer's request: replays and calls go
 				// to a session of mcpscope's own against its target.
-				l, cl, err := liveTarget(cmd, &f, "", nil, r.Hello.Target)
-				if err != nil {
-					return err
-				}
-				live, closeLive = l, cl
+				o.Live = lv.live
 			}
-			err = runTUI(cmd, ui.Options{Session: s, Live: live})
-			closeLive(cmd.ErrOrStderr())
+			err = runTUI(cmd, o)
+			lv.close(cmd.ErrOrStderr())
 			if p := a.JournalPath(); p != "" {
 				fmt.Fprintf(cmd.ErrOrStderr(), "mcpscope: the proxy's journal is %s (mcpscope open reads it back)\n", termsafe.Line(p))
 			}

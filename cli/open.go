@@ -78,12 +78,12 @@ func openOffline(cmd *cobra.Command, path string, f *connFlags, url string, comm
 		return fmt.Errorf("open the journal %s: %w", path, err)
 	}
 	defer s.Close()
-	live, closeLive, err := liveTarget(cmd, f, url, command, h.Target)
+	lv, err := liveTarget(cmd, f, url, command, h.Target)
 	if err != nil {
 		return err
 	}
-	err = runTUI(cmd, ui.Options{Session: s, Live: live})
-	closeLive(cmd.ErrOrStderr())
+	err = runTUI(cmd, ui.Options{Session: s, Live: lv.live, Target: lv.target, TargetLine: lv.line})
+	lv.close(cmd.ErrOrStderr())
 	if l := s.Loading(); l.Err != nil {
 		fmt.Fprintf(cmd.ErrOrStderr(), "mcpscope: %s: %s\n", termsafe.Line(path), termsafe.Text(l.Err.Error()))
 	}
@@ -105,14 +105,25 @@ func runTUI(cmd *cobra.Command, o ui.Options) error {
 	return ui.Run(cmd.Context(), o, tea.WithInput(cmd.InOrStdin()), tea.WithOutput(cmd.OutOrStdout()))
 }
 
+// liveSetup is where a session that cannot send sends replays.
+type liveSetup struct {
+	live *ui.Live
+	// target and line name the target in copied command lines (nil and ""
+	// when none is known).
+	target []string
+	line   string
+	// close closes the live session if one was made, saying where its
+	// journal went.
+	close func(io.Writer)
+}
+
 // liveTarget is where a session that cannot send (a recording, an HTTP
 // proxy attached to) sends replays: url or command when given, else
 // recorded ("stdio: CMD", "http: URL", as journals and proxies name their
 // targets). A recorded command is run only once the person confirms it.
-// closeLive closes the live session if one was made, saying where its
-// journal went.
-func liveTarget(cmd *cobra.Command, f *connFlags, url string, command []string, recorded string) (*ui.Live, func(io.Writer), error) {
+func liveTarget(cmd *cobra.Command, f *connFlags, url string, command []string, recorded string) (liveSetup, error) {
 	noop := func(io.Writer) {}
+	missing := func(why string) (liveSetup, error) { return liveSetup{live: &ui.Live{Missing: why}, close: noop}, nil }
 	confirm, shellLine := false, false
 	if url == "" && len(command) == 0 && f.server.url == "" && f.server.server == "" {
 		kind, rest, _ := strings.Cut(recorded, ": ")
@@ -122,9 +133,9 @@ func liveTarget(cmd *cobra.Command, f *connFlags, url string, command []string, 
 		give := "give one when opening it: --target URL, or -- CMD ARGS"
 		switch {
 		case strings.TrimSpace(rest) == "":
-			return &ui.Live{Missing: "no target was recorded; " + give}, noop, nil
+			return missing("no target was recorded; " + give)
 		case strings.Contains(rest, "[redacted]"):
-			return &ui.Live{Missing: "the recorded target lost a credential to redaction; " + give}, noop, nil
+			return missing("the recorded target lost a credential to redaction; " + give)
 		case kind == "stdio":
 			command, confirm, shellLine = []string{rest}, true, true
 		case kind == "http" || kind == "http+sse":
@@ -133,12 +144,12 @@ func liveTarget(cmd *cobra.Command, f *connFlags, url string, command []string, 
 				f.server.transport = "sse"
 			}
 		default:
-			return &ui.Live{Missing: fmt.Sprintf("the recorded target %q is not one mcpscope can reach; %s", termsafe.Line(recorded), give)}, noop, nil
+			return missing(fmt.Sprintf("the recorded target %q is not one mcpscope can reach; %s", termsafe.Line(recorded), give))
 		}
 	}
 	sp, err := f.spec(cmd, url, command)
 	if err != nil {
-		return nil, nil, err
+		return liveSetup{}, err
 	}
 	if shellLine {
 		sp.Shell = true // the recorded line is shell-quoted: sh -c reads it back into the words it was
@@ -183,7 +194,7 @@ func liveTarget(cmd *cobra.Command, f *connFlags, url string, command []string, 
 			}
 		}
 	}
-	return live, closeLive, nil
+	return liveSetup{live: live, target: targetArgs(sp), line: targetLine(sp), close: closeLive}, nil
 }
 
 func rootsOf(sp connect.Spec) []session.Root {

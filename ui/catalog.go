@@ -212,6 +212,7 @@ func (c *catalog) open(m *Model, s *catSection, e catEntry) tea.Cmd {
 			m.refuse("call", why+" — "+m.keyOf("replay")+" on a recorded call replays it against a live server")
 			return nil
 		}
+		m.inCat = false // the call lands in the live session's panes
 		return m.goLive("call", why, sent)
 	}
 	switch s.label {

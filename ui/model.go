@@ -167,7 +167,9 @@ func (m *Model) Init() tea.Cmd {
 	if m.resp != nil {
 		cmds = append(cmds, waitPrompt(m.resp))
 	}
-	if m.s.Transport() != nil {
+	if m.s.Transport() != nil && !m.s.Follows() {
+		// An attached host's session: the catalog is fetched when opened
+		// (C), not put into the host's server unasked.
 		m.catalog.refresh(m, false)
 	}
 	return tea.Batch(cmds...)
