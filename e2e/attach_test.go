@@ -14,6 +14,9 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"mcpscope/session"
+	"mcpscope/transport"
 )
 
 // scriptedHost is a host as a test writes it: it runs `mcpscope proxy`
@@ -319,4 +322,45 @@ func TestE2EOpen(t *testing.T) {
 	tj.waitRe(`recording: offline · session\.jsonl`, `tools/call\s+echo\s+ok`)
 	tj.keys("q")
 	tj.waitFor("EXITED 0")
+}
+
+// A long journal opens at once and fills while it is read: the first
+// screen comes before the reading ends, with its progress in the status
+// bar, and every call is there once it has.
+func TestE2EOpenLargeJournal(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "long.jsonl")
+	hdr, _ := json.Marshal(session.Header{Format: session.JournalFormat, Started: time.Now(), Target: "http: http://127.0.0.1:1/mcp"})
+	buf := append(hdr, '\n')
+	const calls = 100_000 // three frames each: 300,000 frames, about 60 MB
+	t0 := time.Now()
+	f, err := os.Create(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 1; i <= calls; i++ {
+		at := t0.Add(time.Duration(i) * time.Millisecond)
+		id := strconv.Itoa(i)
+		buf = session.AppendRecord(buf, uint64(3*i-2), transport.Frame{Time: at, Dir: transport.Out, Kind: transport.Message,
+			Data: []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"echo","arguments":{"message":"m` + id + `"}}}`)})
+		buf = session.AppendRecord(buf, uint64(3*i-1), transport.Frame{Time: at, Dir: transport.In, Kind: transport.Message,
+			Data: []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"working on ` + id + `"}}`)})
+		buf = session.AppendRecord(buf, uint64(3*i), transport.Frame{Time: at, Dir: transport.In, Kind: transport.Message,
+			Data: []byte(`{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[{"type":"text","text":"m` + id + `"}]}}`)})
+		if len(buf) > 1<<20 {
+			f.Write(buf)
+			buf = buf[:0]
+		}
+	}
+	f.Write(buf)
+	if err := f.Close(); err != nil {
+		t.Fatal(err)
+	}
+	tm := tuiIn(t, dir, attachEnv(dir), 120, 30, "open", path)
+	tm.waitRe(`recording: offline · long\.jsonl`, `loading \d+%`)
+	tm.waitUntil("every call, the reading over", func(s string) bool {
+		return strings.Contains(s, fmt.Sprintf("calls %d ", calls)) && !strings.Contains(s, "loading")
+	})
+	tm.keys("q")
+	tm.waitFor("EXITED 0")
 }
