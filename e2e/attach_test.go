@@ -242,9 +242,15 @@ func TestE2EAttach(t *testing.T) {
 
 	// A replay from the attached TUI: it runs in the host's server and
 	// comes back here, while the host's own calls go on.
+	// The host has a call running meanwhile, with progress.
+	h.send(`{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":2,"steps":4},"_meta":{"progressToken":"host-10"}}}`)
+	tm.waitRe(`H\s+10\s+tools/call\s+slow`)
 	tm.selectReq("3     tools/call")
 	tm.keys("r")
 	tm.waitRe(`replayed call 3 as`, `\d\d:\d\d:\d\d {3}\S+\s+tools/call\s+echo\s+ok`)
+	if a := h.answer(10); a.Error != nil || len(a.Result) == 0 {
+		t.Fatalf("the host's call running during the replay ended with %s", a.raw)
+	}
 	if a := h.call(4, "echo", `{"message":"after-replay"}`); a.Error != nil || !strings.Contains(a.raw, "after-replay") {
 		t.Fatalf("the host's call after the replay: %s", a.raw)
 	}
