@@ -97,7 +97,7 @@ func TestAttachFollowsInjectsAndCancels(t *testing.T) {
 		t.Fatalf("cancel: %v", err)
 	}
 	var resp struct {
-		ID    string `json:"id"`
+		ID    string             `json:"id"`
 		Error struct{ Code int } `json:"error"`
 	}
 	if l := r.read(); json.Unmarshal([]byte(l), &resp) != nil || resp.ID != "h-3" || resp.Error.Code != cancelCode {

@@ -171,7 +171,9 @@ func (s *Session) CancelForeign(c *Call, reason string, done func(error)) error 
 
 // ParseRecord reads one journal line (without its newline) back into its
 // number and frame, as the journal readers do.
-func ParseRecord(line []byte) (uint64, transport.Frame, error) { return parseRecord(line, false, false) }
+func ParseRecord(line []byte) (uint64, transport.Frame, error) {
+	return parseRecord(line, false, false)
+}
 
 // ReadJournalAt reads a journal's records from offset off of r (where a
 // line starts: 0, or the end of a line read before), calling fn with each
