@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"mcpscope/session"
+	"mcpscope/themes"
 	"mcpscope/transport"
 )
 
@@ -322,4 +323,28 @@ func TestGoldenAttached(t *testing.T) {
 	got := screen(m)
 	checkSize(t, got, 80, 24)
 	golden(t, "attached-80x24", got)
+}
+
+// TestGoldenConfirmations pins the two questions at 80×24: the recorded
+// command a replay would start, shown whole; a host's call to cancel.
+func TestGoldenConfirmations(t *testing.T) {
+	rec := loadFixture(t)
+	m := New(Options{Session: rec, Theme: themes.ByName("dark"), Now: func() time.Time { return at(5) }, Location: time.UTC,
+		StateStore: &session.FileStore{Dir: t.TempDir()},
+		Live: &Live{Target: "stdio: node /home/someone/projects/a-server-with-a-long-path/dist/server.js --port 3001 --verbose", Confirm: true,
+			Connect: func(context.Context) (*session.Session, *Responder, error) { return nil, nil, errors.New("not in this test") }}})
+	m.Update(windowSize(80, 24))
+	press(m, "top", "down", "replay")
+	got := screen(m)
+	checkSize(t, got, 80, 24)
+	if !strings.Contains(got, "--port 3001 --verbose") {
+		t.Errorf("the command is not shown whole:\n%s", got)
+	}
+	golden(t, "confirm-replay-80x24", got)
+
+	a, _ := attachedModel(t, true, 80, 24)
+	press(a, "follow", "cancel-call")
+	got = screen(a)
+	checkSize(t, got, 80, 24)
+	golden(t, "confirm-cancel-host-80x24", got)
 }
