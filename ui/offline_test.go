@@ -332,7 +332,9 @@ func TestGoldenConfirmations(t *testing.T) {
 	m := New(Options{Session: rec, Theme: themes.ByName("dark"), Now: func() time.Time { return at(5) }, Location: time.UTC,
 		StateStore: &session.FileStore{Dir: t.TempDir()},
 		Live: &Live{Target: "stdio: node /home/someone/projects/a-server-with-a-long-path/dist/server.js --port 3001 --verbose", Confirm: true,
-			Connect: func(context.Context) (*session.Session, *Responder, error) { return nil, nil, errors.New("not in this test") }}})
+			Connect: func(context.Context) (*session.Session, *Responder, error) {
+				return nil, nil, errors.New("not in this test")
+			}}})
 	m.Update(windowSize(80, 24))
 	press(m, "top", "down", "replay")
 	got := screen(m)
