@@ -184,7 +184,12 @@ type liveMsg struct {
 func (m *Model) goLive(what, why string, then func(m *Model) tea.Cmd) tea.Cmd {
 	if m.other != nil && m.liveOther {
 		cmd := m.switchSession()
-		return tea.Batch(cmd, then(m))
+		before := m.flash
+		next := then(m)
+		if m.flash != before { // what then did, and where
+			m.setFlash(m.flash + " — in the live session; " + m.keyOf("switch-session") + " goes back to " + m.other.sessionName())
+		}
+		return tea.Batch(cmd, next)
 	}
 	lv := m.opts.Live
 	if lv == nil || lv.Connect == nil {
