@@ -3,20 +3,16 @@ package cli
 import (
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"strings"
 	"sync/atomic"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
 	"github.com/spf13/cobra"
 
 	"mcpscope/connect"
 	"mcpscope/hosts"
 	"mcpscope/internal/shell"
-	"mcpscope/session"
-	"mcpscope/themes"
 	"mcpscope/transport"
 	"mcpscope/ui"
 )
@@ -101,12 +97,8 @@ func rootArgs(cmd *cobra.Command, args []string) error {
 // inspect connects and runs the TUI over the session. Server requests
 // (elicitation, sampling, roots) go to the UI's responder.
 func inspect(cmd *cobra.Command, sp connect.Spec) error {
-	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	var roots []session.Root
-	for _, u := range sp.Roots {
-		roots = append(roots, session.Root{URI: u})
-	}
-	resp := ui.NewResponder(roots)
+	stderr := cmd.ErrOrStderr()
+	resp := ui.NewResponder(rootsOf(sp))
 	sp.Responder = resp
 	if sp.Grace == 0 {
 		sp.Grace = 2 * time.Second
@@ -123,15 +115,7 @@ func inspect(cmd *cobra.Command, sp connect.Spec) error {
 	}
 	defer s.Close()
 	notes.off.Store(true)
-	// The theme: MCPSCOPE_THEME, else the one chosen with T last time, else
-	// the terminal's background decides.
-	name := os.Getenv("MCPSCOPE_THEME")
-	if name == "" {
-		name = themes.Saved()
-	}
-	err = ui.Run(cmd.Context(), ui.Options{Session: s, Responder: resp, Theme: themes.FromEnv(name), AutoTheme: name == "",
-		SaveTheme: themes.Save, Target: targetArgs(sp), TargetLine: targetLine(sp)},
-		tea.WithInput(cmd.InOrStdin()), tea.WithOutput(stdout))
+	err = runTUI(cmd, ui.Options{Session: s, Responder: resp, Target: targetArgs(sp), TargetLine: targetLine(sp)})
 	notes.off.Store(false)
 	if path := s.Info().JournalPath; path != "" {
 		fmt.Fprintf(stderr, "mcpscope: the session's journal is %s (mcpscope journal reads it back)\n", path)

@@ -16,14 +16,19 @@ import (
 )
 
 func newJournalCmd() *cobra.Command {
-	var ff filterFlag
+	var (
+		ff      filterFlag
+		summary bool
+	)
 	cmd := &cobra.Command{
 		Use:   "journal FILE",
 		Short: "Summarise a journal file",
 		Long: "Summarise a journal file: its target, its calls (listed as they end, with how they ended), and its frames " +
 			"by kind. The file is read as a stream, so a journal of any length takes little memory.\n\n" +
 			"With --filter, the frames counted are those the filter matches, and a call is listed when one of its frames " +
-			"matches; ~s, ~e and ~dur see each call as it ended (the journal is then read twice).",
+			"matches; ~s, ~e and ~dur see each call as it ended (the journal is then read twice).\n\n" +
+			"On a terminal (stdout and stdin both), without --filter, it opens the journal in the inspector instead, as " +
+			"mcpscope open does; --summary prints the summary there too.",
 		GroupID: groupSessions,
 		Example: "  mcpscope journal ~/.local/state/mcpscope/journal/20261123-101500.000-4242.jsonl\n" +
 			"  mcpscope journal session.jsonl --filter '~e | ~s cancelled'",
@@ -39,6 +44,9 @@ func newJournalCmd() *cobra.Command {
 				return err
 			}
 			out, path := cmd.OutOrStdout(), args[0]
+			if !summary && flt == nil && isTerminal(out) && isTerminalIn(cmd.InOrStdin()) {
+				return openOffline(cmd, path, &connFlags{}, "", nil)
+			}
 			h, err := journalHeader(cmd, path)
 			if err != nil {
 				return err
@@ -123,6 +131,7 @@ func newJournalCmd() *cobra.Command {
 		},
 	}
 	ff.add(cmd.Flags(), "frames and calls")
+	cmd.Flags().BoolVar(&summary, "summary", false, "print the summary even on a terminal (where the journal otherwise opens in the inspector)")
 	return cmd
 }
 

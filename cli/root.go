@@ -78,6 +78,8 @@ func newRoot() *cobra.Command {
 		newRecordCmd(),
 		newRejoinCmd(),
 		newJournalCmd(),
+		newOpenCmd(),
+		newAttachCmd(),
 		newJournalsCmd(),
 		newExportCmd(),
 		newDiffCmd(),

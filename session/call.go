@@ -164,6 +164,9 @@ type Call struct {
 	chain      chan struct{} // closed when next or chainErr is set
 	taskID     string        // a task this call created (2025-11-25 tasks or the tasks extension)
 	ack        json.RawMessage
+	adopted    bool   // made from a request frame another client sent (a journal read back, a proxy followed)
+	via        string // adopted: whose request it was (transport.Meta.Via, in a proxy's journal)
+	reissueWhy string // adopted: why its response stream ended, while a re-issue may follow
 
 	listen        *ListenFilter // subscriptions/listen: the filter, for re-listening
 	listenAttempt int
@@ -202,6 +205,11 @@ type CallSnapshot struct {
 	ResultInJournal bool
 	Seq             uint64 // the request's frame, once on the wire (0 before)
 	RespSeq         uint64 // the first response's frame, late or not (0: none yet)
+	// Adopted: another client sent the request (a journal read back, a
+	// host's call seen through mcpscope proxy); this session only watches
+	// it. Via says whose it was in a proxy's journal (host, viewer…).
+	Adopted bool
+	Via     string
 }
 
 // Duration is how long the call ran (so far, when still running).
@@ -238,6 +246,7 @@ func (c *Call) snapshotLocked() CallSnapshot {
 		Result: c.result, RPCError: c.rpcErr, Failure: c.failure, Late: c.late,
 		Round: c.Round, Parent: c.Parent, ChainErr: c.chainErr, TaskID: c.taskID, Ack: c.ack, Probe: c.opts.probe,
 		ReissueOf: c.opts.reissueOf, ResultInJournal: c.resultSeq != 0, Seq: c.Seq, RespSeq: c.respSeq,
+		Adopted: c.adopted, Via: c.via,
 	}
 	if c.next != nil {
 		sn.Next = c.next.Key

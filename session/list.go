@@ -29,6 +29,20 @@ type Listing struct {
 // List asks for the first page of method and returns at once; the items
 // are what each page holds under field ("tools", "resourceTemplates", …).
 func (s *Session) List(method, field string) *Listing {
+	if s.offline {
+		// What the session saw is the catalog (a journal read back, a
+		// host's session watched); a session that cannot send asks nothing.
+		if l, ok := s.recordedListing(method, field); ok || s.sendsNothing() {
+			if !ok {
+				why := "nothing is sent from a journal read back"
+				if s.t != nil {
+					why = "the proxy puts no request of mcpscope's into the host's session"
+				}
+				l = &Listing{Method: method, Field: field, s: s, err: fmt.Errorf("no %s answer in the frames seen (%s)", method, why)}
+			}
+			return l
+		}
+	}
 	l := &Listing{Method: method, Field: field, s: s}
 	l.cur = s.Call(method, nil)
 	return l
@@ -124,4 +138,15 @@ func (c *Call) Await(ctx context.Context) (json.RawMessage, error) {
 	}
 	_ = c.s.Cancel(last, "interrupted")
 	return nil, ctx.Err()
+}
+
+// sendsNothing reports a session that cannot put a request on the wire: a
+// journal read back, or a Feed that takes no requests of the session's
+// (an HTTP proxy's).
+func (s *Session) sendsNothing() bool {
+	if s.t == nil {
+		return true
+	}
+	c, ok := s.t.(interface{ CanInject() bool })
+	return s.follows && ok && !c.CanInject()
 }

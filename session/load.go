@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"slices"
-	"time"
 
 	"mcpscope/transport"
 )
@@ -27,12 +26,7 @@ func Load(path string) (*Session, Header, error) {
 	s.file = f
 	s.store = newStore(fileSource{f})
 	h, err := readJournal(f, func(seq uint64, fr transport.Frame, pos linePos) error {
-		s.mu.Lock()
-		if seq > s.seq && seq-s.seq <= maxSeqGap {
-			s.seq = seq - 1 // keep the journal's numbering
-		} // else number on: the file's order is the session's
-		s.mu.Unlock()
-		s.ingest(fr, pos, false)
+		s.ingestNumbered(seq, fr, pos)
 		return nil
 	})
 	s.info.Target = h.Target
@@ -50,6 +44,19 @@ func Load(path string) (*Session, Header, error) {
 // few damaged lines); past it, or going back, frames are numbered on.
 const maxSeqGap = 1024
 
+// ingestNumbered stores a frame read from a journal file under the
+// journal's own number, when that number is a small step on (else the
+// file's order is the session's).
+func (s *Session) ingestNumbered(seq uint64, fr transport.Frame, pos linePos) {
+	s.mu.Lock()
+	at := uint64(0)
+	if seq > s.seq && seq-s.seq <= maxSeqGap {
+		at = seq // keep the journal's numbering
+	}
+	s.mu.Unlock()
+	s.ingest(fr, pos, false, at)
+}
+
 // fileSource reads frames back from a journal file being read.
 type fileSource struct{ f *os.File }
 
@@ -60,9 +67,10 @@ func (fs fileSource) readAt(p []byte, off int64) error {
 
 // adoptLocked makes a call record for a request seen in a journal (offline
 // sessions have no CallWith to make them).
-func (s *Session) adoptLocked(e *Envelope, at time.Time, seq uint64) *Call {
-	c := s.newCall(e.Key(), e.ID, e.Method, at)
-	c.Params, c.Name, c.Seq = e.Params, e.h.name, seq
+func (s *Session) adoptLocked(e *Envelope, it *Item) *Call {
+	c := s.newCall(e.Key(), e.ID, e.Method, it.Frame.Time)
+	c.Params, c.Name, c.Seq = e.Params, e.h.name, it.Seq
+	c.adopted, c.via = true, it.Frame.Meta.Via
 	if len(e.h.metaToken) > 0 {
 		c.Token = idKey(e.h.metaToken)
 		s.byToken[c.Token] = c
@@ -70,6 +78,7 @@ func (s *Session) adoptLocked(e *Envelope, at time.Time, seq uint64) *Call {
 	s.calls[c.Key] = c
 	s.order = append(s.order, c)
 	s.pending[c.Key] = c
+	s.linkAdoptedLocked(c, e) // MRTR rounds and re-issues (rounds.go)
 	return c
 }
 

@@ -284,6 +284,9 @@ func transportNote(detail string) transport.Meta {
 // localEvent records something the session itself did (a resume attempt, an
 // era decision) as a frame, so it is journaled and shown like the rest.
 func (s *Session) localEvent(m transport.Meta) {
+	if s.follows {
+		return // a Feed numbers the frames; the session adds none of its own
+	}
 	s.Ingest(transport.Frame{Time: time.Now(), Dir: transport.Local, Kind: transport.Event, Meta: m})
 }
 

@@ -50,6 +50,10 @@ type Options struct {
 	// word (nil: time.Now); tests fix it so timings are deterministic.
 	// Timers still run on the real clock.
 	Now func() time.Time
+	// IDPrefix, when set, makes the ids of this session's own requests
+	// strings (IDPrefix + n): a session that watches another client's
+	// traffic (Follow) keeps its own calls apart from that client's ids.
+	IDPrefix string
 }
 
 // Defaults for call timeouts.
@@ -110,6 +114,11 @@ type Session struct {
 	journal   *Journal
 	file      *os.File // offline: the journal being read, for reading frames back
 	offline   bool     // rebuilt from a journal: requests make their own calls
+	follows   bool     // fed by a Feed: another process numbers and journals the frames (follow.go)
+	// reissueWait are watched calls whose response stream ended in the
+	// 2026-07-28 era: the next same request is their re-issue (rounds.go).
+	reissueWait []*Call
+	loading     loadState
 
 	streams      map[string]*streamState // SSE cursors by logical stream (resume.go)
 	expired      map[string]bool         // session ids the server forgot (expiry.go)
@@ -188,7 +197,7 @@ func (s *Session) Transport() transport.Transport { return s.t }
 
 // Start starts the transport and the sender.
 func (s *Session) Start() error {
-	if err := s.t.Start(s.Ingest); err != nil {
+	if err := s.startTransport(); err != nil {
 		return err
 	}
 	go s.sendLoop()
@@ -262,11 +271,16 @@ func (s *Session) CallWith(method string, params any, o CallOptions) *Call {
 	id := s.nextID
 	s.mu.Unlock()
 	key := strconv.FormatInt(id, 10)
-	c := s.newCall(key, json.RawMessage(key), method, s.opts.Now())
+	idJSON := json.RawMessage(key)
+	token := "mcpscope-" + key
+	if p := s.opts.IDPrefix; p != "" {
+		idJSON = json.RawMessage(strconv.Quote(p + key))
+		token, key = "mcpscope-"+p+key, idKey(idJSON)
+	}
+	c := s.newCall(key, idJSON, method, s.opts.Now())
 	c.Round, c.Parent, c.opts = o.round, o.parent, o
-	token := ""
-	if !o.NoProgressToken {
-		token = "mcpscope-" + key
+	if o.NoProgressToken {
+		token = ""
 	}
 	s.mu.Lock()
 	var meta map[string]any
@@ -290,10 +304,10 @@ func (s *Session) CallWith(method string, params any, o CallOptions) *Call {
 	c.Name = ParamName(raw)
 	msg, _ := json.Marshal(struct {
 		JSONRPC string          `json:"jsonrpc"`
-		ID      int64           `json:"id"`
+		ID      json.RawMessage `json:"id"`
 		Method  string          `json:"method"`
 		Params  json.RawMessage `json:"params,omitempty"`
-	}{"2.0", id, method, raw})
+	}{"2.0", idJSON, method, raw})
 
 	if reason := s.invalidToolReason(method, raw, meta != nil); reason != "" {
 		s.register(c, "")
@@ -618,11 +632,14 @@ func (s *Session) Close() error {
 	s.persisting.Wait()
 	s.stop()
 	s.mu.Lock()
-	j := s.journal
+	j, f := s.journal, s.file
 	s.journal = nil
 	s.mu.Unlock()
 	if j != nil {
 		j.Close()
+	}
+	if f != nil {
+		f.Close() // a Feed's journal, read back (follow.go)
 	}
 	return err
 }
@@ -711,12 +728,13 @@ func (s *Session) sendLoop() {
 }
 
 // Ingest takes one frame from the transport: journal first, then meaning.
-func (s *Session) Ingest(f transport.Frame) { s.ingest(f, linePos{off: -1}, true) }
+func (s *Session) Ingest(f transport.Frame) { s.ingest(f, linePos{off: -1}, true, 0) }
 
 // ingest decodes, journals (when journal is set; an offline session passes
 // the frame's place in the file it reads instead), correlates and stores
-// one frame.
-func (s *Session) ingest(f transport.Frame, pos linePos, journal bool) {
+// one frame. at, when past the last number given, is the frame's number in
+// the journal it comes from (0: the next one).
+func (s *Session) ingest(f transport.Frame, pos linePos, journal bool, at uint64) {
 	var (
 		env   *Envelope
 		batch []*Envelope
@@ -730,6 +748,9 @@ func (s *Session) ingest(f transport.Frame, pos linePos, journal bool) {
 	}
 	var after []func()
 	s.mu.Lock()
+	if at > s.seq {
+		s.seq = at - 1
+	}
 	s.seq++
 	it := &Item{Seq: s.seq, Frame: f, Env: env, Batch: batch, Class: class}
 	if journal && s.journal != nil {
@@ -782,17 +803,21 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 		switch class {
 		case ClassRequest:
 			if s.offline && s.calls[e.Key()] == nil {
-				s.adoptLocked(e, it.Frame.Time, it.Seq)
+				s.adoptLocked(e, it)
 			}
 			if c := s.calls[e.Key()]; c != nil {
 				it.CallKey = c.Key
 				if c.Seq == 0 {
 					c.Seq = it.Seq
+					s.wireTokenLocked(c, e) // sent under another id and token (follow.go)
 				}
 			}
 		case ClassNotification:
 			if e.Method == "notifications/cancelled" {
 				it.CallKey = idKey(e.h.requestID)
+				if s.offline {
+					s.clientCancelledLocked(it, e) // load.go
+				}
 			}
 		}
 		return after
@@ -813,7 +838,7 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 			}
 			return s.warnLocked(it.Note, after)
 		}
-		it.CallKey = key
+		it.CallKey = c.Key
 		if c.respSeq == 0 {
 			c.respSeq = it.Seq
 		}
@@ -826,6 +851,10 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 			return after
 		}
 		if class == ClassError {
+			if s.offline && it.Frame.Meta.Via == transport.ViaMcpscope {
+				s.proxyCancelledLocked(c, it, e) // load.go
+				return after
+			}
 			s.endLocked(c, StateError, nil, e.Error, nil, it.Frame.Time)
 		} else {
 			result := e.Result
@@ -849,6 +878,10 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 		req := ServerRequest{ID: e.ID, Key: e.Key(), Method: e.Method, Params: e.Params, Seq: it.Seq}
 		if strings.HasPrefix(it.Frame.Meta.Stream, "post:") {
 			req.Related = strings.TrimPrefix(it.Frame.Meta.Stream, "post:")
+		}
+		if s.offline {
+			s.serverRequestSeenLocked(it) // the client it was sent to answers it, not this session (follow.go)
+			return after
 		}
 		after = append(after, func() { s.answer(req) })
 	default:
@@ -960,7 +993,14 @@ func (s *Session) onEvent(it *Item, after []func()) []func() {
 		s.info.CloseReason = why
 		after = append(after, func() { s.failAll(why + " before answering") })
 	case transport.EvStreamClosed, transport.EvStreamDropped:
+		if s.offline {
+			return s.offlineStreamEndLocked(m, it.Frame.Time, after) // rounds.go
+		}
 		after = s.onStreamEndLocked(m, after)
+	case transport.EvNote:
+		if s.offline {
+			s.offlineEraNoteLocked(m)
+		}
 	case transport.EvAuthWait, transport.EvAuthDone:
 		s.holdLocked(m.Event == transport.EvAuthWait)
 	}

@@ -130,7 +130,17 @@ type Store struct {
 	pmu        sync.Mutex
 	paged      map[uint64]*Item
 	pagedOrder []uint64
+
+	// pinned are frames that are not in the journal behind the store (a
+	// Feed's frame whose line is unknown, a frame the journal failed to
+	// take): kept here, up to maxPinned, since they cannot be read back.
+	pinned      map[uint64]*Item
+	pinnedOrder []uint64
 }
+
+// maxPinned bounds the frames kept because the journal cannot give them
+// back.
+const maxPinned = 1 << 16
 
 // intern numbers strings so the index holds 16- or 32-bit references.
 type intern struct {
@@ -219,6 +229,9 @@ func (s *Store) add(it *Item, pos linePos) {
 	s.appendEntry(e)
 	s.next = it.Seq + 1
 	s.keep(it)
+	if pos.off < 0 && s.src != nil {
+		s.pin(it)
+	}
 	s.mu.Unlock()
 	s.Notify()
 }
@@ -256,6 +269,19 @@ func (s *Store) keep(it *Item) {
 }
 
 func itemBytes(it *Item) int { return len(it.Frame.Data) + itemOverhead }
+
+// pin keeps an item the journal cannot give back (called with mu held).
+func (s *Store) pin(it *Item) {
+	if s.pinned == nil {
+		s.pinned = map[uint64]*Item{}
+	}
+	if len(s.pinnedOrder) >= maxPinned {
+		delete(s.pinned, s.pinnedOrder[0])
+		s.pinnedOrder = s.pinnedOrder[1:]
+	}
+	s.pinned[it.Seq] = it
+	s.pinnedOrder = append(s.pinnedOrder, it.Seq)
+}
 
 // forget drops index entries before seq: a session without a journal
 // cannot read them back, so it keeps no account of them either.
@@ -415,6 +441,10 @@ func (s *Store) Get(seq uint64) *Item {
 		s.mu.RUnlock()
 		return it
 	}
+	if it := s.pinned[seq]; it != nil {
+		s.mu.RUnlock()
+		return it
+	}
 	e := *s.entryAt(seq)
 	s.mu.RUnlock()
 	if e.kind == 0 {
@@ -468,7 +498,9 @@ func (s *Store) Since(seq uint64, max int) []*Item {
 	var missing []int
 	for i := range out {
 		if out[i] = s.inRing(from + uint64(i)); out[i] == nil {
-			missing = append(missing, i)
+			if out[i] = s.pinned[from+uint64(i)]; out[i] == nil {
+				missing = append(missing, i)
+			}
 		}
 	}
 	var want []entry
@@ -523,6 +555,9 @@ func (s *Store) Bytes(seq uint64) ([]byte, error) {
 		return nil, fmt.Errorf("frame #%d is not kept (no journal behind the session)", seq)
 	}
 	it := s.inRing(seq)
+	if it == nil {
+		it = s.pinned[seq]
+	}
 	e := *s.entryAt(seq)
 	s.mu.RUnlock()
 	if it != nil && !it.Cut {

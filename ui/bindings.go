@@ -23,6 +23,7 @@ func DefaultKeys() *keys.Map {
 		{Name: "waterfall", Scope: g, Keys: []string{"w"}, Help: "waterfall: every call on one time axis"},
 		{Name: "reconnect", Scope: g, Keys: []string{"ctrl+r"}, Help: "reconnect now: fire pending stream resumes without waiting"},
 		{Name: "info", Scope: g, Keys: []string{"i"}, Help: "session info: server, instructions, capabilities, era, connection, journal"},
+		{Name: "switch-session", Scope: g, Keys: []string{"o"}, Help: "switch between a recording (or attached proxy) and the live session its replays went to"},
 		{Name: "up", Scope: g, Keys: []string{"up", "k"}, Help: "up"},
 		{Name: "down", Scope: g, Keys: []string{"down", "j"}, Help: "down"},
 		{Name: "page-up", Scope: g, Keys: []string{"pgup", "ctrl+b"}, Help: "page up"},

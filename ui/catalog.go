@@ -166,6 +166,9 @@ func (c *catalog) key(m *Model, name string) tea.Cmd {
 			m.setFlash("subscribe works on resources")
 			return nil
 		}
+		if m.cannotChange("subscribe") {
+			return nil
+		}
 		e, _ := s.at(clamp(s.sel, 0, s.n()-1))
 		uri := e.uri
 		for _, u := range m.info.Subscriptions {
@@ -182,19 +185,35 @@ func (c *catalog) key(m *Model, name string) tea.Cmd {
 			return nil
 		}
 		e, _ := s.at(clamp(s.sel, 0, s.n()-1))
-		c.open(m, s, e)
+		return c.open(m, s, e)
 	}
 	return nil
 }
 
 // open acts on an entry: a form for a tool or prompt, a read for a
 // resource, a URI form for a template.
-func (c *catalog) open(m *Model, s *catSection, e catEntry) {
-	sent := func(m *Model, call *session.Call) tea.Cmd {
-		m.inCat, m.focus = false, paneRequests
-		m.setFlash("sent " + call.Method + " " + termsafe.Line(call.Name) + " (call " + call.Key + ")")
-		m.landOn(call) // its answer shows there when it comes
-		return nil
+func (c *catalog) open(m *Model, s *catSection, e catEntry) tea.Cmd {
+	// send makes the call in the session shown; when that session cannot
+	// send, a recording refuses (saying why) and an attached HTTP proxy's
+	// calls go to a live session of mcpscope's own.
+	send := func(m *Model, mk func(s *session.Session) *session.Call) tea.Cmd {
+		sent := func(m *Model) tea.Cmd {
+			call := mk(m.s)
+			m.inCat, m.focus = false, paneRequests
+			m.setFlash("sent " + call.Method + " " + termsafe.Line(call.Name) + " (call " + call.Key + ")")
+			m.landOn(call) // its answer shows there when it comes
+			return nil
+		}
+		why := m.cannotSend()
+		switch {
+		case why == "":
+			return sent(m)
+		case m.recording():
+			m.refuse("call", why+" — "+m.keyOf("replay")+" on a recorded call replays it against a live server")
+			return nil
+		}
+		m.inCat = false // the call lands in the live session's panes
+		return m.goLive("call", why, sent)
 	}
 	switch s.label {
 	case "tools":
@@ -207,13 +226,18 @@ func (c *catalog) open(m *Model, s *catSection, e catEntry) {
 		f.onSubmit = func(m *Model, args json.RawMessage) tea.Cmd {
 			params := map[string]any{"name": e.name, "arguments": args}
 			if f.asTask {
-				return sent(m, m.s.CallAsTask("tools/call", params, 0))
+				return send(m, func(s *session.Session) *session.Call { return s.CallAsTask("tools/call", params, 0) })
 			}
-			return sent(m, m.s.CallWith("tools/call", params, session.CallOptions{Timeout: timeouts[f.timeout].d}))
+			timeout := timeouts[f.timeout].d
+			return send(m, func(s *session.Session) *session.Call {
+				return s.CallWith("tools/call", params, session.CallOptions{Timeout: timeout})
+			})
 		}
 		m.push(f)
 	case "resources":
-		sent(m, m.s.Call("resources/read", map[string]string{"uri": e.uri}))
+		return send(m, func(s *session.Session) *session.Call {
+			return s.Call("resources/read", map[string]string{"uri": e.uri})
+		})
 	case "templates":
 		f := &form{title: "Read from template " + termsafe.Line(e.uri), message: e.desc,
 			fields: []*field{newTextField("uri", "URI", e.uri, true)}}
@@ -222,7 +246,9 @@ func (c *catalog) open(m *Model, s *catSection, e catEntry) {
 				URI string `json:"uri"`
 			}
 			_ = json.Unmarshal(args, &a)
-			return sent(m, m.s.Call("resources/read", map[string]string{"uri": a.URI}))
+			return send(m, func(s *session.Session) *session.Call {
+				return s.Call("resources/read", map[string]string{"uri": a.URI})
+			})
 		}
 		m.push(f)
 	case "prompts":
@@ -232,10 +258,13 @@ func (c *catalog) open(m *Model, s *catSection, e catEntry) {
 		}
 		f := &form{title: "Get prompt " + termsafe.Line(e.name), message: e.desc, fields: fields}
 		f.onSubmit = func(m *Model, args json.RawMessage) tea.Cmd {
-			return sent(m, m.s.Call("prompts/get", map[string]any{"name": e.name, "arguments": args}))
+			return send(m, func(s *session.Session) *session.Call {
+				return s.Call("prompts/get", map[string]any{"name": e.name, "arguments": args})
+			})
 		}
 		m.push(f)
 	}
+	return nil
 }
 
 func (c *catalog) render(m *Model, w, h int) string {

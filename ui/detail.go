@@ -682,11 +682,7 @@ func (d *detail) key(m *Model, name string, msg tea.KeyPressMsg) (bool, tea.Cmd)
 	case "":
 		// The call's own verbs work here too: cancel a call you landed on.
 		if d.call != nil && m.km.Lookup(keys.Requests, msg.String(), false) == "cancel-call" {
-			if err := m.s.Cancel(d.call, ""); err != nil {
-				m.setFlash("cancel: " + err.Error())
-			} else {
-				m.setFlash("cancelled call " + d.call.Key + " (" + d.call.Method + ")")
-			}
+			return false, m.cancelCall(d.call)
 		}
 	}
 	return false, nil

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"charm.land/bubbles/v2/textarea"
+	"github.com/charmbracelet/x/ansi"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -132,7 +133,14 @@ func (c *chooser) key(m *Model, name string, _ tea.KeyPressMsg) (bool, tea.Cmd) 
 }
 
 func (c *chooser) render(m *Model, w, h int) string {
-	l := []string{m.th.Title.Render(" " + c.title), ""}
+	// A long title (a confirmation naming a command to run) wraps: all of
+	// it is what the person decides on.
+	var l []string
+	for _, line := range strings.Split(ansi.Wrap(c.title, max(10, w-2), " /"), "\n") {
+		l = append(l, m.th.Title.Render(" "+line))
+	}
+	l = append(l, "")
+	h -= len(l) - 2
 	// A window of the options that holds the selection.
 	room := max(1, h-2)
 	top := clamp(c.sel-room+1, 0, max(0, len(c.options)-room))

@@ -69,7 +69,12 @@ func (m *Model) connState() (word, why string) {
 	t := m.s.Transport()
 	switch {
 	case t == nil:
-		return "journal", "a recorded session read back: nothing is connected"
+		return "recording", "offline · " + m.journalName()
+	case m.s.Follows():
+		if why := m.feedEnded(); why != "" {
+			return "disconnected", why
+		}
+		return "attached", termsafe.Line(t.Describe())
 	case in.Closed:
 		return "disconnected", in.CloseReason
 	case in.CloseReason != "": // the server process exited; the session is not closed yet

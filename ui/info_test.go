@@ -31,7 +31,7 @@ func TestInfoView(t *testing.T) {
 	press(m, "info")
 	got := screen(m)
 	for _, want := range []string{"server        evil␛]52;c;ZXZpbA==␇srv 6.6", "protocol      2025-11-25 · legacy era",
-		"connection    journal", "transport     stdio (the server is a child process)", "endpoint      demo-server --stdio",
+		"connection    recording: offline · fixture.jsonl", "transport     stdio (the server is a child process)", "endpoint      demo-server --stdio",
 		"server pid    4242", "started       2026-03-01 12:00:00 UTC (when it was recorded)", "fixture.jsonl",
 		"Use the tools ␛]52;c;cHduZWQ=␇ wisely.", `"subscribe": true`} {
 		if !strings.Contains(got, want) {

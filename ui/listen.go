@@ -82,6 +82,9 @@ func (v *listenView) key(m *Model, name string, _ tea.KeyPressMsg) (bool, tea.Cm
 			m.push(d)
 		}
 	case "listen-new":
+		if m.cannotChange("listen") {
+			return false, nil
+		}
 		m.push(newListenForm(m))
 	case "listen-close":
 		if c == nil {
@@ -89,6 +92,10 @@ func (v *listenView) key(m *Model, name string, _ tea.KeyPressMsg) (bool, tea.Cm
 		}
 		if c.Snapshot().State.Ended() {
 			m.setFlash("listen stream " + c.Key + " has already ended")
+			return false, nil
+		}
+		if sn := c.Snapshot(); sn.Adopted || m.recording() {
+			m.refuse("close", "listen stream "+termsafe.Line(sn.Key)+" is not this session's to close")
 			return false, nil
 		}
 		if err := m.s.Cancel(c, "closed in the inspector"); err != nil {

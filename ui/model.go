@@ -5,11 +5,13 @@
 package ui
 
 import (
+	"context"
 	"encoding/json"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
+	"mcpscope/internal/termsafe"
 	"mcpscope/session"
 	"mcpscope/themes"
 	"mcpscope/ui/keys"
@@ -45,6 +47,12 @@ type Options struct {
 	// Frame is the shortest gap between two redraws caused by the store
 	// (default 33ms): floods coalesce into at most this many wake-ups.
 	Frame time.Duration
+	// Live, for a session that cannot send itself (a journal read back,
+	// an HTTP proxy attached to), is where replays go (offline.go).
+	Live *Live
+	// Context bounds what the UI starts in the background (a Live
+	// connection); nil is context.Background.
+	Context context.Context
 }
 
 type pane uint8
@@ -107,6 +115,14 @@ type Model struct {
 	flash   string
 	flashAt time.Time
 	quit    bool
+
+	// other is the session not shown: the live one replays went to while
+	// the recording (or attached session) is shown, or the other way round
+	// (liveOther false). storeGen numbers this model's store wake-ups.
+	other      *Model
+	liveOther  bool
+	connecting bool // a Live connection is being made
+	storeGen   int64
 }
 
 // New builds the root model over a started (or loaded) session.
@@ -151,7 +167,9 @@ func (m *Model) Init() tea.Cmd {
 	if m.resp != nil {
 		cmds = append(cmds, waitPrompt(m.resp))
 	}
-	if m.s.Transport() != nil {
+	if m.s.Transport() != nil && !m.s.Follows() {
+		// An attached host's session: the catalog is fetched when opened
+		// (C), not put into the host's server unasked.
 		m.catalog.refresh(m, false)
 	}
 	return tea.Batch(cmds...)
@@ -161,13 +179,13 @@ func (m *Model) Init() tea.Cmd {
 // re-armed, so a flood wakes the UI at most once per frame and key presses
 // never queue behind a backlog of redraws.
 func (m *Model) waitStore(delay time.Duration) tea.Cmd {
-	ch := m.s.Store().Changed()
+	ch, gen := m.s.Store().Changed(), m.storeGen
 	return func() tea.Msg {
 		if delay > 0 {
 			time.Sleep(delay)
 		}
 		<-ch
-		return storeChangedMsg{}
+		return storeChangedMsg{gen: gen}
 	}
 }
 
@@ -216,18 +234,30 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 			m.th = themes.ByName(map[bool]string{true: "dark", false: "light"}[msg.IsDark()])
 		}
 	case storeChangedMsg:
+		if msg.gen != m.storeGen {
+			break // the wake-up of a session no longer shown
+		}
 		m.refresh()
 		cmd = m.waitStore(m.opts.Frame)
+	case liveMsg:
+		cmd = m.liveReady(msg)
 	case filterStepMsg:
 		m.find.step(m)
 	case tickMsg:
 		m.refresh()
 		cmd = tick()
 	case serverPromptMsg:
+		if m.resp == nil && m.other != nil && m.other.resp != nil {
+			cmd = m.otherPrompt(msg.p)
+			break
+		}
 		m.prompts = append(m.prompts, msg.p)
 		cmd = tea.Batch(waitPrompt(m.resp), watchPrompt(msg.p), m.nextPrompt())
 	case promptGoneMsg:
 		cmd = m.promptGone(msg.p)
+		if m.other != nil {
+			m.other.promptGone(msg.p) // a prompt of the session not shown
+		}
 	case copiedMsg:
 		switch {
 		case msg.err != nil:
@@ -351,9 +381,17 @@ func (m *Model) act(name string) tea.Cmd {
 	case "theme":
 		m.nextTheme()
 	case "send-raw":
+		if m.cannotChange("send") {
+			return nil
+		}
 		return m.openRawSend()
 	case "log-level":
+		if m.cannotChange("log level") {
+			return nil
+		}
 		m.openLogLevel()
+	case "switch-session":
+		return m.switchSession()
 	case "up":
 		m.move(ls, n, -1)
 	case "down":
@@ -376,8 +414,13 @@ func (m *Model) act(name string) tea.Cmd {
 	case "copy-command":
 		return m.copyCommand()
 	case "cancel-call":
-		m.cancelSelected()
+		if c := m.selectedCall(); c != nil {
+			return m.cancelCall(c)
+		}
 	case "detach-call":
+		if m.cannotChange("detach") {
+			return nil
+		}
 		m.detachSelected()
 	case "reconnect":
 		m.reconnectNow()
@@ -390,7 +433,7 @@ func (m *Model) act(name string) tea.Cmd {
 	case "waterfall":
 		m.openWaterfall()
 	case "replay":
-		m.replaySelected(nil)
+		return m.replaySelected(nil)
 	case "edit-replay":
 		m.openEditReplay()
 	case "kind-next":
@@ -515,26 +558,25 @@ func (m *Model) selectedNote() *session.Item {
 	return m.s.Store().Get(m.h.noteSeq(clamp(m.note.sel, 0, n-1)))
 }
 
-func (m *Model) cancelSelected() {
+// replaySelected replays the selected call (with params, when edited):
+// in this session when it can send, else in the live session (Live).
+func (m *Model) replaySelected(params json.RawMessage) tea.Cmd {
 	c := m.selectedCall()
 	if c == nil {
-		return
+		return nil
 	}
-	if err := m.s.Cancel(c, ""); err != nil {
-		m.setFlash("cancel: " + err.Error())
-		return
+	if why := m.cannotSend(); why != "" {
+		return m.goLive("replay", why, func(m *Model) tea.Cmd { m.replay(c, params); return nil })
 	}
-	m.setFlash("cancelled call " + c.Key + " (" + c.Method + ")")
+	m.replay(c, params)
+	return nil
 }
 
-func (m *Model) replaySelected(params json.RawMessage) {
-	c := m.selectedCall()
-	if c == nil {
-		return
-	}
+// replay sends c again in this model's session.
+func (m *Model) replay(c *session.Call, params json.RawMessage) {
 	n := m.s.Replay(c, params)
 	m.req.follow = true
-	m.setFlash("replayed call " + c.Key + " as " + n.Key)
+	m.setFlash("replayed call " + termsafe.Line(c.Key) + " as " + n.Key)
 }
 
 func (m *Model) openEditReplay() {
@@ -544,8 +586,7 @@ func (m *Model) openEditReplay() {
 	}
 	m.push(newJSONEditor(m, "Edit params, then replay "+c.Method, string(prettyParams(c.Params)),
 		func(m *Model, text string) (string, tea.Cmd) {
-			m.replaySelected(json.RawMessage(text))
-			return "", nil
+			return "", m.replaySelected(json.RawMessage(text))
 		}))
 }
 

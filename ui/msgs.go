@@ -4,7 +4,7 @@ import "time"
 
 // storeChangedMsg is sent by waitStore (a re-arming command) when the
 // session's store signals new items or changed call state.
-type storeChangedMsg struct{}
+type storeChangedMsg struct{ gen int64 }
 
 // tickMsg is sent by tick every half second so running calls' durations
 // and ETAs move even when the server is silent.

@@ -46,6 +46,11 @@ func (v *tasksView) selected() (session.Task, bool) {
 
 func (v *tasksView) key(m *Model, name string, _ tea.KeyPressMsg) (bool, tea.Cmd) {
 	t, ok := v.selected()
+	sends := name == "task-get" || name == "task-cancel" || name == "task-result" || name == "open" && m.s.Era() != session.EraModern
+	if why := m.cannotSend(); ok && sends && why != "" {
+		m.refuse("task", why) // nothing can be asked of the server
+		return false, nil
+	}
 	switch name {
 	case "tasks-close":
 		return true, nil

@@ -178,6 +178,13 @@ func (m *Model) statusBar(w int) string {
 	if why != "" && conn == "disconnected" {
 		connP = one(conn+": "+termsafe.Line(shorten(why, 48)), conn)
 	}
+	if conn == "attached" { // the proxy's name outlasts the server's
+		name, _, _ := strings.Cut(why, ": ")
+		connP = one(conn+": "+termsafe.Line(shorten(why, 48)), conn+": "+termsafe.Line(shorten(name, 32)), conn)
+	}
+	if conn == "recording" { // offline: the file's name outlasts the server's
+		connP = one(conn+": "+why, conn+": "+termsafe.Line(shorten(m.journalName(), 32)), conn)
+	}
 	server := one()
 	if in.ServerInfo.Name != "" {
 		s := termsafe.Line(in.ServerInfo.Name + " " + in.ServerInfo.Version)
@@ -204,10 +211,14 @@ func (m *Model) statusBar(w int) string {
 	if n := len(m.prompts); n > 0 {
 		waiting = one(fmt.Sprintf("⚑ %d waiting", n))
 	}
+	loading := one()
+	if long, short := m.loadingText(); long != "" {
+		loading = one(long, short)
+	}
 	counts := one(fmt.Sprintf("calls %d · running %d · notes %d · logs %d", len(m.h.calls), len(m.running), in.Notifications, in.Logs),
 		fmt.Sprintf("calls %d · running %d", len(m.h.calls), len(m.running)), "")
 	left := []*part{brand, connP, server, era, target, sid}
-	right := []*part{waiting, counts}
+	right := []*part{loading, waiting, counts}
 	join := func(ps []*part, sep string) string {
 		var out []string
 		for _, p := range ps {
@@ -224,7 +235,10 @@ func (m *Model) statusBar(w int) string {
 		}
 		return " " + join(left, " │ "), r
 	}
-	steps := []*part{target, sid, counts, era, server, counts, server, connP, server}
+	steps := []*part{target, sid, counts, loading, era, server, counts, server, connP, server}
+	if conn == "recording" || conn == "attached" {
+		steps = []*part{target, sid, counts, loading, era, server, counts, connP, server, server, connP}
+	}
 	l, r := render()
 	for _, p := range steps {
 		if ansi.StringWidth(l)+ansi.StringWidth(r)+1 <= w {
@@ -371,6 +385,9 @@ func (m *Model) requestsPane(w, h int) []string {
 	if m.req.follow {
 		title += " · follow"
 	}
+	if m.s.Follows() {
+		title += " · H the host's"
+	}
 	out := []string{m.paneTitle(title, m.focus == paneRequests, w)}
 	now := m.opts.Now()
 	for i := m.req.top; i < n && len(out) < h; i++ {
@@ -444,6 +461,14 @@ func (m *Model) requestRow(c *session.Call, w int, sel bool, now time.Time) stri
 	started := sn.Started.In(m.opts.Location).Format("15:04:05") + " "
 	if w < 50 {
 		started = "" // the time gives way before the duration does
+	}
+	// Attached to a proxy: whose call it is (H: the host's; blank: yours).
+	if m.s.Follows() {
+		if isHosts(sn) {
+			started += "H "
+		} else {
+			started += "  "
+		}
 	}
 	// Narrow: method and name give way, so the status and duration fit.
 	if fixed := 1 + len(started) + 6 + 2 + 9 + 8; fixed+mw+nw > w {

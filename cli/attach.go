@@ -1,0 +1,132 @@
+package cli
+
+import (
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"mcpscope/internal/termsafe"
+	"mcpscope/proxy"
+	"mcpscope/session"
+	"mcpscope/ui"
+)
+
+// attachDial bounds finding and connecting to a proxy.
+const attachDial = 2 * time.Second
+
+func newAttachCmd() *cobra.Command {
+	var f connFlags
+	cmd := &cobra.Command{
+		Use:   "attach [NAME]",
+		Short: "Open the inspector on a running mcpscope proxy: a host's session, from its start and live",
+		Long: "attach opens the inspector on a running mcpscope proxy (mcpscope proxies lists them; with one running, " +
+			"NAME may be left out): the host's calls and the server's notifications in the usual panes, the host's " +
+			"calls marked H, from the start of the session (read from the proxy's journal) and live.\n\n" +
+			"r replays a call, e edits it first, and the catalog calls a tool: through a stdio proxy they run inside " +
+			"the host's server process, under ids the host never uses, and their answers never reach the host; through " +
+			"an HTTP proxy they go to a session of mcpscope's own against the proxy's target (o switches between the " +
+			"two). c on a host's running call asks, then cancels it: the server gets notifications/cancelled and the " +
+			"host a JSON-RPC error saying mcpscope cancelled it. When the proxy ends, the status bar says why and the " +
+			"panes stay.",
+		GroupID: groupSessions,
+		Example: "  mcpscope attach             # the only proxy running\n" +
+			"  mcpscope attach github",
+		Args: func(cmd *cobra.Command, args []string) error {
+			if len(args) > 1 {
+				return usagef(cmd.CommandPath(), "attach takes one proxy name; %q is one too many (mcpscope proxies lists them)", args[1])
+			}
+			return nil
+		},
+		RunE: func(cmd *cobra.Command, args []string) error {
+			name := ""
+			if len(args) == 1 {
+				name = args[0]
+			}
+			r, err := findProxy(cmd, name)
+			if err != nil {
+				return err
+			}
+			conn, err := proxy.Dial(cmd.Context(), r.Socket, attachDial)
+			if err != nil {
+				return &attachError{msg: fmt.Sprintf("could not connect to proxy %s (pid %d) on %s: %v; is it still running? (mcpscope proxies)",
+					termsafe.Line(r.Hello.Name), r.Hello.PID, r.Socket, err)}
+			}
+			a := proxy.NewAttach(conn)
+			s, err := session.Follow(a, session.Options{IDPrefix: fmt.Sprintf("mcpscope-attach-%d-", os.Getpid())})
+			if err != nil {
+				a.Close()
+				return err
+			}
+			defer s.Close()
+			if err := s.Start(); err != nil {
+				return &attachError{msg: fmt.Sprintf("attach to proxy %s: %v", termsafe.Line(r.Hello.Name), err)}
+			}
+			lv, err := liveTarget(cmd, &f, "", nil, r.Hello.Target)
+			if err != nil {
+				return err
+			}
+			o := ui.Options{Session: s, Target: lv.target, TargetLine: lv.line}
+			if !a.CanInject() {
+				// An HTTP proxy takes no viewer's request: replays and calls go
+				// to a session of mcpscope's own against its target.
+				o.Live = lv.live
+			}
+			err = runTUI(cmd, o)
+			lv.close(cmd.ErrOrStderr())
+			if p := a.JournalPath(); p != "" {
+				fmt.Fprintf(cmd.ErrOrStderr(), "mcpscope: the proxy's journal is %s (mcpscope open reads it back)\n", termsafe.Line(p))
+			}
+			return err
+		},
+	}
+	f.add(cmd.Flags())
+	return cmd
+}
+
+// findProxy picks the running proxy called name, or the only one running
+// when name is "".
+func findProxy(cmd *cobra.Command, name string) (proxy.Running, error) {
+	all, err := proxy.List(cmd.Context(), attachDial)
+	if err != nil {
+		return proxy.Running{}, err
+	}
+	var up, match []proxy.Running
+	for _, r := range all {
+		if r.Err != nil {
+			continue
+		}
+		up = append(up, r)
+		if name == "" || r.Hello.Name == name || proxy.SafeName(r.Hello.Name) == proxy.SafeName(name) {
+			match = append(match, r)
+		}
+	}
+	list := func(rs []proxy.Running) string {
+		var b strings.Builder
+		for _, r := range rs {
+			fmt.Fprintf(&b, "\n  %s (pid %d): %s", termsafe.Line(r.Hello.Name), r.Hello.PID, termsafe.Line(r.Hello.Target))
+		}
+		return b.String()
+	}
+	switch {
+	case len(up) == 0:
+		return proxy.Running{}, &attachError{msg: "no mcpscope proxy is running: start one with mcpscope proxy --name NAME -- CMD ARGS " +
+			"(mcpscope wrap NAME makes a host start its server through one)"}
+	case len(match) == 0:
+		return proxy.Running{}, &attachError{msg: fmt.Sprintf("no running proxy is called %q; running:%s", name, list(up))}
+	case len(match) > 1 && name == "":
+		return proxy.Running{}, usagef(cmd.CommandPath(), "%d proxies are running: name one (mcpscope attach NAME):%s", len(match), list(match))
+	case len(match) > 1:
+		return proxy.Running{}, usagef(cmd.CommandPath(), "%d running proxies are called %q; stop the extra ones, or give each its own --name:%s",
+			len(match), name, list(match))
+	}
+	return match[0], nil
+}
+
+// attachError: no proxy to attach to, or it could not be reached (exit 3,
+// like any connection that could not be made).
+type attachError struct{ msg string }
+
+func (e *attachError) Error() string { return e.msg }

@@ -1,0 +1,252 @@
+package session
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"sync"
+
+	"mcpscope/transport"
+)
+
+// Open reads a journal back like Load, but returns once the header is
+// read: the frames come in the background, as a live session's would, so
+// a person sees the first screen at once however long the journal is.
+// Loading says how far the reading got and how it ended. Close stops it.
+func Open(path string) (*Session, Header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, Header{}, fmt.Errorf("open journal: %w", err)
+	}
+	st, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, Header{}, fmt.Errorf("open journal: %w", err)
+	}
+	h, err := readJournalHeader(f)
+	if err != nil {
+		f.Close()
+		return nil, h, err
+	}
+	s := New(nil, Options{Timeout: -1, MaxTimeout: -1})
+	s.offline = true
+	s.file = f
+	s.store = newStore(fileSource{f})
+	s.info.Target = h.Target
+	s.info.JournalPath = path
+	s.loading.begin(st.Size())
+	go func() {
+		_, err := readJournal(&offsetReader{r: f}, func(seq uint64, fr transport.Frame, pos linePos) error {
+			if s.ctx.Err() != nil {
+				return errLoadStopped
+			}
+			s.ingestNumbered(seq, fr, pos)
+			s.loading.progress(pos.off + int64(pos.n))
+			return nil
+		})
+		if errors.Is(err, errLoadStopped) {
+			err = nil
+		}
+		s.loading.end(err)
+		s.store.Notify()
+	}()
+	return s, h, nil
+}
+
+var errLoadStopped = errors.New("closed while reading")
+
+// readJournalHeader reads the header (or says the file is no journal)
+// without reading on.
+func readJournalHeader(f *os.File) (Header, error) {
+	var h Header
+	first := make([]byte, 0, 4096)
+	buf := make([]byte, 4096)
+	for off := int64(0); ; {
+		n, err := f.ReadAt(buf, off)
+		off += int64(n)
+		first = append(first, buf[:n]...)
+		if i := indexNL(first); i >= 0 {
+			first = first[:i+1]
+			break
+		}
+		if err != nil || len(first) > 1<<20 {
+			break
+		}
+	}
+	switch {
+	case len(first) == 0:
+		return h, fmt.Errorf("%w: the file is empty", ErrNotJournal)
+	case isHeader(first):
+		return h, readHeader(first[:len(first)-min(1, len(first))], &h)
+	}
+	if _, _, err := parseRecord(trimNL(first), false, false); err != nil {
+		return h, fmt.Errorf("%w: its first line is neither a journal header nor a record (%v)", ErrNotJournal, err)
+	}
+	return h, nil // `mcpscope record` output: records without a header
+}
+
+func indexNL(b []byte) int {
+	for i, c := range b {
+		if c == '\n' {
+			return i
+		}
+	}
+	return -1
+}
+
+func trimNL(b []byte) []byte {
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		return b[:n-1]
+	}
+	return b
+}
+
+// Loading is how far a journal Open reads in the background has got.
+type Loading struct {
+	Active bool  // still reading
+	Read   int64 // bytes read
+	Size   int64 // the file's size when it was opened
+	// Err is how the reading ended: nil, a *JournalDamage (every other
+	// line was read), or what stopped it.
+	Err error
+}
+
+type loadState struct {
+	mu sync.Mutex
+	l  Loading
+}
+
+func (ls *loadState) begin(size int64) {
+	ls.mu.Lock()
+	ls.l = Loading{Active: true, Size: size}
+	ls.mu.Unlock()
+}
+
+func (ls *loadState) progress(read int64) {
+	ls.mu.Lock()
+	ls.l.Read = read
+	ls.mu.Unlock()
+}
+
+func (ls *loadState) end(err error) {
+	ls.mu.Lock()
+	ls.l.Active, ls.l.Err = false, err
+	if err == nil {
+		ls.l.Read = ls.l.Size
+	}
+	ls.mu.Unlock()
+}
+
+// Loading reports on a journal Open reads in the background (the zero
+// Loading for every other session).
+func (s *Session) Loading() Loading {
+	s.loading.mu.Lock()
+	defer s.loading.mu.Unlock()
+	return s.loading.l
+}
+
+// clientCancelledLocked applies a client's notifications/cancelled seen
+// in the frames (a journal read back, a host's through a proxy): the call
+// it names ended then, cancelled (or timed out, when mcpscope itself gave
+// up on it). A response that still comes is late, as it was live.
+func (s *Session) clientCancelledLocked(it *Item, e *Envelope) {
+	c := s.calls[idKey(e.h.requestID)]
+	if c == nil {
+		return
+	}
+	it.CallKey = c.Key
+	if !c.adopted || c.state.Ended() || c.givenUp {
+		return
+	}
+	var p struct {
+		Reason string `json:"reason"`
+	}
+	_ = json.Unmarshal(e.Params, &p)
+	who := "the client"
+	if it.Frame.Meta.Via == transport.ViaMcpscope {
+		who = "mcpscope (through the proxy)"
+	}
+	f := &Failure{Reason: "cancelled by " + who + " (notifications/cancelled)", Kind: ErrCancelled}
+	st := StateCancelled
+	switch {
+	case p.Reason == "timeout":
+		st, f = StateError, &Failure{Reason: "timed out: " + who + " gave up on it (notifications/cancelled, reason timeout)", Kind: ErrTimeout}
+	case p.Reason != "":
+		f.Reason += ": " + p.Reason
+	}
+	s.endLocked(c, st, nil, nil, f, it.Frame.Time)
+}
+
+// proxyCancelledLocked ends a call with the error mcpscope proxy gave its
+// client for a cancel from a viewer: cancelled, the error kept.
+func (s *Session) proxyCancelledLocked(c *Call, it *Item, e *Envelope) {
+	s.endLocked(c, StateCancelled, nil, e.Error,
+		&Failure{Reason: "cancelled from mcpscope: the proxy answered the client with this error and told the server", Kind: ErrCancelled},
+		it.Frame.Time)
+}
+
+// recordedListing is a listing made of the pages an offline session saw:
+// the last first page of method that was answered, and the pages its
+// nextCursor asked for after it. ok is false when the frames hold none.
+func (s *Session) recordedListing(method, field string) (*Listing, bool) {
+	s.mu.Lock()
+	var run []*Call
+	for i := len(s.order) - 1; i >= 0; i-- {
+		c := s.order[i]
+		if c.Method != method || c.state != StateOK || ParamsCursor(c.Params) != "" {
+			continue
+		}
+		run = append(run, c)
+		cursor := nextCursor(c.result)
+		for j := i + 1; j < len(s.order) && cursor != ""; j++ {
+			if n := s.order[j]; n.Method == method && n.state == StateOK && ParamsCursor(n.Params) == cursor {
+				run = append(run, n)
+				cursor = nextCursor(n.result)
+			}
+		}
+		break
+	}
+	s.mu.Unlock()
+	if len(run) == 0 {
+		return nil, false
+	}
+	l := &Listing{Method: method, Field: field, s: s}
+	for _, c := range run {
+		res, err := c.Result()
+		if err != nil {
+			l.err = err
+			break
+		}
+		var page map[string]json.RawMessage
+		if err := json.Unmarshal(res, &page); err != nil {
+			l.err = fmt.Errorf("%s: the recorded result is not an object: %w", method, err)
+			break
+		}
+		var items []json.RawMessage
+		if raw, ok := page[field]; ok && string(raw) != "null" {
+			_ = json.Unmarshal(raw, &items)
+		}
+		l.items = append(l.items, items...)
+		l.pages++
+	}
+	return l, true
+}
+
+func nextCursor(result json.RawMessage) string {
+	var p struct {
+		Next string `json:"nextCursor"`
+	}
+	_ = json.Unmarshal(result, &p)
+	return p.Next
+}
+
+// ParamsCursor is the cursor a list request's params carry ("" for a
+// first page).
+func ParamsCursor(params json.RawMessage) string {
+	var p struct {
+		Cursor string `json:"cursor"`
+	}
+	_ = json.Unmarshal(params, &p)
+	return p.Cursor
+}

@@ -1,0 +1,119 @@
+package session
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"mcpscope/transport"
+)
+
+// Links between calls a session only watches (a journal read back, a
+// host's session through a proxy). Live, the session made these links as
+// it sent the requests (continueRounds, reissue); read back, the frames
+// carry what it takes to make them again.
+
+// linkBack bounds how many calls back a round or a re-issue looks for the
+// call it continues.
+const linkBack = 4096
+
+// linkAdoptedLocked links an adopted request to the call it continues: an
+// MRTR retry (its params answer an input_required round: inputResponses,
+// requestState) to that round, and a request sent again after its
+// response stream broke (2026-07-28) to the call it re-issues.
+func (s *Session) linkAdoptedLocked(c *Call, e *Envelope) {
+	if isRetryParams(e.Params) {
+		for i, n := len(s.order)-2, 0; i >= 0 && n < linkBack; i, n = i-1, n+1 {
+			p := s.order[i]
+			if p.adopted && p.next == nil && p.Method == c.Method && p.Name == c.Name && p.state == StateOK &&
+				p.resultType == "input_required" {
+				c.Round, c.Parent = p.Round+1, p.Key
+				p.next = c
+				close(p.chain)
+				return
+			}
+		}
+		return
+	}
+	if len(s.reissueWait) == 0 {
+		return
+	}
+	want := string(StripMeta(c.Params))
+	for i, p := range s.reissueWait {
+		if p.Method == c.Method && string(StripMeta(p.Params)) == want {
+			s.reissueWait = append(s.reissueWait[:i], s.reissueWait[i+1:]...)
+			c.opts.reissueOf, c.opts.reissues = p.Key, p.opts.reissues+1
+			p.next = c
+			s.endLocked(p, StateError, nil, nil, &Failure{Reason: fmt.Sprintf("%s; re-issued as #%s", p.reissueWhy, c.Key),
+				Kind: ErrReissued}, c.started)
+			return
+		}
+	}
+}
+
+// isRetryParams reports whether request params answer an input_required
+// round.
+func isRetryParams(params json.RawMessage) bool {
+	if !bytes.Contains(params, []byte(`"inputResponses"`)) && !bytes.Contains(params, []byte(`"requestState"`)) {
+		return false
+	}
+	var p map[string]json.RawMessage
+	if json.Unmarshal(params, &p) != nil {
+		return false
+	}
+	_, a := p["inputResponses"]
+	_, b := p["requestState"]
+	return a || b
+}
+
+// offlineStreamEndLocked is a watched session's reading of a response
+// stream that ended before its call's answer: the client that was there
+// decided what followed, and the frames after this say what it was. In the
+// 2026-07-28 era it sent the request again (linked when it comes); a
+// stream with SSE event ids may have been resumed (the answer comes on);
+// otherwise the call ended there, as it did for that client.
+func (s *Session) offlineStreamEndLocked(m transport.Meta, at time.Time, after []func()) []func() {
+	callKey, isPost := strings.CutPrefix(logicalStream(m), "post:")
+	if !isPost || m.Detail == "closed by client" {
+		return after
+	}
+	c := s.pending[callKey]
+	if c == nil || c.givenUp {
+		return after
+	}
+	why := "the server closed the response stream before answering"
+	if m.Event == transport.EvStreamDropped {
+		why = "the response stream broke before an answer arrived"
+	}
+	switch st := s.streams[logicalStream(m)]; {
+	case s.info.Era == EraModern:
+		if len(s.reissueWait) >= linkBack {
+			s.reissueWait = s.reissueWait[1:]
+		}
+		c.reissueWhy = why
+		s.reissueWait = append(s.reissueWait, c)
+	case st != nil && st.lastID != "":
+		// resumable: a resume's frames, or nothing, follow
+	default:
+		if m.Detail != "" {
+			why += " (" + m.Detail + ")"
+		}
+		s.endLocked(c, StateError, nil, nil, &Failure{Reason: why}, at)
+	}
+	return after
+}
+
+// offlineEraNoteLocked takes the era a live session chose from the note it
+// journaled ("era: modern (why)").
+func (s *Session) offlineEraNoteLocked(m transport.Meta) {
+	rest, ok := strings.CutPrefix(m.Detail, "era: ")
+	if !ok {
+		return
+	}
+	era, why, _ := strings.Cut(rest, " (")
+	if era == EraModern || era == EraLegacy {
+		s.info.Era, s.info.EraReason = era, strings.TrimSuffix(why, ")")
+	}
+}
