@@ -44,7 +44,7 @@ func newJournalCmd() *cobra.Command {
 				return err
 			}
 			out, path := cmd.OutOrStdout(), args[0]
-			if !summary && flt == nil && isTerminal(out) && isTerminalIn(cmd.InOrStdin()) {
+			if !summary && flt == nil && isTerminal(out) && isTerminal(cmd.InOrStdin()) {
 				return openOffline(cmd, path, &connFlags{}, "", nil)
 			}
 			h, err := journalHeader(cmd, path)
