@@ -11,7 +11,6 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -133,70 +132,6 @@ func (h *scriptedHost) call(id int, tool string, args string) hostLine {
 	return h.answer(id)
 }
 
-// tuiIn starts a w×h tmux pane running mcpscope with args in env.
-func tuiIn(t *testing.T, dir string, env []string, w, h int, args ...string) *tmux {
-	t.Helper()
-	if testing.Short() {
-		t.Skip("e2e: skipped in -short mode")
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("e2e: tmux is not installed (CI installs it); skipping the end-to-end test")
-	}
-	var vars []string
-	for _, kv := range env {
-		if strings.HasPrefix(kv, "XDG_") {
-			vars = append(vars, shellQuote(kv))
-		}
-	}
-	quoted := []string{shellQuote(binary(t))}
-	for _, a := range args {
-		quoted = append(quoted, shellQuote(a))
-	}
-	tm := &tmux{t: t, sock: fmt.Sprintf("mcpscope-e2e-%d-%s-%d", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"), tmuxN.Add(1))}
-	tm.run("-f", "/dev/null", "new-session", "-d", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), "-s", "e2e",
-		fmt.Sprintf("cd %s && env TERM=xterm-256color NO_COLOR= %s %s 2>%s/stderr.log; echo EXITED $?; sleep 60",
-			shellQuote(dir), strings.Join(vars, " "), strings.Join(quoted, " "), shellQuote(dir)))
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("last screen:\n%s", tm.capture())
-			if b, err := os.ReadFile(filepath.Join(dir, "stderr.log")); err == nil {
-				t.Logf("stderr:\n%s", b)
-			}
-		}
-		exec.Command("tmux", "-L", tm.sock, "kill-server").Run()
-	})
-	return tm
-}
-
-var tmuxN atomic.Int64 // a tmux server per pane, even two in one test
-
-func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
-
-// selectReq moves the requests pane's selection to the first row holding
-// text, from the top.
-func (tm *tmux) selectReq(text string) {
-	tm.t.Helper()
-	tm.keys("g")
-	tm.waitUntil("the first request row to be selected", func(s string) bool {
-		ls := strings.Split(s, "\n")
-		for i, l := range ls {
-			if strings.Contains(l, "Requests") && i+1 < len(ls) {
-				return strings.HasPrefix(ls[i+1], "▸")
-			}
-		}
-		return false
-	})
-	for range 40 {
-		prev := selectedLine(tm.capture())
-		if strings.Contains(prev, text) {
-			return
-		}
-		tm.keys("j")
-		tm.waitUntil("the selection to move", func(s string) bool { return selectedLine(s) != prev })
-	}
-	tm.t.Fatalf("no request row %q", text)
-}
-
 func attachEnv(dir string) []string {
 	env := []string{"XDG_STATE_HOME=" + dir + "/state", "XDG_RUNTIME_DIR=" + dir + "/run", "XDG_CONFIG_HOME=" + dir + "/config"}
 	os.MkdirAll(dir+"/run", 0o700)
@@ -230,7 +165,7 @@ func TestE2EAttach(t *testing.T) {
 		t.Fatalf("echo: %s", a.raw)
 	}
 
-	tm := tuiIn(t, dir, env, 120, 40, "attach", "e2e-host")
+	tm := pane(t, dir, env, 120, 40, "attach", "e2e-host")
 	// From the start: the calls made before attaching, marked H.
 	tm.waitRe(`attached: proxy e2e-host`, `H the host's`, `H\s+1\s+initialize`, `H\s+2\s+tools/call\s+echo`)
 
@@ -300,7 +235,7 @@ func TestE2EOpen(t *testing.T) {
 		t.Fatalf("record: %v\n%s", err, out)
 	}
 
-	tm := tuiIn(t, dir, env, 120, 40, "open", path)
+	tm := pane(t, dir, env, 120, 40, "open", path)
 	tm.waitRe(`recording: offline · session\.jsonl`, `3\s+tools/call\s+echo\s+ok`, `server/discover`)
 	tm.selectReq("tools/call")
 	tm.keys("c")
@@ -324,7 +259,7 @@ func TestE2EOpen(t *testing.T) {
 	tm.keys("q")
 	tm.waitFor("EXITED 0")
 
-	tj := tuiIn(t, dir, env, 100, 30, "journal", path)
+	tj := pane(t, dir, env, 100, 30, "journal", path)
 	tj.waitRe(`recording: offline · session\.jsonl`, `tools/call\s+echo\s+ok`)
 	tj.keys("q")
 	tj.waitFor("EXITED 0")
@@ -362,7 +297,7 @@ func TestE2EOpenLargeJournal(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	tm := tuiIn(t, dir, attachEnv(dir), 120, 30, "open", path)
+	tm := pane(t, dir, attachEnv(dir), 120, 30, "open", path)
 	tm.waitRe(`recording: offline · long\.jsonl`, `loading \d+%`)
 	tm.waitUntil("every call, the reading over", func(s string) bool {
 		return strings.Contains(s, fmt.Sprintf("calls %d ", calls)) && !strings.Contains(s, "loading")

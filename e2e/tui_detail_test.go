@@ -2,51 +2,18 @@ package e2e
 
 import (
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"regexp"
-	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"unicode/utf8"
 )
-
-var tmuxStarts atomic.Int64
 
 // startDetailTUI is startTUI with a choice of journal, waiting only for
 // what every width shows (the status bar names the server only when it
 // has room).
 func startDetailTUI(t *testing.T, w, h int, journal bool) *tmux {
 	t.Helper()
-	if testing.Short() {
-		t.Skip("e2e: skipped in -short mode")
-	}
-	if _, err := exec.LookPath("tmux"); err != nil {
-		t.Skip("e2e: tmux is not installed (CI installs it); skipping the end-to-end test")
-	}
-	dir := t.TempDir()
-	bin := binary(t)
-	flags := "--no-journal"
-	if journal {
-		flags = ""
-	}
-	// A socket of its own per start: -count reruns must not meet the last
-	// run's server on its way out.
-	tm := &tmux{t: t, sock: fmt.Sprintf("mcpscope-e2e-%d-%s-%d", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"), tmuxStarts.Add(1))}
-	tm.run("-f", "/dev/null", "new-session", "-d", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), "-s", "e2e",
-		fmt.Sprintf("cd %s && TERM=xterm-256color NO_COLOR= XDG_STATE_HOME=%s/state XDG_CONFIG_HOME=%s/config %s %s 2>%s/stderr.log",
-			dir, dir, dir, bin, flags, dir))
-	t.Cleanup(func() {
-		if t.Failed() {
-			t.Logf("last screen:\n%s", tm.capture())
-			if b, err := os.ReadFile(filepath.Join(dir, "stderr.log")); err == nil {
-				t.Logf("stderr:\n%s", b)
-			}
-		}
-		exec.Command("tmux", "-L", tm.sock, "kill-server").Run()
-	})
+	tm := startDemo(t, w, h, journal)
 	tm.waitFor("prompts/list", "Notifications")
 	return tm
 }

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -20,18 +21,50 @@ import (
 // and waits for its start-up calls; the pane goes with the test.
 func startTUI(t *testing.T, w, h int) *tmux {
 	t.Helper()
+	tm := startDemo(t, w, h, false)
+	tm.run("set-option", "-g", "set-clipboard", "on")
+	tm.waitFor("mcpscope-demo", "prompts/list")
+	return tm
+}
+
+// startDemo starts the binary on the embedded demo server (journaling or
+// not) in a w×h pane, with its state and config in a directory of its own.
+func startDemo(t *testing.T, w, h int, journal bool) *tmux {
+	t.Helper()
+	dir := t.TempDir()
+	var args []string
+	if !journal {
+		args = append(args, "--no-journal")
+	}
+	return pane(t, dir, []string{"XDG_STATE_HOME=" + dir + "/state", "XDG_CONFIG_HOME=" + dir + "/config"}, w, h, args...)
+}
+
+// pane starts a w×h tmux pane running the binary with args in dir, with
+// env's XDG_ variables; when the binary exits the pane stays and shows
+// "EXITED code". Each pane has a tmux server of its own (-count reruns and
+// two panes in one test never meet), which goes with the test.
+func pane(t *testing.T, dir string, env []string, w, h int, args ...string) *tmux {
+	t.Helper()
 	if testing.Short() {
 		t.Skip("e2e: skipped in -short mode")
 	}
 	if _, err := exec.LookPath("tmux"); err != nil {
 		t.Skip("e2e: tmux is not installed (CI installs it); skipping the end-to-end test")
 	}
-	dir := t.TempDir()
-	bin := binary(t)
-	tm := &tmux{t: t, sock: fmt.Sprintf("mcpscope-e2e-%d-%s", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"))}
+	var vars []string
+	for _, kv := range env {
+		if strings.HasPrefix(kv, "XDG_") {
+			vars = append(vars, shellQuote(kv))
+		}
+	}
+	quoted := []string{shellQuote(binary(t))}
+	for _, a := range args {
+		quoted = append(quoted, shellQuote(a))
+	}
+	tm := &tmux{t: t, sock: fmt.Sprintf("mcpscope-e2e-%d-%s-%d", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"), panes.Add(1))}
 	tm.run("-f", "/dev/null", "new-session", "-d", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), "-s", "e2e",
-		fmt.Sprintf("cd %s && TERM=xterm-256color NO_COLOR= XDG_STATE_HOME=%s/state XDG_CONFIG_HOME=%s/config %s --no-journal 2>%s/stderr.log",
-			dir, dir, dir, bin, dir))
+		fmt.Sprintf("cd %s && env TERM=xterm-256color NO_COLOR= %s %s 2>%s/stderr.log; echo EXITED $?; sleep 60",
+			shellQuote(dir), strings.Join(vars, " "), strings.Join(quoted, " "), shellQuote(dir)))
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("last screen:\n%s", tm.capture())
@@ -41,10 +74,12 @@ func startTUI(t *testing.T, w, h int) *tmux {
 		}
 		exec.Command("tmux", "-L", tm.sock, "kill-server").Run()
 	})
-	tm.run("set-option", "-g", "set-clipboard", "on")
-	tm.waitFor("mcpscope-demo", "prompts/list")
 	return tm
 }
+
+var panes atomic.Int64
+
+func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
 func TestE2ETmux(t *testing.T) {
 	tm := startTUI(t, 120, 40)
@@ -206,28 +241,36 @@ func selectedLine(s string) string {
 	return ""
 }
 
-// selectRow moves down the list until the selected row holds text.
-func (tm *tmux) selectRow(text string) {
+// selectRow moves the catalog's selection to the first row holding text.
+func (tm *tmux) selectRow(text string) { tm.t.Helper(); tm.selectIn("Catalog", text) }
+
+// selectReq moves the requests pane's selection to the first row holding
+// text.
+func (tm *tmux) selectReq(text string) { tm.t.Helper(); tm.selectIn("Requests", text) }
+
+// selectIn moves the selection of the list under the line holding title
+// to its top, then down until the selected row holds text.
+func (tm *tmux) selectIn(title, text string) {
 	tm.t.Helper()
 	tm.keys("g")
-	tm.waitUntil("the first catalog row to be selected", func(s string) bool {
+	tm.waitUntil("the first row under "+title+" to be selected", func(s string) bool {
 		ls := strings.Split(s, "\n")
 		for i, l := range ls {
-			if strings.Contains(l, "Catalog") && i+1 < len(ls) {
+			if strings.Contains(l, title) && i+1 < len(ls) {
 				return strings.HasPrefix(ls[i+1], "▸")
 			}
 		}
 		return false
 	})
-	for i := 0; i < 30; i++ {
+	for range 40 {
 		prev := selectedLine(tm.capture())
 		if strings.Contains(prev, text) {
 			return
 		}
 		tm.keys("j")
-		tm.waitUntil("selection to move", func(s string) bool { return selectedLine(s) != prev })
+		tm.waitUntil("the selection to move", func(s string) bool { return selectedLine(s) != prev })
 	}
-	tm.t.Fatalf("no row %q", text)
+	tm.t.Fatalf("no row %q under %s", text, title)
 }
 
 // fillField moves the form's focus to the labelled field and types.
