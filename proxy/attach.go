@@ -402,15 +402,19 @@ func (a *Attach) command(m Message, key string, done func(error)) {
 	ref := strconv.Itoa(a.nextRef)
 	m.Ref = json.RawMessage(ref)
 	w := &waiter{key: key, done: done}
-	w.timer = time.AfterFunc(AttachAnswerWait, func() {
+	// claim takes the wait back, once: whoever claims it answers done.
+	claim := func() bool {
 		a.mu.Lock()
+		defer a.mu.Unlock()
 		_, still := a.waits[ref]
 		delete(a.waits, ref)
 		if still && key != "" {
 			a.injects--
 		}
-		a.mu.Unlock()
-		if still {
+		return still
+	}
+	w.timer = time.AfterFunc(AttachAnswerWait, func() {
+		if claim() {
 			done(fmt.Errorf("proxy %s did not answer the %s command within %s", a.hello.Name, m.Type, AttachAnswerWait))
 		}
 	})
@@ -420,14 +424,7 @@ func (a *Attach) command(m Message, key string, done func(error)) {
 	}
 	a.mu.Unlock()
 	if err := a.conn.Send(m); err != nil {
-		a.mu.Lock()
-		_, still := a.waits[ref]
-		delete(a.waits, ref)
-		if still && key != "" {
-			a.injects--
-		}
-		a.mu.Unlock()
-		if still {
+		if claim() {
 			w.timer.Stop()
 			done(fmt.Errorf("write to proxy %s: %w", a.hello.Name, err))
 		}
