@@ -103,15 +103,6 @@ func hasUpper(s string) bool {
 	return false
 }
 
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= utf8.RuneSelf {
-			return false
-		}
-	}
-	return true
-}
-
 // name reports whether the glob (or regex) matches s.
 func (p *pattern) name(s string) bool {
 	switch {

@@ -241,13 +241,6 @@ func (h *hub) drop(v *viewer) {
 	h.mu.Unlock()
 }
 
-// viewerCount is the number of subscribed viewers.
-func (h *hub) viewerCount() int {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.subs
-}
-
 // close says bye to every viewer (reason), lets their queues drain for a
 // moment, and removes the socket.
 func (h *hub) close(reason string) {

@@ -189,9 +189,6 @@ func newStore(src pager) *Store {
 	return s
 }
 
-// NewStore makes an empty store without a journal behind it.
-func NewStore() *Store { return newStore(nil) }
-
 // add stores an item; pos is its line in the journal (off -1: none).
 func (s *Store) add(it *Item, pos linePos) {
 	e := entry{off: pos.off, t: it.Frame.Time.UnixNano(), dir: it.Frame.Dir, kind: it.Frame.Kind, class: it.Class}

@@ -35,8 +35,6 @@ type filterPrompt struct {
 	err    *filter.SyntaxError
 }
 
-func (p *filterPrompt) scope() keys.Scope { return keys.Filter }
-
 // openFilter opens the input line over the focused pane.
 func (m *Model) openFilter() {
 	t, expr := targetRequests, m.find.req.expr

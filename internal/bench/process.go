@@ -12,9 +12,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-
-	"mcpscope/session"
-	"mcpscope/transport"
 )
 
 // Proc is one whole process, measured from outside: its wall time and
@@ -151,24 +148,4 @@ func Measure(self string, n int, keys time.Duration) (Scale, error) {
 		return sc, fmt.Errorf("the TUI model took in %d of %d notifications", sc.TUI.Frames, n)
 	}
 	return sc, nil
-}
-
-// WriteJournal writes a journal of n flood notifications, as a session
-// would (for read-back benchmarks in tests).
-func WriteJournal(path string, n int) error {
-	j, err := session.CreateJournal(path, "bench")
-	if err != nil {
-		return err
-	}
-	var buf []byte
-	t := time.Now()
-	for i := 0; i < n; i++ {
-		buf = FloodLine(buf[:0], i)
-		data := append([]byte(nil), buf[:len(buf)-1]...)
-		if _, _, err := j.Append(uint64(i+1), transport.Frame{Time: t.Add(time.Duration(i) * time.Microsecond), Dir: transport.In,
-			Kind: transport.Message, Data: data, Meta: transport.Meta{PID: 4242}}); err != nil {
-			return err
-		}
-	}
-	return j.Close()
 }
