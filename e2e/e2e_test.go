@@ -9,47 +9,18 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"path/filepath"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"mcpscope/internal/testservers"
 	"mcpscope/session"
 )
 
-var (
-	buildOnce sync.Once
-	binDir    string
-	binPath   string
-	buildErr  error
-	buildOut  []byte
-)
-
-func TestMain(m *testing.M) {
-	code := m.Run()
-	if binDir != "" {
-		os.RemoveAll(binDir)
-	}
-	os.Exit(code)
-}
-
-// binary builds mcpscope once per test run and returns its path.
+// binary is the mcpscope binary, built once per test run.
 func binary(t *testing.T) string {
 	t.Helper()
-	buildOnce.Do(func() {
-		if binDir, buildErr = os.MkdirTemp("", "mcpscope-e2e-"); buildErr != nil {
-			return
-		}
-		binPath = filepath.Join(binDir, "mcpscope")
-		build := exec.Command("go", "build", "-o", binPath, ".")
-		build.Dir = ".."
-		buildOut, buildErr = build.CombinedOutput()
-	})
-	if buildErr != nil {
-		t.Fatalf("build mcpscope: %v\n%s", buildErr, buildOut)
-	}
-	return binPath
+	return testservers.BuildMCPScope(t)
 }
 
 // mcpscope is the command that runs the binary with args, its state (era

@@ -3,49 +3,23 @@ package proxy
 import (
 	"bufio"
 	"context"
-	"fmt"
 	"io"
+	"mcpscope/internal/testservers"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 )
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-// mcpscopeBinary builds the real binary (without -race: the figures are
-// the product's) once per test run.
+// mcpscopeBinary is the real binary (without -race: the figures are the
+// product's), built once per test run.
 func mcpscopeBinary(t testing.TB) string {
 	t.Helper()
-	binOnce.Do(func() {
-		_, self, _, _ := runtime.Caller(0)
-		root := filepath.Dir(filepath.Dir(self))
-		dir, err := os.MkdirTemp("", "mcpscope-proxy-bin")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "mcpscope")
-		cmd := exec.Command("go", "build", "-o", binPath, ".")
-		cmd.Dir = root
-		if out, err := cmd.CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("%v\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		t.Fatalf("build mcpscope: %v", binErr)
-	}
-	return binPath
+	return testservers.BuildMCPScope(t)
 }
 
 // pipeServer is a server process the test talks to as a host would.

@@ -16,7 +16,7 @@ type built struct {
 	err  error
 }
 
-var goserver, hostile, mcpgo built
+var goserver, hostile, mcpgo, mcpscope built
 
 // BuildStdio builds cmd/goserver once per test process and returns the
 // binary's path. Flags: --banner TEXT (printed on stdout before serving),
@@ -41,20 +41,34 @@ func BuildMCPGo(t testing.TB) (binPath string) {
 	return mcpgo.get(t, "mcpgo")
 }
 
+// BuildMCPScope builds the mcpscope binary itself (without -race, as
+// users run it) once per test process: for the tests that run it whole.
+func BuildMCPScope(t testing.TB) (binPath string) {
+	t.Helper()
+	return mcpscope.get(t, "mcpscope")
+}
+
 func (b *built) get(t testing.TB, name string) string {
 	t.Helper()
-	b.once.Do(func() { b.path, b.err = buildCmd(name) })
+	b.once.Do(func() {
+		pkg := "./internal/testservers/cmd/" + name
+		if name == "mcpscope" {
+			pkg = "."
+		}
+		b.path, b.err = build(pkg, name)
+	})
 	if b.err != nil {
-		t.Fatalf("building the %s test server: %v", name, b.err)
+		t.Fatalf("building %s: %v", name, b.err)
 	}
 	return b.path
 }
 
-// buildCmd builds cmd/NAME into a fixed place under the temp dir, through a
-// temporary name and a rename, so concurrent test processes (go test runs
-// packages in parallel) never see a half-written binary and runs do not pile
-// up binaries; go's build cache makes the rebuild cheap.
-func buildCmd(name string) (string, error) {
+// build builds the package pkg (relative to the module's root) as NAME into
+// a fixed place under the temp dir, through a temporary name and a rename,
+// so concurrent test processes (go test runs packages in parallel) never
+// see a half-written binary and runs do not pile up binaries; go's build
+// cache makes the rebuild cheap.
+func build(pkg, name string) (string, error) {
 	_, self, _, ok := runtime.Caller(0)
 	if !ok {
 		return "", fmt.Errorf("cannot locate the testservers source")
@@ -76,8 +90,8 @@ func buildCmd(name string) (string, error) {
 	}
 	tmp.Close()
 	defer os.Remove(tmp.Name()) // only still there if something failed
-	cmd := exec.Command(goBin, "build", "-o", tmp.Name(), "./cmd/"+name)
-	cmd.Dir = filepath.Dir(self)
+	cmd := exec.Command(goBin, "build", "-o", tmp.Name(), pkg)
+	cmd.Dir = filepath.Join(filepath.Dir(self), "..", "..") // the module's root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build: %v\n%s", err, out)
 	}
