@@ -47,11 +47,7 @@ var statusLine = regexp.MustCompile(`^(/.*: \d+ matches · )?line \d+ of \d+`)
 // last line in the response and raw tabs, wrapped and not.
 func TestE2EDetailReadsA20MiBResult(t *testing.T) {
 	tm := startDetailTUI(t, 120, 40, true)
-	tm.keys("C")
-	tm.waitFor("Catalog", "Large result")
-	tm.selectRow("Large result")
-	tm.keys("Enter")
-	tm.waitFor("Call tool big")
+	tm.openTool("Large result", "big")
 	tm.fillField("megabytes", "20")
 	tm.keys("Enter")
 	// It lands on the response, which fills in once read and laid out.
@@ -77,11 +73,7 @@ func TestE2EDetailReadsA20MiBResult(t *testing.T) {
 // when it comes, with no key pressed: not the request and its _meta.
 func TestE2ELandsOnTheResponse(t *testing.T) {
 	tm := startDetailTUI(t, 120, 40, false)
-	tm.keys("C")
-	tm.waitFor("Catalog", "Slow task with progress")
-	tm.selectRow("Slow task with progress")
-	tm.keys("Enter")
-	tm.waitFor("Call tool slow")
+	tm.openTool("Slow task with progress", "slow")
 	tm.keys("C-u")
 	tm.text("1")
 	tm.keys("Tab", "C-u")

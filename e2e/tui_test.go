@@ -85,11 +85,7 @@ func TestE2ETmux(t *testing.T) {
 	tm := startTUI(t, 120, 40)
 
 	// Start a slow call from the catalog's form.
-	tm.keys("C")
-	tm.waitFor("Catalog", "Slow task with progress")
-	tm.selectRow("Slow task with progress")
-	tm.keys("Enter")
-	tm.waitFor("Call tool slow")
+	tm.openTool("Slow task with progress", "slow")
 	tm.keys("C-u")
 	tm.text("30")
 	tm.keys("Tab", "C-u")
@@ -114,11 +110,7 @@ func TestE2ETmux(t *testing.T) {
 	tm.waitRe(`cancelled call`)
 
 	// Answer an elicitation form.
-	tm.keys("C")
-	tm.waitFor("Catalog")
-	tm.selectRow("Ask the user (elicitation)")
-	tm.keys("Enter")
-	tm.waitFor("Call tool ask")
+	tm.openTool("Ask the user (elicitation)", "ask")
 	tm.keys("Enter")
 	tm.waitFor("The server asks (elicitation) (MRTR round 1 of call", "Your name*")
 	tm.fillField("Your name", "Ada")
@@ -241,6 +233,16 @@ func selectedLine(s string) string {
 	return ""
 }
 
+// openTool opens the form of the catalog's tool titled title (named name).
+func (tm *tmux) openTool(title, name string) {
+	tm.t.Helper()
+	tm.keys("C")
+	tm.waitFor("Catalog", title)
+	tm.selectRow(title)
+	tm.keys("Enter")
+	tm.waitFor("Call tool " + name)
+}
+
 // selectRow moves the catalog's selection to the first row holding text.
 func (tm *tmux) selectRow(text string) { tm.t.Helper(); tm.selectIn("Catalog", text) }
 
@@ -295,11 +297,7 @@ func (tm *tmux) fillField(label, value string) {
 // server as edited.
 func TestE2EEditInPlace(t *testing.T) {
 	tm := startTUI(t, 120, 40)
-	tm.keys("C")
-	tm.waitFor("Catalog")
-	tm.selectRow("Echo")
-	tm.keys("Enter")
-	tm.waitFor("Call tool echo")
+	tm.openTool("Echo", "echo")
 	tm.fillField("message", "hello world")
 	tm.keys("Left", "Left", "Left", "Left", "Left")
 	tm.text("big ")

@@ -17,11 +17,7 @@ func TestE2EWaterfall(t *testing.T) {
 	tm := startTUI(t, 120, 40)
 
 	// A multi-round call: the server asks, the person answers, round 2.
-	tm.keys("C")
-	tm.waitFor("Catalog")
-	tm.selectRow("Ask the user (elicitation)")
-	tm.keys("Enter")
-	tm.waitFor("Call tool ask")
+	tm.openTool("Ask the user (elicitation)", "ask")
 	tm.keys("Enter")
 	tm.waitFor("The server asks (elicitation) (MRTR round 1 of call", "Your name*")
 	tm.fillField("Your name", "Ada")
@@ -31,11 +27,7 @@ func TestE2EWaterfall(t *testing.T) {
 	tm.waitRe(`↳ round 2 of #\d+\s+ok`)
 
 	// A call with progress, still running when the waterfall opens.
-	tm.keys("C")
-	tm.waitFor("Catalog")
-	tm.selectRow("Slow task with progress")
-	tm.keys("Enter")
-	tm.waitFor("Call tool slow")
+	tm.openTool("Slow task with progress", "slow")
 	tm.keys("C-u")
 	tm.text("3") // seconds: long enough to be running when the waterfall opens
 	tm.keys("Tab", "C-u")
