@@ -267,7 +267,7 @@ func journaledPast(path, stream, lastID string, token json.RawMessage, p Progres
 	past := lastID == "" // events after the record's last id count
 	id, moved := lastID, false
 	_, _ = ReadJournal(f, func(_ uint64, fr transport.Frame) error {
-		if logicalStream(fr.Meta) != stream || fr.Meta.EventID == "" {
+		if fr.Meta.LogicalStream() != stream || fr.Meta.EventID == "" {
 			return nil
 		}
 		if !past {

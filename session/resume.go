@@ -37,15 +37,6 @@ type streamState struct {
 	resuming bool // a resume was sent and has no answer yet (Info.Reconnecting)
 }
 
-// logicalStream names the stream a frame continues: a resume GET carries the
-// key of the stream it resumes.
-func logicalStream(m transport.Meta) string {
-	if m.Resumes != "" {
-		return m.Resumes
-	}
-	return m.Stream
-}
-
 func (s *Session) streamLocked(key string) *streamState {
 	st := s.streams[key]
 	if st == nil {
@@ -58,7 +49,7 @@ func (s *Session) streamLocked(key string) *streamState {
 // trackEventLocked records an SSE id and retry; it reports a duplicate id.
 // Only a message (not a priming event) shows the stream is alive again.
 func (s *Session) trackEventLocked(m transport.Meta, message bool) (dup bool) {
-	key := logicalStream(m)
+	key := m.LogicalStream()
 	if key == "" || (m.EventID == "" && m.Retry == 0) {
 		return false
 	}
@@ -92,7 +83,7 @@ func (s *Session) onStreamEndLocked(m transport.Meta, after []func()) []func() {
 	if m.Detail == "closed by client" || s.info.Closed {
 		return after
 	}
-	key := logicalStream(m)
+	key := m.LogicalStream()
 	callKey, isPost := strings.CutPrefix(key, "post:")
 	var c *Call
 	if isPost {

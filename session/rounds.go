@@ -75,7 +75,7 @@ func isRetryParams(params json.RawMessage) bool {
 // stream with SSE event ids may have been resumed (the answer comes on);
 // otherwise the call ended there, as it did for that client.
 func (s *Session) offlineStreamEndLocked(m transport.Meta, at time.Time, after []func()) []func() {
-	callKey, isPost := strings.CutPrefix(logicalStream(m), "post:")
+	callKey, isPost := m.PostCall()
 	if !isPost || m.Detail == "closed by client" {
 		return after
 	}
@@ -87,7 +87,7 @@ func (s *Session) offlineStreamEndLocked(m transport.Meta, at time.Time, after [
 	if m.Event == transport.EvStreamDropped {
 		why = "the response stream broke before an answer arrived"
 	}
-	switch st := s.streams[logicalStream(m)]; {
+	switch st := s.streams[m.LogicalStream()]; {
 	case s.info.Era == EraModern:
 		if len(s.reissueWait) >= linkBack {
 			s.reissueWait = s.reissueWait[1:]

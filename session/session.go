@@ -924,7 +924,7 @@ func (s *Session) onNotification(it *Item, e *Envelope, after []func()) []func()
 		}
 	}
 	// On HTTP, what arrives on a request's own POST stream belongs to it.
-	if key, ok := strings.CutPrefix(logicalStream(it.Frame.Meta), "post:"); ok && s.calls[key] != nil && it.CallKey == "" {
+	if key, ok := it.Frame.Meta.PostCall(); ok && s.calls[key] != nil && it.CallKey == "" {
 		it.CallKey = key
 	}
 	switch m := e.Method; {

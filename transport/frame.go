@@ -135,6 +135,19 @@ type Meta struct {
 	Via string `json:"via,omitempty"`
 }
 
+// LogicalStream names the stream a frame continues: a resume GET carries
+// the key of the stream it resumes.
+func (m *Meta) LogicalStream() string {
+	if m.Resumes != "" {
+		return m.Resumes
+	}
+	return m.Stream
+}
+
+// PostCall is the key of the request whose own response stream (or a
+// resume of it) the frame came on: "7" for "post:7".
+func (m *Meta) PostCall() (string, bool) { return strings.CutPrefix(m.LogicalStream(), "post:") }
+
 // Via names (Meta.Via), set by mcpscope proxy.
 const (
 	ViaHost     = "host"     // the host's own message, or the server's to the host

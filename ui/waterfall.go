@@ -711,10 +711,7 @@ func (mk *callMarks) addProgress(at time.Time) {
 // answer to one.
 func (mk *callMarks) note(it *session.Item, key string) {
 	mt := it.Frame.Meta
-	stream := mt.Stream
-	if mt.Resumes != "" {
-		stream = mt.Resumes
-	}
+	stream := mt.LogicalStream()
 	switch {
 	case it.Frame.Kind == transport.Event:
 		if mt.Event == transport.EvStreamResumed && stream == "post:"+key && len(mk.resumes) < maxSpanMarks {

@@ -25,7 +25,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	"mcpscope/artifact/scan"
@@ -131,7 +130,7 @@ func Load(path string) (*Recording, error) {
 		e := fr.Env
 		switch {
 		case fr.Kind == transport.Event:
-			if key, ok := postKey(fr.Meta); ok && byKey[key] != nil {
+			if key, ok := fr.Meta.PostCall(); ok && byKey[key] != nil {
 				ex := byKey[key]
 				switch {
 				case fr.Meta.Event == transport.EvStreamOpened:
@@ -176,7 +175,7 @@ func Load(path string) (*Recording, error) {
 			}
 		case fr.Dir == transport.In:
 			final := e.Method == "" && (e.Result != nil || e.Error != nil)
-			if key, ok := postKey(fr.Meta); ok && byKey[key] != nil && !byKey[key].answered {
+			if key, ok := fr.Meta.PostCall(); ok && byKey[key] != nil && !byKey[key].answered {
 				addStep(byKey[key], fr, final)
 				return nil
 			}
@@ -248,15 +247,6 @@ func newExchange(fr *scan.Frame) *Exchange {
 	}
 	ex.token = json.Unmarshal(e.Params, &p) == nil && len(p.Meta.Token) > 0
 	return ex
-}
-
-// postKey is the request key of a frame's own HTTP stream.
-func postKey(m transport.Meta) (string, bool) {
-	s := m.Stream
-	if m.Resumes != "" {
-		s = m.Resumes
-	}
-	return strings.CutPrefix(s, "post:")
 }
 
 // canonicalParams are params as matching sees them: _meta removed, keys

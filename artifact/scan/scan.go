@@ -19,7 +19,6 @@ import (
 	"io"
 	"os"
 	"sort"
-	"strings"
 	"time"
 
 	"mcpscope/session"
@@ -248,16 +247,6 @@ func (c *correlator) step(seq uint64, f transport.Frame) *Frame {
 	return fr
 }
 
-// postStream is the call key of a request's own HTTP stream ("post:7", or
-// a resume of it), as the session reads it.
-func postStream(m transport.Meta) (string, bool) {
-	s := m.Stream
-	if m.Resumes != "" {
-		s = m.Resumes
-	}
-	return strings.CutPrefix(s, "post:")
-}
-
 // message correlates one message of fr.
 func (c *correlator) message(fr *Frame, e *session.Envelope) *call {
 	at := fr.Time
@@ -314,7 +303,7 @@ func (c *correlator) message(fr *Frame, e *session.Envelope) *call {
 			}
 		}
 		// On HTTP, what arrives on a request's own stream belongs to it.
-		if key, ok := postStream(fr.Meta); ok {
+		if key, ok := fr.Meta.PostCall(); ok {
 			return c.calls[key]
 		}
 	}
