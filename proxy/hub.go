@@ -330,6 +330,14 @@ func (v *viewer) pushFrame(seq uint64, rec []byte) {
 func (v *viewer) pushMissedRange(from, to uint64) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
+	v.missedRangeLocked(from, to)
+}
+
+func (v *viewer) missedLocked(seq uint64) { v.missedRangeLocked(seq, seq) }
+
+// missedRangeLocked queues frames from..to as missed, joined to a missed
+// range just before them.
+func (v *viewer) missedRangeLocked(from, to uint64) {
 	if v.closed || v.finishing {
 		return
 	}
@@ -338,18 +346,6 @@ func (v *viewer) pushMissedRange(from, to uint64) {
 		return
 	}
 	v.q = append(v.q, qent{missed: true, from: from, to: to})
-	v.signal()
-}
-
-func (v *viewer) missedLocked(seq uint64) {
-	if v.closed || v.finishing {
-		return
-	}
-	if n := len(v.q); n > 0 && v.q[n-1].missed && v.q[n-1].to+1 == seq {
-		v.q[n-1].to = seq
-		return
-	}
-	v.q = append(v.q, qent{missed: true, from: seq, to: seq})
 	v.signal()
 }
 
