@@ -142,26 +142,10 @@ func metaEmpty(m *transport.Meta) bool {
 // Frame turns a record back into the frame it was written from.
 func (r *Record) Frame() (transport.Frame, error) {
 	f := transport.Frame{Time: r.Time}
-	switch r.Dir {
-	case "out":
-		f.Dir = transport.Out
-	case "in":
-		f.Dir = transport.In
-	case "local":
-		f.Dir = transport.Local
-	default:
+	if f.Dir = dirOf(r.Dir); f.Dir == 0 {
 		return f, fmt.Errorf("record %d: unknown direction %q", r.Seq, r.Dir)
 	}
-	switch r.Kind {
-	case "message":
-		f.Kind = transport.Message
-	case "garbage":
-		f.Kind = transport.Garbage
-	case "stderr":
-		f.Kind = transport.Stderr
-	case "event":
-		f.Kind = transport.Event
-	default:
+	if f.Kind = kindOf(r.Kind); f.Kind == 0 {
 		return f, fmt.Errorf("record %d: unknown kind %q", r.Seq, r.Kind)
 	}
 	switch {
