@@ -3,6 +3,7 @@ package proxy
 import (
 	"bytes"
 	"encoding/json"
+	"mcpscope/internal/jsonscan"
 	"strconv"
 )
 
@@ -94,7 +95,7 @@ func members(b []byte, fn func(k, v []byte) bool) bool {
 		if b[i] != '"' {
 			return false
 		}
-		ke := skipString(b, i)
+		ke := jsonscan.SkipString(b, i)
 		if ke < 0 {
 			return false
 		}
@@ -134,29 +135,6 @@ func skipSpace(b []byte, i int) int {
 	return i
 }
 
-// skipString returns the index after the string starting at b[i] == '"'.
-func skipString(b []byte, i int) int {
-	j := i + 1
-	k := bytes.IndexByte(b[j:], '"')
-	if k < 0 {
-		return -1
-	}
-	if bytes.IndexByte(b[j:j+k], '\\') < 0 {
-		return j + k + 1 // no escapes: the common case, two vector scans
-	}
-	for j < len(b) {
-		switch b[j] {
-		case '"':
-			return j + 1
-		case '\\':
-			j += 2 // an escape: skip the escaped byte
-		default:
-			j++
-		}
-	}
-	return -1
-}
-
 // skipValue returns the index after the value starting at b[i].
 func skipValue(b []byte, i int) int {
 	if i >= len(b) {
@@ -164,13 +142,13 @@ func skipValue(b []byte, i int) int {
 	}
 	switch b[i] {
 	case '"':
-		return skipString(b, i)
+		return jsonscan.SkipString(b, i)
 	case '{', '[':
 		depth := 0
 		for j := i; j < len(b); j++ {
 			switch b[j] {
 			case '"':
-				e := skipString(b, j)
+				e := jsonscan.SkipString(b, j)
 				if e < 0 {
 					return -1
 				}

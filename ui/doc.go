@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"mcpscope/internal/jsonscan"
 	"mcpscope/internal/termsafe"
 )
 
@@ -256,7 +257,9 @@ func indexJSON(b []byte) []uint64 {
 		}
 		switch c {
 		case '"':
-			i = skipString(b, i)
+			if i = jsonscan.SkipString(b, i); i < 0 {
+				i = n // not JSON after all: the string runs to the end
+			}
 		case '{', '[':
 			j := i + 1
 			for j < n && (b[j] == ' ' || b[j] == '\t' || b[j] == '\n' || b[j] == '\r') {
@@ -291,26 +294,6 @@ func isDelim(c byte) bool {
 		return true
 	}
 	return false
-}
-
-// skipString returns the offset after the string starting at b[i] ('"').
-func skipString(b []byte, i int) int {
-	i++
-	for {
-		j := bytes.IndexByte(b[i:], '"')
-		if j < 0 {
-			return len(b)
-		}
-		q := i + j
-		bs := 0
-		for k := q - 1; k >= i && b[k] == '\\'; k-- {
-			bs++
-		}
-		i = q + 1
-		if bs%2 == 0 {
-			return i
-		}
-	}
 }
 
 // iterState is where a line's drawing is: enough to resume from a
