@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"time"
 
+	"mcpscope/internal/jsonscan"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -240,7 +241,7 @@ value:
 		var e int
 		switch c := line[i]; {
 		case c == '-' || c >= '0' && c <= '9':
-			e = validNumber(line, i)
+			e = jsonscan.SkipNumber(line, i)
 		case c == 't':
 			e = validLiteral(line, i, "true")
 		case c == 'f':

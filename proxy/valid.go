@@ -1,5 +1,7 @@
 package proxy
 
+import "mcpscope/internal/jsonscan"
+
 // validJSON reports whether b is one JSON value, surrounding whitespace
 // allowed: exactly what encoding/json.Valid accepts (strings may hold any
 // byte from 0x20 up, invalid UTF-8 included; nesting deeper than 10000 is
@@ -46,7 +48,7 @@ value:
 			return false
 		}
 	case c == '-' || c >= '0' && c <= '9':
-		if i = validNumber(b, i); i < 0 {
+		if i = jsonscan.SkipNumber(b, i); i < 0 {
 			return false
 		}
 	case c == 't':
@@ -152,49 +154,6 @@ func validString(b []byte, i int) int {
 		}
 	}
 	return -1
-}
-
-// validNumber returns the index after the number starting at b[i], or -1.
-func validNumber(b []byte, i int) int {
-	if b[i] == '-' {
-		i++
-	}
-	switch {
-	case i >= len(b):
-		return -1
-	case b[i] == '0':
-		i++
-	case b[i] >= '1' && b[i] <= '9':
-		i = digits(b, i+1)
-	default:
-		return -1
-	}
-	if i < len(b) && b[i] == '.' {
-		j := digits(b, i+1)
-		if j == i+1 {
-			return -1
-		}
-		i = j
-	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		j := digits(b, i)
-		if j == i {
-			return -1
-		}
-		i = j
-	}
-	return i
-}
-
-func digits(b []byte, i int) int {
-	for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-		i++
-	}
-	return i
 }
 
 func validLiteral(b []byte, i int, lit string) int {

@@ -3,6 +3,7 @@ package session
 import (
 	"bytes"
 	"encoding/json"
+	"mcpscope/internal/jsonscan"
 	"strconv"
 	"unicode/utf8"
 )
@@ -459,42 +460,14 @@ func (sc *scanner) str() (plain, ok bool) {
 }
 
 func (sc *scanner) number() bool {
-	b, i := sc.b, sc.i
-	if i < len(b) && b[i] == '-' {
-		i++
-	}
-	switch {
-	case i < len(b) && b[i] == '0':
-		i++
-	case i < len(b) && b[i] >= '1' && b[i] <= '9':
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-	default:
+	if sc.i >= len(sc.b) {
 		return false
 	}
-	if i < len(b) && b[i] == '.' {
-		i++
-		if i >= len(b) || b[i] < '0' || b[i] > '9' {
-			return false
-		}
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
+	e := jsonscan.SkipNumber(sc.b, sc.i)
+	if e < 0 {
+		return false
 	}
-	if i < len(b) && (b[i] == 'e' || b[i] == 'E') {
-		i++
-		if i < len(b) && (b[i] == '+' || b[i] == '-') {
-			i++
-		}
-		if i >= len(b) || b[i] < '0' || b[i] > '9' {
-			return false
-		}
-		for i < len(b) && b[i] >= '0' && b[i] <= '9' {
-			i++
-		}
-	}
-	sc.i = i
+	sc.i = e
 	return true
 }
 

@@ -22,3 +22,16 @@ func TestSkipString(t *testing.T) {
 		}
 	}
 }
+
+func TestSkipNumber(t *testing.T) {
+	for _, c := range []struct {
+		in   string
+		want int
+	}{
+		{`0,`, 1}, {`-12.5e+3]`, 8}, {`10E2`, 4}, {`-`, -1}, {`01`, 1}, {`1.`, -1}, {`1e`, -1}, {`.5`, -1}, {`-x`, -1},
+	} {
+		if got := SkipNumber([]byte(c.in), 0); got != c.want {
+			t.Errorf("SkipNumber(%q) = %d, want %d", c.in, got, c.want)
+		}
+	}
+}
