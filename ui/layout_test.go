@@ -9,6 +9,9 @@ import (
 	"testing"
 
 	"mcpscope/session"
+	"mcpscope/transport"
+
+	"github.com/charmbracelet/x/ansi"
 )
 
 // layoutSizes are the terminals the layout must hold at.
@@ -193,5 +196,39 @@ func TestElicitationMultiSelect(t *testing.T) {
 	a := <-got
 	if a.err != nil || !strings.Contains(string(a.result), `"content":{"colours":["#f00","#00f"],"tags":["someday"]}`) {
 		t.Fatalf("answer %s %v", a.result, a.err)
+	}
+}
+
+// TestRequestColumnsFitTheirContent: a method longer than the column's
+// usual width (resources/templates/list) is shown whole from 80 columns,
+// with the other rows aligned to it; at 60 it gives way, durations whole.
+func TestRequestColumnsFitTheirContent(t *testing.T) {
+	frames := append(fixtureFrames(),
+		msg(4.2, transport.Out, `{"jsonrpc":"2.0","id":6,"method":"resources/templates/list","params":{}}`),
+		msg(4.3, transport.In, `{"jsonrpc":"2.0","id":6,"result":{"resourceTemplates":[]}}`))
+	for _, sz := range layoutSizes {
+		w, h := sz[0], sz[1]
+		m := newTestModel(t, loadFrames(t, frames), w, h)
+		sc := screen(m)
+		checkLayout(t, fmt.Sprintf("requests at %dx%d", w, h), sc, w, h)
+		var list, echo string
+		for _, l := range strings.Split(sc, "\n") {
+			if strings.Contains(l, " 6 ") && strings.Contains(l, "resources/") {
+				list = l
+			}
+			if strings.Contains(l, "tools/call") && strings.Contains(l, "echo") {
+				echo = l
+			}
+		}
+		if w < 80 {
+			continue
+		}
+		if !strings.Contains(list, "resources/templates/list ") {
+			t.Fatalf("at %dx%d the method is cut: %q", w, h, list)
+		}
+		col := func(l string) int { return ansi.StringWidth(l[:strings.Index(l, " ok ")]) } // cells, not bytes: ▸ is three
+		if !strings.Contains(list, " ok ") || !strings.Contains(echo, " ok ") || col(list) != col(echo) {
+			t.Fatalf("at %dx%d the status columns do not line up:\n%s\n%s", w, h, list, echo)
+		}
 	}
 }

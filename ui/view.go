@@ -390,8 +390,14 @@ func (m *Model) requestsPane(w, h int) []string {
 	}
 	out := []string{m.paneTitle(title, m.focus == paneRequests, w)}
 	now := m.opts.Now()
-	for i := m.req.top; i < n && len(out) < h; i++ {
-		row := m.requestRow(m.reqCall(i), w, i == m.req.sel, now)
+	var shown []session.CallSnapshot
+	for i := m.req.top; i < n && len(out)+len(shown) < h; i++ {
+		shown = append(shown, m.reqCall(i).Snapshot())
+	}
+	cols := m.reqColumns(shown, w)
+	for k, sn := range shown {
+		i := m.req.top + k
+		row := m.requestRow(sn, cols, w, i == m.req.sel, now)
 		if m.find.req.f != nil && m.find.req.hl {
 			row = m.markRow(row, m.callHit(i), i == m.req.sel)
 		}
@@ -446,21 +452,72 @@ func (m *Model) statusStyle(st string) lipgloss.Style {
 	return m.th.Pending
 }
 
-func (m *Model) requestRow(c *session.Call, w int, sel bool, now time.Time) string {
-	sn := c.Snapshot()
+// reqCols are the widths of the requests pane's columns for the rows
+// shown: the start time (with the host's mark when attached), method and
+// name.
+type reqCols struct {
+	started bool // the start time is shown
+	mw, nw  int
+}
+
+// reqColumns sizes the method and name columns: their usual widths, wider
+// where a row shown needs it (resources/templates/list), within what the
+// width leaves after the fixed columns and, where there is room, a
+// progress bar.
+func (m *Model) reqColumns(shown []session.CallSnapshot, w int) reqCols {
+	c := reqCols{started: w >= 50, mw: 16, nw: 16} // the time gives way before the duration does
+	if w < 100 {
+		c.mw, c.nw = 14, 12 // leave the progress bar room at 80 columns
+	}
+	for _, sn := range shown {
+		c.mw = max(c.mw, ansi.StringWidth(sn.Method))
+		c.nw = max(c.nw, ansi.StringWidth(m.reqName(sn, w)))
+	}
+	fixed := 1 + 6 + 2 + 9 + 8 // mark, key, spaces, status, duration
+	if c.started {
+		fixed += 9
+	}
+	if m.s.Follows() {
+		fixed += 2
+	}
+	budget := w - fixed
+	if budget-progressRoom >= 26 {
+		budget -= progressRoom // keep a progress bar's room
+	}
+	budget = max(7, budget)
+	if c.mw+c.nw > budget {
+		// The method comes first (a handful of names, each telling): the
+		// name keeps 7 cells, enough to know it again; the detail has it
+		// whole.
+		c.mw = max(4, min(c.mw, budget-min(c.nw, 7)))
+		c.nw = max(3, budget-c.mw)
+	}
+	return c
+}
+
+// progressRoom is what the requests pane keeps for a progress bar.
+const progressRoom = 14
+
+// reqName is a call's name column: its tool, resource or prompt name, or
+// for an MRTR retry the round it is.
+func (m *Model) reqName(sn session.CallSnapshot, w int) string {
+	if sn.Round > 0 {
+		return m.roundLabel(sn, w >= 100)
+	}
+	return termsafe.Line(sn.Name)
+}
+
+func (m *Model) requestRow(sn session.CallSnapshot, cols reqCols, w int, sel bool, now time.Time) string {
 	st := m.status(sn)
 	mark := " "
 	if sel {
 		mark = "▸"
 	}
-	name := termsafe.Line(sn.Name)
-	mw, nw := 16, 16
-	if w < 100 {
-		mw, nw = 14, 12 // leave the progress bar room at 80 columns
-	}
-	started := sn.Started.In(m.opts.Location).Format("15:04:05") + " "
-	if w < 50 {
-		started = "" // the time gives way before the duration does
+	name := m.reqName(sn, w)
+	mw, nw := cols.mw, cols.nw
+	started := ""
+	if cols.started {
+		started = sn.Started.In(m.opts.Location).Format("15:04:05") + " "
 	}
 	// Attached to a proxy: whose call it is (H: the host's; blank: yours).
 	if m.s.Follows() {
@@ -469,15 +526,6 @@ func (m *Model) requestRow(c *session.Call, w int, sel bool, now time.Time) stri
 		} else {
 			started += "  "
 		}
-	}
-	// Narrow: method and name give way, so the status and duration fit.
-	if fixed := 1 + len(started) + 6 + 2 + 9 + 8; fixed+mw+nw > w {
-		avail := max(7, w-fixed)
-		mw = max(4, avail*14/26)
-		nw = max(3, avail-mw)
-	}
-	if sn.Round > 0 {
-		name = m.roundLabel(sn, w >= 100)
 	}
 	left := fmt.Sprintf("%s%s%-5s %-*s %-*s ", mark, started,
 		shorten(sn.Key, 5), mw, shorten(sn.Method, mw), nw, shorten(name, nw))
