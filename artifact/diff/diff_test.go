@@ -22,11 +22,7 @@ import (
 	"mcpscope/session"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	recordtest.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { recordtest.Main(m) }
 
 func snap(t *testing.T, tools ...string) *diff.Snapshot {
 	t.Helper()

@@ -29,11 +29,7 @@ import (
 	"mcpscope/transport"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	recordtest.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { recordtest.Main(m) }
 
 // secret is in the URL and the bearer of the HTTP recordings: no export
 // may carry it.

@@ -25,11 +25,7 @@ import (
 	"mcpscope/transport"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	recordtest.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { recordtest.Main(m) }
 
 func ctx(t *testing.T) context.Context {
 	c, cancel := context.WithTimeout(context.Background(), 60*time.Second)

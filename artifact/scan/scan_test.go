@@ -18,11 +18,7 @@ import (
 	"mcpscope/transport"
 )
 
-func TestMain(m *testing.M) {
-	code := m.Run()
-	recordtest.Cleanup()
-	os.Exit(code)
-}
+func TestMain(m *testing.M) { recordtest.Main(m) }
 
 // recordings are real sessions with the Go SDK test server, over stdio and
 // Streamable HTTP, recorded once per test binary.
