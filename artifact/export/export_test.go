@@ -467,3 +467,64 @@ func TestHARResume(t *testing.T) {
 		t.Fatalf("POST\n%s\nGET (Last-Event-ID %q)\n%s", post, lastID, get)
 	}
 }
+
+// TestOTLPLateProgress: over HTTP a call's last progress can come on the
+// listen stream after its response on the POST. It is still an event of
+// the call's span (marked late) when it comes within lateWindow; one that
+// comes later than that is not.
+func TestOTLPLateProgress(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(`{"format":"mcpscope-journal/1","started":"2026-01-01T00:00:00Z","target":"http: http://127.0.0.1:1/mcp","pid":1}` + "\n")
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	seq := uint64(0)
+	add := func(after time.Duration, dir transport.Dir, stream, data string) {
+		seq++
+		at = at.Add(after)
+		m := transport.Meta{HTTPMethod: "POST", URL: "http://127.0.0.1:1/mcp", Stream: stream}
+		if stream == "get:1" {
+			m.HTTPMethod = "GET"
+		}
+		b.Write(session.AppendRecord(nil, seq, transport.Frame{Time: at, Dir: dir, Kind: transport.Message, Meta: m, Data: []byte(data)}))
+	}
+	progress := func(token, n int) string {
+		return fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%d,"progress":%d,"total":2}}`, token, n)
+	}
+	for id := 1; id <= 2; id++ {
+		add(time.Millisecond, transport.Out, fmt.Sprintf("post:%d", id),
+			fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"slow%d","_meta":{"progressToken":%d}}}`, id, id, id))
+		add(time.Millisecond, transport.In, "get:1", progress(id, 1))
+		add(time.Millisecond, transport.In, fmt.Sprintf("post:%d", id), fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"content":[]}}`, id))
+	}
+	add(3*time.Millisecond, transport.In, "get:1", progress(1, 2)) // slow1's last step, late
+	add(3*time.Second, transport.In, "get:1", progress(2, 2))      // slow2's, far too late
+	add(time.Millisecond, transport.Out, "post:3", `{"jsonrpc":"2.0","id":3,"method":"ping"}`)
+	path := filepath.Join(t.TempDir(), "late.jsonl")
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	req := decodeOTLP(t, exportOf(t, path, "otlp", ""))
+	by := map[string][]*tracepb.Span{}
+	for _, sp := range req.ResourceSpans[0].ScopeSpans[0].Spans {
+		by[sp.Name] = append(by[sp.Name], sp)
+	}
+	steps := func(sp *tracepb.Span) (n, late int) {
+		for _, e := range sp.Events {
+			if e.Name != "notifications/progress" {
+				continue
+			}
+			n++
+			for _, a := range e.Attributes {
+				if a.Key == "mcpscope.late" {
+					late++
+				}
+			}
+		}
+		return n, late
+	}
+	if n, late := steps(one(t, by, "tools/call slow1")); n != 2 || late != 1 {
+		t.Errorf("slow1: %d progress events (%d late), want 2 (1 late)", n, late)
+	}
+	if n, late := steps(one(t, by, "tools/call slow2")); n != 1 || late != 0 {
+		t.Errorf("slow2: %d progress events (%d late), want 1: a step 3 s after the response is not the span's", n, late)
+	}
+}

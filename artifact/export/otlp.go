@@ -71,6 +71,14 @@ const (
 	// maxSpanEvents bounds the events one span keeps (a call that streams a
 	// million progress notifications); the rest are counted as dropped.
 	maxSpanEvents = 1000
+	// lateWindow is how long (journal time) an ended span waits for its
+	// call's late frames before it is written: over HTTP a progress
+	// notification on the listen stream can arrive after the response on
+	// the POST, which the server sent after it.
+	lateWindow = time.Second
+	// maxClosing bounds the ended spans waiting; past it the oldest is
+	// written at once.
+	maxClosing = 1024
 )
 
 func str(k, v string) otlpKV { return otlpKV{Key: k, Value: otlpValue{StringValue: &v}} }
@@ -91,7 +99,8 @@ type span struct {
 	method  string
 	name    string
 	matched bool
-	retry   bool // carries inputResponses or requestState: an MRTR round after the first
+	retry   bool      // carries inputResponses or requestState: an MRTR round after the first
+	ended   time.Time // when the call ended; the span waits lateWindow to be written
 }
 
 // OTLP writes one trace for the journal, a CLIENT span per client request
@@ -102,7 +111,8 @@ type span struct {
 // other notifications on its stream, server requests made on its behalf
 // (sampling, elicitation), its cancellation, a late answer. An MRTR round
 // that continues an input_required one links to it. Spans are written as
-// calls end. With a filter, the calls holding a frame it matches.
+// calls end (after lateWindow, so that a call's late frames are its
+// events too). With a filter, the calls holding a frame it matches.
 func OTLP(w io.Writer, path string, o Options) error {
 	h, err := scan.Header(path)
 	if err != nil {
@@ -125,6 +135,9 @@ func OTLP(w io.Writer, path string, o Options) error {
 		ox.info.Observe(fr)
 		return ox.frame(fr)
 	})
+	if ferr := ox.flushClosing(time.Time{}, true); ferr != nil && err == nil {
+		err = ferr
+	}
 	var rest []int
 	for i := range ox.open {
 		rest = append(rest, i)
@@ -150,7 +163,8 @@ type otlpWriter struct {
 	m       *matcher
 	trace   string
 	info    scan.Info
-	open    map[int]*span     // by call index
+	open    map[int]*span     // by call index, ended ones included until written
+	closing []*span           // ended, waiting for late frames, oldest first
 	byKey   map[string]int    // call key → index, for server requests on a call's stream
 	rounds  map[string]string // method+name → span id of the last input_required round
 	written int
@@ -164,7 +178,27 @@ func (ox *otlpWriter) spanID(i int) string {
 	return hex.EncodeToString(sum[:8])
 }
 
+// flushClosing writes the ended spans whose window closed before now (all
+// of them with all).
+func (ox *otlpWriter) flushClosing(now time.Time, all bool) error {
+	n := 0
+	for _, sp := range ox.closing {
+		if !all && !sp.ended.Add(lateWindow).Before(now) {
+			break
+		}
+		n++
+		if err := ox.write(sp, sp.ended); err != nil {
+			return err
+		}
+	}
+	ox.closing = ox.closing[n:]
+	return nil
+}
+
 func (ox *otlpWriter) frame(fr *scan.Frame) error {
+	if err := ox.flushClosing(fr.Time, false); err != nil {
+		return err
+	}
 	if fr.Call == nil {
 		if fr.Meta.Event == transport.EvClosed || fr.Meta.Event == transport.EvExited {
 			return ox.lost(fr)
@@ -198,6 +232,17 @@ func (ox *otlpWriter) frame(fr *scan.Frame) error {
 		sp.matched = true
 	}
 	e := fr.Env
+	if !sp.ended.IsZero() {
+		// A frame of the call after it ended: an event of its span, marked.
+		if e != nil && (e.Method != "" || e.Result != nil || e.Error != nil) {
+			name := e.Method
+			if name == "" {
+				name = "late response"
+			}
+			ox.event(sp, fr.Time, name, integer("mcpscope.seq", int64(fr.Seq)), str("mcpscope.late", "after the call ended"))
+		}
+		return nil
+	}
 	switch {
 	case e == nil:
 	case fr.Dir == transport.Out && e.Method == "notifications/cancelled":
@@ -240,6 +285,9 @@ func (ox *otlpWriter) lost(fr *scan.Frame) error {
 	sort.Ints(open)
 	for _, i := range open {
 		sp := ox.open[i]
+		if !sp.ended.IsZero() {
+			continue // it ended before: it is written when its window closes
+		}
 		sp.s.Attributes = append(sp.s.Attributes, str("error.type", "transport_closed"), str("mcpscope.call.state", "lost"))
 		sp.s.Status = otlpStatus{Code: statusCodeError, Message: fr.Meta.Event + ": " + fr.Meta.Detail}
 		if err := ox.write(sp, fr.Time); err != nil {
@@ -313,7 +361,14 @@ func (ox *otlpWriter) end(sp *span, fr *scan.Frame) error {
 	if fr.Env != nil && (fr.Env.Result != nil || fr.Env.Error != nil) {
 		s.Attributes = append(s.Attributes, integer("mcpscope.response.seq", int64(fr.Seq)))
 	}
-	return ox.write(sp, fr.Time)
+	sp.ended = fr.Time
+	ox.closing = append(ox.closing, sp)
+	if len(ox.closing) > maxClosing {
+		sp := ox.closing[0]
+		ox.closing = ox.closing[1:]
+		return ox.write(sp, sp.ended)
+	}
+	return nil
 }
 
 // write emits the span (when the filter kept it) and forgets it.
