@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"strconv"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -110,7 +109,7 @@ func toolArguments(cmd *cobra.Command, s *session.Session, name, argsJSON string
 	}
 	for _, kv := range kvs {
 		k, v, _ := strings.Cut(kv, "=")
-		val, err := coerce(types[k], v)
+		val, err := schema.Coerce(types[k], v)
 		if err != nil {
 			return nil, usagef(cmd.CommandPath(), "argument %s: %v", k, err)
 		}
@@ -136,7 +135,7 @@ func checkPairs(cmd *cobra.Command, kvs []string) error {
 
 // toolTypes finds a tool's property types so key=value arguments get the
 // JSON types it expects.
-func toolTypes(cmd *cobra.Command, s *session.Session, name string) (map[string]string, error) {
+func toolTypes(cmd *cobra.Command, s *session.Session, name string) (map[string][]string, error) {
 	tools, err := s.ListAll(cmd.Context(), "tools/list", "tools")
 	if err != nil {
 		return nil, fmt.Errorf("tools/list (to read %s's argument types): %w", name, err)
@@ -151,43 +150,6 @@ func toolTypes(cmd *cobra.Command, s *session.Session, name string) (map[string]
 		}
 	}
 	return nil, usagef(cmd.CommandPath(), "the server has no tool named %q (see: mcpscope tools)", name)
-}
-
-// coerce turns a command-line value into the JSON type the schema names.
-func coerce(typ, v string) (any, error) {
-	switch typ {
-	case "string":
-		return v, nil
-	case "integer":
-		n, err := strconv.ParseInt(v, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not an integer", v)
-		}
-		return n, nil
-	case "number":
-		f, err := strconv.ParseFloat(v, 64)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not a number", v)
-		}
-		return f, nil
-	case "boolean":
-		b, err := strconv.ParseBool(v)
-		if err != nil {
-			return nil, fmt.Errorf("%q is not true or false", v)
-		}
-		return b, nil
-	case "object", "array":
-		var x any
-		if err := json.Unmarshal([]byte(v), &x); err != nil {
-			return nil, fmt.Errorf("%q is not JSON: %v", v, err)
-		}
-		return x, nil
-	}
-	var x any
-	if json.Unmarshal([]byte(v), &x) == nil {
-		return x, nil
-	}
-	return v, nil
 }
 
 // showProgress keeps one line on a terminal's stderr up to date with the

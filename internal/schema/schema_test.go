@@ -2,6 +2,7 @@ package schema
 
 import (
 	"encoding/json"
+	"slices"
 	"testing"
 )
 
@@ -29,7 +30,67 @@ func TestType(t *testing.T) {
 
 func TestPropertyTypes(t *testing.T) {
 	got := PropertyTypes(json.RawMessage(`{"type":"object","properties":{"a":{"type":["integer","null"]},"b":{"type":"string"},"c":{}}}`))
-	if got["a"] != "integer" || got["b"] != "string" || got["c"] != "" || len(got) != 3 {
+	if !slices.Equal(got["a"], []string{"integer", "null"}) || !slices.Equal(got["b"], []string{"string"}) || got["c"] != nil || len(got) != 3 {
 		t.Fatalf("PropertyTypes = %v", got)
+	}
+}
+
+// Every type of a type list is tried, most specific first: numbers and
+// booleans when the text reads as one, null only where null is allowed,
+// the text itself where a string is.
+func TestCoerce(t *testing.T) {
+	cases := []struct {
+		types string // the schema's "type"
+		text  string
+		want  string // the value as JSON; "" = refused
+	}{
+		{`["number","string"]`, "abc", `"abc"`},
+		{`["number","string"]`, "2.5", `2.5`},
+		{`["string","number"]`, "7", `7`},
+		{`["number","null"]`, "null", `null`},
+		{`["number","null"]`, "3", `3`},
+		{`["number","null"]`, "abc", ``},
+		{`"string"`, "null", `"null"`},
+		{`["string","null"]`, "null", `null`},
+		{`["string","null"]`, "nil", `"nil"`},
+		{`"string"`, "42", `"42"`},
+		{`"integer"`, "42", `42`},
+		{`"integer"`, "4.2", ``},
+		{`["integer","string"]`, "4.2", `"4.2"`},
+		{`"number"`, "NaN", ``},
+		{`"number"`, "0x10", ``},
+		{`["number","string"]`, "Inf", `"Inf"`},
+		{`"number"`, "1e3", `1000`},
+		{`"boolean"`, "true", `true`},
+		{`"boolean"`, "1", `true`}, // one type only: lenient
+		{`["boolean","string"]`, "1", `"1"`},
+		{`["boolean","null"]`, "false", `false`},
+		{`"boolean"`, "maybe", ``},
+		{`"object"`, `{"a":1}`, `{"a":1}`},
+		{`"object"`, `[1]`, ``},
+		{`["array","string"]`, `[1]`, `[1]`},
+		{`["array","string"]`, `{"a":1}`, `"{\"a\":1}"`},
+		{`"null"`, "null", `null`},
+		{`"null"`, "x", ``},
+		{``, "5", `5`},
+		{``, "null", `null`},
+		{``, "hello", `"hello"`},
+		{`"whatever"`, "hello", `"hello"`},
+	}
+	for _, c := range cases {
+		got, err := Coerce(Types(json.RawMessage(c.types)), c.text)
+		if c.want == "" {
+			if err == nil {
+				t.Errorf("Coerce(%s, %q) = %#v; want refused", c.types, c.text, got)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("Coerce(%s, %q): %v; want %s", c.types, c.text, err, c.want)
+			continue
+		}
+		if b, _ := json.Marshal(got); string(b) != c.want {
+			t.Errorf("Coerce(%s, %q) = %s; want %s", c.types, c.text, b, c.want)
+		}
 	}
 }
