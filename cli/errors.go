@@ -59,7 +59,7 @@ func exitCode(err error) int {
 	case errors.Is(err, context.Canceled):
 		return exitInterrupt
 	case errors.As(err, &tool), errors.As(err, &rpc), errors.As(err, &un), errors.Is(err, errServerState),
-		errors.Is(err, session.ErrTaskEnded):
+		errors.Is(err, session.ErrTaskEnded), errors.Is(err, session.ErrInvalidResult):
 		return exitServerErr
 	case errors.Is(err, session.ErrTimeout):
 		return exitTimeout
@@ -101,14 +101,21 @@ func hint(err error) string {
 	switch {
 	case errors.As(err, &ue):
 		return fmt.Sprintf("run '%s --help' for usage", strings.TrimSpace(ue.cmdOr("mcpscope")))
+	case errors.As(err, &tsk):
+		// A task given up on goes on on the server: how to come back to it
+		// first, then what the error alone would say (a limit to raise).
+		if h := hint(tsk.err); h != "" {
+			return tsk.hint + "\n  or " + h
+		}
+		return tsk.hint
+	case errors.Is(err, session.ErrTaskExpired):
+		return "the server keeps a task only for its ttl (ask for a longer one with --ttl D, 2025-11-25)"
 	case errors.Is(err, session.ErrIdleTimeout):
 		return "raise the idle limit with --timeout D (progress resets it; 0 = none)"
 	case errors.Is(err, session.ErrMaxTimeout):
 		return "raise the hard limit with --max-timeout D (0 = none)"
 	case errors.Is(err, session.ErrTimeout):
 		return "raise the limit with --timeout D"
-	case errors.As(err, &tsk):
-		return tsk.hint
 	case errors.As(err, &un):
 		return fmt.Sprintf("answer it with --answer '%s=<json>' (or --answers FILE)", termsafe.Line(un.Key))
 	case errors.As(err, &je):

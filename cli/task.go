@@ -12,6 +12,7 @@ import (
 
 	"mcpscope/connect"
 	"mcpscope/internal/render"
+	"mcpscope/internal/shell"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
 	"mcpscope/transport"
@@ -172,8 +173,8 @@ func (e *taskOpenError) Unwrap() error { return e.err }
 // for input no --answer covered).
 func withTaskHint(err error, s *session.Session, id, url string) error {
 	t, ok := s.Task(id)
-	if !ok || t.Terminal() {
-		return err
+	if !ok || t.Terminal() || errors.Is(err, session.ErrTaskExpired) {
+		return err // nothing left to pick up
 	}
 	answers := ""
 	if t.Status == "input_required" {
@@ -188,14 +189,18 @@ func withTaskHint(err error, s *session.Session, id, url string) error {
 	}
 	how := ""
 	if _, gerr := session.DefaultStateStore().Get(session.TaskHandle(id)); gerr == nil {
-		how = "mcpscope rejoin " + session.TaskHandle(id) + answers
+		how = "mcpscope rejoin " + shell.Quote(session.TaskHandle(id)) + answers
 	} else if url != "" {
-		how = fmt.Sprintf("mcpscope task result %s%s %s", termsafe.Line(id), answers, termsafe.Line(transport.RedactURL(url)))
+		how = fmt.Sprintf("mcpscope task result %s%s %s", shell.Quote(id), answers, shell.Quote(transport.RedactURL(url)))
+	} else if errors.Is(err, session.ErrTimeout) {
+		// A stdio server ends with this command, and its tasks with it.
+		return &taskOpenError{err: err, hint: fmt.Sprintf("task %s was still %s; it ends with the stdio server when this command exits",
+			termsafe.Line(shell.Quote(id)), termsafe.Line(t.Status))}
 	} else {
-		return err // a stdio server ends with this command, and its tasks with it
+		return err
 	}
 	return &taskOpenError{err: err, hint: fmt.Sprintf("task %s is still %s on the server; pick it up again with: %s",
-		termsafe.Line(id), termsafe.Line(t.Status), how)}
+		termsafe.Line(shell.Quote(id)), termsafe.Line(t.Status), termsafe.Line(how))}
 }
 
 // listKnownTasks answers `mcpscope tasks` in the 2026 era, where the tasks

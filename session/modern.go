@@ -583,3 +583,38 @@ func (c *Call) WaitFinal(ctx context.Context) (json.RawMessage, error) {
 		cur = next
 	}
 }
+
+// ErrInvalidResult: a result the protocol does not allow, such as a
+// resultType the client does not know (2026-07-28 says to treat it as
+// invalid) or a completed task without its result. The server's fault:
+// the call failed, though the frame is kept as it came.
+var ErrInvalidResult = errors.New("invalid result")
+
+// knownResultType reports whether rt is a resultType this client
+// understands: "complete" (or none), "input_required" (MRTR) and "task"
+// (the tasks extension, declared on every request).
+func knownResultType(rt string) bool {
+	switch rt {
+	case "", "complete", "input_required", "task":
+		return true
+	}
+	return false
+}
+
+// invalidResultType is the failure of a 2026-07-28 result whose resultType
+// is unknown (or not a string), nil for any other. Earlier eras have no
+// resultType: there it means nothing and is left alone.
+func invalidResultType(era string, h *hints) *Failure {
+	if era != EraModern || (!h.resultTypeBad && knownResultType(h.resultType)) {
+		return nil
+	}
+	rt := "(not a string)"
+	if !h.resultTypeBad {
+		rt = h.resultType
+		if r := []rune(rt); len(r) > 64 {
+			rt = string(r[:64]) + "…"
+		}
+		rt = strconv.Quote(rt)
+	}
+	return &Failure{Reason: "invalid result: unknown resultType " + rt, Kind: ErrInvalidResult}
+}

@@ -34,6 +34,9 @@ type hints struct {
 	resultType string // result.resultType ("" = none or unreadable)
 	isError    bool   // result.isError is true
 	hasTask    bool   // result has a "task" member
+
+	// resultTypeBad: result.resultType is there but not a string.
+	resultTypeBad bool
 }
 
 // maxDepth is encoding/json's nesting limit.
@@ -612,6 +615,7 @@ func readResult(result []byte, h *hints) {
 	if !rtBad {
 		h.resultType = rt
 	}
+	h.resultTypeBad = rtBad
 	h.isError = isErr && !errBad
 }
 

@@ -856,6 +856,12 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 				return after
 			}
 			s.endLocked(c, StateError, nil, e.Error, nil, it.Frame.Time)
+		} else if f := invalidResultType(s.info.Era, &e.h); f != nil {
+			// The frame stays in the store and the journal as it came; the
+			// call fails, as the 2026-07-28 spec says of a resultType the
+			// client does not recognise.
+			it.Note = f.Reason
+			s.endLocked(c, StateError, nil, nil, f, it.Frame.Time)
 		} else {
 			result := e.Result
 			if len(result) > MaxHeldFrame && s.store.Journaled() {

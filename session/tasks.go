@@ -145,24 +145,41 @@ func (s *Session) CallAsTask(method string, params map[string]any, ttl time.Dura
 // the task ends) runs while tasks/get polls at the server's pollInterval;
 // onStatus gets each new status (notifications/tasks/status updates count
 // too, seen at the next poll). It returns what tasks/result returned.
+// The follow is bounded (taskBound): a task that never ends is given up
+// with a timeout (its tasks/result cancelled, the task left running on the
+// server).
 func (s *Session) FollowTask(ctx context.Context, id string, onStatus func(Task)) (json.RawMessage, error) {
 	if s.Era() == EraModern {
 		return s.followTaskExt(ctx, id, onStatus) // the tasks extension has no tasks/result
 	}
+	bound := s.newTaskBound(id)
 	res := s.CallWith("tasks/result", map[string]any{"taskId": id}, CallOptions{Timeout: -1})
 	last := ""
 	report := func() {
-		if t, ok := s.Task(id); ok && t.Status != last {
+		t, ok := s.Task(id)
+		if !ok {
+			return
+		}
+		bound.saw(t, time.Now())
+		if t.Status != last {
 			last = t.Status
 			if onStatus != nil {
 				onStatus(t)
 			}
 		}
 	}
+	giveUp := func(err error) (json.RawMessage, error) {
+		_ = s.Cancel(res, "mcpscope stopped following the task (the task itself is not cancelled)")
+		return nil, err
+	}
 	report()
 	for {
 		t, _ := s.Task(id)
-		timer := time.NewTimer(pollEvery(t))
+		now := time.Now()
+		if err := bound.check(last, now); err != nil {
+			return giveUp(err)
+		}
+		timer := time.NewTimer(bound.wait(pollEvery(t), now))
 		select {
 		case <-res.Done():
 			timer.Stop()
@@ -181,11 +198,20 @@ func (s *Session) FollowTask(ctx context.Context, id string, onStatus func(Task)
 			timer.Stop()
 			return nil, ctx.Err()
 		case <-timer.C:
+			if err := bound.check(last, time.Now()); err != nil {
+				return giveUp(err)
+			}
 			get := s.Call("tasks/get", map[string]any{"taskId": id})
-			select {
-			case <-get.Done():
-			case <-ctx.Done():
-				return nil, ctx.Err()
+			err := bound.within(ctx, last, func(ctx context.Context) error {
+				select {
+				case <-get.Done():
+					return nil
+				case <-ctx.Done():
+					return ctx.Err()
+				}
+			})
+			if err != nil {
+				return giveUp(err)
 			}
 			report()
 		}

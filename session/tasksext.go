@@ -88,11 +88,19 @@ type taskOutcome struct {
 // followTaskExt polls tasks/get at the server's pollIntervalMs until the
 // task is terminal and returns its result (completed), or an error (failed,
 // cancelled). What an input_required task asks for is answered on the way
-// (AnswerTask). The task's rejoin record goes once it is terminal.
+// (AnswerTask). The task's rejoin record goes once it is terminal. The
+// follow is bounded (taskBound): a task that never ends is given up with a
+// timeout, and goes on on the server.
 func (s *Session) followTaskExt(ctx context.Context, id string, onStatus func(Task)) (json.RawMessage, error) {
+	bound := s.newTaskBound(id)
 	last := ""
+	var bare bool // completed without a result once: asked again, once
 	for {
-		raw, err := s.Call("tasks/get", map[string]any{"taskId": id}).Wait(ctx)
+		var raw json.RawMessage
+		err := bound.within(ctx, last, func(ctx context.Context) (err error) {
+			raw, err = s.Call("tasks/get", map[string]any{"taskId": id}).Wait(ctx)
+			return err
+		})
 		if err != nil {
 			return nil, err
 		}
@@ -102,6 +110,7 @@ func (s *Session) followTaskExt(ctx context.Context, id string, onStatus func(Ta
 			return nil, &Failure{Reason: "the server's tasks/get result is unreadable", Cause: err}
 		}
 		_ = json.Unmarshal(raw, &o)
+		bound.saw(t, time.Now())
 		if t.Status != last {
 			last = t.Status
 			if onStatus != nil {
@@ -115,11 +124,21 @@ func (s *Session) followTaskExt(ctx context.Context, id string, onStatus func(Ta
 				return nil, err
 			}
 		}
+		if t.Status == "completed" && !hasValue(o.Result) && !bare {
+			// The extension inlines a completed task's result in tasks/get;
+			// one without is asked about again at once (the server may have
+			// been caught between its status and its result), and what that
+			// says decides: never how soon a later poll would have come.
+			bare = true
+			continue
+		}
 		if t.Terminal() {
 			s.mu.Lock()
 			s.forgetTaskLocked(id)
 			s.mu.Unlock()
 			switch {
+			case t.Status == "completed" && !hasValue(o.Result):
+				return nil, &Failure{Reason: fmt.Sprintf("invalid result: task %s completed, but tasks/get carried no result (twice)", id), Kind: ErrInvalidResult}
 			case t.Status == "completed":
 				return o.Result, nil
 			case t.Status == "failed" && o.Error != nil:
@@ -128,14 +147,26 @@ func (s *Session) followTaskExt(ctx context.Context, id string, onStatus func(Ta
 				return nil, &Failure{Reason: strings.TrimSpace(fmt.Sprintf("task %s ended %s %s", id, t.Status, t.StatusMessage)), Kind: ErrTaskEnded}
 			}
 		}
-		timer := time.NewTimer(pollEvery(t))
+		now := time.Now()
+		if err := bound.check(t.Status, now); err != nil {
+			return nil, err
+		}
+		timer := time.NewTimer(bound.wait(pollEvery(t), now))
 		select {
 		case <-ctx.Done():
 			timer.Stop()
 			return nil, ctx.Err()
 		case <-timer.C:
 		}
+		if err := bound.check(t.Status, time.Now()); err != nil {
+			return nil, err
+		}
 	}
+}
+
+// hasValue reports whether a member was present and not null.
+func hasValue(raw json.RawMessage) bool {
+	return len(raw) > 0 && string(raw) != "null"
 }
 
 // AutoAnswerTasks makes the session answer input_required tasks as soon as

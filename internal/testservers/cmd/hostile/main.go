@@ -14,6 +14,17 @@
 //	escapes         a legacy server whose texts carry terminal escapes, OSC 52, bidi overrides
 //	wrong-id        a legacy server that answers tools/call with the id as a string
 //	mute            reads everything, answers nothing
+//
+// Task modes (the task id needs shell quoting: taskID):
+//
+//	task-forever          a legacy server whose tools/call with params.task makes a task that stays
+//	                      "working" for ever (pollInterval 60 s); tasks/result never answers
+//	modern-task-forever   a 2026-07-28 server (tasks extension) whose tools/call makes such a task
+//	modern-task-ttl       the same, with a ttlMs of 1500 from its createdAt
+//	modern-task-bare      its task is "completed" at once, and tasks/get carries the result from
+//	                      the second tasks/get on (the first is bare)
+//	modern-task-empty     its task is "completed" at once, and tasks/get never carries the result
+//	modern-bad-resulttype answers tools/call with an unknown resultType (with escapes in it)
 package main
 
 import (
@@ -23,11 +34,15 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"time"
 )
 
 // evil is text a server should never get onto a terminal raw: a screen
 // clear, an OSC 52 clipboard write, an OSC 8 link, a title change, a bidi
 // override and a C1 CSI.
+// taskID is the id of the task modes' task: words a shell would split.
+const taskID = "job 1's"
+
 const evil = "\x1b[2J\x1b]52;c;cHduZWQ=\x07\x1b]8;;https://evil.example/\x07click\x1b]8;;\x07\x1b]0;pwned\x07\u202Etxt.exe\u0085\u009b2J"
 
 func main() {
@@ -57,6 +72,8 @@ func main() {
 	in := bufio.NewScanner(os.Stdin)
 	in.Buffer(make([]byte, 1<<20), 1<<26)
 	initialized := false
+	modern := strings.HasPrefix(*mode, "modern-")
+	gets := 0 // tasks/get answered so far
 	for in.Scan() {
 		var req struct {
 			ID     json.RawMessage `json:"id"`
@@ -80,13 +97,13 @@ func main() {
 		}
 		switch {
 		case *mode == "mute":
-		case req.Method == "server/discover" && *mode == "modern-only":
+		case req.Method == "server/discover" && modern:
 			reply(`"result":{"supportedVersions":["2026-07-28"],"capabilities":{"tools":{}},"_meta":{"io.modelcontextprotocol/serverInfo":{"name":"hostile-modern","version":"1"}}}`)
 		case req.Method == "server/discover" && !initialized && *mode == "exit-on-discover":
 			fmt.Fprintln(os.Stderr, "hostile: unknown method before initialize; exiting")
 			os.Exit(1)
 		case req.Method == "server/discover" && *mode == "silent-discover":
-		case req.Method == "initialize" && *mode == "modern-only":
+		case req.Method == "initialize" && modern:
 			fail(-32601, "Method not found: initialize")
 		case req.Method == "initialize":
 			initialized = true
@@ -95,7 +112,11 @@ func main() {
 				b, _ := json.Marshal("use me " + evil)
 				instructions = string(b)
 			}
-			reply(`"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"hostile-` + *mode + `","version":"1"},"instructions":` + instructions + `}`)
+			caps := `{"tools":{}}`
+			if *mode == "task-forever" {
+				caps = `{"tools":{},"tasks":{"list":{},"cancel":{},"requests":{"tools":{"call":{}}}}}`
+			}
+			reply(`"result":{"protocolVersion":"2025-11-25","capabilities":` + caps + `,"serverInfo":{"name":"hostile-` + *mode + `","version":"1"},"instructions":` + instructions + `}`)
 		case req.Method == "tools/list":
 			desc := "echoes its text"
 			if *mode == "escapes" {
@@ -103,6 +124,23 @@ func main() {
 			}
 			d, _ := json.Marshal(desc)
 			reply(`"result":{"tools":[{"name":"echo","description":` + string(d) + `,"inputSchema":{"type":"object","properties":{"text":{"type":"string"}}}}]}`)
+		case strings.HasPrefix(*mode, "modern-task-") && req.Method == "tools/call":
+			reply(`"result":{"resultType":"task",` + modernTask(*mode, "working", 0) + `}`)
+		case strings.HasPrefix(*mode, "modern-task-") && req.Method == "tasks/get":
+			gets++
+			status := "working"
+			if *mode == "modern-task-bare" || *mode == "modern-task-empty" {
+				status = "completed"
+			}
+			reply(`"result":{"resultType":"complete",` + modernTask(*mode, status, gets) + `}`)
+		case *mode == "modern-bad-resulttype" && req.Method == "tools/call":
+			reply(`"result":{"resultType":"bogus\u001b[2J","content":[{"type":"text","text":"what is this"}]}`)
+		case *mode == "task-forever" && req.Method == "tools/call":
+			reply(`"result":{"task":` + legacyTask() + `}`)
+		case *mode == "task-forever" && req.Method == "tasks/get":
+			reply(`"result":` + legacyTask())
+		case *mode == "task-forever" && req.Method == "tasks/result":
+			// never answered: the task never ends
 		case req.Method == "tools/call" && *mode == "escapes":
 			m, _ := json.Marshal("tool failed " + evil)
 			reply(`"error":{"code":-32000,"message":` + string(m) + `,"data":` + string(m) + `}`)
@@ -124,4 +162,28 @@ func main() {
 			fail(-32601, "Method not found: "+req.Method)
 		}
 	}
+}
+
+// started is when this server started: its tasks' createdAt.
+var started = time.Now().UTC().Format(time.RFC3339Nano)
+
+// legacyTask is the 2025-11-25 task of task-forever: working for ever.
+func legacyTask() string {
+	id, _ := json.Marshal(taskID)
+	return `{"taskId":` + string(id) + `,"status":"working","statusMessage":"thinking","createdAt":"` + started + `","ttl":null,"pollInterval":60000}`
+}
+
+// modernTask is the task of the modern-task-* modes, the extension's
+// fields flat; the result only where the mode gives one.
+func modernTask(mode, status string, gets int) string {
+	id, _ := json.Marshal(taskID)
+	ttl := "600000"
+	if mode == "modern-task-ttl" {
+		ttl = "1500"
+	}
+	t := `"taskId":` + string(id) + `,"status":"` + status + `","createdAt":"` + started + `","ttlMs":` + ttl + `,"pollIntervalMs":60000`
+	if status == "completed" && mode == "modern-task-bare" && gets > 1 {
+		t += `,"result":{"content":[{"type":"text","text":"fetched again"}],"isError":false}`
+	}
+	return t
 }

@@ -1,0 +1,138 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrTaskExpired: a followed task outlived the ttl its server gave it, after
+// which the server may have deleted it. It is a timeout (ErrTimeout).
+var ErrTaskExpired = fmt.Errorf("task ttl: %w", ErrTimeout)
+
+// taskBound bounds following a task as a call is bounded (a task answers
+// every poll at once, so no call's own limit ever fires):
+//   - the hard limit (Options.MaxTimeout) counts from the start of the call
+//     that created the task, when this session made it, else from when
+//     following began (a rejoin is a command of its own);
+//   - the idle limit (Options.Timeout) counts from the last change of the
+//     task's status or status message;
+//   - the task's ttl counts from its createdAt (clamped to now, against a
+//     server clock ahead of ours): past it the task may be gone.
+//
+// Timers run on the real clock, as the calls' do.
+type taskBound struct {
+	id         string
+	hardAt     time.Time // zero: no hard limit
+	hard       time.Duration
+	idle       time.Duration // 0: no idle limit
+	lastChange time.Time
+	ttlAt      time.Time // zero: no ttl known
+	seen       string    // status and message at the last change
+}
+
+func (s *Session) newTaskBound(id string) *taskBound {
+	now := time.Now()
+	b := &taskBound{id: id, lastChange: now}
+	s.mu.Lock()
+	idle, hard := s.opts.Timeout, s.opts.MaxTimeout
+	if t := s.tasks[id]; t != nil {
+		if c := s.calls[t.CallKey]; c != nil && !c.hardAt.IsZero() {
+			b.hardAt = c.hardAt // the creating call's own hard limit: from its start
+		}
+	}
+	s.mu.Unlock()
+	if idle > 0 {
+		b.idle = idle
+	}
+	switch {
+	case hard > 0 && b.hardAt.IsZero():
+		b.hard, b.hardAt = hard, now.Add(hard)
+	case hard > 0:
+		b.hard = hard
+	case !b.hardAt.IsZero():
+		b.hard = b.hardAt.Sub(now).Round(time.Second) // the call's own limit, from here
+	}
+	return b
+}
+
+// saw notes what a poll (or a notification) said about the task: a new
+// status or status message restarts the idle limit; a ttl sets the expiry.
+func (b *taskBound) saw(t Task, now time.Time) {
+	if k := t.Status + "\x00" + t.StatusMessage; k != b.seen {
+		b.seen, b.lastChange = k, now
+	}
+	if t.TTL != nil && *t.TTL > 0 {
+		from := now
+		if c, err := time.Parse(time.RFC3339Nano, t.CreatedAt); err == nil && c.Before(now) {
+			from = c
+		}
+		if b.ttlAt.IsZero() || from.Add(time.Duration(*t.TTL)*time.Millisecond).Before(b.ttlAt) {
+			b.ttlAt = from.Add(time.Duration(*t.TTL) * time.Millisecond)
+		}
+	}
+}
+
+// deadline is when the next bound fires.
+func (b *taskBound) deadline() time.Time {
+	var at time.Time
+	for _, d := range []time.Time{b.hardAt, b.ttlAt, b.idleAt()} {
+		if !d.IsZero() && (at.IsZero() || d.Before(at)) {
+			at = d
+		}
+	}
+	return at
+}
+
+func (b *taskBound) idleAt() time.Time {
+	if b.idle == 0 {
+		return time.Time{}
+	}
+	return b.lastChange.Add(b.idle)
+}
+
+// wait is how long to sleep before the next poll: the server's interval,
+// but never past a bound.
+func (b *taskBound) wait(poll time.Duration, now time.Time) time.Duration {
+	if at := b.deadline(); !at.IsZero() {
+		return max(min(poll, at.Sub(now)), 0)
+	}
+	return poll
+}
+
+// check is the error of the bound that has passed, nil while none has.
+// status is what the task was last seen as.
+func (b *taskBound) check(status string, now time.Time) error {
+	if status == "" {
+		status = "running"
+	}
+	still := fmt.Sprintf("; it is still %s on the server", status)
+	switch {
+	case !b.ttlAt.IsZero() && !now.Before(b.ttlAt):
+		return &Failure{Reason: fmt.Sprintf("task %s outlived the ttl its server gave it (the server may have deleted it)", b.id), Kind: ErrTaskExpired}
+	case !b.hardAt.IsZero() && !now.Before(b.hardAt):
+		return &Failure{Reason: fmt.Sprintf("timed out: task %s still not done %s after its call began (hard limit)%s", b.id, b.hard, still), Kind: ErrMaxTimeout}
+	case b.idle > 0 && !now.Before(b.idleAt()):
+		return &Failure{Reason: fmt.Sprintf("timed out: task %s: no change of status for %s (idle limit; a new status or status message resets it)%s", b.id, b.idle, still), Kind: ErrIdleTimeout}
+	}
+	return nil
+}
+
+// within runs wait (a poll) under the bound: when the bound's deadline
+// passes first, it is that bound's error, not the context's.
+func (b *taskBound) within(ctx context.Context, status string, wait func(context.Context) error) error {
+	at := b.deadline()
+	if at.IsZero() {
+		return wait(ctx)
+	}
+	bctx, cancel := context.WithDeadline(ctx, at)
+	defer cancel()
+	err := wait(bctx)
+	if err != nil && errors.Is(err, context.DeadlineExceeded) && ctx.Err() == nil {
+		if berr := b.check(status, time.Now()); berr != nil {
+			return berr
+		}
+	}
+	return err
+}
