@@ -108,6 +108,9 @@ func (b *taskBound) check(status string, now time.Time) error {
 		status = "running"
 	}
 	still := fmt.Sprintf("; it is still %s on the server", status)
+	if (Task{Status: status}).Terminal() {
+		still = fmt.Sprintf("; it is %s, but its result never came", status)
+	}
 	switch {
 	case !b.ttlAt.IsZero() && !now.Before(b.ttlAt):
 		return &Failure{Reason: fmt.Sprintf("task %s outlived the ttl its server gave it (the server may have deleted it)", b.id), Kind: ErrTaskExpired}

@@ -120,8 +120,12 @@ func (s *Session) followTaskExt(ctx context.Context, id string, onStatus func(Ta
 		if t.Status == "input_required" {
 			// Answered once per key; the task keeps its rejoin record, so an
 			// unanswerable request can be answered by a later rejoin.
-			if _, err := s.AnswerTask(ctx, id); err != nil {
+			n, err := s.AnswerTask(ctx, id)
+			if err != nil {
 				return nil, err
+			}
+			if n > 0 {
+				bound.lastChange = time.Now() // answers sent: the task moves on (a person may have taken a while)
 			}
 		}
 		if t.Status == "completed" && !hasValue(o.Result) && !bare {
