@@ -24,7 +24,12 @@ const hangGuard = 60 * time.Second
 // test if it has not ended within hangGuard.
 func runGuarded(t *testing.T, argv ...string) (code int, stdout, stderr string, took time.Duration) {
 	t.Helper()
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	return runGuardedIn(t, t.TempDir(), argv...)
+}
+
+func runGuardedIn(t *testing.T, state string, argv ...string) (code int, stdout, stderr string, took time.Duration) {
+	t.Helper()
+	t.Setenv("XDG_STATE_HOME", state)
 	var out, errb bytes.Buffer
 	done := make(chan int, 1)
 	began := time.Now()
@@ -193,5 +198,18 @@ func TestTaskCompletedWithoutResult(t *testing.T) {
 	code, out, errb, _ = runGuarded(t, "call", "echo", "--no-journal", "--", bin, "-mode", "modern-task-empty")
 	if code != exitServerErr || !strings.Contains(errb, "carried no result") {
 		t.Fatalf("never a result: exit %d\nstdout: %s\nstderr: %s", code, out, errb)
+	}
+}
+
+// mcpscope rejoin of a task that never ends is bounded the same way, and
+// says again how to come back.
+func TestTaskRejoinIsBounded(t *testing.T) {
+	url, state := taskForeverHTTP(t), t.TempDir()
+	if code, out, errb, _ := runGuardedIn(t, state, "call", "x", "--task", "--timeout", "30s", "--max-timeout", "2s", "--no-journal", url); code != exitTimeout {
+		t.Fatalf("call: exit %d\n%s\n%s", code, out, errb)
+	}
+	code, out, errb, _ := runGuardedIn(t, state, "rejoin", "task-job_1_s", "--timeout", "2s", "--max-timeout", "30s", "--no-journal")
+	if code != exitTimeout || !strings.Contains(errb, "idle limit") || !strings.Contains(errb, "mcpscope rejoin task-job_1_s") {
+		t.Fatalf("rejoin: exit %d\nstdout: %s\nstderr: %s", code, out, errb)
 	}
 }
