@@ -1,0 +1,73 @@
+package cli
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"mcpscope/internal/testservers"
+)
+
+// A command line that cannot work is exit 2, said before anything connects:
+// a URL that is no URL, a header that would split in two, a folder or a file
+// that is not a journal, a -- with no command after it.
+func TestUsageExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	notJournal := filepath.Join(dir, "notes.txt")
+	if err := os.WriteFile(notJournal, []byte("hello, not a journal\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		argv []string
+		want string // in stderr
+	}{
+		{"port", []string{"tools", "--no-journal", "http://127.0.0.1:99999/mcp"}, "port 99999"},
+		{"space", []string{"tools", "--no-journal", "http://127.0.0.1:1/m cp"}, "space"},
+		{"header-crlf", []string{"tools", "--no-journal", "-H", "X-A: b\r\nX-Evil: 1", "http://127.0.0.1:1/mcp"}, "-H"},
+		{"header-lf-name", []string{"tools", "--no-journal", "-H", "X\nA: b", "http://127.0.0.1:1/mcp"}, "-H"},
+		{"journal-folder", []string{"journal", dir}, "is a folder"},
+		{"export-not-journal", []string{"export", notJournal}, `("hello, not a journal")`},
+		{"diff-not-journal", []string{"diff", notJournal, notJournal}, "not an mcpscope journal"},
+		{"serve-not-journal", []string{"serve", notJournal}, "not an mcpscope journal"},
+		{"replay-not-journal", []string{"replay", notJournal, "http://127.0.0.1:1/mcp"}, "not an mcpscope journal"},
+		{"journal-not-journal", []string{"journal", notJournal}, "not an mcpscope journal"},
+		{"nothing-after-dash", []string{"tools", "--no-journal", "--"}, "nothing after --"},
+		{"call-nothing-after-dash", []string{"call", "echo", "--no-journal", "--"}, "nothing after --"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errb := runIn(t, t.TempDir(), tc.argv...)
+			if code != exitUsage || !strings.Contains(errb, tc.want) {
+				t.Fatalf("exit %d, want %d (usage) with %q in stderr\nstdout: %s\nstderr: %s", code, exitUsage, tc.want, out, errb)
+			}
+			if strings.Contains(errb, "\r") || strings.Contains(out, "X-Evil") {
+				t.Fatalf("the hostile header leaked raw: %q / %q", out, errb)
+			}
+		})
+	}
+}
+
+// A server that keeps asking for input past MaxRounds is the server's
+// fault: exit 1, not a transport failure.
+func TestRoundLimitIsTheServersFault(t *testing.T) {
+	h := testservers.StartHTTPServer(t, testservers.HTTPOpts{Stateless: true})
+	h.Server.AddTool(&mcp.Tool{Name: "nag", InputSchema: map[string]any{"type": "object"}},
+		func(_ context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			n, _ := strconv.Atoi(strings.TrimPrefix(req.Params.RequestState, "round-"))
+			return &mcp.CallToolResult{RequestState: fmt.Sprintf("round-%d", n+1), InputRequests: mcp.InputRequestMap{
+				"more": &mcp.ElicitParams{Mode: "form", Message: "More?", RequestedSchema: map[string]any{
+					"type": "object", "properties": map[string]any{"more": map[string]any{"type": "string"}}}},
+			}}, nil
+		})
+	code, out, errb := runIn(t, t.TempDir(), "call", "nag", "--era", "modern", "--no-journal",
+		"--answer", `more={"action":"accept","content":{"more":"yes"}}`, h.URL)
+	if code != exitServerErr || !strings.Contains(errb, "input_required rounds") {
+		t.Fatalf("exit %d, want %d (the server's fault)\nstdout: %s\nstderr: %s", code, exitServerErr, out, errb)
+	}
+}
