@@ -3,11 +3,14 @@ package cli
 import (
 	"context"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -69,5 +72,47 @@ func TestRoundLimitIsTheServersFault(t *testing.T) {
 		"--answer", `more={"action":"accept","content":{"more":"yes"}}`, h.URL)
 	if code != exitServerErr || !strings.Contains(errb, "input_required rounds") {
 		t.Fatalf("exit %d, want %d (the server's fault)\nstdout: %s\nstderr: %s", code, exitServerErr, out, errb)
+	}
+}
+
+// --timeout bounds the whole command against a server that never answers:
+// the handshake gives up at the limit and closing waits on the server no
+// more (no flush of the probe's cancel, no 10s wait for an HTTP+SSE
+// endpoint event). The margin is generous for a loaded machine; before,
+// these took the limit + 2s (flush) and a fixed 10s exiting 130.
+func TestTimeoutIsTheBound(t *testing.T) {
+	release := make(chan struct{})
+	silent := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodGet { // an SSE stream that never names its endpoint
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+		}
+		select { // and no answer to anything
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	t.Cleanup(silent.Close)
+	t.Cleanup(func() { close(release) })
+	const limit, margin = 2 * time.Second, 1500 * time.Millisecond
+	for _, tc := range []struct {
+		name string
+		argv []string
+	}{
+		{"streamable-http", []string{silent.URL + "/mcp"}},
+		{"http+sse", []string{"--transport", "sse", silent.URL + "/sse"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			began := time.Now()
+			code, out, errb := runIn(t, t.TempDir(), append([]string{"tools", "--timeout", limit.String()}, tc.argv...)...)
+			took := time.Since(began)
+			if code != exitTimeout || !strings.Contains(errb, "timed out") {
+				t.Fatalf("exit %d, want %d (timeout)\nstdout: %s\nstderr: %s", code, exitTimeout, out, errb)
+			}
+			if took > limit+margin {
+				t.Fatalf("--timeout %s took %s: closing waited on a server that never answers", limit, took.Round(time.Millisecond))
+			}
+		})
 	}
 }
