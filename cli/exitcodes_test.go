@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -114,5 +115,40 @@ func TestTimeoutIsTheBound(t *testing.T) {
 				t.Fatalf("--timeout %s took %s: closing waited on a server that never answers", limit, took.Round(time.Millisecond))
 			}
 		})
+	}
+}
+
+// The inspector (mcpscope TARGET), open and attach need a terminal; without
+// one they say so before anything connects or spawns, instead of
+// connecting first and failing with bubbletea's error.
+func TestInspectorNeedsATerminal(t *testing.T) {
+	var requests atomic.Int32
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		http.Error(w, "no", http.StatusTeapot)
+	}))
+	t.Cleanup(srv.Close)
+	spawned := filepath.Join(t.TempDir(), "spawned")
+	journal := writeFile(t, header)
+	for _, argv := range [][]string{
+		{"--no-journal", srv.URL + "/mcp"},
+		{"--no-journal", "--", "sh", "-c", "touch " + spawned},
+		{"open", journal},
+	} {
+		code, out, errb := runIn(t, t.TempDir(), argv...)
+		if code != exitUsage || !strings.Contains(errb, "needs a terminal") {
+			t.Errorf("%q: exit %d, want %d (usage) saying it needs a terminal\nstdout: %q\nstderr: %q", argv, code, exitUsage, out, errb)
+		}
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("the inspector reached the server (%d requests) before finding no terminal", n)
+	}
+	if _, err := os.Stat(spawned); err == nil {
+		t.Error("the inspector spawned the server before finding no terminal")
+	}
+	dir := noProxies(t)
+	fakeProxy(t, dir, "alpha", "stdio: server-a")
+	if code, _, errb := runIn(t, os.Getenv("XDG_STATE_HOME"), "attach"); code != exitUsage || !strings.Contains(errb, "needs a terminal") {
+		t.Errorf("attach: exit %d, stderr %q; want a usage error saying it needs a terminal", code, errb)
 	}
 }

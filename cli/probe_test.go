@@ -17,11 +17,14 @@ import (
 // are one exchange, labelled with the answer's own Content-Type).
 func TestProbeRefusalIsTheProbesAnswer(t *testing.T) {
 	for _, tc := range []struct {
-		name string
-		url  func(t *testing.T) string
+		name  string
+		url   func(t *testing.T) string
+		probe string // how the probe call ends
 	}{
-		{"server-everything", func(t *testing.T) string { return peers.StartEverythingHTTP(t, "streamableHttp") }},
-		{"go-sdk", func(t *testing.T) string { return testservers.StartHTTPServer(t, testservers.HTTPOpts{}).URL }},
+		// 400 with {"error":…,"id":null}: the refusal.
+		{"server-everything", func(t *testing.T) string { return peers.StartEverythingHTTP(t, "streamableHttp") }, "legacy"},
+		// The Go SDK answers server/discover: the same checks hold.
+		{"go-sdk", func(t *testing.T) string { return testservers.StartHTTPServer(t, testservers.HTTPOpts{}).URL }, "ok"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			url := tc.url(t)
@@ -39,8 +42,8 @@ func TestProbeRefusalIsTheProbesAnswer(t *testing.T) {
 				t.Fatalf("journal: exit %d\n%s\n%s", code, out, errb)
 			}
 			for _, line := range strings.Split(out, "\n") {
-				if strings.Contains(line, "server/discover") && !strings.Contains(line, "legacy") {
-					t.Errorf("the probe call should end legacy: %q", line)
+				if strings.Contains(line, "server/discover") && !strings.Contains(line, " "+tc.probe+" ") {
+					t.Errorf("the probe call should end %s: %q", tc.probe, line)
 				}
 			}
 			if _, out, _ = runIn(t, state, "journal", journal, "--filter", "~e"); strings.Contains(out, "server/discover") {
