@@ -185,7 +185,9 @@ func schemeHint(arg string) string {
 // mistakes come back as usage errors.
 func (f *connFlags) spec(cmd *cobra.Command, url string, command []string) (connect.Spec, error) {
 	name := cmd.CommandPath()
-	if cmd.ArgsLenAtDash() >= 0 && len(command) == 0 && url == "" {
+	if at := cmd.ArgsLenAtDash(); at >= 0 && at == cmd.Flags().NArg() {
+		// A -- that ends the command line. (A side of diff left without a
+		// target, the demo, is not this: its -- has a command after it.)
 		return connect.Spec{}, usagef(name, "nothing after --: give the server's command after it (mcpscope %s -- node server.js), or leave the -- out for the built-in demo", cmd.Name())
 	}
 	var configured *hosts.Target
