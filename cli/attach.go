@@ -49,6 +49,9 @@ func newAttachCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if err := needTerminal(cmd, "mcpscope open reads the proxy's journal back (mcpscope proxies lists it)"); err != nil {
+				return err
+			}
 			conn, err := proxy.Dial(cmd.Context(), r.Socket, attachDial)
 			if err != nil {
 				return &attachError{msg: fmt.Sprintf("could not connect to proxy %s (pid %d) on %s: %v; is it still running? (mcpscope proxies)",

@@ -108,6 +108,9 @@ func newDiffCmd() *cobra.Command {
 				if specs[i] == nil {
 					s, err := diff.Load(sd.file)
 					if err != nil {
+						if _, jerr := journalHeader(cmd, sd.file); jerr != nil {
+							return jerr // not a journal, nor a snapshot: the command line's mistake
+						}
 						return err
 					}
 					snaps[i] = s

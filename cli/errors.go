@@ -59,7 +59,7 @@ func exitCode(err error) int {
 	case errors.Is(err, context.Canceled):
 		return exitInterrupt
 	case errors.As(err, &tool), errors.As(err, &rpc), errors.As(err, &un), errors.Is(err, errServerState),
-		errors.Is(err, session.ErrTaskEnded), errors.Is(err, session.ErrInvalidResult):
+		errors.Is(err, session.ErrTaskEnded), errors.Is(err, session.ErrInvalidResult), errors.Is(err, session.ErrRoundLimit):
 		return exitServerErr
 	case errors.Is(err, session.ErrTimeout):
 		return exitTimeout

@@ -48,6 +48,9 @@ func newExportCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if _, err := journalHeader(cmd, args[0]); err != nil {
+				return err
+			}
 			o := export.Options{Filter: flt, Version: session.Version}
 			write := func(w io.Writer) error {
 				err := export.Write(w, args[0], format, o)

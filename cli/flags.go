@@ -7,8 +7,10 @@ import (
 	"net/url"
 	"os"
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
+	"unicode"
 
 	"github.com/spf13/cobra"
 	"github.com/spf13/pflag"
@@ -183,6 +185,11 @@ func schemeHint(arg string) string {
 // mistakes come back as usage errors.
 func (f *connFlags) spec(cmd *cobra.Command, url string, command []string) (connect.Spec, error) {
 	name := cmd.CommandPath()
+	if at := cmd.ArgsLenAtDash(); at >= 0 && at == cmd.Flags().NArg() {
+		// A -- that ends the command line. (A side of diff left without a
+		// target, the demo, is not this: its -- has a command after it.)
+		return connect.Spec{}, usagef(name, "nothing after --: give the server's command after it (mcpscope %s -- node server.js), or leave the -- out for the built-in demo", cmd.Name())
+	}
 	var configured *hosts.Target
 	if f.server.server != "" {
 		if url != "" || len(command) > 0 || f.server.url != "" {
@@ -273,8 +280,31 @@ func checkURL(raw string) error {
 		return fmt.Errorf("%q: mcpscope speaks http and https, not %q", shown, u.Scheme)
 	case u.Host == "":
 		return fmt.Errorf("%q has no host", shown)
+	case strings.ContainsFunc(raw, unicode.IsSpace):
+		return fmt.Errorf("%q has a space in it: a URL carries it percent-encoded, as %%20", shown)
+	}
+	if p := u.Port(); p != "" {
+		if n, err := strconv.Atoi(p); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("%q: port %s is not a port number (1 to 65535)", shown, p)
+		}
 	}
 	return nil
+}
+
+// headerName reports whether s is an HTTP header name (an RFC 9110 token).
+func headerName(s string) bool {
+	for _, c := range []byte(s) {
+		if c <= ' ' || c >= 0x7f || strings.IndexByte(`"(),/:;<=>?@[\]{}`, c) >= 0 {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// headerValue reports whether s can be sent as a header value: no control
+// characters but tab, so no CR or LF that would start another header.
+func headerValue(s string) bool {
+	return !strings.ContainsFunc(s, func(r rune) bool { return r != '\t' && (r < ' ' || r == 0x7f) })
 }
 
 // fill puts the credentials and OAuth settings into sp.
@@ -286,6 +316,9 @@ func (f *httpFlags) fill(sp *connect.Spec, name string) error {
 		n, v, ok := strings.Cut(h, ":")
 		if !ok || strings.TrimSpace(n) == "" {
 			return usagef(name, "-H takes \"Name: value\", got %q", h)
+		}
+		if !headerName(strings.TrimSpace(n)) || !headerValue(v) {
+			return usagef(name, "-H %q: a header name is letters, digits and -_.!#$%%&'*+^`|~, and neither holds a control character (CR and LF would start another header)", strings.TrimSpace(n)+":"+transport.RedactHeader(strings.TrimSpace(n), v))
 		}
 		sp.Headers[strings.TrimSpace(n)] = strings.TrimSpace(v)
 	}

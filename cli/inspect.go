@@ -97,6 +97,9 @@ func rootArgs(cmd *cobra.Command, args []string) error {
 // inspect connects and runs the TUI over the session. Server requests
 // (elicitation, sampling, roots) go to the UI's responder.
 func inspect(cmd *cobra.Command, sp connect.Spec) error {
+	if err := needTerminal(cmd, "use the headless commands (mcpscope tools, call, read… with the same target; mcpscope --help lists them)"); err != nil {
+		return err
+	}
 	stderr := cmd.ErrOrStderr()
 	resp := ui.NewResponder(rootsOf(sp))
 	sp.Responder = resp

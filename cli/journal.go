@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"sort"
 	"time"
 
@@ -145,21 +144,6 @@ func (b *bitset) set(i int) {
 		*b = append(*b, 0)
 	}
 	(*b)[i/64] |= 1 << (i % 64)
-}
-
-// journalHeader reads path's header, with the errors a person can act on.
-func journalHeader(cmd *cobra.Command, path string) (session.Header, error) {
-	h, err := scan.Header(path)
-	switch {
-	case errors.Is(err, os.ErrNotExist):
-		return h, usagef(cmd.CommandPath(), "%s does not exist", path)
-	case errors.Is(err, session.ErrNotJournal):
-		return h, usagef(cmd.CommandPath(), "%s is not an mcpscope journal: its first line is neither a journal header nor a journal record (journals are in %s)",
-			path, session.DefaultJournalDir())
-	case errors.Is(err, scan.ErrEmpty):
-		return h, usagef(cmd.CommandPath(), "%s holds no frames and no journal header: it is empty", path)
-	}
-	return h, err
 }
 
 // journalDamage reports, on w, the lines of a journal that could not be read,

@@ -73,6 +73,9 @@ func openOffline(cmd *cobra.Command, path string, f *connFlags, url string, comm
 	if _, err := journalHeader(cmd, path); err != nil {
 		return err
 	}
+	if err := needTerminal(cmd, "mcpscope journal FILE summarises it and mcpscope export FILE writes it out"); err != nil {
+		return err
+	}
 	s, h, err := session.Open(path)
 	if err != nil {
 		return fmt.Errorf("open the journal %s: %w", path, err)
@@ -88,6 +91,16 @@ func openOffline(cmd *cobra.Command, path string, f *connFlags, url string, comm
 		fmt.Fprintf(cmd.ErrOrStderr(), "mcpscope: %s: %s\n", termsafe.Line(path), termsafe.Text(l.Err.Error()))
 	}
 	return err
+}
+
+// needTerminal is the usage error for the inspector without a terminal on
+// stdin and stdout, said before anything connects or spawns (bubbletea
+// would fail only after).
+func needTerminal(cmd *cobra.Command, headless string) error {
+	if isTerminal(cmd.InOrStdin()) && isTerminal(cmd.OutOrStdout()) {
+		return nil
+	}
+	return usagef(cmd.CommandPath(), "the inspector needs a terminal on stdin and stdout; without one, %s", headless)
 }
 
 // runTUI runs the inspector on o's session with the person's theme.

@@ -56,6 +56,9 @@ func newReplayCmd() *cobra.Command {
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			own, url, command := split(cmd, args)
+			if _, err := journalHeader(cmd, own[0]); err != nil {
+				return err
+			}
 			rec, err := replay.Load(own[0])
 			if err != nil {
 				return err

@@ -171,7 +171,7 @@ func newTransport(sp Spec) (transport.Transport, error) {
 		}
 		if sp.Transport == "sse" {
 			t = transport.NewLegacySSE(transport.LegacySSEOptions{URL: sp.URL, Headers: sp.Headers, Bearer: sp.Bearer, Client: client,
-				AllowRedirects: sp.AllowRedirects})
+				AllowRedirects: sp.AllowRedirects, StartWait: sp.HandshakeTimeout()})
 		} else {
 			t = transport.NewHTTP(sp.httpOptions(client))
 		}
@@ -269,6 +269,9 @@ func start(sp Spec, seqBase uint64) (*session.Session, error) {
 		if j != nil {
 			j.Close()
 		}
+		if errors.Is(err, context.DeadlineExceeded) { // HTTP+SSE: no endpoint event within the handshake limit
+			return nil, &session.Failure{Kind: session.ErrTimeout, Reason: "timed out", Cause: err}
+		}
 		return nil, err // the transport's error names the target already
 	}
 	return s, nil
@@ -284,7 +287,14 @@ func handshakeFailed(ctx, hctx context.Context, sp Spec, s *session.Session, err
 	gone := exited(s) || (sp.kind() == "stdio" && (errors.Is(err, session.ErrSend) || errors.Is(err, session.ErrClosed)) &&
 		exitedWithin(s, exitSettle))
 	how := s.Info().CloseReason // "the server process exited (exit code 3)"
-	s.Close()
+	if hctx.Err() != nil && ctx.Err() == nil {
+		// The user's limit is over: closing waits on the server no more
+		// (no flush of the probe's cancel, no DELETE), or --timeout 3s
+		// would end at 5s.
+		s.CloseBy(time.Now())
+	} else {
+		s.Close()
+	}
 	switch {
 	case ctx.Err() != nil:
 		return ctx.Err()

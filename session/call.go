@@ -70,6 +70,9 @@ var (
 	// ErrReissued: the response stream broke and the request went out
 	// again with a new id (the call's Next); waiting on it follows on.
 	ErrReissued = errors.New("re-issued")
+	// ErrRoundLimit: the server kept asking for input (MRTR) past MaxRounds;
+	// the server's doing, not the transport's.
+	ErrRoundLimit = errors.New("too many input_required rounds")
 )
 
 // Progress is the latest progress of a call and enough history for a rate.

@@ -71,6 +71,8 @@ func (s *Session) adoptLocked(e *Envelope, it *Item) *Call {
 	c := s.newCall(e.Key(), e.ID, e.Method, it.Frame.Time)
 	c.Params, c.Name, c.Seq = e.Params, e.h.name, it.Seq
 	c.adopted, c.via = true, it.Frame.Meta.Via
+	// A journal's first request, when it is server/discover, is the era probe.
+	c.opts.probe = e.Method == ProbeMethod && len(s.order) == 0
 	if len(e.h.metaToken) > 0 {
 		c.Token = idKey(e.h.metaToken)
 		s.byToken[c.Token] = c

@@ -478,7 +478,7 @@ func (s *Session) continueRounds(c *Call, result json.RawMessage) {
 		return
 	}
 	if c.Round >= MaxRounds {
-		s.chainEnd(c, &Failure{Reason: fmt.Sprintf("gave up after %d input_required rounds (the server keeps asking)", MaxRounds)})
+		s.chainEnd(c, &Failure{Reason: fmt.Sprintf("gave up after %d input_required rounds (the server keeps asking)", MaxRounds), Kind: ErrRoundLimit})
 		return
 	}
 	responses, un := s.answerInputs(s.ctx, slices.Sorted(maps.Keys(ir.InputRequests)), ir.InputRequests, ServerRequest{Seq: c.Seq, Related: c.Key, Round: c.Round})

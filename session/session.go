@@ -593,7 +593,13 @@ func (s *Session) failAll(reason string) {
 
 // Close ends the session: the transport is closed (stdio shutdown ladder,
 // HTTP DELETE), every pending call ends, the journal is closed.
-func (s *Session) Close() error {
+func (s *Session) Close() error { return s.CloseBy(time.Time{}) }
+
+// CloseBy is Close when the user's limit ends at deadline: what waits on
+// the server (queued messages, an HTTP DELETE) waits no later than that,
+// so a close after a timeout adds no network wait; the journal is still
+// written whole. A zero deadline is Close's own bounds.
+func (s *Session) CloseBy(deadline time.Time) error {
 	s.mu.Lock()
 	if s.info.Closed {
 		s.mu.Unlock()
@@ -617,8 +623,13 @@ func (s *Session) Close() error {
 	}
 	// What is queued goes out before the transport closes: a cancel of a
 	// call that timed out or was interrupted is what the server must hear.
-	s.flush()
-	err := s.t.Close()
+	s.flush(deadline)
+	var err error
+	if dc, ok := s.t.(transport.DeadlineCloser); ok && !deadline.IsZero() {
+		err = dc.CloseBy(deadline)
+	} else {
+		err = s.t.Close()
+	}
 	s.mu.Lock()
 	s.info.Closed = true
 	if s.info.CloseReason == "" {
@@ -677,8 +688,15 @@ func (s *Session) sentOnce(done func(error)) func(error) {
 const FlushWait = 2 * time.Second
 
 // flush waits until every queued message was handed over and its send
-// finished, or FlushWait passed.
-func (s *Session) flush() {
+// finished, or FlushWait passed, or deadline (when not zero).
+func (s *Session) flush(deadline time.Time) {
+	wait := FlushWait
+	if !deadline.IsZero() {
+		wait = min(wait, time.Until(deadline))
+	}
+	if wait <= 0 {
+		return // the user's limit is over: nothing more waits on the server
+	}
 	s.outMu.Lock()
 	if s.unsent == 0 {
 		s.outMu.Unlock()
@@ -689,7 +707,7 @@ func (s *Session) flush() {
 	}
 	ch := s.flushed
 	s.outMu.Unlock()
-	t := time.NewTimer(FlushWait)
+	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {
 	case <-ch:
@@ -825,6 +843,10 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 	switch class {
 	case ClassResult, ClassError:
 		key := e.Key()
+		if k, ok := RefusalOf(&it.Frame.Meta, e); ok && s.calls[k] != nil && s.calls[k].opts.probe {
+			key = k // the era probe's HTTP error answer: the probe's result
+			it.Note = "the era probe's refusal: the server speaks the initialize era"
+		}
 		if key == "" {
 			it.Note = "error without an id (the server could not read a request)"
 			return s.warnLocked(it.Note, after)

@@ -77,6 +77,9 @@ func (b *Subjects) Fill(f *transport.Frame, env *Envelope, c *CallSnapshot, now 
 	s.Tool = c.Name
 	s.State = StateWord(c)
 	s.IsError = s.IsError || c.IsError || c.RPCError != nil || c.Failure != nil && !errors.Is(c.Failure, ErrReissued)
+	if c.Refused() {
+		s.IsError = false // the era probe's refusal is its answer (legacy), not an error
+	}
 	if !c.Started.IsZero() {
 		s.Duration = c.Duration(now)
 	}
@@ -85,14 +88,16 @@ func (b *Subjects) Fill(f *transport.Frame, env *Envelope, c *CallSnapshot, now 
 
 // StateWord is the one word a call's state is known by, in the TUI's rows
 // and in the filter language's ~s: a late response wins, then a tool's
-// isError, then a round that asks for input, then a call lost with its
-// transport; otherwise the state itself.
+// isError, then the era probe's refusal (legacy), then a round that asks
+// for input, then a call lost with its transport; otherwise the state itself.
 func StateWord(c *CallSnapshot) string {
 	switch {
 	case c.Late > 0:
 		return "late"
 	case c.IsError:
 		return "error"
+	case c.Refused():
+		return "legacy"
 	case c.ResultType == "input_required":
 		return "input"
 	case c.State == StateError && c.Failure != nil && errors.Is(c.Failure, ErrClosed):

@@ -196,6 +196,26 @@ type Transport interface {
 	Describe() string
 }
 
+// DeadlineCloser is a transport whose Close waits on the network (an HTTP
+// DELETE, exchanges still ending): CloseBy waits no later than deadline, so
+// a close after the user's limit ran out adds no wait of its own.
+type DeadlineCloser interface {
+	CloseBy(deadline time.Time) error
+}
+
+// closeWait is d, or less when deadline comes first (zero: no deadline).
+func closeWait(d time.Duration, deadline time.Time) time.Duration {
+	if !deadline.IsZero() {
+		d = min(d, time.Until(deadline))
+	}
+	return max(d, 0)
+}
+
+// endWait bounds the wait, at close, for exchanges already cancelled to
+// record how they ended: no network wait (their context is done), only
+// the frames, so the journal is whole even when no time is left.
+const endWait = 250 * time.Millisecond
+
 // sensitiveHeaders are redacted wherever headers are recorded.
 var sensitiveHeaders = map[string]bool{
 	"authorization":       true,

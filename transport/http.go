@@ -449,7 +449,12 @@ func (h *HTTP) KeepSession() {
 
 // Close ends every stream, then DELETEs the session if there is one (any
 // answer is recorded and tolerated). Bounded by a few seconds.
-func (h *HTTP) Close() error {
+func (h *HTTP) Close() error { return h.CloseBy(time.Time{}) }
+
+// CloseBy is Close that waits on the server (the DELETE, exchanges still
+// ending) no later than deadline; with no time left the session is left
+// to the server's own expiry, and the journal says so.
+func (h *HTTP) CloseBy(deadline time.Time) error {
 	h.mu.Lock()
 	if h.closed {
 		h.mu.Unlock()
@@ -463,17 +468,26 @@ func (h *HTTP) Close() error {
 	h.mu.Unlock()
 	h.cancel()
 
-	if sid != "" && !keep {
-		h.deleteSession(sid, ver)
+	if sid != "" && !keep && closeWait(httpDeleteGrace, deadline) == 0 {
+		h.event(EvNote, Meta{URL: h.target, HTTPMethod: http.MethodDelete,
+			Detail: "no time left to DELETE session " + sid + ": the server ends it when it expires"})
+	} else if sid != "" && !keep {
+		h.deleteSession(sid, ver, closeWait(httpDeleteGrace, deadline))
 	} else if sid != "" {
 		h.event(EvNote, Meta{URL: h.target, Detail: "left session " + sid + " open on the server: detached calls live in it"})
 	}
 	waited := make(chan struct{})
 	go func() { h.wg.Wait(); close(waited) }()
+	wait := time.NewTimer(max(closeWait(httpCloseWait, deadline), endWait))
+	defer wait.Stop()
 	select {
 	case <-waited:
-	case <-time.After(httpCloseWait):
-		h.event(EvNote, Meta{URL: h.target, Detail: "some HTTP exchanges were still ending at close"})
+	case <-wait.C:
+		select {
+		case <-waited:
+		default:
+			h.event(EvNote, Meta{URL: h.target, Detail: "some HTTP exchanges were still ending at close"})
+		}
 	}
 	if h.ownTr != nil {
 		h.ownTr.CloseIdleConnections()
@@ -483,8 +497,8 @@ func (h *HTTP) Close() error {
 	return nil
 }
 
-func (h *HTTP) deleteSession(sid, ver string) {
-	ctx, cancel := context.WithTimeout(context.Background(), httpDeleteGrace)
+func (h *HTTP) deleteSession(sid, ver string, grace time.Duration) {
+	ctx, cancel := context.WithTimeout(context.Background(), grace)
 	defer cancel()
 	meta := Meta{Event: EvNote, HTTPMethod: http.MethodDelete, URL: h.target}
 	req, err := http.NewRequestWithContext(ctx, http.MethodDelete, h.o.URL, nil)

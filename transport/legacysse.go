@@ -26,6 +26,9 @@ type LegacySSEOptions struct {
 	// AllowRedirects are origins ("https://host[:port]", or "*") a redirect
 	// may lead to besides URL's own; credentials never go there.
 	AllowRedirects []string
+	// StartWait bounds Start: the GET answered and the endpoint event seen
+	// (0 = 10s). The user's handshake limit, so --timeout holds here too.
+	StartWait time.Duration
 }
 
 // LegacySSEStream names the one GET stream in frames' Meta.Stream.
@@ -96,6 +99,9 @@ type LegacySSE struct {
 func NewLegacySSE(o LegacySSEOptions) *LegacySSE {
 	l := &LegacySSE{o: o, target: RedactURL(o.URL), done: make(chan struct{}),
 		startWait: lsseStartWait, answerWait: lsseAnswerWait, orderWait: lsseOrderWait}
+	if o.StartWait > 0 {
+		l.startWait = o.StartWait
+	}
 	l.client, l.ownTr = withRedirectPolicy(o.Client, o.AllowRedirects, l.emit)
 	l.ctx, l.cancel = context.WithCancel(context.Background())
 	return l
@@ -147,8 +153,10 @@ func (l *LegacySSE) Start(sink Sink) error {
 		timer.Stop()
 		cancel()
 		if timedOut.Load() {
+			// Out of time, not interrupted: the cause is the deadline (the
+			// cancel that ended the GET is ours).
 			e.Msg = fmt.Sprintf("GET %s: no endpoint event within %v", l.target, l.startWait)
-			e.Hint = lsseHint
+			e.Hint, e.Err = lsseHint, context.DeadlineExceeded
 		} else if l.ctx.Err() != nil {
 			e.Msg, e.Hint = "GET "+l.target+": closed by client during start", ""
 		}
@@ -401,7 +409,10 @@ func (l *LegacySSE) post(ctx context.Context, req *http.Request, rec, sid string
 }
 
 // Close cancels the GET and any POST, then closes Done. Idempotent, bounded.
-func (l *LegacySSE) Close() error {
+func (l *LegacySSE) Close() error { return l.CloseBy(time.Time{}) }
+
+// CloseBy is Close that waits for exchanges to end no later than deadline.
+func (l *LegacySSE) CloseBy(deadline time.Time) error {
 	l.mu.Lock()
 	if l.closed {
 		l.mu.Unlock()
@@ -412,12 +423,16 @@ func (l *LegacySSE) Close() error {
 	l.cancel()
 	waited := make(chan struct{})
 	go func() { l.wg.Wait(); close(waited) }()
-	timer := time.NewTimer(lsseCloseWait)
+	timer := time.NewTimer(max(closeWait(lsseCloseWait, deadline), endWait))
 	defer timer.Stop()
 	select {
 	case <-waited:
 	case <-timer.C:
-		l.event(EvNote, Meta{URL: l.target, Detail: "some HTTP exchanges were still ending at close"})
+		select {
+		case <-waited:
+		default:
+			l.event(EvNote, Meta{URL: l.target, Detail: "some HTTP exchanges were still ending at close"})
+		}
 	}
 	if l.ownTr != nil {
 		l.ownTr.CloseIdleConnections()

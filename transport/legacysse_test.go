@@ -1,6 +1,7 @@
 package transport
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -403,6 +404,10 @@ func TestLegacySSEStartFailures(t *testing.T) {
 				if !strings.Contains(err.Error(), w) {
 					t.Errorf("error %q lacks %q", err, w)
 				}
+			}
+			// Out of time is a timeout, not an interruption (it exited 130).
+			if tc.name == "silent" && (!errors.Is(err, context.DeadlineExceeded) || errors.Is(err, context.Canceled)) {
+				t.Errorf("a start that ran out of time: %v is not context.DeadlineExceeded alone", err)
 			}
 			if n := rec.count(func(f Frame) bool { return f.Dir == In }); n != tc.delivered {
 				t.Errorf("%d in frames, want %d", n, tc.delivered)

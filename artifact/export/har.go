@@ -115,6 +115,11 @@ type exchange struct {
 	body      spool
 	matched   bool
 	notes     []string
+	// errBody: an HTTP error status whose JSON body follows as its own
+	// frame (the transport journals both); errDetail is the status
+	// event's excerpt, the body if the frame never comes.
+	errBody   bool
+	errDetail string
 }
 
 // HAR writes the HTTP exchanges of the journal as a HAR 1.2 log: every
@@ -258,7 +263,8 @@ func (hx *harWriter) frame(fr *scan.Frame) error {
 			x.e.MCP.SSEEvents++
 		}
 	case fr.Dir == transport.In && (fr.Kind == transport.Message || fr.Kind == transport.Garbage):
-		if x.e.Response.Status == 0 || x == hx.keyless {
+		if x.e.Response.Status == 0 || x == hx.keyless || x.errBody {
+			x.errBody = false
 			// A JSON body: the whole answer in one frame.
 			hx.respond(x, fr)
 			x.e.Response.Content.MimeType = orDefault(m.Headers["Content-Type"], "application/json")
@@ -291,8 +297,13 @@ func (hx *harWriter) frame(fr *scan.Frame) error {
 		m.Event == transport.EvHTTPError || m.Status != 0:
 		if m.Status != 0 && x.e.Response.Status == 0 || m.Event == transport.EvHTTPError {
 			hx.respond(x, fr)
+			x.e.Response.Content.MimeType = orDefault(m.Headers["Content-Type"], "text/plain")
+			if m.Event == transport.EvHTTPError && errBodyFollows(m.Detail) {
+				// One exchange: the JSON body comes next on the same stream.
+				x.errBody, x.errDetail, x.end = true, m.Detail, fr.Time
+				return nil
+			}
 			x.body.writeText([]byte(m.Detail))
-			x.e.Response.Content.MimeType = "text/plain"
 		} else if m.Event != transport.EvStreamClosed {
 			x.note(m.Event + ": " + m.Detail)
 		} else if m.Detail != "" {
@@ -375,6 +386,14 @@ func (hx *harWriter) flushKeyless() error {
 	return hx.finish(x)
 }
 
+// errBodyFollows reports whether an HTTP error event's body is journaled
+// as a frame of its own next: the transport does so for a JSON body, and
+// then the event's detail is an excerpt of it.
+func errBodyFollows(detail string) bool {
+	d := strings.TrimSpace(detail)
+	return d != "" && (d[0] == '{' || d[0] == '[')
+}
+
 func (x *exchange) note(s string) {
 	if s != "" {
 		x.notes = append(x.notes, s)
@@ -384,6 +403,10 @@ func (x *exchange) note(s string) {
 // finish writes x (when the filter kept it) and frees its body.
 func (hx *harWriter) finish(x *exchange) error {
 	defer x.body.close()
+	if x.errBody { // the error's body never came as a frame: its excerpt
+		x.body.writeText([]byte(x.errDetail))
+		x.errBody = false
+	}
 	if !x.matched {
 		return nil
 	}

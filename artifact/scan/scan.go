@@ -276,6 +276,9 @@ func (c *correlator) message(fr *Frame, e *session.Envelope) *call {
 	switch class {
 	case session.ClassResult, session.ClassError:
 		cl := c.calls[e.Key()]
+		if k, ok := session.RefusalOf(&fr.Meta, e); ok && c.calls[k] != nil && c.calls[k].snap.Probe {
+			cl = c.calls[k] // the era probe's HTTP error answer (session.RefusalOf)
+		}
 		if cl == nil {
 			return nil
 		}
@@ -357,7 +360,8 @@ func (c *correlator) request(e *session.Envelope, at time.Time) *call {
 	}
 	_ = json.Unmarshal(e.Params, &p)
 	cl.snap = session.CallSnapshot{Key: key, Method: e.Method, Name: session.ParamName(e.Params), ID: e.ID,
-		Params: e.Params, State: session.StatePending, Started: at}
+		Params: e.Params, State: session.StatePending, Started: at,
+		Probe: e.Method == session.ProbeMethod && cl.ordinal == 0} // a journal's first request, server/discover, is the era probe
 	if len(p.Meta.Token) > 0 {
 		cl.token = keyOf(p.Meta.Token)
 		c.byToken[cl.token] = cl
