@@ -23,7 +23,7 @@ import (
 const safe = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-_./:=@+,%^"
 
 // Quote returns w as one shell word: unchanged when it needs no quotes;
-// else in single quotes (with any ' inside written '\''); or, when w holds
+// else in single quotes (with any ' inside written '\”); or, when w holds
 // bytes a terminal must not get raw, in $'…' with those bytes escaped.
 func Quote(w string) string {
 	if w != "" && strings.Trim(w, safe) == "" {
