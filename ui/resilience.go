@@ -46,7 +46,7 @@ func (m *Model) reconnectNow() {
 
 // rejoinCommand is the shell command that rejoins a record.
 func rejoinCommand(handle string) string {
-	return "mcpscope rejoin " + shell.Quote(handle)
+	return shell.Join([]string{"mcpscope", "rejoin", handle})
 }
 
 // rejoinView lists the calls left running on servers (by this or another

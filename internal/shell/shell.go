@@ -86,6 +86,25 @@ func Join(argv []string) string {
 	return strings.Join(q, " ")
 }
 
+// IsFlag reports a word that mcpscope's command line reads as a flag
+// where an argument is meant (a task id, a tool name from a server):
+// quoting does not change that, so no printed command line can pass it
+// there, and callers print none.
+func IsFlag(w string) bool { return len(w) > 1 && w[0] == '-' }
+
+// Ref is one word of prefix followed by the value of the variable VarName
+// makes of name, for a secret a person sets in their own shell (never its
+// value): "X-Api-Key: $X_API_KEY". A prefix of plain words goes in the
+// double quotes; any other (a header name from a config file) is quoted on
+// its own, so nothing in it expands.
+func Ref(prefix, name string) string {
+	ref := `"$` + VarName(name) + `"`
+	if strings.Trim(prefix, safe+" ") == "" {
+		return `"` + prefix + ref[1:]
+	}
+	return Quote(prefix) + ref
+}
+
 // VarName is a shell variable name made from a header or setting name, for
 // a reference a person fills in: X-Api-Key becomes X_API_KEY.
 func VarName(name string) string {
