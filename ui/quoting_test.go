@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"unicode/utf8"
 	"testing"
+	"unicode/utf8"
 
 	"mcpscope/internal/shell"
 	"mcpscope/internal/shell/shelltest"
