@@ -79,9 +79,7 @@ func newAttachCmd() *cobra.Command {
 			}
 			err = runTUI(cmd, o)
 			lv.close(cmd.ErrOrStderr())
-			if p := a.JournalPath(); p != "" {
-				fmt.Fprintf(cmd.ErrOrStderr(), "mcpscope: the proxy's journal is %s (mcpscope open reads it back)\n", termsafe.Line(p))
-			}
+			journalHint(cmd.ErrOrStderr(), "the proxy's journal", a.JournalPath())
 			return err
 		},
 	}

@@ -6,6 +6,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"mcpscope/internal/demo"
+	"mcpscope/internal/shell"
 )
 
 func newDemoCmd() *cobra.Command {
@@ -22,7 +23,7 @@ func newDemoCmd() *cobra.Command {
 			}
 			return demo.ServeHTTP(cmd.Context(), addr, demo.Options{}, func(url string) {
 				fmt.Fprintf(cmd.OutOrStdout(), "mcpscope demo server listening on %s\n", url)
-				fmt.Fprintf(cmd.ErrOrStderr(), "inspect it with: mcpscope %s\n", url)
+				fmt.Fprintf(cmd.ErrOrStderr(), "inspect it with: %s\n", shell.Join([]string{"mcpscope", url}))
 			})
 		},
 	}

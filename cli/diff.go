@@ -124,7 +124,7 @@ func newDiffCmd() *cobra.Command {
 				if sd.url == "" && len(sd.command) == 0 {
 					source = "the embedded demo server"
 				}
-				snaps[i] = diff.FromSession(cmd.Context(), s, transport.RedactURL(source))
+				snaps[i] = diff.FromSession(cmd.Context(), s, transport.RedactTarget(source))
 				s.Close()
 				if err := cmd.Context().Err(); err != nil {
 					return err

@@ -10,6 +10,7 @@ import (
 
 	"mcpscope/connect"
 	"mcpscope/internal/render"
+	"mcpscope/internal/shell"
 	"mcpscope/internal/termsafe"
 	"mcpscope/oauth"
 	"mcpscope/session"
@@ -80,12 +81,13 @@ func printError(w io.Writer, err error) {
 	}
 	fmt.Fprintf(w, "mcpscope: %s\n", termsafe.Text(msg))
 	if h := hint(err); h != "" {
-		fmt.Fprintf(w, "  %s\n", h)
+		fmt.Fprintf(w, "  %s\n", termsafe.Line(h)) // its command lines are quoted (shell.Quote), which Line leaves as they are
 	}
 }
 
 // hint says what to do next about err, in terms of the command line (the
-// engine's messages never name flags).
+// engine's messages never name flags). What a server, a record or a file
+// said goes into it as quoted shell words.
 func hint(err error) string {
 	var (
 		ue  *usageError
@@ -100,7 +102,7 @@ func hint(err error) string {
 	)
 	switch {
 	case errors.As(err, &ue):
-		return fmt.Sprintf("run '%s --help' for usage", strings.TrimSpace(ue.cmdOr("mcpscope")))
+		return "for usage, run: " + shell.Join(append(strings.Fields(ue.cmdOr("mcpscope")), "--help"))
 	case errors.As(err, &tsk):
 		// A task given up on goes on on the server: how to come back to it
 		// first, then what the error alone would say (a limit to raise).
@@ -117,13 +119,13 @@ func hint(err error) string {
 	case errors.Is(err, session.ErrTimeout):
 		return "raise the limit with --timeout D"
 	case errors.As(err, &un):
-		return fmt.Sprintf("answer it with --answer '%s=<json>' (or --answers FILE)", termsafe.Line(un.Key))
+		return "answer it with " + shell.Join([]string{"--answer", un.Key + "=<json>"}) + " (or --answers FILE)"
 	case errors.As(err, &je):
 		return "choose another place with --journal PATH, or run with --no-journal"
 	case errors.As(err, &ee):
 		return "the server speaks the initialize era: run without --era modern (or with --era legacy)"
 	case errors.As(err, &re):
-		return "if you trust " + termsafe.Line(re.Origin) + ", follow the redirect with --allow-redirect " + termsafe.Line(re.Origin)
+		return "if you trust " + termsafe.Line(re.Origin) + ", follow the redirect with " + shell.Join([]string{"--allow-redirect", re.Origin})
 	case errors.As(err, &he) && he.Status == 401:
 		return "give credentials with --bearer TOKEN or -H 'Authorization: …', or let mcpscope log in (not with --no-oauth)"
 	case errors.As(err, &ms):
@@ -138,13 +140,17 @@ func hint(err error) string {
 func missingSecretHint(e *connect.MissingSecretError) string {
 	switch ref := e.Ref; {
 	case strings.HasPrefix(ref, "env:"):
-		return "set $" + strings.TrimPrefix(ref, "env:") + " again"
+		name := strings.TrimPrefix(ref, "env:") // from a rejoin record
+		if name == "" || strings.Trim(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != "" {
+			return "set the environment variable " + shell.Quote(name) + " again"
+		}
+		return "set $" + name + " again"
 	case ref == "flag:--bearer":
 		return "pass --bearer TOKEN again"
 	case ref == connect.URLSecretRef:
 		return "pass the full URL, credentials included, again with --url URL"
 	}
-	return fmt.Sprintf("pass -H '%s: …' again", e.Name)
+	return "pass " + shell.Join([]string{"-H", e.Name + ": …"}) + " again"
 }
 
 func (e *usageError) cmdOr(def string) string {

@@ -13,6 +13,7 @@ import (
 	"mcpscope/connect"
 	"mcpscope/hosts"
 	"mcpscope/internal/shell"
+	"mcpscope/internal/termsafe"
 	"mcpscope/transport"
 	"mcpscope/ui"
 )
@@ -120,17 +121,28 @@ func inspect(cmd *cobra.Command, sp connect.Spec) error {
 	notes.off.Store(true)
 	err = runTUI(cmd, ui.Options{Session: s, Responder: resp, Target: targetArgs(sp), TargetLine: targetLine(sp)})
 	notes.off.Store(false)
-	if path := s.Info().JournalPath; path != "" {
-		fmt.Fprintf(stderr, "mcpscope: the session's journal is %s (mcpscope journal reads it back)\n", path)
-	}
+	journalHint(stderr, "the session's journal", s.Info().JournalPath)
 	// Quitting leaves long HTTP calls running on the server, to rejoin later.
 	if handles := s.DetachAll(); len(handles) > 0 {
 		fmt.Fprintf(stderr, "mcpscope: left %d call(s) running on the server; rejoin with:\n", len(handles))
 		for _, h := range handles {
-			fmt.Fprintf(stderr, "  mcpscope rejoin %s\n", h)
+			fmt.Fprintf(stderr, "  %s\n", shell.Join([]string{"mcpscope", "rejoin", h}))
 		}
 	}
 	return err
+}
+
+// journalHint says where a journal went and how to read it back, when
+// there is one (what names it: "the session's journal").
+func journalHint(w io.Writer, what, path string) {
+	if path == "" {
+		return
+	}
+	arg := path
+	if shell.IsFlag(arg) {
+		arg = "./" + arg // a flag to the command line; the same file
+	}
+	fmt.Fprintf(w, "mcpscope: %s is %s (read it back with: %s)\n", what, termsafe.Line(path), shell.Join([]string{"mcpscope", "open", arg}))
 }
 
 // gate is a writer that can be switched off.
@@ -156,12 +168,9 @@ func targetLine(sp connect.Spec) string {
 			words = append(words, shell.Quote(x))
 		}
 	}
-	ref := func(prefix, name string) string { // "-H" "X-Api-Key: $X_API_KEY", double-quoted to expand
-		return `"` + prefix + "$" + shell.VarName(name) + `"`
-	}
 	for _, name := range sortedKeys(sp.Headers) {
 		if transport.IsSecretName(name) {
-			words = append(words, "-H", ref(name+": ", name))
+			words = append(words, "-H", shell.Ref(name+": ", name))
 		} else {
 			add("-H", name+": "+sp.Headers[name])
 		}
@@ -172,7 +181,7 @@ func targetLine(sp connect.Spec) string {
 	for _, kv := range sp.Env {
 		name, _, _ := strings.Cut(kv, "=")
 		if transport.IsSecretName(name) {
-			words = append(words, "-e", ref(name+"=", name))
+			words = append(words, "-e", shell.Ref(name+"=", name))
 		} else {
 			add("-e", kv)
 		}

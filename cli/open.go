@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"mcpscope/connect"
+	"mcpscope/internal/shell"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
 	"mcpscope/themes"
@@ -178,8 +179,8 @@ func liveTarget(cmd *cobra.Command, f *connFlags, url string, command []string, 
 	switch {
 	case sp.URL != "":
 		name = transport.RedactURL(sp.URL)
-	case shellLine:
-		name = "stdio: " + sp.Command[0]
+	case shellLine: // what runs, exactly: the recorded line is a shell's to read
+		name = "stdio: " + shell.Join([]string{"sh", "-c", sp.Command[0]})
 	default:
 		name = "stdio: " + transport.CommandLine(sp.Command)
 	}
@@ -202,9 +203,7 @@ func liveTarget(cmd *cobra.Command, f *connFlags, url string, command []string, 
 		defer mu.Unlock()
 		for _, s := range made {
 			s.Close()
-			if p := s.Info().JournalPath; p != "" {
-				fmt.Fprintf(w, "mcpscope: the replays' live session is journaled in %s\n", termsafe.Line(p))
-			}
+			journalHint(w, "the replays' live session's journal", s.Info().JournalPath)
 		}
 	}
 	return liveSetup{live: live, target: targetArgs(sp), line: targetLine(sp), close: closeLive}, nil

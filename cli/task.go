@@ -176,7 +176,7 @@ func withTaskHint(err error, s *session.Session, id, url string) error {
 	if !ok || t.Terminal() || errors.Is(err, session.ErrTaskExpired) {
 		return err // nothing left to pick up
 	}
-	answers := ""
+	var answers []string
 	if t.Status == "input_required" {
 		keys := make([]string, 0, len(t.InputRequests))
 		for k := range t.InputRequests {
@@ -184,23 +184,24 @@ func withTaskHint(err error, s *session.Session, id, url string) error {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			answers += fmt.Sprintf(" --answer '%s=<json>'", termsafe.Line(k))
+			answers = append(answers, "--answer", k+"=<json>")
 		}
 	}
-	how := ""
+	// The server's id and keys go into the line as words of argv, quoted.
+	var argv []string
 	if _, gerr := session.DefaultStateStore().Get(session.TaskHandle(id)); gerr == nil {
-		how = "mcpscope rejoin " + shell.Quote(session.TaskHandle(id)) + answers
-	} else if url != "" {
-		how = fmt.Sprintf("mcpscope task result %s%s %s", shell.Quote(id), answers, shell.Quote(transport.RedactURL(url)))
+		argv = append([]string{"mcpscope", "rejoin", session.TaskHandle(id)}, answers...)
+	} else if url != "" && !shell.IsFlag(id) {
+		argv = append(append([]string{"mcpscope", "task", "result", id}, answers...), transport.RedactURL(url))
 	} else if errors.Is(err, session.ErrTimeout) {
 		// A stdio server ends with this command, and its tasks with it.
 		return &taskOpenError{err: err, hint: fmt.Sprintf("task %s was still %s; it ends with the stdio server when this command exits",
-			termsafe.Line(shell.Quote(id)), termsafe.Line(t.Status))}
+			shell.Quote(id), termsafe.Line(t.Status))}
 	} else {
 		return err
 	}
 	return &taskOpenError{err: err, hint: fmt.Sprintf("task %s is still %s on the server; pick it up again with: %s",
-		termsafe.Line(shell.Quote(id)), termsafe.Line(t.Status), termsafe.Line(how))}
+		shell.Quote(id), termsafe.Line(t.Status), shell.Join(argv))}
 }
 
 // listKnownTasks answers `mcpscope tasks` in the 2026 era, where the tasks
@@ -237,8 +238,12 @@ func listKnownTasks(cmd *cobra.Command, s *session.Session, url string, asJSON b
 		return nil
 	}
 	for _, d := range mine {
-		fmt.Fprintf(out, "%-40s %-24s started %s  (mcpscope task get %s …, or mcpscope rejoin %s)\n", termsafe.Line(d.TaskID),
-			termsafe.Line(d.Name), d.Started.Local().Format(time.DateTime), termsafe.Line(d.TaskID), termsafe.Line(d.Handle))
+		how := shell.Join([]string{"mcpscope", "rejoin", d.Handle})
+		if !shell.IsFlag(d.TaskID) {
+			how = shell.Join([]string{"mcpscope", "task", "get", d.TaskID}) + " …, or " + how
+		}
+		fmt.Fprintf(out, "%-40s %-24s started %s  (%s)\n", termsafe.Line(d.TaskID),
+			termsafe.Line(d.Name), d.Started.Local().Format(time.DateTime), how)
 	}
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"mcpscope/session"
+	"mcpscope/transport"
 )
 
 // Where the sockets live: $XDG_RUNTIME_DIR/mcpscope/proxies when there is a
@@ -227,6 +228,7 @@ func Dial(ctx context.Context, path string, timeout time.Duration) (*Conn, error
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
 	c.SetReadDeadline(time.Time{})
+	h.Target = transport.RedactTarget(h.Target) // a proxy of an older build may say it as typed
 	return &Conn{Hello: h, c: c, br: br}, nil
 }
 

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"mcpscope/internal/shell"
 	"mcpscope/transport"
 )
 
@@ -151,7 +152,7 @@ func (s *Session) Detach(c *Call) (string, error) {
 	}
 	d := s.recordLocked(c)
 	d.OwnerPID = 0 // nobody holds it now
-	s.endLocked(c, StateDetached, nil, nil, &Failure{Reason: "detached: rejoin with mcpscope rejoin " + c.handle}, s.opts.Now())
+	s.endLocked(c, StateDetached, nil, nil, &Failure{Reason: "detached: rejoin with " + shell.Join([]string{"mcpscope", "rejoin", c.handle})}, s.opts.Now())
 	s.mu.Unlock()
 	if err := s.opts.StateStore.Put(d); err != nil {
 		return "", fmt.Errorf("keep the call's state: %w", err)

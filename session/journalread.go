@@ -132,6 +132,7 @@ func readHeader(b []byte, h *Header) error {
 	if err := json.Unmarshal(b, h); err != nil {
 		return fmt.Errorf("%w: its first line names a format but does not read as a header (%v)", ErrNotJournal, err)
 	}
+	h.Target = transport.RedactTarget(h.Target) // older builds recorded it as typed
 	if h.Format == JournalFormat {
 		return nil
 	}
@@ -233,6 +234,7 @@ func (lr *lineReader) long(head []byte) ([]byte, error) {
 // line): the frame then holds the part that is there.
 func parseRecord(line []byte, owned, cut bool) (uint64, transport.Frame, error) {
 	if seq, f, ok := fastRecord(line, owned, cut); ok {
+		redactMeta(&f.Meta)
 		return seq, f, nil
 	}
 	if cut {
@@ -243,7 +245,23 @@ func parseRecord(line []byte, owned, cut bool) (uint64, transport.Frame, error) 
 		return 0, transport.Frame{}, err
 	}
 	f, err := rec.Frame()
+	redactMeta(&f.Meta)
 	return rec.Seq, f, err
+}
+
+// redactMeta redacts what a frame's metadata read from a journal may hold
+// of a secret (its URL, credential headers), as the transport does before
+// writing: journals from older builds hold them as sent. The message
+// itself stays byte for byte.
+func redactMeta(m *transport.Meta) {
+	if m.URL != "" {
+		m.URL = transport.RedactURL(m.URL)
+	}
+	for k, v := range m.Headers {
+		if r := transport.RedactHeader(k, v); r != v {
+			m.Headers[k] = r
+		}
+	}
 }
 
 // fastRecord reads `{"seq":N,"t":"…","dir":"…","kind":"…"[,"meta":{…}][,"raw":"…"|,"b64":"…"]}`

@@ -15,6 +15,9 @@ const redacted = "[redacted]"
 // redacting twice changes nothing. It never fails: a string that does not
 // parse as a URL is redacted by the same rules, more eagerly.
 func RedactURL(raw string) string {
+	if !strings.ContainsAny(raw, "@?#") {
+		return raw // no userinfo, query or fragment: nothing to redact (journal reads call this per frame)
+	}
 	var b strings.Builder
 	s := raw
 	if i := strings.Index(s, "://"); i > 0 && isScheme(s[:i]) {
@@ -35,6 +38,23 @@ func RedactURL(raw string) string {
 		b.WriteString("#" + redactParams(frag)) // implicit OAuth puts tokens there
 	}
 	return b.String()
+}
+
+// RedactTarget is a session's target fit to show or record, however it
+// was written: "http: URL" and "http+sse: URL" (journal headers, proxies)
+// get RedactURL, "stdio: LINE" has its NAME=value words for secrets
+// redacted, and a bare URL (a rejoin record's) gets RedactURL. Readers
+// call it on what they read, since files written by older builds hold
+// targets as they were typed. Redacting twice changes nothing.
+func RedactTarget(t string) string {
+	kind, rest, ok := strings.Cut(t, ": ")
+	switch {
+	case !ok || !isScheme(kind):
+		return RedactURL(t)
+	case kind == "stdio":
+		return kind + ": " + stdioRedactLine(rest)
+	}
+	return kind + ": " + RedactURL(rest)
 }
 
 // userinfoEnd is the index of the '@' that ends the userinfo in s (what

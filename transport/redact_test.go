@@ -69,3 +69,26 @@ func TestBadURLKeepsItsSecret(t *testing.T) {
 		t.Errorf("a URL without secrets keeps net/url's words, got %q", r)
 	}
 }
+
+// Targets as journal headers, proxies and rejoin records name them are
+// redacted however an older build wrote them.
+func TestRedactTarget(t *testing.T) {
+	const S = "CANARY-0c4"
+	for _, c := range []struct{ in, want string }{
+		{"http: http://user:" + S + "@h:1/mcp?api_key=" + S + "&x=1", "http: http://[redacted]@h:1/mcp?api_key=[redacted]&x=1"},
+		{"http+sse: https://h/sse?token=" + S, "http+sse: https://h/sse?token=[redacted]"},
+		{"https://u:" + S + "@h/mcp", "https://[redacted]@h/mcp"},
+		{"stdio: env API_TOKEN=" + S + " node server.js --password=" + S + " --port 3", "stdio: env API_TOKEN=[redacted] node server.js --password=[redacted] --port 3"},
+		{"stdio: node server.js", "stdio: node server.js"},
+		{"http: http://127.0.0.1:3001/mcp", "http: http://127.0.0.1:3001/mcp"},
+		{"", ""},
+	} {
+		got := RedactTarget(c.in)
+		if got != c.want {
+			t.Errorf("RedactTarget(%q)\n got %q\nwant %q", c.in, got, c.want)
+		}
+		if again := RedactTarget(got); again != got {
+			t.Errorf("redacting %q again gave %q", got, again)
+		}
+	}
+}

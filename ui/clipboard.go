@@ -2,7 +2,6 @@ package ui
 
 import (
 	"encoding/json"
-	"fmt"
 	"sort"
 	"strings"
 
@@ -134,7 +133,7 @@ func curlLine(url string, f *transport.Frame) string {
 		case strings.EqualFold(name, "Authorization") && strings.HasPrefix(v, "Bearer "):
 			line += ` -H "Authorization: Bearer $MCPSCOPE_BEARER"`
 		case transport.IsSecretName(name):
-			line += fmt.Sprintf(` -H "%s: $%s"`, name, shell.VarName(name))
+			line += " -H " + shell.Ref(name+": ", name)
 		default:
 			line += " -H " + shell.Quote(name+": "+v)
 		}
@@ -161,32 +160,42 @@ func commandLine(sn session.CallSnapshot, target []string, targetLine string) (s
 		Arguments json.RawMessage `json:"arguments"`
 	}
 	_ = json.Unmarshal(sn.Params, &p)
-	var argv []string
+	var (
+		sub  string   // the subcommand
+		args []string // its arguments: the server's names, where a word that reads as a flag cannot go
+		opts []string // flags and their values
+	)
 	switch sn.Method {
 	case "tools/call":
-		argv = []string{"mcpscope", "call", p.Name}
+		sub, args = "call", []string{p.Name}
 		if a := strings.TrimSpace(string(p.Arguments)); a != "" && a != "{}" && a != "null" {
-			argv = append(argv, "--args", compact(p.Arguments))
+			opts = []string{"--args", compact(p.Arguments)}
 		}
 	case "resources/read":
-		argv = []string{"mcpscope", "read", p.URI}
+		sub, args = "read", []string{p.URI}
 	case "prompts/get":
-		argv = []string{"mcpscope", "prompt", p.Name}
-		var args map[string]string
-		_ = json.Unmarshal(p.Arguments, &args)
+		sub, args = "prompt", []string{p.Name}
+		var m map[string]string
+		_ = json.Unmarshal(p.Arguments, &m)
 		var kv []string
-		for k, v := range args {
+		for k, v := range m {
 			kv = append(kv, k+"="+v)
 		}
 		sort.Strings(kv)
-		argv = append(argv, kv...)
+		args = append(args, kv...)
 	case "tools/list", "resources/list", "prompts/list", "ping":
-		argv = []string{"mcpscope", strings.TrimSuffix(sn.Method, "/list")}
+		sub = strings.TrimSuffix(sn.Method, "/list")
 	case "resources/templates/list":
-		argv = []string{"mcpscope", "templates"}
+		sub = "templates"
 	default:
 		return "", false
 	}
+	for _, a := range args {
+		if shell.IsFlag(a) {
+			return "", false // no command line passes it; curl and the message still copy
+		}
+	}
+	argv := append(append([]string{"mcpscope", sub}, args...), opts...)
 	if targetLine != "" {
 		return shell.Join(argv) + " " + targetLine, true
 	}

@@ -94,19 +94,19 @@ func (m *Model) connState() (word, why string) {
 // transportOf splits the session's target ("stdio: cmd", "http: url",
 // "http+sse: url") into the transport's name and its endpoint, redacted.
 func transportOf(target string) (kind, endpoint string) {
-	k, rest, ok := strings.Cut(target, ": ")
+	k, rest, ok := strings.Cut(transport.RedactTarget(target), ": ")
 	if !ok {
-		return "", transport.RedactURL(target)
+		return "", k
 	}
 	switch k {
 	case "stdio":
 		return "stdio (the server is a child process)", rest
 	case "http":
-		return "Streamable HTTP", transport.RedactURL(rest)
+		return "Streamable HTTP", rest
 	case "http+sse":
-		return "HTTP+SSE (2024-11-05)", transport.RedactURL(rest)
+		return "HTTP+SSE (2024-11-05)", rest
 	}
-	return k, transport.RedactURL(rest)
+	return k, rest
 }
 
 // infoLines lays the session's facts out for width w.

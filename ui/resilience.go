@@ -46,7 +46,7 @@ func (m *Model) reconnectNow() {
 
 // rejoinCommand is the shell command that rejoins a record.
 func rejoinCommand(handle string) string {
-	return "mcpscope rejoin " + shell.Quote(handle)
+	return shell.Join([]string{"mcpscope", "rejoin", handle})
 }
 
 // rejoinView lists the calls left running on servers (by this or another
@@ -213,7 +213,7 @@ func (v *rejoinView) render(m *Model, w, h int) string {
 	}
 	if d, ok := v.selected(); ok {
 		l = append(l, "",
-			" target   "+termsafe.Line(d.Target),
+			" target   "+termsafe.Line(transport.RedactTarget(d.Target)), // a record an older build wrote may hold it as typed
 			" session  "+termsafe.Line(firstNonEmpty(d.SessionID, "(none)"))+" · "+termsafe.Line(firstNonEmpty(d.ProtocolVersion, "?"))+" "+termsafe.Line(d.Era),
 			" rejoin   "+m.th.Accent.Render(termsafe.Line(rejoinCommand(d.Handle))))
 		if ok, why := m.rejoinHere(d); ok {

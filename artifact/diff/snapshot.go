@@ -273,6 +273,7 @@ func Load(path string) (*Snapshot, error) {
 	if err := json.Unmarshal(b, &s); err != nil || s.Format != Format {
 		return nil, fmt.Errorf("%s is neither a journal nor a catalog snapshot (%s)", path, Format)
 	}
+	s.Source = transport.RedactTarget(s.Source) // a target, as the build that wrote the file named it
 	s.normalize()
 	return &s, nil
 }

@@ -22,7 +22,6 @@ import (
 	"mcpscope/filter"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
-	"mcpscope/transport"
 )
 
 // Formats are the names Write takes.
@@ -68,26 +67,6 @@ func (m *matcher) match(fr *scan.Frame) bool {
 
 // final says whether the filter needs each call as it ended (a second pass).
 func (m *matcher) final() bool { return m.f != nil && m.f.Volatile() }
-
-// redact applies the journal's redaction again: a URL's secrets, credential
-// headers. Both are idempotent, so a journal mcpscope wrote is unchanged.
-func redact(m *transport.Meta) {
-	if m.URL != "" {
-		m.URL = transport.RedactURL(m.URL)
-	}
-	for k, v := range m.Headers {
-		m.Headers[k] = transport.RedactHeader(k, v)
-	}
-}
-
-// redactTarget redacts a journal header's target ("http: URL").
-func redactTarget(t string) string {
-	kind, rest, ok := strings.Cut(t, ": ")
-	if !ok || kind == "stdio" {
-		return t
-	}
-	return kind + ": " + transport.RedactURL(rest)
-}
 
 // appendJSONText appends s as the inside of a JSON string: quotes,
 // backslashes, controls and the characters that could hijack a terminal

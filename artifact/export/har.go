@@ -139,7 +139,7 @@ func HAR(w io.Writer, path string, o Options) error {
 	hx := &harWriter{w: bw, m: newMatcher(o.Filter), open: map[string]*exchange{}, lastID: map[string]string{}}
 	hx.marker = newMarker()
 	head, _ := json.Marshal(harLog{Version: "1.2", Creator: harCreator{Name: "mcpscope", Version: o.Version},
-		Comment: "exported by mcpscope from a journal of " + redactTarget(h.Target) + " started " + h.Started.Format(time.RFC3339Nano)})
+		Comment: "exported by mcpscope from a journal of " + h.Target + " started " + h.Started.Format(time.RFC3339Nano)})
 	// {"log":{...fields...,"entries":[ ... ]}}
 	bw.WriteString(`{"log":`)
 	bw.Write(termsafe.JSON(head[:len(head)-1]))
@@ -198,8 +198,7 @@ func (hx *harWriter) pending() []*exchange {
 }
 
 func (hx *harWriter) frame(fr *scan.Frame) error {
-	m := &fr.Meta
-	redact(m)
+	m := &fr.Meta // redacted as read (session.ReadJournal), whoever wrote the journal
 	if fr.Dir == transport.Out && m.HTTPMethod == http.MethodPost && fr.Kind == transport.Message {
 		if err := hx.flushKeyless(); err != nil {
 			return err

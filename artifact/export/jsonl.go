@@ -13,14 +13,14 @@ import (
 // JSONL writes the journal's header and the frames the filter matches, as
 // journal records: the output is itself a journal (mcpscope journal, serve
 // and replay read it), byte for byte the input when nothing is filtered
-// out.
+// out. Secrets an older build journaled in the target, URLs and headers are
+// redacted already, as every journal read redacts them.
 func JSONL(w io.Writer, path string, o Options) error {
 	h, err := scan.Header(path)
 	if err != nil {
 		return err
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
-	h.Target = redactTarget(h.Target)
 	head, _ := json.Marshal(h)
 	bw.Write(termsafe.JSON(head))
 	bw.WriteByte('\n')
@@ -30,7 +30,6 @@ func JSONL(w io.Writer, path string, o Options) error {
 		if !m.match(fr) {
 			return nil
 		}
-		redact(&fr.Meta)
 		buf = session.AppendRecord(buf[:0], fr.Seq, fr.Frame)
 		_, werr := bw.Write(buf)
 		return werr

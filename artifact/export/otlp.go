@@ -123,7 +123,7 @@ func OTLP(w io.Writer, path string, o Options) error {
 	sum := sha256.Sum256([]byte(h.Started.Format(time.RFC3339Nano) + "\x00" + strconv.Itoa(h.PID) + "\x00" + h.Target))
 	ox.trace = hex.EncodeToString(sum[:16])
 	res, _ := json.Marshal([]otlpKV{str("service.name", "mcpscope"), str("service.version", o.Version),
-		str("mcpscope.journal.target", redactTarget(h.Target)), str("mcpscope.journal.started", h.Started.Format(time.RFC3339Nano))})
+		str("mcpscope.journal.target", h.Target), str("mcpscope.journal.started", h.Started.Format(time.RFC3339Nano))})
 	scope, _ := json.Marshal(map[string]string{"name": "mcpscope", "version": o.Version})
 	ox.bw.WriteString(`{"resourceSpans":[{"resource":{"attributes":`)
 	ox.bw.Write(termsafe.JSON(res))

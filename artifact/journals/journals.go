@@ -17,6 +17,7 @@ import (
 
 	"mcpscope/artifact/scan"
 	"mcpscope/session"
+	"mcpscope/transport"
 )
 
 // Summary is what one journal holds.
@@ -25,7 +26,7 @@ type Summary struct {
 	Size    int64     `json:"size"`
 	ModTime time.Time `json:"modified"`
 	Started time.Time `json:"started,omitzero"`
-	Target  string    `json:"target"` // as journaled: already redacted
+	Target  string    `json:"target"` // redacted (journal reads redact it)
 	Era     string    `json:"era,omitempty"`
 	Server  string    `json:"server,omitempty"`
 	Frames  int       `json:"frames"`
@@ -89,6 +90,7 @@ func summary(path string, cached map[string]Summary) Summary {
 		return Summary{Path: path, Problem: err.Error()}
 	}
 	if c, ok := cached[path]; ok && c.Size == fi.Size() && c.ModTime.Equal(fi.ModTime()) {
+		c.Target = transport.RedactTarget(c.Target) // an older build cached it as journaled, secrets and all
 		return c
 	}
 	return Summarize(path, fi)

@@ -55,7 +55,7 @@ func clean(s string, multiline bool) string {
 			b.WriteRune('␡')
 		case r >= 0x80 && r <= 0x9f: // C1 controls, including the 8-bit CSI and OSC
 			b.WriteRune('\uFFFD')
-		case isFormat(r):
+		case isFormat(r), r == 0x2028, r == 0x2029: // the separators break lines where none shows
 			b.WriteRune('\uFFFD')
 		default:
 			b.WriteRune(r)

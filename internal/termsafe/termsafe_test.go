@@ -16,12 +16,13 @@ func TestInert(t *testing.T) {
 		{"bidi isolate", "\u2066x\u2069"},
 		{"bell and backspace", "a\x07\x08b"},
 		{"invalid utf8", "a\xff\xfeb"},
+		{"line separators", "a\u2028b\u2029c"},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			for _, out := range []string{Text(c.in), Line(c.in)} {
 				for _, r := range out {
-					if (r < 0x20 && r != '\n' && r != '\t') || (r >= 0x7f && r <= 0x9f) || isFormat(r) {
+					if (r < 0x20 && r != '\n' && r != '\t') || Hidden(r) {
 						t.Fatalf("%q kept control %U in %q", c.in, r, out)
 					}
 				}
