@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -67,10 +68,15 @@ func TestExportCommand(t *testing.T) {
 // matches, judged as each frame arrives.
 func TestRecordFilter(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	ctx, cancel := context.WithTimeout(context.Background(), 3*time.Second)
+	server := testservers.BuildStdio(t)
+	// record runs until the server ends: it is stopped once it printed a
+	// whole response (was: after 3 s, which a loaded machine spent before
+	// the first one).
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
 	defer cancel()
-	var out, errb bytes.Buffer
-	code := Run(ctx, []string{"record", "--filter", "~k response", "--no-journal", "--", testservers.BuildStdio(t)}, &out, &errb)
+	out := &stopAtLine{want: []byte(`\"result\"`), stop: cancel}
+	var errb bytes.Buffer
+	code := Run(ctx, []string{"record", "--filter", "~k response", "--no-journal", "--", server}, out, &errb)
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
 	if code != exitOK || len(lines) == 0 || lines[0] == "" {
 		t.Fatalf("exit %d, %d lines\n%s\n%s", code, len(lines), out.String(), errb.String())
@@ -80,7 +86,32 @@ func TestRecordFilter(t *testing.T) {
 			t.Errorf("record --filter '~k response' printed %s", l)
 		}
 	}
-	if code := Run(context.Background(), []string{"record", "--filter", "~x", "--no-journal", "--", "/no/such/server"}, &out, &errb); code != exitUsage {
+	if code := Run(context.Background(), []string{"record", "--filter", "~x", "--no-journal", "--", "/no/such/server"}, out, &errb); code != exitUsage {
 		t.Errorf("a bad filter: exit %d, want a usage error before anything starts", code)
 	}
+}
+
+// stopAtLine is an output that calls stop once a whole line containing
+// want was written to it.
+type stopAtLine struct {
+	mu   sync.Mutex
+	b    bytes.Buffer
+	want []byte
+	stop func()
+}
+
+func (w *stopAtLine) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.b.Write(p)
+	if i := bytes.Index(w.b.Bytes(), w.want); i >= 0 && bytes.IndexByte(w.b.Bytes()[i:], '\n') >= 0 {
+		w.stop()
+	}
+	return len(p), nil
+}
+
+func (w *stopAtLine) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.b.String()
 }

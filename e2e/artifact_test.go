@@ -117,7 +117,7 @@ func serveHTTP(t *testing.T, journal string) string {
 			t.Fatalf("serve --http said %q", l)
 		}
 		return f[len(f)-1]
-	case <-time.After(30 * time.Second):
+	case <-time.After(hangGuard):
 		t.Fatal("serve --http did not say where it listens")
 	}
 	return ""

@@ -83,7 +83,7 @@ func startHost(t *testing.T, env []string, name string) *scriptedHost {
 		h.in.Close()
 		select {
 		case <-h.done:
-		case <-time.After(10 * time.Second):
+		case <-time.After(hangGuard):
 			cmd.Process.Kill()
 		}
 		cmd.Wait()
@@ -117,7 +117,7 @@ func (h *scriptedHost) answer(id int) hostLine {
 	select {
 	case l := <-c:
 		return l
-	case <-time.After(30 * time.Second):
+	case <-time.After(hangGuard):
 		h.t.Fatalf("the host got no answer to request %d", id)
 	case <-h.done:
 		h.t.Fatalf("the proxy closed before answering request %d", id)

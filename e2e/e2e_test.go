@@ -23,6 +23,11 @@ func binary(t *testing.T) string {
 	return testservers.BuildMCPScope(t)
 }
 
+// hangGuard bounds every wait in these tests. It only stops a hung test
+// from hanging the run: nothing here waits on time to synchronise, and on a
+// loaded 2-core machine running -race a step can take many seconds.
+const hangGuard = 2 * time.Minute
+
 // mcpscope is the command that runs the binary with args, its state (era
 // cache, rejoin records, logins) under state.
 func mcpscope(t *testing.T, state string, args ...string) *exec.Cmd {
@@ -36,7 +41,7 @@ func mcpscope(t *testing.T, state string, args ...string) *exec.Cmd {
 // record with progress appears.
 func waitRecord(t *testing.T, store *session.FileStore) session.Detached {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
+	deadline := time.Now().Add(hangGuard)
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for range tick.C {
@@ -44,7 +49,7 @@ func waitRecord(t *testing.T, store *session.FileStore) session.Detached {
 			return l[0]
 		}
 		if time.Now().After(deadline) {
-			t.Fatal("no call state with progress was persisted within 30s")
+			t.Fatalf("no call state with progress was persisted within %v", hangGuard)
 		}
 	}
 	panic("unreachable")
@@ -84,8 +89,8 @@ func killAfterTaskCreated(t *testing.T, cmd *exec.Cmd) {
 		if !ok {
 			t.Fatal("the first mcpscope ended before creating the task")
 		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("no task created within 30s")
+	case <-time.After(hangGuard):
+		t.Fatalf("no task created within %v", hangGuard)
 	}
 	cmd.Process.Signal(syscall.SIGKILL)
 	cmd.Wait()

@@ -119,7 +119,7 @@ func TestLoopbackAuthorizer(t *testing.T) {
 	shown := make(chan string, 1)
 	a := &Loopback{NoBrowser: true, Show: func(u string) { shown <- u }}
 	defer a.Close()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang guard
 	defer cancel()
 	ru, err := a.RedirectURI(ctx)
 	if err != nil || !strings.HasPrefix(ru, "http://127.0.0.1:") || !strings.HasSuffix(ru, "/callback") {

@@ -112,7 +112,7 @@ func TestNotesAndResourceRedact(t *testing.T) {
 	var notes []string
 	server := strings.Replace(home.URL, "http://", "http://ada:"+oauthCanary+"@", 1) + "/mcp?api_key=" + oauthCanary
 	f := NewFlow(server, Config{Note: func(s string) { notes = append(notes, s) }})
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute) // a hang guard
 	defer cancel()
 	_, _ = f.Challenged(ctx, http.StatusUnauthorized, http.Header{}, "") // discovery finds nothing here
 	all := strings.Join(notes, "\n")

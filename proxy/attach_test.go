@@ -86,7 +86,7 @@ func TestAttachFollowsInjectsAndCancels(t *testing.T) {
 	})
 
 	// Cancel a host's call.
-	r.send(`{"jsonrpc":"2.0","id":"h-3","method":"slow","params":{"ms":1500}}`)
+	r.send(`{"jsonrpc":"2.0","id":"h-3","method":"slow","params":{"after":"notifications/cancelled"}}`)
 	var host *session.Call
 	waitFor(t, s, "the host's call h-3", func() bool { host = s.Lookup(`"h-3"`); return host != nil })
 	errc := make(chan error, 1)

@@ -19,6 +19,8 @@ import (
 // every request is answered with {"echo": <its params>}, except
 //
 //	slow {ms}        answers after ms, even when cancelled (a late answer)
+//	slow {after}     answers right after it sees a notification of method
+//	                 after: a late answer that comes on an event, not a clock
 //	progress {n}     sends n notifications/progress for its token first
 //	flood {n}        answers, then writes n notifications as fast as it can
 //	exit {code}      writes a last notification and exits with code
@@ -59,6 +61,7 @@ func fakeServer() {
 		mu.Unlock()
 	}
 	fmt.Fprintln(os.Stderr, "fake: ready")
+	awaiting := map[string][]func(){} // slow {after}: answers by notification method
 	sc := bufio.NewScanner(os.Stdin)
 	sc.Buffer(make([]byte, 1<<20), 256<<20)
 	for sc.Scan() {
@@ -72,13 +75,18 @@ func fakeServer() {
 		}
 		if m.ID == nil {
 			send(map[string]any{"jsonrpc": "2.0", "method": "notifications/seen", "params": map[string]any{"method": m.Method, "params": m.Params}})
+			for _, answer := range awaiting[m.Method] {
+				answer()
+			}
+			delete(awaiting, m.Method)
 			continue
 		}
 		var p struct {
-			MS   int             `json:"ms"`
-			N    int             `json:"n"`
-			Code int             `json:"code"`
-			Meta json.RawMessage `json:"_meta"`
+			MS    int             `json:"ms"`
+			After string          `json:"after"`
+			N     int             `json:"n"`
+			Code  int             `json:"code"`
+			Meta  json.RawMessage `json:"_meta"`
 		}
 		json.Unmarshal(m.Params, &p)
 		answer := func() {
@@ -86,6 +94,10 @@ func fakeServer() {
 		}
 		switch m.Method {
 		case "slow", "initialize":
+			if p.After != "" {
+				awaiting[p.After] = append(awaiting[p.After], answer)
+				continue
+			}
 			go func() { time.Sleep(time.Duration(p.MS) * time.Millisecond); answer() }()
 		case "progress":
 			var meta struct {

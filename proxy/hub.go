@@ -25,7 +25,6 @@ const (
 	viewerFrames   = 8192     // frames queued for one viewer
 	viewerBytes    = 16 << 20 // bytes queued for one viewer
 	viewerCtl      = 1024     // control messages queued for one viewer
-	viewerWrite    = 10 * time.Second
 	maxViewers     = 32
 	maxCommand     = 16 << 20 // one command line from a viewer
 	ringFrames     = 4096     // recent records kept for subscribe-after
@@ -37,6 +36,11 @@ const (
 	socketDirPerm  = 0o700
 	socketFilePerm = 0o600
 )
+
+// viewerWrite is how long a write to a viewer may wait for it to read
+// before the viewer is dropped. A variable only so that a test can keep a
+// stuck viewer for as long as the host's traffic takes on a slow machine.
+var viewerWrite = 10 * time.Second
 
 // Hello is the first line a viewer reads.
 type Hello struct {

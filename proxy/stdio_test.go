@@ -20,7 +20,9 @@ import (
 	"mcpscope/transport"
 )
 
-const waitLong = 30 * time.Second
+// waitLong bounds every wait in these tests: a hang guard only (nothing waits
+// on time to synchronise), generous for a loaded 2-core machine under -race.
+const waitLong = 2 * time.Minute
 
 // shortTemp is a short directory for sockets (sun_path is ~104 bytes, and
 // t.TempDir's names are long).

@@ -92,7 +92,9 @@ func TestStdioCancelHostCall(t *testing.T) {
 	v := r.viewer()
 	v.Send(Message{Type: "subscribe"})
 	nextMsg(t, v, "subscribed")
-	r.send(`{"jsonrpc":"2.0","id":"h-7","method":"slow","params":{"ms":800}}`)
+	// The server answers only once it is told of the cancel: the answer is
+	// late on any machine, however slow.
+	r.send(`{"jsonrpc":"2.0","id":"h-7","method":"slow","params":{"after":"notifications/cancelled"}}`)
 	var reqSeq uint64
 	for reqSeq == 0 {
 		l := nextMsg(t, v, "frame")
@@ -120,8 +122,17 @@ func TestStdioCancelHostCall(t *testing.T) {
 	if l := r.read(); !strings.Contains(l, `"notifications/seen"`) || !strings.Contains(l, `"requestId":"h-7"`) {
 		t.Fatalf("server did not see the cancel: %s", l)
 	}
-	// Its late answer is dropped: the next thing the host sees is id 2's.
-	time.Sleep(1200 * time.Millisecond)
+	// Its late answer is dropped: once the proxy has journaled it as such,
+	// the next thing the host sees is id 2's.
+	for {
+		l := nextMsg(t, v, "frame")
+		if l.Record.Meta != nil && l.Record.Meta.Via == transport.ViaDropped {
+			if !strings.Contains(*l.Record.Raw, `"h-7"`) {
+				t.Fatalf("dropped %s", *l.Record.Raw)
+			}
+			break
+		}
+	}
 	r.send(`{"jsonrpc":"2.0","id":2,"method":"echo"}`)
 	if l := r.read(); !strings.Contains(l, `"id":2`) {
 		t.Fatalf("host saw %s", l)
@@ -150,7 +161,7 @@ func TestStdioCancelHostCall(t *testing.T) {
 func TestStdioCancelRefusesInitialize(t *testing.T) {
 	r := startFake(t)
 	v := r.viewer()
-	r.send(`{"jsonrpc":"2.0","id":9,"method":"initialize","params":{"ms":2000}}`)
+	r.send(`{"jsonrpc":"2.0","id":9,"method":"initialize","params":{"after":"never/sent"}}`)
 	r.send(`{"jsonrpc":"2.0","id":10,"method":"echo"}`)
 	r.read() // id 10's answer: id 9 is in flight by now
 	v.Send(Message{Type: "cancel", ID: json.RawMessage(`9`)})
@@ -163,12 +174,20 @@ func TestStdioCancelRefusesInitialize(t *testing.T) {
 // a flood of notifications all arrives, and the stuck viewer, when it reads
 // at last, is told what it missed.
 func TestStdioSlowAndDeadViewers(t *testing.T) {
+	// A viewer that does not read for viewerWrite is dropped, with what it
+	// missed still queued; the host's flood may take longer than that on a
+	// loaded machine under -race. Set before the proxy starts and put back
+	// after it ended (cleanups run last first).
+	was := viewerWrite
+	t.Cleanup(func() { viewerWrite = was })
+	viewerWrite = 10 * time.Minute
 	r := startFake(t)
 	stuck := r.viewer()
 	stuck.Send(Message{Type: "subscribe"})
+	nextMsg(t, stuck, "subscribed") // and then it reads no more until the flood is over
 	dead := r.viewer()
 	dead.Send(Message{Type: "subscribe"})
-	time.Sleep(50 * time.Millisecond)
+	nextMsg(t, dead, "subscribed")
 	dead.Close()
 
 	const n = 200000
@@ -222,12 +241,17 @@ func TestSubscribeAfter(t *testing.T) {
 	// Push the start out of the ring.
 	r.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":99,"method":"flood","params":{"n":%d}}`, ringFrames+10))
 	r.readUntil(fmt.Sprintf(`"flood %d"`, ringFrames+10))
+	// The host has the flood's last line; the hub has it once the live
+	// viewer does: from then on a new viewer's hello counts it.
+	for {
+		l := nextMsg(t, v, "frame")
+		if strings.Contains(*l.Record.Raw, fmt.Sprintf(`"flood %d"`, ringFrames+10)) {
+			break
+		}
+	}
 	v2 := r.viewer()
-	deadline := time.Now().Add(waitLong)
-	for v2.Hello.Seq < uint64(ringFrames+20) && time.Now().Before(deadline) {
-		v2.Close()
-		time.Sleep(20 * time.Millisecond)
-		v2 = r.viewer()
+	if v2.Hello.Seq < uint64(ringFrames+20) {
+		t.Fatalf("hello seq %d after the flood", v2.Hello.Seq)
 	}
 	v2.Send(Message{Type: "subscribe", After: u64(0)})
 	nextMsg(t, v2, "subscribed")

@@ -4,10 +4,13 @@
 #   scripts/test.sh                 # everything
 #   scripts/test.sh ./session/...   # only these packages (still installs peers, checks format and vet)
 #
-# Needs Go and Node.js >= 20 with npm. It installs the pinned npm test peers
-# (test/peers, see internal/peers) with `npm ci` unless their lockfiles are
-# unchanged since the last install, checks gofmt and go vet, then runs
-# `go test -race` and prints one line per package and a closing summary.
+# Needs Go and Node.js >= 20 with npm. It installs tmux and redis-server with
+# apt-get when they are missing and it can (as root or with passwordless
+# sudo), and says what is missing when it cannot; installs the pinned npm
+# test peers (test/peers, see internal/peers) with `npm ci` unless their
+# lockfiles are unchanged since the last install; checks gofmt and go vet;
+# then runs `go test -race` and prints one line per package and a closing
+# summary.
 #
 # Environment:
 #   MCPSCOPE_REQUIRE_PEERS=1  tests needing a peer fail instead of skip (CI sets it)
@@ -30,6 +33,65 @@ need() {
 	}
 }
 need go "install Go (see go.mod for the version)"
+
+# --- system packages -------------------------------------------------------------
+# tmux drives the terminal UI in the end-to-end tests; redis-server is the
+# shared state store the rejoin tests start on a free loopback port. Tests
+# that need a missing one skip (fail under MCPSCOPE_REQUIRE_PEERS=1).
+system_tools=(tmux redis-server)
+
+missing_tools() {
+	local p
+	for p in "${system_tools[@]}"; do command -v "$p" >/dev/null 2>&1 || echo "$p"; done
+}
+
+# as_root runs a command as root: directly when we are root, else through
+# sudo when it needs no password (never a prompt: CI has no terminal).
+as_root() {
+	if [ "$(id -u)" -eq 0 ]; then
+		"$@"
+	elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null; then
+		sudo -n "$@"
+	else
+		return 126
+	fi
+}
+
+install_system_tools() {
+	local want
+	mapfile -t want < <(missing_tools)
+	[ ${#want[@]} -gt 0 ] || return 0
+	if ! command -v apt-get >/dev/null 2>&1; then
+		echo "    cannot install ${want[*]}: no apt-get here"
+		return 0
+	fi
+	if ! as_root true 2>/dev/null; then
+		echo "    cannot install ${want[*]}: not root, and no sudo without a password"
+		return 0
+	fi
+	echo "    installing ${want[*]} with apt-get"
+	local s=$SECONDS
+	if as_root env DEBIAN_FRONTEND=noninteractive apt-get update -qq &&
+		as_root env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${want[@]}" >/dev/null; then
+		echo "    installed in $((SECONDS - s))s"
+	else
+		echo "    apt-get could not install ${want[*]} (its output is above)"
+	fi
+}
+
+step "system packages (${system_tools[*]})"
+install_system_tools
+mapfile -t still < <(missing_tools)
+if [ ${#still[@]} -gt 0 ]; then
+	if [ "${MCPSCOPE_REQUIRE_PEERS:-}" = 1 ]; then
+		echo "    MISSING: ${still[*]}: the tests that need them will fail (MCPSCOPE_REQUIRE_PEERS=1)"
+	else
+		echo "    MISSING: ${still[*]}: the tests that need them will skip"
+	fi
+	echo "    to install: sudo apt-get install ${still[*]}"
+else
+	echo "    $(tmux -V), $(redis-server --version | cut -d' ' -f1-3)"
+fi
 
 # --- npm test peers -----------------------------------------------------------
 peers="$root/test/peers"
@@ -112,11 +174,13 @@ go build -o "$tmp/testreport" ./scripts/testreport
 export GOCACHE="$(go env GOCACHE)"
 export XDG_STATE_HOME="$tmp/state" XDG_CONFIG_HOME="$tmp/config" XDG_CACHE_HOME="$tmp/cache" XDG_RUNTIME_DIR="$tmp/run"
 mkdir -p "$XDG_RUNTIME_DIR" && chmod 700 "$XDG_RUNTIME_DIR"
+# -timeout is a hang guard per package: the slowest (proxy, e2e) took 4-9
+# minutes with -race on 2 cores at load 15-30, which 10m barely covered.
 # -json goes through testreport, which prints one line per package, the output
 # of failed and skipped tests, and the closing "N passed, N failed, N skipped".
 set +e
 # shellcheck disable=SC2086 # GO_TEST_FLAGS is a list of flags
-go test -race -count=1 -p 2 -timeout 10m -json ${GO_TEST_FLAGS:-} "${pkgs[@]}" 2>&1 | "$tmp/testreport" | tee "$tmp/report.txt"
+go test -race -count=1 -p 2 -timeout 15m -json ${GO_TEST_FLAGS:-} "${pkgs[@]}" 2>&1 | "$tmp/testreport" | tee "$tmp/report.txt"
 rc=("${PIPESTATUS[@]}")
 set -e
 [ "${rc[0]}" -eq 0 ] && [ "${rc[1]}" -eq 0 ] || failures+=("go test")

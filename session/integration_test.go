@@ -134,7 +134,7 @@ func exercise(t *testing.T, s *session.Session) {
 
 func waitProgress(t *testing.T, c *session.Call) {
 	t.Helper()
-	deadline := time.After(20 * time.Second)
+	deadline := time.After(2 * time.Minute) // a hang guard: -race on a loaded machine is slow
 	st := c.Session().Store()
 	for c.Snapshot().Progress.Updates == 0 {
 		select {
@@ -253,10 +253,11 @@ func TestTwentyMegabyteResponse(t *testing.T) {
 
 func TestIdleTimeoutResetsOnProgress(t *testing.T) {
 	s, _ := startStdio(t)
-	// Each step is 0.1s apart, far below the 1s idle timeout, for 2s total:
-	// only the reset on progress lets it finish.
-	c := s.CallWith("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"seconds": 2, "steps": 20}},
-		session.CallOptions{Timeout: time.Second})
+	// Each step is 0.1s apart, far below the 3s idle timeout (a loaded
+	// machine stalls a process for a second at times), for 4s total: only
+	// the reset on progress lets it finish.
+	c := s.CallWith("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"seconds": 4, "steps": 40}},
+		session.CallOptions{Timeout: 3 * time.Second})
 	if _, err := waitCall(t, c); err != nil {
 		t.Fatalf("progress should keep the call alive: %v", err)
 	}
@@ -268,9 +269,10 @@ func TestIdleTimeoutResetsOnProgress(t *testing.T) {
 	if !errors.As(err, &f) || !strings.HasPrefix(f.Reason, "timed out") {
 		t.Fatalf("want a timeout, got %v", err)
 	}
-	// Hard maximum wins over progress.
+	// Hard maximum wins over progress (the idle limit is a minute: a stall
+	// must not end the call first).
 	c = s.CallWith("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"seconds": 5, "steps": 50}},
-		session.CallOptions{Timeout: time.Second, MaxTimeout: 400 * time.Millisecond})
+		session.CallOptions{Timeout: time.Minute, MaxTimeout: 400 * time.Millisecond})
 	_, err = waitCall(t, c)
 	if !errors.As(err, &f) || !strings.Contains(f.Reason, "hard limit") {
 		t.Fatalf("want the hard limit, got %v", err)

@@ -1,10 +1,12 @@
 package transport
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -35,11 +37,27 @@ func httpIsMsg(stream, sub string) func(Frame) bool {
 type httpSDKServer struct {
 	URL  string
 	gate chan struct{}
+
+	mu    sync.Mutex
+	ended map[string]chan struct{} // by request id: closed when its POST's handler has returned
+}
+
+// postEnded is closed once the server is done with the POST that carried
+// request id (its handler returned: a cut stream is free to resume).
+func (s *httpSDKServer) postEnded(id string) chan struct{} {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.ended[id]
+	if c == nil {
+		c = make(chan struct{})
+		s.ended[id] = c
+	}
+	return c
 }
 
 func httpStartSDK(t *testing.T, opts *mcp.StreamableHTTPOptions) *httpSDKServer {
 	t.Helper()
-	s := &httpSDKServer{gate: make(chan struct{})}
+	s := &httpSDKServer{gate: make(chan struct{}), ended: map[string]chan struct{}{}}
 	srv := mcp.NewServer(&mcp.Implementation{Name: "sdk-peer", Version: "1.0.0"}, nil)
 	schema := json.RawMessage(`{"type":"object"}`)
 	progress := func(ctx context.Context, req *mcp.CallToolRequest, n float64) {
@@ -66,7 +84,26 @@ func httpStartSDK(t *testing.T, opts *mcp.StreamableHTTPOptions) *httpSDKServer 
 	srv.AddTool(&mcp.Tool{Name: "big", InputSchema: schema}, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: strings.Repeat("x", 20<<20)}}}, nil
 	})
-	ts := httptest.NewServer(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, opts))
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, opts)
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		var m struct {
+			ID json.RawMessage `json:"id"`
+		}
+		if r.Method == http.MethodPost {
+			body, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(body))
+			json.Unmarshal(body, &m)
+		}
+		sdk.ServeHTTP(w, r)
+		if len(m.ID) > 0 {
+			c := s.postEnded(string(m.ID))
+			select {
+			case <-c: // an id used again (another session)
+			default:
+				close(c)
+			}
+		}
+	}))
 	// Cut what is still open first: the SDK keeps a session's streams (the
 	// listen GET) alive, and a plain Close would wait for them forever.
 	t.Cleanup(func() { ts.CloseClientConnections(); ts.Close() })
@@ -272,20 +309,17 @@ func TestHTTPGoSDKStreams(t *testing.T) {
 		t.Fatal("CloseStream closed the listen stream too")
 	}
 	close(srv.gate)
-	// The server may not have noticed the cut yet and answer 409 (stream
-	// still active): retry a few times, as the session's resume policy does.
-	var rerr error
-	for attempt := 0; attempt < 20; attempt++ {
-		resumed := make(chan error, 1)
-		h.Resume("post:4", last, func(err error) { resumed <- err })
-		var he *HTTPError
-		if rerr = recvWithin(t, resumed, "resumed"); !errors.As(rerr, &he) || he.Status != http.StatusConflict {
-			break
-		}
-		time.Sleep(time.Duration(attempt+1) * 20 * time.Millisecond) // backoff between attempts, not synchronisation
+	// Until the server notices the cut, it answers a resume with 409 (the
+	// stream is still someone's): wait until the cut POST's handler returned.
+	select {
+	case <-srv.postEnded("4"):
+	case <-time.After(testWait):
+		t.Fatal("the server did not notice the cut stream")
 	}
-	if rerr != nil {
-		t.Fatalf("resume: %v", rerr)
+	resumed := make(chan error, 1)
+	h.Resume("post:4", last, func(err error) { resumed <- err })
+	if err := recvWithin(t, resumed, "resumed"); err != nil {
+		t.Fatalf("resume: %v", err)
 	}
 	isResumed := func(sub string) func(Frame) bool {
 		return func(f Frame) bool {
@@ -318,7 +352,7 @@ func TestHTTPGoSDKStreams(t *testing.T) {
 	}
 
 	// A resume the server cannot serve is one typed failure, no retry.
-	resumed := make(chan error, 1)
+	resumed = make(chan error, 1)
 	h.Resume("post:9", "bogus", func(err error) { resumed <- err })
 	var bad *HTTPError
 	if err := recvWithin(t, resumed, "resumed"); !errors.As(err, &bad) || bad.Status != 400 || bad.Method != http.MethodGet {
@@ -703,8 +737,8 @@ func recvWithin(t *testing.T, ch <-chan error, what string) error {
 	select {
 	case err := <-ch:
 		return err
-	case <-time.After(30 * time.Second):
-		t.Fatalf("%s: no answer within 30s", what)
+	case <-time.After(testWait):
+		t.Fatalf("%s: no answer within %v", what, testWait)
 		return nil
 	}
 }

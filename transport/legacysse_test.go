@@ -46,7 +46,7 @@ func lsseSend(t *testing.T, l *LegacySSE, data string) error {
 	select {
 	case err := <-ch:
 		return err
-	case <-time.After(20 * time.Second):
+	case <-time.After(testWait):
 		t.Fatalf("done not called for %s", data)
 		return nil
 	}
@@ -72,7 +72,7 @@ func lsseWaitDone(t *testing.T, l *LegacySSE) {
 	t.Helper()
 	select {
 	case <-l.Done():
-	case <-time.After(10 * time.Second):
+	case <-time.After(testWait):
 		t.Fatal("Done not closed")
 	}
 }
@@ -551,7 +551,7 @@ func TestLegacySSEPostNeverAnswered(t *testing.T) {
 		if err == nil {
 			t.Error("a POST cut by Close reported success")
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(testWait):
 		t.Fatal("done not called after Close")
 	}
 	lsseWaitDone(t, l)

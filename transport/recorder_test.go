@@ -44,10 +44,16 @@ func (r *frameRec) find(pred func(Frame) bool) int {
 	return -1
 }
 
+// testWait bounds every wait in this package's tests. It is a hang guard
+// only (the tests wait on frames and callbacks, never on time), as long as a
+// loaded 2-core machine under -race may need: a 20 MiB answer alone can take
+// tens of seconds there.
+const testWait = 2 * time.Minute
+
 // wait blocks until a frame matching pred exists and returns its index.
 func (r *frameRec) wait(t *testing.T, what string, pred func(Frame) bool) (int, Frame) {
 	t.Helper()
-	limit := time.After(20 * time.Second)
+	limit := time.After(testWait)
 	for {
 		if i := r.find(pred); i >= 0 {
 			return i, r.all()[i]

@@ -15,7 +15,7 @@ import (
 // sseDeadline bounds every wait in these tests; nothing here sleeps to sync.
 func sseDeadline(t testing.TB) <-chan time.Time {
 	t.Helper()
-	return time.After(10 * time.Second)
+	return time.After(testWait)
 }
 
 // sseEv builds an expected event; retry -1 means none.

@@ -15,7 +15,7 @@ import (
 )
 
 // stdioWait is generous: the machine is shared and tests run with -race.
-const stdioWait = 30 * time.Second
+const stdioWait = testWait
 
 // stdioRec records frames and lets a test wait for one to arrive.
 type stdioRec struct {

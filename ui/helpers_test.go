@@ -186,10 +186,14 @@ func (f *fakeTransport) inject(data string) {
 	f.sink(transport.Frame{Time: time.Now(), Dir: transport.In, Kind: transport.Message, Data: []byte(data)})
 }
 
+// uiWait bounds the waits of these tests on the session's goroutines: a
+// hang guard only, as long as -race on a loaded 2-core machine may need.
+const uiWait = 2 * time.Minute
+
 // sentWith waits until a sent message contains s.
 func (f *fakeTransport) sentWith(t *testing.T, s string) string {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(uiWait)
 	for time.Now().Before(deadline) {
 		f.mu.Lock()
 		for _, b := range f.sent {

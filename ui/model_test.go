@@ -366,7 +366,7 @@ func TestCatalogToolForm(t *testing.T) {
 	// list_changed makes the catalog fetch again.
 	f.inject(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
 	refresh(m)
-	deadline := time.Now().Add(2 * time.Second)
+	deadline := time.Now().Add(uiWait)
 	for len(s.Calls()) < 3 && time.Now().Before(deadline) {
 		refresh(m)
 		time.Sleep(5 * time.Millisecond)

@@ -17,36 +17,51 @@ import (
 )
 
 // deliverLive runs cmd (and the commands it batches) and hands the
-// liveMsg it makes to the model, as the program would; it fails when none
-// comes within a bound.
+// liveMsg it makes to the model, as the program would. The commands run side
+// by side: some are loops that never end (store, ticks), and the connect
+// takes what it takes on a loaded machine, so none is given up on after a
+// while; the test fails when all of them ended without a liveMsg, or after
+// uiWait (a hang guard).
 func deliverLive(t *testing.T, m *Model, cmd tea.Cmd) {
 	t.Helper()
-	var find func(tea.Cmd) (liveMsg, bool)
-	find = func(c tea.Cmd) (liveMsg, bool) {
+	msgs := make(chan tea.Msg)
+	done := make(chan struct{})
+	defer close(done) // frees the loops' goroutines
+	running := 0
+	start := func(c tea.Cmd) {
 		if c == nil {
-			return liveMsg{}, false
+			return
 		}
-		ch := make(chan tea.Msg, 1)
-		go func() { ch <- c() }()
+		running++
+		go func() {
+			msg := c()
+			select {
+			case msgs <- msg:
+			case <-done:
+			}
+		}()
+	}
+	start(cmd)
+	hang := time.After(uiWait)
+	var lm liveMsg
+	for found := false; !found; {
+		if running == 0 {
+			t.Fatal("no live connection was made: every command ended without one")
+		}
 		select {
-		case msg := <-ch:
+		case msg := <-msgs:
+			running--
 			switch v := msg.(type) {
 			case liveMsg:
-				return v, true
+				lm, found = v, true
 			case tea.BatchMsg:
 				for _, b := range v {
-					if lm, ok := find(b); ok {
-						return lm, true
-					}
+					start(b)
 				}
 			}
-		case <-time.After(2 * time.Second):
+		case <-hang:
+			t.Fatalf("no live connection was made within %v", uiWait)
 		}
-		return liveMsg{}, false
-	}
-	lm, ok := find(cmd)
-	if !ok {
-		t.Fatal("no live connection was made")
 	}
 	_, next := m.Update(lm)
 	run(m, next)

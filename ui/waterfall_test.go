@@ -171,10 +171,10 @@ func wfFixture(t *testing.T, w, h int) (*Model, *session.Session, *wfClock) {
 }
 
 // waitFor polls cond (the session works on its own goroutines) for at
-// most 5 seconds.
+// most uiWait.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
+	deadline := time.Now().Add(uiWait)
 	for !cond() {
 		if time.Now().After(deadline) {
 			t.Fatalf("timed out waiting for %s", what)

@@ -73,7 +73,7 @@ func serveStdio(t *testing.T, srv *mock.Server) mcp.Transport {
 		cw.Close()
 		select {
 		case <-done:
-		case <-time.After(10 * time.Second):
+		case <-time.After(2 * time.Minute): // a hang guard
 			t.Error("ServeStdio did not return after stdin closed")
 		}
 	})
@@ -165,7 +165,7 @@ func TestGoSDKClient(t *testing.T) {
 				// the result can return before the last handler has run.
 				select {
 				case <-third:
-				case <-time.After(5 * time.Second):
+				case <-time.After(2 * time.Minute): // a hang guard; the count below says what is missing
 				}
 				if n := progress.Load(); n != 3 {
 					t.Errorf("%d progress notifications reached the client (with its own token), want 3", n)

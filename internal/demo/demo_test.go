@@ -19,7 +19,7 @@ import (
 
 // wait is the upper bound for anything a test waits on; reaching it is a
 // failure, never a synchronisation point.
-const wait = 10 * time.Second
+const wait = 2 * time.Minute
 
 func testCtx(t *testing.T) context.Context {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)

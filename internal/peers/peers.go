@@ -7,7 +7,8 @@
 // NODE22. A test that needs a peer calls one of the helpers here: when the
 // peers are not installed the test is skipped with a message telling how to
 // install them, unless MCPSCOPE_REQUIRE_PEERS=1 (CI sets it), in which case it
-// fails.
+// fails. Programs from the system's packages (tmux, redis-server) are
+// required the same way, through Tool.
 package peers
 
 import (
@@ -150,6 +151,22 @@ func Script(t testing.TB, name string) string {
 func scriptsDir(t testing.TB) string {
 	t.Helper()
 	return filepath.Dir(Require(t))
+}
+
+// Tool returns the path of a program from the system's packages that a test
+// needs, found on PATH: "tmux" (the end-to-end tests drive the terminal UI in
+// it) or "redis-server" (the rejoin tests' shared state store, which a test
+// starts itself on a free loopback port). When it is missing the test is
+// skipped, or under MCPSCOPE_REQUIRE_PEERS=1 fails, saying how to install it.
+func Tool(t testing.TB, name string) string {
+	t.Helper()
+	if p, err := exec.LookPath(name); err == nil {
+		return p
+	}
+	// Both are also the names of their Debian and Ubuntu packages.
+	missing(t, "%s is not installed: scripts/test.sh installs it when it can (as root or with passwordless sudo), "+
+		"or run: sudo apt-get install %s", name, name)
+	return ""
 }
 
 // Node returns the node binary on PATH (any version the SDK peers accept,

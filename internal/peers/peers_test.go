@@ -7,7 +7,9 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
 	"slices"
 	"strings"
@@ -321,5 +323,36 @@ func TestRequireMissingPeers(t *testing.T) {
 	f = runFake(t, func(tb testing.TB) { StartTSv2(tb) })
 	if f.skipped != "" || !strings.Contains(f.failed, "scripts/test.sh") {
 		t.Errorf("with %s=1: skipped=%q failed=%q, want a failure naming scripts/test.sh", EnvRequire, f.skipped, f.failed)
+	}
+}
+
+// A program missing from PATH skips the test that needs it, and fails it
+// under MCPSCOPE_REQUIRE_PEERS=1 (a failed install must not leave CI green).
+func TestToolMissing(t *testing.T) {
+	t.Setenv("PATH", t.TempDir())
+	for _, name := range []string{"tmux", "redis-server"} {
+		t.Setenv(EnvRequire, "")
+		f := runFake(t, func(tb testing.TB) { Tool(tb, name) })
+		if f.failed != "" || !strings.Contains(f.skipped, name+" is not installed") || !strings.Contains(f.skipped, "apt-get install "+name) {
+			t.Errorf("%s without %s: skipped=%q failed=%q, want a skip saying how to install it", name, EnvRequire, f.skipped, f.failed)
+		}
+		t.Setenv(EnvRequire, "1")
+		f = runFake(t, func(tb testing.TB) { Tool(tb, name) })
+		if f.skipped != "" || !strings.Contains(f.failed, name+" is not installed") {
+			t.Errorf("%s with %s=1: skipped=%q failed=%q, want a failure", name, EnvRequire, f.skipped, f.failed)
+		}
+	}
+}
+
+func TestToolFound(t *testing.T) {
+	dir := t.TempDir()
+	prog := filepath.Join(dir, "redis-server")
+	if err := os.WriteFile(prog, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("PATH", dir)
+	t.Setenv(EnvRequire, "1")
+	if got := Tool(t, "redis-server"); got != prog {
+		t.Fatalf("Tool(redis-server) = %q, want %q", got, prog)
 	}
 }
