@@ -34,7 +34,10 @@ type streamState struct {
 	attempts int
 	timer    *time.Timer
 	fire     func()
-	resuming bool // a resume was sent and has no answer yet (Info.Reconnecting)
+	resuming bool        // a resume was sent and has no answer yet (Info.Reconnecting)
+	quiet    *time.Timer // a resumed call stream's quiet clock (quiet.go)
+	quietN   int         // quiet resumes in a row without a new message
+	quietGen int         // bumped when the quiet clock is re-armed or stopped
 }
 
 func (s *Session) streamLocked(key string) *streamState {
@@ -84,6 +87,7 @@ func (s *Session) onStreamEndLocked(m transport.Meta, after []func()) []func() {
 		return after
 	}
 	key := m.LogicalStream()
+	s.stopQuietLocked(key) // the stream is over: a resume of it (below) arms a new clock
 	callKey, isPost := strings.CutPrefix(key, "post:")
 	var c *Call
 	if isPost {
@@ -195,7 +199,12 @@ func (s *Session) resumeNow(key, lastID string) {
 	r.Resume(key, lastID, func(err error) {
 		s.resumed(key)
 		if err == nil {
-			return // frames follow; the stream's end brings us back here if needed
+			// Frames follow; the stream's end brings us back here if
+			// needed, and a stream that goes quiet is asked again.
+			s.mu.Lock()
+			s.armQuietLocked(key)
+			s.mu.Unlock()
+			return
 		}
 		s.resumeFailed(key, err)
 	})

@@ -385,6 +385,10 @@ func (s *Session) armTimers(c *Call, o CallOptions) {
 }
 
 func (s *Session) timeout(c *Call, kind error, why string) {
+	if c.followed { // a rejoined call: stop following it, leave it running
+		s.stopFollowing(c, &Failure{Reason: "timed out: " + why, Kind: kind})
+		return
+	}
 	if !s.giveUp(c) {
 		return
 	}
@@ -765,6 +769,7 @@ func (s *Session) ingest(f transport.Frame, pos linePos, journal bool, at uint64
 		if dup = s.trackEventLocked(f.Meta, f.Kind == transport.Message); dup {
 			it.Note = "duplicate SSE event " + f.Meta.EventID + " (delivered before; not applied again)"
 		}
+		s.touchQuietLocked(f.Meta, f.Kind == transport.Message && !dup)
 	}
 	switch {
 	case dup:
