@@ -28,6 +28,7 @@ const persistEvery = 250 * time.Millisecond
 // HTTP call of the 2025 era whose stream carries event ids, or a task.
 func (s *Session) persistableLocked(c *Call) bool {
 	if s.opts.StateStore == nil || s.opts.Rejoin.Target == "" || c.state.Ended() || c.Method == "initialize" ||
+		s.info.Era == EraModern || // 2026-07-28 streams cannot be resumed (tasks are rejoined instead)
 		strings.HasPrefix(c.Method, "tasks/") { // a task's own record covers its tasks/* calls
 		return false
 	}

@@ -38,6 +38,8 @@ type streamState struct {
 	quiet    *time.Timer // a resumed call stream's quiet clock (quiet.go)
 	quietN   int         // quiet resumes in a row without a new message
 	quietGen int         // bumped when the quiet clock is re-armed or stopped
+	heard    bool        // a message came on it
+	bare     bool        // a message came on it without an event id
 }
 
 func (s *Session) streamLocked(key string) *streamState {
@@ -53,6 +55,11 @@ func (s *Session) streamLocked(key string) *streamState {
 // Only a message (not a priming event) shows the stream is alive again.
 func (s *Session) trackEventLocked(m transport.Meta, message bool) (dup bool) {
 	key := m.LogicalStream()
+	if message && strings.HasPrefix(key, "post:") { // for DetachWhenRejoinable
+		st := s.streamLocked(key)
+		st.heard = true
+		st.bare = st.bare || m.EventID == "" // no id to resume from
+	}
 	if key == "" || (m.EventID == "" && m.Retry == 0) {
 		return false
 	}

@@ -614,7 +614,7 @@ func (s *Session) Close() error {
 		return nil
 	}
 	s.mu.Unlock()
-	if s.Detached() > 0 || s.sessionInUseElsewhere() {
+	if s.Detached() > 0 || s.tasksLeftRunning() || s.sessionInUseElsewhere() {
 		if h, ok := s.t.(transport.SessionHolder); ok {
 			h.KeepSession()
 		}
