@@ -69,10 +69,10 @@ func (s *Session) DetachWhenRejoinable(ctx context.Context, c *Call) (d Detachme
 				return d, false, err
 			}
 			return Detachment{Handle: h, State: string(StateDetached)}, false, nil
-		case bare:
-			return d, false, notRejoinable("the server's response stream carries no SSE event ids (it keeps no event store) and it made no task")
 		case modern:
 			return d, false, notRejoinable("the server (" + ModernVersion + ", which cannot resume streams) answers it on a stream instead of making a task")
+		case bare:
+			return d, false, notRejoinable("the server's response stream carries no SSE event ids (it keeps no event store) and it made no task")
 		}
 		select {
 		case <-ctx.Done():
