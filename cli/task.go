@@ -12,6 +12,7 @@ import (
 
 	"mcpscope/connect"
 	"mcpscope/internal/render"
+	"mcpscope/internal/shell"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
 	"mcpscope/transport"
@@ -183,14 +184,14 @@ func withTaskHint(err error, s *session.Session, id, url string) error {
 		}
 		sort.Strings(keys)
 		for _, k := range keys {
-			answers += fmt.Sprintf(" --answer '%s=<json>'", termsafe.Line(k))
+			answers += " --answer " + termsafe.Line(shell.Quote(k+"=<json>"))
 		}
 	}
 	how := ""
 	if _, gerr := session.DefaultStateStore().Get(session.TaskHandle(id)); gerr == nil {
-		how = "mcpscope rejoin " + session.TaskHandle(id) + answers
+		how = termsafe.Line(session.RejoinCommand(session.TaskHandle(id))) + answers
 	} else if url != "" {
-		how = fmt.Sprintf("mcpscope task result %s%s %s", termsafe.Line(id), answers, termsafe.Line(transport.RedactURL(url)))
+		how = fmt.Sprintf("mcpscope task result %s%s %s", termsafe.Line(shell.Quote(id)), answers, termsafe.Line(shell.Quote(transport.RedactURL(url))))
 	} else {
 		return err // a stdio server ends with this command, and its tasks with it
 	}
@@ -233,7 +234,7 @@ func listKnownTasks(cmd *cobra.Command, s *session.Session, url string, asJSON b
 	}
 	for _, d := range mine {
 		fmt.Fprintf(out, "%-40s %-24s started %s  (mcpscope task get %s …, or mcpscope rejoin %s)\n", termsafe.Line(d.TaskID),
-			termsafe.Line(d.Name), d.Started.Local().Format(time.DateTime), termsafe.Line(d.TaskID), termsafe.Line(d.Handle))
+			termsafe.Line(d.Name), d.Started.Local().Format(time.DateTime), termsafe.Line(shell.Quote(d.TaskID)), termsafe.Line(shell.Quote(d.Handle)))
 	}
 	return nil
 }

@@ -110,6 +110,6 @@ func (s *Session) quietFired(key string, gen int, wait time.Duration) {
 // instead (still without a cancel).
 func (s *Session) stopFollowing(c *Call, f *Failure) {
 	if _, err := s.detach(c, f); err != nil {
-		s.fail(c, f.Reason, nil)
+		s.end(c, StateError, nil, nil, f)
 	}
 }

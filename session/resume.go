@@ -133,7 +133,7 @@ func (s *Session) onStreamEndLocked(m transport.Meta, after []func()) []func() {
 				why += " (the server may have purged the events, or the call finished long ago)"
 			}
 		}
-		after = append(after, func() { s.fail(c, why, nil) })
+		after = append(after, func() { s.lostStream(c, why, nil) })
 	}
 	return after
 }
@@ -261,10 +261,25 @@ func (s *Session) resumeFailed(key string, err error) {
 	case refused:
 		reason = "could not resume the response stream: the server refuses connections (it is not running)"
 	}
-	s.fail(c, reason, err)
+	if gone {
+		s.fail(c, reason, err) // the call went with its session: nothing left to rejoin
+	} else {
+		s.lostStream(c, reason, err)
+	}
 	if gone && c.Method != "initialize" { // the handshake starts its own new session
 		s.sessionExpired(he)
 	}
+}
+
+// lostStream ends a call whose response stream could not be resumed. A
+// rejoined call only stops being followed: it may still run on the server,
+// and its record stays for another rejoin.
+func (s *Session) lostStream(c *Call, why string, cause error) {
+	if c.followed {
+		s.stopFollowing(c, &Failure{Reason: why, Cause: cause})
+		return
+	}
+	s.fail(c, why, cause)
 }
 
 // ReconnectNow fires every pending reconnect at once instead of waiting.
