@@ -333,3 +333,26 @@ func TestTasksExtDetachRejoinAnswer(t *testing.T) {
 		t.Fatalf("the finished task's record should be gone: %+v", l)
 	}
 }
+
+// 2025-11-25 tasks: --task --detach leaves the task with its record, and
+// the MCP session it lives in open (no DELETE); another process follows
+// the task to its result.
+func TestDetachTaskEverything(t *testing.T) {
+	url := peers.StartEverythingHTTP(t, "streamableHttp")
+	state := t.TempDir()
+	j1 := filepath.Join(state, "detach.jsonl")
+	d := detach(t, state, "simulate-research-query", "topic=tides", "--task", "--journal", j1, url)
+	if d.TaskID == "" || d.Handle != session.TaskHandle(d.TaskID) {
+		t.Fatalf("detach: %+v; want a task and its handle", d)
+	}
+	if cancels, deletes := wire(t, j1); cancels != 0 || deletes != 0 {
+		t.Fatalf("call --task --detach sent %d cancels and %d DELETEs; the task lives in that session", cancels, deletes)
+	}
+	r := runRejoin(t, state, d.Handle, "--no-journal")
+	if r.code != 0 || !strings.Contains(r.stdout, "Research Report: tides") {
+		t.Fatalf("rejoin: exit %d\nstdout: %s\nstderr: %s", r.code, r.stdout, r.stderr)
+	}
+	if l, _ := callStore(state).List(); len(l) != 0 {
+		t.Fatalf("the task's record should be gone once its result was fetched: %+v", l)
+	}
+}
