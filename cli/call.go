@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"mcpscope/connect"
 	"mcpscope/internal/render"
 	"mcpscope/internal/schema"
+	"mcpscope/internal/shell"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
 )
@@ -21,6 +23,7 @@ func newCallCmd() *cobra.Command {
 		asJSON bool
 		args   string
 		asTask bool
+		detach bool
 		ttl    durationFlag
 	)
 	cmd := &cobra.Command{
@@ -30,7 +33,8 @@ func newCallCmd() *cobra.Command {
 		Example: `  mcpscope call echo message=hello -- node server.js
   mcpscope call add --args '{"a":1,"b":2}' http://127.0.0.1:3001/mcp
   mcpscope call research topic=x --task http://127.0.0.1:3001/mcp
-  mcpscope call ask --answer 'elicitation/create={"action":"accept","content":{"name":"Ada"}}'`,
+  mcpscope call ask --answer 'elicitation/create={"action":"accept","content":{"name":"Ada"}}'
+  mcpscope call trigger-long-running-operation duration=600 --detach http://127.0.0.1:3001/mcp`,
 		Args: headlessArgs(1, -1, "a tool name"),
 		RunE: withSession(&f, oneShotGrace, func(cmd *cobra.Command, own []string) error {
 			return checkPairs(cmd, own[1:])
@@ -41,6 +45,11 @@ func newCallCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			if detach {
+				if why := s.WhyNotRejoinable(); why != "" {
+					return fmt.Errorf("--detach: %s: %w", why, session.ErrNotRejoinable)
+				}
+			}
 			params := map[string]any{"name": name, "arguments": arguments}
 			var c *session.Call
 			if asTask {
@@ -48,7 +57,22 @@ func newCallCmd() *cobra.Command {
 			} else {
 				c = s.Call("tools/call", params)
 			}
-			if isTerminal(errw) {
+			if detach {
+				d, ended, err := s.DetachWhenRejoinable(ctx, c)
+				if errors.Is(err, session.ErrNotRejoinable) {
+					// Nobody could ever get its result: do not leave it running.
+					_ = s.Cancel(c, "mcpscope call --detach: the call cannot be rejoined")
+					return err
+				}
+				if err != nil {
+					return err
+				}
+				if !ended {
+					return printDetached(out, errw, asJSON, d)
+				}
+				fmt.Fprintln(errw, "the call ended before it could be detached: its result follows")
+			}
+			if isTerminal(errw) && !detach {
 				stop := showProgress(errw, s, c)
 				defer stop()
 			}
@@ -80,7 +104,24 @@ func newCallCmd() *cobra.Command {
 	cmd.Flags().StringVar(&args, "args", "", "the tool's arguments as a JSON object (key=value arguments are added to it)")
 	cmd.Flags().BoolVar(&asTask, "task", false, "run the tool as a task (2025-11-25): follow its status, fetch its result")
 	cmd.Flags().Var(&ttl, "ttl", "how long the server should keep the task (with --task)")
+	cmd.Flags().BoolVar(&detach, "detach", false, "leave the call running on the server once it can be rejoined (an SSE event id, or a task): print its handle for 'mcpscope rejoin HANDLE' and exit")
 	return cmd
+}
+
+// printDetached tells where a call left running can be picked up again:
+// its handle on stdout (JSON with --json), the command on stderr.
+func printDetached(out, errw io.Writer, asJSON bool, d session.Detachment) error {
+	if asJSON {
+		return render.Line(out, d)
+	}
+	fmt.Fprintln(out, termsafe.Line(shell.Quote(d.Handle)))
+	what := "call"
+	if d.TaskID != "" {
+		what = "task " + termsafe.Line(d.TaskID)
+	}
+	fmt.Fprintf(errw, "%s left running on the server (%s); rejoin with: %s\n", what, termsafe.Line(d.State),
+		termsafe.Line(session.RejoinCommand(d.Handle)))
+	return nil
 }
 
 // lastRound is the last MRTR round of a call (the call itself without any).

@@ -14,6 +14,7 @@ import (
 	"mcpscope/hosts"
 	"mcpscope/internal/shell"
 	"mcpscope/internal/termsafe"
+	"mcpscope/session"
 	"mcpscope/transport"
 	"mcpscope/ui"
 )
@@ -126,7 +127,7 @@ func inspect(cmd *cobra.Command, sp connect.Spec) error {
 	if handles := s.DetachAll(); len(handles) > 0 {
 		fmt.Fprintf(stderr, "mcpscope: left %d call(s) running on the server; rejoin with:\n", len(handles))
 		for _, h := range handles {
-			fmt.Fprintf(stderr, "  %s\n", shell.Join([]string{"mcpscope", "rejoin", h}))
+			fmt.Fprintf(stderr, "  %s\n", termsafe.Line(session.RejoinCommand(h)))
 		}
 	}
 	return err

@@ -174,6 +174,7 @@ type Call struct {
 	listen        *ListenFilter // subscriptions/listen: the filter, for re-listening
 	listenAttempt int
 
+	followed     bool        // rejoined: sent by another process; giving up on it only stops following (quiet.go)
 	handle       string      // StateStore record, once persisted
 	persisted    bool        // written at least once
 	persistTimer *time.Timer // pending debounced write

@@ -28,6 +28,7 @@ const persistEvery = 250 * time.Millisecond
 // HTTP call of the 2025 era whose stream carries event ids, or a task.
 func (s *Session) persistableLocked(c *Call) bool {
 	if s.opts.StateStore == nil || s.opts.Rejoin.Target == "" || c.state.Ended() || c.Method == "initialize" ||
+		s.info.Era == EraModern || // 2026-07-28 streams cannot be resumed (tasks are rejoined instead)
 		strings.HasPrefix(c.Method, "tasks/") { // a task's own record covers its tasks/* calls
 		return false
 	}
@@ -111,6 +112,7 @@ func (s *Session) forgetLocked(c *Call) {
 		st.timer.Stop()
 		st.timer, st.fire = nil, nil
 	}
+	s.stopQuietLocked("post:" + c.Key)
 	if c.persistTimer != nil {
 		if c.persistTimer.Stop() {
 			s.persisting.Done() // the write will not run
@@ -133,7 +135,11 @@ func (s *Session) forgetLocked(c *Call) {
 // Detach leaves a running call to the server and keeps its state in the
 // StateStore: its stream is closed without a cancel, and `mcpscope rejoin`
 // (or the UI) can pick it up later, from this process or another.
-func (s *Session) Detach(c *Call) (string, error) {
+func (s *Session) Detach(c *Call) (string, error) { return s.detach(c, nil) }
+
+// detach is Detach; why (nil: the user detached it) says why the call ends
+// here, for a call mcpscope stopped following by itself.
+func (s *Session) detach(c *Call, why *Failure) (string, error) {
 	s.mu.Lock()
 	if s.opts.StateStore == nil {
 		s.mu.Unlock()
@@ -152,8 +158,14 @@ func (s *Session) Detach(c *Call) (string, error) {
 	}
 	d := s.recordLocked(c)
 	d.OwnerPID = 0 // nobody holds it now
-	s.endLocked(c, StateDetached, nil, nil, &Failure{Reason: "detached: rejoin with " + shell.Join([]string{"mcpscope", "rejoin", c.handle})}, s.opts.Now())
+	f := &Failure{Reason: "detached: rejoin with " + RejoinCommand(c.handle)}
+	if why != nil {
+		f = &Failure{Reason: why.Reason + "; the call goes on on the server: rejoin with " + RejoinCommand(c.handle),
+			Cause: why.Cause, Kind: why.Kind}
+	}
+	s.endLocked(c, StateDetached, nil, nil, f, s.opts.Now())
 	s.mu.Unlock()
+	s.store.Notify()
 	if err := s.opts.StateStore.Put(d); err != nil {
 		return "", fmt.Errorf("keep the call's state: %w", err)
 	}
@@ -163,6 +175,10 @@ func (s *Session) Detach(c *Call) (string, error) {
 	s.localEvent(transport.Meta{Event: transport.EvNote, Stream: "post:" + c.Key, Detail: "detached call " + c.Key + " as " + d.Handle})
 	return d.Handle, nil
 }
+
+// RejoinCommand is the command line that rejoins handle, quoted for a
+// shell (a handle is file-safe, but a record can come from anywhere).
+func RejoinCommand(handle string) string { return shell.Join([]string{"mcpscope", "rejoin", handle}) }
 
 // DetachAll detaches every call that can be rejoined (the inspector quits
 // but the work goes on); the rest are left to end as usual.
@@ -205,7 +221,7 @@ func (s *Session) Rejoin(ctx context.Context, d Detached) (*Call, error) {
 	c := s.newCall(key, d.RequestID, d.Method, d.Started)
 	c.Params, c.Name, c.taskID, c.progress, c.handle, c.persisted = d.Params, d.Name, d.TaskID, d.Progress, d.Handle, true
 	c.sessionID, c.sessionPID = foreign, d.SessionPID
-	c.state = StateStreaming
+	c.state, c.followed = StateStreaming, true
 	stream, lastID := "", ""
 	for k, v := range d.LastEventIDs {
 		stream, lastID = k, v

@@ -34,7 +34,12 @@ type streamState struct {
 	attempts int
 	timer    *time.Timer
 	fire     func()
-	resuming bool // a resume was sent and has no answer yet (Info.Reconnecting)
+	resuming bool        // a resume was sent and has no answer yet (Info.Reconnecting)
+	quiet    *time.Timer // a resumed call stream's quiet clock (quiet.go)
+	quietN   int         // quiet resumes in a row without a new message
+	quietGen int         // bumped when the quiet clock is re-armed or stopped
+	heard    bool        // a message came on it
+	bare     bool        // a message came on it without an event id
 }
 
 func (s *Session) streamLocked(key string) *streamState {
@@ -50,6 +55,11 @@ func (s *Session) streamLocked(key string) *streamState {
 // Only a message (not a priming event) shows the stream is alive again.
 func (s *Session) trackEventLocked(m transport.Meta, message bool) (dup bool) {
 	key := m.LogicalStream()
+	if message && strings.HasPrefix(key, "post:") { // for DetachWhenRejoinable
+		st := s.streamLocked(key)
+		st.heard = true
+		st.bare = st.bare || m.EventID == "" // no id to resume from
+	}
 	if key == "" || (m.EventID == "" && m.Retry == 0) {
 		return false
 	}
@@ -84,6 +94,7 @@ func (s *Session) onStreamEndLocked(m transport.Meta, after []func()) []func() {
 		return after
 	}
 	key := m.LogicalStream()
+	s.stopQuietLocked(key) // the stream is over: a resume of it (below) arms a new clock
 	callKey, isPost := strings.CutPrefix(key, "post:")
 	var c *Call
 	if isPost {
@@ -122,7 +133,7 @@ func (s *Session) onStreamEndLocked(m transport.Meta, after []func()) []func() {
 				why += " (the server may have purged the events, or the call finished long ago)"
 			}
 		}
-		after = append(after, func() { s.fail(c, why, nil) })
+		after = append(after, func() { s.lostStream(c, why, nil) })
 	}
 	return after
 }
@@ -195,7 +206,12 @@ func (s *Session) resumeNow(key, lastID string) {
 	r.Resume(key, lastID, func(err error) {
 		s.resumed(key)
 		if err == nil {
-			return // frames follow; the stream's end brings us back here if needed
+			// Frames follow; the stream's end brings us back here if
+			// needed, and a stream that goes quiet is asked again.
+			s.mu.Lock()
+			s.armQuietLocked(key)
+			s.mu.Unlock()
+			return
 		}
 		s.resumeFailed(key, err)
 	})
@@ -245,10 +261,25 @@ func (s *Session) resumeFailed(key string, err error) {
 	case refused:
 		reason = "could not resume the response stream: the server refuses connections (it is not running)"
 	}
-	s.fail(c, reason, err)
+	if gone {
+		s.fail(c, reason, err) // the call went with its session: nothing left to rejoin
+	} else {
+		s.lostStream(c, reason, err)
+	}
 	if gone && c.Method != "initialize" { // the handshake starts its own new session
 		s.sessionExpired(he)
 	}
+}
+
+// lostStream ends a call whose response stream could not be resumed. A
+// rejoined call only stops being followed: it may still run on the server,
+// and its record stays for another rejoin.
+func (s *Session) lostStream(c *Call, why string, cause error) {
+	if c.followed {
+		s.stopFollowing(c, &Failure{Reason: why, Cause: cause})
+		return
+	}
+	s.fail(c, why, cause)
 }
 
 // ReconnectNow fires every pending reconnect at once instead of waiting.

@@ -385,6 +385,10 @@ func (s *Session) armTimers(c *Call, o CallOptions) {
 }
 
 func (s *Session) timeout(c *Call, kind error, why string) {
+	if c.followed { // a rejoined call: stop following it, leave it running
+		s.stopFollowing(c, &Failure{Reason: "timed out: " + why, Kind: kind})
+		return
+	}
 	if !s.giveUp(c) {
 		return
 	}
@@ -616,7 +620,7 @@ func (s *Session) CloseBy(deadline time.Time) error {
 		return nil
 	}
 	s.mu.Unlock()
-	if s.Detached() > 0 || s.sessionInUseElsewhere() {
+	if s.Detached() > 0 || s.tasksLeftRunning() || s.sessionInUseElsewhere() {
 		if h, ok := s.t.(transport.SessionHolder); ok {
 			h.KeepSession()
 		}
@@ -783,6 +787,7 @@ func (s *Session) ingest(f transport.Frame, pos linePos, journal bool, at uint64
 		if dup = s.trackEventLocked(f.Meta, f.Kind == transport.Message); dup {
 			it.Note = "duplicate SSE event " + f.Meta.EventID + " (delivered before; not applied again)"
 		}
+		s.touchQuietLocked(f.Meta, f.Kind == transport.Message && !dup)
 	}
 	switch {
 	case dup:

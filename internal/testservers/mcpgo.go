@@ -3,6 +3,7 @@ package testservers
 import (
 	"context"
 	"fmt"
+	"net/http"
 	"net/http/httptest"
 	"testing"
 	"time"
@@ -58,6 +59,21 @@ func MCPGo() *server.MCPServer {
 func StartMCPGoHTTP(t testing.TB, stateless bool) string {
 	t.Helper()
 	h := server.NewStreamableHTTPServer(MCPGo(), server.WithStateLess(stateless), server.WithEndpointPath("/mcp"))
+	ts := httptest.NewServer(h)
+	t.Cleanup(func() { ts.CloseClientConnections(); ts.Close() })
+	return ts.URL + "/mcp"
+}
+
+// StartMCPGoHTTPResumable serves MCPGo over Streamable HTTP at /mcp with
+// mcp-go's in-memory event store: SSE events carry ids, and a GET with
+// Last-Event-ID resumes a stream (and the session outlives its client).
+// mcp-go runs a tool with its POST's context, which ends with the
+// connection: a server meant to outlive its client (to be resumed) has to
+// cut that tie, as this one does.
+func StartMCPGoHTTPResumable(t testing.TB) string {
+	t.Helper()
+	h := server.NewStreamableHTTPServer(MCPGo(), server.WithEndpointPath("/mcp"), server.WithEventStore(server.NewInMemoryEventStore()),
+		server.WithHTTPContextFunc(func(ctx context.Context, _ *http.Request) context.Context { return context.WithoutCancel(ctx) }))
 	ts := httptest.NewServer(h)
 	t.Cleanup(func() { ts.CloseClientConnections(); ts.Close() })
 	return ts.URL + "/mcp"

@@ -1,0 +1,115 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+)
+
+// ErrNotRejoinable: a call asked to be detached cannot be rejoined from
+// another process (stdio, no state store, a stream without event ids and
+// no task).
+var ErrNotRejoinable = errors.New("cannot be rejoined")
+
+// Detachment is where a call left to the server can be picked up again.
+type Detachment struct {
+	Handle string `json:"handle"` // the StateStore record
+	State  string `json:"state"`  // "detached", or the task's status
+	TaskID string `json:"taskId,omitempty"`
+}
+
+// DetachWhenRejoinable waits only until c can be rejoined from another
+// process (an SSE event id on its response stream, or a task it created),
+// then leaves it running on the server with its record stored. ended is
+// true when c ended before that (nothing to detach: read its result). A
+// call that never can be rejoined fails with ErrNotRejoinable, saying why,
+// and leaves no record; the caller decides what becomes of the call.
+func (s *Session) DetachWhenRejoinable(ctx context.Context, c *Call) (d Detachment, ended bool, err error) {
+	notRejoinable := func(why string) error {
+		return &Failure{Reason: fmt.Sprintf("call %s (%s) cannot be detached: %s", c.Key, c.Method, why), Kind: ErrNotRejoinable}
+	}
+	if why := s.WhyNotRejoinable(); why != "" {
+		return d, false, notRejoinable(why)
+	}
+	// The store's change signal has one reader at a time; the ticker only
+	// guards against a wake-up another reader took.
+	tick := time.NewTicker(250 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		s.mu.Lock()
+		taskID, state := c.taskID, c.state
+		ready := s.persistableLocked(c)
+		st := s.streams["post:"+c.Key]
+		bare := st != nil && st.bare && st.lastID == ""
+		// 2026-07-28 has no stream resumption: only a task can be rejoined,
+		// and a call that streams instead of making one will not become one.
+		modern := s.info.Era == EraModern && st != nil && st.heard
+		s.mu.Unlock()
+		switch {
+		case taskID != "":
+			// The task's record was written when it was created
+			// (persistTaskLocked); the call that created it is over.
+			status := "working"
+			if t, ok := s.Task(taskID); ok && t.Status != "" {
+				status = t.Status
+			}
+			if _, err := s.opts.StateStore.Get(TaskHandle(taskID)); err != nil {
+				return d, false, fmt.Errorf("task %s was created but its record is missing: %w", taskID, err)
+			}
+			return Detachment{Handle: TaskHandle(taskID), State: status, TaskID: taskID}, false, nil
+		case state.Ended():
+			return d, true, nil
+		case ready:
+			h, err := s.Detach(c)
+			if err != nil {
+				if c.Snapshot().State.Ended() {
+					continue // it ended meanwhile: see above
+				}
+				return d, false, err
+			}
+			return Detachment{Handle: h, State: string(StateDetached)}, false, nil
+		case modern:
+			return d, false, notRejoinable("the server (" + ModernVersion + ", which cannot resume streams) answers it on a stream instead of making a task")
+		case bare:
+			return d, false, notRejoinable("the server's response stream carries no SSE event ids (it keeps no event store) and it made no task")
+		}
+		select {
+		case <-ctx.Done():
+			return d, false, ctx.Err()
+		case <-c.Done():
+		case <-s.store.Changed():
+		case <-tick.C:
+		}
+	}
+}
+
+// WhyNotRejoinable says why no call of this session can be rejoined from
+// another process, "" when calls can be.
+func (s *Session) WhyNotRejoinable() string {
+	switch {
+	case s.opts.Rejoin.Target == "":
+		return "only calls over HTTP can be rejoined (a stdio server ends with the process that started it)"
+	case s.opts.StateStore == nil:
+		return "this session keeps no call state"
+	}
+	return ""
+}
+
+// tasksLeftRunning reports whether a task one of this session's calls
+// created still runs with its record in the store (left to be rejoined):
+// closing must leave the MCP session it lives in alone.
+func (s *Session) tasksLeftRunning() bool {
+	if s.opts.StateStore == nil {
+		return false
+	}
+	for _, t := range s.Tasks() {
+		if t.CallKey == "" || t.Terminal() {
+			continue
+		}
+		if _, err := s.opts.StateStore.Get(TaskHandle(t.TaskID)); err == nil {
+			return true
+		}
+	}
+	return false
+}
