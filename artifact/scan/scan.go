@@ -417,6 +417,16 @@ func (c *correlator) event(fr *Frame) *call {
 				c.end(cl, session.StateError, fr.Time)
 			}
 		}
+	case transport.EvHTTPError:
+		// A POST answered with an HTTP error failed its request, as the
+		// session reads it (a fallback's calls may reuse its id later).
+		if key, ok := fr.Meta.PostCall(); ok && fr.Meta.Status != 0 {
+			if cl := c.calls[key]; cl != nil && !cl.snap.State.Ended() {
+				cl.snap.Failure = &session.Failure{Reason: fmt.Sprintf("the server answered HTTP %d", fr.Meta.Status), Kind: session.ErrSend}
+				c.end(cl, session.StateError, fr.Time)
+				return cl
+			}
+		}
 	}
 	return nil
 }
