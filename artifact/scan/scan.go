@@ -188,34 +188,15 @@ func newCorrelator(final []outcome) *correlator {
 	return &correlator{calls: map[string]*call{}, byToken: map[string]*call{}, outcomes: final, final: final != nil}
 }
 
-// decode reads a frame's message leniently, as the session does.
+// decode reads a frame's message leniently, as the session does, with the
+// session's own decoder: params and result are slices of data, never
+// copies, so a huge frame is held once (its line), not twice.
 func decode(data []byte) (*session.Envelope, []*session.Envelope) {
-	d := bytes.TrimLeft(data, " \t\r\n")
-	if len(d) == 0 {
-		return nil, nil
-	}
-	if d[0] == '[' {
-		var raws []json.RawMessage
-		if json.Unmarshal(d, &raws) != nil {
-			return nil, nil
-		}
-		var batch []*session.Envelope
-		for _, r := range raws {
-			var e session.Envelope
-			if json.Unmarshal(r, &e) == nil {
-				batch = append(batch, &e)
-			}
-		}
-		if len(batch) == 0 {
-			return nil, nil
-		}
+	env, batch := session.Decode(data)
+	if len(batch) > 0 {
 		return batch[0], batch
 	}
-	var e session.Envelope
-	if json.Unmarshal(d, &e) != nil {
-		return nil, nil
-	}
-	return &e, nil
+	return env, nil
 }
 
 func (c *correlator) step(seq uint64, f transport.Frame) *Frame {
