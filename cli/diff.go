@@ -10,6 +10,7 @@ import (
 	"mcpscope/artifact/diff"
 	"mcpscope/connect"
 	"mcpscope/internal/render"
+	"mcpscope/internal/userfile"
 	"mcpscope/transport"
 )
 
@@ -55,6 +56,9 @@ func newDiffCmd() *cobra.Command {
 			}
 			if update && baseline == "" {
 				return usagef(cmd.CommandPath(), "--update rewrites the --baseline file: give --baseline FILE")
+			}
+			if baseline != "" {
+				return checkOutput(cmd, "--baseline", baseline)
 			}
 			return nil
 		},
@@ -177,14 +181,10 @@ func newDiffCmd() *cobra.Command {
 	return cmd
 }
 
-// writeBaseline writes a snapshot file atomically.
+// writeBaseline writes a snapshot file (mode 0644 when new: a baseline is
+// meant to be committed).
 func writeBaseline(path string, s *diff.Snapshot) error {
-	return writeFileAtomic(path, func(f *os.File) error {
-		if err := f.Chmod(0o644); err != nil { // a baseline is meant to be committed
-			return err
-		}
-		return s.Write(f)
-	})
+	return userfile.Write(path, 0o644, s.Write)
 }
 
 // driftError is a diff that found changes: exit 1, so it gates CI.

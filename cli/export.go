@@ -3,14 +3,13 @@ package cli
 import (
 	"errors"
 	"io"
-	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 
 	"github.com/spf13/cobra"
 
 	"mcpscope/artifact/export"
+	"mcpscope/internal/userfile"
 	"mcpscope/session"
 )
 
@@ -62,33 +61,23 @@ func newExportCmd() *cobra.Command {
 			if output == "" || output == "-" {
 				return write(cmd.OutOrStdout())
 			}
-			return writeFileAtomic(output, func(f *os.File) error { return write(f) })
+			if err := checkOutput(cmd, "-o", output); err != nil {
+				return err
+			}
+			return userfile.Write(output, 0o600, write)
 		},
 	}
 	cmd.Flags().StringVar(&format, "format", "jsonl", "the output format: har, jsonl or otlp")
-	cmd.Flags().StringVarP(&output, "output", "o", "", "write to this file (mode 0600, replaced whole) instead of standard output")
+	cmd.Flags().StringVarP(&output, "output", "o", "", "write to this file instead of standard output (replaced whole; mode 0600 when new; a FIFO or device is written through)")
 	ff.add(cmd.Flags(), "frames (jsonl), exchanges (har) or calls (otlp)")
 	return cmd
 }
 
-// writeFileAtomic writes path through a temporary file beside it, renamed
-// into place once write succeeded: a failed export leaves no half file.
-func writeFileAtomic(path string, write func(*os.File) error) error {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
-	if err != nil {
-		return err
+// checkOutput rejects, as a usage error, a path the user named for mcpscope
+// to write that it cannot write: a directory.
+func checkOutput(cmd *cobra.Command, flag, path string) error {
+	if _, err := userfile.Resolve(path); errors.Is(err, userfile.ErrDirectory) {
+		return usagef(cmd.CommandPath(), "%s %s: %s is a directory; name a file", flag, path, path)
 	}
-	defer os.Remove(tmp.Name())
-	if err := tmp.Chmod(0o600); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := write(tmp); err != nil {
-		tmp.Close()
-		return err
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	return nil
 }

@@ -18,6 +18,8 @@ import (
 	"mcpscope/connect"
 	"mcpscope/filter"
 	"mcpscope/hosts"
+	"mcpscope/internal/userfile"
+	"mcpscope/session"
 	"mcpscope/transport"
 )
 
@@ -362,6 +364,9 @@ func (f *httpFlags) fill(sp *connect.Spec, name string) error {
 func (f *sessionFlags) fill(sp *connect.Spec, name string) error {
 	sp.Timeout, sp.MaxTimeout = f.timeout.d, f.maxTimeout.d
 	sp.Journal, sp.NoJournal = f.journal, f.noJournal
+	if _, err := userfile.Resolve(f.journal); f.journal != "" && !f.noJournal && errors.Is(err, userfile.ErrDirectory) {
+		return usagef(name, "--journal %s is a directory; name a file (or leave --journal out for a new file under %s)", f.journal, session.DefaultJournalDir())
+	}
 	answers := map[string]json.RawMessage{}
 	if f.answersFile != "" {
 		b, err := os.ReadFile(f.answersFile)

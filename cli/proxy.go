@@ -82,6 +82,9 @@ nothing on the wire.`,
 					return usagef(cmd.CommandPath(), "-e takes KEY=VALUE, got %q", e)
 				}
 			}
+			if journal != "" {
+				return checkOutput(cmd, "--journal", journal)
+			}
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {

@@ -59,6 +59,10 @@ type Spec struct {
 	Responder session.Responder          // nil = Answers, then the headless default
 	LogLevel  string
 
+	// firstNote is journaled before anything else the session sees (why
+	// this connection is a fallback).
+	firstNote string
+
 	// Notes is where a person is told what connect does on the way
 	// (falling back to HTTP+SSE, a login URL to open); nil = nowhere. The
 	// journal gets every note as well.
@@ -113,19 +117,25 @@ func Connect(ctx context.Context, sp Spec) (*session.Session, error) {
 	if sp.URL != "" && len(sp.Command) > 0 {
 		return nil, &SpecError{"give either a URL or a command, not both"}
 	}
-	s, err := connectOnce(ctx, sp)
+	if !sp.NoJournal && sp.Journal == "" {
+		// One path for the whole connection: a server started again after
+		// the era probe, or the HTTP+SSE fallback, goes on in the same journal.
+		sp.Journal = session.NewJournalPath(session.DefaultJournalDir(), time.Now())
+	}
+	s, last, err := connectOnce(ctx, sp, 0)
 	var he *transport.HTTPError
 	if err == nil || sp.URL == "" || sp.Transport != "" || sp.Era == session.EraModern || !errors.As(err, &he) ||
 		(he.Status != 400 && he.Status != 404 && he.Status != 405) {
 		return s, err
 	}
-	sp.note("%s answered %d to Streamable HTTP; trying the HTTP+SSE transport (2024-11-05)", transport.RedactURL(sp.URL), he.Status)
+	why := fmt.Sprintf("%s answered %d to Streamable HTTP; trying the HTTP+SSE transport (2024-11-05)", transport.RedactURL(sp.URL), he.Status)
+	sp.note("%s", why)
+	// The fallback session goes on in the same journal after the failed
+	// attempt's frames, numbered after them, with the reason noted first:
+	// the path the user named holds the session, and nothing is lost.
 	sse := sp
-	sse.Transport = "sse"
-	if sse.Journal != "" {
-		sse.Journal = strings.TrimSuffix(sse.Journal, ".jsonl") + "-sse.jsonl"
-	}
-	s2, err2 := connectOnce(ctx, sse)
+	sse.Transport, sse.firstNote = "sse", why
+	s2, _, err2 := connectOnce(ctx, sse, last)
 	if err2 != nil {
 		return nil, fmt.Errorf("%w\n(the HTTP+SSE fallback failed too: %v)", err, err2)
 	}
@@ -198,15 +208,13 @@ func (sp Spec) httpOptions(client *http.Client) transport.HTTPOptions {
 	return transport.HTTPOptions{URL: sp.URL, Headers: sp.Headers, Bearer: sp.Bearer, Client: client, AllowRedirects: sp.AllowRedirects}
 }
 
-func connectOnce(ctx context.Context, sp Spec) (*session.Session, error) {
-	if !sp.NoJournal && sp.Journal == "" {
-		// One path for the whole connection: a server started again after
-		// the era probe goes on in the same journal.
-		sp.Journal = session.NewJournalPath(session.DefaultJournalDir(), time.Now())
-	}
-	s, err := start(sp, 0)
+// connectOnce connects with sp's transport, numbering frames after
+// seqBase. last is the sequence number of the last frame it journaled,
+// for a fallback that goes on in the same journal.
+func connectOnce(ctx context.Context, sp Spec, seqBase uint64) (s *session.Session, last uint64, err error) {
+	s, err = start(sp, seqBase)
 	if err != nil {
-		return nil, err
+		return nil, max(seqBase, lastSeq(s)), err
 	}
 	// The handshake gets the user's timeout; a person logging in (the first
 	// request's 401) stops its clock.
@@ -217,8 +225,9 @@ func connectOnce(ctx context.Context, sp Spec) (*session.Session, error) {
 	var ex *errExited
 	if errors.As(err, &ex) {
 		s.Close()
-		if s, err = start(sp, s.Store().Last()); err != nil {
-			return nil, err
+		last := s.Store().Last()
+		if s, err = start(sp, last); err != nil {
+			return nil, max(last, lastSeq(s)), err
 		}
 		s.Note(ex.reason)
 		if ex.probeAgain {
@@ -231,7 +240,8 @@ func connectOnce(ctx context.Context, sp Spec) (*session.Session, error) {
 		}
 	}
 	if err != nil {
-		return nil, handshakeFailed(ctx, hctx, sp, s, err)
+		err = handshakeFailed(ctx, hctx, sp, s, err)
+		return nil, s.Store().Last(), err
 	}
 	if sp.LogLevel != "" {
 		if c := s.SetLogLevel(sp.LogLevel); c != nil {
@@ -240,7 +250,15 @@ func connectOnce(ctx context.Context, sp Spec) (*session.Session, error) {
 			}
 		}
 	}
-	return s, nil
+	return s, s.Store().Last(), nil
+}
+
+// lastSeq is the last sequence number s numbered (0 for no session).
+func lastSeq(s *session.Session) uint64 {
+	if s == nil {
+		return 0
+	}
+	return s.Store().Last()
 }
 
 // start makes the transport, opens the journal (numbering after seqBase),
@@ -265,14 +283,17 @@ func start(sp Spec, seqBase uint64) (*session.Session, error) {
 		so.StateStore, so.Rejoin = session.DefaultStateStore(), RejoinInfo(sp)
 	}
 	s := session.New(t, so)
+	if sp.firstNote != "" {
+		s.Note(sp.firstNote) // journaled before the transport's first frame
+	}
 	if err := s.Start(); err != nil {
 		if j != nil {
 			j.Close()
 		}
 		if errors.Is(err, context.DeadlineExceeded) { // HTTP+SSE: no endpoint event within the handshake limit
-			return nil, &session.Failure{Kind: session.ErrTimeout, Reason: "timed out", Cause: err}
+			err = &session.Failure{Kind: session.ErrTimeout, Reason: "timed out", Cause: err}
 		}
-		return nil, err // the transport's error names the target already
+		return s, err // the transport's error names the target already; s says how far the numbering went
 	}
 	return s, nil
 }

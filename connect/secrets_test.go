@@ -51,7 +51,7 @@ func TestNoURLSecretInJournalOrNotes(t *testing.T) {
 		t.Fatalf("notes:\n%s", n)
 	}
 	journals, _ := filepath.Glob(filepath.Join(dir, "*.jsonl"))
-	if len(journals) != 2 { // the Streamable HTTP attempt's, and the HTTP+SSE session's
+	if len(journals) != 1 { // the Streamable HTTP attempt and the HTTP+SSE session, in one
 		t.Fatalf("journals %v", journals)
 	}
 	var all []byte

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -12,6 +13,8 @@ import (
 	"sort"
 	"strings"
 	"time"
+
+	"mcpscope/internal/userfile"
 )
 
 // Wrapping a stdio entry makes its host start mcpscope in place of the
@@ -214,32 +217,15 @@ func writeBackup(file string, data []byte, now time.Time) (string, error) {
 	return "", fmt.Errorf("too many backups named %s*", base)
 }
 
-// writeAtomic replaces path with data through a temporary file in the same
-// directory, so a reader sees the old file or the new one, never half.
-func writeAtomic(path string, data []byte, mode fs.FileMode) (err error) {
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".mcpscope-*")
-	if err != nil {
+// writeAtomic writes data to path the one way mcpscope writes a file the
+// user's setup names (userfile): a regular file is replaced atomically,
+// keeping its mode; a symlink's target likewise; a device or FIFO is
+// written through.
+func writeAtomic(path string, data []byte, mode fs.FileMode) error {
+	return userfile.Write(path, mode, func(w io.Writer) error {
+		_, err := w.Write(data)
 		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(mode); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
+	})
 }
 
 // wrapEdits turn the entry n into proxy --name NAME -- CMD ARGS…: command's

@@ -119,19 +119,16 @@ type recorder struct {
 	hub  *hub
 }
 
-// newRecorder opens the journal (path "" = none) with session.CreateJournal,
-// which writes the header line, and starts the writer.
+// newRecorder opens the journal (path "" = none) with
+// session.AppendJournal, which writes the header line, and starts the
+// writer. The one open file takes every frame: a FIFO's reader sees one
+// writer from the header to the end.
 func newRecorder(path, target string, note func(string)) (*recorder, error) {
 	var f *os.File
 	if path != "" {
-		j, err := session.CreateJournal(path, target)
-		if err != nil {
+		var err error
+		if f, err = session.AppendJournal(path, target); err != nil {
 			return nil, err
-		}
-		j.Close() // the header is written; frames are appended in batches below
-		f, err = os.OpenFile(path, os.O_WRONLY|os.O_APPEND, 0o600)
-		if err != nil {
-			return nil, &session.JournalError{Path: path, Err: err}
 		}
 	}
 	return startRecorder(f, path, note), nil

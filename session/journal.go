@@ -5,6 +5,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"io"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -42,6 +43,74 @@ type Header struct {
 // reader reads it as a Record and the data comes last (journals written
 // before had meta last; both are read).
 func AppendRecord(buf []byte, seq uint64, f transport.Frame) []byte {
+	buf = appendRecordHead(buf, seq, f)
+	if len(f.Data) > 0 || f.Kind == transport.Message {
+		if utf8.Valid(f.Data) {
+			buf = append(buf, `,"raw":`...)
+			buf = appendJSONString(buf, f.Data)
+		} else {
+			buf = append(buf, `,"b64":"`...)
+			buf = base64.StdEncoding.AppendEncode(buf, f.Data)
+			buf = append(buf, '"')
+		}
+	}
+	return append(buf, '}', '\n')
+}
+
+// recordChunk is how much of a frame's data WriteRecord encodes at a time.
+const recordChunk = 64 << 10
+
+// WriteRecord writes to w the line AppendRecord makes, byte for byte, with
+// the data encoded a piece at a time: a frame of any size costs buf's
+// 64 KiB more, not a second copy of itself. It returns buf for reuse.
+func WriteRecord(w io.Writer, buf []byte, seq uint64, f transport.Frame) ([]byte, error) {
+	if len(f.Data) <= recordChunk {
+		buf = AppendRecord(buf[:0], seq, f)
+		_, err := w.Write(buf)
+		return buf, err
+	}
+	buf = appendRecordHead(buf[:0], seq, f)
+	raw := utf8.Valid(f.Data)
+	if raw {
+		buf = append(buf, `,"raw":"`...)
+	} else {
+		buf = append(buf, `,"b64":"`...)
+	}
+	for d := f.Data; len(d) > 0; {
+		var n int
+		if raw {
+			n = runeCut(d, recordChunk)
+			buf = appendJSONText(buf, d[:n])
+		} else {
+			n = min(len(d), recordChunk/3*3) // whole groups of 3: no padding mid-stream
+			buf = base64.StdEncoding.AppendEncode(buf, d[:n])
+		}
+		d = d[n:]
+		if _, err := w.Write(buf); err != nil {
+			return buf, err
+		}
+		buf = buf[:0]
+	}
+	buf = append(buf, '"', '}', '\n')
+	_, err := w.Write(buf)
+	return buf, err
+}
+
+// runeCut is where to cut d at most max bytes in without splitting a
+// UTF-8 character (d is valid UTF-8).
+func runeCut(d []byte, max int) int {
+	if len(d) <= max {
+		return len(d)
+	}
+	n := max
+	for n > max-utf8.UTFMax && !utf8.RuneStart(d[n]) {
+		n--
+	}
+	return n
+}
+
+// appendRecordHead is a record up to its data: seq, t, dir, kind, meta.
+func appendRecordHead(buf []byte, seq uint64, f transport.Frame) []byte {
 	buf = append(buf, `{"seq":`...)
 	buf = strconv.AppendUint(buf, seq, 10)
 	buf = append(buf, `,"t":"`...)
@@ -68,17 +137,7 @@ func AppendRecord(buf []byte, seq uint64, f transport.Frame) []byte {
 			buf = append(buf, termsafe.JSON(m)...) // Detail may quote a server
 		}
 	}
-	if len(f.Data) > 0 || f.Kind == transport.Message {
-		if utf8.Valid(f.Data) {
-			buf = append(buf, `,"raw":`...)
-			buf = appendJSONString(buf, f.Data)
-		} else {
-			buf = append(buf, `,"b64":"`...)
-			buf = base64.StdEncoding.AppendEncode(buf, f.Data)
-			buf = append(buf, '"')
-		}
-	}
-	return append(buf, '}', '\n')
+	return buf
 }
 
 // appendJSONString quotes valid UTF-8 as a JSON string without HTML
@@ -86,8 +145,14 @@ func AppendRecord(buf []byte, seq uint64, f transport.Frame) []byte {
 // hijack a terminal showing it (controls, bidi, separators) are \u
 // escapes, which read back as the same bytes.
 func appendJSONString(buf, s []byte) []byte {
-	const hex = "0123456789abcdef"
 	buf = append(buf, '"')
+	buf = appendJSONText(buf, s)
+	return append(buf, '"')
+}
+
+// appendJSONText is appendJSONString without the quotes.
+func appendJSONText(buf, s []byte) []byte {
+	const hex = "0123456789abcdef"
 	start := 0
 	for i := 0; i < len(s); i++ {
 		c := s[i]
@@ -119,8 +184,7 @@ func appendJSONString(buf, s []byte) []byte {
 		}
 		start = i + 1
 	}
-	buf = append(buf, s[start:]...)
-	return append(buf, '"')
+	return append(buf, s[start:]...)
 }
 
 func marshalNoEscape(v any) ([]byte, error) {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -155,6 +156,9 @@ type lineReader struct {
 
 const readBuffer = 1 << 16
 
+// hugeLine is the length from which a line is read after a collection.
+const hugeLine = 32 << 20
+
 func newLineReader(r io.Reader) *lineReader {
 	lr := &lineReader{br: bufio.NewReaderSize(r, readBuffer)}
 	if f, ok := r.(*os.File); ok {
@@ -197,6 +201,13 @@ func (lr *lineReader) long(head []byte) ([]byte, error) {
 		}
 		if err != nil && err != io.EOF {
 			return nil, err
+		}
+		if n >= hugeLine {
+			// The last huge line is garbage by now, but the collector
+			// would let the heap reach twice it before running: collect
+			// first, so a huge line costs its size once, not once more
+			// for the line before it (diff reads two journals).
+			runtime.GC()
 		}
 		buf := make([]byte, n)
 		if _, rerr := lr.ra.ReadAt(buf, lr.off); rerr != nil && !(rerr == io.EOF && n > 0) {

@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"mcpscope/internal/userfile"
 	"mcpscope/transport"
 )
 
@@ -18,8 +19,9 @@ import (
 // crash or kill -9 loses at most the frames queued behind the write in
 // progress: the frames that arrived during one write.
 type Journal struct {
-	path string
-	f    *os.File
+	path     string
+	f        *os.File
+	seekable bool // a regular file: frames can be read back from it
 
 	mu       sync.Mutex
 	moved    *sync.Cond // signalled when the queue is taken and when a write ends
@@ -72,34 +74,57 @@ func NewJournalPath(dir string, now time.Time) string {
 }
 
 // CreateJournal opens path for appending (0600, parent dirs 0700) and
-// writes the header line when the file is new.
+// writes the header line when the file is new. A path that is a device or
+// a FIFO (--journal /dev/null) is written through, never replaced: frames
+// cannot be read back from it, so the session keeps what a session without
+// a journal keeps.
 func CreateJournal(path, target string) (*Journal, error) {
+	f, size, seekable, err := openJournalFile(path, target)
+	if err != nil {
+		return nil, err
+	}
+	j := &Journal{f: f, path: path, size: size, end: size, seekable: seekable, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	j.moved = sync.NewCond(&j.mu)
+	go j.writer()
+	return j, nil
+}
+
+// AppendJournal opens path as CreateJournal does and returns the file,
+// positioned to append, for a writer of its own (the proxy's recorder).
+func AppendJournal(path, target string) (*os.File, error) {
+	f, _, _, err := openJournalFile(path, target)
+	return f, err
+}
+
+// openJournalFile opens path for appending (userfile.Append: a regular
+// file read-write, created when missing; a device or FIFO write-only) and
+// writes the header when the file is empty.
+func openJournalFile(path, target string) (f *os.File, size int64, seekable bool, err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, &JournalError{Path: path, Err: err}
+		return nil, 0, false, &JournalError{Path: path, Err: err}
 	}
-	f, err := os.OpenFile(path, os.O_CREATE|os.O_RDWR|os.O_APPEND, 0o600) // read: paging back
+	f, seekable, err = userfile.Append(path, 0o600) // read-write when seekable: paging back
 	if err != nil {
-		return nil, &JournalError{Path: path, Err: err}
+		return nil, 0, false, &JournalError{Path: path, Err: err}
 	}
-	st, err := f.Stat()
-	if err != nil {
-		f.Close()
-		return nil, &JournalError{Path: path, Err: err}
+	if seekable {
+		st, err := f.Stat()
+		if err != nil {
+			f.Close()
+			return nil, 0, false, &JournalError{Path: path, Err: err}
+		}
+		size = st.Size()
 	}
-	size := st.Size()
 	if size == 0 {
 		h, _ := json.Marshal(Header{Format: JournalFormat, Started: time.Now(), Target: target, PID: os.Getpid()})
 		n, err := f.Write(append(h, '\n'))
 		if err != nil {
 			f.Close()
-			return nil, &JournalError{Path: path, Err: err}
+			return nil, 0, false, &JournalError{Path: path, Err: err}
 		}
 		size = int64(n)
 	}
-	j := &Journal{f: f, path: path, size: size, end: size, wake: make(chan struct{}, 1), done: make(chan struct{})}
-	j.moved = sync.NewCond(&j.mu)
-	go j.writer()
-	return j, nil
+	return f, size, seekable, nil
 }
 
 // JournalError is a journal that could not be created or written.

@@ -118,6 +118,14 @@ func decode(data []byte) (env *Envelope, batch []*Envelope, class Class) {
 	return env, batch, class
 }
 
+// Decode reads a frame's message as the session does, in one pass and
+// without copying: the envelope's raw parts (id, params, result) are
+// slices of data. A batch gives its messages, env nil; anything else nil.
+func Decode(data []byte) (env *Envelope, batch []*Envelope) {
+	env, batch, _ = decode(data)
+	return env, batch
+}
+
 // decodeFrame is decode that also says whether data is valid JSON at all
 // (valid JSON that is not a message is ClassInvalid too).
 func decodeFrame(data []byte) (env *Envelope, batch []*Envelope, class Class, isJSON bool) {

@@ -780,7 +780,9 @@ func (s *Session) ingest(f transport.Frame, pos linePos, journal bool, at uint64
 		if err != nil && s.info.JournalErr == "" {
 			s.info.JournalErr = err.Error()
 		}
-		pos = linePos{off: off, n: n}
+		if s.journal.seekable { // else nothing can be read back: the frame is held as without a journal
+			pos = linePos{off: off, n: n}
+		}
 	}
 	dup := false
 	if f.Dir == transport.In || f.Meta.Event == transport.EvPrime {
@@ -810,9 +812,9 @@ func (s *Session) ingest(f transport.Frame, pos linePos, journal bool, at uint64
 }
 
 // journalPager is what the store reads old frames back from: the journal,
-// or nothing.
+// or nothing (none, or one written to a device or FIFO).
 func journalPager(j *Journal) pager {
-	if j == nil {
+	if j == nil || !j.seekable {
 		return nil
 	}
 	return j
@@ -825,7 +827,9 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 	if it.Frame.Dir == transport.Out {
 		switch class {
 		case ClassRequest:
-			if s.offline && s.calls[e.Key()] == nil {
+			if old := s.calls[e.Key()]; s.offline && (old == nil || old.Seq != 0 && old.state.Ended()) {
+				// A new call, or a new one under an id whose call ended (a
+				// fallback session after its failed attempt in one journal).
 				s.adoptLocked(e, it)
 			}
 			if c := s.calls[e.Key()]; c != nil {
@@ -1033,6 +1037,16 @@ func (s *Session) onEvent(it *Item, after []func()) []func() {
 	case transport.EvNote:
 		if s.offline {
 			s.offlineEraNoteLocked(m)
+		}
+	case transport.EvHTTPError:
+		// A POST answered with an HTTP error failed its request; live, the
+		// send returned the error. Read back, the event ends the call, so
+		// that a request numbered the same later (the HTTP+SSE fallback
+		// after a failed attempt, in one journal) is a call of its own.
+		if key, ok := m.PostCall(); s.offline && ok && m.Status != 0 {
+			if c := s.calls[key]; c != nil {
+				s.endLocked(c, StateError, nil, nil, &Failure{Reason: fmt.Sprintf("the server answered HTTP %d", m.Status), Kind: ErrSend}, it.Frame.Time)
+			}
 		}
 	case transport.EvAuthWait, transport.EvAuthDone:
 		s.holdLocked(m.Event == transport.EvAuthWait)

@@ -16,6 +16,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"mcpscope/artifact/scan"
 	"mcpscope/internal/termsafe"
@@ -494,20 +495,50 @@ func queryList(raw string) []harNV {
 // spoolMem bytes and in a temporary file beyond, so that one long stream
 // does not hold the export's memory.
 type spool struct {
-	mem []byte
-	f   *os.File
-	raw int // the body's own length, unescaped
-	err error
+	mem     []byte
+	f       *os.File
+	raw     int // the body's own length, unescaped
+	err     error
+	scratch []byte // a chunk escaped
 }
 
 const spoolMem = 1 << 20
 
+// spoolChunk is how much of a body writeText escapes at a time: a huge
+// frame costs this much more, not a copy of itself.
+const spoolChunk = 64 << 10
+
 func (s *spool) writeText(p []byte) {
 	s.raw += len(p)
-	s.put(appendJSONText(nil, p))
+	for len(p) > 0 {
+		n := textCut(p, spoolChunk)
+		s.scratch = appendJSONText(s.scratch[:0], p[:n])
+		s.put(s.scratch)
+		p = p[n:]
+	}
+	if cap(s.scratch) > 4*spoolChunk {
+		s.scratch = nil
+	}
 }
 
-// sse appends one event as a text/event-stream would carry it.
+// textCut is where to cut p at most max bytes in without splitting a UTF-8
+// character (which appendJSONText would take for invalid bytes).
+func textCut(p []byte, max int) int {
+	if len(p) <= max {
+		return len(p)
+	}
+	n := max
+	for n > max-utf8.UTFMax && !utf8.RuneStart(p[n]) {
+		n--
+	}
+	if n == max-utf8.UTFMax {
+		return max // not UTF-8 here anyway: each byte is its own U+FFFD
+	}
+	return n
+}
+
+// sse appends one event as a text/event-stream would carry it, its data
+// line by line from the frame (never assembled in a copy).
 func (s *spool) sse(id, typ string, retry int, data []byte) {
 	var b []byte
 	if id != "" {
@@ -519,14 +550,18 @@ func (s *spool) sse(id, typ string, retry int, data []byte) {
 	if retry > 0 {
 		b = append(b, "retry: "+strconv.Itoa(retry)+"\n"...)
 	}
-	lines := bytes.Split(data, []byte("\n"))
-	for _, l := range lines {
-		b = append(b, "data: "...)
-		b = append(b, l...)
-		b = append(b, '\n')
-	}
-	b = append(b, '\n')
 	s.writeText(b)
+	for {
+		l, rest, more := bytes.Cut(data, []byte("\n"))
+		s.writeText([]byte("data: "))
+		s.writeText(l)
+		s.writeText([]byte("\n"))
+		if !more {
+			break
+		}
+		data = rest
+	}
+	s.writeText([]byte("\n"))
 }
 
 func (s *spool) put(p []byte) {

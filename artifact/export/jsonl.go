@@ -30,8 +30,8 @@ func JSONL(w io.Writer, path string, o Options) error {
 		if !m.match(fr) {
 			return nil
 		}
-		buf = session.AppendRecord(buf[:0], fr.Seq, fr.Frame)
-		_, werr := bw.Write(buf)
+		var werr error
+		buf, werr = session.WriteRecord(bw, buf, fr.Seq, fr.Frame) // a huge frame is encoded a piece at a time
 		return werr
 	})
 	if ferr := bw.Flush(); err == nil {

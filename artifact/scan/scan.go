@@ -188,34 +188,15 @@ func newCorrelator(final []outcome) *correlator {
 	return &correlator{calls: map[string]*call{}, byToken: map[string]*call{}, outcomes: final, final: final != nil}
 }
 
-// decode reads a frame's message leniently, as the session does.
+// decode reads a frame's message leniently, as the session does, with the
+// session's own decoder: params and result are slices of data, never
+// copies, so a huge frame is held once (its line), not twice.
 func decode(data []byte) (*session.Envelope, []*session.Envelope) {
-	d := bytes.TrimLeft(data, " \t\r\n")
-	if len(d) == 0 {
-		return nil, nil
-	}
-	if d[0] == '[' {
-		var raws []json.RawMessage
-		if json.Unmarshal(d, &raws) != nil {
-			return nil, nil
-		}
-		var batch []*session.Envelope
-		for _, r := range raws {
-			var e session.Envelope
-			if json.Unmarshal(r, &e) == nil {
-				batch = append(batch, &e)
-			}
-		}
-		if len(batch) == 0 {
-			return nil, nil
-		}
+	env, batch := session.Decode(data)
+	if len(batch) > 0 {
 		return batch[0], batch
 	}
-	var e session.Envelope
-	if json.Unmarshal(d, &e) != nil {
-		return nil, nil
-	}
-	return &e, nil
+	return env, nil
 }
 
 func (c *correlator) step(seq uint64, f transport.Frame) *Frame {
@@ -419,6 +400,16 @@ func (c *correlator) event(fr *Frame) *call {
 			if !cl.snap.State.Ended() {
 				cl.snap.Failure = &session.Failure{Reason: why + " before answering", Kind: session.ErrClosed}
 				c.end(cl, session.StateError, fr.Time)
+			}
+		}
+	case transport.EvHTTPError:
+		// A POST answered with an HTTP error failed its request, as the
+		// session reads it (a fallback's calls may reuse its id later).
+		if key, ok := fr.Meta.PostCall(); ok && fr.Meta.Status != 0 {
+			if cl := c.calls[key]; cl != nil && !cl.snap.State.Ended() {
+				cl.snap.Failure = &session.Failure{Reason: fmt.Sprintf("the server answered HTTP %d", fr.Meta.Status), Kind: session.ErrSend}
+				c.end(cl, session.StateError, fr.Time)
+				return cl
 			}
 		}
 	}
