@@ -852,8 +852,9 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 	switch class {
 	case ClassResult, ClassError:
 		key := e.Key()
+		refusal := false
 		if k, ok := RefusalOf(&it.Frame.Meta, e); ok && s.calls[k] != nil && s.calls[k].opts.probe {
-			key = k // the era probe's HTTP error answer: the probe's result
+			key, refusal = k, true // the era probe's HTTP error answer: the probe's result
 			it.Note = "the era probe's refusal: the server speaks the initialize era"
 		}
 		if key == "" {
@@ -872,6 +873,12 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 		it.CallKey = c.Key
 		if c.respSeq == 0 {
 			c.respSeq = it.Seq
+		}
+		if refusal && c.state == StateError && c.rpcErr == nil && c.failure != nil && c.failure.Kind == ErrSend {
+			// Read back, the HTTP error event ended the probe first (onEvent);
+			// its body is the answer that event stood for.
+			c.rpcErr, c.failure = e.Error, nil
+			return after
 		}
 		if c.state.Ended() || c.givenUp {
 			c.late++

@@ -171,6 +171,8 @@ const keepEnded = 4096
 
 // correlator ties frames to calls as they stream by.
 type correlator struct {
+	held     *call            // the era probe answered with an HTTP error, its body still to come
+	heldAt   time.Time        // when that error came
 	calls    map[string]*call // by id key: in flight, and the last keepEnded ended
 	byToken  map[string]*call
 	ended    []string // ring of ended keys, oldest first once full
@@ -204,6 +206,16 @@ func (c *correlator) step(seq uint64, f transport.Frame) *Frame {
 	*fr = Frame{Seq: seq, Frame: f, CallIndex: -1}
 	if f.Kind == transport.Message {
 		fr.Env, fr.Batch = decode(f.Data)
+	}
+	if h := c.held; h != nil {
+		// The probe held open by its HTTP error ends now, failed, unless
+		// this frame is the refusal that answers it (message ends it then).
+		c.held = nil
+		if k, ok := session.RefusalOf(&fr.Meta, fr.Env); !ok || k != h.snap.Key || h.snap.State.Ended() {
+			c.end(h, session.StateError, c.heldAt)
+		} else {
+			h.snap.Failure = nil
+		}
 	}
 	var cl *call
 	switch {
@@ -408,6 +420,13 @@ func (c *correlator) event(fr *Frame) *call {
 		if key, ok := fr.Meta.PostCall(); ok && fr.Meta.Status != 0 {
 			if cl := c.calls[key]; cl != nil && !cl.snap.State.Ended() {
 				cl.snap.Failure = &session.Failure{Reason: fmt.Sprintf("the server answered HTTP %d", fr.Meta.Status), Kind: session.ErrSend}
+				if cl.snap.Probe {
+					// A 2025 server's refusal of the era probe comes as the
+					// body after this event (session.RefusalOf): the next
+					// frame decides how the probe ended.
+					c.held, c.heldAt = cl, fr.Time
+					return cl
+				}
 				c.end(cl, session.StateError, fr.Time)
 				return cl
 			}
