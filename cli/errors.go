@@ -48,6 +48,7 @@ func exitCode(err error) int {
 		un   *session.Unanswered
 		ms   *connect.MissingSecretError
 		es   *exitStatus
+		held *session.HeldError
 	)
 	switch {
 	case err == nil:
@@ -59,7 +60,7 @@ func exitCode(err error) int {
 	case errors.Is(err, context.Canceled):
 		return exitInterrupt
 	case errors.As(err, &tool), errors.As(err, &rpc), errors.As(err, &un), errors.Is(err, errServerState),
-		errors.Is(err, session.ErrTaskEnded):
+		errors.Is(err, session.ErrTaskEnded), errors.As(err, &held):
 		return exitServerErr
 	case errors.Is(err, session.ErrTimeout):
 		return exitTimeout

@@ -66,7 +66,7 @@ func TestDetachAndRejoinHere(t *testing.T) {
 		t.Fatalf("detach not shown:\n%s", sc)
 	}
 	list, err := store.List()
-	if err != nil || len(list) != 1 || list[0].OwnerPID != 0 {
+	if err != nil || len(list) != 1 || list[0].Owner != nil {
 		t.Fatalf("store after detach: %+v %v", list, err)
 	}
 	h := list[0].Handle
