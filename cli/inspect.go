@@ -115,7 +115,7 @@ func inspect(cmd *cobra.Command, sp connect.Spec) error {
 	}
 	defer s.Close()
 	notes.off.Store(true)
-	err = runTUI(cmd, ui.Options{Session: s, Responder: resp, Target: targetArgs(sp), TargetLine: targetLine(sp)})
+	err = runTUI(cmd, ui.Options{Session: s, Responder: resp, Target: targetArgs(sp), TargetLine: targetLine(sp), StateStore: sp.StateStore})
 	notes.off.Store(false)
 	if path := s.Info().JournalPath; path != "" {
 		fmt.Fprintf(stderr, "mcpscope: the session's journal is %s (mcpscope journal reads it back)\n", path)

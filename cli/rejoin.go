@@ -41,18 +41,21 @@ the --url if the call's URL had credentials in it.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store := session.DefaultStateStore()
+			var sp connect.Spec
+			if err := sf.fill(&sp, cmd.CommandPath()); err != nil {
+				return err
+			}
+			store := sp.StateStore
 			if len(args) == 0 {
 				return listDetached(cmd, store, asJSON)
 			}
 			if forget {
+				if st := session.CallState(store, session.Detached{Handle: args[0]}); st.Holder != nil {
+					return fmt.Errorf("call %s is %s: not forgotten", args[0], leaseText(st))
+				}
 				return store.Delete(args[0])
 			}
-			var sp connect.Spec
 			if err := h.fill(&sp, cmd.CommandPath()); err != nil {
-				return err
-			}
-			if err := sf.fill(&sp, cmd.CommandPath()); err != nil {
 				return err
 			}
 			if target != "" {
@@ -86,7 +89,7 @@ func listDetached(cmd *cobra.Command, store session.StateStore, asJSON bool) err
 	out := cmd.OutOrStdout()
 	list, err := store.List()
 	if err != nil {
-		return fmt.Errorf("list the calls in %s: %w", store, err)
+		return err // it names the store
 	}
 	if asJSON {
 		rows := make([]listedCall, 0, len(list))

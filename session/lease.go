@@ -9,6 +9,7 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"syscall"
 	"time"
 )
 
@@ -27,13 +28,32 @@ type Owner struct {
 
 func (o Owner) String() string { return fmt.Sprintf("pid %d on %s", o.PID, o.Host) }
 
+// EnvHost names this machine in leases instead of its hostname (containers
+// that all call themselves "localhost").
+const EnvHost = "MCPSCOPE_HOST"
+
 // Me is this process.
 func Me() Owner {
-	h, err := os.Hostname()
-	if err != nil || h == "" {
+	h := os.Getenv(EnvHost)
+	if h == "" {
+		h, _ = os.Hostname()
+	}
+	if h == "" {
 		h = "localhost"
 	}
 	return Owner{Host: h, PID: os.Getpid()}
+}
+
+// deadHere reports whether l's holder is a process of this machine that
+// no longer runs: its lease need not be waited out. (A reused pid only
+// makes it look alive: then the TTL decides, as for another machine.)
+func deadHere(l Lease) bool {
+	me := Me()
+	if l.Owner.Host != me.Host || l.Owner.PID <= 0 || l.Owner.PID == me.PID {
+		return false
+	}
+	err := syscall.Kill(l.Owner.PID, 0)
+	return err != nil && !errors.Is(err, syscall.EPERM)
 }
 
 // Lease is one holder's claim on a name, until Expires unless renewed. Only
@@ -118,6 +138,13 @@ func Hold(store Leaser, name string, shared bool) (*Held, error) {
 		l, err = store.Share(name)
 	} else {
 		l, err = store.Claim(name)
+		var he *HeldError
+		if errors.As(err, &he) && deadHere(he.Holder) {
+			// Its holder was killed on this machine: release its lease
+			// (only that one: the release compares the token) and claim.
+			_ = store.Release(he.Holder)
+			l, err = store.Claim(name)
+		}
 	}
 	if err != nil {
 		return nil, err
@@ -197,7 +224,7 @@ type LeaseState struct {
 func CallState(store StateStore, d Detached) LeaseState {
 	if hs, err := store.Holders(CallLease(d.Handle)); err == nil {
 		for _, l := range hs {
-			if !l.Shared {
+			if !l.Shared && !deadHere(l) {
 				l := l
 				return LeaseState{State: "held", Holder: &l}
 			}
@@ -224,7 +251,9 @@ next:
 				continue next
 			}
 		}
-		out = append(out, l)
+		if !deadHere(l) {
+			out = append(out, l)
+		}
 	}
 	return out, nil
 }

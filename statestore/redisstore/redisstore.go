@@ -57,6 +57,14 @@ type Store struct {
 
 var _ session.StateStore = (*Store)(nil)
 
+// quiet drops go-redis's own log lines: they would write to stderr under
+// the TUI, and every failure reaches the caller as an error anyway.
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}
+
+func init() { redis.SetLogger(quiet{}) }
+
 // Open parses o.URL (the password from the URL or REDISCLI_AUTH) and makes
 // a client; it connects on first use.
 func Open(o Options) (*Store, error) {
