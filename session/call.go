@@ -175,6 +175,7 @@ type Call struct {
 	persistTimer *time.Timer // pending debounced write
 	persistMu    sync.Mutex  // orders state-file writes with the final delete
 	claim        *Held       // this process's lease on the record (persistMu)
+	claiming     bool        // the owner's lease is being taken (persistMu)
 }
 
 // CallSnapshot is a consistent copy of a call's state.

@@ -89,12 +89,35 @@ func (s *Session) persistLocked(c *Call) {
 		d := s.recordLocked(c)
 		c.persisted = true
 		s.mu.Unlock()
-		if s.putRecord(d) == nil && c.claim == nil {
-			// The owner holds the call's lease while it runs: killed,
-			// it loses the call within the TTL and anyone may rejoin.
-			c.claim, _ = Hold(s.opts.StateStore, CallLease(d.Handle), false)
+		if s.putRecord(d) == nil && c.claim == nil && !c.claiming {
+			c.claiming = true
+			s.persisting.Add(1)
+			go s.holdAsOwner(c, d.Handle)
 		}
 	})
+}
+
+// holdAsOwner takes the call's lease for the process that runs it: killed,
+// it loses the call within the TTL and anyone may rejoin it. Beside the
+// record's write, not before the record's delete: a short call's record
+// goes as soon as it ends.
+func (s *Session) holdAsOwner(c *Call, handle string) {
+	defer s.persisting.Done()
+	h, err := Hold(s.opts.StateStore, CallLease(handle), false)
+	if err != nil {
+		return
+	}
+	c.persistMu.Lock()
+	s.mu.Lock()
+	keep := !c.state.Ended() && c.claim == nil
+	s.mu.Unlock()
+	if keep {
+		c.claim = h
+	}
+	c.persistMu.Unlock()
+	if !keep {
+		h.Release()
+	}
 }
 
 // persistDelay writes the first record at once (the stream may break any

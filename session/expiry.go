@@ -35,6 +35,9 @@ func sessionGone(err error) (*transport.HTTPError, bool) {
 // re-initialize when the reason is an expired session.
 func (s *Session) sendFailed(c *Call, err error) {
 	if he, gone := sessionGone(err); gone && c.Method != "initialize" && s.Era() == EraLegacy {
+		if readOnly(c.Method) && c.opts.reissues == 0 && s.sessionExpired(he) {
+			return // sent again in the new session
+		}
 		s.fail(c, "lost: the session expired", err)
 		s.sessionExpired(he)
 		return
@@ -44,8 +47,10 @@ func (s *Session) sendFailed(c *Call, err error) {
 
 // sessionExpired re-initializes once per expired session id (bounded over
 // the session's life, with backoff), reopens the listen stream,
-// re-subscribes, and marks every call that was in flight as lost.
-func (s *Session) sessionExpired(he *transport.HTTPError) {
+// re-subscribes, and marks every call that was in flight as lost (a
+// read-only one is sent again instead). It reports whether it started the
+// re-initialize.
+func (s *Session) sessionExpired(he *transport.HTTPError) bool {
 	s.mu.Lock()
 	if s.info.Closed || s.expired[he.SessionID] || s.reinits >= MaxReinits {
 		over := s.reinits >= MaxReinits && !s.expired[he.SessionID]
@@ -55,7 +60,7 @@ func (s *Session) sessionExpired(he *transport.HTTPError) {
 			s.localEvent(transport.Meta{Event: transport.EvNote, Status: he.Status,
 				Detail: fmt.Sprintf("session %s expired too; not re-initializing again (already did %d times)", he.SessionID, MaxReinits)})
 		}
-		return
+		return false
 	}
 	s.expired[he.SessionID] = true
 	s.reinits++
@@ -114,6 +119,7 @@ func (s *Session) sessionExpired(he *transport.HTTPError) {
 		}
 		s.localEvent(transport.Meta{Event: transport.EvNote, Detail: fmt.Sprintf("re-initialized: new session %s (%d re-subscribed)", s.Info().SessionID, len(subs))})
 	}()
+	return true
 }
 
 // readOnly reports whether a request only reads, so sending it again in a
