@@ -118,6 +118,7 @@ func SessionLease(target, sessionID string) string {
 
 // Held is a lease kept alive by renewal until Release.
 type Held struct {
+	name  string
 	store Leaser
 	mu    sync.Mutex
 	lease Lease
@@ -149,7 +150,7 @@ func Hold(store Leaser, name string, shared bool) (*Held, error) {
 	if err != nil {
 		return nil, err
 	}
-	h := &Held{store: store, lease: l, stop: make(chan struct{}), done: make(chan struct{})}
+	h := &Held{name: name, store: store, lease: l, stop: make(chan struct{}), done: make(chan struct{})}
 	go h.renew()
 	return h, nil
 }
@@ -199,7 +200,7 @@ func (h *Held) Release() {
 		return
 	}
 	h.once.Do(func() {
-		preClaims.CompareAndDelete(strings.TrimPrefix(h.lease.Name, "call:"), h)
+		preClaims.CompareAndDelete(strings.TrimPrefix(h.name, "call:"), h)
 		close(h.stop)
 		<-h.done
 		h.mu.Lock()

@@ -186,7 +186,7 @@ func (v *rejoinView) render(m *Model, w, h int) string {
 				prog += "/" + fmtNum(d.Progress.Total)
 			}
 		}
-		row := fmt.Sprintf(" %-*s %-18s %s %s %s%s", hw, shorten(termsafe.Line(d.Handle), hw), shorten(state, 18),
+		row := fmt.Sprintf(" %-*s %-24s %s %s %s%s", hw, shorten(termsafe.Line(d.Handle), hw), shorten(state, 24),
 			d.Started.In(m.opts.Location).Format("01-02 15:04"), termsafe.Line(d.Method), termsafe.Line(d.Name), prog)
 		if i == v.sel {
 			l = append(l, m.th.Selected.Render(pad("▸"+row, w)))
