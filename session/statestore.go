@@ -220,12 +220,13 @@ func (fs *FileStore) ttl() time.Duration {
 	return DefaultLeaseTTL
 }
 
-// Leases live in <Dir>/leases, one file per holder (<name>.lease for the
-// claim, <name>.<token>.share for each sharer), each holding the Lease as
-// JSON. Every read-check-write runs under an flock on <Dir>/.leases.lock,
-// so two processes racing for a claim have exactly one winner; a lease
-// file whose expiry passed counts as gone.
-func (fs *FileStore) leaseDir() string { return filepath.Join(fs.Dir, "leases") }
+// Leases live beside the records, in <Dir>.leases (the records' folder
+// holds records only), one file per holder (<name>.lease for the claim,
+// <name>.<token>.share for each sharer), each holding the Lease as JSON.
+// Every read-check-write runs under an flock on its .lock, so two
+// processes racing for a claim have exactly one winner; a lease file
+// whose expiry passed counts as gone.
+func (fs *FileStore) leaseDir() string { return filepath.Clean(fs.Dir) + ".leases" }
 
 func leaseFileName(name string) (string, error) {
 	if name == "" || strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") {
@@ -239,7 +240,7 @@ func (fs *FileStore) locked(f func() error) error {
 	if err := os.MkdirAll(fs.leaseDir(), 0o700); err != nil {
 		return fmt.Errorf("state store %s: %w", fs.Dir, err)
 	}
-	lf, err := os.OpenFile(filepath.Join(fs.Dir, ".leases.lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	lf, err := os.OpenFile(filepath.Join(fs.leaseDir(), ".lock"), os.O_CREATE|os.O_RDWR, 0o600)
 	if err != nil {
 		return fmt.Errorf("state store %s: %w", fs.Dir, err)
 	}

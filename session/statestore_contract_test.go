@@ -19,12 +19,14 @@ var fileBackend = storetest.Backend{
 	Leftovers: func(t *testing.T, s session.StateStore) []string {
 		var left []string
 		root := s.(*session.FileStore).Dir
-		_ = filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
-			if err == nil && !d.IsDir() && d.Name() != ".leases.lock" {
-				left = append(left, p)
-			}
-			return nil
-		})
+		for _, dir := range []string{root, root + ".leases"} {
+			_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+				if err == nil && !d.IsDir() && d.Name() != ".lock" {
+					left = append(left, p)
+				}
+				return nil
+			})
+		}
 		return left
 	},
 }
