@@ -49,6 +49,7 @@ func exitCode(err error) int {
 		un   *session.Unanswered
 		ms   *connect.MissingSecretError
 		es   *exitStatus
+		held *session.HeldError
 	)
 	switch {
 	case err == nil:
@@ -60,7 +61,7 @@ func exitCode(err error) int {
 	case errors.Is(err, context.Canceled):
 		return exitInterrupt
 	case errors.As(err, &tool), errors.As(err, &rpc), errors.As(err, &un), errors.Is(err, errServerState),
-		errors.Is(err, session.ErrTaskEnded), errors.Is(err, session.ErrInvalidResult), errors.Is(err, session.ErrRoundLimit):
+		errors.Is(err, session.ErrTaskEnded), errors.Is(err, session.ErrInvalidResult), errors.Is(err, session.ErrRoundLimit), errors.As(err, &held):
 		return exitServerErr
 	case errors.Is(err, session.ErrTimeout):
 		return exitTimeout

@@ -98,6 +98,7 @@ type sessionFlags struct {
 	noJournal   bool
 	answers     []string
 	answersFile string
+	state       stateFlags
 }
 
 func (f *sessionFlags) add(fs *pflag.FlagSet) {
@@ -107,6 +108,7 @@ func (f *sessionFlags) add(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.noJournal, "no-journal", false, "write no journal")
 	fs.StringArrayVar(&f.answers, "answer", nil, "answer an input request (by its key) or a server request (by method), as KEY=JSON (repeatable)")
 	fs.StringVar(&f.answersFile, "answers", "", "a file holding a JSON object of such answers")
+	f.state.add(fs)
 }
 
 // durationFlag is a duration where 0 or "none" mean no limit (-1 for the
@@ -387,6 +389,11 @@ func (f *sessionFlags) fill(sp *connect.Spec, name string) error {
 	if len(answers) > 0 {
 		sp.Answers = answers
 	}
+	store, err := f.state.open(name)
+	if err != nil {
+		return err
+	}
+	sp.StateStore = store
 	return nil
 }
 

@@ -120,7 +120,7 @@ func inspect(cmd *cobra.Command, sp connect.Spec) error {
 	}
 	defer s.Close()
 	notes.off.Store(true)
-	err = runTUI(cmd, ui.Options{Session: s, Responder: resp, Target: targetArgs(sp), TargetLine: targetLine(sp)})
+	err = runTUI(cmd, ui.Options{Session: s, Responder: resp, Target: targetArgs(sp), TargetLine: targetLine(sp), StateStore: sp.StateStore})
 	notes.off.Store(false)
 	journalHint(stderr, "the session's journal", s.Info().JournalPath)
 	// Quitting leaves long HTTP calls running on the server, to rejoin later.

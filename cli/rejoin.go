@@ -41,18 +41,21 @@ the --url if the call's URL had credentials in it.`,
 			return nil
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
-			store := session.DefaultStateStore()
+			var sp connect.Spec
+			if err := sf.fill(&sp, cmd.CommandPath()); err != nil {
+				return err
+			}
+			store := sp.StateStore
 			if len(args) == 0 {
 				return listDetached(cmd, store, asJSON)
 			}
 			if forget {
+				if st := session.CallState(store, session.Detached{Handle: args[0]}); st.Holder != nil {
+					return fmt.Errorf("call %s is %s: not forgotten", args[0], leaseText(st))
+				}
 				return store.Delete(args[0])
 			}
-			var sp connect.Spec
 			if err := h.fill(&sp, cmd.CommandPath()); err != nil {
-				return err
-			}
-			if err := sf.fill(&sp, cmd.CommandPath()); err != nil {
 				return err
 			}
 			if target != "" {
@@ -75,48 +78,70 @@ the --url if the call's URL had credentials in it.`,
 	return cmd
 }
 
-func listDetached(cmd *cobra.Command, store *session.FileStore, asJSON bool) error {
+// listedCall is one line of mcpscope rejoin --json: the record and how its
+// call is held.
+type listedCall struct {
+	session.Detached
+	Lease session.LeaseState `json:"lease"`
+}
+
+func listDetached(cmd *cobra.Command, store session.StateStore, asJSON bool) error {
 	out := cmd.OutOrStdout()
 	list, err := store.List()
 	if err != nil {
-		return err
+		return err // it names the store
 	}
 	if asJSON {
-		return render.Line(out, list)
+		rows := make([]listedCall, 0, len(list))
+		for _, d := range list {
+			rows = append(rows, listedCall{d, session.CallState(store, d)})
+		}
+		return render.Line(out, rows)
 	}
 	if len(list) == 0 {
-		fmt.Fprintln(out, "(no detached calls)")
+		fmt.Fprintf(out, "(no detached calls in %s)\n", termsafe.Line(store.String()))
 		return nil
 	}
+	now := time.Now()
 	for _, d := range list {
-		state := "rejoinable"
-		if d.Alive() {
-			state = fmt.Sprintf("attached to pid %d", d.OwnerPID)
-		}
 		prog := ""
 		if d.Progress.Updates > 0 {
 			prog = fmt.Sprintf(" %g/%g", d.Progress.Value, d.Progress.Total)
 		}
-		fmt.Fprintf(out, "%-36s %-12s %s %s%s  session %s  %s  started %s\n", termsafe.Line(d.Handle), state,
-			termsafe.Line(d.Method), termsafe.Line(d.Name), prog, termsafe.Line(d.SessionID), termsafe.Line(d.Target),
-			d.Started.Local().Format(time.DateTime))
+		fmt.Fprintf(out, "%-36s %-40s %s %s%s  session %s  %s  age %s\n", termsafe.Line(d.Handle),
+			termsafe.Line(leaseText(session.CallState(store, d))), termsafe.Line(d.Method), termsafe.Line(d.Name), prog,
+			termsafe.Line(d.SessionID), termsafe.Line(d.Target), now.Sub(d.Started).Round(time.Second))
 	}
 	return nil
 }
 
+// leaseText says who holds a call: "held by pid 12 on host until 15:04:05",
+// "free", "expired (pid 12 on host stopped)".
+func leaseText(st session.LeaseState) string {
+	switch {
+	case st.Holder != nil:
+		return fmt.Sprintf("held by %s until %s", st.Holder.Owner, st.Holder.Expires.Local().Format("15:04:05"))
+	case st.Owner != nil:
+		return fmt.Sprintf("expired (%s stopped)", st.Owner)
+	}
+	return st.State
+}
+
 // rejoin picks up one detached call (or task) and prints what it missed,
 // then its result.
-func rejoin(cmd *cobra.Command, sp connect.Spec, store *session.FileStore, handle string, asJSON bool) error {
+func rejoin(cmd *cobra.Command, sp connect.Spec, store session.StateStore, handle string, asJSON bool) error {
 	ctx, stdout, stderr := cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()
 	d, err := store.Get(handle)
 	if err != nil {
 		return err
 	}
-	release, err := store.Claim(handle)
+	// The call's lease first: a racing rejoiner learns who holds it (and
+	// until when) before either touches the server.
+	claim, err := session.ClaimCall(store, handle)
 	if err != nil {
-		return err
+		return fmt.Errorf("rejoin %s: %w", handle, err)
 	}
-	defer release()
+	defer claim.Release()
 	s, err := connect.Rejoin(sp, d, store)
 	if err != nil {
 		return err

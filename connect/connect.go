@@ -53,6 +53,8 @@ type Spec struct {
 	Journal   string // "" = a fresh file under the state directory
 	NoJournal bool
 	NoState   bool // no rejoin records, no saved logins (throwaway runs)
+	// StateStore keeps detached calls and leases (nil: the file store).
+	StateStore session.StateStore
 
 	Roots     []string                   // answered to roots/list
 	Answers   map[string]json.RawMessage // answers to input requests and server requests, by key or method
@@ -280,7 +282,10 @@ func start(sp Spec, seqBase uint64) (*session.Session, error) {
 		Warn: func(msg string) { sp.note("warning: %s", msg) }}
 	if sp.URL != "" && !sp.NoState {
 		// HTTP calls that carry event ids can be rejoined after this process ends.
-		so.StateStore, so.Rejoin = session.DefaultStateStore(), RejoinInfo(sp)
+		so.StateStore, so.Rejoin = sp.StateStore, RejoinInfo(sp)
+		if so.StateStore == nil {
+			so.StateStore = session.DefaultStateStore()
+		}
 	}
 	s := session.New(t, so)
 	if sp.firstNote != "" {

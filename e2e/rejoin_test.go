@@ -51,7 +51,7 @@ func TestRejoinAfterKill9(t *testing.T) {
 
 	list := mcpscope(t, state, "rejoin")
 	out, err := list.CombinedOutput()
-	if err != nil || !strings.Contains(string(out), rec.Handle) || !strings.Contains(string(out), "rejoinable") {
+	if err != nil || !strings.Contains(string(out), rec.Handle) || !strings.Contains(string(out), "expired") {
 		t.Fatalf("rejoin list: %v\n%s", err, out)
 	}
 

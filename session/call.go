@@ -155,7 +155,6 @@ type Call struct {
 	respSeq    uint64 // the first response's frame (0: none yet)
 	unmatched  string // an id a response came with that was this call's id in another JSON type
 	sessionID  string // the MCP session the call lives in, when not the transport's (a foreign rejoin)
-	sessionPID int    // and the process that made that session
 	done       chan struct{}
 	idle       *time.Timer
 	hard       *time.Timer
@@ -179,6 +178,8 @@ type Call struct {
 	persisted    bool        // written at least once
 	persistTimer *time.Timer // pending debounced write
 	persistMu    sync.Mutex  // orders state-file writes with the final delete
+	claim        *Held       // this process's lease on the record (persistMu)
+	claiming     bool        // the owner's lease is being taken (persistMu)
 }
 
 // CallSnapshot is a consistent copy of a call's state.

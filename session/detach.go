@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"mcpscope/internal/shell"
@@ -40,14 +41,15 @@ func handleFor(c *Call) string {
 	return fmt.Sprintf("%s-%d-%s", c.started.UTC().Format("20060102T150405"), os.Getpid(), strings.Trim(c.Key, `"`))
 }
 
-// recordLocked is the call's state for the StateStore.
+// recordLocked is the call's state for the StateStore: owned by this
+// process (which holds the call's lease while it runs).
 func (s *Session) recordLocked(c *Call) Detached {
+	me := Me()
 	d := Detached{
 		Handle: c.handle, Target: s.opts.Rejoin.Target, Transport: "http", Headers: s.opts.Rejoin.Headers,
 		SecretRefs: s.opts.Rejoin.SecretRefs, ProtocolVersion: s.info.ProtocolVersion, Era: s.info.Era,
 		RequestID: c.ID, Method: c.Method, Name: c.Name, Params: c.Params, TaskID: c.taskID,
-		Progress: c.progress, Started: c.started, Journal: s.info.JournalPath, OwnerPID: os.Getpid(),
-		NextID: s.nextID, SessionPID: os.Getpid(),
+		Progress: c.progress, Started: c.started, Journal: s.info.JournalPath, Owner: &me, NextID: s.nextID,
 	}
 	if c.Token != "" {
 		d.ProgressToken = json.RawMessage(c.Token)
@@ -56,9 +58,7 @@ func (s *Session) recordLocked(c *Call) Detached {
 		d.SessionID = h.SessionID()
 	}
 	if c.sessionID != "" { // rejoined from another process's session: still its
-		d.SessionID, d.SessionPID = c.sessionID, c.sessionPID
-	} else if s.rejoined {
-		d.SessionPID = s.sessionPID
+		d.SessionID = c.sessionID
 	}
 	if st := s.streams["post:"+c.Key]; st != nil && st.lastID != "" {
 		d.LastEventIDs = map[string]string{"post:" + c.Key: st.lastID}
@@ -91,8 +91,35 @@ func (s *Session) persistLocked(c *Call) {
 		d := s.recordLocked(c)
 		c.persisted = true
 		s.mu.Unlock()
-		_ = s.opts.StateStore.Put(d)
+		if s.putRecord(d) == nil && c.claim == nil && !c.claiming {
+			c.claiming = true
+			s.persisting.Add(1)
+			go s.holdAsOwner(c, d.Handle)
+		}
 	})
+}
+
+// holdAsOwner takes the call's lease for the process that runs it: killed,
+// it loses the call within the TTL and anyone may rejoin it. Beside the
+// record's write, not before the record's delete: a short call's record
+// goes as soon as it ends.
+func (s *Session) holdAsOwner(c *Call, handle string) {
+	defer s.persisting.Done()
+	h, err := Hold(s.opts.StateStore, CallLease(handle), false)
+	if err != nil {
+		return
+	}
+	c.persistMu.Lock()
+	s.mu.Lock()
+	keep := !c.state.Ended() && c.claim == nil
+	s.mu.Unlock()
+	if keep {
+		c.claim = h
+	}
+	c.persistMu.Unlock()
+	if !keep {
+		h.Release()
+	}
 }
 
 // persistDelay writes the first record at once (the stream may break any
@@ -127,6 +154,8 @@ func (s *Session) forgetLocked(c *Call) {
 			c.persistMu.Lock()
 			defer c.persistMu.Unlock()
 			_ = s.opts.StateStore.Delete(h)
+			c.claim.Release()
+			c.claim = nil
 			s.store.Notify() // readers waiting on the record's removal
 		}()
 	}
@@ -157,7 +186,7 @@ func (s *Session) detach(c *Call, why *Failure) (string, error) {
 		c.handle = handleFor(c)
 	}
 	d := s.recordLocked(c)
-	d.OwnerPID = 0 // nobody holds it now
+	d.Owner = nil // nobody holds it now
 	f := &Failure{Reason: "detached: rejoin with " + RejoinCommand(c.handle)}
 	if why != nil {
 		f = &Failure{Reason: why.Reason + "; the call goes on on the server: rejoin with " + RejoinCommand(c.handle),
@@ -166,7 +195,15 @@ func (s *Session) detach(c *Call, why *Failure) (string, error) {
 	s.endLocked(c, StateDetached, nil, nil, f, s.opts.Now())
 	s.mu.Unlock()
 	s.store.Notify()
-	if err := s.opts.StateStore.Put(d); err != nil {
+	// persistMu: a debounced write under way must not put the owner back.
+	c.persistMu.Lock()
+	err := s.putRecord(d)
+	if err == nil {
+		c.claim.Release()
+		c.claim = nil
+	}
+	c.persistMu.Unlock()
+	if err != nil {
 		return "", fmt.Errorf("keep the call's state: %w", err)
 	}
 	if h, ok := s.t.(transport.StreamCloser); ok {
@@ -217,10 +254,14 @@ func (s *Session) Rejoin(ctx context.Context, d Detached) (*Call, error) {
 		}
 		foreign = d.SessionID
 	}
+	claim, err := s.claimCall(d.Handle)
+	if err != nil {
+		return nil, err
+	}
 	key := idKey(d.RequestID)
 	c := s.newCall(key, d.RequestID, d.Method, d.Started)
 	c.Params, c.Name, c.taskID, c.progress, c.handle, c.persisted = d.Params, d.Name, d.TaskID, d.Progress, d.Handle, true
-	c.sessionID, c.sessionPID = foreign, d.SessionPID
+	c.sessionID, c.claim = foreign, claim
 	c.state, c.followed = StateStreaming, true
 	stream, lastID := "", ""
 	for k, v := range d.LastEventIDs {
@@ -235,7 +276,6 @@ func (s *Session) Rejoin(ctx context.Context, d Detached) (*Call, error) {
 	s.rejoined = true
 	if foreign == "" {
 		s.info.ProtocolVersion, s.info.Era = d.ProtocolVersion, EraLegacy
-		s.sessionPID = d.SessionPID
 	}
 	if d.NextID > s.nextID {
 		s.nextID = d.NextID
@@ -259,6 +299,17 @@ func (s *Session) Rejoin(ctx context.Context, d Detached) (*Call, error) {
 		if vh, ok := s.t.(transport.VersionHeader); ok && d.ProtocolVersion >= "2025-06-18" {
 			vh.SetProtocolVersion(d.ProtocolVersion)
 		}
+	}
+	// This process uses the call's MCP session now: nobody may end it.
+	s.shareSession(d.SessionID)
+	if claim != nil {
+		// The record names its new owner, so a kill -9 here shows.
+		c.persistMu.Lock()
+		s.mu.Lock()
+		rec := s.recordLocked(c)
+		s.mu.Unlock()
+		_ = s.putRecord(rec)
+		c.persistMu.Unlock()
 	}
 	s.armTimers(c, CallOptions{})
 	s.localEvent(transport.Meta{Event: transport.EvNote, Stream: stream,
@@ -317,38 +368,122 @@ func journaledPast(path, stream, lastID string, token json.RawMessage, p Progres
 }
 
 // sessionInUseElsewhere reports whether closing this session must leave the
-// MCP session on the server: it was rejoined, and the process that made it
-// still runs, or other records of calls in it wait to be rejoined.
+// MCP session on the server: another process (on any machine) holds a
+// lease on it, or records of calls in it that are not this process's wait
+// to be rejoined. A store that cannot say counts as in use: ending a
+// session someone else uses loses their calls, keeping one costs nothing.
 func (s *Session) sessionInUseElsewhere() bool {
+	sid := ""
+	if h, ok := s.t.(transport.SessionHolder); ok {
+		sid = h.SessionID()
+	}
+	store, target := s.opts.StateStore, s.opts.Rejoin.Target
+	if store == nil || target == "" || sid == "" {
+		return false
+	}
 	s.mu.Lock()
-	rejoined, owner := s.rejoined, s.sessionPID
 	mine := map[string]bool{}
 	for _, c := range s.order {
 		if c.handle != "" {
 			mine[c.handle] = true
 		}
 	}
-	s.mu.Unlock()
-	if !rejoined {
-		return false
+	var own []Lease
+	if h := s.sessLeases[sid]; h != nil {
+		own = append(own, h.Lease())
 	}
-	if owner > 0 && owner != os.Getpid() && processAlive(owner) {
+	s.mu.Unlock()
+	users, err := SessionUsers(store, target, sid, own...)
+	if err != nil {
+		s.Note(fmt.Sprintf("kept MCP session %s open: the state store (%s) cannot say whether another process uses it: %v", sid, store, err))
 		return true
 	}
-	sid := ""
-	if h, ok := s.t.(transport.SessionHolder); ok {
-		sid = h.SessionID()
+	if len(users) > 0 {
+		s.Note(fmt.Sprintf("kept MCP session %s open: the mcpscope with %s uses it too", sid, users[0].Owner))
+		return true
 	}
-	if s.opts.StateStore == nil || sid == "" {
-		return false
+	list, err := store.List()
+	if err != nil {
+		return true
 	}
-	list, _ := s.opts.StateStore.List()
 	for _, d := range list {
-		if d.SessionID == sid && !mine[d.Handle] {
+		if d.SessionID == sid && d.Target == target && !mine[d.Handle] {
+			s.Note(fmt.Sprintf("kept MCP session %s open: call %s in it waits to be rejoined", sid, d.Handle))
 			return true
 		}
 	}
 	return false
+}
+
+// shareSession takes this process's lease on MCP session sid (every
+// process that uses a session holds one, renewed while it runs), so no
+// other ends it meanwhile. Released when the session closes.
+func (s *Session) shareSession(sid string) {
+	store, target := s.opts.StateStore, s.opts.Rejoin.Target
+	if store == nil || target == "" || sid == "" || s.offline {
+		return
+	}
+	s.mu.Lock()
+	if s.sessLeases == nil {
+		s.sessLeases = map[string]*Held{}
+	}
+	if _, ok := s.sessLeases[sid]; ok || s.info.Closed {
+		s.mu.Unlock()
+		return
+	}
+	s.sessLeases[sid] = nil // taking it
+	s.mu.Unlock()
+	h, err := Hold(store, SessionLease(target, sid), true)
+	s.mu.Lock()
+	closed := s.info.Closed
+	if err == nil && !closed {
+		s.sessLeases[sid] = h
+	}
+	s.mu.Unlock()
+	if err != nil {
+		s.Note(fmt.Sprintf("could not take a lease on MCP session %s in the state store (%s): %v", sid, store, err))
+	} else if closed {
+		h.Release()
+	}
+}
+
+// releaseSessionLeases lets go of this process's session leases (Close).
+func (s *Session) releaseSessionLeases() {
+	s.mu.Lock()
+	ls := s.sessLeases
+	s.sessLeases = nil
+	s.mu.Unlock()
+	for _, h := range ls {
+		h.Release()
+	}
+}
+
+// preClaims are call leases a command took before its session existed
+// (ClaimCall), for Rejoin to adopt.
+var preClaims sync.Map // handle → *Held
+
+// ClaimCall takes the lease on d's call for this process before a session
+// is made to rejoin it (a race's loser learns who holds it before it
+// touches the server); the session's Rejoin adopts it. Release it if no
+// Rejoin follows.
+func ClaimCall(store StateStore, handle string) (*Held, error) {
+	h, err := Hold(store, CallLease(handle), false)
+	if err != nil {
+		return nil, err
+	}
+	preClaims.Store(handle, h)
+	return h, nil
+}
+
+// claimCall is the lease a rejoin runs under: one ClaimCall took, or a new one.
+func (s *Session) claimCall(handle string) (*Held, error) {
+	if v, ok := preClaims.LoadAndDelete(handle); ok {
+		return v.(*Held), nil
+	}
+	if s.opts.StateStore == nil {
+		return nil, nil
+	}
+	return Hold(s.opts.StateStore, CallLease(handle), false)
 }
 
 // Detached counts calls of this session left running on the server.

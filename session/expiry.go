@@ -35,6 +35,9 @@ func sessionGone(err error) (*transport.HTTPError, bool) {
 // re-initialize when the reason is an expired session.
 func (s *Session) sendFailed(c *Call, err error) {
 	if he, gone := sessionGone(err); gone && c.Method != "initialize" && s.Era() == EraLegacy {
+		if readOnly(c.Method) && c.opts.reissues == 0 && s.sessionExpired(he) {
+			return // sent again in the new session
+		}
 		s.fail(c, "lost: the session expired", err)
 		s.sessionExpired(he)
 		return
@@ -44,14 +47,11 @@ func (s *Session) sendFailed(c *Call, err error) {
 
 // sessionExpired re-initializes once per expired session id (bounded over
 // the session's life, with backoff), reopens the listen stream,
-// re-subscribes, and marks every call that was in flight as lost.
-func (s *Session) sessionExpired(he *transport.HTTPError) {
+// re-subscribes, and marks every call that was in flight as lost (a
+// read-only one is sent again instead). It reports whether it started the
+// re-initialize.
+func (s *Session) sessionExpired(he *transport.HTTPError) bool {
 	s.mu.Lock()
-	if s.rejoined {
-		// A rejoin lives in the old session: a new one cannot help it.
-		s.mu.Unlock()
-		return
-	}
 	if s.info.Closed || s.expired[he.SessionID] || s.reinits >= MaxReinits {
 		over := s.reinits >= MaxReinits && !s.expired[he.SessionID]
 		s.expired[he.SessionID] = true
@@ -60,25 +60,36 @@ func (s *Session) sessionExpired(he *transport.HTTPError) {
 			s.localEvent(transport.Meta{Event: transport.EvNote, Status: he.Status,
 				Detail: fmt.Sprintf("session %s expired too; not re-initializing again (already did %d times)", he.SessionID, MaxReinits)})
 		}
-		return
+		return false
 	}
 	s.expired[he.SessionID] = true
 	s.reinits++
 	n := s.reinits
-	var lost []*Call
+	// A request that only reads (a list, a read, a ping) is sent once
+	// more in the new session; the rest are lost, and say why.
+	var lost, resend []*Call
 	for _, c := range s.pending {
-		lost = append(lost, c)
+		if readOnly(c.Method) && c.opts.reissues == 0 && !c.adopted && c.sessionID == "" {
+			resend = append(resend, c)
+		} else {
+			lost = append(lost, c)
+		}
 	}
+	old := s.sessLeases[he.SessionID]
+	delete(s.sessLeases, he.SessionID)
 	subs := make([]string, 0, len(s.subs))
 	for u := range s.subs {
 		subs = append(subs, u)
 	}
 	s.mu.Unlock()
 
+	old.Release() // nobody can use a session the server forgot
 	s.localEvent(transport.Meta{Event: transport.EvNote, Status: he.Status, URL: he.URL,
-		Detail: fmt.Sprintf("session %s expired (HTTP %d): starting a new session; %d call(s) in flight are lost", he.SessionID, he.Status, len(lost))})
+		Detail: fmt.Sprintf("session %s expired (HTTP %d): starting a new session; %d call(s) in flight are lost, %d read-only request(s) will be sent again",
+			he.SessionID, he.Status, len(lost), len(resend))})
+	why := "the session expired (HTTP " + fmt.Sprint(he.Status) + " for session " + he.SessionID + ")"
 	for _, c := range lost {
-		s.fail(c, "lost: the session expired (HTTP "+fmt.Sprint(he.Status)+" for session "+he.SessionID+"); replay it in the new session", nil)
+		s.fail(c, "lost: "+why+"; replay it in the new session", nil)
 	}
 	go func() {
 		if n > 1 {
@@ -95,11 +106,48 @@ func (s *Session) sessionExpired(he *transport.HTTPError) {
 		defer cancel()
 		if _, err := s.Initialize(ctx); err != nil {
 			s.localEvent(transport.Meta{Event: transport.EvNote, Detail: "re-initialize after session expiry failed: " + err.Error()})
+			for _, c := range resend {
+				s.fail(c, "lost: "+why+", and no new session could be started", err)
+			}
 			return
+		}
+		for _, c := range resend {
+			s.resendAfterExpiry(c, why)
 		}
 		for _, u := range subs {
 			s.Subscribe(u)
 		}
 		s.localEvent(transport.Meta{Event: transport.EvNote, Detail: fmt.Sprintf("re-initialized: new session %s (%d re-subscribed)", s.Info().SessionID, len(subs))})
 	}()
+	return true
+}
+
+// readOnly reports whether a request only reads, so sending it again in a
+// new session changes nothing on the server.
+func readOnly(method string) bool {
+	switch method {
+	case "ping", "tools/list", "prompts/list", "prompts/get", "resources/list", "resources/templates/list", "resources/read",
+		"completion/complete":
+		return true
+	}
+	return false
+}
+
+// resendAfterExpiry sends a read-only request lost with its session once
+// more in the new one, linked like a re-issue (waiting on c follows on).
+func (s *Session) resendAfterExpiry(c *Call, why string) {
+	s.mu.Lock()
+	pending := s.pending[c.Key] == c
+	s.mu.Unlock()
+	if !pending {
+		return // it ended meanwhile (a timeout, a cancel)
+	}
+	o := c.opts
+	o.reissueOf, o.reissues = c.Key, c.opts.reissues+1
+	next := s.CallWith(c.Method, StripMeta(c.Params), o)
+	s.mu.Lock()
+	c.next = next
+	s.mu.Unlock()
+	s.end(c, StateError, nil, nil, &Failure{Reason: fmt.Sprintf("lost: %s; it only reads, so it was sent again as #%s in the new session", why, next.Key),
+		Kind: ErrReissued})
 }

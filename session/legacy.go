@@ -108,6 +108,9 @@ func (s *Session) initialize(ctx context.Context) (*InitResult, error) {
 			return &res, ctx.Err()
 		}
 	}
+	if h, ok := s.t.(transport.SessionHolder); ok {
+		s.shareSession(h.SessionID())
+	}
 	s.store.Notify()
 	return &res, nil
 }

@@ -124,7 +124,7 @@ type Session struct {
 	expired      map[string]bool         // session ids the server forgot (expiry.go)
 	reinits      int
 	rejoined     bool                       // this session exists to rejoin a detached call
-	sessionPID   int                        // rejoined: the process whose MCP session this is
+	sessLeases   map[string]*Held           // session id → this process's lease on it (detach.go)
 	tasks        map[string]*Task           // tasks seen, by id (tasks.go)
 	taskKeys     map[string]map[string]bool // inputRequests keys claimed for an answer, by task (tasksext.go)
 	answerTasks  bool                       // answer input_required tasks as they are seen (tasksext.go)
@@ -645,6 +645,7 @@ func (s *Session) CloseBy(deadline time.Time) error {
 	// finish, before Close returns: a process that exits next must leave
 	// no half-written file and no record of a call that is over.
 	s.persisting.Wait()
+	s.releaseSessionLeases()
 	s.stop()
 	s.mu.Lock()
 	j, f := s.journal, s.file

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strconv"
 	"strings"
 	"syscall"
 	"time"
@@ -36,15 +35,26 @@ type Detached struct {
 	Started         time.Time         `json:"started"`
 	Updated         time.Time         `json:"updated"`
 	Journal         string            `json:"journal,omitempty"`
-	OwnerPID        int               `json:"ownerPid,omitempty"`
-	SessionPID      int               `json:"sessionPid,omitempty"` // the process whose MCP session this is (it may DELETE it)
-	NextID          int64             `json:"nextId,omitempty"`     // ids below this were used in the session
+	// Owner is the process the call is attached to (nil: detached, free
+	// to rejoin). It holds the lease CallLease(Handle) while it runs;
+	// an owner whose lease is gone was killed.
+	Owner  *Owner `json:"owner,omitempty"`
+	NextID int64  `json:"nextId,omitempty"` // ids below this were used in the session
+	// OwnerPID and SessionPID are what records written before leases
+	// said (a process on this machine); read, never written.
+	OwnerPID   int `json:"ownerPid,omitempty"`
+	SessionPID int `json:"sessionPid,omitempty"`
 }
 
-// Alive reports whether the process that owns the record still runs (then
-// the call is attached there, not waiting for a rejoin).
-func (d Detached) Alive() bool {
-	return d.OwnerPID > 0 && d.OwnerPID != os.Getpid() && processAlive(d.OwnerPID)
+// owner is d's owner, an old record's PID read as a process on this host.
+func (d Detached) owner() *Owner {
+	if d.Owner != nil {
+		return d.Owner
+	}
+	if d.OwnerPID > 0 {
+		return &Owner{Host: Me().Host, PID: d.OwnerPID}
+	}
+	return nil
 }
 
 // StateStore keeps detached calls outside the process.
@@ -53,9 +63,38 @@ type StateStore interface {
 	Get(handle string) (Detached, error)
 	List() ([]Detached, error)
 	Delete(handle string) error
-	// Claim marks a record as being rejoined by this process; it fails while
-	// another live process holds it. Release undoes it.
-	Claim(handle string) (release func(), err error)
+	// Leases on calls and sessions (lease.go).
+	Leaser
+	// String names the store for people (a Redis URL with its password
+	// redacted, or the folder).
+	String() string
+}
+
+// StoredElsewhere is what Put returns when its store could not keep the
+// record but another did (Redis unreachable: the local file store): the
+// record is safe, and the user is told where.
+type StoredElsewhere struct {
+	Where string // the store that kept it
+	Cause error  // why the first could not
+}
+
+func (e *StoredElsewhere) Error() string {
+	return fmt.Sprintf("kept in %s instead: %v", e.Where, e.Cause)
+}
+
+func (e *StoredElsewhere) Unwrap() error { return e.Cause }
+
+// putRecord writes d, and says so in the session when the record went to
+// a fallback store.
+func (s *Session) putRecord(d Detached) error {
+	err := s.opts.StateStore.Put(d)
+	var se *StoredElsewhere
+	if errors.As(err, &se) {
+		s.Note(fmt.Sprintf("the record of call %s could not be written to the state store (%v); it is kept in %s (mcpscope rejoin %s lists it there)",
+			d.Handle, se.Cause, se.Where, d.Handle))
+		return nil
+	}
+	return err
 }
 
 // ErrNoSuchCall is returned for an unknown handle.
@@ -64,7 +103,10 @@ var ErrNoSuchCall = errors.New("no such detached call")
 // FileStore is the embedded StateStore: one JSON file per call, written to a
 // temporary file and renamed (atomic on POSIX), mode 0600, in a 0700 folder.
 // Readers never see a half-written record, so two processes can share it.
-type FileStore struct{ Dir string }
+type FileStore struct {
+	Dir      string
+	LeaseTTL time.Duration // 0: DefaultLeaseTTL
+}
 
 // DefaultStateStore lives under the XDG state dir.
 func DefaultStateStore() *FileStore { return &FileStore{Dir: filepath.Join(StateDir(), "calls")} }
@@ -156,48 +198,180 @@ func (fs *FileStore) List() ([]Detached, error) {
 	return out, nil
 }
 
-// Delete removes a record (and its claim).
+// Delete removes a record.
 func (fs *FileStore) Delete(handle string) error {
 	p, err := fs.path(handle)
 	if err != nil {
 		return err
 	}
-	os.Remove(p + ".lock")
 	if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
 	return nil
 }
 
-// Claim takes <handle>.json.lock with O_EXCL. A lock whose process is gone
-// (a crashed or killed mcpscope) is stale and taken over.
-func (fs *FileStore) Claim(handle string) (func(), error) {
-	p, err := fs.path(handle)
+// String names the store's folder.
+func (fs *FileStore) String() string { return "file store " + fs.Dir }
+
+func (fs *FileStore) ttl() time.Duration {
+	if fs.LeaseTTL > 0 {
+		return fs.LeaseTTL
+	}
+	return DefaultLeaseTTL
+}
+
+// Leases live beside the records, in <Dir>.leases (the records' folder
+// holds records only), one file per holder (<name>.lease for the claim,
+// <name>.<token>.share for each sharer), each holding the Lease as JSON.
+// Every read-check-write runs under an flock on its .lock, so two
+// processes racing for a claim have exactly one winner; a lease file
+// whose expiry passed counts as gone.
+func (fs *FileStore) leaseDir() string { return filepath.Clean(fs.Dir) + ".leases" }
+
+func leaseFileName(name string) (string, error) {
+	if name == "" || strings.ContainsAny(name, `/\`) || strings.HasPrefix(name, ".") {
+		return "", fmt.Errorf("bad lease name %q", name)
+	}
+	return name, nil
+}
+
+// locked runs f under the store-wide lease lock.
+func (fs *FileStore) locked(f func() error) error {
+	if err := os.MkdirAll(fs.leaseDir(), 0o700); err != nil {
+		return fmt.Errorf("state store %s: %w", fs.Dir, err)
+	}
+	lf, err := os.OpenFile(filepath.Join(fs.leaseDir(), ".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+	if err != nil {
+		return fmt.Errorf("state store %s: %w", fs.Dir, err)
+	}
+	defer lf.Close()
+	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX); err != nil {
+		return fmt.Errorf("state store %s: lock: %w", fs.Dir, err)
+	}
+	defer syscall.Flock(int(lf.Fd()), syscall.LOCK_UN)
+	return f()
+}
+
+func (fs *FileStore) readLease(path string) (Lease, bool) {
+	var l Lease
+	b, err := os.ReadFile(path)
+	if err != nil || json.Unmarshal(b, &l) != nil {
+		return l, false
+	}
+	return l, true
+}
+
+func (fs *FileStore) writeLease(path string, l Lease) error {
+	b, _ := json.Marshal(l)
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, b, 0o600); err != nil {
+		return fmt.Errorf("state store %s: %w", fs.Dir, err)
+	}
+	return os.Rename(tmp, path)
+}
+
+func (fs *FileStore) leasePath(l Lease) (string, error) {
+	n, err := leaseFileName(l.Name)
+	if err != nil {
+		return "", err
+	}
+	if l.Shared {
+		return filepath.Join(fs.leaseDir(), n+"."+l.Token+".share"), nil
+	}
+	return filepath.Join(fs.leaseDir(), n+".lease"), nil
+}
+
+// Claim takes name alone unless another holder's lease is live.
+func (fs *FileStore) Claim(name string) (Lease, error) {
+	l := NewLease(name, fs.ttl(), false)
+	p, err := fs.leasePath(l)
+	if err != nil {
+		return l, err
+	}
+	err = fs.locked(func() error {
+		if cur, ok := fs.readLease(p); ok && cur.Live(time.Now()) {
+			return &HeldError{Holder: cur}
+		}
+		return fs.writeLease(p, l)
+	})
+	return l, err
+}
+
+// Share adds this process to name's holders.
+func (fs *FileStore) Share(name string) (Lease, error) {
+	l := NewLease(name, fs.ttl(), true)
+	p, err := fs.leasePath(l)
+	if err != nil {
+		return l, err
+	}
+	return l, fs.locked(func() error { return fs.writeLease(p, l) })
+}
+
+// Renew extends l if it is still the caller's.
+func (fs *FileStore) Renew(l *Lease) error {
+	p, err := fs.leasePath(*l)
+	if err != nil {
+		return err
+	}
+	return fs.locked(func() error {
+		cur, ok := fs.readLease(p)
+		if !ok || cur.Token != l.Token {
+			return ErrLeaseLost
+		}
+		n := *l
+		n.Expires = time.Now().Add(n.TTL)
+		if err := fs.writeLease(p, n); err != nil {
+			return err
+		}
+		*l = n
+		return nil
+	})
+}
+
+// Release removes l if it is still the caller's.
+func (fs *FileStore) Release(l Lease) error {
+	p, err := fs.leasePath(l)
+	if err != nil {
+		return err
+	}
+	return fs.locked(func() error {
+		if cur, ok := fs.readLease(p); ok && cur.Token == l.Token {
+			return os.Remove(p)
+		}
+		return nil
+	})
+}
+
+// Holders lists the live leases on name; expired ones are swept.
+func (fs *FileStore) Holders(name string) ([]Lease, error) {
+	n, err := leaseFileName(name)
 	if err != nil {
 		return nil, err
 	}
-	lock := p + ".lock"
-	for attempt := 0; attempt < 2; attempt++ {
-		f, err := os.OpenFile(lock, os.O_CREATE|os.O_EXCL|os.O_WRONLY, 0o600)
-		if err == nil {
-			fmt.Fprintf(f, "%d\n", os.Getpid())
-			f.Close()
-			return func() { os.Remove(lock) }, nil
+	var out []Lease
+	err = fs.locked(func() error {
+		paths, _ := filepath.Glob(filepath.Join(fs.leaseDir(), globEscape(n)+".*"))
+		now := time.Now()
+		for _, p := range paths {
+			if !strings.HasSuffix(p, ".lease") && !strings.HasSuffix(p, ".share") {
+				continue
+			}
+			l, ok := fs.readLease(p)
+			if !ok || l.Name != name {
+				continue
+			}
+			if !l.Live(now) {
+				os.Remove(p) // its holder is gone
+				continue
+			}
+			out = append(out, l)
 		}
-		if !errors.Is(err, os.ErrExist) {
-			return nil, err
-		}
-		b, _ := os.ReadFile(lock)
-		pid, _ := strconv.Atoi(strings.TrimSpace(string(b)))
-		if pid > 0 && pid != os.Getpid() && processAlive(pid) {
-			return nil, fmt.Errorf("call %s is being rejoined by another mcpscope (pid %d)", handle, pid)
-		}
-		os.Remove(lock) // stale: its owner is gone
-	}
-	return nil, fmt.Errorf("could not claim call %s", handle)
+		return nil
+	})
+	return out, err
 }
 
-func processAlive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
+func globEscape(s string) string {
+	r := strings.NewReplacer(`*`, `\*`, `?`, `\?`, `[`, `\[`)
+	return r.Replace(s)
 }

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -70,34 +69,4 @@ func TestFileStoreConcurrentWriters(t *testing.T) {
 	if l, err := fs.List(); err != nil || len(l) != 1 {
 		t.Fatalf("want one record, got %d: %v", len(l), err)
 	}
-}
-
-func TestFileStoreClaim(t *testing.T) {
-	fs := &FileStore{Dir: t.TempDir()}
-	if err := fs.Put(Detached{Handle: "c", RequestID: json.RawMessage("1")}); err != nil {
-		t.Fatal(err)
-	}
-	release, err := fs.Claim("c")
-	if err != nil {
-		t.Fatal(err)
-	}
-	// A lock held by a live other process blocks; one held by a dead one is stale.
-	cmd := exec.Command("sleep", "30")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	release()
-	lock := filepath.Join(fs.Dir, "c.json.lock")
-	os.WriteFile(lock, []byte(strconv.Itoa(cmd.Process.Pid)), 0o600)
-	if _, err := fs.Claim("c"); err == nil {
-		t.Fatal("claimed a call held by a live process")
-	}
-	cmd.Process.Kill()
-	cmd.Wait()
-	rel, err := fs.Claim("c")
-	if err != nil {
-		t.Fatalf("stale lock not taken over: %v", err)
-	}
-	rel()
 }

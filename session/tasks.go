@@ -256,7 +256,7 @@ func (s *Session) persistTaskLocked(c *Call) {
 		return
 	}
 	d := s.recordLocked(c)
-	d.Handle, d.LastEventIDs, d.OwnerPID = TaskHandle(c.taskID), nil, 0
+	d.Handle, d.LastEventIDs, d.Owner = TaskHandle(c.taskID), nil, nil
 	_ = s.opts.StateStore.Put(d)
 }
 
@@ -287,6 +287,7 @@ func (s *Session) RejoinTask(d Detached) {
 		if h, ok := s.t.(transport.SessionHolder); ok {
 			h.SetSessionID(d.SessionID)
 		}
+		s.shareSession(d.SessionID)
 		if h, ok := s.t.(transport.VersionHeader); ok && d.ProtocolVersion >= "2025-06-18" {
 			h.SetProtocolVersion(d.ProtocolVersion)
 		}

@@ -82,8 +82,8 @@ func TestCurlLineQuotesHeaderNames(t *testing.T) {
 // The D view's rejoin command holds a state-store record's handle.
 func TestRejoinCommandQuotesTheHandle(t *testing.T) {
 	for _, h := range shelltest.Hostile {
-		if got, want := pastedLine(t, rejoinCommand(h)), []string{"mcpscope", "rejoin", h}; !slices.Equal(got, want) {
-			t.Errorf("rejoinCommand(%q) reads as %q", h, got)
+		if got, want := pastedLine(t, session.RejoinCommand(h)), []string{"mcpscope", "rejoin", h}; !slices.Equal(got, want) {
+			t.Errorf("session.RejoinCommand(%q) reads as %q", h, got)
 		}
 	}
 }

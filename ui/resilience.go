@@ -1,15 +1,12 @@
 package ui
 
 import (
-	"bytes"
 	"context"
 	"fmt"
-	"os"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
 
-	"mcpscope/internal/shell"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
 	"mcpscope/transport"
@@ -29,7 +26,7 @@ func (m *Model) detachSelected() {
 		return
 	}
 	m.refresh()
-	m.setFlash("detached call " + c.Key + " as " + h + " — rejoin: " + rejoinCommand(h) + " (" + m.keyOf("rejoinable") + " lists them)")
+	m.setFlash("detached call " + c.Key + " as " + h + " — rejoin: " + session.RejoinCommand(h) + " (" + m.keyOf("rejoinable") + " lists them)")
 }
 
 // reconnectNow fires every pending stream resume at once.
@@ -44,18 +41,14 @@ func (m *Model) reconnectNow() {
 	}
 }
 
-// rejoinCommand is the shell command that rejoins a record.
-func rejoinCommand(handle string) string {
-	return shell.Join([]string{"mcpscope", "rejoin", handle})
-}
-
 // rejoinView lists the calls left running on servers (by this or another
 // mcpscope) with the command that rejoins each, and rejoins in this
 // session the ones that belong to it.
 type rejoinView struct {
-	list []session.Detached
-	sel  int
-	err  string
+	list   []session.Detached
+	leases map[string]string // handle → how its call is held (leaseLabel)
+	sel    int
+	err    string
 }
 
 func (m *Model) openRejoin() {
@@ -66,9 +59,12 @@ func (m *Model) openRejoin() {
 
 func (v *rejoinView) load(m *Model) {
 	list, err := m.opts.StateStore.List()
-	v.list, v.err = list, ""
+	v.list, v.err, v.leases = list, "", map[string]string{}
 	if err != nil {
 		v.err = err.Error()
+	}
+	for _, d := range list {
+		v.leases[d.Handle] = leaseLabel(session.CallState(m.opts.StateStore, d))
 	}
 	v.sel = clamp(v.sel, 0, len(v.list)-1)
 }
@@ -92,30 +88,23 @@ func (m *Model) httpTarget() string {
 }
 
 // rejoinHere says whether d can be rejoined in this session, and if not,
-// why. A call of another MCP session on the same server (one a killed
-// mcpscope left) is rejoined in its own session, beside this one.
+// why: session.CanRejoin decides, for the TUI and the CLI alike.
 func (m *Model) rejoinHere(d session.Detached) (bool, string) {
-	if d.Alive() {
-		return false, fmt.Sprintf("attached to the mcpscope with pid %d", d.OwnerPID)
+	ok, why := m.s.CanRejoin(m.opts.StateStore, d)
+	return ok, termsafe.Line(why)
+}
+
+// leaseLabel is how a record's call is held, for the D view.
+func leaseLabel(st session.LeaseState) string {
+	switch {
+	case st.Holder != nil && st.Holder.Owner == session.Me():
+		return "attached"
+	case st.Holder != nil:
+		return "held " + itoa(st.Holder.Owner.PID) + "@" + termsafe.Line(st.Holder.Owner.Host)
+	case st.Owner != nil:
+		return "expired " + itoa(st.Owner.PID) + "@" + termsafe.Line(st.Owner.Host)
 	}
-	if d.OwnerPID == os.Getpid() {
-		return false, "still attached in this session"
-	}
-	if m.s.Transport() == nil || m.info.Closed {
-		return false, "this session is not connected"
-	}
-	if t := m.httpTarget(); t == "" || d.Target != transport.RedactURL(t) { // records keep the URL redacted
-		return false, "made against another server than this session's"
-	}
-	if d.Era != "" && m.info.Era != "" && d.Era != m.info.Era {
-		return false, "made in the " + termsafe.Line(d.Era) + " era; this session is " + m.info.Era
-	}
-	for _, c := range m.h.calls {
-		if sn := c.Snapshot(); bytes.Equal(bytes.TrimSpace(sn.ID), bytes.TrimSpace(d.RequestID)) && !sn.State.Ended() {
-			return false, "its request id is in use by running call " + sn.Key
-		}
-	}
-	return true, ""
+	return st.State
 }
 
 func (v *rejoinView) key(m *Model, name string, _ tea.KeyPressMsg) (bool, tea.Cmd) {
@@ -128,15 +117,15 @@ func (v *rejoinView) key(m *Model, name string, _ tea.KeyPressMsg) (bool, tea.Cm
 		v.load(m)
 	case "copy":
 		if d, ok := v.selected(); ok {
-			return false, m.copyText(rejoinCommand(d.Handle), "rejoin command")
+			return false, m.copyText(session.RejoinCommand(d.Handle), "rejoin command")
 		}
 	case "rejoin-forget":
 		d, ok := v.selected()
 		if !ok {
 			return false, nil
 		}
-		if d.Alive() {
-			m.setFlash("call " + d.Handle + " is attached to pid " + itoa(d.OwnerPID) + "; not forgotten")
+		if st := session.CallState(m.opts.StateStore, d); st.State == "held" {
+			m.setFlash("call " + termsafe.Line(d.Handle) + " is " + leaseLabel(st) + "; not forgotten")
 			return false, nil
 		}
 		if err := m.opts.StateStore.Delete(d.Handle); err != nil {
@@ -151,23 +140,17 @@ func (v *rejoinView) key(m *Model, name string, _ tea.KeyPressMsg) (bool, tea.Cm
 			return false, nil
 		}
 		if ok, why := m.rejoinHere(d); !ok {
-			m.setFlash("cannot rejoin here: " + why + "; run " + rejoinCommand(d.Handle))
+			m.setFlash("cannot rejoin here: " + why + "; run " + session.RejoinCommand(d.Handle))
 			return false, nil
 		}
-		release, err := m.opts.StateStore.Claim(d.Handle)
-		if err != nil {
-			m.setFlash("rejoin: " + err.Error())
-			return false, nil
-		}
+		// The session takes the call's lease (refused while another holds
+		// it) and keeps it as long as the call runs here.
 		c, err := m.s.Rejoin(context.Background(), d)
 		if err != nil {
-			release()
-			m.setFlash("rejoin: " + err.Error())
+			m.setFlash("rejoin: " + termsafe.Line(err.Error()))
+			v.load(m)
 			return false, nil
 		}
-		// The claim lasts as long as the call: it ends here (the record is
-		// then deleted) or is detached again.
-		go func() { <-c.Done(); release() }()
 		m.refresh()
 		m.focus, m.req.follow = paneRequests, true
 		m.fixScroll()
@@ -190,12 +173,7 @@ func (v *rejoinView) render(m *Model, w, h int) string {
 	hw := min(36, max(16, w/3))
 	for i := top; i < len(v.list) && i < top+room; i++ {
 		d := v.list[i]
-		state := "rejoinable"
-		if d.Alive() {
-			state = "pid " + itoa(d.OwnerPID)
-		} else if d.OwnerPID == os.Getpid() {
-			state = "attached"
-		}
+		state := v.leases[d.Handle]
 		prog := ""
 		if d.Progress.Updates > 0 {
 			prog = " " + fmtNum(d.Progress.Value)
@@ -203,7 +181,7 @@ func (v *rejoinView) render(m *Model, w, h int) string {
 				prog += "/" + fmtNum(d.Progress.Total)
 			}
 		}
-		row := fmt.Sprintf(" %-*s %-10s %s %s %s%s", hw, shorten(termsafe.Line(d.Handle), hw), state,
+		row := fmt.Sprintf(" %-*s %-24s %s %s %s%s", hw, shorten(termsafe.Line(d.Handle), hw), shorten(state, 24),
 			d.Started.In(m.opts.Location).Format("01-02 15:04"), termsafe.Line(d.Method), termsafe.Line(d.Name), prog)
 		if i == v.sel {
 			l = append(l, m.th.Selected.Render(pad("▸"+row, w)))
@@ -215,7 +193,7 @@ func (v *rejoinView) render(m *Model, w, h int) string {
 		l = append(l, "",
 			" target   "+termsafe.Line(transport.RedactTarget(d.Target)), // a record an older build wrote may hold it as typed
 			" session  "+termsafe.Line(firstNonEmpty(d.SessionID, "(none)"))+" · "+termsafe.Line(firstNonEmpty(d.ProtocolVersion, "?"))+" "+termsafe.Line(d.Era),
-			" rejoin   "+m.th.Accent.Render(termsafe.Line(rejoinCommand(d.Handle))))
+			" rejoin   "+m.th.Accent.Render(termsafe.Line(session.RejoinCommand(d.Handle))))
 		if ok, why := m.rejoinHere(d); ok {
 			l = append(l, m.th.OK.Render(" "+m.keyOf("rejoin-here")+" rejoins it in this session"))
 		} else {

@@ -9,8 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"mcpscope/internal/redistest"
 	"mcpscope/internal/testservers"
 	"mcpscope/session"
+	"mcpscope/statestore/redisstore"
 	"mcpscope/themes"
 	"mcpscope/transport"
 )
@@ -66,7 +68,7 @@ func TestDetachAndRejoinHere(t *testing.T) {
 		t.Fatalf("detach not shown:\n%s", sc)
 	}
 	list, err := store.List()
-	if err != nil || len(list) != 1 || list[0].OwnerPID != 0 {
+	if err != nil || len(list) != 1 || list[0].Owner != nil {
 		t.Fatalf("store after detach: %+v %v", list, err)
 	}
 	h := list[0].Handle
@@ -341,4 +343,52 @@ func selectedOrAny(screen, what string) string {
 		}
 	}
 	return ""
+}
+
+// The status bar names the state store when it is not the default, and
+// the D view shows who holds each call.
+func TestStatusBarNamesRedisStoreAndDViewShowsLeases(t *testing.T) {
+	srv := redistest.Start(t)
+	store, err := redisstore.Open(redisstore.Options{URL: srv.URL(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	s, _ := liveSession(t, nil)
+	m := New(Options{Session: s, Theme: themes.ByName("dark"), StateStore: store, Now: func() time.Time { return at(5) },
+		Location: time.UTC, Target: []string{"http://localhost:1/mcp"}, Clipboard: func(string) error { return nil }})
+	m.Update(windowSize(160, 30))
+	sc := screen(m)
+	if !strings.Contains(sc, "state Redis redis://127.0.0.1") {
+		t.Fatalf("status bar:\n%s", sc)
+	}
+	me := session.Me()
+	for _, d := range []session.Detached{
+		{Handle: "held-1", Target: "http://other.example/mcp", Method: "tools/call", Name: "slow", Started: at(1), Owner: &me},
+		{Handle: "gone-2", Target: "http://other.example/mcp", Method: "tools/call", Name: "slow", Started: at(2),
+			Owner: &session.Owner{Host: "machine-a", PID: 4242}},
+		{Handle: "free-3", Target: "http://other.example/mcp", Method: "tools/call", Name: "slow", Started: at(3)},
+	} {
+		if err := store.Put(d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Setenv(session.EnvHost, "machine-b")
+	h, err := session.Hold(store, session.CallLease("held-1"), false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Release()
+	t.Setenv(session.EnvHost, "")
+	press(m, "rejoinable")
+	sc = screen(m)
+	for _, want := range []string{"held " + itoa(me.PID) + "@machine-b", "expired 4242@machine-a", "free"} {
+		if !strings.Contains(sc, want) {
+			t.Fatalf("D view lacks %q:\n%s", want, sc)
+		}
+	}
+	press(m, "rejoin-forget") // the selected one is the oldest: held elsewhere
+	if _, err := store.Get("held-1"); err != nil || !strings.Contains(screen(m), "not forgotten") {
+		t.Fatalf("forgot a held call: %v\n%s", err, screen(m))
+	}
 }

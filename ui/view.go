@@ -207,6 +207,14 @@ func (m *Model) statusBar(w int) string {
 	if in.SessionID != "" {
 		sid = one("session "+termsafe.Line(shorten(in.SessionID, 12)), "")
 	}
+	store := one() // named when it is not the default (the file store)
+	if st := m.opts.StateStore; st != nil {
+		if _, local := st.(*session.FileStore); !local {
+			name := termsafe.Line(st.String())
+			kind, _, _ := strings.Cut(name, " ")
+			store = one("state "+shorten(name, 40), "state "+kind, "")
+		}
+	}
 	waiting := one()
 	if n := len(m.prompts); n > 0 {
 		waiting = one(fmt.Sprintf("⚑ %d waiting", n))
@@ -217,7 +225,7 @@ func (m *Model) statusBar(w int) string {
 	}
 	counts := one(fmt.Sprintf("calls %d · running %d · notes %d · logs %d", len(m.h.calls), len(m.running), in.Notifications, in.Logs),
 		fmt.Sprintf("calls %d · running %d", len(m.h.calls), len(m.running)), "")
-	left := []*part{brand, connP, server, era, target, sid}
+	left := []*part{brand, connP, server, era, target, sid, store}
 	right := []*part{loading, waiting, counts}
 	join := func(ps []*part, sep string) string {
 		var out []string
@@ -235,9 +243,9 @@ func (m *Model) statusBar(w int) string {
 		}
 		return " " + join(left, " │ "), r
 	}
-	steps := []*part{target, sid, counts, loading, era, server, counts, server, connP, server}
+	steps := []*part{store, target, sid, counts, loading, era, server, counts, store, server, connP, server}
 	if conn == "recording" || conn == "attached" {
-		steps = []*part{target, sid, counts, loading, era, server, counts, connP, server, server, connP}
+		steps = []*part{store, target, sid, counts, loading, era, server, counts, store, connP, server, server, connP}
 	}
 	l, r := render()
 	for _, p := range steps {

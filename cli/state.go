@@ -1,0 +1,59 @@
+package cli
+
+import (
+	"os"
+	"strings"
+	"time"
+
+	"github.com/spf13/pflag"
+
+	"mcpscope/session"
+	"mcpscope/statestore/redisstore"
+	"mcpscope/transport"
+)
+
+// EnvState names the state store when --state is not given.
+const EnvState = "MCPSCOPE_STATE"
+
+// stateFlags choose where detached calls and their leases live: the
+// embedded file store (default, this machine), or Redis (any machine that
+// reaches it).
+type stateFlags struct {
+	url      string
+	leaseTTL time.Duration
+	stateTTL time.Duration
+}
+
+func (f *stateFlags) add(fs *pflag.FlagSet) {
+	fs.StringVar(&f.url, "state", "", "keep detached calls in Redis, redis://[user@]host:port/db (rediss:// for TLS; password from REDISCLI_AUTH), so any machine that reaches it can rejoin them; default: files under $XDG_STATE_HOME/mcpscope/calls (or set "+EnvState+")")
+	fs.DurationVar(&f.leaseTTL, "lease-ttl", session.DefaultLeaseTTL, "how long a claim on a call or session lives unless its holder renews it (every third of it): a killed mcpscope loses its calls within it")
+	fs.DurationVar(&f.stateTTL, "state-ttl", redisstore.DefaultStateTTL, "with --state redis://…, how long the record of a call nobody rejoins stays")
+}
+
+// open makes the store the flags name; a bad URL is a usage error. Redis
+// is reached on first use, within bounded timeouts.
+func (f *stateFlags) open(cmd string) (session.StateStore, error) {
+	if f.leaseTTL <= 0 {
+		return nil, usagef(cmd, "--lease-ttl must be a positive duration, got %v", f.leaseTTL)
+	}
+	if f.stateTTL <= 0 {
+		return nil, usagef(cmd, "--state-ttl must be a positive duration, got %v", f.stateTTL)
+	}
+	url := f.url
+	if url == "" {
+		url = os.Getenv(EnvState)
+	}
+	local := session.DefaultStateStore()
+	local.LeaseTTL = f.leaseTTL
+	switch {
+	case url == "" || url == "file":
+		return local, nil
+	case strings.HasPrefix(url, "redis://"), strings.HasPrefix(url, "rediss://"):
+		s, err := redisstore.Open(redisstore.Options{URL: url, LeaseTTL: f.leaseTTL, StateTTL: f.stateTTL, Fallback: local})
+		if err != nil {
+			return nil, usagef(cmd, "%v", err)
+		}
+		return s, nil
+	}
+	return nil, usagef(cmd, "--state takes redis://host:port/db or rediss://…, got %s", transport.RedactURL(url))
+}

@@ -1,0 +1,197 @@
+package e2e
+
+import (
+	"bytes"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"mcpscope/connect"
+	"mcpscope/internal/clienttest"
+	"mcpscope/internal/redistest"
+	"mcpscope/internal/testservers"
+	"mcpscope/session"
+	"mcpscope/statestore/redisstore"
+)
+
+// machine is the command that runs the binary as if on its own machine:
+// its own HOME and XDG folders and host name; only Redis is shared.
+func machine(t *testing.T, host string, args ...string) *exec.Cmd {
+	t.Helper()
+	home := t.TempDir()
+	cmd := exec.Command(binary(t), args...)
+	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_STATE_HOME="+filepath.Join(home, "state"),
+		"XDG_CONFIG_HOME="+filepath.Join(home, "config"), "XDG_CACHE_HOME="+filepath.Join(home, "cache"),
+		session.EnvHost+"="+host, "MCPSCOPE_STATE=")
+	return cmd
+}
+
+// progressLines are the "progress N/T" steps a command printed.
+func progressSteps(out string) []int {
+	var steps []int
+	for _, l := range strings.Split(out, "\n") {
+		var v, total int
+		if _, err := fmt.Sscanf(strings.TrimSpace(l), "progress %d/%d", &v, &total); err == nil {
+			steps = append(steps, v)
+		}
+	}
+	return steps
+}
+
+// kill -9 of the owner mid-call on machine A; machine B, which shares
+// nothing with A but Redis, lists the call (its lease expired), rejoins it
+// and gets the rest: every step shown once across the two, the result, and
+// no key left in Redis.
+func TestRejoinFromAnotherMachine(t *testing.T) {
+	srv := redistest.Start(t)
+	url := testservers.StartHTTP(t, testservers.HTTPOpts{EventStore: true})
+	state := srv.URL(0)
+	store, err := redisstore.Open(redisstore.Options{URL: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+
+	a := machine(t, "machine-a", "call", "slow", "seconds=6", "steps=20", "--era", "legacy", "--state", state,
+		"--lease-ttl", "2s", url)
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// The kill comes when the record in Redis has caught up with what A
+	// journaled (and so showed): A is stopped (SIGSTOP) to compare the two
+	// and killed only then. A record is rewritten at most every 250 ms; on
+	// one machine the rejoin reads the killed one's journal for the rest,
+	// across machines only the record counts.
+	var (
+		rec   session.Detached
+		seenA []int
+	)
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			a.Process.Kill()
+			t.Fatal("A's record never caught up with its journal within 60s")
+		}
+		l, _ := store.List()
+		if len(l) != 1 || l[0].Progress.Updates < 3 {
+			continue
+		}
+		a.Process.Signal(syscall.SIGSTOP)
+		rec, _ = store.Get(l[0].Handle)
+		seenA = journaledProgress(t, rec.Journal)
+		if len(seenA) == rec.Progress.Updates {
+			break
+		}
+		a.Process.Signal(syscall.SIGCONT)
+	}
+	a.Process.Signal(syscall.SIGKILL)
+	a.Wait()
+	if rec.Owner == nil || rec.Owner.Host != "machine-a" {
+		t.Fatalf("the record does not name its owner: %+v", rec.Owner)
+	}
+
+	// B lists it: while A's lease lives it is held, then expired.
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		out, err := machine(t, "machine-b", "rejoin", "--state", state).CombinedOutput()
+		if err != nil {
+			t.Fatalf("rejoin list: %v\n%s", err, out)
+		}
+		if strings.Contains(string(out), rec.Handle) && strings.Contains(string(out), "expired (pid") &&
+			strings.Contains(string(out), "machine-a") {
+			break
+		}
+		if !strings.Contains(string(out), "held by pid") || time.Now().After(deadline) {
+			t.Fatalf("B's list: %s", out)
+		}
+		time.Sleep(200 * time.Millisecond) // A's 2s lease runs out
+	}
+	var stdout, stderr bytes.Buffer
+	b := machine(t, "machine-b", "rejoin", rec.Handle, "--state", state)
+	b.Stdout, b.Stderr = &stdout, &stderr
+	if err := b.Run(); err != nil {
+		t.Fatalf("rejoin on B: %v\n%s\n%s", err, stdout.String(), stderr.String())
+	}
+	if !strings.Contains(stdout.String(), "finished 20 steps") {
+		t.Fatalf("B printed no result: %s", stdout.String())
+	}
+	seen := map[int]int{}
+	for _, v := range seenA {
+		seen[v]++
+	}
+	for _, v := range progressSteps(stderr.String()) {
+		seen[v]++
+	}
+	for step := 1; step <= 20; step++ {
+		if seen[step] != 1 {
+			t.Errorf("step %d shown %d times across the two machines (A %v, B:\n%s)", step, seen[step], seenA, stderr.String())
+		}
+	}
+	if left := redisKeys(t, srv); len(left) != 0 {
+		t.Fatalf("keys left in Redis after the rejoin: %v", left)
+	}
+}
+
+// Two rejoiners race from two machines for one detached call: exactly one
+// wins and gets the result; the other names the holder and exits non-zero.
+// (The claim itself races 20 times per backend in session/storetest.)
+func TestTwoRejoinersOneWinner(t *testing.T) {
+	srv := redistest.Start(t)
+	url := testservers.StartHTTP(t, testservers.HTTPOpts{EventStore: true})
+	state := srv.URL(0)
+	store, err := redisstore.Open(redisstore.Options{URL: state})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer store.Close()
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	s := clienttest.Connect(t, connect.Spec{URL: url, NoJournal: true, Era: "legacy", StateStore: store})
+	c := s.Call("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"seconds": 4, "steps": 8}})
+	clienttest.WaitFor(t, s, func() bool { return c.Snapshot().Progress.Updates >= 1 })
+	h, err := s.Detach(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var outs, errs [2]bytes.Buffer
+	var wg sync.WaitGroup
+	codes := [2]int{}
+	for i := range 2 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			r := machine(t, fmt.Sprintf("racer-%d", i), "rejoin", h, "--state", state, "--no-journal")
+			r.Stdout, r.Stderr = &outs[i], &errs[i]
+			if ee, ok := r.Run().(*exec.ExitError); ok {
+				codes[i] = ee.ExitCode()
+			}
+		}()
+	}
+	wg.Wait()
+	won := 0
+	for i := range 2 {
+		switch {
+		case codes[i] == 0 && strings.Contains(outs[i].String(), "finished 8 steps"):
+			won++
+		case codes[i] != 0 && strings.Contains(errs[i].String(), "is held by the mcpscope with pid") &&
+			strings.Contains(errs[i].String(), fmt.Sprintf("racer-%d", 1-i)):
+		default:
+			t.Errorf("racer %d: exit %d\n%s\n%s", i, codes[i], outs[i].String(), errs[i].String())
+		}
+	}
+	if won != 1 {
+		t.Fatalf("%d winners", won)
+	}
+}
+
+func redisKeys(t *testing.T, srv *redistest.Server) []string {
+	t.Helper()
+	out, err := exec.Command("redis-cli", "-h", "127.0.0.1", "-p", strings.Split(srv.Addr, ":")[1], "--raw", "KEYS", "*").Output()
+	if err != nil {
+		t.Fatalf("redis-cli: %v", err)
+	}
+	return strings.Fields(string(out))
+}

@@ -1,0 +1,391 @@
+// Package redisstore keeps detached calls and their leases in Redis, so a
+// call detached on one machine can be rejoined on any machine that reaches
+// the same Redis (mcpscope --state redis://…). It implements the
+// session.StateStore contract; the session package stays free of Redis.
+//
+// Keys (all under "mcpscope:"): call:HANDLE holds a record (JSON, with a TTL
+// the user sets: a call nobody rejoins does not stay forever);
+// lease:NAME a claim (SET NX PX; renewed and released only by its holder,
+// by a compare-and-set script on its token); share:NAME:TOKEN one user of
+// a shared lease (an MCP session).
+package redisstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"mcpscope/session"
+	"mcpscope/transport"
+)
+
+// DefaultStateTTL is how long a record of a call nobody rejoins stays.
+const DefaultStateTTL = 24 * time.Hour
+
+// DefaultTimeout bounds every dial, read and write: an unreachable Redis
+// is an error within it, never a hang.
+const DefaultTimeout = 3 * time.Second
+
+const prefix = "mcpscope:"
+
+// Options configure a Store.
+type Options struct {
+	URL      string        // redis://[user[:password]@]host:port/db, or rediss:// for TLS
+	LeaseTTL time.Duration // 0: session.DefaultLeaseTTL
+	StateTTL time.Duration // 0: DefaultStateTTL
+	Timeout  time.Duration // 0: DefaultTimeout
+	// Fallback keeps a record when Redis cannot be reached at Put (a
+	// detach, a quit): nothing is lost, and the user is told where.
+	Fallback *session.FileStore
+}
+
+// Store is the Redis backend of session.StateStore.
+type Store struct {
+	c        *redis.Client
+	name     string // the URL, redacted
+	leaseTTL time.Duration
+	stateTTL time.Duration
+	timeout  time.Duration
+	fallback *session.FileStore
+}
+
+var _ session.StateStore = (*Store)(nil)
+
+// quiet drops go-redis's own log lines: they would write to stderr under
+// the TUI, and every failure reaches the caller as an error anyway.
+type quiet struct{}
+
+func (quiet) Printf(context.Context, string, ...any) {}
+
+func init() { redis.SetLogger(quiet{}) }
+
+// Open parses o.URL (the password from the URL or REDISCLI_AUTH) and makes
+// a client; it connects on first use.
+func Open(o Options) (*Store, error) {
+	name := transport.RedactURL(o.URL)
+	ro, err := redis.ParseURL(o.URL)
+	if err != nil {
+		return nil, fmt.Errorf("--state %s: %v (want redis://[user@]host:port/db or rediss://…)", name, redactErr(err, o.URL))
+	}
+	if ro.Password == "" {
+		ro.Password = os.Getenv("REDISCLI_AUTH")
+	}
+	s := &Store{name: name, leaseTTL: o.LeaseTTL, stateTTL: o.StateTTL, timeout: o.Timeout, fallback: o.Fallback}
+	if s.leaseTTL <= 0 {
+		s.leaseTTL = session.DefaultLeaseTTL
+	}
+	if s.stateTTL <= 0 {
+		s.stateTTL = DefaultStateTTL
+	}
+	if s.timeout <= 0 {
+		s.timeout = DefaultTimeout
+	}
+	ro.DialTimeout, ro.ReadTimeout, ro.WriteTimeout, ro.PoolTimeout = s.timeout, s.timeout, s.timeout, s.timeout
+	ro.MaxRetries = 1
+	ro.ContextTimeoutEnabled = true
+	s.c = redis.NewClient(ro)
+	return s, nil
+}
+
+// redactErr keeps a password out of a parse error that quotes the URL.
+func redactErr(err error, raw string) string {
+	return strings.ReplaceAll(err.Error(), raw, transport.RedactURL(raw))
+}
+
+// String names the store, password redacted.
+func (s *Store) String() string { return "Redis " + s.name }
+
+// Close lets the client's connections go.
+func (s *Store) Close() error { return s.c.Close() }
+
+// Ping checks Redis answers, within the store's timeout.
+func (s *Store) Ping() error {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	return s.wrap("reach", s.c.Ping(ctx).Err())
+}
+
+func (s *Store) ctx() (context.Context, context.CancelFunc) {
+	return context.WithTimeout(context.Background(), 2*s.timeout)
+}
+
+// UnreachableError is Redis not answering: the store is named (password
+// redacted) and what to do next said.
+type UnreachableError struct {
+	Store string
+	Op    string
+	Err   error
+}
+
+func (e *UnreachableError) Error() string {
+	return fmt.Sprintf("state store %s: could not %s: %v (is redis-server running and reachable? check --state or MCPSCOPE_STATE, and REDISCLI_AUTH)",
+		e.Store, e.Op, e.Err)
+}
+
+func (e *UnreachableError) Unwrap() error { return e.Err }
+
+func (s *Store) wrap(op string, err error) error {
+	if err == nil || errors.Is(err, redis.Nil) {
+		return err
+	}
+	return &UnreachableError{Store: s.name, Op: op, Err: err}
+}
+
+func checkName(kind, n string) error {
+	if n == "" || strings.ContainsAny(n, "/\\*?[] \t\r\n") || strings.HasPrefix(n, ".") {
+		return fmt.Errorf("bad %s %q", kind, n)
+	}
+	return nil
+}
+
+func callKey(handle string) string { return prefix + "call:" + handle }
+
+// Put writes d with the store's record TTL. When Redis cannot be reached
+// and a fallback is set, d goes there, and the error says so.
+func (s *Store) Put(d session.Detached) error {
+	if err := checkName("call handle", d.Handle); err != nil {
+		return err
+	}
+	d.Updated = time.Now()
+	b, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := s.ctx()
+	defer cancel()
+	err = s.wrap("write the record of call "+d.Handle, s.c.Set(ctx, callKey(d.Handle), b, s.stateTTL).Err())
+	if err == nil {
+		if s.fallback != nil {
+			_ = s.fallback.Delete(d.Handle) // an older copy kept while Redis was away
+		}
+		return nil
+	}
+	if s.fallback == nil {
+		return err
+	}
+	if ferr := s.fallback.Put(d); ferr != nil {
+		return fmt.Errorf("%w; the local fallback failed too: %v", err, ferr)
+	}
+	return &session.StoredElsewhere{Where: s.fallback.String(), Cause: err}
+}
+
+// Get reads one record (or its fallback copy).
+func (s *Store) Get(handle string) (session.Detached, error) {
+	var d session.Detached
+	if err := checkName("call handle", handle); err != nil {
+		return d, err
+	}
+	ctx, cancel := s.ctx()
+	defer cancel()
+	b, err := s.c.Get(ctx, callKey(handle)).Bytes()
+	if errors.Is(err, redis.Nil) {
+		if s.fallback != nil {
+			if d, ferr := s.fallback.Get(handle); ferr == nil {
+				return d, nil
+			}
+		}
+		return d, fmt.Errorf("%w %q in %s (see: mcpscope rejoin)", session.ErrNoSuchCall, handle, s)
+	}
+	if err != nil {
+		return d, s.wrap("read call "+handle, err)
+	}
+	if err := json.Unmarshal(b, &d); err != nil {
+		return d, fmt.Errorf("the record of call %s in %s is damaged: %w", handle, s, err)
+	}
+	return d, nil
+}
+
+// scan lists the keys matching pattern.
+func (s *Store) scan(ctx context.Context, pattern string) ([]string, error) {
+	var keys []string
+	it := s.c.Scan(ctx, 0, pattern, 200).Iterator()
+	for it.Next(ctx) {
+		keys = append(keys, it.Val())
+	}
+	return keys, it.Err()
+}
+
+// List returns every record, oldest first (and those a fallback kept while
+// Redis was away). Damaged records are skipped.
+func (s *Store) List() ([]session.Detached, error) {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	keys, err := s.scan(ctx, prefix+"call:*")
+	if err != nil {
+		return nil, s.wrap("list calls", err)
+	}
+	var out []session.Detached
+	seen := map[string]bool{}
+	if len(keys) > 0 {
+		vals, err := s.c.MGet(ctx, keys...).Result()
+		if err != nil {
+			return nil, s.wrap("list calls", err)
+		}
+		for _, v := range vals {
+			str, ok := v.(string)
+			var d session.Detached
+			if ok && json.Unmarshal([]byte(str), &d) == nil {
+				out = append(out, d)
+				seen[d.Handle] = true
+			}
+		}
+	}
+	if s.fallback != nil {
+		local, _ := s.fallback.List()
+		for _, d := range local {
+			if !seen[d.Handle] {
+				out = append(out, d)
+			}
+		}
+	}
+	sortByStart(out)
+	return out, nil
+}
+
+func sortByStart(l []session.Detached) {
+	for i := 1; i < len(l); i++ {
+		for j := i; j > 0 && l[j].Started.Before(l[j-1].Started); j-- {
+			l[j], l[j-1] = l[j-1], l[j]
+		}
+	}
+}
+
+// Delete removes a record (and a fallback copy).
+func (s *Store) Delete(handle string) error {
+	if err := checkName("call handle", handle); err != nil {
+		return err
+	}
+	if s.fallback != nil {
+		_ = s.fallback.Delete(handle)
+	}
+	ctx, cancel := s.ctx()
+	defer cancel()
+	return s.wrap("delete call "+handle, s.c.Del(ctx, callKey(handle)).Err())
+}
+
+func leaseKey(l session.Lease) string {
+	if l.Shared {
+		return prefix + "share:" + l.Name + ":" + l.Token
+	}
+	return prefix + "lease:" + l.Name
+}
+
+// Claim takes name alone: SET NX PX. The loser is told who holds it.
+func (s *Store) Claim(name string) (session.Lease, error) {
+	l := session.NewLease(name, s.leaseTTL, false)
+	if err := checkName("lease", name); err != nil {
+		return l, err
+	}
+	b, _ := json.Marshal(l)
+	ctx, cancel := s.ctx()
+	defer cancel()
+	for attempt := 0; attempt < 3; attempt++ {
+		ok, err := s.c.SetNX(ctx, leaseKey(l), b, s.leaseTTL).Result()
+		if err != nil {
+			return l, s.wrap("claim "+name, err)
+		}
+		if ok {
+			return l, nil
+		}
+		cur, err := s.c.Get(ctx, leaseKey(l)).Bytes()
+		if errors.Is(err, redis.Nil) {
+			continue // it expired between the two: try again
+		}
+		if err != nil {
+			return l, s.wrap("claim "+name, err)
+		}
+		var held session.Lease
+		if json.Unmarshal(cur, &held) != nil {
+			held = session.Lease{Name: name}
+		}
+		return l, &session.HeldError{Holder: held}
+	}
+	return l, fmt.Errorf("could not claim %s in %s: it changed hands three times", name, s)
+}
+
+// Share adds this process to name's holders.
+func (s *Store) Share(name string) (session.Lease, error) {
+	l := session.NewLease(name, s.leaseTTL, true)
+	if err := checkName("lease", name); err != nil {
+		return l, err
+	}
+	b, _ := json.Marshal(l)
+	ctx, cancel := s.ctx()
+	defer cancel()
+	return l, s.wrap("share "+name, s.c.Set(ctx, leaseKey(l), b, s.leaseTTL).Err())
+}
+
+// renewScript extends a lease only while KEYS[1] holds the caller's token.
+var renewScript = redis.NewScript(`
+local v = redis.call('GET', KEYS[1])
+if not v then return 0 end
+local ok, l = pcall(cjson.decode, v)
+if not ok or l['token'] ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+return 1`)
+
+// releaseScript deletes a lease only while KEYS[1] holds the caller's token.
+var releaseScript = redis.NewScript(`
+local v = redis.call('GET', KEYS[1])
+if not v then return 0 end
+local ok, l = pcall(cjson.decode, v)
+if not ok or l['token'] ~= ARGV[1] then return 0 end
+return redis.call('DEL', KEYS[1])`)
+
+// Renew extends l by its TTL if it is still the caller's.
+func (s *Store) Renew(l *session.Lease) error {
+	n := *l
+	n.Expires = time.Now().Add(n.TTL)
+	b, _ := json.Marshal(n)
+	ctx, cancel := s.ctx()
+	defer cancel()
+	ok, err := renewScript.Run(ctx, s.c, []string{leaseKey(n)}, n.Token, b, n.TTL.Milliseconds()).Int()
+	if err != nil {
+		return s.wrap("renew "+n.Name, err)
+	}
+	if ok != 1 {
+		return session.ErrLeaseLost
+	}
+	*l = n
+	return nil
+}
+
+// Release ends l if it is still the caller's.
+func (s *Store) Release(l session.Lease) error {
+	ctx, cancel := s.ctx()
+	defer cancel()
+	return s.wrap("release "+l.Name, releaseScript.Run(ctx, s.c, []string{leaseKey(l)}, l.Token).Err())
+}
+
+// Holders lists the live leases on name: its claim and its shares.
+func (s *Store) Holders(name string) ([]session.Lease, error) {
+	if err := checkName("lease", name); err != nil {
+		return nil, err
+	}
+	ctx, cancel := s.ctx()
+	defer cancel()
+	keys, err := s.scan(ctx, prefix+"share:"+name+":*")
+	if err != nil {
+		return nil, s.wrap("list the holders of "+name, err)
+	}
+	keys = append(keys, prefix+"lease:"+name)
+	vals, err := s.c.MGet(ctx, keys...).Result()
+	if err != nil {
+		return nil, s.wrap("list the holders of "+name, err)
+	}
+	var out []session.Lease
+	for _, v := range vals {
+		str, ok := v.(string)
+		var l session.Lease
+		if ok && json.Unmarshal([]byte(str), &l) == nil && l.Name == name {
+			out = append(out, l)
+		}
+	}
+	return out, nil
+}

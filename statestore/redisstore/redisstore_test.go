@@ -1,0 +1,129 @@
+package redisstore_test
+
+import (
+	"context"
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"mcpscope/internal/redistest"
+	"mcpscope/session"
+	"mcpscope/session/storetest"
+	"mcpscope/statestore/redisstore"
+)
+
+// One redis-server for the contract; each case gets its own database.
+func TestRedisStoreContract(t *testing.T) {
+	srv := redistest.Start(t)
+	db := 0
+	storetest.Run(t, storetest.Backend{
+		Name: "redis",
+		New: func(t *testing.T, ttl time.Duration) session.StateStore {
+			db++
+			s, err := redisstore.Open(redisstore.Options{URL: srv.URL(db % 16), LeaseTTL: ttl})
+			if err != nil {
+				t.Fatal(err)
+			}
+			flush(t, srv.URL(db%16))
+			t.Cleanup(func() { s.Close() })
+			return s
+		},
+		Leftovers: func(t *testing.T, s session.StateStore) []string {
+			return keys(t, srv.URL(db%16))
+		},
+	})
+}
+
+func client(t *testing.T, url string) *redis.Client {
+	o, err := redis.ParseURL(url)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := redis.NewClient(o)
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func flush(t *testing.T, url string) {
+	if err := client(t, url).FlushDB(context.Background()).Err(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func keys(t *testing.T, url string) []string {
+	k, err := client(t, url).Keys(context.Background(), "*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return k
+}
+
+// A record outlives a Redis restart (appendonly), and a record nobody
+// rejoins expires with the TTL the user set.
+func TestRedisRestartKeepsRecordAndStateTTL(t *testing.T) {
+	srv := redistest.Start(t)
+	s, err := redisstore.Open(redisstore.Options{URL: srv.URL(0)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	if err := s.Put(session.Detached{Handle: "h1", Method: "tools/call", Target: "http://x/mcp"}); err != nil {
+		t.Fatal(err)
+	}
+	srv.Restart(t)
+	d, err := s.Get("h1")
+	if err != nil || d.Target != "http://x/mcp" {
+		t.Fatalf("after a restart: %+v %v", d, err)
+	}
+	ttl, err := client(t, srv.URL(0)).PTTL(context.Background(), "mcpscope:call:h1").Result()
+	if err != nil || ttl <= time.Hour || ttl > redisstore.DefaultStateTTL {
+		t.Fatalf("record TTL %v (%v), want about a day", ttl, err)
+	}
+	short, _ := redisstore.Open(redisstore.Options{URL: srv.URL(0), StateTTL: time.Minute})
+	defer short.Close()
+	if err := short.Put(session.Detached{Handle: "h2"}); err != nil {
+		t.Fatal(err)
+	}
+	if ttl, _ := client(t, srv.URL(0)).PTTL(context.Background(), "mcpscope:call:h2").Result(); ttl > time.Minute || ttl <= 0 {
+		t.Fatalf("--state-ttl 1m gave %v", ttl)
+	}
+}
+
+// Redis unreachable: a Put goes to the local fallback and says where; a
+// read fails at once with the store named and its password redacted.
+func TestRedisUnreachable(t *testing.T) {
+	srv := redistest.Start(t)
+	url := "redis://me:hunter2@" + srv.Addr + "/0"
+	srv.Shutdown(t)
+	local := &session.FileStore{Dir: filepath.Join(t.TempDir(), "calls")}
+	s, err := redisstore.Open(redisstore.Options{URL: url, Fallback: local, Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	err = s.Put(session.Detached{Handle: "h1", Method: "tools/call"})
+	var se *session.StoredElsewhere
+	if !errors.As(err, &se) || !strings.Contains(se.Where, local.Dir) {
+		t.Fatalf("put while Redis is down: %v", err)
+	}
+	if d, err := local.Get("h1"); err != nil || d.Method != "tools/call" {
+		t.Fatalf("fallback copy: %+v %v", d, err)
+	}
+	start := time.Now()
+	_, err = s.List()
+	var ue *redisstore.UnreachableError
+	if !errors.As(err, &ue) || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), srv.Addr) {
+		t.Fatalf("list while Redis is down: %v", err)
+	}
+	if _, err := s.Claim("call:h1"); !errors.As(err, &ue) {
+		t.Fatalf("claim while Redis is down: %v", err)
+	}
+	t.Logf("unreachable errors after %v", time.Since(start))
+	if strings.Contains(s.String(), "hunter2") {
+		t.Fatalf("store name shows the password: %s", s)
+	}
+}
