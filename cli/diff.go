@@ -26,7 +26,7 @@ func newDiffCmd() *cobra.Command {
 		Long: "Compare what two servers offer, or one server at two times: server info, protocol version, capabilities, " +
 			"instructions, and every tool, resource, template and prompt added, removed or changed, with a structural " +
 			"diff of input and output schemas, annotations and descriptions. Changes that may break a client (a tool " +
-			"gone, a property gone or of another type, an input tightened: a new required property, a new or narrower "+
+			"gone, a property gone or of another type, an input tightened: a new required property, a new or narrower " +
 			"minItems, minLength, maxLength, minimum, maximum, pattern, const or enum, additionalProperties: false) are marked.\n\n" +
 			"A side is a journal (the last lists it recorded), a snapshot written by --baseline, or a live server: a URL, " +
 			"or the command after -- (one side only; record the other first). The sides are the arguments in order, then " +
