@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"time"
 
@@ -90,6 +91,9 @@ func newReplayCmd() *cobra.Command {
 					sp.Answers[k] = v
 				}
 			}
+			// Declare what the recorded client declared: a server lists
+			// tools by the client's capabilities, so more would differ.
+			sp.Capabilities = rec.Info.ClientCapabilities
 			sp.Grace, sp.Notes = oneShotGrace, errw
 			sp.Auth.Interactive = isTerminal(errw)
 			s, err := connect.Connect(cmd.Context(), sp)
@@ -103,6 +107,11 @@ func newReplayCmd() *cobra.Command {
 				fmt.Fprintf(out, "recorded %s %s (protocol %s)\nlive     %s %s (protocol %s)\n",
 					termsafe.Line(rec.Info.ServerInfo.Name), termsafe.Line(rec.Info.ServerInfo.Version), termsafe.Line(rec.Info.ProtocolVersion),
 					termsafe.Line(in.ServerInfo.Name), termsafe.Line(in.ServerInfo.Version), termsafe.Line(in.ProtocolVersion))
+				if sp.Capabilities != nil {
+					fmt.Fprintf(out, "declared %s (as the recorded client did)\n", capabilityNames(sp.Capabilities))
+				} else {
+					fmt.Fprintln(out, "declared what the recorded answers serve (the recording holds no handshake request)")
+				}
 			}
 			o := replay.Options{Yes: yes, Tolerance: tolerance, NoTiming: noTiming}
 			if !asJSON {
@@ -181,6 +190,29 @@ func printReplayResult(w io.Writer, r replay.Result) {
 			}
 		}
 	}
+}
+
+// capabilityNames lists a capabilities object's members, and the
+// extensions it declares, for one line of output.
+func capabilityNames(caps json.RawMessage) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(caps, &m) != nil || len(m) == 0 {
+		return "no capabilities"
+	}
+	var names []string
+	for k, v := range m {
+		if k != "extensions" {
+			names = append(names, k)
+			continue
+		}
+		var ext map[string]json.RawMessage
+		_ = json.Unmarshal(v, &ext)
+		for e := range ext {
+			names = append(names, "extension "+e)
+		}
+	}
+	sort.Strings(names)
+	return termsafe.Line(strings.Join(names, ", "))
 }
 
 func cutValue(b []byte) string { return termsafe.Cut(string(b), 100) }
