@@ -19,6 +19,7 @@ func newDiffCmd() *cobra.Command {
 		asJSON   bool
 		baseline string
 		update   bool
+		junit    string
 	)
 	cmd := &cobra.Command{
 		Use:   "diff [A] [B] [target]",
@@ -158,6 +159,11 @@ func newDiffCmd() *cobra.Command {
 				}
 				r.Human(out, st)
 			}
+			if junit != "" {
+				if err := writeJUnit(junit, diffJUnit(r, snaps[0], snaps[1])); err != nil {
+					return err
+				}
+			}
 			if update {
 				if err := writeBaseline(baseline, snaps[1]); err != nil {
 					return err
@@ -174,6 +180,7 @@ func newDiffCmd() *cobra.Command {
 	f.add(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON for programs")
 	cmd.Flags().StringVar(&baseline, "baseline", "", "compare with the snapshot in this file, or write it there when it does not exist")
+	cmd.Flags().StringVar(&junit, "junit", "", "also write the report as JUnit XML to this file, a test case per tool, resource, template and prompt, for CI")
 	cmd.Flags().BoolVar(&update, "update", false, "with --baseline, rewrite the file with what the side holds now")
 	return cmd
 }

@@ -25,6 +25,7 @@ func newReplayCmd() *cobra.Command {
 		tolerance time.Duration
 		noTiming  bool
 		asJSON    bool
+		junit     string
 	)
 	cmd := &cobra.Command{
 		Use:   "replay FILE [target]",
@@ -126,6 +127,11 @@ func newReplayCmd() *cobra.Command {
 				}
 			}
 			sum, err := replay.Run(cmd.Context(), s, rec, o)
+			if junit != "" && sum != nil {
+				if jerr := writeJUnit(junit, replayJUnit(sum)); jerr != nil && err == nil {
+					err = jerr
+				}
+			}
 			if asJSON {
 				if jerr := render.Line(out, sum); jerr != nil && err == nil {
 					err = jerr
@@ -148,6 +154,7 @@ func newReplayCmd() *cobra.Command {
 	cmd.Flags().DurationVar(&tolerance, "tolerance", time.Second, "how far a call's duration may stray from the recorded one")
 	cmd.Flags().BoolVar(&noTiming, "no-timing", false, "compare no durations")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON for programs")
+	cmd.Flags().StringVar(&junit, "junit", "", "also write the report as JUnit XML to this file, a test case per replayed call, for CI")
 	return cmd
 }
 
@@ -162,18 +169,21 @@ func printReplayResult(w io.Writer, r replay.Result) {
 		return
 	}
 	pad := strings.Repeat(" ", len([]rune(head)))
-	first := true
-	line := func(s string) {
-		if first {
-			fmt.Fprintln(w, head+s)
-			first = false
-			return
+	for i, l := range replayLines(r) {
+		if i == 0 {
+			fmt.Fprintln(w, head+l)
+		} else {
+			fmt.Fprintln(w, pad+l)
 		}
-		fmt.Fprintln(w, pad+s)
 	}
+}
+
+// replayLines are a differing call's differences, one a line, sanitised.
+func replayLines(r replay.Result) []string {
+	var out []string
 	for _, d := range r.Differences {
 		if d.Detail != "" {
-			line(d.What + ": " + termsafe.Line(d.Detail))
+			out = append(out, d.What+": "+termsafe.Line(d.Detail))
 		}
 		for _, fl := range d.Fields {
 			path := fl.Path
@@ -182,14 +192,15 @@ func printReplayResult(w io.Writer, r replay.Result) {
 			}
 			switch fl.Op {
 			case "added":
-				line(fmt.Sprintf("%s: + %s %s", d.What, termsafe.Line(path), cutValue(fl.After)))
+				out = append(out, fmt.Sprintf("%s: + %s %s", d.What, termsafe.Line(path), cutValue(fl.After)))
 			case "removed":
-				line(fmt.Sprintf("%s: - %s %s", d.What, termsafe.Line(path), cutValue(fl.Before)))
+				out = append(out, fmt.Sprintf("%s: - %s %s", d.What, termsafe.Line(path), cutValue(fl.Before)))
 			default:
-				line(fmt.Sprintf("%s: ~ %s %s → %s", d.What, termsafe.Line(path), cutValue(fl.Before), cutValue(fl.After)))
+				out = append(out, fmt.Sprintf("%s: ~ %s %s → %s", d.What, termsafe.Line(path), cutValue(fl.Before), cutValue(fl.After)))
 			}
 		}
 	}
+	return out
 }
 
 // capabilityNames lists a capabilities object's members, and the
