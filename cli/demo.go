@@ -13,7 +13,7 @@ func newDemoCmd() *cobra.Command {
 	var addr string
 	cmd := &cobra.Command{
 		Use:     "demo",
-		Short:   "Run the embedded demo server (stdio, or Streamable HTTP on ADDR)",
+		Short:   "Run the embedded demo server (stdio, or Streamable HTTP on ADDR; both eras)",
 		GroupID: groupServers,
 		Example: "  mcpscope demo --http 127.0.0.1:8080\n  mcpscope http://127.0.0.1:8080/mcp   # in another terminal",
 		Args:    noArgs,

@@ -20,6 +20,7 @@ func newDiffCmd() *cobra.Command {
 		asJSON   bool
 		baseline string
 		update   bool
+		junit    string
 	)
 	cmd := &cobra.Command{
 		Use:   "diff [A] [B] [target]",
@@ -27,7 +28,8 @@ func newDiffCmd() *cobra.Command {
 		Long: "Compare what two servers offer, or one server at two times: server info, protocol version, capabilities, " +
 			"instructions, and every tool, resource, template and prompt added, removed or changed, with a structural " +
 			"diff of input and output schemas, annotations and descriptions. Changes that may break a client (a tool " +
-			"gone, a new required argument, a property gone or of another type) are marked.\n\n" +
+			"gone, a property gone or of another type, an input tightened: a new required property, a new or narrower " +
+			"minItems, minLength, maxLength, minimum, maximum, pattern, const or enum, additionalProperties: false) are marked.\n\n" +
 			"A side is a journal (the last lists it recorded), a snapshot written by --baseline, or a live server: a URL, " +
 			"or the command after -- (one side only; record the other first). The sides are the arguments in order, then " +
 			"the target; when one is missing, the embedded demo server takes the last place.\n\n" +
@@ -161,6 +163,11 @@ func newDiffCmd() *cobra.Command {
 				}
 				r.Human(out, st)
 			}
+			if junit != "" {
+				if err := writeJUnit(junit, diffJUnit(r, snaps[0], snaps[1])); err != nil {
+					return err
+				}
+			}
 			if update {
 				if err := writeBaseline(baseline, snaps[1]); err != nil {
 					return err
@@ -177,6 +184,7 @@ func newDiffCmd() *cobra.Command {
 	f.add(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON for programs")
 	cmd.Flags().StringVar(&baseline, "baseline", "", "compare with the snapshot in this file, or write it there when it does not exist")
+	cmd.Flags().StringVar(&junit, "junit", "", "also write the report as JUnit XML to this file, a test case per tool, resource, template and prompt, for CI")
 	cmd.Flags().BoolVar(&update, "update", false, "with --baseline, rewrite the file with what the side holds now")
 	return cmd
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"sort"
 	"strings"
 	"time"
 
@@ -24,6 +25,7 @@ func newReplayCmd() *cobra.Command {
 		tolerance time.Duration
 		noTiming  bool
 		asJSON    bool
+		junit     string
 	)
 	cmd := &cobra.Command{
 		Use:   "replay FILE [target]",
@@ -90,6 +92,9 @@ func newReplayCmd() *cobra.Command {
 					sp.Answers[k] = v
 				}
 			}
+			// Declare what the recorded client declared: a server lists
+			// tools by the client's capabilities, so more would differ.
+			sp.Capabilities = rec.Info.ClientCapabilities
 			sp.Grace, sp.Notes = oneShotGrace, errw
 			sp.Auth.Interactive = isTerminal(errw)
 			s, err := connect.Connect(cmd.Context(), sp)
@@ -103,6 +108,11 @@ func newReplayCmd() *cobra.Command {
 				fmt.Fprintf(out, "recorded %s %s (protocol %s)\nlive     %s %s (protocol %s)\n",
 					termsafe.Line(rec.Info.ServerInfo.Name), termsafe.Line(rec.Info.ServerInfo.Version), termsafe.Line(rec.Info.ProtocolVersion),
 					termsafe.Line(in.ServerInfo.Name), termsafe.Line(in.ServerInfo.Version), termsafe.Line(in.ProtocolVersion))
+				if sp.Capabilities != nil {
+					fmt.Fprintf(out, "declared %s (as the recorded client did)\n", capabilityNames(sp.Capabilities))
+				} else {
+					fmt.Fprintln(out, "declared what the recorded answers serve (the recording holds no handshake request)")
+				}
 			}
 			o := replay.Options{Yes: yes, Tolerance: tolerance, NoTiming: noTiming}
 			if !asJSON {
@@ -117,6 +127,11 @@ func newReplayCmd() *cobra.Command {
 				}
 			}
 			sum, err := replay.Run(cmd.Context(), s, rec, o)
+			if junit != "" && sum != nil {
+				if jerr := writeJUnit(junit, replayJUnit(sum)); jerr != nil && err == nil {
+					err = jerr
+				}
+			}
 			if asJSON {
 				if jerr := render.Line(out, sum); jerr != nil && err == nil {
 					err = jerr
@@ -139,6 +154,7 @@ func newReplayCmd() *cobra.Command {
 	cmd.Flags().DurationVar(&tolerance, "tolerance", time.Second, "how far a call's duration may stray from the recorded one")
 	cmd.Flags().BoolVar(&noTiming, "no-timing", false, "compare no durations")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON for programs")
+	cmd.Flags().StringVar(&junit, "junit", "", "also write the report as JUnit XML to this file, a test case per replayed call, for CI")
 	return cmd
 }
 
@@ -153,18 +169,21 @@ func printReplayResult(w io.Writer, r replay.Result) {
 		return
 	}
 	pad := strings.Repeat(" ", len([]rune(head)))
-	first := true
-	line := func(s string) {
-		if first {
-			fmt.Fprintln(w, head+s)
-			first = false
-			return
+	for i, l := range replayLines(r) {
+		if i == 0 {
+			fmt.Fprintln(w, head+l)
+		} else {
+			fmt.Fprintln(w, pad+l)
 		}
-		fmt.Fprintln(w, pad+s)
 	}
+}
+
+// replayLines are a differing call's differences, one a line, sanitised.
+func replayLines(r replay.Result) []string {
+	var out []string
 	for _, d := range r.Differences {
 		if d.Detail != "" {
-			line(d.What + ": " + termsafe.Line(d.Detail))
+			out = append(out, d.What+": "+termsafe.Line(d.Detail))
 		}
 		for _, fl := range d.Fields {
 			path := fl.Path
@@ -173,14 +192,38 @@ func printReplayResult(w io.Writer, r replay.Result) {
 			}
 			switch fl.Op {
 			case "added":
-				line(fmt.Sprintf("%s: + %s %s", d.What, termsafe.Line(path), cutValue(fl.After)))
+				out = append(out, fmt.Sprintf("%s: + %s %s", d.What, termsafe.Line(path), cutValue(fl.After)))
 			case "removed":
-				line(fmt.Sprintf("%s: - %s %s", d.What, termsafe.Line(path), cutValue(fl.Before)))
+				out = append(out, fmt.Sprintf("%s: - %s %s", d.What, termsafe.Line(path), cutValue(fl.Before)))
 			default:
-				line(fmt.Sprintf("%s: ~ %s %s → %s", d.What, termsafe.Line(path), cutValue(fl.Before), cutValue(fl.After)))
+				out = append(out, fmt.Sprintf("%s: ~ %s %s → %s", d.What, termsafe.Line(path), cutValue(fl.Before), cutValue(fl.After)))
 			}
 		}
 	}
+	return out
+}
+
+// capabilityNames lists a capabilities object's members, and the
+// extensions it declares, for one line of output.
+func capabilityNames(caps json.RawMessage) string {
+	var m map[string]json.RawMessage
+	if json.Unmarshal(caps, &m) != nil || len(m) == 0 {
+		return "no capabilities"
+	}
+	var names []string
+	for k, v := range m {
+		if k != "extensions" {
+			names = append(names, k)
+			continue
+		}
+		var ext map[string]json.RawMessage
+		_ = json.Unmarshal(v, &ext)
+		for e := range ext {
+			names = append(names, "extension "+e)
+		}
+	}
+	sort.Strings(names)
+	return termsafe.Line(strings.Join(names, ", "))
 }
 
 func cutValue(b []byte) string { return termsafe.Cut(string(b), 100) }

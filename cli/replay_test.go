@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"mcpscope/internal/peers"
 	"mcpscope/internal/testservers"
 )
 
@@ -31,5 +32,25 @@ func TestReplayCommand(t *testing.T) {
 	}
 	if code, _, _ = run(t, "replay"); code != exitUsage {
 		t.Fatalf("no journal: exit %d", code)
+	}
+}
+
+// TestReplayDeclaresRecordedCapabilities: replay declares what the
+// recorded client declared. server-everything lists more tools to a client
+// that declares elicitation or sampling; a recording made declaring only
+// roots replays against the same server with no difference, and says what
+// it declared.
+func TestReplayDeclaresRecordedCapabilities(t *testing.T) {
+	node, args := peers.EverythingStdio(t)
+	target := append([]string{"--", node}, args...)
+	path := filepath.Join(t.TempDir(), "everything.jsonl")
+	if code, _, errs := runIn(t, t.TempDir(), append([]string{"call", "echo", "message=hi", "--journal", path}, target...)...); code != exitOK {
+		t.Fatalf("recording: exit %d\n%s", code, errs)
+	}
+	// An answer to roots/list (as a recording whose server asked for roots
+	// holds) once made replay declare elicitation and sampling as well.
+	code, out, errs := run(t, append([]string{"replay", path, "--no-timing", "--answer", `roots/list={"roots":[]}`}, target...)...)
+	if code != exitOK || !strings.Contains(out, "declared roots (as the recorded client did)") || !strings.Contains(out, " 0 differ") {
+		t.Fatalf("replay against the server it recorded: exit %d\n%s\n%s", code, out, errs)
 	}
 }

@@ -59,7 +59,10 @@ type Spec struct {
 	Roots     []string                   // answered to roots/list
 	Answers   map[string]json.RawMessage // answers to input requests and server requests, by key or method
 	Responder session.Responder          // nil = Answers, then the headless default
-	LogLevel  string
+	// Capabilities the client declares; nil = what Answers (or the
+	// Responder) can serve. Replay declares what the recording declared.
+	Capabilities json.RawMessage
+	LogLevel     string
 
 	// firstNote is journaled before anything else the session sees (why
 	// this connection is a fallback).
@@ -278,7 +281,7 @@ func start(sp Spec, seqBase uint64) (*session.Session, error) {
 	if r == nil {
 		r = newAnswers(sp.Answers, sp.Roots)
 	}
-	so := session.Options{Responder: r, Journal: j, Timeout: sp.Timeout, MaxTimeout: sp.MaxTimeout, SeqBase: seqBase,
+	so := session.Options{Responder: r, Capabilities: sp.Capabilities, Journal: j, Timeout: sp.Timeout, MaxTimeout: sp.MaxTimeout, SeqBase: seqBase,
 		Warn: func(msg string) { sp.note("warning: %s", msg) }}
 	if sp.URL != "" && !sp.NoState {
 		// HTTP calls that carry event ids can be rejoined after this process ends.

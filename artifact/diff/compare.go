@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
 	"sort"
 	"strings"
 
@@ -175,12 +176,8 @@ func breaking(kind string, f Field) bool {
 	case "tool":
 		switch {
 		case strings.HasPrefix(p, "/inputSchema"):
-			last := p[strings.LastIndexByte(p, '/')+1:]
-			return f.Op == "added" && last == "required" || // a new required argument
-				f.Op == "removed" && last == "enum" || // a value no longer accepted
-				last == "type" || // another type
-				f.Op == "removed" && strings.Contains(p, "/properties/") && !strings.Contains(p[strings.LastIndex(p, "/properties/")+12:], "/") ||
-				strings.HasSuffix(p, "/additionalProperties") && string(f.After) == "false"
+			return f.Op == "removed" && strings.Contains(p, "/properties/") && !strings.Contains(p[strings.LastIndex(p, "/properties/")+12:], "/") ||
+				tightens(p, f)
 		case strings.HasPrefix(p, "/outputSchema"):
 			last := p[strings.LastIndexByte(p, '/')+1:]
 			return f.Op == "removed" && (last == "required" || strings.Contains(p, "/properties/")) || last == "type" ||
@@ -193,6 +190,51 @@ func breaking(kind string, f Field) bool {
 		return p == "/uriTemplate"
 	}
 	return false
+}
+
+// tightens reports whether a change to an input schema keyword rejects an
+// argument the schema accepted before: a client that worked may now fail.
+// Loosening (a bound dropped or widened, an enum value added) is not.
+func tightens(p string, f Field) bool {
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 || strings.HasSuffix(p[:i], "/properties") {
+		return false // a property's name, not a keyword
+	}
+	switch p[i+1:] {
+	case "required": // a newly required property (the set gained a name, or gained the keyword)
+		return f.Op == "added"
+	case "enum": // a value no longer accepted, or an enum where any value was
+		return f.Op == "removed" && scalar(f.Before) || f.Op == "added" && !scalar(f.After)
+	case "type":
+		return true
+	case "additionalProperties":
+		return string(f.After) == "false"
+	case "pattern", "const", "multipleOf":
+		return f.Op != "removed"
+	case "minItems", "minLength", "minimum", "exclusiveMinimum", "minProperties":
+		return f.Op == "added" || f.Op == "changed" && number(f.After) > number(f.Before)
+	case "maxItems", "maxLength", "maximum", "exclusiveMaximum", "maxProperties":
+		return f.Op == "added" || f.Op == "changed" && number(f.After) < number(f.Before)
+	case "uniqueItems":
+		return string(f.After) == "true"
+	}
+	return false
+}
+
+// scalar: a JSON value that is neither an array nor an object.
+func scalar(v json.RawMessage) bool {
+	v = bytes.TrimSpace(v)
+	return len(v) > 0 && v[0] != '[' && v[0] != '{'
+}
+
+// number is a JSON number's value; NaN when it is not one, so that no
+// comparison with it holds and an odd bound is not called a tightening.
+func number(v json.RawMessage) float64 {
+	var x float64
+	if json.Unmarshal(v, &x) != nil {
+		return math.NaN()
+	}
+	return x
 }
 
 func anyBreaking(fs []Field) bool {

@@ -103,6 +103,81 @@ func TestCompare(t *testing.T) {
 	}
 }
 
+// TestTightenedInputs: an input schema keyword that rejects an argument
+// the schema accepted before is breaking, at the top and in nested
+// properties; the same keyword loosened is not.
+func TestTightenedInputs(t *testing.T) {
+	tool := func(prop string) string {
+		return `{"name":"t","inputSchema":{"type":"object","properties":{"p":` + prop +
+			`,"o":{"type":"object","properties":{"deep":` + prop + `}}}}}`
+	}
+	cases := []struct {
+		name     string
+		a, b     string // the property's schema before and after
+		breaking bool
+	}{
+		{"minItems added", `{"type":"array"}`, `{"type":"array","minItems":1}`, true},
+		{"minItems raised", `{"type":"array","minItems":1}`, `{"type":"array","minItems":2}`, true},
+		{"minItems lowered", `{"type":"array","minItems":2}`, `{"type":"array","minItems":1}`, false},
+		{"minItems dropped", `{"type":"array","minItems":2}`, `{"type":"array"}`, false},
+		{"maxItems added", `{"type":"array"}`, `{"type":"array","maxItems":3}`, true},
+		{"minLength added", `{"type":"string"}`, `{"type":"string","minLength":1}`, true},
+		{"minLength lowered", `{"type":"string","minLength":3}`, `{"type":"string","minLength":1}`, false},
+		{"maxLength added", `{"type":"string"}`, `{"type":"string","maxLength":8}`, true},
+		{"maxLength lowered", `{"type":"string","maxLength":8}`, `{"type":"string","maxLength":4}`, true},
+		{"maxLength raised", `{"type":"string","maxLength":4}`, `{"type":"string","maxLength":8}`, false},
+		{"minimum added", `{"type":"number"}`, `{"type":"number","minimum":0}`, true},
+		{"minimum raised", `{"type":"number","minimum":0}`, `{"type":"number","minimum":0.5}`, true},
+		{"minimum lowered", `{"type":"number","minimum":1}`, `{"type":"number","minimum":-1}`, false},
+		{"maximum added", `{"type":"number"}`, `{"type":"number","maximum":10}`, true},
+		{"maximum lowered", `{"type":"number","maximum":10}`, `{"type":"number","maximum":9}`, true},
+		{"maximum raised", `{"type":"number","maximum":10}`, `{"type":"number","maximum":11}`, false},
+		{"maximum dropped", `{"type":"number","maximum":10}`, `{"type":"number"}`, false},
+		{"pattern added", `{"type":"string"}`, `{"type":"string","pattern":"^a"}`, true},
+		{"pattern changed", `{"type":"string","pattern":"^a"}`, `{"type":"string","pattern":"^b"}`, true},
+		{"pattern dropped", `{"type":"string","pattern":"^a"}`, `{"type":"string"}`, false},
+		{"const added", `{"type":"string"}`, `{"type":"string","const":"x"}`, true},
+		{"const dropped", `{"type":"string","const":"x"}`, `{"type":"string"}`, false},
+		{"enum added", `{"type":"string"}`, `{"type":"string","enum":["a","b"]}`, true},
+		{"enum narrowed", `{"enum":["a","b"]}`, `{"enum":["a"]}`, true},
+		{"enum widened", `{"enum":["a"]}`, `{"enum":["a","b"]}`, false},
+		{"enum dropped", `{"enum":["a"]}`, `{}`, false},
+		{"additionalProperties false", `{"type":"object"}`, `{"type":"object","additionalProperties":false}`, true},
+		{"additionalProperties true", `{"type":"object","additionalProperties":false}`, `{"type":"object","additionalProperties":true}`, false},
+		{"required added", `{"type":"object","properties":{"x":{}}}`, `{"type":"object","properties":{"x":{}},"required":["x"]}`, true},
+		{"required dropped", `{"type":"object","properties":{"x":{}},"required":["x"]}`, `{"type":"object","properties":{"x":{}}}`, false},
+		{"optional property named like a keyword", `{"type":"object","properties":{}}`, `{"type":"object","properties":{"required":{},"minimum":{}}}`, false},
+		{"description", `{"type":"string"}`, `{"type":"string","description":"a name"}`, false},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := diff.Compare(snap(t, tool(c.a)), snap(t, tool(c.b)))
+			if len(r.Changes) != 1 {
+				t.Fatalf("changes: %+v", r.Changes)
+			}
+			var top, deep []bool
+			for _, f := range r.Changes[0].Fields {
+				if strings.HasPrefix(f.Path, "/inputSchema/properties/o/") {
+					deep = append(deep, f.Breaking)
+				} else {
+					top = append(top, f.Breaking)
+				}
+			}
+			if len(top) == 0 || len(top) != len(deep) {
+				t.Fatalf("fields: %+v", r.Changes[0].Fields)
+			}
+			for i := range top {
+				if top[i] != c.breaking || deep[i] != c.breaking {
+					t.Fatalf("breaking: top %v, nested %v, want %v (%+v)", top, deep, c.breaking, r.Changes[0].Fields)
+				}
+			}
+			if r.Changes[0].Breaking != c.breaking {
+				t.Fatalf("the tool's change is breaking=%v, want %v", r.Changes[0].Breaking, c.breaking)
+			}
+		})
+	}
+}
+
 // TestJournalMatchesLive: the catalog read back from a journal (the last
 // listing, every page of it) is the catalog listed live from the same
 // server. The server pages its lists two items at a time.

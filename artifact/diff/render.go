@@ -1,6 +1,7 @@
 package diff
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 
@@ -110,4 +111,45 @@ func value(raw []byte) string {
 		s = string(r[:maxValue-1]) + "…"
 	}
 	return s
+}
+
+// Item names one item of a catalog's lists: its kind (tool, resource,
+// template, prompt) and its key (name, URI, URI template).
+type Item struct{ Kind, Name string }
+
+// Items are the items of the lists both snapshots listed, each once, in
+// list order: what a CI report has one test case for.
+func Items(a, b *Snapshot) []Item {
+	var out []Item
+	for _, l := range lists {
+		pa, pb := *a.items(l), *b.items(l)
+		if pa == nil || pb == nil {
+			continue // not compared (a note says so)
+		}
+		seen := map[string]bool{}
+		for _, it := range append(append([]json.RawMessage{}, pa...), pb...) {
+			if k := keyOf(l, it); !seen[k] {
+				seen[k] = true
+				out = append(out, Item{l.Kind, k})
+			}
+		}
+	}
+	return out
+}
+
+// Lines are a change's own lines, as Human writes them without styles:
+// the head (op, kind, name, breaking) and one line per field, sanitised.
+func (c Change) Lines() []string {
+	head := c.Op + " " + c.Kind
+	if c.Name != "" {
+		head += " " + termsafe.Line(c.Name)
+	}
+	if c.Breaking {
+		head += " (breaking)"
+	}
+	out := []string{head}
+	for _, fl := range c.Fields {
+		out = append(out, fieldLine(fl, Styles{}))
+	}
+	return out
 }

@@ -27,6 +27,10 @@ type Info struct {
 	Capabilities    json.RawMessage
 	Instructions    string
 	SessionID       string
+	// ClientCapabilities are what the recorded client declared (its
+	// initialize, or the _meta of its server/discover); nil when no
+	// handshake request was recorded.
+	ClientCapabilities json.RawMessage
 	// Frames and Calls count what was observed.
 	Frames, Calls int
 }
@@ -51,6 +55,7 @@ func (in *Info) Observe(fr *Frame) {
 	}
 	if fr.Dir == transport.Out && fr.Env != nil && fr.Env.Class() == session.ClassRequest {
 		in.Calls++
+		in.observeClient(fr.Env)
 	}
 	if fr.Dir != transport.In || fr.Env == nil || fr.Call == nil || fr.Env.Class() != session.ClassResult || fr.Late {
 		return
@@ -71,6 +76,26 @@ func (in *Info) Observe(fr *Frame) {
 		in.Capabilities, in.Instructions = d.Capabilities, d.Instructions
 		if si, ok := d.Meta[session.MetaServerInfo]; ok {
 			_ = json.Unmarshal(si, &in.ServerInfo)
+		}
+	}
+}
+
+// observeClient learns the capabilities the client declared from its
+// handshake request: initialize carries them in params, server/discover
+// (and every 2026-07-28 request) in _meta.
+func (in *Info) observeClient(e *session.Envelope) {
+	var p struct {
+		Capabilities json.RawMessage            `json:"capabilities"`
+		Meta         map[string]json.RawMessage `json:"_meta"`
+	}
+	switch e.Method {
+	case "initialize":
+		if json.Unmarshal(e.Params, &p) == nil && len(p.Capabilities) > 0 {
+			in.ClientCapabilities = p.Capabilities
+		}
+	case "server/discover":
+		if json.Unmarshal(e.Params, &p) == nil && len(p.Meta[session.MetaClientCapabilities]) > 0 {
+			in.ClientCapabilities = p.Meta[session.MetaClientCapabilities]
 		}
 	}
 }

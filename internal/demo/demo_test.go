@@ -684,7 +684,10 @@ func TestServeHTTP(t *testing.T) {
 			}
 		},
 		// The SDK client spends ~18s retrying a vanished server in Close.
-	}).Connect(testCtx(t), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1}, nil)
+		// The initialize era: sessions, the GET stream (2026-07-28 clients
+		// are served statelessly).
+	}).Connect(testCtx(t), &mcp.StreamableClientTransport{Endpoint: url, MaxRetries: -1},
+		&mcp.ClientSessionOptions{ProtocolVersion: "2025-11-25"})
 	if err != nil {
 		t.Fatal(err)
 	}

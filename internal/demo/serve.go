@@ -38,13 +38,30 @@ func serve(ctx context.Context, t mcp.Transport, opts Options) error {
 	return err
 }
 
-// newHTTPHandler serves d over Streamable HTTP (stateful sessions, with an
-// in-memory event store so dropped SSE streams can be resumed with
-// Last-Event-ID). Sessions last until the client deletes them.
+// modernVersion is the first protocol version of the stateless era
+// (server/discover, no sessions); versions are dates, so they compare as
+// strings.
+const modernVersion = "2026-07-28"
+
+// newHTTPHandler serves d over Streamable HTTP in both eras, as stdio does.
+// The initialize era gets stateful sessions, with an in-memory event store
+// so dropped SSE streams can be resumed with Last-Event-ID; sessions last
+// until the client deletes them. A 2026-07-28 request (its
+// MCP-Protocol-Version header says so) goes to a stateless handler: the SDK
+// speaks that era over HTTP only there.
 func newHTTPHandler(d *Demo) http.Handler {
-	return mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return d.Server }, &mcp.StreamableHTTPOptions{
+	server := func(*http.Request) *mcp.Server { return d.Server }
+	stateful := mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{
 		EventStore: mcp.NewMemoryEventStore(nil),
 		Logger:     d.opts.Logger,
+	})
+	stateless := mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{Stateless: true, Logger: d.opts.Logger})
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost && r.Header.Get("MCP-Protocol-Version") >= modernVersion {
+			stateless.ServeHTTP(w, r)
+			return
+		}
+		stateful.ServeHTTP(w, r)
 	})
 }
 
