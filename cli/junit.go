@@ -3,13 +3,14 @@ package cli
 import (
 	"encoding/xml"
 	"fmt"
-	"os"
+	"io"
 	"strings"
 	"time"
 
 	"mcpscope/artifact/diff"
 	"mcpscope/artifact/replay"
 	"mcpscope/internal/termsafe"
+	"mcpscope/internal/userfile"
 )
 
 // JUnit XML, the report format every CI system reads: diff and replay
@@ -69,25 +70,21 @@ func (j *junitSuites) add(c junitCase) {
 	}
 }
 
-// writeJUnit writes a JUnit report to the file the user named. It is the
-// one place that creates the file, so it can move to a shared writer for
-// user-named files in one line.
+// writeJUnit writes a JUnit report to the file the user named, as a shell
+// redirect would (userfile: a FIFO or device is written through).
 func writeJUnit(path string, j *junitSuites) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return fmt.Errorf("--junit: %w", err)
-	}
-	_, err = f.WriteString(xml.Header)
-	if err == nil {
-		enc := xml.NewEncoder(f)
-		enc.Indent("", "  ")
-		if err = enc.Encode(j); err == nil {
-			_, err = f.WriteString("\n")
+	err := userfile.Write(path, 0o644, func(w io.Writer) error {
+		if _, err := io.WriteString(w, xml.Header); err != nil {
+			return err
 		}
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
+		enc := xml.NewEncoder(w)
+		enc.Indent("", "  ")
+		if err := enc.Encode(j); err != nil {
+			return err
+		}
+		_, err := io.WriteString(w, "\n")
+		return err
+	})
 	if err != nil {
 		return fmt.Errorf("--junit %s: %w", termsafe.Line(path), err)
 	}
