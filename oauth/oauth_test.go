@@ -230,7 +230,10 @@ func TestDPoPProof(t *testing.T) {
 	}
 	xb, _ := base64.RawURLEncoding.DecodeString(head.JWK.X)
 	yb, _ := base64.RawURLEncoding.DecodeString(head.JWK.Y)
-	pub := &ecdsa.PublicKey{Curve: elliptic.P256(), X: new(big.Int).SetBytes(xb), Y: new(big.Int).SetBytes(yb)}
+	pub, err := ecdsa.ParseUncompressedPublicKey(elliptic.P256(), append(append([]byte{4}, xb...), yb...))
+	if err != nil {
+		t.Fatalf("the key in the proof's header: %v", err)
+	}
 	signed := sha256.Sum256(signing)
 	if len(sig) != 64 || !ecdsa.Verify(pub, signed[:], new(big.Int).SetBytes(sig[:32]), new(big.Int).SetBytes(sig[32:])) {
 		t.Fatal("the proof does not verify with the key in its header")

@@ -278,7 +278,6 @@ func (r *attachReader) catchUp(from, to uint64) {
 	if to < from || to <= r.last {
 		return
 	}
-	from = max(from, r.last+1)
 	if r.file != nil && r.off >= 0 {
 		if err := r.fillTo(r.off, to); err != nil {
 			r.off = -1

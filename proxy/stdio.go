@@ -335,26 +335,13 @@ func (p *stdioProxy) hostToServer() {
 			flush()
 		}
 	}
-	var head []byte
-	var total int
-	long := func(piece []byte, first, last bool) {
-		if first {
-			p.toServer.lock()
-			head, total = nil, 0
-		}
-		write(piece)
-		total += len(piece)
-		if room := journalHead - len(head); room > 0 {
-			head = append(head, piece[:min(room, len(piece))]...)
-		}
-		if last {
-			p.recordLong(transport.Out, transport.Garbage, head, total, transport.ViaHost)
-			p.toServer.unlock()
-		}
-	}
+	long := longLine(p.toServer.lock, write, func(head []byte, total int) {
+		p.recordLong(transport.Out, transport.Garbage, head, total, transport.ViaHost)
+		p.toServer.unlock()
+	})
 	err := newLineReader(p.c.In, p.maxLine).run(line, long, flush)
 	detail := "the host closed its stdin: closing the server's stdin (then SIGTERM, SIGKILL if it stays)"
-	if err != nil && !errors.Is(err, io.EOF) {
+	if !errors.Is(err, io.EOF) { // run ends only on a read error: io.EOF is the host closing stdin
 		detail = "reading the host's stdin failed (" + err.Error() + "): closing the server's stdin"
 	}
 	p.rec.event(transport.EvNote, transport.Meta{PID: p.serverPID(), Via: transport.ViaHost, Detail: detail})
@@ -393,6 +380,29 @@ func (p *stdioProxy) track(po *pendingOut, seq uint64) {
 func (p *stdioProxy) rewatch() {
 	p.progress.Store(len(p.tokens) > 0)
 	p.watch.Store(len(p.inflight) > 0 || len(p.cancelled) > 0 || len(p.injected) > 0 || len(p.tokens) > 0 || p.nextID.Load() > 0)
+}
+
+// longLine is a lineReader's long callback, the same for every stream: begin
+// runs before a line's first piece (take the writer's lock), write forwards
+// each piece as it arrives, and end gets the line's first journalHead bytes
+// and its full length once the last piece is through.
+func longLine(begin func(), write func([]byte), end func(head []byte, total int)) func(piece []byte, first, last bool) {
+	var head []byte
+	var total int
+	return func(piece []byte, first, last bool) {
+		if first {
+			begin()
+			head, total = nil, 0
+		}
+		write(piece)
+		total += len(piece)
+		if room := journalHead - len(head); room > 0 {
+			head = append(head, piece[:min(room, len(piece))]...)
+		}
+		if last {
+			end(head, total)
+		}
+	}
 }
 
 // recordLong journals a line over the limit: its head, and an event with its
@@ -512,24 +522,10 @@ func (p *stdioProxy) serverToHost(r io.Reader) {
 		}
 		return true
 	}
-	var head []byte
-	var total int
-	long := func(piece []byte, first, last bool) {
-		if first {
-			flush()
-			p.toHost.lock()
-			head, total = nil, 0
-		}
-		writeHost(piece)
-		total += len(piece)
-		if room := journalHead - len(head); room > 0 {
-			head = append(head, piece[:min(room, len(piece))]...)
-		}
-		if last {
-			p.recordLong(transport.In, transport.Garbage, head, total, transport.ViaHost)
-			p.toHost.unlock()
-		}
-	}
+	long := longLine(func() { flush(); p.toHost.lock() }, writeHost, func(head []byte, total int) {
+		p.recordLong(transport.In, transport.Garbage, head, total, transport.ViaHost)
+		p.toHost.unlock()
+	})
 	lr := newLineReader(r, p.maxLine)
 	lr.bulk = bulk
 	lr.run(line, long, flush)
@@ -671,24 +667,10 @@ func (p *stdioProxy) stderr(r io.Reader) {
 		}
 		return true
 	}
-	var head []byte
-	var total int
-	long := func(piece []byte, first, last bool) {
-		if first {
-			flush()
-			p.errMu.Lock()
-			head, total = nil, 0
-		}
-		p.c.Err.Write(piece)
-		total += len(piece)
-		if room := journalHead - len(head); room > 0 {
-			head = append(head, piece[:min(room, len(piece))]...)
-		}
-		if last {
-			p.errMu.Unlock()
-			p.recordLong(transport.In, transport.Stderr, head, total, "")
-		}
-	}
+	long := longLine(func() { flush(); p.errMu.Lock() }, func(b []byte) { p.c.Err.Write(b) }, func(head []byte, total int) {
+		p.errMu.Unlock()
+		p.recordLong(transport.In, transport.Stderr, head, total, "")
+	})
 	lr := newLineReader(r, p.maxLine)
 	lr.bulk = bulk
 	lr.run(line, long, flush)

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"sync"
+
+	"mcpscope/transport"
 )
 
 // MaxListPages bounds how many pages of one list are fetched: a server that
@@ -147,6 +149,6 @@ func (s *Session) sendsNothing() bool {
 	if s.t == nil {
 		return true
 	}
-	c, ok := s.t.(interface{ CanInject() bool })
+	c, ok := s.t.(transport.Injector)
 	return s.follows && ok && !c.CanInject()
 }

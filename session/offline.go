@@ -187,25 +187,21 @@ func (s *Session) proxyCancelledLocked(c *Call, it *Item, e *Envelope) {
 }
 
 // recordedListing is a listing made of the pages an offline session saw:
-// the last first page of method that was answered, and the pages its
-// nextCursor asked for after it. ok is false when the frames hold none.
+// LastListing of the answered pages of method. ok is false when the frames
+// hold none.
 func (s *Session) recordedListing(method, field string) (*Listing, bool) {
 	s.mu.Lock()
+	var calls []*Call
+	var pages []RecordedPage
+	for _, c := range s.order {
+		if c.Method == method && c.state == StateOK {
+			calls = append(calls, c)
+			pages = append(pages, RecordedPage{Cursor: ParamsCursor(c.Params), Result: c.result})
+		}
+	}
 	var run []*Call
-	for i := len(s.order) - 1; i >= 0; i-- {
-		c := s.order[i]
-		if c.Method != method || c.state != StateOK || ParamsCursor(c.Params) != "" {
-			continue
-		}
-		run = append(run, c)
-		cursor := nextCursor(c.result)
-		for j := i + 1; j < len(s.order) && cursor != ""; j++ {
-			if n := s.order[j]; n.Method == method && n.state == StateOK && ParamsCursor(n.Params) == cursor {
-				run = append(run, n)
-				cursor = nextCursor(n.result)
-			}
-		}
-		break
+	for _, i := range LastListing(pages) {
+		run = append(run, calls[i])
 	}
 	s.mu.Unlock()
 	if len(run) == 0 {
@@ -231,6 +227,41 @@ func (s *Session) recordedListing(method, field string) (*Listing, bool) {
 		l.pages++
 	}
 	return l, true
+}
+
+// RecordedPage is one answered page of a list method, as recorded.
+type RecordedPage struct {
+	Cursor string          // the cursor its request carried, "" for a first page
+	Result json.RawMessage // the page (its nextCursor is all LastListing reads)
+}
+
+// LastListing is the one way a listing is rebuilt from a recording (an
+// offline session's catalog, diff's catalog of a journal): out of the
+// answered pages of one list method, in the order they were asked, the last
+// first page and the pages its nextCursor chain asked for after it. It
+// returns their indexes in pages, none when no first page was answered.
+// Only a first page answered after it replaces a listing, so a caller
+// streaming a journal may keep just the pages from the last first page on.
+func LastListing(pages []RecordedPage) []int {
+	first := -1
+	for i := len(pages) - 1; i >= 0; i-- {
+		if pages[i].Cursor == "" {
+			first = i
+			break
+		}
+	}
+	if first < 0 {
+		return nil
+	}
+	run := []int{first}
+	cursor := nextCursor(pages[first].Result)
+	for j := first + 1; j < len(pages) && cursor != ""; j++ {
+		if pages[j].Cursor == cursor {
+			run = append(run, j)
+			cursor = nextCursor(pages[j].Result)
+		}
+	}
+	return run
 }
 
 func nextCursor(result json.RawMessage) string {

@@ -15,6 +15,10 @@ import "sync"
 //	Resumer           -     ✓       -
 //	StreamSessions    -     ✓       -
 //	Process           ✓     -       -
+//	PostEndpoint      -     -       ✓
+//
+// Injector and Ender are a proxy feed's (proxy.Attach), not a wire
+// transport's: they say whether the viewer may send and why the feed ended.
 
 // Process is a transport that runs the server as a child process: Stdio.
 type Process interface {
@@ -68,6 +72,24 @@ type Resumer interface {
 // transport's own session.
 type StreamSessions interface {
 	SetStreamSession(stream, sessionID string)
+}
+
+// PostEndpoint is a transport whose messages go to a URI the server named
+// (the legacy SSE endpoint event), not to the target the user gave.
+type PostEndpoint interface {
+	// Endpoint is that URI, redacted ("" before the server named it).
+	Endpoint() string
+}
+
+// Injector is a feed that may or may not take requests of the viewer's own
+// (a stdio proxy does; an HTTP proxy has no session to put them in).
+type Injector interface {
+	CanInject() bool
+}
+
+// Ender is a feed that can say why it ended ("" while it runs).
+type Ender interface {
+	Ended() string
 }
 
 // callOnce makes done safe to call from several paths: only the first call

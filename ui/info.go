@@ -144,7 +144,7 @@ func (m *Model) infoLines(w int) []string {
 	kind, endpoint := transportOf(in.Target)
 	row("transport", termsafe.Line(firstNonEmpty(kind, "(none)")))
 	row("endpoint", termsafe.Line(firstNonEmpty(endpoint, "(none)")))
-	if e, ok := m.s.Transport().(interface{ Endpoint() string }); ok && e.Endpoint() != "" {
+	if e, ok := m.s.Transport().(transport.PostEndpoint); ok && e.Endpoint() != "" {
 		row("messages to", termsafe.Line(transport.RedactURL(e.Endpoint())))
 	}
 	noSID := "(none: the server gave no Mcp-Session-Id)"

@@ -71,10 +71,10 @@ func (v *listenView) selected() *session.Call {
 func (v *listenView) key(m *Model, name string, _ tea.KeyPressMsg) (bool, tea.Cmd) {
 	c := v.selected()
 	switch name {
-	case "listen-back":
-		return true, nil
 	default:
 		listKey(m, name, &v.sel, len(v.list))
+	case "listen-back":
+		return true, nil
 	case "open":
 		if c != nil {
 			d := &detail{call: c}

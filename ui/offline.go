@@ -67,7 +67,7 @@ func (m *Model) cannotSend() string {
 	case m.recording():
 		return "this is a recording (" + m.journalName() + "): nothing is connected"
 	case m.s.Follows():
-		if in, ok := m.s.Transport().(interface{ CanInject() bool }); ok && !in.CanInject() {
+		if in, ok := m.s.Transport().(transport.Injector); ok && !in.CanInject() {
 			return "the proxy forwards HTTP: it puts no request of mcpscope's into the host's session"
 		}
 		if m.feedEnded() != "" {
@@ -89,7 +89,7 @@ func (m *Model) feedEnded() string {
 	default:
 		return ""
 	}
-	if e, ok := t.(interface{ Ended() string }); ok && e.Ended() != "" {
+	if e, ok := t.(transport.Ender); ok && e.Ended() != "" {
 		return termsafe.Line(e.Ended())
 	}
 	return "the connection to the proxy ended"

@@ -52,10 +52,10 @@ func (v *tasksView) key(m *Model, name string, _ tea.KeyPressMsg) (bool, tea.Cmd
 		return false, nil
 	}
 	switch name {
-	case "tasks-close":
-		return true, nil
 	default:
 		listKey(m, name, &v.sel, len(v.list))
+	case "tasks-close":
+		return true, nil
 	case "copy":
 		if ok {
 			return false, m.copyText(t.TaskID, "task id")

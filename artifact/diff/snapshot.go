@@ -164,21 +164,15 @@ func FromSession(ctx context.Context, s *session.Session, source string) *Snapsh
 	return snap
 }
 
-// listing is one list being gathered from a journal, page by page.
-type listing struct {
-	items []json.RawMessage
-	bad   bool
-}
-
 // FromJournal reads a journal's catalog: the server's info from its
-// handshake, and for each list the last complete listing it recorded
-// (every page of it). Lists it never recorded are nil.
+// handshake, and for each list the last listing it recorded, rebuilt as an
+// offline session rebuilds it (session.LastListing). Lists it never
+// recorded whole are nil.
 func FromJournal(path string) (*Snapshot, error) {
 	var (
-		in      scan.Info
-		current = map[string]*listing{} // method → the listing being read
-		done    = map[string][]json.RawMessage{}
-		pages   = map[int]*listing{} // call index → the listing its page belongs to
+		in    scan.Info
+		asked = map[int]string{}                    // call index → the cursor of a list request
+		pages = map[string][]session.RecordedPage{} // method → its answered pages from the last first page on
 	)
 	methods := map[string]list{}
 	for _, l := range lists {
@@ -195,35 +189,18 @@ func FromJournal(path string) (*Snapshot, error) {
 		}
 		switch {
 		case fr.Dir == transport.Out && fr.Env.Class() == session.ClassRequest:
-			var p struct {
-				Cursor *string `json:"cursor"`
-			}
-			_ = json.Unmarshal(fr.Env.Params, &p)
-			if p.Cursor == nil || current[l.Method] == nil {
-				current[l.Method] = &listing{}
-			}
-			pages[fr.CallIndex] = current[l.Method]
+			asked[fr.CallIndex] = session.ParamsCursor(fr.Env.Params)
 		case fr.Dir == transport.In && (fr.Env.Result != nil || fr.Env.Error != nil):
-			ls := pages[fr.CallIndex]
-			delete(pages, fr.CallIndex)
-			if ls == nil || ls.bad {
+			cursor, ok := asked[fr.CallIndex]
+			delete(asked, fr.CallIndex)
+			if !ok || fr.Env.Error != nil {
 				return nil
 			}
-			var page map[string]json.RawMessage
-			var items []json.RawMessage
-			if fr.Env.Error != nil || json.Unmarshal(fr.Env.Result, &page) != nil ||
-				(len(page[l.Field]) > 0 && json.Unmarshal(page[l.Field], &items) != nil) {
-				ls.bad = true
-				return nil
-			}
-			ls.items = append(ls.items, items...)
-			var cursor string
-			_ = json.Unmarshal(page["nextCursor"], &cursor)
+			p := session.RecordedPage{Cursor: cursor, Result: bytes.Clone(fr.Env.Result)}
 			if cursor == "" {
-				done[l.Method] = append([]json.RawMessage{}, ls.items...)
-				if current[l.Method] == ls {
-					current[l.Method] = nil
-				}
+				pages[l.Method] = []session.RecordedPage{p}
+			} else if len(pages[l.Method]) > 0 {
+				pages[l.Method] = append(pages[l.Method], p)
 			}
 		}
 		return nil
@@ -237,8 +214,10 @@ func FromJournal(path string) (*Snapshot, error) {
 	_ = json.Unmarshal(in.Capabilities, &caps)
 	for _, l := range lists {
 		p := snap.items(l)
-		if items, ok := done[l.Method]; ok {
+		if items, why := recordedItems(l, pages[l.Method]); why == "" {
 			*p = items
+		} else if why != "none" {
+			snap.Notes = append(snap.Notes, fmt.Sprintf("%s: the last listing recorded %s; not compared", l.Method, why))
 		} else if _, declared := caps[l.Cap]; !declared && in.Capabilities != nil {
 			*p = []json.RawMessage{} // the server declares none: known empty
 		}
@@ -248,6 +227,33 @@ func FromJournal(path string) (*Snapshot, error) {
 	}
 	snap.normalize()
 	return snap, nil
+}
+
+// recordedItems are the items of the listing LastListing picks from pages;
+// why says why there are none: "none" when no first page was answered, else
+// what is wrong with the listing (a page unreadable, pages missing).
+func recordedItems(l list, pages []session.RecordedPage) (items []json.RawMessage, why string) {
+	run := session.LastListing(pages)
+	if len(run) == 0 {
+		return nil, "none"
+	}
+	items = []json.RawMessage{}
+	var cursor string
+	for _, i := range run {
+		var page map[string]json.RawMessage
+		var got []json.RawMessage
+		if json.Unmarshal(pages[i].Result, &page) != nil ||
+			(len(page[l.Field]) > 0 && json.Unmarshal(page[l.Field], &got) != nil) {
+			return nil, "has an unreadable page"
+		}
+		items = append(items, got...)
+		cursor = ""
+		_ = json.Unmarshal(page["nextCursor"], &cursor)
+	}
+	if cursor != "" {
+		return nil, fmt.Sprintf("is incomplete (%d pages, then no answer to the next)", len(run))
+	}
+	return items, ""
 }
 
 // Load reads a side from a file: a journal, or a snapshot written by Write.

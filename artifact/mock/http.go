@@ -6,14 +6,12 @@ import (
 	"crypto/rand"
 	"encoding/hex"
 	"encoding/json"
-	"errors"
 	"io"
-	"net"
 	"net/http"
 	"strings"
 	"sync"
-	"time"
 
+	"mcpscope/internal/httpserve"
 	"mcpscope/session"
 )
 
@@ -312,39 +310,8 @@ func (h *HTTP) Close() {
 // at every path (the endpoint shown is /mcp), calls ready with the
 // endpoint's URL once it accepts connections, and stops when ctx ends.
 func (s *Server) ServeHTTP(ctx context.Context, addr string, ready func(url string)) error {
-	if addr == "" {
-		addr = "127.0.0.1:0"
-	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
 	h := s.Handler()
-	srv := &http.Server{Handler: h, ReadHeaderTimeout: 10 * time.Second}
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	if ready != nil {
-		host, port, _ := net.SplitHostPort(ln.Addr().String())
-		if ip := net.ParseIP(host); ip == nil || ip.IsUnspecified() {
-			host = "127.0.0.1"
-		}
-		ready("http://" + net.JoinHostPort(host, port) + "/mcp")
-	}
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
-	h.Close() // ends the standalone streams and replays
-	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		srv.Close()
-	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	return httpserve.Serve(ctx, addr, "/mcp", h, ready, h.Close) // Close ends the standalone streams and replays
 }
 
 // openStream answers with an SSE stream, sent at once so the client knows

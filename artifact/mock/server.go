@@ -133,10 +133,9 @@ func (e *envelope) isRequest() bool { return e.Method != "" && e.key() != "" }
 // answer is how a request is answered: an exchange to replay, or a message
 // made here (a synthesized initialize, an error, a ping's result).
 type answer struct {
-	ex     *Exchange
-	made   []byte
-	how    string
-	status int // an HTTP status to answer with instead of 200 (HTTP only)
+	ex   *Exchange
+	made []byte
+	how  string
 }
 
 // resolve decides how to answer a request.

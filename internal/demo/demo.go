@@ -91,6 +91,7 @@ func New(opts Options) *Demo {
 		// Logging is the SDK default, but setting Capabilities replaces the
 		// default, so say it explicitly; tools/resources/prompts (with
 		// listChanged) are inferred from what is added below.
+		//lint:ignore SA1019 the demo serves logging on purpose (deprecated by SEP-2577, still functional): an inspector must show it
 		Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}},
 	})
 	d.clock = newClock(d.Server, opts.ClockInterval, d.shutdown.Done())

@@ -1,5 +1,7 @@
 package demo
 
+//lint:file-ignore SA1019 the demo exercises logging and sampling on purpose: an inspector must show them while servers still use them (deprecated by SEP-2577 in 2026-07-28, functional through the deprecation window)
+
 import (
 	"bytes"
 	"context"

@@ -3,13 +3,12 @@ package demo
 import (
 	"context"
 	"errors"
-	"fmt"
-	"net"
 	"net/http"
 	"sync"
-	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"mcpscope/internal/httpserve"
 )
 
 // DefaultAddr is where ServeHTTP listens when given no address: loopback
@@ -72,10 +71,6 @@ func ServeHTTP(ctx context.Context, addr string, opts Options, ready func(url st
 	if addr == "" {
 		addr = DefaultAddr
 	}
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return err
-	}
 	d := New(opts)
 	defer d.Close()
 	mux := http.NewServeMux()
@@ -83,33 +78,13 @@ func ServeHTTP(ctx context.Context, addr string, opts Options, ready func(url st
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "This is an MCP server; its Streamable HTTP endpoint is /mcp.", http.StatusNotFound)
 	})
-	srv := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
-
-	errc := make(chan error, 1)
-	go func() { errc <- srv.Serve(ln) }()
-	if ready != nil {
-		ready(endpointURL(ln.Addr()))
-	}
-
-	select {
-	case err := <-errc:
-		return err
-	case <-ctx.Done():
-	}
 	// Order matters: cancel handlers, then close sessions (which ends their
-	// long-lived SSE streams), and only then shut the HTTP server down, which
-	// waits for every open request.
-	d.Close()
-	closeSessions(d.Server)
-	sctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
-	defer cancel()
-	if err := srv.Shutdown(sctx); err != nil {
-		srv.Close()
-	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		return err
-	}
-	return nil
+	// long-lived SSE streams); the HTTP server, shut down after, waits for
+	// every open request.
+	return httpserve.Serve(ctx, addr, "/mcp", mux, ready, func() {
+		d.Close()
+		closeSessions(d.Server)
+	})
 }
 
 // closeSessions closes every session of srv concurrently.
@@ -119,17 +94,4 @@ func closeSessions(srv *mcp.Server) {
 		wg.Go(func() { ss.Close() })
 	}
 	wg.Wait()
-}
-
-// endpointURL turns the listener's address into a URL a client can use: an
-// unspecified host (0.0.0.0, ::) becomes loopback.
-func endpointURL(a net.Addr) string {
-	host, port := "127.0.0.1", ""
-	if ta, ok := a.(*net.TCPAddr); ok {
-		port = fmt.Sprint(ta.Port)
-		if !ta.IP.IsUnspecified() {
-			host = ta.IP.String()
-		}
-	}
-	return "http://" + net.JoinHostPort(host, port) + "/mcp"
 }

@@ -109,10 +109,10 @@ func leaseLabel(st session.LeaseState) string {
 
 func (v *rejoinView) key(m *Model, name string, _ tea.KeyPressMsg) (bool, tea.Cmd) {
 	switch name {
-	case "rejoin-close":
-		return true, nil
 	default:
 		listKey(m, name, &v.sel, len(v.list))
+	case "rejoin-close":
+		return true, nil
 	case "rejoin-refresh":
 		v.load(m)
 	case "copy":
