@@ -22,9 +22,11 @@ type stateFlags struct {
 	url      string
 	leaseTTL time.Duration
 	stateTTL time.Duration
+	added    bool // the command takes these flags (open and journal read a recording and do not)
 }
 
 func (f *stateFlags) add(fs *pflag.FlagSet) {
+	f.added = true
 	fs.StringVar(&f.url, "state", "", "keep detached calls in Redis, redis://[user@]host:port/db (rediss:// for TLS; password from REDISCLI_AUTH), so any machine that reaches it can rejoin them; default: files under $XDG_STATE_HOME/mcpscope/calls (or set "+EnvState+")")
 	fs.DurationVar(&f.leaseTTL, "lease-ttl", session.DefaultLeaseTTL, "how long a claim on a call or session lives unless its holder renews it (every third of it): a killed mcpscope loses its calls within it")
 	fs.DurationVar(&f.stateTTL, "state-ttl", redisstore.DefaultStateTTL, "with --state redis://…, how long the record of a call nobody rejoins stays")
@@ -33,6 +35,9 @@ func (f *stateFlags) add(fs *pflag.FlagSet) {
 // open makes the store the flags name; a bad URL is a usage error. Redis
 // is reached on first use, within bounded timeouts.
 func (f *stateFlags) open(cmd string) (session.StateStore, error) {
+	if !f.added {
+		f.leaseTTL, f.stateTTL = session.DefaultLeaseTTL, redisstore.DefaultStateTTL
+	}
 	if f.leaseTTL <= 0 {
 		return nil, usagef(cmd, "--lease-ttl must be a positive duration, got %v", f.leaseTTL)
 	}
