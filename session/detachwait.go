@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"time"
@@ -32,6 +33,14 @@ func (s *Session) DetachWhenRejoinable(ctx context.Context, c *Call) (d Detachme
 	if why := s.WhyNotRejoinable(); why != "" {
 		return d, false, notRejoinable(why)
 	}
+	// A call that asked for a task (2025-11-25) is rejoined by its task id:
+	// an event id on its stream may come before the server's CreateTaskResult
+	// and must not turn it into a stream detach.
+	var asked struct {
+		Task json.RawMessage `json:"task"`
+	}
+	_ = json.Unmarshal(c.Params, &asked)
+	asksTask := len(asked.Task) > 0
 	// The store's change signal has one reader at a time; the ticker only
 	// guards against a wake-up another reader took.
 	tick := time.NewTicker(250 * time.Millisecond)
@@ -60,7 +69,7 @@ func (s *Session) DetachWhenRejoinable(ctx context.Context, c *Call) (d Detachme
 			return Detachment{Handle: TaskHandle(taskID), State: status, TaskID: taskID}, false, nil
 		case state.Ended():
 			return d, true, nil
-		case ready:
+		case ready && !asksTask:
 			h, err := s.Detach(c)
 			if err != nil {
 				if c.Snapshot().State.Ended() {
@@ -71,7 +80,7 @@ func (s *Session) DetachWhenRejoinable(ctx context.Context, c *Call) (d Detachme
 			return Detachment{Handle: h, State: string(StateDetached)}, false, nil
 		case modern:
 			return d, false, notRejoinable("the server (" + ModernVersion + ", which cannot resume streams) answers it on a stream instead of making a task")
-		case bare:
+		case bare && !asksTask:
 			return d, false, notRejoinable("the server's response stream carries no SSE event ids (it keeps no event store) and it made no task")
 		}
 		select {
