@@ -8,8 +8,8 @@ func DefaultKeys() *keys.Map {
 	f, e, ch, s := keys.Form, keys.Editor, keys.Chooser, keys.Search
 	tk, rj, ls := keys.Tasks, keys.Rejoin, keys.Listen
 	wf := scopeWaterfall
-	p, fl, in := keys.Panes, keys.Filter, keys.Info
-	return keys.New([]keys.Binding{
+	p, fl := keys.Panes, keys.Filter
+	bs := []keys.Binding{
 		{Name: "quit", Scope: g, Keys: []string{"q", "ctrl+c"}, Help: "quit"},
 		{Name: "help", Scope: g, Keys: []string{"?"}, Help: "help"},
 		{Name: "focus-next", Scope: g, Keys: []string{"tab"}, Help: "next pane"},
@@ -122,10 +122,16 @@ func DefaultKeys() *keys.Map {
 		{Name: "filter-up", Scope: fl, Keys: []string{"up"}, Help: "select the row above"},
 		{Name: "filter-down", Scope: fl, Keys: []string{"down"}, Help: "select the row below"},
 
-		{Name: "info-close", Scope: in, Keys: []string{"esc", "i"}, Help: "close"},
-
 		{Name: "search-run", Scope: s, Keys: []string{"enter"}, Help: "search"},
 		{Name: "search-cancel", Scope: s, Keys: []string{"esc"}, Help: "stop searching"},
 		{Name: "search-backspace", Scope: s, Keys: []string{"backspace"}, Help: "delete a character"},
-	})
+	}
+	for _, g := range viewKeys {
+		bs = append(bs, g.Bindings...)
+	}
+	km := keys.New(bs)
+	for _, g := range viewKeys {
+		km.SetFooter(g.Scope, g.Footer...)
+	}
+	return km
 }

@@ -650,10 +650,3 @@ func prettyParams(raw json.RawMessage) []byte {
 	b, _ = json.MarshalIndent(v, "", "  ")
 	return b
 }
-
-func clamp(v, lo, hi int) int {
-	if hi < lo {
-		return lo
-	}
-	return min(max(v, lo), hi)
-}

@@ -356,3 +356,32 @@ func (m *Model) loadingText() (long, short string) {
 	}
 	return "", ""
 }
+
+// connState is the connection in one word, and why when it is not
+// plainly connected.
+func (m *Model) connState() (word, why string) {
+	in := m.info
+	t := m.s.Transport()
+	switch {
+	case t == nil:
+		return "recording", "offline · " + m.journalName()
+	case m.s.Follows():
+		if why := m.feedEnded(); why != "" {
+			return "disconnected", why
+		}
+		return "attached", termsafe.Line(t.Describe())
+	case in.Closed:
+		return "disconnected", in.CloseReason
+	case in.CloseReason != "": // the server process exited; the session is not closed yet
+		return "disconnected", in.CloseReason
+	}
+	select {
+	case <-t.Done():
+		return "disconnected", "the transport ended"
+	default:
+	}
+	if n := in.Reconnecting; n > 0 {
+		return "reconnecting", fmt.Sprintf("%d stream(s) waiting to be resumed (%s reconnects now)", n, m.keyOf("reconnect"))
+	}
+	return "connected", ""
+}

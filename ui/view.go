@@ -127,38 +127,6 @@ func (m *Model) paneHeight(p pane) int {
 	return n
 }
 
-// block splits s into exactly h lines of at most w columns.
-func block(s string, w, h int) []string {
-	ls := strings.Split(s, "\n")
-	if len(ls) > h {
-		ls = ls[:h]
-	}
-	for i := range ls {
-		ls[i] = fit(ls[i], w)
-	}
-	for len(ls) < h {
-		ls = append(ls, "")
-	}
-	return ls
-}
-
-// fit truncates a (possibly styled) line to w columns.
-func fit(s string, w int) string {
-	if ansi.StringWidth(s) <= w {
-		return s
-	}
-	return ansi.Truncate(s, w, "…")
-}
-
-// pad fits s to exactly w columns.
-func pad(s string, w int) string {
-	s = fit(s, w)
-	if n := w - ansi.StringWidth(s); n > 0 {
-		s += strings.Repeat(" ", n)
-	}
-	return s
-}
-
 func (m *Model) statusBar(w int) string {
 	in := m.info
 	// Each part has forms from the longest to the shortest ("": left out).
@@ -290,7 +258,10 @@ func (m *Model) footer(w int) string {
 	var names []string
 	switch md := m.top(); {
 	case md != nil:
-		names = footerNames[md.scope()]
+		names = m.km.Footer(md.scope())
+		if names == nil {
+			names = footerNames[md.scope()]
+		}
 	case m.inCat:
 		names = []string{"open", "catalog-find", "section-next", "subscribe", "refresh", "catalog-close", "help"}
 	case m.focus == paneNotes:
@@ -321,7 +292,6 @@ var footerNames = map[keys.Scope][]string{
 	"listen":  {"listen-new", "listen-close", "open", "listen-back", "help"},
 
 	scopeWaterfall: {"waterfall-zoom-in", "waterfall-zoom-out", "waterfall-earlier", "waterfall-later", "open", "waterfall-close", "help"},
-	"info":         {"copy", "info-close", "help"},
 }
 
 // footerLabels are the footer's short words; the help overlay has the
@@ -631,28 +601,6 @@ func fmtNum(f float64) string {
 	return strconv.FormatFloat(f, 'f', 1, 64)
 }
 
-func fmtDur(d time.Duration) string {
-	switch {
-	case d < time.Second:
-		return itoa(int(d/time.Millisecond)) + "ms"
-	case d < time.Minute:
-		return strconv.FormatFloat(d.Seconds(), 'f', 1, 64) + "s"
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d.Minutes()), int(d.Seconds())%60)
-	}
-	return fmt.Sprintf("%dh%02dm", int(d.Hours()), int(d.Minutes())%60)
-}
-
-func humanBytes(n int) string {
-	switch {
-	case n < 1<<10:
-		return itoa(n) + " B"
-	case n < 1<<20:
-		return strconv.FormatFloat(float64(n)/(1<<10), 'f', 1, 64) + " KiB"
-	}
-	return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
-}
-
 // progressStrip lists running calls with their progress, rate and ETA.
 func (m *Model) progressStrip(w, h int) []string {
 	if h <= 0 {
@@ -682,15 +630,6 @@ func (m *Model) progressStrip(w, h int) []string {
 		out = append(out, "")
 	}
 	return out
-}
-
-func firstNonEmpty(s ...string) string {
-	for _, x := range s {
-		if x != "" {
-			return x
-		}
-	}
-	return ""
 }
 
 // notesPane draws notifications, logs, stderr and transport events.

@@ -34,27 +34,46 @@ const (
 	Panes Scope = "panes"
 	// Filter is the filter's input line, a text scope.
 	Filter Scope = "filter"
-	Info   Scope = "info"
 )
 
-// Binding is one action.
+// Binding is one action's data: the component that registers it gives it
+// its behaviour (ui/view.Binding).
 type Binding struct {
 	Name  string
 	Scope Scope
 	Keys  []string // as tea.KeyPressMsg.String() spells them
-	Help  string
+	Help  string   // the help overlay's and the README's description
+	// Short is the footer's word for it ("" = Help up to its first
+	// parenthesis or comma); also what a refusal names ("cancel: …").
+	Short string
+}
+
+// Label is the binding's short word, for the footer and refusals.
+func (b Binding) Label() string {
+	if b.Short != "" {
+		return b.Short
+	}
+	s := b.Help
+	if i := strings.Index(s, " ("); i > 0 {
+		s = s[:i]
+	}
+	if i := strings.Index(s, ", "); i > 0 {
+		s = s[:i]
+	}
+	return s
 }
 
 // Map is an ordered registry of bindings.
 type Map struct {
-	list  []Binding
-	index map[Scope]map[string]string // scope → key → name
-	names map[string]Binding
+	list    []Binding
+	index   map[Scope]map[string]string // scope → key → name
+	names   map[string]Binding
+	footers map[Scope][]string
 }
 
 // New builds a map; a key bound twice in one scope is a programming error.
 func New(bs []Binding) *Map {
-	m := &Map{index: map[Scope]map[string]string{}, names: map[string]Binding{}}
+	m := &Map{index: map[Scope]map[string]string{}, names: map[string]Binding{}, footers: map[Scope][]string{}}
 	for _, b := range bs {
 		if _, dup := m.names[b.Name]; dup {
 			panic("keys: duplicate binding name " + b.Name)
@@ -91,6 +110,20 @@ func (m *Map) Get(name string) (Binding, bool) {
 	b, ok := m.names[name]
 	return b, ok
 }
+
+// SetFooter names the bindings the footer shows in scope, in order; a
+// name that is not bound is a programming error.
+func (m *Map) SetFooter(s Scope, names ...string) {
+	for _, n := range names {
+		if _, ok := m.names[n]; !ok {
+			panic("keys: footer of " + string(s) + " names no binding " + n)
+		}
+	}
+	m.footers[s] = names
+}
+
+// Footer is the names of the bindings the footer shows in scope.
+func (m *Map) Footer(s Scope) []string { return m.footers[s] }
 
 // Bindings returns every binding in registration order.
 func (m *Map) Bindings() []Binding { return append([]Binding(nil), m.list...) }
