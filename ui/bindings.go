@@ -1,82 +1,169 @@
 package ui
 
-import "mcpscope/ui/keys"
+import (
+	tea "charm.land/bubbletea/v2"
 
-// DefaultKeys is the keymap: the only place keys are spelled.
+	"mcpscope/ui/keys"
+	"mcpscope/ui/view"
+)
+
+// paneBindings are the main panes' keys with what they do (the panes are
+// the root's own view): keys, scope, help, footer word, handler and why
+// one cannot run now. Global ones are also given to every view, which
+// gives them its own meaning (up, help, copy…).
+var paneBindings = view.Bindings[*Model]{
+	{Binding: keys.Binding{Name: "quit", Scope: keys.Global, Keys: []string{"q", "ctrl+c"}, Help: "quit"},
+		Run: do(func(m *Model) { m.quit = true })},
+	{Binding: keys.Binding{Name: "help", Scope: keys.Global, Keys: []string{"?"}, Help: "help"},
+		Run: func(*Model, view.Context) view.Action { return view.Action{Help: true} }},
+	{Binding: keys.Binding{Name: "focus-next", Scope: keys.Global, Keys: []string{"tab"}, Help: "next pane", Short: "pane"},
+		Run: do(func(m *Model) { m.focus = 1 - m.focus })},
+	{Binding: keys.Binding{Name: "catalog", Scope: keys.Global, Keys: []string{"C"}, Help: "catalog (tools, resources, prompts)"},
+		Run: do(func(m *Model) { m.inCat = true; m.catalog.refresh(m, false) })},
+	{Binding: keys.Binding{Name: "send-raw", Scope: keys.Global, Keys: []string{":"}, Help: "send a raw JSON-RPC message", Short: "send"},
+		Run: cmd((*Model).openRawSend), Disabled: why((*Model).whyNoChange)},
+	{Binding: keys.Binding{Name: "log-level", Scope: keys.Global, Keys: []string{"L"}, Help: "set the server's log level", Short: "log level"},
+		Run: do((*Model).openLogLevel), Disabled: why((*Model).whyNoChange)},
+	{Binding: keys.Binding{Name: "theme", Scope: keys.Global, Keys: []string{"T"}, Help: "next theme"},
+		Run: do((*Model).nextTheme)},
+	{Binding: keys.Binding{Name: "tasks", Scope: keys.Global, Keys: []string{"t"}, Help: "tasks the server runs for this session", Short: "tasks"},
+		Run: do((*Model).openTasks)},
+	{Binding: keys.Binding{Name: "rejoinable", Scope: keys.Global, Keys: []string{"D"}, Help: "detached calls that can be rejoined (this or another mcpscope)", Short: "detached"},
+		Run: do((*Model).openRejoin)},
+	{Binding: keys.Binding{Name: "listen", Scope: keys.Global, Keys: []string{"l"}, Help: "subscriptions/listen streams (2026-07-28): open, close, acks", Short: "listen"},
+		Run: do((*Model).openListen)},
+	{Binding: keys.Binding{Name: "waterfall", Scope: keys.Global, Keys: []string{"w"}, Help: "waterfall: every call on one time axis", Short: "waterfall"},
+		Run: do((*Model).openWaterfall)},
+	{Binding: keys.Binding{Name: "reconnect", Scope: keys.Global, Keys: []string{"ctrl+r"}, Help: "reconnect now: fire pending stream resumes without waiting", Short: "reconnect"},
+		Run: do((*Model).reconnectNow)},
+	{Binding: keys.Binding{Name: "info", Scope: keys.Global, Keys: []string{"i"}, Help: "session info: server, instructions, capabilities, era, connection, journal", Short: "info"},
+		Run: do((*Model).openInfo)},
+	{Binding: keys.Binding{Name: "switch-session", Scope: keys.Global, Keys: []string{"o"}, Help: "switch between a recording (or attached proxy) and the live session its replays went to"},
+		Run: cmd((*Model).switchSession)},
+	{Binding: keys.Binding{Name: "up", Scope: keys.Global, Keys: []string{"up", "k"}, Help: "up"},
+		Run: moveBy(func(int) int { return -1 })},
+	{Binding: keys.Binding{Name: "down", Scope: keys.Global, Keys: []string{"down", "j"}, Help: "down"},
+		Run: moveBy(func(int) int { return 1 })},
+	{Binding: keys.Binding{Name: "page-up", Scope: keys.Global, Keys: []string{"pgup", "ctrl+b"}, Help: "page up"},
+		Run: moveBy(func(page int) int { return -page })},
+	{Binding: keys.Binding{Name: "page-down", Scope: keys.Global, Keys: []string{"pgdown", "ctrl+f"}, Help: "page down"},
+		Run: moveBy(func(page int) int { return page })},
+	{Binding: keys.Binding{Name: "top", Scope: keys.Global, Keys: []string{"home", "g"}, Help: "first"},
+		Run: do(func(m *Model) { ls, _ := m.focused(); ls.follow, ls.sel = false, 0 })},
+	{Binding: keys.Binding{Name: "follow", Scope: keys.Global, Keys: []string{"end", "G"}, Help: "last, and follow new rows", Short: "follow"},
+		Run: do((*Model).followFocused)},
+	{Binding: keys.Binding{Name: "open", Scope: keys.Global, Keys: []string{"enter"}, Help: "open the detail view", Short: "detail"},
+		Run: do((*Model).openDetail)},
+	{Binding: keys.Binding{Name: "copy", Scope: keys.Global, Keys: []string{"y"}, Help: "copy the selected message or result", Short: "copy"},
+		Run: cmd((*Model).copySelected)},
+
+	{Binding: keys.Binding{Name: "cancel-call", Scope: keys.Requests, Keys: []string{"c"}, Help: "cancel the selected call", Short: "cancel"},
+		Run: cmd(func(m *Model) tea.Cmd {
+			if c := m.selectedCall(); c != nil {
+				return m.cancelCall(c)
+			}
+			return nil
+		}),
+		Disabled: why(func(m *Model) string {
+			if m.recording() {
+				return "this is a recording (" + m.journalName() + "): nothing runs to cancel"
+			}
+			return ""
+		})},
+	{Binding: keys.Binding{Name: "replay", Scope: keys.Requests, Keys: []string{"r"}, Help: "replay (new id, same params)", Short: "replay"},
+		Run: cmd(func(m *Model) tea.Cmd { return m.replaySelected(nil) }), Disabled: why((*Model).whyNoReplay)},
+	{Binding: keys.Binding{Name: "edit-replay", Scope: keys.Requests, Keys: []string{"e"}, Help: "edit the params, then replay", Short: "edit+replay"},
+		Run: do((*Model).openEditReplay), Disabled: why((*Model).whyNoReplay)},
+	{Binding: keys.Binding{Name: "copy-command", Scope: keys.Requests, Keys: []string{"Y"}, Help: "copy an equivalent mcpscope command line"},
+		Run: cmd((*Model).copyCommand)},
+	{Binding: keys.Binding{Name: "detach-call", Scope: keys.Requests, Keys: []string{"d"}, Help: "detach the selected call: leave it running on the server, rejoin later", Short: "detach"},
+		Run: do((*Model).detachSelected), Disabled: why((*Model).whyNoDetach)},
+
+	{Binding: keys.Binding{Name: "kind-next", Scope: keys.Notes, Keys: []string{"K"}, Help: "show one kind of row: all, log, progress, notify… (cycles; a / filter applies within it)", Short: "kind"},
+		Run: do((*Model).nextKind)},
+	{Binding: keys.Binding{Name: "pause", Scope: keys.Notes, Keys: []string{"space", "p"}, Help: "pause / resume the pane", Short: "pause"},
+		Run: do((*Model).togglePause)},
+
+	{Binding: keys.Binding{Name: "filter", Scope: keys.Panes, Keys: []string{"/", "f"}, Help: "filter the pane: a filter expression (~e, ~t echo, ~m tools/* & ~dur >1s…) or bare text", Short: "filter"},
+		Run: do((*Model).openFilter)},
+	{Binding: keys.Binding{Name: "filter-clear", Scope: keys.Panes, Keys: []string{"esc"}, Help: "clear the pane's filter"},
+		Run: do((*Model).clearFilter)},
+	{Binding: keys.Binding{Name: "filter-mode", Scope: keys.Panes, Keys: []string{"H"}, Help: "filter mode: hide the other rows, or show them and highlight the matches"},
+		Run: do((*Model).toggleFilterMode)},
+	{Binding: keys.Binding{Name: "match-next", Scope: keys.Panes, Keys: []string{"n"}, Help: "next match (highlight mode; the next row when hiding)"},
+		Run: do(func(m *Model) { m.jumpMatch(1) })},
+	{Binding: keys.Binding{Name: "match-prev", Scope: keys.Panes, Keys: []string{"N"}, Help: "previous match (highlight mode; the row before when hiding)"},
+		Run: do(func(m *Model) { m.jumpMatch(-1) })},
+}
+
+// do, cmd and why fit the root's methods to a binding's handler and
+// disabled reason.
+func do(f func(m *Model)) func(*Model, view.Context) view.Action {
+	return func(m *Model, _ view.Context) view.Action { f(m); return view.Action{} }
+}
+
+func cmd(f func(m *Model) tea.Cmd) func(*Model, view.Context) view.Action {
+	return func(m *Model, _ view.Context) view.Action { return view.Action{Cmd: f(m)} }
+}
+
+func why(f func(m *Model) string) func(*Model, view.Context) string {
+	return func(m *Model, _ view.Context) string { return f(m) }
+}
+
+// moveBy moves the focused pane's selection by d(page rows).
+func moveBy(d func(page int) int) func(*Model, view.Context) view.Action {
+	return do(func(m *Model) {
+		ls, n := m.focused()
+		m.move(ls, n, d(max(1, m.paneHeight(m.focus)-1)))
+	})
+}
+
+// paneFooters are the names the footer shows over the panes and the
+// catalog, in order.
+var paneFooters = map[keys.Scope][]string{
+	keys.Requests: {"focus-next", "open", "cancel-call", "replay", "edit-replay", "copy", "filter", "catalog", "help", "quit", "detach-call", "tasks", "rejoinable"},
+	keys.Notes:    {"focus-next", "open", "filter", "kind-next", "pause", "copy", "follow", "help", "quit"},
+	keys.Catalog:  {"open", "catalog-find", "section-next", "subscribe", "refresh", "catalog-close", "help"},
+}
+
+// DefaultKeys is the keymap: the panes' bindings, the views' still in the
+// root (below), and the views in their own packages (viewKeys).
 func DefaultKeys() *keys.Map {
-	g, r, n, d, c := keys.Global, keys.Requests, keys.Notes, keys.Detail, keys.Catalog
+	d, c := keys.Detail, keys.Catalog
 	f, e, ch, s := keys.Form, keys.Editor, keys.Chooser, keys.Search
 	tk, rj, ls := keys.Tasks, keys.Rejoin, keys.Listen
 	wf := scopeWaterfall
-	p, fl := keys.Panes, keys.Filter
-	bs := []keys.Binding{
-		{Name: "quit", Scope: g, Keys: []string{"q", "ctrl+c"}, Help: "quit"},
-		{Name: "help", Scope: g, Keys: []string{"?"}, Help: "help"},
-		{Name: "focus-next", Scope: g, Keys: []string{"tab"}, Help: "next pane"},
-		{Name: "catalog", Scope: g, Keys: []string{"C"}, Help: "catalog (tools, resources, prompts)"},
-		{Name: "send-raw", Scope: g, Keys: []string{":"}, Help: "send a raw JSON-RPC message"},
-		{Name: "log-level", Scope: g, Keys: []string{"L"}, Help: "set the server's log level"},
-		{Name: "theme", Scope: g, Keys: []string{"T"}, Help: "next theme"},
-		{Name: "tasks", Scope: g, Keys: []string{"t"}, Help: "tasks the server runs for this session"},
-		{Name: "rejoinable", Scope: g, Keys: []string{"D"}, Help: "detached calls that can be rejoined (this or another mcpscope)"},
-		{Name: "listen", Scope: g, Keys: []string{"l"}, Help: "subscriptions/listen streams (2026-07-28): open, close, acks"},
-		{Name: "waterfall", Scope: g, Keys: []string{"w"}, Help: "waterfall: every call on one time axis"},
-		{Name: "reconnect", Scope: g, Keys: []string{"ctrl+r"}, Help: "reconnect now: fire pending stream resumes without waiting"},
-		{Name: "info", Scope: g, Keys: []string{"i"}, Help: "session info: server, instructions, capabilities, era, connection, journal"},
-		{Name: "switch-session", Scope: g, Keys: []string{"o"}, Help: "switch between a recording (or attached proxy) and the live session its replays went to"},
-		{Name: "up", Scope: g, Keys: []string{"up", "k"}, Help: "up"},
-		{Name: "down", Scope: g, Keys: []string{"down", "j"}, Help: "down"},
-		{Name: "page-up", Scope: g, Keys: []string{"pgup", "ctrl+b"}, Help: "page up"},
-		{Name: "page-down", Scope: g, Keys: []string{"pgdown", "ctrl+f"}, Help: "page down"},
-		{Name: "top", Scope: g, Keys: []string{"home", "g"}, Help: "first"},
-		{Name: "follow", Scope: g, Keys: []string{"end", "G"}, Help: "last, and follow new rows"},
-		{Name: "open", Scope: g, Keys: []string{"enter"}, Help: "open the detail view"},
-		{Name: "copy", Scope: g, Keys: []string{"y"}, Help: "copy the selected message or result"},
-
-		{Name: "cancel-call", Scope: r, Keys: []string{"c"}, Help: "cancel the selected call"},
-		{Name: "replay", Scope: r, Keys: []string{"r"}, Help: "replay (new id, same params)"},
-		{Name: "edit-replay", Scope: r, Keys: []string{"e"}, Help: "edit the params, then replay"},
-		{Name: "copy-command", Scope: r, Keys: []string{"Y"}, Help: "copy an equivalent mcpscope command line"},
-		{Name: "detach-call", Scope: r, Keys: []string{"d"}, Help: "detach the selected call: leave it running on the server, rejoin later"},
-
-		{Name: "kind-next", Scope: n, Keys: []string{"K"}, Help: "show one kind of row: all, log, progress, notify… (cycles; a / filter applies within it)"},
-		{Name: "pause", Scope: n, Keys: []string{"space", "p"}, Help: "pause / resume the pane"},
-
-		{Name: "filter", Scope: p, Keys: []string{"/", "f"}, Help: "filter the pane: a filter expression (~e, ~t echo, ~m tools/* & ~dur >1s…) or bare text"},
-		{Name: "filter-clear", Scope: p, Keys: []string{"esc"}, Help: "clear the pane's filter"},
-		{Name: "filter-mode", Scope: p, Keys: []string{"H"}, Help: "filter mode: hide the other rows, or show them and highlight the matches"},
-		{Name: "match-next", Scope: p, Keys: []string{"n"}, Help: "next match (highlight mode; the next row when hiding)"},
-		{Name: "match-prev", Scope: p, Keys: []string{"N"}, Help: "previous match (highlight mode; the row before when hiding)"},
-
+	fl := keys.Filter
+	bs := append(paneBindings.Keys(), []keys.Binding{
 		{Name: "detail-close", Scope: d, Keys: []string{"esc", "q"}, Help: "close"},
-		{Name: "tab-next", Scope: d, Keys: []string{"tab"}, Help: "next tab"},
+		{Name: "tab-next", Scope: d, Keys: []string{"tab"}, Help: "next tab", Short: "tab"},
 		{Name: "tab-prev", Scope: d, Keys: []string{"shift+tab"}, Help: "previous tab"},
 		{Name: "search", Scope: d, Keys: []string{"/"}, Help: "search"},
-		{Name: "search-next", Scope: d, Keys: []string{"n"}, Help: "next match"},
+		{Name: "search-next", Scope: d, Keys: []string{"n"}, Help: "next match", Short: "next"},
 		{Name: "search-prev", Scope: d, Keys: []string{"N"}, Help: "previous match"},
-		{Name: "wrap", Scope: d, Keys: []string{"w"}, Help: "soft-wrap long lines on / off"},
+		{Name: "wrap", Scope: d, Keys: []string{"w"}, Help: "soft-wrap long lines on / off", Short: "wrap"},
 		{Name: "scroll-left", Scope: d, Keys: []string{"left", "h"}, Help: "scroll left (wrap off)"},
 		{Name: "scroll-right", Scope: d, Keys: []string{"right", "l"}, Help: "scroll right (wrap off)"},
-		{Name: "fold", Scope: d, Keys: []string{"space"}, Help: "fold / unfold the JSON object or array at the cursor (▌)"},
+		{Name: "fold", Scope: d, Keys: []string{"space"}, Help: "fold / unfold the JSON object or array at the cursor (▌)", Short: "fold"},
 		{Name: "fold-all", Scope: d, Keys: []string{"-"}, Help: "fold every object and array below the top level"},
 		{Name: "unfold-all", Scope: d, Keys: []string{"+", "="}, Help: "unfold everything"},
 		{Name: "next-item", Scope: d, Keys: []string{"]"}, Help: "show the next row of the list (same tab)"},
 		{Name: "prev-item", Scope: d, Keys: []string{"["}, Help: "show the previous row of the list (same tab)"},
 
-		{Name: "catalog-close", Scope: c, Keys: []string{"esc"}, Help: "clear the find, else back to the session"},
+		{Name: "catalog-close", Scope: c, Keys: []string{"esc"}, Help: "clear the find, else back to the session", Short: "back"},
 		{Name: "catalog-find", Scope: c, Keys: []string{"/", "f"}, Help: "find (fuzzy: names and titles, then descriptions), as you type"},
-		{Name: "section-next", Scope: c, Keys: []string{"right", "l"}, Help: "next section"},
+		{Name: "section-next", Scope: c, Keys: []string{"right", "l"}, Help: "next section", Short: "section"},
 		{Name: "section-prev", Scope: c, Keys: []string{"left", "h"}, Help: "previous section"},
-		{Name: "subscribe", Scope: c, Keys: []string{"s"}, Help: "subscribe / unsubscribe the resource"},
-		{Name: "refresh", Scope: c, Keys: []string{"R"}, Help: "refresh the lists"},
+		{Name: "subscribe", Scope: c, Keys: []string{"s"}, Help: "subscribe / unsubscribe the resource", Short: "subscribe"},
+		{Name: "refresh", Scope: c, Keys: []string{"R"}, Help: "refresh the lists", Short: "refresh"},
 
-		{Name: "form-next", Scope: f, Keys: []string{"tab", "down"}, Help: "next field"},
+		{Name: "form-next", Scope: f, Keys: []string{"tab", "down"}, Help: "next field", Short: "field"},
 		{Name: "form-prev", Scope: f, Keys: []string{"shift+tab", "up"}, Help: "previous field"},
 		{Name: "form-submit", Scope: f, Keys: []string{"enter"}, Help: "submit (accept); a new line in raw JSON"},
 		{Name: "form-send", Scope: f, Keys: []string{"ctrl+s"}, Help: "submit, from raw JSON too"},
 		{Name: "form-decline", Scope: f, Keys: []string{"ctrl+d"}, Help: "decline"},
 		{Name: "form-cancel", Scope: f, Keys: []string{"esc"}, Help: "cancel"},
-		{Name: "form-raw", Scope: f, Keys: []string{"ctrl+r"}, Help: "edit as raw JSON, or back to the fields"},
+		{Name: "form-raw", Scope: f, Keys: []string{"ctrl+r"}, Help: "edit as raw JSON, or back to the fields", Short: "raw JSON"},
 		{Name: "form-editor", Scope: f, Keys: []string{"ctrl+e"}, Help: "edit the JSON in $EDITOR"},
 		{Name: "form-choice-next", Scope: f, Keys: []string{"right"}, Help: "next choice (a text field's cursor moves; alt+→ a word)"},
 		{Name: "form-choice-prev", Scope: f, Keys: []string{"left"}, Help: "previous choice (a text field's cursor moves; alt+← a word)"},
@@ -95,43 +182,49 @@ func DefaultKeys() *keys.Map {
 		{Name: "choose-up", Scope: ch, Keys: []string{"up", "k"}, Help: "up"},
 		{Name: "choose-down", Scope: ch, Keys: []string{"down", "j"}, Help: "down"},
 
-		{Name: "task-get", Scope: tk, Keys: []string{"s"}, Help: "ask the task's status (tasks/get)"},
-		{Name: "task-result", Scope: tk, Keys: []string{"r"}, Help: "fetch the result (tasks/result, waits for the task; tasks/get in the 2026 extension) and open it"},
-		{Name: "task-cancel", Scope: tk, Keys: []string{"c"}, Help: "cancel the task (tasks/cancel)"},
-		{Name: "tasks-close", Scope: tk, Keys: []string{"esc"}, Help: "back to the session"},
+		{Name: "task-get", Scope: tk, Keys: []string{"s"}, Help: "ask the task's status (tasks/get)", Short: "status"},
+		{Name: "task-result", Scope: tk, Keys: []string{"r"}, Help: "fetch the result (tasks/result, waits for the task; tasks/get in the 2026 extension) and open it", Short: "result"},
+		{Name: "task-cancel", Scope: tk, Keys: []string{"c"}, Help: "cancel the task (tasks/cancel)", Short: "cancel"},
+		{Name: "tasks-close", Scope: tk, Keys: []string{"esc"}, Help: "back to the session", Short: "back"},
 
-		{Name: "rejoin-here", Scope: rj, Keys: []string{"r"}, Help: "rejoin the call in this session (same server and MCP session only)"},
-		{Name: "rejoin-forget", Scope: rj, Keys: []string{"x"}, Help: "forget the record (the server keeps running the call)"},
-		{Name: "rejoin-refresh", Scope: rj, Keys: []string{"R"}, Help: "list the records again"},
-		{Name: "rejoin-close", Scope: rj, Keys: []string{"esc"}, Help: "back to the session"},
+		{Name: "rejoin-here", Scope: rj, Keys: []string{"r"}, Help: "rejoin the call in this session (same server and MCP session only)", Short: "rejoin here"},
+		{Name: "rejoin-forget", Scope: rj, Keys: []string{"x"}, Help: "forget the record (the server keeps running the call)", Short: "forget"},
+		{Name: "rejoin-refresh", Scope: rj, Keys: []string{"R"}, Help: "list the records again", Short: "refresh"},
+		{Name: "rejoin-close", Scope: rj, Keys: []string{"esc"}, Help: "back to the session", Short: "back"},
 
-		{Name: "listen-new", Scope: ls, Keys: []string{"n"}, Help: "open a listen stream: list changes, resource URIs, task ids"},
-		{Name: "listen-close", Scope: ls, Keys: []string{"c"}, Help: "close the selected listen stream"},
-		{Name: "listen-back", Scope: ls, Keys: []string{"esc"}, Help: "back to the session"},
+		{Name: "listen-new", Scope: ls, Keys: []string{"n"}, Help: "open a listen stream: list changes, resource URIs, task ids", Short: "new"},
+		{Name: "listen-close", Scope: ls, Keys: []string{"c"}, Help: "close the selected listen stream", Short: "close"},
+		{Name: "listen-back", Scope: ls, Keys: []string{"esc"}, Help: "back to the session", Short: "back"},
 
 		{Name: "waterfall-zoom-in", Scope: wf, Keys: []string{"+", "="}, Help: "zoom in (less time per column)"},
 		{Name: "waterfall-zoom-out", Scope: wf, Keys: []string{"-"}, Help: "zoom out (more time per column)"},
-		{Name: "waterfall-fit", Scope: wf, Keys: []string{"0"}, Help: "fit: the whole session in view, following it"},
+		{Name: "waterfall-fit", Scope: wf, Keys: []string{"0"}, Help: "fit: the whole session in view, following it", Short: "fit"},
 		{Name: "waterfall-earlier", Scope: wf, Keys: []string{"left", "h"}, Help: "earlier (a quarter of the view)"},
 		{Name: "waterfall-later", Scope: wf, Keys: []string{"right", "l"}, Help: "later (a quarter of the view); at the end, follow the clock"},
 		{Name: "waterfall-page-earlier", Scope: wf, Keys: []string{"H", "shift+left"}, Help: "earlier by a whole view"},
 		{Name: "waterfall-page-later", Scope: wf, Keys: []string{"L", "shift+right"}, Help: "later by a whole view"},
-		{Name: "waterfall-close", Scope: wf, Keys: []string{"esc", "w"}, Help: "back to the session"},
+		{Name: "waterfall-close", Scope: wf, Keys: []string{"esc", "w"}, Help: "back to the session", Short: "back"},
 		{Name: "filter-apply", Scope: fl, Keys: []string{"enter"}, Help: "keep the filter and go back to the list (it applies as you type, once valid)"},
 		{Name: "filter-cancel", Scope: fl, Keys: []string{"esc"}, Help: "cancel: the filter as it was before"},
 		{Name: "filter-up", Scope: fl, Keys: []string{"up"}, Help: "select the row above"},
 		{Name: "filter-down", Scope: fl, Keys: []string{"down"}, Help: "select the row below"},
 
 		{Name: "search-run", Scope: s, Keys: []string{"enter"}, Help: "search"},
-		{Name: "search-cancel", Scope: s, Keys: []string{"esc"}, Help: "stop searching"},
+		{Name: "search-cancel", Scope: s, Keys: []string{"esc"}, Help: "stop searching", Short: "stop"},
 		{Name: "search-backspace", Scope: s, Keys: []string{"backspace"}, Help: "delete a character"},
-	}
+	}...)
 	for _, g := range viewKeys {
 		bs = append(bs, g.Bindings...)
 	}
 	km := keys.New(bs)
+	for sc, names := range paneFooters {
+		km.SetFooter(sc, names...)
+	}
 	for _, g := range viewKeys {
 		km.SetFooter(g.Scope, g.Footer...)
+	}
+	for sc, names := range footerNames {
+		km.SetFooter(sc, names...)
 	}
 	return km
 }

@@ -177,7 +177,11 @@ func newHelp(m *Model) *help {
 			l = append(l, m.th.Title.Render(" "+string(b.Scope)))
 			last = b.Scope
 		}
-		l = append(l, fmt.Sprintf("   %s %s", m.th.HelpKey.Render(fmt.Sprintf("%-16s", strings.Join(b.Keys, " "))), b.Help))
+		line := fmt.Sprintf("   %s %s", m.th.HelpKey.Render(fmt.Sprintf("%-16s", strings.Join(b.Keys, " "))), b.Help)
+		if why := m.disabled(b.Name); why != "" {
+			line += m.th.Faint.Render(" — not now: " + termsafe.Line(why))
+		}
+		l = append(l, line)
 	}
 	l = append(l, "", m.th.Title.Render(" mouse"),
 		fmt.Sprintf("   %s %s", m.th.HelpKey.Render(fmt.Sprintf("%-16s", "wheel")), "scroll the pane or view under the pointer"),

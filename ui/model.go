@@ -15,6 +15,7 @@ import (
 	"mcpscope/session"
 	"mcpscope/themes"
 	"mcpscope/ui/keys"
+	"mcpscope/ui/view"
 )
 
 // Options configure the UI.
@@ -355,7 +356,27 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	if name == "" {
 		name = m.km.Lookup(keys.Panes, k, true)
 	}
-	return m.act(name)
+	a, _ := paneBindings.Do(m, m.viewCtx(), name)
+	cmd := m.apply(a, nil)
+	m.fixScroll()
+	return cmd
+}
+
+// disabled is why the binding called name cannot run where the keys go
+// now ("" when it can): the footer dims it, help says why.
+func (m *Model) disabled(name string) string {
+	switch md := m.top().(type) {
+	case nil:
+		if m.inCat || m.find.prompt != nil {
+			return ""
+		}
+		return paneBindings.Why(m, m.viewCtx(), name)
+	case *component:
+		if d, ok := md.v.(view.Disabler); ok {
+			return d.Disabled(m.viewCtx(), name)
+		}
+	}
+	return ""
 }
 
 // Press runs the binding called name, as if its first key were pressed.
@@ -364,111 +385,38 @@ func (m *Model) Press(name string) tea.Cmd {
 	return cmd
 }
 
-// act runs a binding on the main panes.
-func (m *Model) act(name string) tea.Cmd {
+// followFocused selects the focused pane's last row and follows new ones;
+// on paused notifications it resumes them.
+func (m *Model) followFocused() {
 	ls, n := m.focused()
-	page := m.paneHeight(m.focus) - 1
-	switch name {
-	case "quit":
-		m.quit = true
-	case "help":
-		m.push(newHelp(m))
-	case "focus-next":
-		m.focus = 1 - m.focus
-	case "catalog":
-		m.inCat = true
-		m.catalog.refresh(m, false)
-	case "theme":
-		m.nextTheme()
-	case "send-raw":
-		if m.cannotChange("send") {
-			return nil
-		}
-		return m.openRawSend()
-	case "log-level":
-		if m.cannotChange("log level") {
-			return nil
-		}
-		m.openLogLevel()
-	case "switch-session":
-		return m.switchSession()
-	case "up":
-		m.move(ls, n, -1)
-	case "down":
-		m.move(ls, n, 1)
-	case "page-up":
-		m.move(ls, n, -max(1, page))
-	case "page-down":
-		m.move(ls, n, max(1, page))
-	case "top":
-		ls.follow, ls.sel = false, 0
-	case "follow":
-		ls.follow, ls.sel = true, max(0, n-1)
-		if m.focus == paneNotes && m.paused {
-			m.paused = false
-		}
-	case "open":
-		m.openDetail()
-	case "copy":
-		return m.copySelected()
-	case "copy-command":
-		return m.copyCommand()
-	case "cancel-call":
-		if c := m.selectedCall(); c != nil {
-			return m.cancelCall(c)
-		}
-	case "detach-call":
-		if m.cannotChange("detach") {
-			return nil
-		}
-		m.detachSelected()
-	case "reconnect":
-		m.reconnectNow()
-	case "tasks":
-		m.openTasks()
-	case "rejoinable":
-		m.openRejoin()
-	case "listen":
-		m.openListen()
-	case "waterfall":
-		m.openWaterfall()
-	case "replay":
-		return m.replaySelected(nil)
-	case "edit-replay":
-		m.openEditReplay()
-	case "kind-next":
-		next := (m.h.filter + 1) % numKinds
-		m.h.setFilter(next)
-		if nf := &m.find.note; nf.f != nil {
-			m.setNoteFilter(nf.expr, nf.f) // checked again within the new kind
-		}
-		m.note.sel, m.note.follow = max(0, m.h.noteLen()-1), true
-		m.setFlash("notifications: showing " + next.String())
-	case "filter":
-		m.openFilter()
-	case "filter-clear":
-		m.clearFilter()
-	case "filter-mode":
-		m.toggleFilterMode()
-	case "match-next":
-		m.jumpMatch(1)
-	case "match-prev":
-		m.jumpMatch(-1)
-	case "info":
-		m.openInfo()
-	case "pause":
-		m.paused = !m.paused
-		m.pausedLen = m.h.noteLen()
-		if m.paused {
-			m.note.follow = false
-			m.setFlash("notifications paused: new rows are kept but not shown; space resumes")
-		} else {
-			m.note.follow = true
-			m.setFlash("notifications resumed")
-		}
+	ls.follow, ls.sel = true, max(0, n-1)
+	if m.focus == paneNotes && m.paused {
+		m.paused = false
 	}
-	m.fixScroll()
-	return nil
+}
+
+// nextKind shows the next kind of notification row.
+func (m *Model) nextKind() {
+	next := (m.h.filter + 1) % numKinds
+	m.h.setFilter(next)
+	if nf := &m.find.note; nf.f != nil {
+		m.setNoteFilter(nf.expr, nf.f) // checked again within the new kind
+	}
+	m.note.sel, m.note.follow = max(0, m.h.noteLen()-1), true
+	m.setFlash("notifications: showing " + next.String())
+}
+
+// togglePause freezes or resumes the notification pane.
+func (m *Model) togglePause() {
+	m.paused = !m.paused
+	m.pausedLen = m.h.noteLen()
+	if m.paused {
+		m.note.follow = false
+		m.setFlash("notifications paused: new rows are kept but not shown; space resumes")
+	} else {
+		m.note.follow = true
+		m.setFlash("notifications resumed")
+	}
 }
 
 func (m *Model) nextTheme() {

@@ -191,15 +191,11 @@ func (m *Model) goLive(what, why string, then func(m *Model) tea.Cmd) tea.Cmd {
 		}
 		return tea.Batch(cmd, next)
 	}
-	lv := m.opts.Live
-	if lv == nil || lv.Connect == nil {
-		msg := why
-		if lv != nil && lv.Missing != "" {
-			msg += "; " + lv.Missing
-		}
+	if msg := m.noLive(why); msg != "" {
 		m.refuse(what, msg)
 		return nil
 	}
+	lv := m.opts.Live
 	connect := func(m *Model) tea.Cmd {
 		if m.connecting {
 			m.setFlash("still connecting to " + termsafe.Line(lv.Target) + "…")
@@ -323,15 +319,46 @@ func (m *Model) otherPrompt(p *serverPrompt) tea.Cmd {
 // add a call to it (raw messages, the log level, detaching): nothing is
 // connected, or the session is the host's.
 func (m *Model) cannotChange(what string) bool {
-	if why := m.cannotSend(); why != "" {
+	if why := m.whyNoChange(); why != "" {
 		m.refuse(what, why)
 		return true
 	}
-	if m.s.Follows() {
-		m.refuse(what, "the host's session is the host's to change; mcpscope only adds calls and replays to it")
-		return true
-	}
 	return false
+}
+
+// whyNoChange is why keys that change the session cannot now ("" when
+// they can): the disabled reason of those bindings.
+func (m *Model) whyNoChange() string {
+	if why := m.cannotSend(); why != "" {
+		return why
+	}
+	if m.s.Follows() {
+		return "the host's session is the host's to change; mcpscope only adds calls and replays to it"
+	}
+	return ""
+}
+
+// whyNoReplay is why a replay has nowhere to go ("" when this session or
+// a live one takes it): the disabled reason of replay and edit-replay.
+func (m *Model) whyNoReplay() string {
+	why := m.cannotSend()
+	if why == "" || m.other != nil && m.liveOther {
+		return ""
+	}
+	return m.noLive(why)
+}
+
+// noLive is why, no live session being made for it, a request this
+// session cannot send is refused ("" when o.Live can connect one).
+func (m *Model) noLive(why string) string {
+	lv := m.opts.Live
+	if lv != nil && lv.Connect != nil {
+		return ""
+	}
+	if lv != nil && lv.Missing != "" {
+		why += "; " + lv.Missing
+	}
+	return why
 }
 
 // loadingText is the status bar's word on a journal still being read.

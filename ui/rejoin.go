@@ -29,6 +29,19 @@ func (m *Model) detachSelected() {
 	m.setFlash("detached call " + c.Key + " as " + h + " — rejoin: " + session.RejoinCommand(h) + " (" + m.keyOf("rejoinable") + " lists them)")
 }
 
+// whyNoDetach is why detach cannot run now ("" when it may: the session
+// then says why a particular call cannot be detached).
+func (m *Model) whyNoDetach() string {
+	if why := m.whyNoChange(); why != "" {
+		return why
+	}
+	if strings.HasPrefix(m.info.Target, "stdio:") {
+		return "a stdio server ends with mcpscope, so no call can be left running on it — run the call as a task (" +
+			m.keyOf("form-task") + " in the tool's form) to keep working while it runs, or connect over HTTP to detach calls and rejoin them later"
+	}
+	return ""
+}
+
 // reconnectNow fires every pending stream resume at once.
 func (m *Model) reconnectNow() {
 	switch n := m.s.ReconnectNow(); n {

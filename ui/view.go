@@ -259,15 +259,12 @@ func (m *Model) footer(w int) string {
 	switch md := m.top(); {
 	case md != nil:
 		names = m.km.Footer(md.scope())
-		if names == nil {
-			names = footerNames[md.scope()]
-		}
 	case m.inCat:
-		names = []string{"open", "catalog-find", "section-next", "subscribe", "refresh", "catalog-close", "help"}
+		names = m.km.Footer(keys.Catalog)
 	case m.focus == paneNotes:
-		names = []string{"focus-next", "open", "filter", "kind-next", "pause", "copy", "follow", "help", "quit"}
+		names = m.km.Footer(keys.Notes)
 	default:
-		names = []string{"focus-next", "open", "cancel-call", "replay", "edit-replay", "copy", "filter", "catalog", "help", "quit", "detach-call", "tasks", "rejoinable"}
+		names = m.km.Footer(keys.Requests)
 	}
 	var b strings.Builder
 	for _, n := range names {
@@ -275,43 +272,29 @@ func (m *Model) footer(w int) string {
 		if !ok {
 			continue
 		}
-		b.WriteString(" " + m.th.HelpKey.Render(bd.Keys[0]) + " " + m.th.Faint.Render(footerLabel(n, bd.Help)))
+		if m.disabled(n) != "" { // dimmed; ? and the flash say why
+			b.WriteString(" " + m.th.Faint.Render(bd.Keys[0]+" "+bd.Label()))
+			continue
+		}
+		b.WriteString(" " + m.th.HelpKey.Render(bd.Keys[0]) + " " + m.th.Faint.Render(bd.Label()))
 	}
 	return fit(b.String(), w)
 }
 
+// footerNames are the footers of the views still in the root, in order
+// (a view in its own package declares its footer in its view.Group).
 var footerNames = map[keys.Scope][]string{
-	"detail":  {"tab-next", "wrap", "fold", "search", "copy", "detail-close"},
-	"form":    {"form-next", "form-submit", "form-decline", "form-raw", "form-cancel"},
-	"editor":  {"editor-submit", "editor-decline", "editor-cancel"},
-	"chooser": {"choose", "choose-cancel"},
-	"global":  {"help"},
-	"search":  {"search-run", "search-cancel"},
-	"tasks":   {"task-get", "task-result", "task-cancel", "copy", "tasks-close", "help"},
-	"rejoin":  {"copy", "rejoin-here", "rejoin-forget", "rejoin-refresh", "rejoin-close", "help"},
-	"listen":  {"listen-new", "listen-close", "open", "listen-back", "help"},
+	keys.Detail:  {"tab-next", "wrap", "fold", "search", "copy", "detail-close"},
+	keys.Form:    {"form-next", "form-submit", "form-decline", "form-raw", "form-cancel"},
+	keys.Editor:  {"editor-submit", "editor-decline", "editor-cancel"},
+	keys.Chooser: {"choose", "choose-cancel"},
+	keys.Global:  {"help"},
+	keys.Search:  {"search-run", "search-cancel"},
+	keys.Tasks:   {"task-get", "task-result", "task-cancel", "copy", "tasks-close", "help"},
+	keys.Rejoin:  {"copy", "rejoin-here", "rejoin-forget", "rejoin-refresh", "rejoin-close", "help"},
+	keys.Listen:  {"listen-new", "listen-close", "open", "listen-back", "help"},
 
 	scopeWaterfall: {"waterfall-zoom-in", "waterfall-zoom-out", "waterfall-earlier", "waterfall-later", "open", "waterfall-close", "help"},
-}
-
-// footerLabels are the footer's short words; the help overlay has the
-// long descriptions.
-var footerLabels = map[string]string{
-	"focus-next": "pane", "open": "detail", "cancel-call": "cancel", "replay": "replay", "edit-replay": "edit+replay",
-	"copy": "copy", "catalog": "catalog", "help": "help", "quit": "quit", "filter": "filter", "pause": "pause",
-	"follow": "follow", "tab-next": "tab", "search": "search", "search-next": "next", "detail-close": "close",
-	"wrap": "wrap", "fold": "fold",
-	"section-next": "section", "subscribe": "subscribe", "refresh": "refresh", "catalog-close": "back",
-	"form-next": "field", "form-submit": "submit", "form-decline": "decline", "form-raw": "raw JSON", "form-cancel": "cancel",
-	"editor-submit": "send", "editor-decline": "decline", "editor-cancel": "cancel", "choose": "choose",
-	"choose-cancel": "cancel", "search-run": "search", "search-cancel": "stop",
-	"task-get": "status", "task-result": "result", "task-cancel": "cancel", "tasks-close": "back",
-	"rejoin-here": "rejoin here", "rejoin-forget": "forget", "rejoin-refresh": "refresh", "rejoin-close": "back",
-	"detach-call": "detach", "tasks": "tasks", "rejoinable": "detached", "reconnect": "reconnect",
-	"listen": "listen", "listen-new": "new", "listen-close": "close", "listen-back": "back",
-	"waterfall": "waterfall", "waterfall-zoom-in": "zoom in", "waterfall-zoom-out": "zoom out", "waterfall-earlier": "earlier",
-	"waterfall-later": "later", "waterfall-fit": "fit", "waterfall-close": "back",
-	"kind-next": "kind", "catalog-find": "find", "info": "info", "info-close": "close",
 }
 
 // keyOf is the first key of a binding, for hints in titles.
@@ -320,23 +303,6 @@ func (m *Model) keyOf(name string) string {
 		return b.Keys[0]
 	}
 	return "?"
-}
-
-func footerLabel(name, help string) string {
-	if l, ok := footerLabels[name]; ok {
-		return l
-	}
-	return firstWord(help)
-}
-
-func firstWord(s string) string {
-	if i := strings.Index(s, " ("); i > 0 {
-		s = s[:i]
-	}
-	if i := strings.Index(s, ", "); i > 0 {
-		s = s[:i]
-	}
-	return s
 }
 
 func (m *Model) paneTitle(title string, focused bool, w int) string {

@@ -59,6 +59,12 @@ type Refresher interface {
 	Refresh(c Context)
 }
 
+// Disabler is a view some of whose bindings cannot run now.
+type Disabler interface {
+	// Disabled is why the binding called name cannot run ("" when it can).
+	Disabled(c Context, name string) string
+}
+
 // Action is what a view asks the root to do. The zero Action does nothing.
 type Action struct {
 	Close bool   // the view is done: take it off the stack
