@@ -130,7 +130,7 @@ var paneFooters = map[keys.Scope][]string{
 // root (below), and the views in their own packages (viewKeys).
 func DefaultKeys() *keys.Map {
 	d, c := keys.Detail, keys.Catalog
-	f, e, ch, s := keys.Form, keys.Editor, keys.Chooser, keys.Search
+	f, e, s := keys.Form, keys.Editor, keys.Search
 	tk, rj, ls := keys.Tasks, keys.Rejoin, keys.Listen
 	wf := scopeWaterfall
 	fl := keys.Filter
@@ -176,11 +176,6 @@ func DefaultKeys() *keys.Map {
 		{Name: "editor-cancel", Scope: e, Keys: []string{"esc"}, Help: "cancel"},
 		{Name: "editor-external", Scope: e, Keys: []string{"ctrl+e"}, Help: "edit in $EDITOR ($VISUAL, else vi)"},
 		{Name: "editor-clear", Scope: e, Keys: []string{"ctrl+u"}, Help: "clear (arrows, alt+←/→, ctrl+w, home/end edit in place)"},
-
-		{Name: "choose", Scope: ch, Keys: []string{"enter"}, Help: "choose"},
-		{Name: "choose-cancel", Scope: ch, Keys: []string{"esc", "q"}, Help: "cancel"},
-		{Name: "choose-up", Scope: ch, Keys: []string{"up", "k"}, Help: "up"},
-		{Name: "choose-down", Scope: ch, Keys: []string{"down", "j"}, Help: "down"},
 
 		{Name: "task-get", Scope: tk, Keys: []string{"s"}, Help: "ask the task's status (tasks/get)", Short: "status"},
 		{Name: "task-result", Scope: tk, Keys: []string{"r"}, Help: "fetch the result (tasks/result, waits for the task; tasks/get in the 2026 extension) and open it", Short: "result"},

@@ -102,9 +102,9 @@ func (m *Model) copyCommand() tea.Cmd {
 	for i, ch := range choices {
 		labels[i] = termsafe.Line(ch.label)
 	}
-	m.push(&chooser{title: "Copy call " + sn.Key + " as", options: labels, onChoose: func(m *Model, i int) tea.Cmd {
+	m.choose("Copy call "+sn.Key+" as", labels, 0, func(m *Model, i int) tea.Cmd {
 		return m.copyText(choices[i].text, choices[i].what)
-	}})
+	})
 	return nil
 }
 

@@ -8,6 +8,8 @@ import (
 	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
+
+	"mcpscope/ui/help"
 )
 
 // bigText is the demo's big tool's text: numbered 64-byte lines, exactly
@@ -169,7 +171,11 @@ func TestDetailSideBySide(t *testing.T) {
 func TestHelpListsDetailKeys(t *testing.T) {
 	m := newTestModel(t, loadFixture(t), 120, 40)
 	press(m, "open", "help")
-	all := strings.Join(m.top().(*help).lines, "\n")
+	hp, ok := topView[*help.View](m)
+	if !ok {
+		t.Fatalf("help did not open: %T", m.top())
+	}
+	all := strings.Join(hp.Lines(), "\n")
 	for _, name := range []string{"wrap", "scroll-left", "scroll-right", "fold", "fold-all", "unfold-all", "next-item", "prev-item"} {
 		b, _ := m.Keys().Get(name)
 		if !strings.Contains(all, b.Help) {

@@ -1,16 +1,17 @@
 package ui
 
 import (
-	"fmt"
 	"strings"
 
 	"charm.land/bubbles/v2/textarea"
-	"github.com/charmbracelet/x/ansi"
 
 	tea "charm.land/bubbletea/v2"
 
 	"mcpscope/internal/termsafe"
+	"mcpscope/ui/chooser"
+	"mcpscope/ui/help"
 	"mcpscope/ui/keys"
+	"mcpscope/ui/view"
 )
 
 // editor is a multi-line text box (raw JSON-RPC, edited params, sampling
@@ -106,111 +107,13 @@ func (e *editor) render(m *Model, w, h int) string {
 	return strings.Join(l, "\n")
 }
 
-// chooser picks one of a few options.
-type chooser struct {
-	title    string
-	options  []string
-	sel      int
-	onChoose func(m *Model, i int) tea.Cmd
+// choose asks the user to pick one of options (starting on sel); f runs
+// on the pick.
+func (m *Model) choose(title string, options []string, sel int, f func(m *Model, i int) tea.Cmd) {
+	m.open(chooser.New(title, options, sel, func(i int) view.Action { return view.Action{Cmd: f(m, i)} }))
 }
 
-func (c *chooser) scope() keys.Scope { return keys.Chooser }
-
-func (c *chooser) key(m *Model, name string, _ tea.KeyPressMsg) (bool, tea.Cmd) {
-	switch name {
-	case "choose":
-		return true, c.onChoose(m, c.sel)
-	case "choose-cancel":
-		return true, nil
-	case "choose-up":
-		c.sel = clamp(c.sel-1, 0, len(c.options)-1)
-	case "choose-down":
-		c.sel = clamp(c.sel+1, 0, len(c.options)-1)
-	case "quit":
-		m.quit = true
-	}
-	return false, nil
-}
-
-func (c *chooser) render(m *Model, w, h int) string {
-	// A long title (a confirmation naming a command to run) wraps: all of
-	// it is what the person decides on.
-	var l []string
-	for _, line := range strings.Split(ansi.Wrap(c.title, max(10, w-2), " /"), "\n") {
-		l = append(l, m.th.Title.Render(" "+line))
-	}
-	l = append(l, "")
-	h -= len(l) - 2
-	// A window of the options that holds the selection.
-	room := max(1, h-2)
-	top := clamp(c.sel-room+1, 0, max(0, len(c.options)-room))
-	for i := top; i < len(c.options) && i < top+room; i++ {
-		o := c.options[i]
-		if i == c.sel {
-			l = append(l, m.th.Selected.Render("▸ "+o+" "))
-		} else {
-			l = append(l, "  "+o)
-		}
-	}
-	return strings.Join(l, "\n")
-}
-
-// help lists every binding, generated from the keymap.
-type help struct {
-	lines []string
-	top   int
-}
-
-func newHelp(m *Model) *help {
-	var l []string
-	if in := m.info; in.EraReason != "" || in.ProtocolVersion != "" {
-		l = append(l, m.th.Title.Render(" session"),
-			"   protocol "+termsafe.Line(firstNonEmpty(in.ProtocolVersion, "(not negotiated)"))+", "+termsafe.Line(in.Era)+" era",
-			"   why      "+termsafe.Line(firstNonEmpty(in.EraReason, "(no era decision recorded)")), "")
-	}
-	var last keys.Scope
-	for _, b := range m.km.Bindings() {
-		if b.Scope != last {
-			if last != "" {
-				l = append(l, "")
-			}
-			l = append(l, m.th.Title.Render(" "+string(b.Scope)))
-			last = b.Scope
-		}
-		line := fmt.Sprintf("   %s %s", m.th.HelpKey.Render(fmt.Sprintf("%-16s", strings.Join(b.Keys, " "))), b.Help)
-		if why := m.disabled(b.Name); why != "" {
-			line += m.th.Faint.Render(" — not now: " + termsafe.Line(why))
-		}
-		l = append(l, line)
-	}
-	l = append(l, "", m.th.Title.Render(" mouse"),
-		fmt.Sprintf("   %s %s", m.th.HelpKey.Render(fmt.Sprintf("%-16s", "wheel")), "scroll the pane or view under the pointer"),
-		fmt.Sprintf("   %s %s", m.th.HelpKey.Render(fmt.Sprintf("%-16s", "click")), "focus the pane under the pointer and select the row"),
-		fmt.Sprintf("   %s %s", m.th.HelpKey.Render(fmt.Sprintf("%-16s", "shift+drag")), "select text for the terminal's own copy (most terminals)"))
-	return &help{lines: l}
-}
-
-func (hp *help) scope() keys.Scope { return keys.Global }
-
-func (hp *help) key(m *Model, name string, _ tea.KeyPressMsg) (bool, tea.Cmd) {
-	switch name {
-	case "down":
-		hp.top++
-	case "up":
-		hp.top--
-	case "page-down":
-		hp.top += 10
-	case "page-up":
-		hp.top -= 10
-	case "help", "quit", "":
-		return true, nil
-	}
-	hp.top = clamp(hp.top, 0, len(hp.lines)-1)
-	return false, nil
-}
-
-func (hp *help) render(m *Model, w, h int) string {
-	head := m.th.Title.Render(" Keys — ↑/↓ scroll, any other key closes")
-	end := min(len(hp.lines), hp.top+h-1)
-	return head + "\n" + strings.Join(hp.lines[hp.top:end], "\n")
+// newHelp is the key help over what the keys go to now.
+func newHelp(m *Model) modal {
+	return &component{help.New(m.viewCtx(), help.Session{Protocol: m.info.ProtocolVersion, Era: m.info.Era, EraReason: m.info.EraReason}, m.disabled)}
 }

@@ -11,6 +11,7 @@ import (
 	"mcpscope/filter"
 	"mcpscope/session"
 	"mcpscope/transport"
+	"mcpscope/ui/help"
 	"mcpscope/ui/keys"
 )
 
@@ -450,11 +451,11 @@ func BenchmarkFilterSteps(b *testing.B) {
 func TestHelpListsFindKeys(t *testing.T) {
 	m := newTestModel(t, loadFixture(t), 120, 40)
 	press(m, "help")
-	hp, ok := m.top().(*help)
+	hp, ok := topView[*help.View](m)
 	if !ok {
 		t.Fatalf("help did not open: %T", m.top())
 	}
-	all := ansi.Strip(strings.Join(hp.lines, "\n"))
+	all := ansi.Strip(strings.Join(hp.Lines(), "\n"))
 	for _, want := range []string{"/ f              filter the pane", "esc              clear the pane's filter",
 		"H                filter mode", "n                next match", "K                show one kind of row",
 		"/ f              find (fuzzy", "i                session info", "enter            keep the filter"} {

@@ -16,6 +16,7 @@ import (
 	"mcpscope/session"
 	"mcpscope/themes"
 	"mcpscope/transport"
+	"mcpscope/ui/view"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -135,6 +136,18 @@ func run(m *Model, cmd tea.Cmd) {
 		_, c := m.Update(v)
 		run(m, c)
 	}
+}
+
+// topView is the view on top when it is a T (a view of the contract,
+// ui/view, in its own package).
+func topView[T view.View](m *Model) (T, bool) {
+	var zero T
+	c, ok := m.top().(*component)
+	if !ok {
+		return zero, false
+	}
+	v, ok := c.v.(T)
+	return v, ok
 }
 
 // screen is the model's content without styling, for goldens and checks.

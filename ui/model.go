@@ -560,14 +560,14 @@ func (m *Model) openRawSend() tea.Cmd {
 var logLevels = []string{"debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"}
 
 func (m *Model) openLogLevel() {
-	m.push(&chooser{title: "Server log level", options: logLevels, sel: 1, onChoose: func(m *Model, i int) tea.Cmd {
+	m.choose("Server log level", logLevels, 1, func(m *Model, i int) tea.Cmd {
 		if c := m.s.SetLogLevel(logLevels[i]); c != nil {
 			m.setFlash("logging/setLevel " + logLevels[i] + " sent (call " + c.Key + ")")
 		} else {
 			m.setFlash("log level " + logLevels[i] + " will ride on each request's _meta")
 		}
 		return nil
-	}})
+	})
 }
 
 // paste gives pasted text to what is being edited.

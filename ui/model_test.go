@@ -13,6 +13,7 @@ import (
 	"mcpscope/session"
 	"mcpscope/themes"
 	"mcpscope/transport"
+	"mcpscope/ui/help"
 )
 
 // TestServerTextInert renders every view over hostile server text and
@@ -312,7 +313,7 @@ func TestCopyAndHelpAndTheme(t *testing.T) {
 		t.Fatalf("JSON-RPC message %q", clip)
 	}
 	press(m, "help")
-	if _, ok := m.top().(*help); !ok || !strings.Contains(screen(m), "cancel the selected call") {
+	if _, ok := topView[*help.View](m); !ok || !strings.Contains(screen(m), "cancel the selected call") {
 		t.Fatal("help overlay missing")
 	}
 	press(m, "help")

@@ -125,14 +125,13 @@ func (m *Model) cancelCall(c *session.Call) tea.Cmd {
 		}
 		title := fmt.Sprintf("Cancel the host's call %s (%s %s)? The server gets notifications/cancelled, the host a JSON-RPC error saying mcpscope cancelled it.",
 			termsafe.Line(sn.Key), termsafe.Line(sn.Method), termsafe.Line(sn.Name))
-		m.push(&chooser{title: title, options: []string{"no, leave it running", "yes, cancel the host's call"},
-			onChoose: func(m *Model, i int) tea.Cmd {
-				if i != 1 {
-					m.setFlash("left the host's call " + termsafe.Line(sn.Key) + " running")
-					return nil
-				}
-				return m.cancelForeign(c)
-			}})
+		m.choose(title, []string{"no, leave it running", "yes, cancel the host's call"}, 0, func(m *Model, i int) tea.Cmd {
+			if i != 1 {
+				m.setFlash("left the host's call " + termsafe.Line(sn.Key) + " running")
+				return nil
+			}
+			return m.cancelForeign(c)
+		})
 		return nil
 	case sn.Adopted:
 		m.refuse("cancel", "call "+termsafe.Line(sn.Key)+" is another client's")
@@ -215,13 +214,13 @@ func (m *Model) goLive(what, why string, then func(m *Model) tea.Cmd) tea.Cmd {
 		return connect(m)
 	}
 	title := "The " + what + " starts this command on this machine: " + termsafe.Line(lv.Target) + " — run it?"
-	m.push(&chooser{title: title, options: []string{"no", "yes, start it and " + what}, onChoose: func(m *Model, i int) tea.Cmd {
+	m.choose(title, []string{"no", "yes, start it and " + what}, 0, func(m *Model, i int) tea.Cmd {
 		if i != 1 {
 			m.setFlash(what + ": nothing started")
 			return nil
 		}
 		return connect(m)
-	}})
+	})
 	return nil
 }
 

@@ -14,6 +14,7 @@ import (
 	"mcpscope/session"
 	"mcpscope/themes"
 	"mcpscope/transport"
+	"mcpscope/ui/chooser"
 )
 
 // deliverLive runs cmd (and the commands it batches) and hands the
@@ -128,8 +129,8 @@ func TestRecordingReplaysInALiveSession(t *testing.T) {
 	press(m, "top", "down") // tools/call slow
 
 	press(m, "replay")
-	ch, ok := m.top().(*chooser)
-	if !ok || !strings.Contains(ch.title, "starts this command on this machine: stdio: demo-server --stdio") {
+	ch, ok := topView[*chooser.View](m)
+	if !ok || !strings.Contains(ch.Title, "starts this command on this machine: stdio: demo-server --stdio") {
 		t.Fatalf("replay did not ask first: %T %+v", m.top(), m.top())
 	}
 	press(m, "choose") // "no" is the default
@@ -286,8 +287,8 @@ func TestAttachedMarksAndCancelsHostsCalls(t *testing.T) {
 	}
 	press(m, "follow") // the slow call, running
 	press(m, "cancel-call")
-	ch, ok := m.top().(*chooser)
-	if !ok || !strings.Contains(ch.title, "Cancel the host's call 4 (tools/call slow)?") || ch.options[ch.sel] != "no, leave it running" {
+	ch, ok := topView[*chooser.View](m)
+	if !ok || !strings.Contains(ch.Title, "Cancel the host's call 4 (tools/call slow)?") || ch.Options[ch.Sel] != "no, leave it running" {
 		t.Fatalf("no confirmation: %T %+v", m.top(), m.top())
 	}
 	press(m, "choose")

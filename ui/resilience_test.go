@@ -392,3 +392,36 @@ func TestStatusBarNamesRedisStoreAndDViewShowsLeases(t *testing.T) {
 		t.Fatalf("forgot a held call: %v\n%s", err, screen(m))
 	}
 }
+
+// stdioFake is the fake transport as a stdio server describes itself.
+type stdioFake struct{ *fakeTransport }
+
+func (stdioFake) Describe() string { return "stdio: demo-server --stdio" }
+
+// d on a stdio session says why nothing can be left running there and what
+// to do instead, rather than that no state store was set up.
+func TestDetachOnStdioSaysWhatToDo(t *testing.T) {
+	f := stdioFake{newFake()}
+	s := session.New(f, session.Options{Timeout: -1, MaxTimeout: -1})
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	m := newTestModel(t, s, 200, 60)
+	s.Call("tools/call", map[string]any{"name": "slow"})
+	f.sentWith(t, "slow")
+	refresh(m)
+	press(m, "detach-call")
+	for _, want := range []string{"detach: a stdio server ends with mcpscope", "run the call as a task (ctrl+t", "connect over HTTP"} {
+		if !strings.Contains(m.flash, want) {
+			t.Errorf("flash %q lacks %q", m.flash, want)
+		}
+	}
+	if strings.Contains(m.flash, "no state store") {
+		t.Errorf("flash still blames the state store: %q", m.flash)
+	}
+	press(m, "help")
+	if got := screen(m); !strings.Contains(got, "not now: a stdio server ends with mcpscope") {
+		t.Errorf("help does not give the reason:\n%s", got)
+	}
+}

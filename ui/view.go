@@ -284,15 +284,13 @@ func (m *Model) footer(w int) string {
 // footerNames are the footers of the views still in the root, in order
 // (a view in its own package declares its footer in its view.Group).
 var footerNames = map[keys.Scope][]string{
-	keys.Detail:  {"tab-next", "wrap", "fold", "search", "copy", "detail-close"},
-	keys.Form:    {"form-next", "form-submit", "form-decline", "form-raw", "form-cancel"},
-	keys.Editor:  {"editor-submit", "editor-decline", "editor-cancel"},
-	keys.Chooser: {"choose", "choose-cancel"},
-	keys.Global:  {"help"},
-	keys.Search:  {"search-run", "search-cancel"},
-	keys.Tasks:   {"task-get", "task-result", "task-cancel", "copy", "tasks-close", "help"},
-	keys.Rejoin:  {"copy", "rejoin-here", "rejoin-forget", "rejoin-refresh", "rejoin-close", "help"},
-	keys.Listen:  {"listen-new", "listen-close", "open", "listen-back", "help"},
+	keys.Detail: {"tab-next", "wrap", "fold", "search", "copy", "detail-close"},
+	keys.Form:   {"form-next", "form-submit", "form-decline", "form-raw", "form-cancel"},
+	keys.Editor: {"editor-submit", "editor-decline", "editor-cancel"},
+	keys.Search: {"search-run", "search-cancel"},
+	keys.Tasks:  {"task-get", "task-result", "task-cancel", "copy", "tasks-close", "help"},
+	keys.Rejoin: {"copy", "rejoin-here", "rejoin-forget", "rejoin-refresh", "rejoin-close", "help"},
+	keys.Listen: {"listen-new", "listen-close", "open", "listen-back", "help"},
 
 	scopeWaterfall: {"waterfall-zoom-in", "waterfall-zoom-out", "waterfall-earlier", "waterfall-later", "open", "waterfall-close", "help"},
 }

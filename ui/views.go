@@ -5,6 +5,8 @@ import (
 
 	"mcpscope/session"
 	"mcpscope/transport"
+	"mcpscope/ui/chooser"
+	"mcpscope/ui/help"
 	"mcpscope/ui/info"
 	"mcpscope/ui/keys"
 	"mcpscope/ui/view"
@@ -14,6 +16,8 @@ import (
 // view contract, ui/view): a new view registers here, one line, in the
 // order `?` and the README list it.
 var viewKeys = []view.Group{
+	help.Keys,
+	chooser.Keys,
 	info.Keys,
 }
 

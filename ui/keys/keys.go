@@ -24,7 +24,6 @@ const (
 	Catalog  Scope = "catalog"
 	Form     Scope = "form"
 	Editor   Scope = "editor"
-	Chooser  Scope = "chooser"
 	Search   Scope = "search"
 	Tasks    Scope = "tasks"
 	Rejoin   Scope = "rejoin"
