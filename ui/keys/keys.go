@@ -198,3 +198,26 @@ func Text(msg tea.KeyPressMsg) string {
 	}
 	return msg.Text
 }
+
+// Markdown is the keymap as the README's key section: one table per
+// scope, in registration order, every binding's keys and description.
+func (m *Map) Markdown() string {
+	var b strings.Builder
+	cell := func(s string) string { return strings.ReplaceAll(s, "|", `\|`) }
+	var last Scope
+	for _, bd := range m.list {
+		if bd.Scope != last {
+			if last != "" {
+				b.WriteString("\n")
+			}
+			fmt.Fprintf(&b, "**%s**\n\n| keys | what |\n|---|---|\n", bd.Scope)
+			last = bd.Scope
+		}
+		ks := make([]string, len(bd.Keys))
+		for i, k := range bd.Keys {
+			ks[i] = "`" + cell(k) + "`"
+		}
+		fmt.Fprintf(&b, "| %s | %s |\n", strings.Join(ks, " "), cell(bd.Help))
+	}
+	return b.String()
+}

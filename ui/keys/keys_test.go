@@ -37,3 +37,31 @@ func TestDuplicatePanics(t *testing.T) {
 	}()
 	New([]Binding{{Name: "a", Scope: Global, Keys: []string{"x"}}, {Name: "b", Scope: Global, Keys: []string{"x"}}})
 }
+
+func TestMarkdownAndFooter(t *testing.T) {
+	m := New([]Binding{
+		{Name: "quit", Scope: Global, Keys: []string{"q", "ctrl+c"}, Help: "quit"},
+		{Name: "or", Scope: Requests, Keys: []string{"|"}, Help: "a | b (pipes escaped)", Short: "or"},
+	})
+	want := "**global**\n\n| keys | what |\n|---|---|\n| `q` `ctrl+c` | quit |\n\n" +
+		"**requests**\n\n| keys | what |\n|---|---|\n| `\\|` | a \\| b (pipes escaped) |\n"
+	if got := m.Markdown(); got != want {
+		t.Errorf("Markdown:\n%s\nwant:\n%s", got, want)
+	}
+	if b, _ := m.Get("quit"); b.Label() != "quit" {
+		t.Errorf("Label of quit = %q", b.Label())
+	}
+	if b, _ := m.Get("or"); b.Label() != "or" {
+		t.Errorf("Label of or = %q", b.Label())
+	}
+	m.SetFooter(Requests, "or", "quit")
+	if f := m.Footer(Requests); len(f) != 2 || f[0] != "or" {
+		t.Errorf("Footer = %v", f)
+	}
+	defer func() {
+		if recover() == nil {
+			t.Error("a footer naming no binding did not panic")
+		}
+	}()
+	m.SetFooter(Global, "nope")
+}
