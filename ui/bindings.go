@@ -130,7 +130,7 @@ var paneFooters = map[keys.Scope][]string{
 // root (below), and the views in their own packages (viewKeys).
 func DefaultKeys() *keys.Map {
 	d, c := keys.Detail, keys.Catalog
-	f, e, s := keys.Form, keys.Editor, keys.Search
+	f, s := keys.Form, keys.Search
 	tk, rj, ls := keys.Tasks, keys.Rejoin, keys.Listen
 	wf := scopeWaterfall
 	fl := keys.Filter
@@ -170,12 +170,6 @@ func DefaultKeys() *keys.Map {
 		{Name: "form-clear", Scope: f, Keys: []string{"ctrl+u"}, Help: "clear the field (ctrl+w, alt+backspace delete a word; home, end)"},
 		{Name: "form-task", Scope: f, Keys: []string{"ctrl+t"}, Help: "run the tool as a task (when it supports tasks)"},
 		{Name: "form-timeout", Scope: f, Keys: []string{"ctrl+o"}, Help: "next idle timeout for the call (default, 10s … none)"},
-
-		{Name: "editor-submit", Scope: e, Keys: []string{"ctrl+s"}, Help: "send"},
-		{Name: "editor-decline", Scope: e, Keys: []string{"ctrl+d"}, Help: "decline"},
-		{Name: "editor-cancel", Scope: e, Keys: []string{"esc"}, Help: "cancel"},
-		{Name: "editor-external", Scope: e, Keys: []string{"ctrl+e"}, Help: "edit in $EDITOR ($VISUAL, else vi)"},
-		{Name: "editor-clear", Scope: e, Keys: []string{"ctrl+u"}, Help: "clear (arrows, alt+←/→, ctrl+w, home/end edit in place)"},
 
 		{Name: "task-get", Scope: tk, Keys: []string{"s"}, Help: "ask the task's status (tasks/get)", Short: "status"},
 		{Name: "task-result", Scope: tk, Keys: []string{"r"}, Help: "fetch the result (tasks/result, waits for the task; tasks/get in the 2026 extension) and open it", Short: "result"},

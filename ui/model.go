@@ -16,6 +16,7 @@ import (
 	"mcpscope/themes"
 	"mcpscope/ui/keys"
 	"mcpscope/ui/view"
+	"mcpscope/ui/widget/textbox"
 )
 
 // Options configure the UI.
@@ -273,12 +274,12 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.setFlash(msg.note)
 	case tea.PasteMsg:
 		cmd = m.paste(msg)
-	case editedMsg:
+	case textbox.Edited:
 		switch v := m.top().(type) {
-		case *editor:
-			v.edited(msg)
+		case *component:
+			cmd = m.update(v, msg)
 		case *form:
-			v.edited(msg)
+			v.edited(editedMsg{text: msg.Text, err: msg.Err})
 		}
 	case tea.KeyPressMsg:
 		cmd = m.handleKey(msg)
@@ -532,16 +533,16 @@ func (m *Model) openEditReplay() {
 	if c == nil {
 		return
 	}
-	m.push(newJSONEditor(m, "Edit params, then replay "+c.Method, string(prettyParams(c.Params)),
+	m.editJSON("Edit params, then replay "+c.Method, string(prettyParams(c.Params)),
 		func(m *Model, text string) (string, tea.Cmd) {
 			return "", m.replaySelected(json.RawMessage(text))
-		}))
+		})
 }
 
 func (m *Model) openRawSend() tea.Cmd {
 	m.rawSeq++
 	tmpl := `{"jsonrpc": "2.0", "id": "raw-` + itoa(m.rawSeq) + `", "method": "ping"}`
-	m.push(newJSONEditor(m, "Send a raw JSON-RPC message", tmpl, func(m *Model, text string) (string, tea.Cmd) {
+	m.editJSON("Send a raw JSON-RPC message", tmpl, func(m *Model, text string) (string, tea.Cmd) {
 		c, err := m.s.SendRaw([]byte(text))
 		if err != nil {
 			return err.Error(), nil
@@ -553,7 +554,7 @@ func (m *Model) openRawSend() tea.Cmd {
 			m.setFlash("sent")
 		}
 		return "", nil
-	}))
+	})
 	return nil
 }
 
@@ -577,8 +578,8 @@ func (m *Model) paste(msg tea.PasteMsg) tea.Cmd {
 	}
 	var cmd tea.Cmd
 	switch v := m.top().(type) {
-	case *editor:
-		v.area, cmd = v.area.Update(msg)
+	case *component:
+		cmd = m.update(v, msg)
 	case *form:
 		cmd = v.edit(msg)
 	}

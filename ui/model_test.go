@@ -13,6 +13,7 @@ import (
 	"mcpscope/session"
 	"mcpscope/themes"
 	"mcpscope/transport"
+	"mcpscope/ui/editor"
 	"mcpscope/ui/help"
 )
 
@@ -136,7 +137,7 @@ func TestEditReplayAndRawSend(t *testing.T) {
 	press(m, "send-raw", "editor-clear")
 	typeText(m, `not json`)
 	press(m, "editor-submit")
-	if _, ok := m.top().(*editor); !ok || !strings.Contains(screen(m), "not valid JSON: line 1, column 2: invalid character 'o' in literal null") {
+	if _, ok := topView[*editor.View](m); !ok || !strings.Contains(screen(m), "not valid JSON: line 1, column 2: invalid character 'o' in literal null") {
 		t.Fatalf("bad raw input should keep the editor open with the error:\n%s", screen(m))
 	}
 	press(m, "editor-cancel")
@@ -423,5 +424,24 @@ func TestThemeFollowsBackgroundUntilChosen(t *testing.T) {
 	m.Update(tea.BackgroundColorMsg{Color: color.White})
 	if m.th.Name != chosen {
 		t.Fatalf("the background overrode the chosen theme: %s", m.th.Name)
+	}
+}
+
+// The edit-and-replay editor answers no server request: it offers no
+// decline, and ctrl+d says so instead of doing nothing.
+func TestEditReplayOffersNoDecline(t *testing.T) {
+	s, f := liveSession(t, nil)
+	m := newTestModel(t, s, 120, 30)
+	s.Call("tools/call", map[string]any{"name": "echo"})
+	f.sentWith(t, "echo")
+	refresh(m)
+	press(m, "edit-replay")
+	lines := strings.Split(screen(m), "\n")
+	if footer := lines[len(lines)-1]; !strings.Contains(footer, "send") || strings.Contains(footer, "decline") {
+		t.Fatalf("footer %q", footer)
+	}
+	press(m, "editor-decline")
+	if _, ok := topView[*editor.View](m); !ok || !strings.Contains(m.flash, "decline: nothing to decline") {
+		t.Fatalf("ctrl+d: top %T, flash %q", m.top(), m.flash)
 	}
 }

@@ -188,7 +188,7 @@ func (m *Model) promptModal(p *serverPrompt) modal {
 		}
 		return f
 	case "sampling/createMessage":
-		e := newEditor(m, "The server asks your model (sampling)"+via+" — type the reply; ctrl+s sends, ctrl+d/esc declines", "",
+		return newEditor(m, "The server asks your model (sampling)"+via+" — type the reply; ctrl+s sends, ctrl+d/esc declines", "", samplingHeader(req.Params),
 			func(m *Model, text string) (string, tea.Cmd) {
 				res, _ := json.Marshal(map[string]any{"role": "assistant", "content": map[string]string{"type": "text", "text": text},
 					"model": "mcpscope-user", "stopReason": "endTurn"})
@@ -196,8 +196,6 @@ func (m *Model) promptModal(p *serverPrompt) modal {
 			}, func(m *Model) tea.Cmd {
 				return m.done(p, answer{err: &session.RPCError{Code: -1, Message: "User rejected sampling request"}}, "sampling declined")
 			})
-		e.header = samplingHeader(req.Params)
-		return e
 	case "roots/list":
 		var b strings.Builder
 		for _, r := range m.resp.Roots() {
@@ -207,7 +205,7 @@ func (m *Model) promptModal(p *serverPrompt) modal {
 			}
 			b.WriteString("\n")
 		}
-		e := newEditor(m, "The server asks for roots"+via+" — one per line: URI [name]; ctrl+s sends, esc declines", b.String(),
+		return newEditor(m, "The server asks for roots"+via+" — one per line: URI [name]; ctrl+s sends, esc declines", b.String(), nil,
 			func(m *Model, text string) (string, tea.Cmd) {
 				roots := []session.Root{}
 				for _, l := range strings.Split(text, "\n") {
@@ -224,9 +222,9 @@ func (m *Model) promptModal(p *serverPrompt) modal {
 			}, func(m *Model) tea.Cmd {
 				return m.done(p, answer{err: &session.RPCError{Code: -32603, Message: "the user declined to list roots"}}, "roots declined")
 			})
-		return e
 	}
-	e := newEditor(m, "The server sent "+termsafe.Line(req.Method)+via+" — write a raw JSON result; ctrl+s sends, esc answers method-not-found", "{}",
+	return newEditor(m, "The server sent "+termsafe.Line(req.Method)+via+" — write a raw JSON result; ctrl+s sends, esc answers method-not-found", "{}",
+		[]string{" " + oneLine(req.Params, 400)},
 		func(m *Model, text string) (string, tea.Cmd) {
 			if !json.Valid([]byte(text)) {
 				return "not valid JSON", nil
@@ -235,8 +233,6 @@ func (m *Model) promptModal(p *serverPrompt) modal {
 		}, func(m *Model) tea.Cmd {
 			return m.done(p, answer{err: &session.RPCError{Code: -32601, Message: "mcpscope: method not found: " + req.Method}}, "answered method-not-found")
 		})
-	e.header = []string{" " + oneLine(req.Params, 400)}
-	return e
 }
 
 // samplingHeader shows what the server asked the model, sanitized.

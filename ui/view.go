@@ -16,6 +16,7 @@ import (
 	"mcpscope/session"
 	"mcpscope/transport"
 	"mcpscope/ui/keys"
+	"mcpscope/ui/view"
 )
 
 func itoa(n int) string { return strconv.Itoa(n) }
@@ -259,6 +260,11 @@ func (m *Model) footer(w int) string {
 	switch md := m.top(); {
 	case md != nil:
 		names = m.km.Footer(md.scope())
+		if c, ok := md.(*component); ok {
+			if f, ok := c.v.(view.Footerer); ok {
+				names = f.Footer(m.viewCtx())
+			}
+		}
 	case m.inCat:
 		names = m.km.Footer(keys.Catalog)
 	case m.focus == paneNotes:

@@ -6,6 +6,7 @@ import (
 	"mcpscope/session"
 	"mcpscope/transport"
 	"mcpscope/ui/chooser"
+	"mcpscope/ui/editor"
 	"mcpscope/ui/help"
 	"mcpscope/ui/info"
 	"mcpscope/ui/keys"
@@ -17,6 +18,7 @@ import (
 // order `?` and the README list it.
 var viewKeys = []view.Group{
 	help.Keys,
+	editor.Keys,
 	chooser.Keys,
 	info.Keys,
 }
@@ -31,6 +33,15 @@ func (c *component) key(m *Model, name string, msg tea.KeyPressMsg) (bool, tea.C
 }
 
 func (c *component) render(m *Model, w, h int) string { return c.v.Render(m.viewCtx(), w, h) }
+
+// update gives a message other than a key to the view c, when it takes
+// them.
+func (m *Model) update(c *component, msg tea.Msg) tea.Cmd {
+	if u, ok := c.v.(view.Updater); ok {
+		return m.apply(u.Update(m.viewCtx(), msg), c)
+	}
+	return nil
+}
 
 // open puts v on top.
 func (m *Model) open(v view.View) { m.push(&component{v}) }
@@ -74,3 +85,28 @@ func (f sessionFacts) Connection() (word, why string) { return f.m.connState() }
 func (f sessionFacts) Transport() transport.Transport { return f.m.s.Transport() }
 func (f sessionFacts) Journaled() bool                { return f.m.s.Store().Journaled() }
 func (m *Model) openInfo()                            { m.open(info.New(sessionFacts{m})) }
+
+// newEditor is an editor of text (editor.New) whose submit and decline
+// act on the root: answers to a server's request.
+func newEditor(m *Model, title, text string, header []string, submit func(*Model, string) (string, tea.Cmd), decline func(*Model) tea.Cmd) modal {
+	return &component{editor.New(m.viewCtx(), title, text, header,
+		func(text string) (string, view.Action) { e, cmd := submit(m, text); return e, view.Action{Cmd: cmd} },
+		func() view.Action { return view.Action{Cmd: decline(m)} })}
+}
+
+// editJSON opens an editor of JSON text, with nothing to decline.
+func (m *Model) editJSON(title, text string, submit func(*Model, string) (string, tea.Cmd)) {
+	m.open(editor.NewJSON(m.viewCtx(), title, text,
+		func(text string) (string, view.Action) { e, cmd := submit(m, text); return e, view.Action{Cmd: cmd} }))
+}
+
+// choose asks the user to pick one of options (starting on sel); f runs
+// on the pick.
+func (m *Model) choose(title string, options []string, sel int, f func(m *Model, i int) tea.Cmd) {
+	m.open(chooser.New(title, options, sel, func(i int) view.Action { return view.Action{Cmd: f(m, i)} }))
+}
+
+// newHelp is the key help over what the keys go to now.
+func newHelp(m *Model) modal {
+	return &component{help.New(m.viewCtx(), help.Session{Protocol: m.info.ProtocolVersion, Era: m.info.Era, EraReason: m.info.EraReason}, m.disabled)}
+}

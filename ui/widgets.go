@@ -1,6 +1,9 @@
 package ui
 
-import "mcpscope/ui/widget"
+import (
+	"mcpscope/ui/widget"
+	"mcpscope/ui/widget/textbox"
+)
 
 // The root's short names for the shared widgets (ui/widget), which the
 // views in their own packages use directly.
@@ -12,4 +15,17 @@ var (
 	firstNonEmpty = widget.FirstNonEmpty
 	fmtDur        = widget.Dur
 	humanBytes    = widget.Bytes
+
+	newLine      = textbox.NewLine
+	lineStyles   = textbox.LineStyles
+	newArea      = textbox.NewArea
+	sizeArea     = textbox.SizeArea
+	jsonProblem  = textbox.JSONProblem
+	externalEdit = textbox.ExternalEdit
 )
+
+// editedMsg is what $EDITOR gave back, for the form.
+type editedMsg struct {
+	text string
+	err  error
+}

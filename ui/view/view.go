@@ -59,6 +59,18 @@ type Refresher interface {
 	Refresh(c Context)
 }
 
+// Updater is a view that takes messages other than keys: pasted text,
+// what $EDITOR gave back.
+type Updater interface {
+	Update(c Context, msg tea.Msg) Action
+}
+
+// Footerer is a view whose footer depends on its state (a binding that
+// makes no sense there is not offered).
+type Footerer interface {
+	Footer(c Context) []string
+}
+
 // Disabler is a view some of whose bindings cannot run now.
 type Disabler interface {
 	// Disabled is why the binding called name cannot run ("" when it can).

@@ -1,4 +1,6 @@
-package ui
+// Package textbox is the text the user edits: one line (a form field, the
+// filter) or several (JSON, replies), and $EDITOR one key away.
+package textbox
 
 import (
 	"encoding/json"
@@ -15,27 +17,27 @@ import (
 
 	"mcpscope/internal/termsafe"
 	"mcpscope/themes"
+	"mcpscope/ui/widget"
 )
 
-// Text the user edits: one line (a form field) or several (JSON, replies).
 // The bubbles components give cursor motion, word motions and deletes
 // (alt+←/→, ctrl+w, alt+backspace), home/end, paste; the textarea has undo
 // of nothing but gives line motions. Text that came from a server is made
 // inert before it is put in (a default value, params to edit).
 
-// newLine is a single-line text input holding value.
-func newLine(value string, th themes.Theme) textinput.Model {
+// NewLine is a single-line text input holding value.
+func NewLine(value string, th themes.Theme) textinput.Model {
 	in := textinput.New()
 	in.Prompt = ""
 	in.SetVirtualCursor(true)
-	in.SetStyles(lineStyles(th))
+	in.SetStyles(LineStyles(th))
 	in.SetValue(termsafe.Line(value))
 	in.CursorEnd()
 	in.Focus()
 	return in
 }
 
-func lineStyles(th themes.Theme) textinput.Styles {
+func LineStyles(th themes.Theme) textinput.Styles {
 	s := textinput.DefaultStyles(true)
 	s.Focused.Text, s.Blurred.Text = th.Text, th.Text
 	s.Focused.Placeholder, s.Blurred.Placeholder = th.Faint, th.Faint
@@ -43,8 +45,8 @@ func lineStyles(th themes.Theme) textinput.Styles {
 	return s
 }
 
-// newArea is a multi-line editor holding value.
-func newArea(value string, th themes.Theme) textarea.Model {
+// NewArea is a multi-line editor holding value.
+func NewArea(value string, th themes.Theme) textarea.Model {
 	a := textarea.New()
 	a.Prompt = " "
 	a.ShowLineNumbers = true
@@ -71,16 +73,16 @@ func inertText(s string) string {
 	return termsafe.Text(s)
 }
 
-// sizeArea fits an editor into w×h.
-func sizeArea(a *textarea.Model, w, h int) {
+// SizeArea fits an editor into w×h.
+func SizeArea(a *textarea.Model, w, h int) {
 	a.SetWidth(max(20, w-2))
 	a.SetHeight(max(3, h))
 }
 
-// jsonProblem says where JSON text is wrong and what was expected: "line
+// JSONProblem says where JSON text is wrong and what was expected: "line
 // 3, column 7: invalid character '}' looking for beginning of object key
 // string". "" when it is valid.
-func jsonProblem(text string) string {
+func JSONProblem(text string) string {
 	var v any
 	err := json.Unmarshal([]byte(text), &v)
 	if err == nil {
@@ -114,35 +116,35 @@ func jsonProblem(text string) string {
 	return fmt.Sprintf("line %d, column %d: %s", line, col, msg)
 }
 
-// editedMsg brings back text edited in $EDITOR.
-type editedMsg struct {
-	text string
-	err  error
+// Edited brings back text edited in $EDITOR.
+type Edited struct {
+	Text string
+	Err  error
 }
 
-// externalEdit opens text in the user's editor ($VISUAL, $EDITOR, else vi)
-// with the terminal handed over, and sends an editedMsg when it exits.
-func externalEdit(text, ext string) tea.Cmd {
+// ExternalEdit opens text in the user's editor ($VISUAL, $EDITOR, else vi)
+// with the terminal handed over, and sends an Edited when it exits.
+func ExternalEdit(text, ext string) tea.Cmd {
 	f, err := os.CreateTemp("", "mcpscope-*"+ext)
 	if err != nil {
-		return func() tea.Msg { return editedMsg{err: err} }
+		return func() tea.Msg { return Edited{Err: err} }
 	}
 	path := f.Name()
 	_, err = f.WriteString(text)
 	f.Close()
 	if err != nil {
 		os.Remove(path)
-		return func() tea.Msg { return editedMsg{err: err} }
+		return func() tea.Msg { return Edited{Err: err} }
 	}
-	editor := firstNonEmpty(os.Getenv("VISUAL"), os.Getenv("EDITOR"), "vi")
+	editor := widget.FirstNonEmpty(os.Getenv("VISUAL"), os.Getenv("EDITOR"), "vi")
 	words := strings.Fields(editor)
 	c := exec.Command(words[0], append(words[1:], path)...)
 	return tea.ExecProcess(c, func(err error) tea.Msg {
 		defer os.Remove(path)
 		if err != nil {
-			return editedMsg{err: fmt.Errorf("%s: %w", editor, err)}
+			return Edited{Err: fmt.Errorf("%s: %w", editor, err)}
 		}
 		b, rerr := os.ReadFile(path)
-		return editedMsg{text: strings.TrimRight(string(b), "\n"), err: rerr}
+		return Edited{Text: strings.TrimRight(string(b), "\n"), Err: rerr}
 	})
 }
