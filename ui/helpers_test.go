@@ -3,8 +3,10 @@ package ui
 import (
 	"encoding/json"
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"sync"
 	"testing"
@@ -113,10 +115,13 @@ func typeText(m *Model, s string) {
 }
 
 // run executes a command tree synchronously, feeding back the messages
-// the UI itself handles. Loops that wait (store, ticks, prompts) are not
-// run here.
+// the UI itself handles, and waits for each command to return (a hang
+// guard of uiWait only). The commands that wait on the outside world —
+// the store, the clock, a server's request, a task's end — are left
+// alone, as the program runs them beside the UI and their messages come
+// later or never; they are told apart by their code (background).
 func run(m *Model, cmd tea.Cmd) {
-	if cmd == nil {
+	if cmd == nil || background(m)[reflect.ValueOf(cmd).Pointer()] {
 		return
 	}
 	done := make(chan tea.Msg, 1)
@@ -124,8 +129,8 @@ func run(m *Model, cmd tea.Cmd) {
 	var msg tea.Msg
 	select {
 	case msg = <-done:
-	case <-time.After(200 * time.Millisecond):
-		return // a waiting loop; not ours to drive
+	case <-time.After(uiWait):
+		panic(fmt.Sprintf("a command (%T) did not return within %v: if it waits on the outside world, list it in background", cmd, uiWait))
 	}
 	switch v := msg.(type) {
 	case tea.BatchMsg:
@@ -135,6 +140,20 @@ func run(m *Model, cmd tea.Cmd) {
 	case copiedMsg, flashMsg:
 		_, c := m.Update(v)
 		run(m, c)
+	}
+}
+
+// background is the code of the commands that wait on the outside world.
+func background(m *Model) map[uintptr]bool {
+	code := func(c tea.Cmd) uintptr { return reflect.ValueOf(c).Pointer() }
+	return map[uintptr]bool{
+		code(m.waitStore(0)):              true,
+		code(tick()):                      true,
+		code(waitPrompt(nil)):             true,
+		code(watchPrompt(nil)):            true,
+		code(awaitTask(nil, "", "")):      true,
+		code(tea.Tick(time.Second, nil)):  true,
+		code(tea.Every(time.Second, nil)): true,
 	}
 }
 

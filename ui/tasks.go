@@ -153,13 +153,18 @@ func (m *Model) followTask(t session.Task) tea.Cmd {
 	}
 	m.following[t.TaskID] = true
 	m.setFlash("following task " + id + ": tasks/get at its poll interval until it ends")
-	s, open := m.s, m.keyOf("open")
+	return awaitTask(m.s, t.TaskID, m.keyOf("open"))
+}
+
+// awaitTask waits, in the background, for the task to end.
+func awaitTask(s *session.Session, taskID, open string) tea.Cmd {
+	id := termsafe.Line(taskID)
 	return func() tea.Msg {
-		_, err := s.FollowTask(context.Background(), t.TaskID, nil)
+		_, err := s.FollowTask(context.Background(), taskID, nil)
 		if err != nil {
-			return taskFollowedMsg{t.TaskID, "task " + id + ": " + termsafe.Line(err.Error())}
+			return taskFollowedMsg{taskID, "task " + id + ": " + termsafe.Line(err.Error())}
 		}
-		return taskFollowedMsg{t.TaskID, "task " + id + " completed: " + open + " opens its result"}
+		return taskFollowedMsg{taskID, "task " + id + " completed: " + open + " opens its result"}
 	}
 }
 
