@@ -131,7 +131,7 @@ var paneFooters = map[keys.Scope][]string{
 func DefaultKeys() *keys.Map {
 	d, c := keys.Detail, keys.Catalog
 	f, s := keys.Form, keys.Search
-	tk, rj, ls := keys.Tasks, keys.Rejoin, keys.Listen
+	rj, ls := keys.Rejoin, keys.Listen
 	wf := scopeWaterfall
 	fl := keys.Filter
 	bs := append(paneBindings.Keys(), []keys.Binding{
@@ -170,11 +170,6 @@ func DefaultKeys() *keys.Map {
 		{Name: "form-clear", Scope: f, Keys: []string{"ctrl+u"}, Help: "clear the field (ctrl+w, alt+backspace delete a word; home, end)"},
 		{Name: "form-task", Scope: f, Keys: []string{"ctrl+t"}, Help: "run the tool as a task (when it supports tasks)"},
 		{Name: "form-timeout", Scope: f, Keys: []string{"ctrl+o"}, Help: "next idle timeout for the call (default, 10s … none)"},
-
-		{Name: "task-get", Scope: tk, Keys: []string{"s"}, Help: "ask the task's status (tasks/get)", Short: "status"},
-		{Name: "task-result", Scope: tk, Keys: []string{"r"}, Help: "fetch the result (tasks/result, waits for the task; tasks/get in the 2026 extension) and open it", Short: "result"},
-		{Name: "task-cancel", Scope: tk, Keys: []string{"c"}, Help: "cancel the task (tasks/cancel)", Short: "cancel"},
-		{Name: "tasks-close", Scope: tk, Keys: []string{"esc"}, Help: "back to the session", Short: "back"},
 
 		{Name: "rejoin-here", Scope: rj, Keys: []string{"r"}, Help: "rejoin the call in this session (same server and MCP session only)", Short: "rejoin here"},
 		{Name: "rejoin-forget", Scope: rj, Keys: []string{"x"}, Help: "forget the record (the server keeps running the call)", Short: "forget"},

@@ -214,8 +214,10 @@ func (m *Model) refresh() {
 	switch v := m.top().(type) {
 	case *detail:
 		v.refresh(m)
-	case *tasksView:
-		v.refresh(m)
+	case *component:
+		if r, ok := v.v.(view.Refresher); ok {
+			r.Refresh(m.viewCtx())
+		}
 	case *listenView:
 		v.refresh(m)
 	case *waterfall:

@@ -2,141 +2,56 @@ package ui
 
 import (
 	"context"
-	"fmt"
-	"sort"
-	"strings"
 
 	tea "charm.land/bubbletea/v2"
-	"charm.land/lipgloss/v2"
-	"github.com/charmbracelet/x/ansi"
 
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
-	"mcpscope/ui/keys"
+	"mcpscope/ui/tasks"
+	"mcpscope/ui/view"
 )
 
-// tasksView lists the tasks the server reported in this session (from
-// tools/call task results, tasks/get, tasks/list and status
-// notifications), refreshed whenever the store changes.
-type tasksView struct {
-	list []session.Task
-	sel  int
+// taskIntents is the part of the session the tasks view (ui/tasks) may
+// read and send to.
+type taskIntents struct{ m *Model }
+
+func (m *Model) openTasks() { m.open(tasks.New(taskIntents{m})) }
+
+func (ti taskIntents) Tasks() []session.Task { return ti.m.s.Tasks() }
+func (ti taskIntents) Era() string           { return ti.m.s.Era() }
+func (ti taskIntents) CannotSend() string    { return ti.m.cannotSend() }
+
+func (ti taskIntents) Ask(method string, t session.Task) view.Action {
+	c := ti.m.s.Call(method, map[string]any{"taskId": t.TaskID})
+	what := "asked the status of task "
+	if method == "tasks/cancel" {
+		what = "asked to cancel task "
+	}
+	return view.Flash(what + termsafe.Line(t.TaskID) + " (call " + c.Key + ")")
 }
 
-func (m *Model) openTasks() {
-	v := &tasksView{}
-	v.refresh(m)
-	v.sel = max(0, len(v.list)-1)
-	m.push(v)
+func (ti taskIntents) Follow(t session.Task) view.Action { return view.Action{Cmd: ti.m.followTask(t)} }
+
+func (ti taskIntents) OpenLatest(t session.Task) view.Action {
+	ti.m.openLatestTaskGet(t)
+	return view.Action{}
 }
 
-func (v *tasksView) refresh(m *Model) {
-	v.list = m.s.Tasks()
-	v.sel = clamp(v.sel, 0, len(v.list)-1)
-}
-
-func (v *tasksView) scope() keys.Scope { return keys.Tasks }
-
-func (v *tasksView) selected() (session.Task, bool) {
-	if len(v.list) == 0 {
-		return session.Task{}, false
+// Result asks tasks/result, which blocks until the task ends: no idle
+// timeout. The 2026 extension has none: tasks/get carries the result once
+// completed.
+func (ti taskIntents) Result(t session.Task) view.Action {
+	m := ti.m
+	c := m.s.CallWith("tasks/result", map[string]any{"taskId": t.TaskID}, session.CallOptions{Timeout: -1})
+	if m.s.Era() == session.EraModern {
+		c = m.s.Call("tasks/get", map[string]any{"taskId": t.TaskID})
 	}
-	return v.list[clamp(v.sel, 0, len(v.list)-1)], true
-}
-
-func (v *tasksView) key(m *Model, name string, _ tea.KeyPressMsg) (bool, tea.Cmd) {
-	t, ok := v.selected()
-	sends := name == "task-get" || name == "task-cancel" || name == "task-result" || name == "open" && m.s.Era() != session.EraModern
-	if why := m.cannotSend(); ok && sends && why != "" {
-		m.refuse("task", why) // nothing can be asked of the server
-		return false, nil
-	}
-	switch name {
-	default:
-		listKey(m, name, &v.sel, len(v.list))
-	case "tasks-close":
-		return true, nil
-	case "copy":
-		if ok {
-			return false, m.copyText(t.TaskID, "task id")
-		}
-	case "task-get":
-		if ok {
-			c := m.s.Call("tasks/get", map[string]any{"taskId": t.TaskID})
-			m.setFlash("asked the status of task " + termsafe.Line(t.TaskID) + " (call " + c.Key + ")")
-		}
-	case "task-cancel":
-		if ok {
-			c := m.s.Call("tasks/cancel", map[string]any{"taskId": t.TaskID})
-			m.setFlash("asked to cancel task " + termsafe.Line(t.TaskID) + " (call " + c.Key + ")")
-		}
-	case "task-result", "open":
-		if !ok {
-			return false, nil
-		}
-		if m.s.Era() == session.EraModern {
-			if name == "task-result" {
-				return false, m.followTask(t)
-			}
-			m.openLatestTaskGet(t)
-			return false, nil
-		}
-		// tasks/result blocks until the task ends: no idle timeout. The 2026
-		// extension has none: tasks/get carries the result once completed.
-		c := m.s.CallWith("tasks/result", map[string]any{"taskId": t.TaskID}, session.CallOptions{Timeout: -1})
-		if m.s.Era() == session.EraModern {
-			c = m.s.Call("tasks/get", map[string]any{"taskId": t.TaskID})
-		}
-		m.refresh()
-		m.req.follow = true
-		d := &detail{call: c, tab: 1}
-		d.refresh(m)
-		m.push(d)
-		m.setFlash("fetching the result of task " + termsafe.Line(t.TaskID) + " (call " + c.Key + ")")
-	}
-	return false, nil
-}
-
-func (v *tasksView) render(m *Model, w, h int) string {
-	l := []string{m.th.Title.Render(fmt.Sprintf(" Tasks %d", len(v.list)))}
-	if len(v.list) == 0 {
-		l = append(l, m.th.Faint.Render("   no tasks yet — run a tool as a task from the catalog form ("+m.keyOf("form-task")+")"))
-	}
-	idW := min(28, max(10, w/5))
-	// Narrow: the creation time gives way, so the poll interval is never cut.
-	createdW := 24
-	if room := w - (idW + 31); room < createdW+10 {
-		createdW = 0
-	}
-	col := func(s string) string {
-		if createdW == 0 {
-			return ""
-		}
-		return fmt.Sprintf(" %-*s", createdW, shorten(s, createdW))
-	}
-	l = append(l, m.th.Faint.Render(fmt.Sprintf("  %-*s %-14s%s %-7s %-5s %s", idW, "task", "status", col("created"), "poll", "call", "message")))
-	room := max(1, h-3)
-	top := clamp(v.sel-room+1, 0, max(0, len(v.list)-room))
-	for i := top; i < len(v.list) && i < top+room; i++ {
-		t := v.list[i]
-		poll := ""
-		if t.PollInterval > 0 {
-			poll = fmtNum(float64(t.PollInterval)/1000) + "s"
-		}
-		call := "—"
-		if t.CallKey != "" {
-			call = "#" + t.CallKey
-		}
-		st := fmt.Sprintf("%-14s", shorten(termsafe.Line(t.Status), 14))
-		row := fmt.Sprintf(" %-*s %s%s %-7s %-5s %s", idW, shorten(termsafe.Line(t.TaskID), idW), m.taskStyle(t).Render(st),
-			col(termsafe.Line(t.CreatedAt)), poll, shorten(call, 5), termsafe.Line(t.StatusMessage)+asks(t))
-		if i == v.sel {
-			l = append(l, m.th.Selected.Render(pad("▸"+ansi.Strip(row), w)))
-		} else {
-			l = append(l, " "+row)
-		}
-	}
-	return strings.Join(l, "\n")
+	m.refresh()
+	m.req.follow = true
+	d := &detail{call: c, tab: 1}
+	d.refresh(m)
+	m.push(d)
+	return view.Flash("fetching the result of task " + termsafe.Line(t.TaskID) + " (call " + c.Key + ")")
 }
 
 // followTask polls a 2026 extension task in the background until it ends
@@ -184,33 +99,6 @@ func (m *Model) openLatestTaskGet(t session.Task) {
 	d := &detail{call: c, tab: 1}
 	d.refresh(m)
 	m.push(d)
-}
-
-// asks names what an input_required task waits for (tasks extension).
-func asks(t session.Task) string {
-	if len(t.InputRequests) == 0 {
-		return ""
-	}
-	var l []string
-	for k, r := range t.InputRequests {
-		l = append(l, termsafe.Line(k)+" ("+termsafe.Line(r.Method)+")")
-	}
-	sort.Strings(l)
-	return " — asks " + strings.Join(l, ", ")
-}
-
-func (m *Model) taskStyle(t session.Task) lipgloss.Style {
-	switch t.Status {
-	case "completed":
-		return m.th.OK
-	case "failed":
-		return m.th.Error
-	case "cancelled":
-		return m.th.Cancelled
-	case "input_required":
-		return m.th.Warn
-	}
-	return m.th.Info
 }
 
 // listKey handles the keys every list overlay (tasks, detached calls,

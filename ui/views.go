@@ -10,6 +10,7 @@ import (
 	"mcpscope/ui/help"
 	"mcpscope/ui/info"
 	"mcpscope/ui/keys"
+	"mcpscope/ui/tasks"
 	"mcpscope/ui/view"
 )
 
@@ -21,6 +22,7 @@ var viewKeys = []view.Group{
 	editor.Keys,
 	chooser.Keys,
 	info.Keys,
+	tasks.Keys,
 }
 
 // component puts a view of the contract on the root's stack of modals.

@@ -115,3 +115,25 @@ func Close() Action { return Action{Close: true} }
 
 // Flash is the Action that says s in the footer.
 func Flash(s string) Action { return Action{Flash: s} }
+
+// ListKey is what every list view does with the global keys it does not
+// give a meaning of its own: quit, help, and moving the selection over n
+// rows.
+func ListKey(name string, sel *int, n int) Action {
+	switch name {
+	case "quit":
+		return Action{Quit: true}
+	case "help":
+		return Action{Help: true}
+	case "up":
+		*sel = min(max(*sel-1, 0), n-1)
+	case "down":
+		*sel = min(max(*sel+1, 0), n-1)
+	case "top":
+		*sel = 0
+	case "follow":
+		*sel = max(0, n-1)
+	}
+	*sel = max(*sel, 0)
+	return Action{}
+}

@@ -62,6 +62,23 @@ func FirstNonEmpty(s ...string) string {
 	return ""
 }
 
+// Shorten cuts s to n runes, the last one an ellipsis.
+func Shorten(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	return string(r[:n-1]) + "…"
+}
+
+// Num is a number with at most one decimal: 3, 2.5.
+func Num(f float64) string {
+	if f == float64(int64(f)) {
+		return strconv.FormatInt(int64(f), 10)
+	}
+	return strconv.FormatFloat(f, 'f', 1, 64)
+}
+
 // Dur is a duration in the UI's short form: 120ms, 4.0s, 3m05s, 2h10m.
 func Dur(d time.Duration) string {
 	switch {
