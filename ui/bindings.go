@@ -131,7 +131,7 @@ var paneFooters = map[keys.Scope][]string{
 func DefaultKeys() *keys.Map {
 	d, c := keys.Detail, keys.Catalog
 	f, s := keys.Form, keys.Search
-	rj, ls := keys.Rejoin, keys.Listen
+	rj := keys.Rejoin
 	wf := scopeWaterfall
 	fl := keys.Filter
 	bs := append(paneBindings.Keys(), []keys.Binding{
@@ -175,10 +175,6 @@ func DefaultKeys() *keys.Map {
 		{Name: "rejoin-forget", Scope: rj, Keys: []string{"x"}, Help: "forget the record (the server keeps running the call)", Short: "forget"},
 		{Name: "rejoin-refresh", Scope: rj, Keys: []string{"R"}, Help: "list the records again", Short: "refresh"},
 		{Name: "rejoin-close", Scope: rj, Keys: []string{"esc"}, Help: "back to the session", Short: "back"},
-
-		{Name: "listen-new", Scope: ls, Keys: []string{"n"}, Help: "open a listen stream: list changes, resource URIs, task ids", Short: "new"},
-		{Name: "listen-close", Scope: ls, Keys: []string{"c"}, Help: "close the selected listen stream", Short: "close"},
-		{Name: "listen-back", Scope: ls, Keys: []string{"esc"}, Help: "back to the session", Short: "back"},
 
 		{Name: "waterfall-zoom-in", Scope: wf, Keys: []string{"+", "="}, Help: "zoom in (less time per column)"},
 		{Name: "waterfall-zoom-out", Scope: wf, Keys: []string{"-"}, Help: "zoom out (more time per column)"},

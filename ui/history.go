@@ -5,6 +5,7 @@ import (
 
 	"mcpscope/session"
 	"mcpscope/transport"
+	"mcpscope/ui/listen"
 )
 
 // noteKind is what the notifications pane shows a row as, and filters by.
@@ -179,7 +180,7 @@ func (h *history) pull() (gone int) {
 
 func (h *history) isListen(key string) bool {
 	i, ok := h.index[key]
-	return ok && h.calls[i].Method == listenMethod
+	return ok && h.calls[i].Method == listen.Method
 }
 
 // running returns calls that have not ended, in call order, and forgets

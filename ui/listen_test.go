@@ -13,13 +13,14 @@ import (
 	"mcpscope/session"
 	"mcpscope/themes"
 	"mcpscope/transport"
+	"mcpscope/ui/listen"
 )
 
 // listenCalls is the session's subscriptions/listen calls, in order.
 func listenCalls(s *session.Session) []*session.Call {
 	var out []*session.Call
 	for _, c := range s.Calls() {
-		if c.Method == listenMethod {
+		if c.Method == listen.Method {
 			out = append(out, c)
 		}
 	}
@@ -96,7 +97,7 @@ func TestListenStreamGoSDK(t *testing.T) {
 	press(m, "catalog-close")
 
 	press(m, "listen")
-	if _, ok := m.top().(*listenView); !ok || !strings.Contains(screen(m), "no listen streams yet") {
+	if _, ok := topView[*listen.View](m); !ok || !strings.Contains(screen(m), "no listen streams yet") {
 		t.Fatalf("listen view:\n%s", screen(m))
 	}
 	press(m, "listen-new")
@@ -111,7 +112,7 @@ func TestListenStreamGoSDK(t *testing.T) {
 		t.Fatalf("%d listen calls after the form", len(ls))
 	}
 	l := ls[0]
-	if f, _ := listenFilter(l.Params); !f.ToolsListChanged || f.PromptsListChanged || !f.ResourcesListChanged {
+	if f, _ := listen.FilterOf(l.Params); !f.ToolsListChanged || f.PromptsListChanged || !f.ResourcesListChanged {
 		t.Fatalf("listen params %s", l.Params)
 	}
 	waitStoreFor(t, m, "the acknowledgement", func() bool { return l.Snapshot().Ack != nil })

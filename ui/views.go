@@ -10,6 +10,7 @@ import (
 	"mcpscope/ui/help"
 	"mcpscope/ui/info"
 	"mcpscope/ui/keys"
+	"mcpscope/ui/listen"
 	"mcpscope/ui/tasks"
 	"mcpscope/ui/view"
 )
@@ -23,6 +24,7 @@ var viewKeys = []view.Group{
 	chooser.Keys,
 	info.Keys,
 	tasks.Keys,
+	listen.Keys,
 }
 
 // component puts a view of the contract on the root's stack of modals.
