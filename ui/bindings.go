@@ -131,7 +131,6 @@ var paneFooters = map[keys.Scope][]string{
 func DefaultKeys() *keys.Map {
 	d, c := keys.Detail, keys.Catalog
 	f, s := keys.Form, keys.Search
-	rj := keys.Rejoin
 	wf := scopeWaterfall
 	fl := keys.Filter
 	bs := append(paneBindings.Keys(), []keys.Binding{
@@ -170,11 +169,6 @@ func DefaultKeys() *keys.Map {
 		{Name: "form-clear", Scope: f, Keys: []string{"ctrl+u"}, Help: "clear the field (ctrl+w, alt+backspace delete a word; home, end)"},
 		{Name: "form-task", Scope: f, Keys: []string{"ctrl+t"}, Help: "run the tool as a task (when it supports tasks)"},
 		{Name: "form-timeout", Scope: f, Keys: []string{"ctrl+o"}, Help: "next idle timeout for the call (default, 10s … none)"},
-
-		{Name: "rejoin-here", Scope: rj, Keys: []string{"r"}, Help: "rejoin the call in this session (same server and MCP session only)", Short: "rejoin here"},
-		{Name: "rejoin-forget", Scope: rj, Keys: []string{"x"}, Help: "forget the record (the server keeps running the call)", Short: "forget"},
-		{Name: "rejoin-refresh", Scope: rj, Keys: []string{"R"}, Help: "list the records again", Short: "refresh"},
-		{Name: "rejoin-close", Scope: rj, Keys: []string{"esc"}, Help: "back to the session", Short: "back"},
 
 		{Name: "waterfall-zoom-in", Scope: wf, Keys: []string{"+", "="}, Help: "zoom in (less time per column)"},
 		{Name: "waterfall-zoom-out", Scope: wf, Keys: []string{"-"}, Help: "zoom out (more time per column)"},

@@ -2,15 +2,10 @@ package ui
 
 import (
 	"context"
-	"fmt"
 	"strings"
 
-	tea "charm.land/bubbletea/v2"
-
-	"mcpscope/internal/termsafe"
 	"mcpscope/session"
-	"mcpscope/transport"
-	"mcpscope/ui/keys"
+	"mcpscope/ui/rejoin"
 )
 
 // detachSelected leaves the selected running call to the server; its
@@ -54,41 +49,32 @@ func (m *Model) reconnectNow() {
 	}
 }
 
-// rejoinView lists the calls left running on servers (by this or another
-// mcpscope) with the command that rejoins each, and rejoins in this
-// session the ones that belong to it.
-type rejoinView struct {
-	list   []session.Detached
-	leases map[string]string // handle → how its call is held (leaseLabel)
-	sel    int
-	err    string
+// openRejoin opens the detached-calls view (ui/rejoin).
+func (m *Model) openRejoin() { m.open(rejoin.New(rejoinIntents{m})) }
+
+// rejoinIntents is the part of the session the detached-calls view may
+// read and send to.
+type rejoinIntents struct{ m *Model }
+
+func (ri rejoinIntents) Store() session.StateStore { return ri.m.opts.StateStore }
+
+// CanRejoin: session.CanRejoin decides, for the TUI and the CLI alike.
+func (ri rejoinIntents) CanRejoin(d session.Detached) (bool, string) {
+	return ri.m.s.CanRejoin(ri.m.opts.StateStore, d)
 }
 
-func (m *Model) openRejoin() {
-	v := &rejoinView{}
-	v.load(m)
-	m.push(v)
-}
-
-func (v *rejoinView) load(m *Model) {
-	list, err := m.opts.StateStore.List()
-	v.list, v.err, v.leases = list, "", map[string]string{}
+// Rejoin takes the call into this session and shows it, followed, in the
+// requests pane.
+func (ri rejoinIntents) Rejoin(d session.Detached) (string, error) {
+	m := ri.m
+	c, err := m.s.Rejoin(context.Background(), d)
 	if err != nil {
-		v.err = err.Error()
+		return "", err
 	}
-	for _, d := range list {
-		v.leases[d.Handle] = leaseLabel(session.CallState(m.opts.StateStore, d))
-	}
-	v.sel = clamp(v.sel, 0, len(v.list)-1)
-}
-
-func (v *rejoinView) scope() keys.Scope { return keys.Rejoin }
-
-func (v *rejoinView) selected() (session.Detached, bool) {
-	if len(v.list) == 0 {
-		return session.Detached{}, false
-	}
-	return v.list[clamp(v.sel, 0, len(v.list)-1)], true
+	m.refresh()
+	m.focus, m.req.follow = paneRequests, true
+	m.fixScroll()
+	return c.Key, nil
 }
 
 // httpTarget is the URL this session was opened on ("" for stdio and
@@ -98,120 +84,4 @@ func (m *Model) httpTarget() string {
 		return t[0]
 	}
 	return ""
-}
-
-// rejoinHere says whether d can be rejoined in this session, and if not,
-// why: session.CanRejoin decides, for the TUI and the CLI alike.
-func (m *Model) rejoinHere(d session.Detached) (bool, string) {
-	ok, why := m.s.CanRejoin(m.opts.StateStore, d)
-	return ok, termsafe.Line(why)
-}
-
-// leaseLabel is how a record's call is held, for the D view.
-func leaseLabel(st session.LeaseState) string {
-	switch {
-	case st.Holder != nil && st.Holder.Owner == session.Me():
-		return "attached"
-	case st.Holder != nil:
-		return "held " + itoa(st.Holder.Owner.PID) + "@" + termsafe.Line(st.Holder.Owner.Host)
-	case st.Owner != nil:
-		return "expired " + itoa(st.Owner.PID) + "@" + termsafe.Line(st.Owner.Host)
-	}
-	return st.State
-}
-
-func (v *rejoinView) key(m *Model, name string, _ tea.KeyPressMsg) (bool, tea.Cmd) {
-	switch name {
-	default:
-		listKey(m, name, &v.sel, len(v.list))
-	case "rejoin-close":
-		return true, nil
-	case "rejoin-refresh":
-		v.load(m)
-	case "copy":
-		if d, ok := v.selected(); ok {
-			return false, m.copyText(session.RejoinCommand(d.Handle), "rejoin command")
-		}
-	case "rejoin-forget":
-		d, ok := v.selected()
-		if !ok {
-			return false, nil
-		}
-		if st := session.CallState(m.opts.StateStore, d); st.State == "held" {
-			m.setFlash("call " + termsafe.Line(d.Handle) + " is " + leaseLabel(st) + "; not forgotten")
-			return false, nil
-		}
-		if err := m.opts.StateStore.Delete(d.Handle); err != nil {
-			m.setFlash("forget: " + err.Error())
-		} else {
-			m.setFlash("forgot " + d.Handle + " (the server may still run it)")
-		}
-		v.load(m)
-	case "rejoin-here":
-		d, ok := v.selected()
-		if !ok {
-			return false, nil
-		}
-		if ok, why := m.rejoinHere(d); !ok {
-			m.setFlash("cannot rejoin here: " + why + "; run " + session.RejoinCommand(d.Handle))
-			return false, nil
-		}
-		// The session takes the call's lease (refused while another holds
-		// it) and keeps it as long as the call runs here.
-		c, err := m.s.Rejoin(context.Background(), d)
-		if err != nil {
-			m.setFlash("rejoin: " + termsafe.Line(err.Error()))
-			v.load(m)
-			return false, nil
-		}
-		m.refresh()
-		m.focus, m.req.follow = paneRequests, true
-		m.fixScroll()
-		m.setFlash("rejoined " + d.Handle + " as call " + c.Key)
-		return true, nil
-	}
-	return false, nil
-}
-
-func (v *rejoinView) render(m *Model, w, h int) string {
-	l := []string{m.th.Title.Render(fmt.Sprintf(" Detached calls %d — %s copies the rejoin command", len(v.list), m.keyOf("copy")))}
-	switch {
-	case v.err != "":
-		l = append(l, m.th.Error.Render("   "+termsafe.Line(v.err)))
-	case len(v.list) == 0:
-		l = append(l, m.th.Faint.Render("   no calls are left running ("+m.keyOf("detach-call")+" detaches the selected call; quitting detaches the resumable ones)"))
-	}
-	room := max(1, h-7)
-	top := clamp(v.sel-room+1, 0, max(0, len(v.list)-room))
-	hw := min(36, max(16, w/3))
-	for i := top; i < len(v.list) && i < top+room; i++ {
-		d := v.list[i]
-		state := v.leases[d.Handle]
-		prog := ""
-		if d.Progress.Updates > 0 {
-			prog = " " + fmtNum(d.Progress.Value)
-			if d.Progress.Total > 0 {
-				prog += "/" + fmtNum(d.Progress.Total)
-			}
-		}
-		row := fmt.Sprintf(" %-*s %-24s %s %s %s%s", hw, shorten(termsafe.Line(d.Handle), hw), shorten(state, 24),
-			d.Started.In(m.opts.Location).Format("01-02 15:04"), termsafe.Line(d.Method), termsafe.Line(d.Name), prog)
-		if i == v.sel {
-			l = append(l, m.th.Selected.Render(pad("▸"+row, w)))
-		} else {
-			l = append(l, " "+row)
-		}
-	}
-	if d, ok := v.selected(); ok {
-		l = append(l, "",
-			" target   "+termsafe.Line(transport.RedactTarget(d.Target)), // a record an older build wrote may hold it as typed
-			" session  "+termsafe.Line(firstNonEmpty(d.SessionID, "(none)"))+" · "+termsafe.Line(firstNonEmpty(d.ProtocolVersion, "?"))+" "+termsafe.Line(d.Era),
-			" rejoin   "+m.th.Accent.Render(termsafe.Line(session.RejoinCommand(d.Handle))))
-		if ok, why := m.rejoinHere(d); ok {
-			l = append(l, m.th.OK.Render(" "+m.keyOf("rejoin-here")+" rejoins it in this session"))
-		} else {
-			l = append(l, m.th.Faint.Render(" not here: "+why))
-		}
-	}
-	return strings.Join(l, "\n")
 }

@@ -100,22 +100,3 @@ func (m *Model) openLatestTaskGet(t session.Task) {
 	d.refresh(m)
 	m.push(d)
 }
-
-// listKey handles the keys every list overlay (tasks, detached calls,
-// listen streams) shares: quit, help and moving the selection over n rows.
-func listKey(m *Model, name string, sel *int, n int) {
-	switch name {
-	case "quit":
-		m.quit = true
-	case "help":
-		m.push(newHelp(m))
-	case "up":
-		*sel = clamp(*sel-1, 0, n-1)
-	case "down":
-		*sel = clamp(*sel+1, 0, n-1)
-	case "top":
-		*sel = 0
-	case "follow":
-		*sel = max(0, n-1)
-	}
-}

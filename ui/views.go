@@ -11,6 +11,7 @@ import (
 	"mcpscope/ui/info"
 	"mcpscope/ui/keys"
 	"mcpscope/ui/listen"
+	"mcpscope/ui/rejoin"
 	"mcpscope/ui/tasks"
 	"mcpscope/ui/view"
 )
@@ -25,6 +26,7 @@ var viewKeys = []view.Group{
 	info.Keys,
 	tasks.Keys,
 	listen.Keys,
+	rejoin.Keys,
 }
 
 // component puts a view of the contract on the root's stack of modals.

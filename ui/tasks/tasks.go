@@ -206,4 +206,3 @@ func style(th themes.Theme, t session.Task) lipgloss.Style {
 	}
 	return th.Info
 }
-
