@@ -131,7 +131,6 @@ var paneFooters = map[keys.Scope][]string{
 func DefaultKeys() *keys.Map {
 	d, c := keys.Detail, keys.Catalog
 	f, s := keys.Form, keys.Search
-	wf := scopeWaterfall
 	fl := keys.Filter
 	bs := append(paneBindings.Keys(), []keys.Binding{
 		{Name: "detail-close", Scope: d, Keys: []string{"esc", "q"}, Help: "close"},
@@ -170,14 +169,6 @@ func DefaultKeys() *keys.Map {
 		{Name: "form-task", Scope: f, Keys: []string{"ctrl+t"}, Help: "run the tool as a task (when it supports tasks)"},
 		{Name: "form-timeout", Scope: f, Keys: []string{"ctrl+o"}, Help: "next idle timeout for the call (default, 10s … none)"},
 
-		{Name: "waterfall-zoom-in", Scope: wf, Keys: []string{"+", "="}, Help: "zoom in (less time per column)"},
-		{Name: "waterfall-zoom-out", Scope: wf, Keys: []string{"-"}, Help: "zoom out (more time per column)"},
-		{Name: "waterfall-fit", Scope: wf, Keys: []string{"0"}, Help: "fit: the whole session in view, following it", Short: "fit"},
-		{Name: "waterfall-earlier", Scope: wf, Keys: []string{"left", "h"}, Help: "earlier (a quarter of the view)"},
-		{Name: "waterfall-later", Scope: wf, Keys: []string{"right", "l"}, Help: "later (a quarter of the view); at the end, follow the clock"},
-		{Name: "waterfall-page-earlier", Scope: wf, Keys: []string{"H", "shift+left"}, Help: "earlier by a whole view"},
-		{Name: "waterfall-page-later", Scope: wf, Keys: []string{"L", "shift+right"}, Help: "later by a whole view"},
-		{Name: "waterfall-close", Scope: wf, Keys: []string{"esc", "w"}, Help: "back to the session", Short: "back"},
 		{Name: "filter-apply", Scope: fl, Keys: []string{"enter"}, Help: "keep the filter and go back to the list (it applies as you type, once valid)"},
 		{Name: "filter-cancel", Scope: fl, Keys: []string{"esc"}, Help: "cancel: the filter as it was before"},
 		{Name: "filter-up", Scope: fl, Keys: []string{"up"}, Help: "select the row above"},

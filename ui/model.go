@@ -218,8 +218,6 @@ func (m *Model) refresh() {
 		if r, ok := v.v.(view.Refresher); ok {
 			r.Refresh(m.viewCtx())
 		}
-	case *waterfall:
-		v.refresh(m)
 	}
 	m.fixScroll()
 }

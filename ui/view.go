@@ -297,8 +297,6 @@ var footerNames = map[keys.Scope][]string{
 	keys.Tasks:  {"task-get", "task-result", "task-cancel", "copy", "tasks-close", "help"},
 	keys.Rejoin: {"copy", "rejoin-here", "rejoin-forget", "rejoin-refresh", "rejoin-close", "help"},
 	keys.Listen: {"listen-new", "listen-close", "open", "listen-back", "help"},
-
-	scopeWaterfall: {"waterfall-zoom-in", "waterfall-zoom-out", "waterfall-earlier", "waterfall-later", "open", "waterfall-close", "help"},
 }
 
 // keyOf is the first key of a binding, for hints in titles.

@@ -14,6 +14,7 @@ import (
 	"mcpscope/ui/rejoin"
 	"mcpscope/ui/tasks"
 	"mcpscope/ui/view"
+	"mcpscope/ui/waterfall"
 )
 
 // viewKeys are the keymap groups of the views in their own packages (the
@@ -27,6 +28,7 @@ var viewKeys = []view.Group{
 	tasks.Keys,
 	listen.Keys,
 	rejoin.Keys,
+	waterfall.Keys,
 }
 
 // component puts a view of the contract on the root's stack of modals.
@@ -115,4 +117,22 @@ func (m *Model) choose(title string, options []string, sel int, f func(m *Model,
 // newHelp is the key help over what the keys go to now.
 func newHelp(m *Model) modal {
 	return &component{help.New(m.viewCtx(), help.Session{Protocol: m.info.ProtocolVersion, Era: m.info.Era, EraReason: m.info.EraReason}, m.disabled)}
+}
+
+// openWaterfall opens the waterfall (ui/waterfall) over the UI's history.
+func (m *Model) openWaterfall() { m.open(waterfall.New(m.viewCtx(), historyOf{m})) }
+
+// historyOf is the part of the session the waterfall reads: the calls
+// the UI took in, and the detail it opens.
+type historyOf struct{ m *Model }
+
+func (h historyOf) History() ([]*session.Call, map[string]int) { return h.m.h.calls, h.m.h.index }
+func (h historyOf) Lookup(key string) *session.Call            { return h.m.s.Lookup(key) }
+func (h historyOf) Store() *session.Store                      { return h.m.s.Store() }
+func (h historyOf) Transport() transport.Transport             { return h.m.s.Transport() }
+func (h historyOf) Open(c *session.Call) view.Action {
+	d := &detail{call: c}
+	d.refresh(h.m)
+	h.m.push(d)
+	return view.Action{}
 }

@@ -1,8 +1,10 @@
-package ui
+// Package waterfall is the waterfall view (w).
+package waterfall
 
 import (
 	"errors"
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -12,8 +14,11 @@ import (
 
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
+	"mcpscope/themes"
 	"mcpscope/transport"
 	"mcpscope/ui/keys"
+	"mcpscope/ui/view"
+	"mcpscope/ui/widget"
 )
 
 // The waterfall (w) draws the session's calls on one time axis, the way a
@@ -28,8 +33,62 @@ import (
 // between rows and leave the reader to add up. The requests pane still
 // lists every round on its own row.
 
-// scopeWaterfall is the waterfall's key scope.
-const scopeWaterfall keys.Scope = "waterfall"
+// Scope is where the view's keys are looked up.
+const Scope keys.Scope = "waterfall"
+
+// Session is what the waterfall reads of the session, and the one intent
+// it sends.
+type Session interface {
+	// History is the calls the UI has taken in, in order, and each one's
+	// position by key.
+	History() (calls []*session.Call, index map[string]int)
+	// Lookup finds a call the history has not taken in yet (a retry).
+	Lookup(key string) *session.Call
+	Store() *session.Store
+	Transport() transport.Transport // nil for a recording
+	// Open shows the call in the detail.
+	Open(c *session.Call) view.Action
+}
+
+// Keys is the view's part of the keymap; Key gives them their meaning.
+var Keys = view.Group{Scope: Scope, Bindings: []keys.Binding{
+	{Name: "waterfall-zoom-in", Scope: Scope, Keys: []string{"+", "="}, Help: "zoom in (less time per column)"},
+	{Name: "waterfall-zoom-out", Scope: Scope, Keys: []string{"-"}, Help: "zoom out (more time per column)"},
+	{Name: "waterfall-fit", Scope: Scope, Keys: []string{"0"}, Help: "fit: the whole session in view, following it", Short: "fit"},
+	{Name: "waterfall-earlier", Scope: Scope, Keys: []string{"left", "h"}, Help: "earlier (a quarter of the view)"},
+	{Name: "waterfall-later", Scope: Scope, Keys: []string{"right", "l"}, Help: "later (a quarter of the view); at the end, follow the clock"},
+	{Name: "waterfall-page-earlier", Scope: Scope, Keys: []string{"H", "shift+left"}, Help: "earlier by a whole view"},
+	{Name: "waterfall-page-later", Scope: Scope, Keys: []string{"L", "shift+right"}, Help: "later by a whole view"},
+	{Name: "waterfall-close", Scope: Scope, Keys: []string{"esc", "w"}, Help: "back to the session", Short: "back"},
+}, Footer: []string{"waterfall-zoom-in", "waterfall-zoom-out", "waterfall-earlier", "waterfall-later", "open", "waterfall-close", "help"}}
+
+// env is what the view works with during one key or render: the context
+// and the session, under the names the drawing code uses.
+type env struct {
+	th     themes.Theme
+	w, hgt int
+	opts   view.Context
+	h      history
+	s      Session
+}
+
+type history struct {
+	calls []*session.Call
+	index map[string]int
+}
+
+func newEnv(c view.Context, s Session) env {
+	calls, index := s.History()
+	return env{th: c.Theme, w: c.Width, hgt: c.Height, opts: c, h: history{calls, index}, s: s}
+}
+
+var (
+	clamp  = widget.Clamp
+	fit    = widget.Fit
+	pad    = widget.Pad
+	fmtDur = widget.Dur
+	itoa   = strconv.Itoa
+)
 
 // wfScales are the zoom levels: the time one column stands for.
 var wfScales = []time.Duration{
@@ -141,8 +200,12 @@ const (
 // humanMethods are the server requests a person answers.
 var humanMethods = map[string]bool{"elicitation/create": true, "sampling/createMessage": true, "roots/list": true}
 
-type waterfall struct {
-	roots  []int32         // positions in m.h.calls of the rows: calls that are no retry or re-issue
+// View is the waterfall's rows, zoom and position, and the marks found
+// so far.
+type View struct {
+	s Session
+
+	roots  []int32         // positions in the history of the rows: calls that are no retry or re-issue
 	seen   int             // calls of m.h.calls looked at
 	open   []*session.Call // calls whose row may still grow
 	maxEnd time.Time       // latest end of the calls no longer open
@@ -159,16 +222,19 @@ type waterfall struct {
 	budget  int // index entries this render may still scan
 }
 
-func (m *Model) openWaterfall() {
-	v := &waterfall{follow: true, fit: true, live: true, marks: map[string]*callMarks{}}
-	v.refresh(m)
-	m.push(v)
+// New opens the waterfall on the whole session, following it.
+func New(c view.Context, s Session) *View {
+	v := &View{s: s, follow: true, fit: true, live: true, marks: map[string]*callMarks{}}
+	v.Refresh(c)
+	return v
 }
 
-func (v *waterfall) scope() keys.Scope { return scopeWaterfall }
+func (v *View) Scope() keys.Scope { return Scope }
 
-// refresh takes in new calls and notices calls that ended.
-func (v *waterfall) refresh(m *Model) {
+// Refresh takes in new calls and notices calls that ended.
+func (v *View) Refresh(c view.Context) { v.refresh(newEnv(c, v.s)) }
+
+func (v *View) refresh(m env) {
 	for ; v.seen < len(m.h.calls); v.seen++ {
 		c := m.h.calls[v.seen]
 		sn := c.Snapshot()
@@ -202,7 +268,7 @@ func chainOpen(sn session.CallSnapshot) bool {
 
 // clock is the waterfall's now: the wall clock, except for a journal read
 // back (no transport), which does not grow: it ends at its last frame.
-func (v *waterfall) clock(m *Model) time.Time {
+func (v *View) clock(m env) time.Time {
 	if m.s.Transport() == nil {
 		st := m.s.Store()
 		if e, ok := st.Entry(st.Last()); ok {
@@ -213,7 +279,7 @@ func (v *waterfall) clock(m *Model) time.Time {
 }
 
 // origin is time 0 of the axis: the first call's start.
-func (v *waterfall) origin(m *Model) time.Time {
+func (v *View) origin(m env) time.Time {
 	if len(v.roots) == 0 {
 		return v.clock(m)
 	}
@@ -221,7 +287,7 @@ func (v *waterfall) origin(m *Model) time.Time {
 }
 
 // span is how long the session's calls cover, from the origin.
-func (v *waterfall) span(m *Model, origin time.Time) time.Duration {
+func (v *View) span(m env, origin time.Time) time.Duration {
 	end := v.maxEnd
 	if len(v.open) > 0 {
 		if c := v.clock(m); c.After(end) {
@@ -234,10 +300,10 @@ func (v *waterfall) span(m *Model, origin time.Time) time.Duration {
 // wfRightW is the outcome column: glyph, word, duration.
 const wfRightW = 1 + 1 + 9 + 1 + 7
 
-// wfLayout splits a width into the label column and the bar area (a space
+// Layout splits a width into the label column and the bar area (a space
 // each side of the bar, then the outcome column). The outcome column never
 // shrinks: durations are never cut.
-func wfLayout(w int) (labelW, barW int) {
+func Layout(w int) (labelW, barW int) {
 	labelW = 24
 	if w >= 100 {
 		labelW = min(40, w/4)
@@ -252,7 +318,7 @@ func wfLayout(w int) (labelW, barW int) {
 
 // rowsHeight is how many rows fit in a body of h lines: under the title
 // and the axis, above a rule, the selected row's numbers and the legend.
-func (m *Model) wfRowsHeight(h int) int { return max(1, h-4-len(m.legend(m.w))) }
+func (m env) wfRowsHeight(h int) int { return max(1, h-4-len(m.legend(m.w))) }
 
 // fitExact is the scale that shows span in exactly w columns (whole
 // milliseconds, at least one).
@@ -273,8 +339,8 @@ func fitScale(span time.Duration, w int) int {
 
 // window is what the bar area shows: the scale of a column and the time
 // at its left edge, from the origin.
-func (v *waterfall) window(m *Model) (origin time.Time, scale, left time.Duration, barW int) {
-	_, barW = wfLayout(m.w)
+func (v *View) window(m env) (origin time.Time, scale, left time.Duration, barW int) {
+	_, barW = Layout(m.w)
 	origin = v.origin(m)
 	span := v.span(m, origin)
 	if v.fit {
@@ -295,7 +361,7 @@ func clampLeft(left, span, width time.Duration) time.Duration {
 	return min(max(left, 0), max(0, span-width/4))
 }
 
-func (v *waterfall) fixRows(m *Model) {
+func (v *View) fixRows(m env) {
 	n := len(v.roots)
 	if v.follow {
 		v.sel = n - 1
@@ -311,16 +377,18 @@ func (v *waterfall) fixRows(m *Model) {
 	v.top = clamp(v.top, 0, max(0, n-h))
 }
 
-func (v *waterfall) key(m *Model, name string, _ tea.KeyPressMsg) (bool, tea.Cmd) {
+func (v *View) Key(c view.Context, name string, _ tea.KeyPressMsg) view.Action {
+	m := newEnv(c, v.s)
+	var a view.Action
 	n := len(v.roots)
 	moved := false
 	switch name {
 	case "waterfall-close":
-		return true, nil
+		return view.Close()
 	case "quit":
-		m.quit = true
+		a.Quit = true
 	case "help":
-		m.push(newHelp(m))
+		a.Help = true
 	case "up", "down", "page-up", "page-down":
 		d := map[string]int{"up": -1, "down": 1, "page-up": -m.wfRowsHeight(m.hgt - 2), "page-down": m.wfRowsHeight(m.hgt - 2)}[name]
 		v.sel = clamp(v.sel+d, 0, n-1)
@@ -332,12 +400,10 @@ func (v *waterfall) key(m *Model, name string, _ tea.KeyPressMsg) (bool, tea.Cmd
 		v.sel, v.follow, v.live = max(0, n-1), true, true
 	case "open":
 		if n == 0 {
-			return false, nil
+			return a
 		}
 		if c := v.chainEnd(m, v.rootCall(m, v.sel)); c != nil {
-			d := &detail{call: c}
-			d.refresh(m)
-			m.push(d)
+			a = v.s.Open(c)
 		}
 	case "waterfall-zoom-in", "waterfall-zoom-out":
 		v.zoom(m, map[bool]int{true: -1, false: 1}[name == "waterfall-zoom-in"])
@@ -350,11 +416,11 @@ func (v *waterfall) key(m *Model, name string, _ tea.KeyPressMsg) (bool, tea.Cmd
 	if moved {
 		v.showSelected(m)
 	}
-	return false, nil
+	return a
 }
 
 // unfit leaves fit mode at the scale and position fit showed.
-func (v *waterfall) unfit(m *Model) {
+func (v *View) unfit(m env) {
 	if !v.fit {
 		return
 	}
@@ -365,7 +431,7 @@ func (v *waterfall) unfit(m *Model) {
 
 // zoom changes the scale by d levels, keeping the middle of the view (or,
 // following the clock, its right edge) where it is.
-func (v *waterfall) zoom(m *Model, d int) {
+func (v *View) zoom(m env, d int) {
 	v.unfit(m)
 	origin, scale, left, barW := v.window(m)
 	next := clamp(v.scale+d, 0, len(wfScales)-1)
@@ -378,7 +444,7 @@ func (v *waterfall) zoom(m *Model, d int) {
 
 // scroll moves the view in time by a quarter or a whole width; reaching
 // the end follows the clock again.
-func (v *waterfall) scroll(m *Model, name string) {
+func (v *View) scroll(m env, name string) {
 	v.unfit(m)
 	origin, scale, left, barW := v.window(m)
 	width := scale * time.Duration(barW)
@@ -391,7 +457,7 @@ func (v *waterfall) scroll(m *Model, name string) {
 
 // showSelected scrolls in time to the selected row when its bar is out of
 // view, so moving through rows never lands on an empty line.
-func (v *waterfall) showSelected(m *Model) {
+func (v *View) showSelected(m env) {
 	if v.fit || len(v.roots) == 0 {
 		return
 	}
@@ -405,13 +471,13 @@ func (v *waterfall) showSelected(m *Model) {
 	}
 }
 
-func (v *waterfall) rootCall(m *Model, i int) *session.Call {
+func (v *View) rootCall(m env, i int) *session.Call {
 	return m.h.calls[v.roots[clamp(i, 0, len(v.roots)-1)]]
 }
 
 // lookup finds a call by key: in the UI's history, else in the session
 // (a retry made since the last pull).
-func lookup(m *Model, key string) *session.Call {
+func lookup(m env, key string) *session.Call {
 	if i, ok := m.h.index[key]; ok {
 		return m.h.calls[i]
 	}
@@ -420,7 +486,7 @@ func lookup(m *Model, key string) *session.Call {
 
 // chain is a row's calls: the root, then each retry round or re-issue
 // (Next links), bounded.
-func chain(m *Model, root *session.Call) []session.CallSnapshot {
+func chain(m env, root *session.Call) []session.CallSnapshot {
 	var out []session.CallSnapshot
 	for c := root; c != nil && len(out) < 4*(session.MaxRounds+1); {
 		sn := c.Snapshot()
@@ -434,7 +500,7 @@ func chain(m *Model, root *session.Call) []session.CallSnapshot {
 }
 
 // chainEnd is the call a row came to.
-func (v *waterfall) chainEnd(m *Model, root *session.Call) *session.Call {
+func (v *View) chainEnd(m env, root *session.Call) *session.Call {
 	ch := chain(m, root)
 	if c := lookup(m, ch[len(ch)-1].Key); c != nil {
 		return c
@@ -443,12 +509,12 @@ func (v *waterfall) chainEnd(m *Model, root *session.Call) *session.Call {
 }
 
 // row builds row i.
-func (v *waterfall) row(m *Model, i int, clock time.Time) wfRow {
+func (v *View) row(m env, i int, clock time.Time) wfRow {
 	return v.rowOf(m, chain(m, v.rootCall(m, i)), clock)
 }
 
 // rowOf builds a row from its calls' snapshots and the marks found so far.
-func (v *waterfall) rowOf(m *Model, ch []session.CallSnapshot, clock time.Time) wfRow {
+func (v *View) rowOf(m env, ch []session.CallSnapshot, clock time.Time) wfRow {
 	first := ch[0]
 	r := wfRow{key: first.Key, method: first.Method, name: first.Name, start: first.Started, ttfb: -1}
 	for j, sn := range ch {
@@ -572,7 +638,7 @@ func earlier(a, b time.Time) time.Time {
 }
 
 // outcome is how a row's last call ended, as a word, a glyph and a style.
-func (m *Model) outcome(sn session.CallSnapshot) wfOutcome {
+func (m env) outcome(sn session.CallSnapshot) wfOutcome {
 	switch {
 	case sn.ResultType == "input_required" && sn.Next == "" && sn.ChainErr == nil && sn.State == session.StateOK:
 		return wfOutcome{"input", '?', m.th.Warn} // the server asks; the person answers
@@ -593,7 +659,7 @@ func (m *Model) outcome(sn session.CallSnapshot) wfOutcome {
 }
 
 // marksFor is the marks kept for call key (new ones empty).
-func (v *waterfall) marksFor(key string) *callMarks {
+func (v *View) marksFor(key string) *callMarks {
 	mk := v.marks[key]
 	if mk == nil {
 		mk = &callMarks{stride: 1}
@@ -607,7 +673,7 @@ func (v *waterfall) marksFor(key string) *callMarks {
 // index: one pass from the earliest frame any of them still needs (calls
 // on screen overlap in time, so one pass serves them all), within the
 // render's scan budget.
-func (v *waterfall) scanMarks(m *Model, calls []session.CallSnapshot) {
+func (v *View) scanMarks(m env, calls []session.CallSnapshot) {
 	type scan struct {
 		mk     *callMarks
 		sn     session.CallSnapshot
@@ -804,7 +870,7 @@ func barCells(r wfRow, from time.Time, scale time.Duration, w int) []wfCell {
 
 // drawBar styles cells: the call's outcome colours its bar, the person's
 // share has its own colour; runs of one style are rendered together.
-func (m *Model) drawBar(cells []wfCell, out wfOutcome) string {
+func (m env) drawBar(cells []wfCell, out wfOutcome) string {
 	const plain, human, outcome = 0, 1, 2
 	styleOf := func(c wfCell) int {
 		switch {
@@ -878,10 +944,11 @@ func axis(left, scale time.Duration, w int) string {
 	return string(line)
 }
 
-func (v *waterfall) render(m *Model, w, h int) string {
+func (v *View) Render(c view.Context, w, h int) string {
+	m := newEnv(c, v.s)
 	v.renders++
 	v.budget = scanBudget
-	labelW, barW := wfLayout(w)
+	labelW, barW := Layout(w)
 	origin, scale, left, _ := v.window(m)
 	clock := v.clock(m)
 	from := origin.Add(left)
@@ -941,7 +1008,7 @@ func (v *waterfall) render(m *Model, w, h int) string {
 }
 
 // dropMarks forgets the marks of calls off screen when there are many.
-func (v *waterfall) dropMarks() {
+func (v *View) dropMarks() {
 	if len(v.marks) <= maxMarkCache {
 		return
 	}
@@ -953,7 +1020,7 @@ func (v *waterfall) dropMarks() {
 }
 
 // rowInfo is the selected row's numbers, which a bar can only suggest.
-func (m *Model) rowInfo(r wfRow) string {
+func (m env) rowInfo(r wfRow) string {
 	// Numbers first: what a narrow screen cuts is the error's text.
 	parts := []string{"server " + fmtDur(r.server)}
 	if r.human > 0 {
@@ -984,7 +1051,7 @@ func (m *Model) rowInfo(r wfRow) string {
 // legend says what every glyph and colour means: the bar's stretches and
 // marks, then the outcomes, wrapped to w columns (two lines at 120, three
 // at 80); an item is never cut.
-func (m *Model) legend(w int) []string {
+func (m env) legend(w int) []string {
 	type item struct {
 		st          lipgloss.Style
 		glyph, word string
@@ -1012,7 +1079,7 @@ func (m *Model) legend(w int) []string {
 }
 
 // wfOutcomes are the outcomes a row can show, for the legend.
-func wfOutcomes(m *Model) []wfOutcome {
+func wfOutcomes(m env) []wfOutcome {
 	return []wfOutcome{{"ok", '✓', m.th.OK}, {"error", '✗', m.th.Error}, {"cancelled", '⊘', m.th.Cancelled},
 		{"timeout", '◷', m.th.Late}, {"pending", '…', m.th.Pending}, {"input", '?', m.th.Warn}, {"detached", '⇥', m.th.Cancelled}}
 }
