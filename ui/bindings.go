@@ -131,7 +131,6 @@ var paneFooters = map[keys.Scope][]string{
 func DefaultKeys() *keys.Map {
 	d, c := keys.Detail, keys.Catalog
 	f, s := keys.Form, keys.Search
-	fl := keys.Filter
 	bs := append(paneBindings.Keys(), []keys.Binding{
 		{Name: "detail-close", Scope: d, Keys: []string{"esc", "q"}, Help: "close"},
 		{Name: "tab-next", Scope: d, Keys: []string{"tab"}, Help: "next tab", Short: "tab"},
@@ -168,11 +167,6 @@ func DefaultKeys() *keys.Map {
 		{Name: "form-clear", Scope: f, Keys: []string{"ctrl+u"}, Help: "clear the field (ctrl+w, alt+backspace delete a word; home, end)"},
 		{Name: "form-task", Scope: f, Keys: []string{"ctrl+t"}, Help: "run the tool as a task (when it supports tasks)"},
 		{Name: "form-timeout", Scope: f, Keys: []string{"ctrl+o"}, Help: "next idle timeout for the call (default, 10s … none)"},
-
-		{Name: "filter-apply", Scope: fl, Keys: []string{"enter"}, Help: "keep the filter and go back to the list (it applies as you type, once valid)"},
-		{Name: "filter-cancel", Scope: fl, Keys: []string{"esc"}, Help: "cancel: the filter as it was before"},
-		{Name: "filter-up", Scope: fl, Keys: []string{"up"}, Help: "select the row above"},
-		{Name: "filter-down", Scope: fl, Keys: []string{"down"}, Help: "select the row below"},
 
 		{Name: "search-run", Scope: s, Keys: []string{"enter"}, Help: "search"},
 		{Name: "search-cancel", Scope: s, Keys: []string{"esc"}, Help: "stop searching", Short: "stop"},

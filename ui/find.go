@@ -12,6 +12,7 @@ import (
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
 	"mcpscope/transport"
+	"mcpscope/ui/filterline"
 )
 
 // Filtering the panes with the filter language (package filter).
@@ -71,7 +72,7 @@ type noteFilter struct {
 type findState struct {
 	req      callFilter
 	note     noteFilter
-	prompt   *filterPrompt
+	prompt   *filterline.Line
 	stepping bool // a filterStepMsg is on its way
 	subj     *session.Subjects
 	// lastKey/lastSn cache one call's snapshot across a step (a progress

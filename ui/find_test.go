@@ -70,7 +70,7 @@ func TestFilterRequestsByExpression(t *testing.T) {
 		t.Fatalf("title does not say the filter and the count:\n%s", s)
 	}
 	press(m, "filter")
-	if v := m.find.prompt.in.Value(); v != "~e" {
+	if v := m.find.prompt.Value(); v != "~e" {
 		t.Fatalf("the input line opened with %q, want the filter", v)
 	}
 	key(m, "ctrl+u")

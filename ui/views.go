@@ -7,6 +7,7 @@ import (
 	"mcpscope/transport"
 	"mcpscope/ui/chooser"
 	"mcpscope/ui/editor"
+	"mcpscope/ui/filterline"
 	"mcpscope/ui/help"
 	"mcpscope/ui/info"
 	"mcpscope/ui/keys"
@@ -29,6 +30,7 @@ var viewKeys = []view.Group{
 	listen.Keys,
 	rejoin.Keys,
 	waterfall.Keys,
+	filterline.Keys,
 }
 
 // component puts a view of the contract on the root's stack of modals.
