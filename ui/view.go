@@ -292,11 +292,7 @@ func (m *Model) footer(w int) string {
 var footerNames = map[keys.Scope][]string{
 	keys.Detail: {"tab-next", "wrap", "fold", "search", "copy", "detail-close"},
 	keys.Form:   {"form-next", "form-submit", "form-decline", "form-raw", "form-cancel"},
-	keys.Editor: {"editor-submit", "editor-decline", "editor-cancel"},
 	keys.Search: {"search-run", "search-cancel"},
-	keys.Tasks:  {"task-get", "task-result", "task-cancel", "copy", "tasks-close", "help"},
-	keys.Rejoin: {"copy", "rejoin-here", "rejoin-forget", "rejoin-refresh", "rejoin-close", "help"},
-	keys.Listen: {"listen-new", "listen-close", "open", "listen-back", "help"},
 }
 
 // keyOf is the first key of a binding, for hints in titles.

@@ -13,7 +13,9 @@ import (
 )
 
 // Scope is where a binding applies. Global bindings work in every scope
-// that does not take text input.
+// that does not take text input. The scopes here are the root's and the
+// ones that take text (the root asks which, textScope); a view in its own
+// package declares its scope there.
 type Scope string
 
 const (
@@ -25,9 +27,6 @@ const (
 	Form     Scope = "form"
 	Editor   Scope = "editor"
 	Search   Scope = "search"
-	Tasks    Scope = "tasks"
-	Rejoin   Scope = "rejoin"
-	Listen   Scope = "listen"
 	// Panes holds what both main panes do alike (their filter); it is
 	// looked up after the focused pane's own scope, before Global.
 	Panes Scope = "panes"

@@ -23,7 +23,7 @@ import (
 )
 
 // Scope is where the view's keys are looked up.
-const Scope = keys.Listen
+const Scope keys.Scope = "listen"
 
 // Method is the 2026-07-28 request that opens a listen stream.
 const Method = "subscriptions/listen"

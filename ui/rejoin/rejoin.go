@@ -19,7 +19,7 @@ import (
 )
 
 // Scope is where the view's keys are looked up.
-const Scope = keys.Rejoin
+const Scope keys.Scope = "rejoin"
 
 // Session is what the view reads and the intent it sends.
 type Session interface {

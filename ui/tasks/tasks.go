@@ -23,7 +23,7 @@ import (
 )
 
 // Scope is where the view's keys are looked up.
-const Scope = keys.Tasks
+const Scope keys.Scope = "tasks"
 
 // Session is what the view reads of the session and the intents it sends.
 type Session interface {
