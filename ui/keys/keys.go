@@ -126,15 +126,6 @@ func (m *Map) Footer(s Scope) []string { return m.footers[s] }
 // Bindings returns every binding in registration order.
 func (m *Map) Bindings() []Binding { return append([]Binding(nil), m.list...) }
 
-// Short is "key desc" for the footer.
-func (m *Map) Short(name string) string {
-	b, ok := m.names[name]
-	if !ok || len(b.Keys) == 0 {
-		return ""
-	}
-	return b.Keys[0] + " " + b.Help
-}
-
 // Press builds the key message of a binding's first key, so tests drive
 // the UI by binding name rather than by key spelling.
 func (m *Map) Press(name string) tea.KeyPressMsg {
