@@ -122,8 +122,12 @@ func (c *catalog) key(m *Model, name string) tea.Cmd {
 			return nil
 		}
 		m.inCat = false
+		c.setFind("") // a catalog opened again starts whole
 	case "catalog-find", "filter":
-		m.find.prompt = newFilterPrompt(m, targetCatalog, c.find)
+		// A new find starts empty (typing replaces the last one, never
+		// appends to it); esc brings the last one back.
+		m.find.prompt = newFilterPrompt(m, targetCatalog, "")
+		m.find.prompt.before = c.find
 	case "info":
 		m.openInfo()
 	case "quit":
@@ -200,6 +204,7 @@ func (c *catalog) open(m *Model, s *catSection, e catEntry) tea.Cmd {
 		sent := func(m *Model) tea.Cmd {
 			call := mk(m.s)
 			m.inCat, m.focus = false, paneRequests
+			c.setFind("")
 			m.setFlash("sent " + call.Method + " " + termsafe.Line(call.Name) + " (call " + call.Key + ")")
 			m.landOn(call) // its answer shows there when it comes
 			return nil

@@ -755,7 +755,7 @@ func (d *detail) render(m *Model, w, h int) string {
 	case d.searching:
 		b.WriteString(m.th.Accent.Render("/" + termsafe.Line(d.input) + "█"))
 	case p.query != "":
-		b.WriteString(m.th.Faint.Render(fit(fmt.Sprintf("/%s: %d matches · %s", termsafe.Line(p.query), len(p.hits), p.where())+mode, w)))
+		b.WriteString(m.th.Faint.Render(fit(fmt.Sprintf("/%s: %s · %s", termsafe.Line(p.query), counted(len(p.hits), "match", "matches"), p.where())+mode, w)))
 	default:
 		b.WriteString(m.th.Faint.Render(fit(p.where()+mode, w)))
 	}
