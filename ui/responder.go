@@ -184,6 +184,11 @@ func (m *Model) promptModal(p *serverPrompt) modal {
 			return m.done(p, answer{result: json.RawMessage(`{"action":"decline"}`)}, "elicitation declined")
 		}
 		f.onCancel = func(m *Model) tea.Cmd {
+			if req.MRTR {
+				// An answer in an MRTR round goes into a retry, and a server may
+				// just ask again: esc ends the chain here, no retry sent.
+				return m.done(p, answer{err: &session.RPCError{Code: -1, Message: "cancelled by the user (esc): no retry sent"}}, "elicitation cancelled: the call ends, no retry sent")
+			}
 			return m.done(p, answer{result: json.RawMessage(`{"action":"cancel"}`)}, "elicitation cancelled")
 		}
 		return f
