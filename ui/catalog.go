@@ -16,6 +16,8 @@ import (
 type catEntry struct {
 	name, title, desc, uri string
 	schema                 json.RawMessage // tools: inputSchema
+	outSchema              json.RawMessage // tools: outputSchema
+	annotations            json.RawMessage // tools: annotations
 	taskSupport            string          // tools: execution.taskSupport ("", "forbidden", "optional", "required")
 	args                   []struct {
 		Name        string `json:"name"`
@@ -384,22 +386,35 @@ func parseEntries(items []json.RawMessage) []catEntry {
 	var out []catEntry
 	for _, it := range items {
 		var r struct {
-			Name        string          `json:"name"`
-			Title       string          `json:"title"`
-			Description string          `json:"description"`
-			URI         string          `json:"uri"`
-			URITemplate string          `json:"uriTemplate"`
-			InputSchema json.RawMessage `json:"inputSchema"`
-			Arguments   json.RawMessage `json:"arguments"`
-			Execution   struct {
+			Name         string          `json:"name"`
+			Title        string          `json:"title"`
+			Description  string          `json:"description"`
+			URI          string          `json:"uri"`
+			URITemplate  string          `json:"uriTemplate"`
+			InputSchema  json.RawMessage `json:"inputSchema"`
+			OutputSchema json.RawMessage `json:"outputSchema"`
+			Annotations  json.RawMessage `json:"annotations"`
+			Arguments    json.RawMessage `json:"arguments"`
+			Execution    struct {
 				TaskSupport string `json:"taskSupport"`
 			} `json:"execution"`
 		}
 		_ = json.Unmarshal(it, &r)
 		e := catEntry{name: r.Name, title: r.Title, desc: r.Description, uri: firstNonEmpty(r.URI, r.URITemplate), schema: r.InputSchema,
-			taskSupport: r.Execution.TaskSupport}
+			taskSupport: r.Execution.TaskSupport, outSchema: r.OutputSchema, annotations: r.Annotations}
 		_ = json.Unmarshal(r.Arguments, &e.args)
 		out = append(out, e)
 	}
 	return out
+}
+
+// outputSchema is a listed tool's outputSchema (nil when the catalog has
+// not listed it or it declares none).
+func (c *catalog) outputSchema(tool string) json.RawMessage {
+	for _, e := range c.secs[0].entries {
+		if e.name == tool {
+			return e.outSchema
+		}
+	}
+	return nil
 }

@@ -34,7 +34,7 @@ func TestGoldenPanes(t *testing.T) {
 		}},
 		{"detail-notification", func(m *Model) { press(m, "focus-next", "top", "down", "down", "down", "down", "open") }},
 		{"detail-folded", func(m *Model) {
-			press(m, "top", "down", "down", "open", "tab-next", "fold-all", "down", "down", "down", "fold")
+			press(m, "top", "down", "down", "open", "tab-next", "result-view", "fold-all", "down", "down", "down", "fold")
 		}},
 		{"detail-nowrap", func(m *Model) {
 			press(m, "top", "down", "down", "down", "down", "open", "tab-next", "tab-next", "wrap", "down", "down", "down", "scroll-right")
