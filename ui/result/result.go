@@ -41,8 +41,8 @@ const (
 // show pretty-printed (and folded, where the viewer folds).
 type Block struct {
 	Class Class
-	Lines []string     // inert; SGR colours only when Options.Markdown names a style
-	JSON  []byte       // a JSON value (structuredContent, an outputSchema)
+	Lines []string      // inert; SGR colours only when Options.Markdown names a style
+	JSON  []byte        // a JSON value (structuredContent, an outputSchema)
 	Media *render.Media // an image, audio or blob the viewer can save
 }
 
