@@ -28,3 +28,36 @@ func TestE2EHeadlessCallRendersOnATerminal(t *testing.T) {
 		t.Errorf("--json on a terminal should print the result's JSON:\n%s", sc)
 	}
 }
+
+// In a real terminal: the catalog shows the selected tool's schemas and
+// annotations beside the list at 120 columns and under it at 80; a call's
+// response shows rendered, v switches to the raw JSON and back.
+func TestE2ESchemaPaneAndRenderedResponse(t *testing.T) {
+	for _, sz := range []struct{ w, h int }{{120, 40}, {80, 24}} {
+		tm := startTUI(t, sz.w, sz.h)
+		tm.keys("C")
+		tm.waitFor("Catalog", "Slow task with progress")
+		tm.selectRow("Slow task with progress")
+		sc := tm.waitFor("input", "seconds", "annotations", "read-only · idempotent")
+		beside := strings.Contains(selectedLine(sc), "│ ")
+		if beside != (sz.w >= 110) {
+			t.Errorf("%dx%d: schemas beside the list = %v:\n%s", sz.w, sz.h, beside, sc)
+		}
+		if sz.w < 110 {
+			continue
+		}
+		tm.keys("Escape")
+		tm.waitFor("Notifications")
+		tm.openTool("Echo", "echo")
+		tm.fillField("message", "**loud** hello")
+		tm.keys("Enter")
+		sc = tm.waitFor("tools/call echo · ok", "rendered result — v shows the raw JSON", "loud hello", "structuredContent")
+		if strings.Contains(sc, `"jsonrpc": "2.0"`) {
+			t.Errorf("the rendered view shows the envelope:\n%s", sc)
+		}
+		tm.keys("v")
+		tm.waitFor(`"jsonrpc": "2.0"`, `"text": "**loud** hello"`)
+		tm.keys("v")
+		tm.waitFor("rendered result — v shows the raw JSON")
+	}
+}

@@ -293,6 +293,22 @@ func (c *catalog) render(m *Model, w, h int) string {
 	}
 	l := []string{head + strings.Join(tabs, "│")}
 	s := c.secs[c.cur]
+	// A tool's schemas and annotations: beside the list when the terminal
+	// is wide, else under the entry's description (a third of the height).
+	full := w
+	var side, under []string
+	if s.label == "tools" && s.n() > 0 && s.pending == nil {
+		e, _ := s.at(clamp(s.sel, 0, s.n()-1))
+		if w >= wideCatalog {
+			w = full * 11 / 20
+			side = m.schemaLines(e, full-w-2)
+		} else {
+			under = append([]string{""}, m.schemaLines(e, w-2)...)
+			for i := range under {
+				under[i] = " " + under[i]
+			}
+		}
+	}
 	switch {
 	case s.pending != nil:
 		l = append(l, m.th.Faint.Render("   loading…"))
@@ -334,6 +350,12 @@ func (c *catalog) render(m *Model, w, h int) string {
 			about = append(about, m.th.Faint.Render(dl))
 		}
 	}
+	// The list keeps a third of the height (all of a shorter list); the
+	// schemas get what is left, cut with a word of where the rest is.
+	if avail := h - len(l) - len(about) - min(s.n(), max(3, (h-1)/3)); len(under) > max(2, avail) {
+		under = append(under[:max(1, avail-1)], m.th.Faint.Render(fit("  … (from "+itoa(wideCatalog)+" columns the schemas show beside the list)", w)))
+	}
+	about = append(about, under...)
 	room := max(1, h-len(l)-len(about))
 	top := clamp(s.sel-room+1, 0, max(0, s.n()-room))
 	for i := top; i < s.n() && i < top+room; i++ {
@@ -364,6 +386,16 @@ func (c *catalog) render(m *Model, w, h int) string {
 		}
 	}
 	l = append(l, about...)
+	if side != nil {
+		rows := l[1:]
+		for len(rows) < h-1 {
+			rows = append(rows, "")
+		}
+		l = append(l[:1], besides(rows, side, w, m.th.Faint.Render("│")+" ")...)
+		if len(l) > h {
+			l = l[:h]
+		}
+	}
 	return strings.Join(l, "\n")
 }
 
