@@ -33,9 +33,7 @@ func (m *Model) schemaLines(e catEntry, w int) []string {
 	l = append(l, "")
 	head("annotations")
 	if a := annotationText(e.annotations); a != "" {
-		for _, al := range wrapLines(a, w, 3) {
-			l = append(l, al)
-		}
+		l = append(l, wrapLines(a, w, 3)...)
 	} else {
 		faint("(none declared)")
 	}
