@@ -58,6 +58,10 @@ type Options struct {
 	OutputSchema json.RawMessage
 }
 
+// maxMarkdown is the longest text rendered as Markdown (the UI waits for
+// it); a longer one shows as plain text.
+const maxMarkdown = 64 << 10
+
 // MaxBytes is the largest result rendered; a larger one is left to the
 // raw JSON view, which is built for it.
 const MaxBytes = 1 << 20
@@ -164,6 +168,7 @@ func body1(c content, body Class, o Options) []Block {
 	switch {
 	case strings.Contains(mt, "json") && json.Valid([]byte(text)):
 		return []Block{{JSON: []byte(text)}}
+	case len(text) > maxMarkdown:
 	case strings.Contains(mt, "markdown") || (mt == "" && looksMarkdown(text)):
 		if ls, ok := markdown(text, o); ok {
 			return []Block{{Class: body, Lines: ls}}

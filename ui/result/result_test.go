@@ -156,3 +156,14 @@ func TestResultNotContent(t *testing.T) {
 		t.Fatal("a tools/list result was rendered")
 	}
 }
+
+// A text too long to render as Markdown while a person waits shows as
+// plain text.
+func TestResultLongMarkdownPlain(t *testing.T) {
+	text := "# Big\n\n" + strings.Repeat("**x** ", 12<<10)
+	res, _ := json.Marshal(map[string]any{"content": []any{map[string]any{"type": "text", "text": text}}})
+	got := mustRender(t, string(res), Options{}, Styles{})
+	if !strings.HasPrefix(got, "# Big") || !strings.Contains(got, "**x**") {
+		t.Fatalf("a long text should show as it is, got %.60q", got)
+	}
+}
