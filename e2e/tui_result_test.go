@@ -3,6 +3,8 @@ package e2e
 import (
 	"strings"
 	"testing"
+
+	"mcpscope/internal/peers"
 )
 
 // Headless call on a terminal prints the rendering the response tab shows
@@ -59,5 +61,38 @@ func TestE2ESchemaPaneAndRenderedResponse(t *testing.T) {
 		tm.waitFor(`"jsonrpc": "2.0"`, `"text": "**loud** hello"`)
 		tm.keys("v")
 		tm.waitFor("rendered result — v shows the raw JSON")
+	}
+}
+
+// Against the TypeScript SDK's 2026-07-28 server, whose confirm tool asks
+// again (MRTR) until the answer is {confirm: true}: → sets the boolean
+// true and the call completes in one retry; esc on the form ends the call
+// instead of starting another round (issue 21: → sent false, and esc only
+// brought round after round).
+func TestE2EConfirmFormTS2026(t *testing.T) {
+	dir := t.TempDir()
+	env := []string{"XDG_STATE_HOME=" + dir + "/state", "XDG_CONFIG_HOME=" + dir + "/config"}
+	cmd, args := peers.TSv2Stdio(t)
+	tm := pane(t, dir, env, 120, 40, append([]string{"--no-journal", "--", cmd}, args...)...)
+	tm.waitFor("tools/list")
+	tm.openTool("confirm", "confirm")
+	tm.keys("Enter") // action: its default, deploy
+	tm.waitFor("The server asks (elicitation) (MRTR round 1", "confirm*")
+	tm.keys("Right")
+	tm.waitUntil("confirm set to true", func(s string) bool { return strings.Contains(selectedLine(s), "[true]") })
+	tm.keys("Enter")
+	sc := tm.waitFor("confirmed: deploy")
+	if strings.Contains(sc, "MRTR round 2 of") && strings.Contains(sc, "The server asks") {
+		t.Fatalf("a second round was asked:\n%s", sc)
+	}
+	tm.keys("Escape")
+	tm.waitFor("Notifications")
+	tm.openTool("confirm", "confirm")
+	tm.keys("Enter")
+	tm.waitFor("The server asks (elicitation) (MRTR round 1")
+	tm.keys("Escape")
+	sc = tm.waitFor("elicitation cancelled: the call ends, no retry sent")
+	if strings.Contains(sc, "The server asks (elicitation)") {
+		t.Fatalf("esc brought another round:\n%s", sc)
 	}
 }

@@ -168,11 +168,11 @@ func (m *Model) promptModal(p *serverPrompt) modal {
 		if ep.Mode == "url" {
 			msg += "\nURL: " + ep.URL
 		}
-		esc := "esc cancels"
+		how := " — enter accepts, ctrl+d declines, esc cancels"
 		if req.MRTR {
-			esc = "esc ends the call" // no retry goes out (onCancel)
+			how = " — enter accepts, esc ends the call, ctrl+d declines" // esc: no retry goes out (onCancel)
 		}
-		f := &form{title: "The server asks (elicitation)" + via + " — enter accepts, ctrl+d declines, " + esc, message: msg, fields: fields, decline: true}
+		f := &form{title: "The server asks (elicitation)" + via + how, message: msg, fields: fields, decline: true}
 		if err != nil {
 			f.err = "the requested schema is unreadable (" + err.Error() + "); answer in raw JSON"
 			f.raw, f.rawText = true, newArea("{}", m.th)
