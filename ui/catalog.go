@@ -341,12 +341,12 @@ func (c *catalog) render(m *Model, w, h int) string {
 		e, _ := s.at(clamp(s.sel, 0, s.n()-1))
 		about = append(about, "")
 		if ansi.StringWidth(catName(s.label, e)) > nameW {
-			about = append(about, wrapLines(" "+catName(s.label, e), w, 3)...)
+			about = append(about, indentWrap(catName(s.label, e), 1, w, 3)...)
 		}
 		if e.title != "" && uris {
-			about = append(about, wrapLines(" "+termsafe.Line(e.title), w, 2)...)
+			about = append(about, indentWrap(termsafe.Line(e.title), 1, w, 2)...)
 		}
-		for _, dl := range wrapLines(" "+termsafe.Line(e.desc), w, 4) {
+		for _, dl := range indentWrap(termsafe.Line(e.desc), 1, w, 4) {
 			about = append(about, m.th.Faint.Render(dl))
 		}
 	}
@@ -409,6 +409,16 @@ func wrapLines(s string, w, n int) []string {
 	if len(ls) > n {
 		ls = ls[:n]
 		ls[n-1] = fit(ls[n-1]+" …", w)
+	}
+	return ls
+}
+
+// indentWrap is wrapLines with every line indented, the second and later
+// ones too (issue 23: a description's second line lost its indent).
+func indentWrap(s string, indent, w, n int) []string {
+	ls := wrapLines(s, w-indent, n)
+	for i := range ls {
+		ls[i] = strings.Repeat(" ", indent) + ls[i]
 	}
 	return ls
 }

@@ -67,7 +67,7 @@ func propLines(m *Model, raw json.RawMessage, w int) []string {
 		}
 		l = append(l, fit(" "+pad(name, nameW)+" "+termsafe.Line(propSummary(p)), w))
 		if p.Description != "" {
-			for _, dl := range wrapLines(strings.Repeat(" ", nameW+2)+termsafe.Line(p.Description), w, 2) {
+			for _, dl := range indentWrap(termsafe.Line(p.Description), nameW+2, w, 2) {
 				l = append(l, m.th.Faint.Render(dl))
 			}
 		}

@@ -129,7 +129,7 @@ func TestResizeAnySize(t *testing.T) {
 
 // schemaTools are tools whose schemas, output and annotations the
 // catalog's schema pane shows.
-const schemaTools = `{"tools":[{"name":"echo","description":"Echo"},{"name":"send_mail","title":"Send mail","description":"Sends one email \u001b]0;pwned\u0007 now",
+const schemaTools = `{"tools":[{"name":"echo","description":"Echo"},{"name":"send_mail","title":"Send mail","description":"Sends one email \u001b]0;pwned\u0007 now, to one address, with a subject line and a priority that the mail server may ignore",
 	"inputSchema":{"type":"object","properties":{"to":{"type":"string","format":"email","description":"who gets it"},
 	"subject":{"type":"string","minLength":1,"maxLength":78},"priority":{"type":"string","enum":["low","normal","high"],"default":"normal"},
 	"retries":{"type":"integer","minimum":0,"maximum":5}},"required":["to","subject"]},
