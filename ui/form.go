@@ -191,7 +191,7 @@ func (f *field) value() (json.RawMessage, error) {
 		return v, err
 	}
 	if why := schemacheck.Check(f.prop, v); why != "" {
-		return nil, errors.New(why)
+		return nil, errors.New(termsafe.Line(why)) // it may quote the server's schema
 	}
 	return v, nil
 }

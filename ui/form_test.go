@@ -150,3 +150,18 @@ func lineWith(screen, s string) string {
 	}
 	return ""
 }
+
+// A problem that quotes the server's schema (its pattern) is made inert.
+func TestFormErrorFromSchemaInert(t *testing.T) {
+	r := NewResponder(nil)
+	m, _, _ := newLive(t, r)
+	m.resp = r
+	got := answerPrompt(t, m, r, "elicitation/create", `{"message":"x","requestedSchema":{"type":"object","properties":{"code":{"type":"string","pattern":"^a\u001b]0;pwned\u0007$"}}}}`)
+	typeText(m, "b")
+	press(m, "form-submit")
+	if raw := m.Render(); strings.Contains(raw, "\x1b]0;") || !strings.Contains(screen(m), "must match ^a␛]0;pwned␇$") {
+		t.Fatalf("the pattern reached the screen raw:\n%q", raw)
+	}
+	press(m, "form-cancel")
+	<-got
+}
