@@ -2,7 +2,12 @@ package render
 
 import (
 	"bytes"
+	"encoding/base64"
 	"encoding/json"
+	"image"
+	"image/gif"
+	"image/jpeg"
+	"image/png"
 	"strings"
 	"testing"
 )
@@ -30,5 +35,31 @@ func TestSize(t *testing.T) {
 		if got := Size(n); got != want {
 			t.Errorf("Size(%d) = %q, want %q", n, got, want)
 		}
+	}
+}
+
+// An image's dimensions come from its header, for PNG, JPEG and GIF.
+func TestMediaDimensions(t *testing.T) {
+	img := image.NewRGBA(image.Rect(0, 0, 7, 5))
+	enc := map[string]func(*bytes.Buffer) error{
+		"png":  func(b *bytes.Buffer) error { return png.Encode(b, img) },
+		"jpeg": func(b *bytes.Buffer) error { return jpeg.Encode(b, img, nil) },
+		"gif":  func(b *bytes.Buffer) error { return gif.Encode(b, img, nil) },
+	}
+	for format, f := range enc {
+		var b bytes.Buffer
+		if err := f(&b); err != nil {
+			t.Fatal(err)
+		}
+		m := DecodeMedia("image", "image/"+format, base64.StdEncoding.EncodeToString(b.Bytes()), "")
+		if m.Err != nil || m.W != 7 || m.H != 5 || m.Format != format || len(m.Data) != b.Len() {
+			t.Errorf("%s: %+v", format, m)
+		}
+		if want := "7×5 " + strings.ToUpper(format); !strings.HasSuffix(m.Describe(), want) {
+			t.Errorf("%s: %q does not end with %q", format, m.Describe(), want)
+		}
+	}
+	if m := DecodeMedia("image", "image/png", "not base64!", ""); m.Err == nil || !strings.Contains(m.Describe(), "not base64") {
+		t.Errorf("bad base64: %+v", m)
 	}
 }
