@@ -5,8 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 
+	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
 
 	"mcpscope/connect"
@@ -15,6 +17,7 @@ import (
 	"mcpscope/internal/shell"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
+	"mcpscope/ui/result"
 )
 
 func newCallCmd() *cobra.Command {
@@ -92,7 +95,7 @@ func newCallCmd() *cobra.Command {
 				}
 				final.IsError = session.IsToolError(res)
 			}
-			render.Result(out, asJSON, res, render.Contents)
+			printResult(out, asJSON, res)
 			if final.IsError {
 				return shown{&session.ToolError{Name: name}}
 			}
@@ -106,6 +109,37 @@ func newCallCmd() *cobra.Command {
 	cmd.Flags().Var(&ttl, "ttl", "how long the server should keep the task (with --task)")
 	cmd.Flags().BoolVar(&detach, "detach", false, "leave the call running on the server once it can be rejoined (an SSE event id, or a task): print its handle for 'mcpscope rejoin HANDLE' and exit")
 	return cmd
+}
+
+// printResult writes a tool result: JSON with --json; on a terminal, the
+// rendering the inspector's response tab shows (package result), in colour
+// unless NO_COLOR is set; piped, each item's text (render.Contents).
+func printResult(out io.Writer, asJSON bool, res json.RawMessage) {
+	if f, ok := out.(*os.File); ok && !asJSON && isTerminal(out) {
+		width := 80
+		if w, _, err := term.GetSize(f.Fd()); err == nil && w > 0 {
+			width = w
+		}
+		if printRendered(out, res, width, os.Getenv("NO_COLOR") == "") {
+			return
+		}
+	}
+	render.Result(out, asJSON, res, render.Contents)
+}
+
+// printRendered writes res as package result renders it; false when it
+// has no rendering (not a tool result, or too large).
+func printRendered(out io.Writer, res json.RawMessage, width int, color bool) bool {
+	o, st := result.Options{Width: width}, result.Styles{}
+	if color {
+		o.Markdown, st = "dark", result.ANSI()
+	}
+	ls, ok := result.Render(res, o, st)
+	if !ok {
+		return false
+	}
+	fmt.Fprintln(out, strings.Join(ls, "\n"))
+	return true
 }
 
 // printDetached tells where a call left running can be picked up again:

@@ -16,13 +16,14 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"sort"
 	"strings"
 	"time"
 
+	"github.com/google/jsonschema-go/jsonschema"
+
 	"mcpscope/connect"
 	"mcpscope/internal/render"
-	"mcpscope/internal/schema"
+	"mcpscope/internal/schemacheck"
 	"mcpscope/internal/termsafe"
 	"mcpscope/oauth"
 	"mcpscope/session"
@@ -500,18 +501,15 @@ func (c *confClient) settleListen(ctx context.Context) error {
 
 // confArguments makes arguments for a tool from its inputSchema: each
 // required property gets its default, its first enum value, or a plain
-// value of its type.
+// value of its type that keeps to its format and bounds.
 func confArguments(schema json.RawMessage) json.RawMessage {
-	var s struct {
-		Properties map[string]json.RawMessage `json:"properties"`
-		Required   []string                   `json:"required"`
-	}
-	if json.Unmarshal(schema, &s) != nil {
+	o, err := schemacheck.ReadObject(schema)
+	if err != nil {
 		return json.RawMessage("{}")
 	}
 	args := map[string]any{}
-	for _, name := range s.Required {
-		if v, ok := confValue(s.Properties[name], true); ok {
+	for name := range o.Required { // a required name without a property too
+		if v, ok := confValue(o.Props[name], true); ok {
 			args[name] = v
 		}
 	}
@@ -519,20 +517,13 @@ func confArguments(schema json.RawMessage) json.RawMessage {
 	return b
 }
 
-// confValue picks a value for one property schema: its default, else (when
-// must) its first enum or const value, else a plain value of its type.
-func confValue(prop json.RawMessage, must bool) (any, bool) {
-	var p struct {
-		Type    json.RawMessage   `json:"type"`
-		Default json.RawMessage   `json:"default"`
-		Const   json.RawMessage   `json:"const"`
-		Enum    []json.RawMessage `json:"enum"`
-		OneOf   []struct {
-			Const json.RawMessage `json:"const"`
-		} `json:"oneOf"`
-		Items json.RawMessage `json:"items"`
+// confValue picks a value for one property schema (read by schemacheck,
+// as the inspector's forms read it): its default, else (when must) its
+// const or first enum value, else a plain value of its type.
+func confValue(p *jsonschema.Schema, must bool) (any, bool) {
+	if p == nil {
+		p = &jsonschema.Schema{}
 	}
-	_ = json.Unmarshal(prop, &p)
 	if len(p.Default) > 0 {
 		return p.Default, true
 	}
@@ -540,18 +531,20 @@ func confValue(prop json.RawMessage, must bool) (any, bool) {
 		return nil, false
 	}
 	switch {
-	case len(p.Const) > 0:
-		return p.Const, true
+	case p.Const != nil:
+		return *p.Const, true
 	case len(p.Enum) > 0:
 		return p.Enum[0], true
-	case len(p.OneOf) > 0 && len(p.OneOf[0].Const) > 0:
-		return p.OneOf[0].Const, true
+	case len(p.OneOf) > 0 && p.OneOf[0].Const != nil:
+		return *p.OneOf[0].Const, true
 	}
-	typ, _ := schema.Type(p.Type)
-	switch typ {
+	switch schemacheck.Type(p) {
 	case "string":
-		return "mcpscope", true
+		return confString(p), true
 	case "integer", "number":
+		if p.Minimum != nil && *p.Minimum > 1 {
+			return *p.Minimum, true
+		}
 		return 1, true
 	case "boolean":
 		return true, true
@@ -563,6 +556,19 @@ func confValue(prop json.RawMessage, must bool) (any, bool) {
 		return nil, true
 	}
 	return "mcpscope", true
+}
+
+// confString is a string that keeps to the property's format and length.
+func confString(p *jsonschema.Schema) string {
+	s := map[string]string{"email": "mcpscope@example.com", "uri": "https://example.com/mcpscope", "date": "2026-07-28",
+		"date-time": "2026-07-28T00:00:00Z"}[p.Format]
+	if s == "" {
+		s = "mcpscope"
+	}
+	if p.MinLength != nil && len(s) < *p.MinLength {
+		s += strings.Repeat("x", *p.MinLength-len(s))
+	}
+	return s
 }
 
 // confResponder answers what the headless engine does (ping, roots) and
@@ -591,11 +597,8 @@ func (confResponder) Capabilities() json.RawMessage {
 // the schema's defaults.
 func elicitDefaults(params json.RawMessage) (json.RawMessage, error) {
 	var p struct {
-		Mode            string `json:"mode"`
-		RequestedSchema struct {
-			Properties map[string]json.RawMessage `json:"properties"`
-			Required   []string                   `json:"required"`
-		} `json:"requestedSchema"`
+		Mode            string          `json:"mode"`
+		RequestedSchema json.RawMessage `json:"requestedSchema"`
 	}
 	if err := json.Unmarshal(params, &p); err != nil {
 		return nil, err
@@ -603,18 +606,13 @@ func elicitDefaults(params json.RawMessage) (json.RawMessage, error) {
 	if p.Mode == "url" {
 		return json.RawMessage(`{"action":"decline"}`), nil
 	}
+	o, err := schemacheck.ReadObject(p.RequestedSchema)
+	if err != nil {
+		return nil, err
+	}
 	content := map[string]any{}
-	required := map[string]bool{}
-	for _, n := range p.RequestedSchema.Required {
-		required[n] = true
-	}
-	names := make([]string, 0, len(p.RequestedSchema.Properties))
-	for n := range p.RequestedSchema.Properties {
-		names = append(names, n)
-	}
-	sort.Strings(names)
-	for _, n := range names {
-		if v, ok := confValue(p.RequestedSchema.Properties[n], required[n]); ok {
+	for _, n := range o.Names {
+		if v, ok := confValue(o.Props[n], o.Required[n]); ok {
 			content[n] = v
 		}
 	}

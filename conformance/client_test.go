@@ -33,3 +33,14 @@ func TestConformanceArguments(t *testing.T) {
 		t.Fatalf("confArguments: got %s, want %s", got, want)
 	}
 }
+
+// Arguments keep to the formats and bounds the schema states, read with
+// the same schema library as the inspector's forms.
+func TestConformanceArgumentsFormats(t *testing.T) {
+	got := confArguments(json.RawMessage(`{"type":"object","properties":{"to":{"type":"string","format":"email"},
+		"at":{"type":"string","format":"date-time"},"code":{"type":"string","minLength":10},"n":{"type":"integer","minimum":5}},
+		"required":["to","at","code","n","unlisted"]}`))
+	if want := `{"at":"2026-07-28T00:00:00Z","code":"mcpscopexx","n":5,"to":"mcpscope@example.com","unlisted":"mcpscope"}`; string(got) != want {
+		t.Fatalf("confArguments: got %s, want %s", got, want)
+	}
+}

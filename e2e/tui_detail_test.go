@@ -41,7 +41,7 @@ func detailText(sc string) string {
 	return b.String()
 }
 
-var statusLine = regexp.MustCompile(`^(/.*: \d+ matches · )?line \d+ of \d+`)
+var statusLine = regexp.MustCompile(`^(/.*: \d+ match(es)? · )?line \d+ of \d+`)
 
 // A 20 MiB tool result, journaled (memory holds its head), reads to its
 // last line in the response and raw tabs, wrapped and not.

@@ -146,6 +146,8 @@ func DefaultKeys() *keys.Map {
 		{Name: "unfold-all", Scope: d, Keys: []string{"+", "="}, Help: "unfold everything"},
 		{Name: "next-item", Scope: d, Keys: []string{"]"}, Help: "show the next row of the list (same tab)"},
 		{Name: "prev-item", Scope: d, Keys: []string{"["}, Help: "show the previous row of the list (same tab)"},
+		{Name: "result-view", Scope: d, Keys: []string{"v"}, Help: "response tab: the result rendered (text, Markdown, media, links) or its raw JSON"},
+		{Name: "save-media", Scope: d, Keys: []string{"s"}, Help: "save the image, audio or blob at the cursor of a rendered response to a file"},
 
 		{Name: "catalog-close", Scope: c, Keys: []string{"esc"}, Help: "clear the find, else back to the session", Short: "back"},
 		{Name: "catalog-find", Scope: c, Keys: []string{"/", "f"}, Help: "find (fuzzy: names and titles, then descriptions), as you type"},

@@ -16,6 +16,8 @@ import (
 type catEntry struct {
 	name, title, desc, uri string
 	schema                 json.RawMessage // tools: inputSchema
+	outSchema              json.RawMessage // tools: outputSchema
+	annotations            json.RawMessage // tools: annotations
 	taskSupport            string          // tools: execution.taskSupport ("", "forbidden", "optional", "required")
 	args                   []struct {
 		Name        string `json:"name"`
@@ -122,8 +124,12 @@ func (c *catalog) key(m *Model, name string) tea.Cmd {
 			return nil
 		}
 		m.inCat = false
+		c.setFind("") // a catalog opened again starts whole
 	case "catalog-find", "filter":
-		m.find.prompt = newFilterPrompt(m, targetCatalog, c.find)
+		// A new find starts empty (typing replaces the last one, never
+		// appends to it); esc brings the last one back.
+		m.find.prompt = newFilterPrompt(m, targetCatalog, "")
+		m.find.prompt.before = c.find
 	case "info":
 		m.openInfo()
 	case "quit":
@@ -200,6 +206,7 @@ func (c *catalog) open(m *Model, s *catSection, e catEntry) tea.Cmd {
 		sent := func(m *Model) tea.Cmd {
 			call := mk(m.s)
 			m.inCat, m.focus = false, paneRequests
+			c.setFind("")
 			m.setFlash("sent " + call.Method + " " + termsafe.Line(call.Name) + " (call " + call.Key + ")")
 			m.landOn(call) // its answer shows there when it comes
 			return nil
@@ -286,6 +293,22 @@ func (c *catalog) render(m *Model, w, h int) string {
 	}
 	l := []string{head + strings.Join(tabs, "│")}
 	s := c.secs[c.cur]
+	// A tool's schemas and annotations: beside the list when the terminal
+	// is wide, else under the entry's description (a third of the height).
+	full := w
+	var side, under []string
+	if s.label == "tools" && s.n() > 0 && s.pending == nil {
+		e, _ := s.at(clamp(s.sel, 0, s.n()-1))
+		if w >= wideCatalog {
+			w = full * 11 / 20
+			side = m.schemaLines(e, full-w-2)
+		} else {
+			under = append([]string{""}, m.schemaLines(e, w-2)...)
+			for i := range under {
+				under[i] = " " + under[i]
+			}
+		}
+	}
 	switch {
 	case s.pending != nil:
 		l = append(l, m.th.Faint.Render("   loading…"))
@@ -318,15 +341,21 @@ func (c *catalog) render(m *Model, w, h int) string {
 		e, _ := s.at(clamp(s.sel, 0, s.n()-1))
 		about = append(about, "")
 		if ansi.StringWidth(catName(s.label, e)) > nameW {
-			about = append(about, wrapLines(" "+catName(s.label, e), w, 3)...)
+			about = append(about, indentWrap(catName(s.label, e), 1, w, 3)...)
 		}
 		if e.title != "" && uris {
-			about = append(about, wrapLines(" "+termsafe.Line(e.title), w, 2)...)
+			about = append(about, indentWrap(termsafe.Line(e.title), 1, w, 2)...)
 		}
-		for _, dl := range wrapLines(" "+termsafe.Line(e.desc), w, 4) {
+		for _, dl := range indentWrap(termsafe.Line(e.desc), 1, w, 4) {
 			about = append(about, m.th.Faint.Render(dl))
 		}
 	}
+	// The list keeps a third of the height (all of a shorter list); the
+	// schemas get what is left, cut with a word of where the rest is.
+	if avail := h - len(l) - len(about) - min(s.n(), max(3, (h-1)/3)); len(under) > max(2, avail) {
+		under = append(under[:max(1, avail-1)], m.th.Faint.Render(fit("  … (from "+itoa(wideCatalog)+" columns the schemas show beside the list)", w)))
+	}
+	about = append(about, under...)
 	room := max(1, h-len(l)-len(about))
 	top := clamp(s.sel-room+1, 0, max(0, s.n()-room))
 	for i := top; i < s.n() && i < top+room; i++ {
@@ -357,6 +386,16 @@ func (c *catalog) render(m *Model, w, h int) string {
 		}
 	}
 	l = append(l, about...)
+	if side != nil {
+		rows := l[1:]
+		for len(rows) < h-1 {
+			rows = append(rows, "")
+		}
+		l = append(l[:1], besides(rows, side, w, m.th.Faint.Render("│")+" ")...)
+		if len(l) > h {
+			l = l[:h]
+		}
+	}
 	return strings.Join(l, "\n")
 }
 
@@ -374,27 +413,50 @@ func wrapLines(s string, w, n int) []string {
 	return ls
 }
 
+// indentWrap is wrapLines with every line indented, the second and later
+// ones too (issue 23: a description's second line lost its indent).
+func indentWrap(s string, indent, w, n int) []string {
+	ls := wrapLines(s, w-indent, n)
+	for i := range ls {
+		ls[i] = strings.Repeat(" ", indent) + ls[i]
+	}
+	return ls
+}
+
 // parseEntries reads the items of a list (tools, resources, templates or prompts).
 func parseEntries(items []json.RawMessage) []catEntry {
 	var out []catEntry
 	for _, it := range items {
 		var r struct {
-			Name        string          `json:"name"`
-			Title       string          `json:"title"`
-			Description string          `json:"description"`
-			URI         string          `json:"uri"`
-			URITemplate string          `json:"uriTemplate"`
-			InputSchema json.RawMessage `json:"inputSchema"`
-			Arguments   json.RawMessage `json:"arguments"`
-			Execution   struct {
+			Name         string          `json:"name"`
+			Title        string          `json:"title"`
+			Description  string          `json:"description"`
+			URI          string          `json:"uri"`
+			URITemplate  string          `json:"uriTemplate"`
+			InputSchema  json.RawMessage `json:"inputSchema"`
+			OutputSchema json.RawMessage `json:"outputSchema"`
+			Annotations  json.RawMessage `json:"annotations"`
+			Arguments    json.RawMessage `json:"arguments"`
+			Execution    struct {
 				TaskSupport string `json:"taskSupport"`
 			} `json:"execution"`
 		}
 		_ = json.Unmarshal(it, &r)
 		e := catEntry{name: r.Name, title: r.Title, desc: r.Description, uri: firstNonEmpty(r.URI, r.URITemplate), schema: r.InputSchema,
-			taskSupport: r.Execution.TaskSupport}
+			taskSupport: r.Execution.TaskSupport, outSchema: r.OutputSchema, annotations: r.Annotations}
 		_ = json.Unmarshal(r.Arguments, &e.args)
 		out = append(out, e)
 	}
 	return out
+}
+
+// outputSchema is a listed tool's outputSchema (nil when the catalog has
+// not listed it or it declares none).
+func (c *catalog) outputSchema(tool string) json.RawMessage {
+	for _, e := range c.secs[0].entries {
+		if e.name == tool {
+			return e.outSchema
+		}
+	}
+	return nil
 }

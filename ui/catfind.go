@@ -136,7 +136,10 @@ func (c *catalog) findCount() string {
 		n += s.n()
 		all += len(s.entries)
 	}
-	return itoa(n) + " of " + itoa(all) + " entries match"
+	if all == 1 {
+		return itoa(n) + " of 1 entry matches"
+	}
+	return itoa(n) + " of " + counted(all, "entry", "entries") + " match"
 }
 
 // marked fits s to w columns, padded, with the characters at the byte
@@ -159,4 +162,12 @@ func marked(s string, idx []int, st lipgloss.Style, w int) string {
 		}
 	}
 	return pad(b.String(), w)
+}
+
+// counted is "1 match", "2 matches": n and the noun in its number.
+func counted(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return itoa(n) + " " + many
 }

@@ -50,6 +50,8 @@ type detail struct {
 
 	searching bool
 	input     string
+
+	rv resultView // the response tab's rendered view (resultview.go)
 }
 
 func (m *Model) openDetail() {
@@ -243,6 +245,9 @@ func (d *detail) buildCall(m *Model, sn session.CallSnapshot) {
 			rs.addText(clPlain, "progress "+ansi.Strip(m.progressText(sn, 200, true)))
 		}
 	}
+	if rd, ok := d.renderedResponse(m, sn, resp); ok {
+		rs = rd
+	}
 	var rsCopy func() ([]byte, error)
 	if len(resp) > 0 {
 		rsCopy = frameCopy(st, resp[0])
@@ -268,6 +273,7 @@ func (d *detail) buildCall(m *Model, sn session.CallSnapshot) {
 	nd.addText(clPlain, nl...)
 	docs, names, copies = append(docs, nd), append(names, fmt.Sprintf("notifications (%d)", d.frames.nNotes)), append(copies, nil)
 	d.setTabs(docs, names, copies)
+	d.foldRendered()
 }
 
 // setTabs puts new docs in the tabs, keeping each tab's place.
@@ -665,6 +671,10 @@ func (d *detail) key(m *Model, name string, msg tea.KeyPressMsg) (bool, tea.Cmd)
 			step = -1
 		}
 		d.step(m, step)
+	case "result-view":
+		d.toggleResultView(m)
+	case "save-media":
+		return false, d.saveMedia(m)
 	case "copy":
 		t := d.cur()
 		var data []byte
@@ -717,7 +727,7 @@ func (d *detail) retarget(m *Model) {
 	if (call == nil && item == nil) || (call == d.call && item == d.item) {
 		return
 	}
-	*d = detail{call: call, item: item, tab: d.tab, nowrap: d.nowrap, from: d.from}
+	*d = detail{call: call, item: item, tab: d.tab, nowrap: d.nowrap, from: d.from, rv: resultView{raw: d.rv.raw}}
 	d.refresh(m)
 	d.tab = clamp(d.tab, 0, len(d.tabs)-1) // a call has more tabs than a notification
 }
@@ -755,7 +765,7 @@ func (d *detail) render(m *Model, w, h int) string {
 	case d.searching:
 		b.WriteString(m.th.Accent.Render("/" + termsafe.Line(d.input) + "█"))
 	case p.query != "":
-		b.WriteString(m.th.Faint.Render(fit(fmt.Sprintf("/%s: %d matches · %s", termsafe.Line(p.query), len(p.hits), p.where())+mode, w)))
+		b.WriteString(m.th.Faint.Render(fit(fmt.Sprintf("/%s: %s · %s", termsafe.Line(p.query), counted(len(p.hits), "match", "matches"), p.where())+mode, w)))
 	default:
 		b.WriteString(m.th.Faint.Render(fit(p.where()+mode, w)))
 	}

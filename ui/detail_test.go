@@ -75,7 +75,7 @@ func TestDetailReadsA20MiBResultToItsLastLine(t *testing.T) {
 // outline, + opens everything again.
 func TestDetailFolds(t *testing.T) {
 	m := newTestModel(t, loadFixture(t), 80, 24)
-	press(m, "top", "down", "down", "open", "tab-next", "down", "down", "down", "fold")
+	press(m, "top", "down", "down", "open", "tab-next", "result-view", "down", "down", "down", "fold")
 	if sc := screen(m); !strings.Contains(sc, `"result": {…}  2 keys`) || strings.Contains(sc, `"structuredContent"`) {
 		t.Fatalf("fold at the cursor:\n%s", sc)
 	}
@@ -130,7 +130,7 @@ func TestDetailNextItem(t *testing.T) {
 // The wheel scrolls the detail by rows.
 func TestDetailWheel(t *testing.T) {
 	m := newTestModel(t, loadFixture(t), 80, 12)
-	press(m, "top", "down", "down", "open", "tab-next")
+	press(m, "top", "down", "down", "open", "tab-next", "result-view")
 	m.Update(tea.MouseWheelMsg{Button: tea.MouseWheelDown, Y: 5})
 	if p := m.top().(*detail).cur().p; p.top != 3 || p.cur != 3 {
 		t.Fatalf("wheel down: top %d cursor %d", p.top, p.cur)

@@ -42,6 +42,7 @@ const (
 	clLiteral
 	clPunct
 	clFaint
+	clError // an isError result's banner and text
 )
 
 type segment struct {

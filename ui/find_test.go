@@ -464,3 +464,31 @@ func TestHelpListsFindKeys(t *testing.T) {
 		}
 	}
 }
+
+// A catalog opened again starts without the last find, and / starts a
+// new find rather than appending to the last one (issue 23: "elic" then
+// "long" found nothing for "eliclong").
+func TestCatalogFindStartsFresh(t *testing.T) {
+	m := newTestModel(t, loadFixture(t), 120, 40)
+	loadTools(m, `{"tools":[{"name":"elicit"},{"name":"longRunning"},{"name":"echo"}]}`)
+	press(m, "catalog", "catalog-find")
+	typeText(m, "elic")
+	press(m, "filter-apply", "catalog-find")
+	typeText(m, "long")
+	press(m, "filter-apply")
+	if got := m.catalog.find; got != "long" {
+		t.Fatalf("a second / appended to the find: %q", got)
+	}
+	if s := screen(m); strings.Contains(s, "nothing here matches") || !strings.Contains(s, "longRunning") {
+		t.Fatalf("the find for long shows:\n%s", s)
+	}
+	press(m, "catalog-find", "filter-cancel")
+	if got := m.catalog.find; got != "long" {
+		t.Fatalf("esc on a new find should bring the last back, got %q", got)
+	}
+	press(m, "catalog") // closes
+	press(m, "catalog")
+	if s := screen(m); m.catalog.find != "" || strings.Contains(s, "find “") {
+		t.Fatalf("a reopened catalog keeps the find %q:\n%s", m.catalog.find, s)
+	}
+}

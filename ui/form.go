@@ -2,21 +2,21 @@ package ui
 
 import (
 	"bytes"
-
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"time"
-	"unicode/utf8"
 
 	"charm.land/bubbles/v2/textarea"
 	"charm.land/bubbles/v2/textinput"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
+	"github.com/google/jsonschema-go/jsonschema"
 
-	"mcpscope/internal/schema"
+	"mcpscope/internal/schemacheck"
 	"mcpscope/internal/termsafe"
 	"mcpscope/themes"
 	"mcpscope/ui/keys"
@@ -43,48 +43,17 @@ type field struct {
 	choice            int             // enum/bool: index into choices, -1 = unset
 	choices           []json.RawMessage
 	labels            []string
-	checked           []bool // fMulti: which choices are in
-	item              int    // fMulti: the choice the cursor is on
-	min, max          *float64
-	minLen            *int
-	minItems          *int
-	maxItems          *int
-	err               string
+	checked           []bool             // fMulti: which choices are in
+	item              int                // fMulti: the choice the cursor is on
+	prop              *jsonschema.Schema // what the value is checked against (nil: anything)
+	// prefilled: the text is a default nobody has typed into yet; the
+	// first key typed replaces it rather than adding to it.
+	prefilled bool
+	err       string
 }
 
 // choiceKind: the value is picked from choices rather than typed.
 func (f *field) choiceKind() bool { return f.kind == fEnum || f.kind == fBool || f.kind == fMulti }
-
-// schemaProp is the part of a JSON Schema property a form understands.
-type schemaProp struct {
-	Type        json.RawMessage   `json:"type"`
-	Title       string            `json:"title"`
-	Description string            `json:"description"`
-	Enum        []json.RawMessage `json:"enum"`
-	EnumNames   []string          `json:"enumNames"`
-	OneOf       []struct {
-		Const json.RawMessage `json:"const"`
-		Title string          `json:"title"`
-	} `json:"oneOf"`
-	Default   json.RawMessage `json:"default"`
-	Minimum   *float64        `json:"minimum"`
-	Maximum   *float64        `json:"maximum"`
-	MinLength *int            `json:"minLength"`
-	// Multi-select (elicitation 2025-11-25 and later): an array whose items
-	// are an enum, or anyOf consts with titles.
-	Items *struct {
-		Enum  []json.RawMessage `json:"enum"`
-		AnyOf []schemaConst     `json:"anyOf"`
-		OneOf []schemaConst     `json:"oneOf"`
-	} `json:"items"`
-	MinItems *int `json:"minItems"`
-	MaxItems *int `json:"maxItems"`
-}
-
-type schemaConst struct {
-	Const json.RawMessage `json:"const"`
-	Title string          `json:"title"`
-}
 
 // choiceLabel is how a choice reads: its title, else a string value
 // without quotes, else its JSON.
@@ -100,62 +69,52 @@ func choiceLabel(v json.RawMessage, title string) string {
 }
 
 // fieldsFromSchema builds form fields for an object schema, in the order
-// the properties were written (maps would lose it).
+// the properties were written (schemacheck reads it with the JSON Schema
+// library; the values are checked against it before they are sent).
 func fieldsFromSchema(object json.RawMessage) ([]*field, error) {
-	if len(bytes.TrimSpace(object)) == 0 {
-		return nil, nil
-	}
-	var s struct {
-		Properties json.RawMessage `json:"properties"`
-		Required   []string        `json:"required"`
-	}
-	if err := json.Unmarshal(object, &s); err != nil {
-		return nil, fmt.Errorf("unreadable schema: %w", err)
-	}
-	names, err := objectKeys(s.Properties)
+	o, err := schemacheck.ReadObject(object)
 	if err != nil {
 		return nil, err
 	}
-	var props map[string]schemaProp
-	if len(s.Properties) > 0 {
-		if err := json.Unmarshal(s.Properties, &props); err != nil {
-			return nil, fmt.Errorf("unreadable properties: %w", err)
-		}
-	}
-	req := map[string]bool{}
-	for _, r := range s.Required {
-		req[r] = true
-	}
 	var out []*field
-	for _, n := range names {
-		p := props[n]
-		f := &field{name: n, title: p.Title, desc: p.Description, required: req[n], choice: -1, in: newLine("", themes.Plain()),
-			min: p.Minimum, max: p.Maximum, minLen: p.MinLength}
-		typ, _ := schema.Type(p.Type)
+	for _, n := range o.Names {
+		p := o.Props[n]
+		f := &field{name: n, title: p.Title, desc: p.Description, required: o.Required[n], choice: -1, in: newLine("", themes.Plain()), prop: p}
+		typ := schemacheck.Type(p)
+		var items []*jsonschema.Schema
+		if p.Items != nil {
+			items = append(p.Items.AnyOf, p.Items.OneOf...)
+		}
 		switch {
-		case typ == "array" && p.Items != nil && len(p.Items.Enum)+len(p.Items.AnyOf)+len(p.Items.OneOf) > 0:
-			f.kind, f.minItems, f.maxItems = fMulti, p.MinItems, p.MaxItems
-			for _, e := range p.Items.Enum {
+		case typ == "array" && p.Items != nil && len(p.Items.Enum)+len(items) > 0:
+			f.kind = fMulti
+			for _, e := range schemacheck.Values(p.Items.Enum) {
 				f.choices, f.labels = append(f.choices, e), append(f.labels, choiceLabel(e, ""))
 			}
-			for _, o := range append(p.Items.AnyOf, p.Items.OneOf...) {
-				f.choices, f.labels = append(f.choices, o.Const), append(f.labels, choiceLabel(o.Const, o.Title))
+			for _, o := range items {
+				if o.Const != nil {
+					c := schemacheck.Values([]any{*o.Const})[0]
+					f.choices, f.labels = append(f.choices, c), append(f.labels, choiceLabel(c, o.Title))
+				}
 			}
 			f.checked = make([]bool, len(f.choices))
 		case len(p.Enum) > 0:
-			f.kind, f.choices = fEnum, p.Enum
-			for i, e := range p.Enum {
+			f.kind, f.choices = fEnum, schemacheck.Values(p.Enum)
+			names := schemacheck.Strings(p, "enumNames")
+			for i, e := range f.choices {
 				title := ""
-				if i < len(p.EnumNames) {
-					title = p.EnumNames[i]
+				if i < len(names) {
+					title = names[i]
 				}
 				f.labels = append(f.labels, choiceLabel(e, title))
 			}
-		case len(p.OneOf) > 0:
+		case len(p.OneOf) > 0 && p.OneOf[0].Const != nil:
 			f.kind = fEnum
 			for _, o := range p.OneOf {
-				f.choices = append(f.choices, o.Const)
-				f.labels = append(f.labels, choiceLabel(o.Const, o.Title))
+				if o.Const != nil {
+					c := schemacheck.Values([]any{*o.Const})[0]
+					f.choices, f.labels = append(f.choices, c), append(f.labels, choiceLabel(c, o.Title))
+				}
 			}
 		case typ == "string":
 			f.kind = fString
@@ -189,7 +148,7 @@ func withDesc(f *field, desc string) *field {
 
 // newTextField is a string field holding value.
 func newTextField(name, title, value string, required bool) *field {
-	return &field{name: name, title: title, kind: fString, required: required, choice: -1, in: newLine(value, themes.Plain())}
+	return &field{name: name, title: title, kind: fString, required: required, choice: -1, in: newLine(value, themes.Plain()), prefilled: value != ""}
 }
 
 func (f *field) setDefault(d json.RawMessage) {
@@ -219,37 +178,27 @@ func (f *field) setDefault(d json.RawMessage) {
 		f.in.SetValue(string(termsafe.JSON(d)))
 	}
 	f.in.CursorEnd()
+	f.prefilled = f.in.Value() != ""
 }
 
 // text is what the field holds.
 func (f *field) text() string { return f.in.Value() }
 
-// objectKeys lists an object's keys in order.
-func objectKeys(raw json.RawMessage) ([]string, error) {
-	if len(bytes.TrimSpace(raw)) == 0 {
-		return nil, nil
-	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	if t, err := dec.Token(); err != nil || t != json.Delim('{') {
-		return nil, fmt.Errorf("properties is not an object")
-	}
-	var keys []string
-	for dec.More() {
-		t, err := dec.Token()
-		if err != nil {
-			return nil, err
-		}
-		keys = append(keys, t.(string))
-		var skip json.RawMessage
-		if err := dec.Decode(&skip); err != nil {
-			return nil, err
-		}
-	}
-	return keys, nil
-}
-
 // value validates the field and returns its JSON (nil = leave it out).
 func (f *field) value() (json.RawMessage, error) {
+	v, err := f.raw()
+	if err != nil || v == nil || f.prop == nil {
+		return v, err
+	}
+	if why := schemacheck.Check(f.prop, v); why != "" {
+		return nil, errors.New(termsafe.Line(why)) // it may quote the server's schema
+	}
+	return v, nil
+}
+
+// raw is the field's value as JSON before the schema checks it (nil =
+// leave it out).
+func (f *field) raw() (json.RawMessage, error) {
 	switch f.kind {
 	case fMulti:
 		var picked []json.RawMessage
@@ -258,12 +207,7 @@ func (f *field) value() (json.RawMessage, error) {
 				picked = append(picked, f.choices[i])
 			}
 		}
-		switch n := len(picked); {
-		case f.minItems != nil && n < *f.minItems && (n > 0 || f.required):
-			return nil, fmt.Errorf("choose at least %d", *f.minItems)
-		case f.maxItems != nil && n > *f.maxItems:
-			return nil, fmt.Errorf("choose at most %d", *f.maxItems)
-		case n == 0 && !f.required:
+		if len(picked) == 0 && !f.required {
 			return nil, nil
 		}
 		b, _ := json.Marshal(append([]json.RawMessage{}, picked...))
@@ -293,24 +237,11 @@ func (f *field) value() (json.RawMessage, error) {
 		if text == "" {
 			return nil, nil
 		}
-		if f.minLen != nil && utf8.RuneCountInString(text) < *f.minLen {
-			return nil, fmt.Errorf("at least %d characters", *f.minLen)
-		}
 		b, _ := json.Marshal(text)
 		return b, nil
 	case fNumber, fInteger:
-		v, err := strconv.ParseFloat(t, 64)
-		if err != nil {
+		if _, err := strconv.ParseFloat(t, 64); err != nil || !json.Valid([]byte(t)) {
 			return nil, fmt.Errorf("not a number")
-		}
-		if f.kind == fInteger && v != float64(int64(v)) {
-			return nil, fmt.Errorf("must be a whole number")
-		}
-		if f.min != nil && v < *f.min {
-			return nil, fmt.Errorf("at least %s", fmtNum(*f.min))
-		}
-		if f.max != nil && v > *f.max {
-			return nil, fmt.Errorf("at most %s", fmtNum(*f.max))
 		}
 		return json.RawMessage(t), nil
 	}
@@ -481,6 +412,10 @@ func (f *form) key(m *Model, name string, msg tea.KeyPressMsg) (bool, tea.Cmd) {
 			cur.choice = -1
 		}
 	case "form-choice-next", "form-choice-prev":
+		if cur != nil && cur.kind == fBool {
+			cur.choice = map[bool]int{true: 1, false: 0}[name == "form-choice-next"] // → true, ← false
+			return false, nil
+		}
 		if cur != nil && !text {
 			d := 1
 			if name == "form-choice-prev" {
@@ -504,9 +439,24 @@ func (f *form) key(m *Model, name string, msg tea.KeyPressMsg) (bool, tea.Cmd) {
 			cur.checked[cur.item] = !cur.checked[cur.item]
 			return false, nil
 		}
-		if cur != nil && !text && keys.Text(msg) == " " {
-			cur.choice = (cur.choice + 1) % len(cur.choices)
+		if cur != nil && cur.kind == fBool {
+			switch keys.Text(msg) {
+			case " ": // unset or false becomes true, true false
+				cur.choice = 1 - max(cur.choice, 0)
+			case "l":
+				cur.choice = 1
+			case "h":
+				cur.choice = 0
+			}
 			return false, nil
+		}
+		if cur != nil && !text {
+			switch keys.Text(msg) {
+			case " ", "l":
+				return f.key(m, "form-choice-next", msg)
+			case "h":
+				return f.key(m, "form-choice-prev", msg)
+			}
 		}
 		return false, f.edit(msg)
 	}
@@ -527,8 +477,21 @@ func (f *form) edit(msg tea.Msg) tea.Cmd {
 	if cur.choiceKind() {
 		return nil
 	}
+	if cur.prefilled {
+		// The first key typed into a prefilled value replaces it (it shows
+		// selected); a key that moves or deletes keeps it to edit.
+		cur.prefilled = false
+		if k, ok := msg.(tea.KeyPressMsg); (ok && keys.Text(k) != "") || isPaste(msg) {
+			cur.in.SetValue("")
+		}
+	}
 	cur.in, cmd = cur.in.Update(msg)
 	return cmd
+}
+
+func isPaste(msg tea.Msg) bool {
+	_, ok := msg.(tea.PasteMsg)
+	return ok
 }
 
 // toRaw switches to raw JSON, starting from what the fields hold.
@@ -606,12 +569,21 @@ func (f *form) render(m *Model, w, h int) string {
 			}
 			head := mark + pad(fl.label(), labelW) + " "
 			vals := fl.display(valW, i == f.focus)
+			if fl.err != "" && len(vals) > 0 {
+				// The mark sits next to the value, not at the far edge the
+				// editor's width pads to.
+				vals[0] = strings.TrimRight(ansi.Truncate(vals[0], max(ansi.StringWidth(fl.text())+1, ansi.StringWidth(strings.TrimRight(ansi.Strip(vals[0]), " "))), ""), " ")
+			}
+			prefill := fl.prefilled && i == f.focus && !fl.choiceKind()
+			if prefill {
+				vals[0] = m.th.Selected.Render(fit(fl.text(), valW-22)) + m.th.Faint.Render(" typing replaces it")
+			}
 			for k, v := range vals {
 				line := head + v
 				if k > 0 {
 					line = strings.Repeat(" ", ansi.StringWidth(head)) + v
 				}
-				if i == f.focus && (fl.kind != fMulti || k == fl.item) {
+				if i == f.focus && (fl.kind != fMulti || k == fl.item) && !prefill {
 					line = m.th.Accent.Render(line)
 				}
 				if k == 0 && fl.err != "" {
@@ -706,13 +678,16 @@ func (fl *field) display(w int, focused bool) []string {
 
 // itemsHint says how many a checklist takes.
 func (fl *field) itemsHint() string {
-	switch {
-	case fl.minItems != nil && fl.maxItems != nil:
-		return "(choose " + itoa(*fl.minItems) + "–" + itoa(*fl.maxItems) + ")"
-	case fl.minItems != nil:
-		return "(at least " + itoa(*fl.minItems) + ")"
-	case fl.maxItems != nil:
-		return "(at most " + itoa(*fl.maxItems) + ")"
+	if fl.prop == nil {
+		return ""
+	}
+	switch minItems, maxItems := fl.prop.MinItems, fl.prop.MaxItems; {
+	case minItems != nil && maxItems != nil:
+		return "(choose " + itoa(*minItems) + "–" + itoa(*maxItems) + ")"
+	case minItems != nil:
+		return "(at least " + itoa(*minItems) + ")"
+	case maxItems != nil:
+		return "(at most " + itoa(*maxItems) + ")"
 	}
 	return ""
 }

@@ -34,7 +34,7 @@ func TestGoldenPanes(t *testing.T) {
 		}},
 		{"detail-notification", func(m *Model) { press(m, "focus-next", "top", "down", "down", "down", "down", "open") }},
 		{"detail-folded", func(m *Model) {
-			press(m, "top", "down", "down", "open", "tab-next", "fold-all", "down", "down", "down", "fold")
+			press(m, "top", "down", "down", "open", "tab-next", "result-view", "fold-all", "down", "down", "down", "fold")
 		}},
 		{"detail-nowrap", func(m *Model) {
 			press(m, "top", "down", "down", "down", "down", "open", "tab-next", "tab-next", "wrap", "down", "down", "down", "scroll-right")
@@ -43,6 +43,10 @@ func TestGoldenPanes(t *testing.T) {
 		{"catalog", func(m *Model) {
 			loadPage(m, 0, `{"tools":[{"name":"slow","title":"Slow task","description":"Works \u001b[2J slowly","inputSchema":{"type":"object","properties":{"seconds":{"type":"number","default":10}}}},{"name":"echo","description":"Echo"}]}`)
 			press(m, "catalog")
+		}},
+		{"catalog-schema", func(m *Model) {
+			loadPage(m, 0, schemaTools)
+			press(m, "catalog", "down")
 		}},
 		{"catalog-templates", func(m *Model) { loadLongCatalog(m); press(m, "catalog", "section-next", "section-next", "down") }},
 		{"elicitation-multi", func(m *Model) { m.Update(serverPromptMsg{elicitPrompt(multiSchema)}); press(m, "form-next") }},
@@ -122,3 +126,12 @@ func TestResizeAnySize(t *testing.T) {
 		}
 	}
 }
+
+// schemaTools are tools whose schemas, output and annotations the
+// catalog's schema pane shows.
+const schemaTools = `{"tools":[{"name":"echo","description":"Echo"},{"name":"send_mail","title":"Send mail","description":"Sends one email \u001b]0;pwned\u0007 now, to one address, with a subject line and a priority that the mail server may ignore",
+	"inputSchema":{"type":"object","properties":{"to":{"type":"string","format":"email","description":"who gets it"},
+	"subject":{"type":"string","minLength":1,"maxLength":78},"priority":{"type":"string","enum":["low","normal","high"],"default":"normal"},
+	"retries":{"type":"integer","minimum":0,"maximum":5}},"required":["to","subject"]},
+	"outputSchema":{"type":"object","properties":{"id":{"type":"string","description":"the message id"},"queued":{"type":"boolean"}},"required":["id"]},
+	"annotations":{"readOnlyHint":false,"destructiveHint":false,"idempotentHint":false,"openWorldHint":true}}]}`

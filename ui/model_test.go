@@ -358,7 +358,7 @@ func TestCatalogToolForm(t *testing.T) {
 	}
 	f.inject(`{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"slept 2s"}]}}`)
 	refresh(m)
-	if sc := screen(m); !strings.Contains(sc, `"text": "slept 2s"`) || !strings.Contains(sc, "tools/call slow · ok") {
+	if sc := screen(m); !strings.Contains(sc, "\n slept 2s") || !strings.Contains(sc, "tools/call slow · ok") {
 		t.Fatalf("the answer is not in view:\n%s", sc)
 	}
 	press(m, "detail-close")

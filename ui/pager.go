@@ -905,6 +905,8 @@ func classStyle(th themes.Theme, c uint8) (st lipgloss.Style, plain bool) {
 		return th.Match, false
 	case clFaint:
 		return th.Faint, false
+	case clError:
+		return th.Error, false
 	}
 	if th.NoColor {
 		return st, true

@@ -168,7 +168,11 @@ func (m *Model) promptModal(p *serverPrompt) modal {
 		if ep.Mode == "url" {
 			msg += "\nURL: " + ep.URL
 		}
-		f := &form{title: "The server asks (elicitation)" + via + " — enter accepts, ctrl+d declines, esc cancels", message: msg, fields: fields, decline: true}
+		how := " — enter accepts, ctrl+d declines, esc cancels"
+		if req.MRTR {
+			how = " — enter accepts, esc ends the call, ctrl+d declines" // esc: no retry goes out (onCancel)
+		}
+		f := &form{title: "The server asks (elicitation)" + via + how, message: msg, fields: fields, decline: true}
 		if err != nil {
 			f.err = "the requested schema is unreadable (" + err.Error() + "); answer in raw JSON"
 			f.raw, f.rawText = true, newArea("{}", m.th)
@@ -184,6 +188,11 @@ func (m *Model) promptModal(p *serverPrompt) modal {
 			return m.done(p, answer{result: json.RawMessage(`{"action":"decline"}`)}, "elicitation declined")
 		}
 		f.onCancel = func(m *Model) tea.Cmd {
+			if req.MRTR {
+				// An answer in an MRTR round goes into a retry, and a server may
+				// just ask again: esc ends the chain here, no retry sent.
+				return m.done(p, answer{err: &session.RPCError{Code: -1, Message: "cancelled by the user (esc): no retry sent"}}, "elicitation cancelled: the call ends, no retry sent")
+			}
 			return m.done(p, answer{result: json.RawMessage(`{"action":"cancel"}`)}, "elicitation cancelled")
 		}
 		return f

@@ -96,9 +96,22 @@ type Content struct {
 	Blob     string `json:"blob"`
 	Name     string `json:"name"`
 	Resource *struct {
-		URI  string `json:"uri"`
-		Text string `json:"text"`
+		URI      string `json:"uri"`
+		Text     string `json:"text"`
+		Blob     string `json:"blob"`
+		MimeType string `json:"mimeType"`
 	} `json:"resource"`
+}
+
+// Media decodes an image, audio or blob block (nil for other blocks).
+func (c Content) Media() *Media {
+	switch {
+	case c.Data != "":
+		return DecodeMedia(c.Type, c.MimeType, c.Data, c.URI)
+	case c.Blob != "":
+		return DecodeMedia("blob", c.MimeType, c.Blob, c.URI)
+	}
+	return nil
 }
 
 // Human is the block for people, sanitised: its text, or a one-line
@@ -107,11 +120,12 @@ func (c Content) Human() string {
 	switch {
 	case c.Text != "":
 		return termsafe.Text(c.Text)
+	case c.Resource != nil && c.Resource.Blob != "":
+		return "[" + DecodeMedia("blob", c.Resource.MimeType, c.Resource.Blob, c.Resource.URI).Describe() + "]"
 	case c.Resource != nil:
 		return termsafe.Text(fmt.Sprintf("[resource %s]\n%s", c.Resource.URI, c.Resource.Text))
 	case c.Data != "" || c.Blob != "":
-		n := len(c.Data) + len(c.Blob)
-		return termsafe.Line(fmt.Sprintf("[%s %s, %d base64 bytes]", c.Type, c.MimeType, n))
+		return "[" + c.Media().Describe() + "]"
 	case c.Type == "resource_link":
 		return termsafe.Line(fmt.Sprintf("[link %s %s]", c.Name, c.URI))
 	}

@@ -1,0 +1,171 @@
+package ui
+
+import (
+	"encoding/json"
+	"strconv"
+	"strings"
+
+	"github.com/charmbracelet/x/ansi"
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"mcpscope/internal/schemacheck"
+	"mcpscope/internal/termsafe"
+)
+
+// wideCatalog is the width from which the selected tool's schemas show
+// beside the list rather than under it.
+const wideCatalog = 110
+
+// schemaLines describe a tool for the catalog's schema pane, w columns
+// wide: its input properties (name, type, bounds, description), its
+// output properties when it declares an outputSchema, and its annotations.
+func (m *Model) schemaLines(e catEntry, w int) []string {
+	var l []string
+	head := func(s string) { l = append(l, m.th.Title.Render(fit(s, w))) }
+	faint := func(s string) { l = append(l, m.th.Faint.Render(fit(s, w))) }
+	head("input")
+	l = append(l, propLines(m, e.schema, w)...)
+	if len(e.outSchema) > 0 {
+		l = append(l, "")
+		head("output")
+		l = append(l, propLines(m, e.outSchema, w)...)
+	}
+	l = append(l, "")
+	head("annotations")
+	if a := annotationText(e.annotations); a != "" {
+		l = append(l, wrapLines(a, w, 3)...)
+	} else {
+		faint("(none declared)")
+	}
+	if e.taskSupport != "" {
+		faint("tasks: " + termsafe.Line(e.taskSupport))
+	}
+	return l
+}
+
+// propLines lists an object schema's properties, one line each (its
+// description on the next when there is room), * marking the required.
+func propLines(m *Model, raw json.RawMessage, w int) []string {
+	o, err := schemacheck.ReadObject(raw)
+	switch {
+	case err != nil:
+		return []string{m.th.Error.Render(fit("unreadable: "+termsafe.Line(err.Error()), w))}
+	case len(o.Names) == 0:
+		return []string{m.th.Faint.Render(fit("(no properties)", w))}
+	}
+	nameW := 4
+	for _, n := range o.Names {
+		nameW = max(nameW, ansi.StringWidth(termsafe.Line(n))+1)
+	}
+	nameW = min(nameW, max(6, w/3))
+	var l []string
+	for _, n := range o.Names {
+		p := o.Props[n]
+		name := termsafe.Line(n)
+		if o.Required[n] {
+			name += "*"
+		}
+		l = append(l, fit(" "+pad(name, nameW)+" "+termsafe.Line(propSummary(p)), w))
+		if p.Description != "" {
+			for _, dl := range indentWrap(termsafe.Line(p.Description), nameW+2, w, 2) {
+				l = append(l, m.th.Faint.Render(dl))
+			}
+		}
+	}
+	return l
+}
+
+// propSummary is a property's type and what bounds it: "string (email) ·
+// 3–20 chars", "integer · 1…10 · default 5", "one of a, b".
+func propSummary(p *jsonschema.Schema) string {
+	typ := schemacheck.Type(p)
+	if typ == "" {
+		typ = "any"
+	}
+	if typ == "array" && p.Items != nil {
+		if it := schemacheck.Type(p.Items); it != "" {
+			typ = it + "[]"
+		}
+	}
+	parts := []string{typ}
+	if p.Format != "" {
+		parts[0] += " (" + p.Format + ")"
+	}
+	num := func(f *float64) string { return strconv.FormatFloat(*f, 'f', -1, 64) }
+	switch {
+	case p.Minimum != nil && p.Maximum != nil:
+		parts = append(parts, num(p.Minimum)+"…"+num(p.Maximum))
+	case p.Minimum != nil:
+		parts = append(parts, "≥ "+num(p.Minimum))
+	case p.Maximum != nil:
+		parts = append(parts, "≤ "+num(p.Maximum))
+	}
+	switch {
+	case p.MinLength != nil && p.MaxLength != nil:
+		parts = append(parts, strconv.Itoa(*p.MinLength)+"–"+strconv.Itoa(*p.MaxLength)+" chars")
+	case p.MinLength != nil:
+		parts = append(parts, "≥ "+strconv.Itoa(*p.MinLength)+" chars")
+	case p.MaxLength != nil:
+		parts = append(parts, "≤ "+strconv.Itoa(*p.MaxLength)+" chars")
+	}
+	if p.Pattern != "" {
+		parts = append(parts, "/"+p.Pattern+"/")
+	}
+	if len(p.Enum) > 0 {
+		var vs []string
+		for _, v := range schemacheck.Values(p.Enum) {
+			vs = append(vs, choiceLabel(v, ""))
+		}
+		parts = append(parts, "one of "+strings.Join(vs, ", "))
+	}
+	if len(p.Default) > 0 {
+		parts = append(parts, "default "+oneLine(p.Default, 30))
+	}
+	return strings.Join(parts, " · ")
+}
+
+// annotationText reads a tool's annotations as words.
+func annotationText(raw json.RawMessage) string {
+	var a struct {
+		Title           string `json:"title"`
+		ReadOnlyHint    *bool  `json:"readOnlyHint"`
+		DestructiveHint *bool  `json:"destructiveHint"`
+		IdempotentHint  *bool  `json:"idempotentHint"`
+		OpenWorldHint   *bool  `json:"openWorldHint"`
+	}
+	if len(raw) == 0 || json.Unmarshal(raw, &a) != nil {
+		return ""
+	}
+	var l []string
+	word := func(b *bool, yes, no string) {
+		if b != nil {
+			l = append(l, map[bool]string{true: yes, false: no}[*b])
+		}
+	}
+	word(a.ReadOnlyHint, "read-only", "writes")
+	word(a.DestructiveHint, "destructive", "not destructive")
+	word(a.IdempotentHint, "idempotent", "not idempotent")
+	word(a.OpenWorldHint, "open world", "closed world")
+	if a.Title != "" {
+		l = append(l, "title “"+termsafe.Line(a.Title)+"”")
+	}
+	return strings.Join(l, " · ")
+}
+
+// besides lays two columns side by side: left padded to lw, a rule, then
+// right; as many rows as the taller.
+func besides(left, right []string, lw int, rule string) []string {
+	n := max(len(left), len(right))
+	out := make([]string, n)
+	for i := range n {
+		var a, b string
+		if i < len(left) {
+			a = left[i]
+		}
+		if i < len(right) {
+			b = right[i]
+		}
+		out[i] = pad(a, lw) + rule + b
+	}
+	return out
+}

@@ -1,0 +1,294 @@
+// Package result renders an MCP result (a tool call's, a resource read's)
+// for people: each content item as what it is — text as text, Markdown
+// rendered (charm.land/glamour/v2), structuredContent as JSON beside the
+// outputSchema it claims, images, audio and blobs as their type, decoded
+// size and dimensions, resource links as links, and an isError result
+// unmistakable. The detail view shows the blocks in its pager; headless
+// call prints the same blocks as lines (Render).
+//
+// Server text stays inert on every path: it is sanitised (termsafe) before
+// Markdown sees it, so the only escape sequences in the output are the
+// SGR colours the renderer adds, and even those only with a colour style;
+// the renderer's OSC 8 hyperlinks are removed (a link shows as its text
+// and its URL).
+package result
+
+import (
+	"bytes"
+	"encoding/json"
+	"regexp"
+	"strings"
+
+	"charm.land/glamour/v2"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/google/jsonschema-go/jsonschema"
+
+	"mcpscope/internal/render"
+	"mcpscope/internal/termsafe"
+)
+
+// Class is how a block's lines are styled.
+type Class uint8
+
+const (
+	Plain   Class = iota
+	Faint         // descriptions, hints
+	Heading       // what an item is
+	Error         // an isError result's banner and its text
+)
+
+// Block is one piece of the rendering: lines of text, or a JSON value to
+// show pretty-printed (and folded, where the viewer folds).
+type Block struct {
+	Class Class
+	Lines []string      // inert; SGR colours only when Options.Markdown names a style
+	JSON  []byte        // a JSON value (structuredContent, an outputSchema)
+	Media *render.Media // an image, audio or blob the viewer can save
+}
+
+// Options say how to render.
+type Options struct {
+	Width int // columns for Markdown to wrap at (0: 80)
+	// Markdown is glamour's standard style for a colour terminal ("dark"
+	// or "light"); "" renders without colour, for a viewer that styles
+	// lines itself.
+	Markdown string
+	// OutputSchema is the tool's, when known: structuredContent is shown
+	// beside it and checked against it.
+	OutputSchema json.RawMessage
+}
+
+// maxMarkdown is the longest text rendered as Markdown (the UI waits for
+// it); a longer one shows as plain text.
+const maxMarkdown = 64 << 10
+
+// MaxBytes is the largest result rendered; a larger one is left to the
+// raw JSON view, which is built for it.
+const MaxBytes = 1 << 20
+
+// content is one content item (or one resources/read contents entry).
+type content struct {
+	Type        string          `json:"type"`
+	Text        *string         `json:"text"`
+	Data        string          `json:"data"`
+	Blob        string          `json:"blob"`
+	MimeType    string          `json:"mimeType"`
+	URI         string          `json:"uri"`
+	Name        string          `json:"name"`
+	Title       string          `json:"title"`
+	Description string          `json:"description"`
+	Resource    *content        `json:"resource"`
+	Raw         json.RawMessage `json:"-"`
+}
+
+// Blocks renders res; false when it is not a result this package knows
+// (no content or contents), or too large.
+func Blocks(res json.RawMessage, o Options) ([]Block, bool) {
+	if len(res) > MaxBytes {
+		return nil, false
+	}
+	var r struct {
+		Content           []json.RawMessage `json:"content"`
+		Contents          []json.RawMessage `json:"contents"`
+		StructuredContent json.RawMessage   `json:"structuredContent"`
+		IsError           bool              `json:"isError"`
+	}
+	if json.Unmarshal(res, &r) != nil || (r.Content == nil && r.Contents == nil && len(r.StructuredContent) == 0) {
+		return nil, false
+	}
+	var out []Block
+	body := Plain
+	if r.IsError {
+		body = Error
+		out = append(out, Block{Class: Error, Lines: []string{"✗ ERROR — the tool reported a failure (isError: true)", ""}})
+	}
+	items := append(r.Content, r.Contents...)
+	if len(items) == 0 && len(r.StructuredContent) == 0 {
+		out = append(out, Block{Class: Faint, Lines: []string{"(no content)"}})
+	}
+	for i, raw := range items {
+		if i > 0 {
+			out = append(out, Block{Lines: []string{""}})
+		}
+		var c content
+		if json.Unmarshal(raw, &c) != nil {
+			out = append(out, Block{Class: Faint, Lines: []string{"(an item that is not an object)"}}, Block{JSON: raw})
+			continue
+		}
+		c.Raw = raw
+		out = append(out, item(c, body, o)...)
+	}
+	if sc := bytes.TrimSpace(r.StructuredContent); len(sc) > 0 && string(sc) != "null" {
+		out = append(out, Block{Lines: []string{""}}, Block{Class: Heading, Lines: []string{"structuredContent"}}, Block{JSON: sc})
+		out = append(out, against(sc, o.OutputSchema)...)
+	}
+	return out, true
+}
+
+// item renders one content item.
+func item(c content, body Class, o Options) []Block {
+	head := func(s string) Block { return Block{Class: Heading, Lines: []string{termsafe.Line(s)}} }
+	switch {
+	case c.Type == "resource" && c.Resource != nil:
+		r := *c.Resource
+		return append([]Block{head("resource " + r.URI + mimeNote(r.MimeType))}, body1(r, body, o)...)
+	case c.Type == "resource_link":
+		l := []Block{head("link → " + c.URI + mimeNote(c.MimeType))}
+		if n := firstNonEmpty(c.Title, c.Name); n != "" {
+			l = append(l, Block{Lines: []string{"  " + termsafe.Line(n)}})
+		}
+		if c.Description != "" {
+			l = append(l, Block{Class: Faint, Lines: []string{"  " + termsafe.Line(c.Description)}})
+		}
+		return l
+	case c.Type == "image" || c.Type == "audio":
+		m := render.DecodeMedia(c.Type, c.MimeType, c.Data, "")
+		return []Block{{Class: Heading, Lines: []string{m.Describe()}, Media: m}}
+	case c.Type == "text" || c.Type == "" && c.Text != nil || c.URI != "":
+		if c.URI != "" && c.Type == "" { // a resources/read entry
+			return append([]Block{head("resource " + c.URI + mimeNote(c.MimeType))}, body1(c, body, o)...)
+		}
+		return body1(c, body, o)
+	}
+	return []Block{head("[" + firstNonEmpty(c.Type, "no type") + "]"), {JSON: c.Raw}}
+}
+
+// body1 is a text or blob payload: Markdown rendered, JSON pretty-printed,
+// other text as it is, a blob described.
+func body1(c content, body Class, o Options) []Block {
+	switch {
+	case c.Blob != "":
+		m := render.DecodeMedia("blob", c.MimeType, c.Blob, c.URI)
+		return []Block{{Class: Heading, Lines: []string{m.Describe()}, Media: m}}
+	case c.Text == nil:
+		return []Block{{Class: Faint, Lines: []string{"(no text)"}}}
+	}
+	text := *c.Text
+	mt := strings.ToLower(c.MimeType)
+	switch {
+	case strings.Contains(mt, "json") && json.Valid([]byte(text)):
+		return []Block{{JSON: []byte(text)}}
+	case len(text) > maxMarkdown:
+	case strings.Contains(mt, "markdown") || (mt == "" && looksMarkdown(text)):
+		if ls, ok := markdown(text, o); ok {
+			return []Block{{Class: body, Lines: ls}}
+		}
+	}
+	return []Block{{Class: body, Lines: strings.Split(strings.TrimRight(termsafe.Text(text), "\n"), "\n")}}
+}
+
+// against shows the outputSchema a structuredContent claims, and whether
+// it keeps to it.
+func against(sc, schema json.RawMessage) []Block {
+	if len(bytes.TrimSpace(schema)) == 0 {
+		return nil
+	}
+	verdict := Block{Class: Faint, Lines: []string{"✓ keeps to the tool's outputSchema"}}
+	var s jsonschema.Schema
+	var v any
+	if json.Unmarshal(schema, &s) != nil || json.Unmarshal(sc, &v) != nil {
+		verdict = Block{Class: Faint, Lines: []string{"(the outputSchema is unreadable)"}}
+	} else if rs, err := s.Resolve(nil); err != nil {
+		verdict = Block{Class: Faint, Lines: []string{"(the outputSchema cannot be resolved: " + termsafe.Line(err.Error()) + ")"}}
+	} else if err := rs.Validate(v); err != nil {
+		verdict = Block{Class: Error, Lines: []string{"✗ does not keep to the tool's outputSchema: " + termsafe.Line(err.Error())}}
+	}
+	return []Block{{Lines: []string{""}}, {Class: Heading, Lines: []string{"outputSchema (the tool's)"}}, verdict, {JSON: schema}}
+}
+
+func mimeNote(mt string) string {
+	if mt == "" {
+		return ""
+	}
+	return " (" + mt + ")"
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+// mdSigns are what makes text without a MIME type read as Markdown: a
+// heading, a fence, a list, a quote, a link, emphasis or a table row.
+var mdSigns = regexp.MustCompile("(?m)^(#{1,6} |```|[-*+] |\\d+\\. |> |\\|.*\\|\\s*$)|\\[[^\\]\\n]+\\]\\([^)\\s]+\\)|\\*\\*[^*\\n]+\\*\\*")
+
+func looksMarkdown(s string) bool { return mdSigns.MatchString(s) }
+
+// markdown renders text with glamour, after sanitising it; the output
+// keeps SGR colours only (no OSC 8, nothing else), and none at all with
+// the notty style.
+func markdown(text string, o Options) ([]string, bool) {
+	style := firstNonEmpty(o.Markdown, "dark") // its marks; the colours go below
+	w := o.Width
+	if w <= 0 {
+		w = 80
+	}
+	r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(max(20, w-4)))
+	if err != nil {
+		return nil, false
+	}
+	out, err := r.Render(termsafe.Text(text))
+	if err != nil {
+		return nil, false
+	}
+	out = onlySGR(out)
+	if o.Markdown == "" {
+		out = ansi.Strip(out)
+	}
+	ls := strings.Split(out, "\n")
+	for i := range ls {
+		if o.Markdown == "" {
+			ls[i] = strings.TrimRight(ls[i], " ") // the renderer pads lines to its width
+		} else if strings.TrimSpace(ansi.Strip(ls[i])) == "" {
+			ls[i] = ""
+		}
+	}
+	for len(ls) > 0 && ls[0] == "" {
+		ls = ls[1:]
+	}
+	for len(ls) > 0 && ls[len(ls)-1] == "" {
+		ls = ls[:len(ls)-1]
+	}
+	return ls, true
+}
+
+// onlySGR drops every escape sequence but SGR (CSI … m): the renderer's
+// OSC 8 hyperlinks and anything else. Its input holds no escape from a
+// server (sanitised first), so what is dropped is the renderer's own.
+func onlySGR(s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if s[i] != 0x1b {
+			b.WriteByte(s[i])
+			i++
+			continue
+		}
+		j := i + 1
+		switch {
+		case j < len(s) && s[j] == '[': // CSI: parameters, then a final byte
+			j++
+			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
+				j++
+			}
+			if j < len(s) && s[j] == 'm' {
+				b.WriteString(s[i : j+1])
+			}
+			i = j + 1
+		case j < len(s) && s[j] == ']': // OSC: to BEL or ST
+			for j < len(s) && s[j] != 0x07 && !(s[j] == 0x1b && j+1 < len(s) && s[j+1] == '\\') {
+				j++
+			}
+			if j < len(s) && s[j] == 0x1b {
+				j++
+			}
+			i = j + 1
+		default:
+			i = j + 1
+		}
+	}
+	return b.String()
+}
