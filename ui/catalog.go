@@ -129,7 +129,7 @@ func (c *catalog) key(m *Model, name string) tea.Cmd {
 		// A new find starts empty (typing replaces the last one, never
 		// appends to it); esc brings the last one back.
 		m.find.prompt = newFilterPrompt(m, targetCatalog, "")
-		m.find.prompt.before = c.find
+		m.find.prompt.EscRestores(c.find)
 	case "info":
 		m.openInfo()
 	case "quit":

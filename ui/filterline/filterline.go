@@ -58,6 +58,10 @@ func New(c view.Context, t Target, text string) *Line {
 	return &Line{t: t, in: in, before: text}
 }
 
+// EscRestores makes esc go back to s instead of the text the line opened
+// with: a new find opens empty, but esc keeps the last one.
+func (l *Line) EscRestores(s string) { l.before = s }
+
 // Keys is the line's part of the keymap.
 var Keys = view.Group{Scope: Scope, Bindings: bindings.Keys()}
 
