@@ -57,12 +57,38 @@ func (d Detached) owner() *Owner {
 	return nil
 }
 
+// Mark is a call's place as of one progress step on its stream: the step's
+// event id and the progress with it counted. The process that follows the
+// call writes it to the store with every step, before the step is shown,
+// so a rejoin anywhere after a kill -9 resumes after the last step shown
+// (a full record is written at most every persistEvery).
+type Mark struct {
+	Stream   string   `json:"stream"`
+	EventID  string   `json:"eventId"`
+	Progress Progress `json:"progress"`
+}
+
+// Apply puts m into d when m is newer than d's own state (more steps: a
+// record written after the step already counts it).
+func (d *Detached) Apply(m Mark) {
+	if m.Stream == "" || m.EventID == "" || m.Progress.Updates <= d.Progress.Updates {
+		return
+	}
+	d.Progress = m.Progress
+	d.LastEventIDs = map[string]string{m.Stream: m.EventID}
+}
+
 // StateStore keeps detached calls outside the process.
 type StateStore interface {
 	Put(d Detached) error
+	// Get and List return records with their newest Mark applied.
 	Get(handle string) (Detached, error)
 	List() ([]Detached, error)
+	// Delete removes a record and its mark.
 	Delete(handle string) error
+	// Mark keeps m beside handle's record, one cheap write per progress
+	// step; it writes nothing when the record is gone (the call ended).
+	Mark(handle string, m Mark) error
 	// Leases on calls and sessions (lease.go).
 	Leaser
 	// String names the store for people (a Redis URL with its password
@@ -116,6 +142,40 @@ func (fs *FileStore) path(handle string) (string, error) {
 		return "", fmt.Errorf("bad call handle %q", handle)
 	}
 	return filepath.Join(fs.Dir, handle+".json"), nil
+}
+
+// markPath is where handle's Mark lives, beside its record (List reads
+// *.json only).
+func markPath(recordPath string) string { return strings.TrimSuffix(recordPath, ".json") + ".mark" }
+
+// Mark writes m beside the record, renamed into place but not synced: it
+// must survive a kill -9 of this process (the page cache does), and costs
+// no disk flush per step.
+func (fs *FileStore) Mark(handle string, m Mark) error {
+	p, err := fs.path(handle)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(p); err != nil {
+		return nil // no record: the call ended, nothing to mark
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(fs.Dir, "."+handle+".*.mark")
+	if err != nil {
+		return fmt.Errorf("state store %s: %w", fs.Dir, err)
+	}
+	defer os.Remove(tmp.Name()) // no-op after a successful rename
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return fmt.Errorf("state store write %s: %w", tmp.Name(), err)
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), markPath(p))
 }
 
 // Put writes d atomically.
@@ -172,6 +232,10 @@ func (fs *FileStore) Get(handle string) (Detached, error) {
 	if err := json.Unmarshal(b, &d); err != nil {
 		return d, fmt.Errorf("state file %s is damaged: %w", p, err)
 	}
+	var m Mark
+	if b, err := os.ReadFile(markPath(p)); err == nil && json.Unmarshal(b, &m) == nil {
+		d.Apply(m)
+	}
 	return d, nil
 }
 
@@ -205,6 +269,9 @@ func (fs *FileStore) Delete(handle string) error {
 		return err
 	}
 	if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if err := os.Remove(markPath(p)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
 	return nil
