@@ -2,6 +2,8 @@ package session
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -37,8 +39,21 @@ func (s *Session) persistableLocked(c *Call) bool {
 	return st != nil && st.lastID != ""
 }
 
+// handleFor names c's record: when it started, this process (a random tag
+// and the pid: two machines, or two containers that all run as pid 1,
+// never make the same handle) and the call's id. File- and shell-safe.
+// Handles are opaque to every reader, so older ones (no tag) still work.
 func handleFor(c *Call) string {
-	return fmt.Sprintf("%s-%d-%s", c.started.UTC().Format("20060102T150405"), os.Getpid(), strings.Trim(c.Key, `"`))
+	return fmt.Sprintf("%s-%s-%d-%s", c.started.UTC().Format("20060102T150405"), procTag, os.Getpid(), strings.Trim(c.Key, `"`))
+}
+
+// procTag is this process's part of its handles: 6 random hex digits.
+var procTag = newProcTag()
+
+func newProcTag() string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // recordLocked is the call's state for the StateStore: owned by this
