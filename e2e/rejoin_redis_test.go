@@ -195,3 +195,46 @@ func redisKeys(t *testing.T, srv *redistest.Server) []string {
 	}
 	return strings.Fields(string(out))
 }
+
+// open and attach take --state like every command that lists detached
+// calls: their inspector's D view lists the Redis store's calls, and the
+// status bar names it.
+func TestE2EOpenAndAttachListTheStateStore(t *testing.T) {
+	_, state, store := sharedRedis(t)
+	d := session.Detached{Handle: "kept-in-redis-1", Target: "http://127.0.0.1:1/mcp", Transport: "http",
+		RequestID: []byte("4"), Method: "tools/call", Name: "slow", LastEventIDs: map[string]string{"post:4": "e1"},
+		Started: time.Now()}
+	if err := store.Put(d); err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	env := attachEnv(dir)
+	path := filepath.Join(dir, "session.jsonl")
+	rec := exec.Command(binary(t), "call", "echo", "message=recorded", "--journal", path)
+	rec.Env = env
+	if out, err := rec.CombinedOutput(); err != nil {
+		t.Fatalf("record: %v\n%s", err, out)
+	}
+	tm := pane(t, dir, env, 140, 30, "open", path, "--state", state)
+	tm.waitRe(`recording: offline`, `tools/call\s+echo\s+ok`)
+	tm.keys("D")
+	tm.waitFor("Detached calls 1", "kept-in-redis-1")
+	tm.keys("Escape")
+	tm.waitFor("Requests")
+	tm.keys("q")
+	tm.waitFor("EXITED 0")
+
+	h := startHost(t, env, "state-host")
+	h.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"scripted-host","version":"1"}}}`)
+	if a := h.answer(1); a.Error != nil {
+		t.Fatalf("initialize: %s", a.raw)
+	}
+	ta := pane(t, dir, env, 140, 30, "attach", "state-host", "--state", state)
+	ta.waitRe(`attached: proxy state-host`)
+	ta.keys("D")
+	ta.waitFor("Detached calls 1", "kept-in-redis-1")
+	ta.keys("Escape")
+	ta.waitFor("Requests")
+	ta.keys("q")
+	ta.waitFor("EXITED 0")
+}
