@@ -7,29 +7,21 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
-	"mcpscope/connect"
-	"mcpscope/internal/clienttest"
 	"mcpscope/internal/redistest"
 	"mcpscope/internal/testservers"
 	"mcpscope/session"
 	"mcpscope/statestore/redisstore"
 )
 
-// machine is the command that runs the binary as if on its own machine:
-// its own HOME and XDG folders and host name; only Redis is shared.
+// machine is the command that runs the binary as if on its own machine,
+// with a fresh box (its own HOME, XDG folders and host name).
 func machine(t *testing.T, host string, args ...string) *exec.Cmd {
 	t.Helper()
-	home := t.TempDir()
-	cmd := exec.Command(binary(t), args...)
-	cmd.Env = append(os.Environ(), "HOME="+home, "XDG_STATE_HOME="+filepath.Join(home, "state"),
-		"XDG_CONFIG_HOME="+filepath.Join(home, "config"), "XDG_CACHE_HOME="+filepath.Join(home, "cache"),
-		session.EnvHost+"="+host, "MCPSCOPE_STATE=")
-	return cmd
+	return newBox(t, host).cmd(args...)
 }
 
 // progressLines are the "progress N/T" steps a command printed.
@@ -139,51 +131,6 @@ func TestRejoinFromAnotherMachine(t *testing.T) {
 	}
 	if left := redisKeys(t, srv); len(left) != 0 {
 		t.Fatalf("keys left in Redis after the rejoin: %v", left)
-	}
-}
-
-// Two rejoiners race from two machines for one detached call: exactly one
-// wins and gets the result; the other names the holder and exits non-zero.
-// (The claim itself races 20 times per backend in session/storetest.)
-func TestTwoRejoinersOneWinner(t *testing.T) {
-	_, state, store := sharedRedis(t)
-	url := testservers.StartHTTP(t, testservers.HTTPOpts{EventStore: true})
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	s := clienttest.Connect(t, connect.Spec{URL: url, NoJournal: true, Era: "legacy", StateStore: store})
-	c := s.Call("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"seconds": 4, "steps": 8}})
-	clienttest.WaitFor(t, s, func() bool { return c.Snapshot().Progress.Updates >= 1 })
-	h, err := s.Detach(c)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var outs, errs [2]bytes.Buffer
-	var wg sync.WaitGroup
-	codes := [2]int{}
-	for i := range 2 {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			r := machine(t, fmt.Sprintf("racer-%d", i), "rejoin", h, "--state", state, "--no-journal")
-			r.Stdout, r.Stderr = &outs[i], &errs[i]
-			if ee, ok := r.Run().(*exec.ExitError); ok {
-				codes[i] = ee.ExitCode()
-			}
-		}()
-	}
-	wg.Wait()
-	won := 0
-	for i := range 2 {
-		switch {
-		case codes[i] == 0 && strings.Contains(outs[i].String(), "finished 8 steps"):
-			won++
-		case codes[i] != 0 && strings.Contains(errs[i].String(), "is held by the mcpscope with pid") &&
-			strings.Contains(errs[i].String(), fmt.Sprintf("racer-%d", 1-i)):
-		default:
-			t.Errorf("racer %d: exit %d\n%s\n%s", i, codes[i], outs[i].String(), errs[i].String())
-		}
-	}
-	if won != 1 {
-		t.Fatalf("%d winners", won)
 	}
 }
 

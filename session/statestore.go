@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"mcpscope/internal/shell"
 )
 
 // Detached is the persisted state of a call that outlives its process, enough
@@ -116,8 +118,12 @@ func (s *Session) putRecord(d Detached) error {
 	err := s.opts.StateStore.Put(d)
 	var se *StoredElsewhere
 	if errors.As(err, &se) {
-		s.Note(fmt.Sprintf("the record of call %s could not be written to the state store (%v); it is kept in %s (mcpscope rejoin %s lists it there)",
-			d.Handle, se.Cause, se.Where, d.Handle))
+		msg := fmt.Sprintf("the record of call %s could not be written to the state store (%v); it is kept in %s: rejoin it on this machine with %s",
+			d.Handle, se.Cause, se.Where, shell.Join([]string{"mcpscope", "rejoin", "--state", "file", d.Handle}))
+		s.Note(msg)
+		if w := s.opts.Warn; w != nil && !s.keptElsewhere.Swap(true) {
+			w(msg) // a person is told at once, once per session (the journal has every one)
+		}
 		return nil
 	}
 	return err

@@ -1,0 +1,230 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"mcpscope/connect"
+	"mcpscope/internal/clienttest"
+	"mcpscope/internal/testservers"
+	"mcpscope/session"
+)
+
+// box is one machine's mcpscope: its own HOME and XDG folders (kept from
+// one command to the next) and host name; it shares nothing with another
+// box but what the test gives both (a Redis).
+type box struct {
+	t    *testing.T
+	host string
+	home string
+}
+
+func newBox(t *testing.T, host string) *box { return &box{t: t, host: host, home: t.TempDir()} }
+
+func (b *box) cmd(args ...string) *exec.Cmd {
+	b.t.Helper()
+	cmd := exec.Command(binary(b.t), args...)
+	cmd.Env = append(os.Environ(), "HOME="+b.home, "XDG_STATE_HOME="+filepath.Join(b.home, "state"),
+		"XDG_CONFIG_HOME="+filepath.Join(b.home, "config"), "XDG_CACHE_HOME="+filepath.Join(b.home, "cache"),
+		session.EnvHost+"="+b.host, "MCPSCOPE_STATE=")
+	return cmd
+}
+
+// ran is one command's outcome.
+type ran struct {
+	stdout, stderr string
+	code           int
+	took           time.Duration
+}
+
+func (b *box) run(args ...string) ran {
+	b.t.Helper()
+	cmd := b.cmd(args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	err := cmd.Run()
+	r := ran{stdout: out.String(), stderr: errb.String(), took: time.Since(start)}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		b.t.Fatalf("%v: %v", args, err)
+	}
+	return r
+}
+
+// detach runs `call slow … --detach --json` on b and returns the handle.
+func (b *box) detach(url string, args ...string) (string, ran) {
+	b.t.Helper()
+	r := b.run(append(append([]string{"call", "slow", "--era", "legacy", "--no-journal"}, args...), "--detach", "--json", url)...)
+	var d session.Detachment
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &d) != nil || d.Handle == "" {
+		b.t.Fatalf("call --detach on %s: exit %d\n%s\n%s", b.host, r.code, r.stdout, r.stderr)
+	}
+	return d.Handle, r
+}
+
+// files lists what b's file store holds (records, marks, leases).
+func (b *box) files() []string {
+	var left []string
+	root := filepath.Join(b.home, "state", "mcpscope")
+	for _, dir := range []string{filepath.Join(root, "calls"), filepath.Join(root, "calls.leases")} {
+		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && d.Name() != ".lock" {
+				left = append(left, p)
+			}
+			return nil
+		})
+	}
+	return left
+}
+
+// deadRedis is a redis:// URL nothing listens on.
+func deadRedis(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return "redis://" + addr + "/0"
+}
+
+// Redis stopped with SHUTDOWN and started again on the same folder between
+// `call --detach` on one machine and `rejoin` on another: the record is
+// still there and the rejoin gets the result; nothing is left in Redis.
+func TestRejoinAcrossARedisRestart(t *testing.T) {
+	srv, state, _ := sharedRedis(t)
+	url := testservers.StartHTTP(t, testservers.HTTPOpts{EventStore: true})
+	h, _ := newBox(t, "machine-a").detach(url, "seconds=1", "steps=4", "--state", state)
+	srv.Restart(t)
+	r := newBox(t, "machine-b").run("rejoin", h, "--state", state, "--no-journal")
+	if r.code != 0 || !strings.Contains(r.stdout, "finished 4 steps") {
+		t.Fatalf("rejoin after the restart: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if left := redisKeys(t, srv); len(left) != 0 {
+		t.Fatalf("keys left in Redis: %v", left)
+	}
+}
+
+// Redis unreachable when `call --detach` runs: the call is still detached,
+// its record kept in the local file store, and the user told where and how
+// to rejoin it; that rejoin gets the result and leaves no file. A rejoin
+// through the unreachable Redis fails at once, naming the store, exit 3.
+func TestDetachAndRejoinWhileRedisIsUnreachable(t *testing.T) {
+	dead := deadRedis(t)
+	url := testservers.StartHTTP(t, testservers.HTTPOpts{EventStore: true})
+	a := newBox(t, "machine-a")
+	h, d := a.detach(url, "seconds=1", "steps=4", "--state", dead)
+	if !strings.Contains(d.stderr, "kept in file store "+filepath.Join(a.home, "state")) ||
+		!strings.Contains(d.stderr, "mcpscope rejoin --state file "+h) {
+		t.Fatalf("the user is not told where the record went:\n%s", d.stderr)
+	}
+	r := a.run("rejoin", h, "--state", dead, "--no-journal")
+	if r.code != 3 || !strings.Contains(r.stderr, "state store "+dead) || r.took > 30*time.Second {
+		t.Fatalf("rejoin through an unreachable Redis: exit %d after %s\n%s", r.code, r.took, r.stderr)
+	}
+	t.Logf("a rejoin through an unreachable Redis failed in %s: %s", r.took, strings.TrimSpace(r.stderr))
+	r = a.run("rejoin", "--state", "file", h, "--no-journal")
+	if r.code != 0 || !strings.Contains(r.stdout, "finished 4 steps") {
+		t.Fatalf("rejoin from the local store: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if left := a.files(); len(left) != 0 {
+		t.Fatalf("files left: %v", left)
+	}
+}
+
+// 20 cycles of `call --detach` on one machine and `rejoin` on another
+// leave no key in Redis and no file on either machine.
+func TestTwentyDetachRejoinCyclesLeaveNothing(t *testing.T) {
+	srv, state, _ := sharedRedis(t)
+	url := testservers.StartHTTP(t, testservers.HTTPOpts{EventStore: true})
+	a, b := newBox(t, "machine-a"), newBox(t, "machine-b")
+	for i := range 20 {
+		h, _ := a.detach(url, "seconds=0.2", "steps=2", "--state", state)
+		r := b.run("rejoin", h, "--state", state, "--no-journal")
+		if r.code != 0 || !strings.Contains(r.stdout, "finished 2 steps") {
+			t.Fatalf("cycle %d: rejoin exit %d\n%s\n%s", i, r.code, r.stdout, r.stderr)
+		}
+	}
+	if left := redisKeys(t, srv); len(left) != 0 {
+		t.Fatalf("keys left in Redis after 20 cycles: %v", left)
+	}
+	if left := append(a.files(), b.files()...); len(left) != 0 {
+		t.Fatalf("files left after 20 cycles: %v", left)
+	}
+}
+
+// Two rejoiners race from two machines for one detached call, 20 times:
+// exactly one wins each time; the other names the holder (host and pid)
+// and exits non-zero at once. The winner is then interrupted (the call
+// goes on, its record kept, the lease let go) and the next round races
+// for the same call.
+func TestTwoRejoinersOneWinner(t *testing.T) {
+	_, state, store := sharedRedis(t)
+	url := testservers.StartHTTP(t, testservers.HTTPOpts{EventStore: true})
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	s := clienttest.Connect(t, connect.Spec{URL: url, NoJournal: true, Era: "legacy", StateStore: store})
+	c := s.Call("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"seconds": 120, "steps": 120}})
+	clienttest.WaitFor(t, s, func() bool { return c.Snapshot().Progress.Updates >= 1 })
+	h, err := s.Detach(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	racers := [2]*box{newBox(t, "racer-0"), newBox(t, "racer-1")}
+	type exit struct {
+		i    int
+		code int
+	}
+	for round := range 20 {
+		var cmds [2]*exec.Cmd
+		var outs [2]bytes.Buffer
+		exits := make(chan exit, 2)
+		for i := range 2 {
+			cmds[i] = racers[i].cmd("rejoin", h, "--state", state, "--no-journal")
+			cmds[i].Stderr = &outs[i]
+			if err := cmds[i].Start(); err != nil {
+				t.Fatal(err)
+			}
+			go func() {
+				err := cmds[i].Wait()
+				code := 0
+				var ee *exec.ExitError
+				if errors.As(err, &ee) {
+					code = ee.ExitCode()
+				}
+				exits <- exit{i, code}
+			}()
+		}
+		first := <-exits // the loser: told at once
+		winner := 1 - first.i
+		if first.code == 0 || !strings.Contains(outs[first.i].String(), "is held by the mcpscope with pid") ||
+			!strings.Contains(outs[first.i].String(), fmt.Sprintf("racer-%d", winner)) {
+			cmds[winner].Process.Kill()
+			<-exits
+			t.Fatalf("round %d: the first racer out (%d) exited %d\n%s", round, first.i, first.code, outs[first.i].String())
+		}
+		holders, err := store.Holders(session.CallLease(h))
+		if err != nil || len(holders) != 1 || holders[0].Owner.Host != fmt.Sprintf("racer-%d", winner) {
+			t.Fatalf("round %d: holders %+v %v; want racer-%d alone", round, holders, err, winner)
+		}
+		cmds[winner].Process.Signal(os.Interrupt)
+		if last := <-exits; last.code != 130 {
+			t.Fatalf("round %d: the winner exited %d on an interrupt\n%s", round, last.code, outs[winner].String())
+		}
+		if d, err := store.Get(h); err != nil || d.Owner != nil {
+			t.Fatalf("round %d: after the winner's interrupt the record is %+v %v; want it kept, free", round, d, err)
+		}
+	}
+}
