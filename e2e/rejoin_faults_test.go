@@ -228,3 +228,48 @@ func TestTwoRejoinersOneWinner(t *testing.T) {
 		}
 	}
 }
+
+// Redis unreachable when q in the inspector leaves a running call to the
+// server: the record is kept in the local file store, the user is told
+// where and given the command that rejoins it, and that command gets the
+// result and leaves no file.
+func TestE2EQuitWhileRedisIsUnreachable(t *testing.T) {
+	dead := deadRedis(t)
+	url := testservers.StartHTTP(t, testservers.HTTPOpts{EventStore: true})
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state")
+	tm := pane(t, dir, []string{"XDG_STATE_HOME=" + state, "XDG_CONFIG_HOME=" + dir + "/config"}, 140, 40,
+		"--state", dead, "--era", "legacy", "--no-journal", url)
+	tm.openTool("slow", "slow")
+	tm.fillField("seconds", "3")
+	tm.fillField("steps", "6")
+	tm.keys("Enter")
+	tm.waitFor("(waiting for the response)")
+	tm.keys("Escape")
+	tm.waitRe(`slow\s+streaming`)
+	tm.keys("q")
+	tm.waitFor("EXITED 0")
+	b, err := os.ReadFile(filepath.Join(dir, "stderr.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var handle string
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 5 && f[0] == "mcpscope" && f[1] == "rejoin" && f[2] == "--state" && f[3] == "file" {
+			handle = f[4]
+			if !strings.Contains(l, "could not be reached: kept in file store "+state) || !strings.Contains(l, dead) {
+				t.Fatalf("the user is not told where the record went: %s", l)
+			}
+		}
+	}
+	if handle == "" {
+		t.Fatalf("no rejoin command with --state file after q:\n%s", b)
+	}
+	out, err := mcpscope(t, state, "rejoin", "--state", "file", handle, "--no-journal").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "finished 6 steps") {
+		t.Fatalf("rejoin from the local store: %v\n%s", err, out)
+	}
+	if l, _ := (&session.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}).List(); len(l) != 0 {
+		t.Fatalf("records left: %+v", l)
+	}
+}

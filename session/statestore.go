@@ -121,12 +121,43 @@ func (s *Session) putRecord(d Detached) error {
 		msg := fmt.Sprintf("the record of call %s could not be written to the state store (%v); it is kept in %s: rejoin it on this machine with %s",
 			d.Handle, se.Cause, se.Where, shell.Join([]string{"mcpscope", "rejoin", "--state", "file", d.Handle}))
 		s.Note(msg)
-		if w := s.opts.Warn; w != nil && !s.keptElsewhere.Swap(true) {
+		s.mu.Lock()
+		if s.elsewhere == nil {
+			s.elsewhere = map[string]string{}
+		}
+		told := len(s.elsewhere) > 0
+		s.elsewhere[d.Handle] = se.Where
+		s.mu.Unlock()
+		if w := s.opts.Warn; w != nil && !told {
 			w(msg) // a person is told at once, once per session (the journal has every one)
 		}
 		return nil
 	}
+	if err == nil {
+		s.mu.Lock()
+		delete(s.elsewhere, d.Handle) // the store took it back
+		s.mu.Unlock()
+	}
 	return err
+}
+
+// KeptElsewhere is where handle's record went when the state store could
+// not take it (Redis unreachable: the local file store), "" when it is in
+// the store.
+func (s *Session) KeptElsewhere(handle string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.elsewhere[handle]
+}
+
+// RejoinCommandHere is the command line that rejoins handle from this
+// session's records: RejoinCommand, or for a record kept in the local
+// fallback store, the same with --state file.
+func (s *Session) RejoinCommandHere(handle string) string {
+	if s.KeptElsewhere(handle) != "" {
+		return shell.Join([]string{"mcpscope", "rejoin", "--state", "file", handle})
+	}
+	return RejoinCommand(handle)
 }
 
 // ErrNoSuchCall is returned for an unknown handle.
