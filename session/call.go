@@ -194,6 +194,8 @@ type Call struct {
 	claim        *Held       // this process's lease on the record (persistMu)
 	claiming     bool        // the owner's lease is being taken (persistMu)
 	markOff      bool        // the store refused a Mark: records only (persistMu)
+	rejoinedBy   *Owner      // detached here, then rejoined by this process (elsewhere.go)
+	endedAway    string      // detached here, finished elsewhere: why it follows the server's replay (elsewhere.go)
 }
 
 // CallSnapshot is a consistent copy of a call's state.

@@ -30,6 +30,9 @@ const persistEvery = 250 * time.Millisecond
 // persistable reports whether c can be rejoined from another process: an
 // HTTP call of the 2025 era whose stream carries event ids, or a task.
 func (s *Session) persistableLocked(c *Call) bool {
+	if c.endedAway != "" { // another process finished it: its record is gone for good
+		return false
+	}
 	if s.opts.StateStore == nil || s.opts.Rejoin.Target == "" || c.state.Ended() || c.Method == "initialize" ||
 		s.info.Era == EraModern || // 2026-07-28 streams cannot be resumed (tasks are rejoined instead)
 		strings.HasPrefix(c.Method, "tasks/") { // a task's own record covers its tasks/* calls
@@ -271,6 +274,7 @@ func (s *Session) detach(c *Call, why *Failure) (string, error) {
 		h.CloseStream(c.Key)
 	}
 	s.localEvent(transport.Meta{Event: transport.EvNote, Stream: "post:" + c.Key, Detail: "detached call " + c.Key + " as " + d.Handle})
+	s.watchDetached()
 	return d.Handle, nil
 }
 

@@ -287,3 +287,47 @@ func TestTaskRecordWrittenOffTheSessionLock(t *testing.T) {
 		t.Fatalf("detach of the task: %+v %v", dt, err)
 	}
 }
+
+// A call detached in one session (the inspector) and finished by a rejoin
+// elsewhere does not stay "detached" there: its record leaves the store,
+// and the session follows the server's replay of the call's stream from
+// where it left it, so the call ends here as it ended there, with its
+// result and every step, and no record comes back.
+func TestDetachedCallFinishedElsewhereShowsHowItEnded(t *testing.T) {
+	srv := testservers.StartHTTPServer(t, testservers.HTTPOpts{EventStore: true})
+	store := &session.FileStore{Dir: t.TempDir()}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	a := session.New(transport.NewHTTP(transport.HTTPOptions{URL: srv.URL}), session.Options{Timeout: -1, MaxTimeout: -1,
+		StateStore: store, Rejoin: session.RejoinInfo{Target: srv.URL}, WatchDetached: 20 * time.Millisecond})
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if _, err := a.Initialize(ctx); err != nil {
+		t.Fatal(err)
+	}
+	d, _ := detachIn(t, a, store, 1, 5)
+	x := a.Calls()[len(a.Calls())-1]
+	if x.Snapshot().State != session.StateDetached {
+		t.Fatalf("the call is %s, want detached", x.Snapshot().State)
+	}
+	b := rejoiner(t, store, d)
+	c, err := b.Rejoin(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	waitUntil(t, a, "the detached call to end as it ended elsewhere", func() bool { return x.Snapshot().State == session.StateOK })
+	sn := x.Snapshot()
+	if !strings.Contains(string(sn.Result), "finished 5 steps") || sn.Progress.Updates != 5 {
+		t.Fatalf("ended with %s after %d steps", sn.Result, sn.Progress.Updates)
+	}
+	a.Close()
+	if l, _ := store.List(); len(l) != 0 {
+		t.Fatalf("records after: %+v", l)
+	}
+}

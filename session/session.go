@@ -40,6 +40,10 @@ type Options struct {
 	// Rejoin says how to reach the server again.
 	StateStore StateStore
 	Rejoin     RejoinInfo
+	// WatchDetached is how often the records of calls detached here are
+	// looked at, to learn that one was rejoined and finished elsewhere
+	// (0: DefaultWatchDetached).
+	WatchDetached time.Duration
 	// SeqBase numbers frames after it: a session that takes over a journal
 	// from another (a restarted server) goes on with its numbering.
 	SeqBase uint64
@@ -135,6 +139,7 @@ type Session struct {
 	persisting   sync.WaitGroup             // rejoin-record writes and deletes under way (detach.go)
 	storeOps     storeQueue                 // task record writes and deletes, in order, off the lock (detach.go)
 	elsewhere    map[string]string          // handle → the fallback store that kept its record (putRecord)
+	watching     bool                       // watchDetached runs (elsewhere.go)
 	changed      chan struct{}              // closed and replaced at every frame taken in (changedLocked)
 
 	outMu   sync.Mutex
