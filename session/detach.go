@@ -158,7 +158,7 @@ func persistDelay(c *Call) time.Duration {
 // step to mark.
 func (s *Session) markStep(f transport.Frame, env *Envelope) *Call {
 	if f.Dir != transport.In || f.Meta.EventID == "" || env == nil || env.Method != "notifications/progress" ||
-		env.h.progressBad || s.opts.StateStore == nil || s.offline {
+		env.h.progressBad || s.opts.StateStore == nil || s.opts.Rejoin.Target == "" || s.offline {
 		return nil
 	}
 	s.mu.Lock()
