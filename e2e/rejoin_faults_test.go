@@ -16,6 +16,7 @@ import (
 
 	"mcpscope/connect"
 	"mcpscope/internal/clienttest"
+	"mcpscope/internal/peers"
 	"mcpscope/internal/testservers"
 	"mcpscope/session"
 )
@@ -272,4 +273,47 @@ func TestE2EQuitWhileRedisIsUnreachable(t *testing.T) {
 	if l, _ := (&session.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}).List(); len(l) != 0 {
 		t.Fatalf("records left: %+v", l)
 	}
+}
+
+// The reference server across two machines that share only Redis: `call
+// --detach` on A, the server goes on, `rejoin` on B shows the progress
+// missed meanwhile, the rest and the result, each step once. It logs the
+// time from the rejoin's start to the first missed step shown.
+func TestRejoinEverythingFromAnotherMachine(t *testing.T) {
+	srv, state, store := sharedRedis(t)
+	url := peers.StartEverythingHTTP(t, "streamableHttp")
+	a := newBox(t, "machine-a")
+	r := a.run("call", "trigger-long-running-operation", "duration=6", "steps=12", "--state", state, "--no-journal",
+		"--detach", "--json", url)
+	var d session.Detachment
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &d) != nil || d.Handle == "" {
+		t.Fatalf("call --detach: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	rec, err := store.Get(d.Handle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serverProgressed(t, url, rec)
+	rr := runRejoinCmd(t, newBox(t, "machine-b").cmd("rejoin", d.Handle, "--state", state, "--no-journal"))
+	if rr.code != 0 || !strings.Contains(rr.stdout, "Long running operation completed") {
+		t.Fatalf("rejoin on B: exit %d\n%s\n%s", rr.code, rr.stdout, rr.stderr)
+	}
+	seen := map[int]int{}
+	for _, v := range rr.progress {
+		seen[v]++
+	}
+	for step := rec.Progress.Updates + 1; step <= 12; step++ {
+		if seen[step] != 1 {
+			t.Errorf("step %d shown %d times on B (A showed %d): %v", step, seen[step], rec.Progress.Updates, rr.progress)
+		}
+	}
+	for step := 1; step <= rec.Progress.Updates; step++ {
+		if seen[step] != 0 {
+			t.Errorf("step %d, which A had, shown again on B: %v", step, rr.progress)
+		}
+	}
+	if left := redisKeys(t, srv); len(left) != 0 {
+		t.Fatalf("keys left in Redis: %v", left)
+	}
+	t.Logf("server-everything across two machines via Redis: first missed progress shown %s after the rejoin started", rr.firstProgress)
 }
