@@ -130,7 +130,7 @@ func TestDetachAndRejoinWhileRedisIsUnreachable(t *testing.T) {
 	h, d := a.detach(url, "seconds=1", "steps=4", "--state", dead)
 	if !strings.Contains(d.stderr, "kept in file store "+filepath.Join(a.home, "state")) ||
 		!strings.Contains(d.stderr, "mcpscope rejoin --state file "+h) {
-		t.Fatalf("the user is not told where the record went:\n%s", d.stderr)
+		t.Fatalf("the user is not told where the record of %s went:\n%s", h, d.stderr)
 	}
 	r := a.run("rejoin", h, "--state", dead, "--no-journal")
 	if r.code != 3 || !strings.Contains(r.stderr, "state store "+dead) || r.took > 30*time.Second {
@@ -316,4 +316,36 @@ func TestRejoinEverythingFromAnotherMachine(t *testing.T) {
 		t.Fatalf("keys left in Redis: %v", left)
 	}
 	t.Logf("server-everything across two machines via Redis: first missed progress shown %s after the rejoin started", rr.firstProgress)
+}
+
+// d in the inspector, then `mcpscope rejoin` in another process finishes
+// the call: the inspector's row leaves "detached" and ends as it ended
+// there (ok).
+func TestE2EDetachedInTheInspectorFinishedElsewhere(t *testing.T) {
+	url := testservers.StartHTTP(t, testservers.HTTPOpts{EventStore: true})
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state")
+	tm := pane(t, dir, []string{"XDG_STATE_HOME=" + state, "XDG_CONFIG_HOME=" + dir + "/config"}, 140, 40,
+		"--era", "legacy", "--no-journal", url)
+	tm.openTool("slow", "slow")
+	tm.fillField("seconds", "2")
+	tm.fillField("steps", "8")
+	tm.keys("Enter")
+	tm.waitFor("(waiting for the response)")
+	tm.keys("Escape")
+	tm.waitRe(`slow\s+streaming`)
+	tm.keys("d")
+	tm.waitRe(`slow\s+detached`)
+	store := &session.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}
+	l, err := store.List()
+	if err != nil || len(l) != 1 {
+		t.Fatalf("records after d: %+v %v", l, err)
+	}
+	out, err := mcpscope(t, state, "rejoin", l[0].Handle, "--no-journal").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "finished 8 steps") {
+		t.Fatalf("rejoin: %v\n%s", err, out)
+	}
+	tm.waitRe(`slow\s+ok`)
+	tm.keys("q")
+	tm.waitFor("EXITED 0")
 }

@@ -531,6 +531,19 @@ func (s *Session) queueStoreOp(op func()) {
 
 var closedCh = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
 
+// Stored waits (bounded by ctx) until the store writes this session queued
+// so far are done: a task's record is in the store once a caller that saw
+// the task created returns from it, so it can be told to a person (who may
+// kill -9 the process next).
+func (s *Session) Stored(ctx context.Context) error {
+	select {
+	case <-s.storeOpsDone():
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
 // storeOpsDone is closed once the store ops queued so far have run.
 func (s *Session) storeOpsDone() <-chan struct{} {
 	q := &s.storeOps
