@@ -109,7 +109,7 @@ func (s *Session) persistLocked(c *Call) {
 		d := s.recordLocked(c)
 		c.persisted = true
 		s.mu.Unlock()
-		if s.putRecord(d) == nil && c.claim == nil && !c.claiming {
+		if s.putRecord(d, false) == nil && c.claim == nil && !c.claiming {
 			c.claiming = true
 			s.persisting.Add(1)
 			go s.holdAsOwner(c, d.Handle)
@@ -261,7 +261,7 @@ func (s *Session) detach(c *Call, why *Failure) (string, error) {
 	s.endLocked(c, StateDetached, nil, nil, f, s.opts.Now())
 	s.mu.Unlock()
 	s.store.Notify()
-	err := s.putRecord(d)
+	err := s.putRecord(d, true)
 	if err == nil {
 		c.claim.Release()
 		c.claim = nil
@@ -373,7 +373,7 @@ func (s *Session) Rejoin(ctx context.Context, d Detached) (*Call, error) {
 		s.mu.Lock()
 		rec := s.recordLocked(c)
 		s.mu.Unlock()
-		_ = s.putRecord(rec)
+		_ = s.putRecord(rec, false)
 		c.persistMu.Unlock()
 	}
 	s.armTimers(c, CallOptions{})

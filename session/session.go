@@ -124,23 +124,24 @@ type Session struct {
 	reissueWait []*Call
 	loading     loadState
 
-	streams      map[string]*streamState // SSE cursors by logical stream (resume.go)
-	expired      map[string]bool         // session ids the server forgot (expiry.go)
-	reinits      int
-	rejoined     bool                       // this session exists to rejoin a detached call
-	sessLeases   map[string]*Held           // session id → this process's lease on it (detach.go)
-	tasks        map[string]*Task           // tasks seen, by id (tasks.go)
-	taskKeys     map[string]map[string]bool // inputRequests keys claimed for an answer, by task (tasksext.go)
-	answerTasks  bool                       // answer input_required tasks as they are seen (tasksext.go)
-	toolHeaders  map[string][]headerParam   // x-mcp-header annotations by tool
-	invalidTools map[string]string          // tools whose annotations are invalid, and why
-	held         bool                       // waiting for a person: clocks stand still (holdLocked)
-	holdWake     chan struct{}              // closed and replaced whenever held changes
-	persisting   sync.WaitGroup             // rejoin-record writes and deletes under way (detach.go)
-	storeOps     storeQueue                 // task record writes and deletes, in order, off the lock (detach.go)
-	elsewhere    map[string]string          // handle → the fallback store that kept its record (putRecord)
-	watching     bool                       // watchDetached runs (elsewhere.go)
-	changed      chan struct{}              // closed and replaced at every frame taken in (changedLocked)
+	streams       map[string]*streamState // SSE cursors by logical stream (resume.go)
+	expired       map[string]bool         // session ids the server forgot (expiry.go)
+	reinits       int
+	rejoined      bool                       // this session exists to rejoin a detached call
+	sessLeases    map[string]*Held           // session id → this process's lease on it (detach.go)
+	tasks         map[string]*Task           // tasks seen, by id (tasks.go)
+	taskKeys      map[string]map[string]bool // inputRequests keys claimed for an answer, by task (tasksext.go)
+	answerTasks   bool                       // answer input_required tasks as they are seen (tasksext.go)
+	toolHeaders   map[string][]headerParam   // x-mcp-header annotations by tool
+	invalidTools  map[string]string          // tools whose annotations are invalid, and why
+	held          bool                       // waiting for a person: clocks stand still (holdLocked)
+	holdWake      chan struct{}              // closed and replaced whenever held changes
+	persisting    sync.WaitGroup             // rejoin-record writes and deletes under way (detach.go)
+	storeOps      storeQueue                 // task record writes and deletes, in order, off the lock (detach.go)
+	elsewhere     map[string]string          // handle → the fallback store that kept its record (putRecord)
+	watching      bool                       // watchDetached runs (elsewhere.go)
+	toldElsewhere bool                       // a person was told a record went to the fallback store (putRecord)
+	changed       chan struct{}              // closed and replaced at every frame taken in (changedLocked)
 
 	outMu   sync.Mutex
 	outq    []queued

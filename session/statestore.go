@@ -113,8 +113,9 @@ func (e *StoredElsewhere) Error() string {
 func (e *StoredElsewhere) Unwrap() error { return e.Cause }
 
 // putRecord writes d, and says so in the session when the record went to
-// a fallback store.
-func (s *Session) putRecord(d Detached) error {
+// a fallback store; tell (a record left to be rejoined: a detach, a task)
+// also tells a person at once (Options.Warn), once per session.
+func (s *Session) putRecord(d Detached, tell bool) error {
 	err := s.opts.StateStore.Put(d)
 	var se *StoredElsewhere
 	if errors.As(err, &se) {
@@ -125,10 +126,11 @@ func (s *Session) putRecord(d Detached) error {
 		if s.elsewhere == nil {
 			s.elsewhere = map[string]string{}
 		}
-		told := len(s.elsewhere) > 0
+		told := s.toldElsewhere
+		s.toldElsewhere = s.toldElsewhere || tell
 		s.elsewhere[d.Handle] = se.Where
 		s.mu.Unlock()
-		if w := s.opts.Warn; w != nil && !told {
+		if w := s.opts.Warn; w != nil && tell && !told {
 			w(msg) // a person is told at once, once per session (the journal has every one)
 		}
 		return nil

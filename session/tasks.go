@@ -257,7 +257,7 @@ func (s *Session) persistTaskLocked(c *Call) {
 	}
 	d := s.recordLocked(c)
 	d.Handle, d.LastEventIDs, d.Owner = TaskHandle(c.taskID), nil, nil
-	s.queueStoreOp(func() { _ = s.putRecord(d) }) // a network call with Redis: never under s.mu
+	s.queueStoreOp(func() { _ = s.putRecord(d, true) }) // a network call with Redis: never under s.mu
 }
 
 // forgetTaskLocked drops a task's record once its result was fetched or it
