@@ -71,7 +71,11 @@ func newAttachCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			o := ui.Options{Session: s, Target: lv.target, TargetLine: lv.line}
+			store, err := f.sess.state.open(cmd.CommandPath()) // the D view lists --state / MCPSCOPE_STATE
+			if err != nil {
+				return err
+			}
+			o := ui.Options{Session: s, Target: lv.target, TargetLine: lv.line, StateStore: store}
 			if !a.CanInject() {
 				// An HTTP proxy takes no viewer's request: replays and calls go
 				// to a session of mcpscope's own against its target.

@@ -85,6 +85,7 @@ func newCallCmd() *cobra.Command {
 			}
 			final := lastRound(c).Snapshot()
 			if id := c.Snapshot().TaskID; id != "" {
+				_ = s.Stored(ctx) // its rejoin record is written before the task is told
 				fmt.Fprintf(errw, "task %s created\n", termsafe.Line(id))
 				res, err = s.FollowTask(ctx, id, func(t session.Task) { printTaskStatus(errw, t) })
 				if ctx.Err() != nil {

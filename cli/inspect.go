@@ -127,6 +127,11 @@ func inspect(cmd *cobra.Command, sp connect.Spec) error {
 	if handles := s.DetachAll(); len(handles) > 0 {
 		fmt.Fprintf(stderr, "mcpscope: left %d call(s) running on the server; rejoin with:\n", len(handles))
 		for _, h := range handles {
+			if where := s.KeptElsewhere(h); where != "" {
+				fmt.Fprintf(stderr, "  %s   (the state store %s could not be reached: kept in %s)\n", termsafe.Line(s.RejoinCommandHere(h)),
+					termsafe.Line(sp.StateStore.String()), termsafe.Line(where))
+				continue
+			}
 			fmt.Fprintf(stderr, "  %s\n", termsafe.Line(session.RejoinCommand(h)))
 		}
 	}

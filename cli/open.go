@@ -86,7 +86,11 @@ func openOffline(cmd *cobra.Command, path string, f *connFlags, url string, comm
 	if err != nil {
 		return err
 	}
-	err = runTUI(cmd, ui.Options{Session: s, Live: lv.live, Target: lv.target, TargetLine: lv.line})
+	store, err := f.sess.state.open(cmd.CommandPath()) // the D view lists --state / MCPSCOPE_STATE
+	if err != nil {
+		return err
+	}
+	err = runTUI(cmd, ui.Options{Session: s, Live: lv.live, Target: lv.target, TargetLine: lv.line, StateStore: store})
 	lv.close(cmd.ErrOrStderr())
 	if l := s.Loading(); l.Err != nil {
 		fmt.Fprintf(cmd.ErrOrStderr(), "mcpscope: %s: %s\n", termsafe.Line(path), termsafe.Text(l.Err.Error()))

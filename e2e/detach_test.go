@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"net/http"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -50,7 +51,12 @@ type rejoinRun struct {
 
 func runRejoin(t *testing.T, state string, args ...string) rejoinRun {
 	t.Helper()
-	cmd := mcpscope(t, state, append([]string{"rejoin"}, args...)...)
+	return runRejoinCmd(t, mcpscope(t, state, append([]string{"rejoin"}, args...)...))
+}
+
+// runRejoinCmd runs cmd, a `mcpscope rejoin`, as runRejoin does.
+func runRejoinCmd(t *testing.T, cmd *exec.Cmd) rejoinRun {
+	t.Helper()
 	var out bytes.Buffer
 	cmd.Stdout = &out
 	pipe, err := cmd.StderrPipe()

@@ -86,6 +86,18 @@ type Progress struct {
 	LastAt     time.Time
 }
 
+// step counts one progress notification.
+func (p *Progress) step(value, total float64, message string, at time.Time) {
+	if p.Updates == 0 {
+		p.FirstValue, p.FirstAt = value, at
+	}
+	p.Updates++
+	p.Value, p.Total, p.LastAt = value, total, at
+	if message != "" {
+		p.Message = message
+	}
+}
+
 // Rate is progress units per second since the first update (0 if unknown).
 func (p Progress) Rate() float64 {
 	d := p.LastAt.Sub(p.FirstAt).Seconds()
@@ -119,6 +131,7 @@ type CallOptions struct {
 
 	modernVersion string // send stateless _meta even before the era is known (the probe)
 	probe         bool   // the era probe: an error answer is the era's answer, not a failure
+	asTask        bool   // CallAsTask: the call asked for a task (rejoined by its task id, DetachWhenRejoinable)
 	reissueOf     string // key of the call this one sends again (2026-07-28, broken stream)
 	reissues      int    // how many times the request was sent again
 	round         int    // MRTR round of this request (0 = first)
@@ -180,6 +193,9 @@ type Call struct {
 	persistMu    sync.Mutex  // orders state-file writes with the final delete
 	claim        *Held       // this process's lease on the record (persistMu)
 	claiming     bool        // the owner's lease is being taken (persistMu)
+	markOff      bool        // the store refused a Mark: records only (persistMu)
+	rejoinedBy   *Owner      // detached here, then rejoined by this process (elsewhere.go)
+	endedAway    string      // detached here, finished elsewhere: why it follows the server's replay (elsewhere.go)
 }
 
 // CallSnapshot is a consistent copy of a call's state.

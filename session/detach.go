@@ -2,6 +2,8 @@ package session
 
 import (
 	"context"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -28,6 +30,9 @@ const persistEvery = 250 * time.Millisecond
 // persistable reports whether c can be rejoined from another process: an
 // HTTP call of the 2025 era whose stream carries event ids, or a task.
 func (s *Session) persistableLocked(c *Call) bool {
+	if c.endedAway != "" { // another process finished it: its record is gone for good
+		return false
+	}
 	if s.opts.StateStore == nil || s.opts.Rejoin.Target == "" || c.state.Ended() || c.Method == "initialize" ||
 		s.info.Era == EraModern || // 2026-07-28 streams cannot be resumed (tasks are rejoined instead)
 		strings.HasPrefix(c.Method, "tasks/") { // a task's own record covers its tasks/* calls
@@ -37,8 +42,21 @@ func (s *Session) persistableLocked(c *Call) bool {
 	return st != nil && st.lastID != ""
 }
 
+// handleFor names c's record: when it started, this process (a random tag
+// and the pid: two machines, or two containers that all run as pid 1,
+// never make the same handle) and the call's id. File- and shell-safe.
+// Handles are opaque to every reader, so older ones (no tag) still work.
 func handleFor(c *Call) string {
-	return fmt.Sprintf("%s-%d-%s", c.started.UTC().Format("20060102T150405"), os.Getpid(), strings.Trim(c.Key, `"`))
+	return fmt.Sprintf("%s-%s-%d-%s", c.started.UTC().Format("20060102T150405"), procTag, os.Getpid(), strings.Trim(c.Key, `"`))
+}
+
+// procTag is this process's part of its handles: 6 random hex digits.
+var procTag = newProcTag()
+
+func newProcTag() string {
+	var b [3]byte
+	_, _ = rand.Read(b[:])
+	return hex.EncodeToString(b[:])
 }
 
 // recordLocked is the call's state for the StateStore: owned by this
@@ -91,7 +109,7 @@ func (s *Session) persistLocked(c *Call) {
 		d := s.recordLocked(c)
 		c.persisted = true
 		s.mu.Unlock()
-		if s.putRecord(d) == nil && c.claim == nil && !c.claiming {
+		if s.putRecord(d, false) == nil && c.claim == nil && !c.claiming {
 			c.claiming = true
 			s.persisting.Add(1)
 			go s.holdAsOwner(c, d.Handle)
@@ -129,6 +147,48 @@ func persistDelay(c *Call) time.Duration {
 		return 0
 	}
 	return persistEvery
+}
+
+// markStep writes the place of a progress step of a call kept in the state
+// store (Mark) before the step counts or is shown: a kill -9 at any moment
+// leaves the store no behind what was shown, on any machine, so a rejoin
+// never shows a step twice. It returns the call with its persistMu held
+// (the caller ingests the step, then unlocks): a record write or a detach
+// comes before the mark or after the step, never between. nil: not a
+// step to mark.
+func (s *Session) markStep(f transport.Frame, env *Envelope) *Call {
+	if f.Dir != transport.In || f.Meta.EventID == "" || env == nil || env.Method != "notifications/progress" ||
+		env.h.progressBad || s.opts.StateStore == nil || s.opts.Rejoin.Target == "" || s.offline {
+		return nil
+	}
+	s.mu.Lock()
+	c := s.byToken[idKey(env.h.token)]
+	s.mu.Unlock()
+	if c == nil {
+		return nil
+	}
+	c.persistMu.Lock()
+	s.mu.Lock()
+	stream := f.Meta.LogicalStream()
+	dup := false
+	if st := s.streams[stream]; st != nil {
+		_, dup = st.seen[f.Meta.EventID]
+	}
+	if c.state.Ended() || !c.persisted || c.handle == "" || c.markOff || dup || stream != "post:"+c.Key {
+		s.mu.Unlock()
+		c.persistMu.Unlock()
+		return nil
+	}
+	m := Mark{Stream: stream, EventID: f.Meta.EventID, Progress: c.progress}
+	m.Progress.step(env.h.progress, env.h.total, env.h.message, f.Time)
+	handle := c.handle
+	s.mu.Unlock()
+	if err := s.opts.StateStore.Mark(handle, m); err != nil {
+		c.markOff = true
+		s.Note(fmt.Sprintf("the progress of call %s is no longer marked in the state store (%v): a rejoin elsewhere may show up to %s of its steps again",
+			c.Key, err, persistEvery))
+	}
+	return c
 }
 
 // forgetLocked lets go of what a call that ended here still holds: an
@@ -169,17 +229,23 @@ func (s *Session) Detach(c *Call) (string, error) { return s.detach(c, nil) }
 // detach is Detach; why (nil: the user detached it) says why the call ends
 // here, for a call mcpscope stopped following by itself.
 func (s *Session) detach(c *Call, why *Failure) (string, error) {
+	// persistMu first: a debounced write or a step's mark under way comes
+	// wholly before the detach, never puts the owner back after it.
+	c.persistMu.Lock()
 	s.mu.Lock()
 	if s.opts.StateStore == nil {
 		s.mu.Unlock()
+		c.persistMu.Unlock()
 		return "", errors.New("this session keeps no call state (no state store)")
 	}
 	if c.state.Ended() {
 		s.mu.Unlock()
+		c.persistMu.Unlock()
 		return "", fmt.Errorf("call %s already ended (%s)", c.Key, c.state)
 	}
 	if !s.persistableLocked(c) {
 		s.mu.Unlock()
+		c.persistMu.Unlock()
 		return "", fmt.Errorf("call %s cannot be rejoined later: only HTTP calls whose stream carries SSE event ids (a server with an event store), or tasks, can", c.Key)
 	}
 	if c.handle == "" {
@@ -195,9 +261,7 @@ func (s *Session) detach(c *Call, why *Failure) (string, error) {
 	s.endLocked(c, StateDetached, nil, nil, f, s.opts.Now())
 	s.mu.Unlock()
 	s.store.Notify()
-	// persistMu: a debounced write under way must not put the owner back.
-	c.persistMu.Lock()
-	err := s.putRecord(d)
+	err := s.putRecord(d, true)
 	if err == nil {
 		c.claim.Release()
 		c.claim = nil
@@ -210,6 +274,7 @@ func (s *Session) detach(c *Call, why *Failure) (string, error) {
 		h.CloseStream(c.Key)
 	}
 	s.localEvent(transport.Meta{Event: transport.EvNote, Stream: "post:" + c.Key, Detail: "detached call " + c.Key + " as " + d.Handle})
+	s.watchDetached()
 	return d.Handle, nil
 }
 
@@ -308,7 +373,7 @@ func (s *Session) Rejoin(ctx context.Context, d Detached) (*Call, error) {
 		s.mu.Lock()
 		rec := s.recordLocked(c)
 		s.mu.Unlock()
-		_ = s.putRecord(rec)
+		_ = s.putRecord(rec, false)
 		c.persistMu.Unlock()
 	}
 	s.armTimers(c, CallOptions{})
@@ -353,14 +418,7 @@ func journaledPast(path, stream, lastID string, token json.RawMessage, p Progres
 			} `json:"params"`
 		}
 		if fr.Kind == transport.Message && json.Unmarshal(fr.Data, &n) == nil && n.Method == "notifications/progress" && idKey(n.Params.Token) == tok {
-			if p.Updates == 0 {
-				p.FirstValue, p.FirstAt = n.Params.Progress, fr.Time
-			}
-			p.Updates++
-			p.Value, p.Total, p.LastAt = n.Params.Progress, n.Params.Total, fr.Time
-			if n.Params.Message != "" {
-				p.Message = n.Params.Message
-			}
+			p.step(n.Params.Progress, n.Params.Total, n.Params.Message, fr.Time)
 		}
 		return nil
 	})
@@ -369,9 +427,11 @@ func journaledPast(path, stream, lastID string, token json.RawMessage, p Progres
 
 // sessionInUseElsewhere reports whether closing this session must leave the
 // MCP session on the server: another process (on any machine) holds a
-// lease on it, or records of calls in it that are not this process's wait
-// to be rejoined. A store that cannot say counts as in use: ending a
-// session someone else uses loses their calls, keeping one costs nothing.
+// lease on it, or the store holds a record in it that keeps it alive (a
+// call that is not this process's, waiting to be rejoined, or a task one of
+// this session's calls left running). A store that cannot say counts as in
+// use: ending a session someone else uses loses their calls, keeping one
+// costs nothing. One List answers for every record.
 func (s *Session) sessionInUseElsewhere() bool {
 	sid := ""
 	if h, ok := s.t.(transport.SessionHolder); ok {
@@ -382,10 +442,18 @@ func (s *Session) sessionInUseElsewhere() bool {
 		return false
 	}
 	s.mu.Lock()
-	mine := map[string]bool{}
+	mine := map[string]bool{}    // records of this session's calls and tasks
+	running := map[string]bool{} // tasks this session made or followed that have not ended
 	for _, c := range s.order {
 		if c.handle != "" {
 			mine[c.handle] = true
+		}
+	}
+	for id, t := range s.tasks {
+		if t.Terminal() {
+			mine[TaskHandle(id)] = true // its record goes with its result
+		} else {
+			running[TaskHandle(id)] = true // made or rejoined here, left running
 		}
 	}
 	var own []Lease
@@ -393,6 +461,7 @@ func (s *Session) sessionInUseElsewhere() bool {
 		own = append(own, h.Lease())
 	}
 	s.mu.Unlock()
+	<-s.storeOpsDone() // task records written or deleted before they are read
 	users, err := SessionUsers(store, target, sid, own...)
 	if err != nil {
 		s.Note(fmt.Sprintf("kept MCP session %s open: the state store (%s) cannot say whether another process uses it: %v", sid, store, err))
@@ -404,15 +473,86 @@ func (s *Session) sessionInUseElsewhere() bool {
 	}
 	list, err := store.List()
 	if err != nil {
+		s.Note(fmt.Sprintf("kept MCP session %s open: the state store (%s) cannot list its calls: %v", sid, store, err))
 		return true
 	}
 	for _, d := range list {
-		if d.SessionID == sid && d.Target == target && !mine[d.Handle] {
+		switch {
+		case d.SessionID != sid || d.Target != target:
+		case running[d.Handle]:
+			s.Note(fmt.Sprintf("kept MCP session %s open: task %s runs in it, its record kept to be rejoined", sid, d.TaskID))
+			return true
+		case !mine[d.Handle]:
 			s.Note(fmt.Sprintf("kept MCP session %s open: call %s in it waits to be rejoined", sid, d.Handle))
 			return true
 		}
 	}
 	return false
+}
+
+// storeQueue runs store writes made under the session lock (a task's
+// record) later, in the order they were made, off the lock: with Redis a
+// write is a network call.
+type storeQueue struct {
+	mu      sync.Mutex
+	ops     []func()
+	drained chan struct{} // closed when the queue runs empty (nil: idle)
+}
+
+// queueStoreOp runs op after the store ops queued before it; it never
+// blocks (callable with s.mu held). Close waits for the queue.
+func (s *Session) queueStoreOp(op func()) {
+	q := &s.storeOps
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	q.ops = append(q.ops, op)
+	if q.drained != nil {
+		return // the runner takes it
+	}
+	q.drained = make(chan struct{})
+	s.persisting.Add(1)
+	go func() {
+		defer s.persisting.Done()
+		for {
+			q.mu.Lock()
+			if len(q.ops) == 0 {
+				close(q.drained)
+				q.drained = nil
+				q.mu.Unlock()
+				return
+			}
+			op := q.ops[0]
+			q.ops = q.ops[1:]
+			q.mu.Unlock()
+			op()
+		}
+	}()
+}
+
+var closedCh = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
+
+// Stored waits (bounded by ctx) until the store writes this session queued
+// so far are done: a task's record is in the store once a caller that saw
+// the task created returns from it, so it can be told to a person (who may
+// kill -9 the process next).
+func (s *Session) Stored(ctx context.Context) error {
+	select {
+	case <-s.storeOpsDone():
+		return nil
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// storeOpsDone is closed once the store ops queued so far have run.
+func (s *Session) storeOpsDone() <-chan struct{} {
+	q := &s.storeOps
+	q.mu.Lock()
+	defer q.mu.Unlock()
+	if q.drained == nil {
+		return closedCh
+	}
+	return q.drained
 }
 
 // shareSession takes this process's lease on MCP session sid (every

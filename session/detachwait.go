@@ -2,10 +2,8 @@ package session
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"time"
 )
 
 // ErrNotRejoinable: a call asked to be detached cannot be rejoined from
@@ -36,17 +34,10 @@ func (s *Session) DetachWhenRejoinable(ctx context.Context, c *Call) (d Detachme
 	// A call that asked for a task (2025-11-25) is rejoined by its task id:
 	// an event id on its stream may come before the server's CreateTaskResult
 	// and must not turn it into a stream detach.
-	var asked struct {
-		Task json.RawMessage `json:"task"`
-	}
-	_ = json.Unmarshal(c.Params, &asked)
-	asksTask := len(asked.Task) > 0
-	// The store's change signal has one reader at a time; the ticker only
-	// guards against a wake-up another reader took.
-	tick := time.NewTicker(250 * time.Millisecond)
-	defer tick.Stop()
+	asksTask := c.opts.asTask
 	for {
 		s.mu.Lock()
+		changed := s.changedLocked() // any frame taken in after this look wakes the wait below
 		taskID, state := c.taskID, c.state
 		ready := s.persistableLocked(c)
 		st := s.streams["post:"+c.Key]
@@ -62,6 +53,13 @@ func (s *Session) DetachWhenRejoinable(ctx context.Context, c *Call) (d Detachme
 			status := "working"
 			if t, ok := s.Task(taskID); ok && t.Status != "" {
 				status = t.Status
+			}
+			// The record is written off the session lock, in order:
+			// once the writes queued so far are done, it is there.
+			select {
+			case <-s.storeOpsDone():
+			case <-ctx.Done():
+				return d, false, ctx.Err()
 			}
 			if _, err := s.opts.StateStore.Get(TaskHandle(taskID)); err != nil {
 				return d, false, fmt.Errorf("task %s was created but its record is missing: %w", taskID, err)
@@ -87,8 +85,7 @@ func (s *Session) DetachWhenRejoinable(ctx context.Context, c *Call) (d Detachme
 		case <-ctx.Done():
 			return d, false, ctx.Err()
 		case <-c.Done():
-		case <-s.store.Changed():
-		case <-tick.C:
+		case <-changed:
 		}
 	}
 }
@@ -105,20 +102,12 @@ func (s *Session) WhyNotRejoinable() string {
 	return ""
 }
 
-// tasksLeftRunning reports whether a task one of this session's calls
-// created still runs with its record in the store (left to be rejoined):
-// closing must leave the MCP session it lives in alone.
-func (s *Session) tasksLeftRunning() bool {
-	if s.opts.StateStore == nil {
-		return false
+// changedLocked is a channel closed when the session next takes in a
+// frame: unlike the store's change signal, any number of waiters may wait
+// on it (each takes it again after it fires).
+func (s *Session) changedLocked() <-chan struct{} {
+	if s.changed == nil {
+		s.changed = make(chan struct{})
 	}
-	for _, t := range s.Tasks() {
-		if t.CallKey == "" || t.Terminal() {
-			continue
-		}
-		if _, err := s.opts.StateStore.Get(TaskHandle(t.TaskID)); err == nil {
-			return true
-		}
-	}
-	return false
+	return s.changed
 }

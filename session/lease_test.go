@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"mcpscope/internal/peers"
 	"mcpscope/internal/testservers"
 	"mcpscope/session"
 	"mcpscope/transport"
@@ -30,6 +31,43 @@ func storeSession(t *testing.T, url string, store session.StateStore) *session.S
 	return s
 }
 
+// detachedCall starts the slow tool (seconds, steps) in a session of its
+// own on url (or in z), detaches it after its first step and returns its
+// record and the session.
+func detachedCall(t *testing.T, url string, store session.StateStore, seconds, steps int) session.Detached {
+	t.Helper()
+	d, _ := detachIn(t, storeSession(t, url, store), store, seconds, steps)
+	return d
+}
+
+func detachIn(t *testing.T, z *session.Session, store session.StateStore, seconds, steps int) (session.Detached, *session.Session) {
+	t.Helper()
+	x := z.Call("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"seconds": seconds, "steps": steps}})
+	waitUntil(t, z, "progress", func() bool { return x.Snapshot().Progress.Updates >= 1 })
+	h, err := z.Detach(x)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d, err := store.Get(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d, z
+}
+
+// rejoiner is a session as mcpscope rejoin makes it for d: the record's
+// target, no MCP session of its own.
+func rejoiner(t *testing.T, store session.StateStore, d session.Detached) *session.Session {
+	t.Helper()
+	b := session.New(transport.NewHTTP(transport.HTTPOptions{URL: d.Target}), session.Options{StateStore: store,
+		Rejoin: session.RejoinInfo{Target: d.Target}})
+	if err := b.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { b.Close() })
+	return b
+}
+
 func sentDelete(s *session.Session) bool {
 	for _, it := range s.Store().Since(0, 0) {
 		if it.Frame.Meta.HTTPMethod == "DELETE" {
@@ -49,14 +87,7 @@ func TestRejoinNeverEndsASessionLeasedElsewhere(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
-	z := storeSession(t, srv.URL, store)
-	x := z.Call("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"seconds": 2, "steps": 10}})
-	waitUntil(t, z, "progress on x", func() bool { return x.Snapshot().Progress.Updates >= 1 })
-	hx, err := z.Detach(x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	dx, _ := store.Get(hx)
+	dx := detachedCall(t, srv.URL, store, 2, 10)
 
 	a := storeSession(t, srv.URL, store)
 	sid := a.Info().SessionID
@@ -71,12 +102,7 @@ func TestRejoinNeverEndsASessionLeasedElsewhere(t *testing.T) {
 	}
 	dy, _ := store.Get(hy)
 
-	// B, as mcpscope rejoin makes it: the record's target, no session of its own.
-	b := session.New(transport.NewHTTP(transport.HTTPOptions{URL: dy.Target}), session.Options{StateStore: store,
-		Rejoin: session.RejoinInfo{Target: dy.Target}})
-	if err := b.Start(); err != nil {
-		t.Fatal(err)
-	}
+	b := rejoiner(t, store, dy)
 	cy, err := b.Rejoin(ctx, dy)
 	if err != nil {
 		t.Fatal(err)
@@ -100,14 +126,8 @@ func TestRejoinRefusedWhileHeld(t *testing.T) {
 	store := &session.FileStore{Dir: t.TempDir()}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	z := storeSession(t, srv.URL, store)
-	x := z.Call("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"seconds": 2, "steps": 10}})
-	waitUntil(t, z, "progress", func() bool { return x.Snapshot().Progress.Updates >= 1 })
-	h, err := z.Detach(x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, _ := store.Get(h)
+	d := detachedCall(t, srv.URL, store, 2, 10)
+	h := d.Handle
 	a := storeSession(t, srv.URL, store)
 	// Another rejoiner, on another machine, holds it.
 	t.Setenv(session.EnvHost, "elsewhere")
@@ -145,20 +165,8 @@ func TestExpiryAfterRejoinReinitializesAndResendsReads(t *testing.T) {
 	store := &session.FileStore{Dir: t.TempDir()}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	z := storeSession(t, srv.URL, store)
-	x := z.Call("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"seconds": 1, "steps": 5}})
-	waitUntil(t, z, "progress", func() bool { return x.Snapshot().Progress.Updates >= 1 })
-	h, err := z.Detach(x)
-	if err != nil {
-		t.Fatal(err)
-	}
-	d, _ := store.Get(h)
-	b := session.New(transport.NewHTTP(transport.HTTPOptions{URL: d.Target}), session.Options{StateStore: store,
-		Rejoin: session.RejoinInfo{Target: d.Target}})
-	if err := b.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	d := detachedCall(t, srv.URL, store, 1, 5)
+	b := rejoiner(t, store, d)
 	c, err := b.Rejoin(ctx, d)
 	if err != nil {
 		t.Fatal(err)
@@ -177,5 +185,149 @@ func TestExpiryAfterRejoinReinitializesAndResendsReads(t *testing.T) {
 	}
 	if b.Info().SessionID == d.SessionID || b.Info().SessionID == "" {
 		t.Fatalf("no new session after the 404: %q", b.Info().SessionID)
+	}
+}
+
+// What a rejoin does to the MCP session when it is done: it ends it (HTTP
+// DELETE) only when nothing else references it, whichever process made
+// it: no other process's lease on it, no record in the store of a call or
+// task in it. The last user cleans up; anyone else leaves it alone.
+func TestLastRejoinEndsTheSessionOnlyWhenNothingElseUsesIt(t *testing.T) {
+	srv := testservers.StartHTTPServer(t, testservers.HTTPOpts{EventStore: true})
+	store := &session.FileStore{Dir: t.TempDir()}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	z := storeSession(t, srv.URL, store)
+	dx, _ := detachIn(t, z, store, 1, 5)
+	dy, _ := detachIn(t, z, store, 1, 5)
+	z.Close() // it quits: its calls go on, so it keeps the session
+	if sentDelete(z) {
+		t.Fatal("the session's maker ended it with calls detached in it")
+	}
+	rejoinAndClose := func(d session.Detached) *session.Session {
+		b := rejoiner(t, store, d)
+		c, err := b.Rejoin(ctx, d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := c.Wait(ctx); err != nil {
+			t.Fatalf("rejoin %s: %v", d.Handle, err)
+		}
+		b.Close()
+		return b
+	}
+	if b := rejoinAndClose(dx); sentDelete(b) {
+		t.Fatal("a rejoin ended the session while another call detached in it waits to be rejoined")
+	}
+	if b := rejoinAndClose(dy); !sentDelete(b) {
+		t.Fatal("the last rejoin left a session nothing references on the server")
+	}
+	if l, _ := store.List(); len(l) != 0 {
+		t.Fatalf("records left: %+v", l)
+	}
+}
+
+// gateStore holds every write of a task's record until the test opens it.
+type gateStore struct {
+	session.StateStore
+	entered chan string
+	gate    chan struct{}
+}
+
+func (g *gateStore) Put(d session.Detached) error {
+	if strings.HasPrefix(d.Handle, "task-") {
+		select {
+		case g.entered <- d.Handle:
+		default:
+		}
+		<-g.gate
+	}
+	return g.StateStore.Put(d)
+}
+
+// A task's record is written off the session lock: a store that takes its
+// time (Redis far away) never stops the session (server-everything, whose
+// research tool runs as a 2025-11-25 task).
+func TestTaskRecordWrittenOffTheSessionLock(t *testing.T) {
+	url := peers.StartEverythingHTTP(t, "streamableHttp")
+	g := &gateStore{StateStore: &session.FileStore{Dir: t.TempDir()}, entered: make(chan string, 1), gate: make(chan struct{})}
+	opened := false
+	open := func() {
+		if !opened {
+			opened = true
+			close(g.gate)
+		}
+	}
+	defer open()
+	s := storeSession(t, url, g)
+	c := s.CallAsTask("tools/call", map[string]any{"name": "simulate-research-query", "arguments": map[string]any{"topic": "tides"}}, time.Minute)
+	var h string
+	select {
+	case h = <-g.entered:
+	case <-time.After(60 * time.Second): // a hang guard
+		t.Fatal("no task record was written within 60s")
+	}
+	answered := make(chan struct{})
+	go func() {
+		s.Info()
+		c.Snapshot()
+		close(answered)
+	}()
+	select {
+	case <-answered:
+	case <-time.After(30 * time.Second): // a hang guard: it answers at once
+		open()
+		t.Fatal("the session stood still while the store wrote a task's record: the write holds the session lock")
+	}
+	open()
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	dt, _, err := s.DetachWhenRejoinable(ctx, c)
+	if err != nil || dt.Handle != h {
+		t.Fatalf("detach of the task: %+v %v", dt, err)
+	}
+}
+
+// A call detached in one session (the inspector) and finished by a rejoin
+// elsewhere does not stay "detached" there: its record leaves the store,
+// and the session follows the server's replay of the call's stream from
+// where it left it, so the call ends here as it ended there, with its
+// result and every step, and no record comes back.
+func TestDetachedCallFinishedElsewhereShowsHowItEnded(t *testing.T) {
+	srv := testservers.StartHTTPServer(t, testservers.HTTPOpts{EventStore: true})
+	store := &session.FileStore{Dir: t.TempDir()}
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	a := session.New(transport.NewHTTP(transport.HTTPOptions{URL: srv.URL}), session.Options{Timeout: -1, MaxTimeout: -1,
+		StateStore: store, Rejoin: session.RejoinInfo{Target: srv.URL}, WatchDetached: 20 * time.Millisecond})
+	if err := a.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	if _, err := a.Initialize(ctx); err != nil {
+		t.Fatal(err)
+	}
+	d, _ := detachIn(t, a, store, 1, 5)
+	x := a.Calls()[len(a.Calls())-1]
+	if x.Snapshot().State != session.StateDetached {
+		t.Fatalf("the call is %s, want detached", x.Snapshot().State)
+	}
+	b := rejoiner(t, store, d)
+	c, err := b.Rejoin(ctx, d)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := c.Wait(ctx); err != nil {
+		t.Fatal(err)
+	}
+	b.Close()
+	waitUntil(t, a, "the detached call to end as it ended elsewhere", func() bool { return x.Snapshot().State == session.StateOK })
+	sn := x.Snapshot()
+	if !strings.Contains(string(sn.Result), "finished 5 steps") || sn.Progress.Updates != 5 {
+		t.Fatalf("ended with %s after %d steps", sn.Result, sn.Progress.Updates)
+	}
+	a.Close()
+	if l, _ := store.List(); len(l) != 0 {
+		t.Fatalf("records after: %+v", l)
 	}
 }

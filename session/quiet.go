@@ -109,6 +109,12 @@ func (s *Session) quietFired(key string, gen int, wait time.Duration) {
 // it can be rejoined again. A call that cannot be recorded is failed
 // instead (still without a cancel).
 func (s *Session) stopFollowing(c *Call, f *Failure) {
+	s.mu.Lock()
+	away := c.endedAway
+	s.mu.Unlock()
+	if away != "" {
+		f.Reason = away + "; " + f.Reason
+	}
 	if _, err := s.detach(c, f); err != nil {
 		s.end(c, StateError, nil, nil, f)
 	}

@@ -40,6 +40,10 @@ type Options struct {
 	// Rejoin says how to reach the server again.
 	StateStore StateStore
 	Rejoin     RejoinInfo
+	// WatchDetached is how often the records of calls detached here are
+	// looked at, to learn that one was rejoined and finished elsewhere
+	// (0: DefaultWatchDetached).
+	WatchDetached time.Duration
 	// SeqBase numbers frames after it: a session that takes over a journal
 	// from another (a restarted server) goes on with its numbering.
 	SeqBase uint64
@@ -120,19 +124,24 @@ type Session struct {
 	reissueWait []*Call
 	loading     loadState
 
-	streams      map[string]*streamState // SSE cursors by logical stream (resume.go)
-	expired      map[string]bool         // session ids the server forgot (expiry.go)
-	reinits      int
-	rejoined     bool                       // this session exists to rejoin a detached call
-	sessLeases   map[string]*Held           // session id → this process's lease on it (detach.go)
-	tasks        map[string]*Task           // tasks seen, by id (tasks.go)
-	taskKeys     map[string]map[string]bool // inputRequests keys claimed for an answer, by task (tasksext.go)
-	answerTasks  bool                       // answer input_required tasks as they are seen (tasksext.go)
-	toolHeaders  map[string][]headerParam   // x-mcp-header annotations by tool
-	invalidTools map[string]string          // tools whose annotations are invalid, and why
-	held         bool                       // waiting for a person: clocks stand still (holdLocked)
-	holdWake     chan struct{}              // closed and replaced whenever held changes
-	persisting   sync.WaitGroup             // rejoin-record writes and deletes under way (detach.go)
+	streams       map[string]*streamState // SSE cursors by logical stream (resume.go)
+	expired       map[string]bool         // session ids the server forgot (expiry.go)
+	reinits       int
+	rejoined      bool                       // this session exists to rejoin a detached call
+	sessLeases    map[string]*Held           // session id → this process's lease on it (detach.go)
+	tasks         map[string]*Task           // tasks seen, by id (tasks.go)
+	taskKeys      map[string]map[string]bool // inputRequests keys claimed for an answer, by task (tasksext.go)
+	answerTasks   bool                       // answer input_required tasks as they are seen (tasksext.go)
+	toolHeaders   map[string][]headerParam   // x-mcp-header annotations by tool
+	invalidTools  map[string]string          // tools whose annotations are invalid, and why
+	held          bool                       // waiting for a person: clocks stand still (holdLocked)
+	holdWake      chan struct{}              // closed and replaced whenever held changes
+	persisting    sync.WaitGroup             // rejoin-record writes and deletes under way (detach.go)
+	storeOps      storeQueue                 // task record writes and deletes, in order, off the lock (detach.go)
+	elsewhere     map[string]string          // handle → the fallback store that kept its record (putRecord)
+	watching      bool                       // watchDetached runs (elsewhere.go)
+	toldElsewhere bool                       // a person was told a record went to the fallback store (putRecord)
+	changed       chan struct{}              // closed and replaced at every frame taken in (changedLocked)
 
 	outMu   sync.Mutex
 	outq    []queued
@@ -620,7 +629,7 @@ func (s *Session) CloseBy(deadline time.Time) error {
 		return nil
 	}
 	s.mu.Unlock()
-	if s.Detached() > 0 || s.tasksLeftRunning() || s.sessionInUseElsewhere() {
+	if s.Detached() > 0 || s.sessionInUseElsewhere() {
 		if h, ok := s.t.(transport.SessionHolder); ok {
 			h.KeepSession()
 		}
@@ -750,25 +759,47 @@ func (s *Session) sendLoop() {
 	}
 }
 
-// Ingest takes one frame from the transport: journal first, then meaning.
-func (s *Session) Ingest(f transport.Frame) { s.ingest(f, linePos{off: -1}, true, 0) }
+// Ingest takes one frame from the transport: the step's mark in the state
+// store first (a progress step of a call kept there), then the journal,
+// then meaning.
+func (s *Session) Ingest(f transport.Frame) {
+	d := decodeIn(&f)
+	if c := s.markStep(f, d.env); c != nil {
+		defer c.persistMu.Unlock() // held from the mark until the step counts
+	}
+	s.ingestDecoded(f, d, linePos{off: -1}, true, 0)
+}
+
+// decoded is a frame's JSON-RPC reading.
+type decoded struct {
+	env   *Envelope
+	batch []*Envelope
+	class Class
+}
+
+// decodeIn reads f's message once; a frame that is not JSON becomes Garbage.
+func decodeIn(f *transport.Frame) decoded {
+	var d decoded
+	if f.Kind == transport.Message {
+		var isJSON bool
+		if d.env, d.batch, d.class, isJSON = decodeFrame(f.Data); !isJSON {
+			f.Kind, d.class = transport.Garbage, ClassNone // the transport only looked at its first byte
+		}
+	}
+	return d
+}
 
 // ingest decodes, journals (when journal is set; an offline session passes
 // the frame's place in the file it reads instead), correlates and stores
 // one frame. at, when past the last number given, is the frame's number in
 // the journal it comes from (0: the next one).
 func (s *Session) ingest(f transport.Frame, pos linePos, journal bool, at uint64) {
-	var (
-		env   *Envelope
-		batch []*Envelope
-		class Class
-	)
-	if f.Kind == transport.Message {
-		var isJSON bool
-		if env, batch, class, isJSON = decodeFrame(f.Data); !isJSON {
-			f.Kind, class = transport.Garbage, ClassNone // the transport only looked at its first byte
-		}
-	}
+	d := decodeIn(&f)
+	s.ingestDecoded(f, d, pos, journal, at)
+}
+
+func (s *Session) ingestDecoded(f transport.Frame, d decoded, pos linePos, journal bool, at uint64) {
+	env, batch, class := d.env, d.batch, d.class
 	var after []func()
 	s.mu.Lock()
 	if at > s.seq {
@@ -806,6 +837,10 @@ func (s *Session) ingest(f transport.Frame, pos linePos, journal bool, at uint64
 		after = s.onEvent(it, after)
 	}
 	s.store.add(it, pos)
+	if s.changed != nil {
+		close(s.changed) // every waiter on changedLocked wakes
+		s.changed = nil
+	}
 	s.mu.Unlock()
 	for _, fn := range after {
 		fn()
@@ -989,15 +1024,7 @@ func (s *Session) onNotification(it *Item, e *Envelope, after []func()) []func()
 			it.Note = "progress after the call ended (" + string(c.state) + ")"
 			return after
 		}
-		pr := &c.progress
-		if pr.Updates == 0 {
-			pr.FirstValue, pr.FirstAt = p.progress, it.Frame.Time
-		}
-		pr.Updates++
-		pr.Value, pr.Total, pr.LastAt = p.progress, p.total, it.Frame.Time
-		if p.message != "" {
-			pr.Message = p.message
-		}
+		c.progress.step(p.progress, p.total, p.message, it.Frame.Time)
 		if c.state == StatePending {
 			c.state = StateStreaming
 		}

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"syscall"
 	"time"
+
+	"mcpscope/internal/shell"
 )
 
 // Detached is the persisted state of a call that outlives its process, enough
@@ -57,12 +59,38 @@ func (d Detached) owner() *Owner {
 	return nil
 }
 
+// Mark is a call's place as of one progress step on its stream: the step's
+// event id and the progress with it counted. The process that follows the
+// call writes it to the store with every step, before the step is shown,
+// so a rejoin anywhere after a kill -9 resumes after the last step shown
+// (a full record is written at most every persistEvery).
+type Mark struct {
+	Stream   string   `json:"stream"`
+	EventID  string   `json:"eventId"`
+	Progress Progress `json:"progress"`
+}
+
+// Apply puts m into d when m is newer than d's own state (more steps: a
+// record written after the step already counts it).
+func (d *Detached) Apply(m Mark) {
+	if m.Stream == "" || m.EventID == "" || m.Progress.Updates <= d.Progress.Updates {
+		return
+	}
+	d.Progress = m.Progress
+	d.LastEventIDs = map[string]string{m.Stream: m.EventID}
+}
+
 // StateStore keeps detached calls outside the process.
 type StateStore interface {
 	Put(d Detached) error
+	// Get and List return records with their newest Mark applied.
 	Get(handle string) (Detached, error)
 	List() ([]Detached, error)
+	// Delete removes a record and its mark.
 	Delete(handle string) error
+	// Mark keeps m beside handle's record, one cheap write per progress
+	// step; it writes nothing when the record is gone (the call ended).
+	Mark(handle string, m Mark) error
 	// Leases on calls and sessions (lease.go).
 	Leaser
 	// String names the store for people (a Redis URL with its password
@@ -85,16 +113,53 @@ func (e *StoredElsewhere) Error() string {
 func (e *StoredElsewhere) Unwrap() error { return e.Cause }
 
 // putRecord writes d, and says so in the session when the record went to
-// a fallback store.
-func (s *Session) putRecord(d Detached) error {
+// a fallback store; tell (a record left to be rejoined: a detach, a task)
+// also tells a person at once (Options.Warn), once per session.
+func (s *Session) putRecord(d Detached, tell bool) error {
 	err := s.opts.StateStore.Put(d)
 	var se *StoredElsewhere
 	if errors.As(err, &se) {
-		s.Note(fmt.Sprintf("the record of call %s could not be written to the state store (%v); it is kept in %s (mcpscope rejoin %s lists it there)",
-			d.Handle, se.Cause, se.Where, d.Handle))
+		msg := fmt.Sprintf("the record of call %s could not be written to the state store (%v); it is kept in %s: rejoin it on this machine with %s",
+			d.Handle, se.Cause, se.Where, shell.Join([]string{"mcpscope", "rejoin", "--state", "file", d.Handle}))
+		s.Note(msg)
+		s.mu.Lock()
+		if s.elsewhere == nil {
+			s.elsewhere = map[string]string{}
+		}
+		told := s.toldElsewhere
+		s.toldElsewhere = s.toldElsewhere || tell
+		s.elsewhere[d.Handle] = se.Where
+		s.mu.Unlock()
+		if w := s.opts.Warn; w != nil && tell && !told {
+			w(msg) // a person is told at once, once per session (the journal has every one)
+		}
 		return nil
 	}
+	if err == nil {
+		s.mu.Lock()
+		delete(s.elsewhere, d.Handle) // the store took it back
+		s.mu.Unlock()
+	}
 	return err
+}
+
+// KeptElsewhere is where handle's record went when the state store could
+// not take it (Redis unreachable: the local file store), "" when it is in
+// the store.
+func (s *Session) KeptElsewhere(handle string) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.elsewhere[handle]
+}
+
+// RejoinCommandHere is the command line that rejoins handle from this
+// session's records: RejoinCommand, or for a record kept in the local
+// fallback store, the same with --state file.
+func (s *Session) RejoinCommandHere(handle string) string {
+	if s.KeptElsewhere(handle) != "" {
+		return shell.Join([]string{"mcpscope", "rejoin", "--state", "file", handle})
+	}
+	return RejoinCommand(handle)
 }
 
 // ErrNoSuchCall is returned for an unknown handle.
@@ -116,6 +181,40 @@ func (fs *FileStore) path(handle string) (string, error) {
 		return "", fmt.Errorf("bad call handle %q", handle)
 	}
 	return filepath.Join(fs.Dir, handle+".json"), nil
+}
+
+// markPath is where handle's Mark lives, beside its record (List reads
+// *.json only).
+func markPath(recordPath string) string { return strings.TrimSuffix(recordPath, ".json") + ".mark" }
+
+// Mark writes m beside the record, renamed into place but not synced: it
+// must survive a kill -9 of this process (the page cache does), and costs
+// no disk flush per step.
+func (fs *FileStore) Mark(handle string, m Mark) error {
+	p, err := fs.path(handle)
+	if err != nil {
+		return err
+	}
+	if _, err := os.Stat(p); err != nil {
+		return nil // no record: the call ended, nothing to mark
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.CreateTemp(fs.Dir, "."+handle+".*.mark")
+	if err != nil {
+		return fmt.Errorf("state store %s: %w", fs.Dir, err)
+	}
+	defer os.Remove(tmp.Name()) // no-op after a successful rename
+	if _, err := tmp.Write(b); err != nil {
+		tmp.Close()
+		return fmt.Errorf("state store write %s: %w", tmp.Name(), err)
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), markPath(p))
 }
 
 // Put writes d atomically.
@@ -172,6 +271,10 @@ func (fs *FileStore) Get(handle string) (Detached, error) {
 	if err := json.Unmarshal(b, &d); err != nil {
 		return d, fmt.Errorf("state file %s is damaged: %w", p, err)
 	}
+	var m Mark
+	if b, err := os.ReadFile(markPath(p)); err == nil && json.Unmarshal(b, &m) == nil {
+		d.Apply(m)
+	}
 	return d, nil
 }
 
@@ -205,6 +308,9 @@ func (fs *FileStore) Delete(handle string) error {
 		return err
 	}
 	if err := os.Remove(p); err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	if err := os.Remove(markPath(p)); err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
 	return nil

@@ -138,7 +138,7 @@ func (s *Session) CallAsTask(method string, params map[string]any, ttl time.Dura
 		task["ttl"] = ttl.Milliseconds()
 	}
 	p["task"] = task
-	return s.Call(method, p)
+	return s.CallWith(method, p, CallOptions{asTask: true})
 }
 
 // FollowTask waits for a task's outcome: tasks/result (which blocks until
@@ -257,7 +257,7 @@ func (s *Session) persistTaskLocked(c *Call) {
 	}
 	d := s.recordLocked(c)
 	d.Handle, d.LastEventIDs, d.Owner = TaskHandle(c.taskID), nil, nil
-	_ = s.opts.StateStore.Put(d)
+	s.queueStoreOp(func() { _ = s.putRecord(d, true) }) // a network call with Redis: never under s.mu
 }
 
 // forgetTaskLocked drops a task's record once its result was fetched or it
@@ -266,7 +266,8 @@ func (s *Session) forgetTaskLocked(taskID string) {
 	if taskID == "" || s.opts.StateStore == nil || s.offline {
 		return
 	}
-	_ = s.opts.StateStore.Delete(TaskHandle(taskID))
+	h := TaskHandle(taskID)
+	s.queueStoreOp(func() { _ = s.opts.StateStore.Delete(h) }) // after the task's Put, off the lock
 }
 
 // RejoinTask prepares this new session to follow a task another mcpscope

@@ -35,6 +35,7 @@ func Run(t *testing.T, b Backend) {
 		{"SharesCountEveryUser", shares},
 		{"CallState", callState},
 		{"CyclesLeaveNothing", cyclesLeaveNothing},
+		{"MarkKeepsTheNewestStep", markKeepsNewestStep},
 	} {
 		t.Run(b.Name+"/"+tc.name, func(t *testing.T) { tc.run(t, b) })
 	}
@@ -292,5 +293,46 @@ func cyclesLeaveNothing(t *testing.T, b Backend) {
 	}
 	if left := b.Leftovers(t, s); len(left) != 0 {
 		t.Fatalf("20 detach/rejoin cycles left %v", left)
+	}
+}
+
+// A Mark written with each progress step is read back with its record
+// while it is newer than the record; a record written later wins; a mark
+// of a call whose record is gone writes nothing, and Delete takes both.
+func markKeepsNewestStep(t *testing.T, b Backend) {
+	s := b.New(t, session.DefaultLeaseTTL)
+	d := record("m1") // 3 steps, post:7 at ev-3
+	if err := s.Put(d); err != nil {
+		t.Fatal(err)
+	}
+	m := session.Mark{Stream: "post:7", EventID: "ev-5", Progress: session.Progress{Updates: 5, Value: 5, Total: 10}}
+	if err := s.Mark("m1", m); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.Get("m1")
+	if err != nil || got.Progress.Updates != 5 || got.LastEventIDs["post:7"] != "ev-5" {
+		t.Fatalf("Get after a mark: %+v %v", got, err)
+	}
+	if l, err := s.List(); err != nil || len(l) != 1 || l[0].Progress.Updates != 5 || l[0].LastEventIDs["post:7"] != "ev-5" {
+		t.Fatalf("List after a mark: %+v %v", l, err)
+	}
+	d.Progress.Updates, d.LastEventIDs = 6, map[string]string{"post:7": "ev-6"}
+	if err := s.Put(d); err != nil {
+		t.Fatal(err)
+	}
+	if got, _ := s.Get("m1"); got.Progress.Updates != 6 || got.LastEventIDs["post:7"] != "ev-6" {
+		t.Fatalf("an older mark won over a newer record: %+v", got)
+	}
+	if err := s.Delete("m1"); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Mark("m1", m); err != nil { // a step that raced the call's end
+		t.Fatal(err)
+	}
+	if _, err := s.Get("m1"); !errors.Is(err, session.ErrNoSuchCall) {
+		t.Fatalf("a mark brought back a deleted record: %v", err)
+	}
+	if left := b.Leftovers(t, s); len(left) != 0 {
+		t.Fatalf("left after Delete and a late mark: %v", left)
 	}
 }

@@ -5,7 +5,8 @@
 //
 // Keys (all under "mcpscope:"): call:HANDLE holds a record (JSON, with a TTL
 // the user sets: a call nobody rejoins does not stay forever);
-// lease:NAME a claim (SET NX PX; renewed and released only by its holder,
+// mark:HANDLE the call's place as of its last progress step (session.Mark,
+// one SET per step, expiring with the record); lease:NAME a claim (SET NX PX; renewed and released only by its holder,
 // by a compare-and-set script on its token); share:NAME:TOKEN one user of
 // a shared lease (an MCP session).
 package redisstore
@@ -146,6 +147,51 @@ func checkName(kind, n string) error {
 
 func callKey(handle string) string { return prefix + "call:" + handle }
 
+func markKey(handle string) string { return prefix + "mark:" + handle }
+
+// markScript sets KEYS[2] (a mark) only while KEYS[1] (its record) exists,
+// expiring with it: a mark never outlives its call's record.
+var markScript = redis.NewScript(`
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl == -2 then return 0 end
+if ttl > 0 then
+  redis.call('SET', KEYS[2], ARGV[1], 'PX', ttl)
+else
+  redis.call('SET', KEYS[2], ARGV[1])
+end
+return 1`)
+
+// Mark writes m beside handle's record: one round trip per progress step.
+func (s *Store) Mark(handle string, m session.Mark) error {
+	if err := checkName("call handle", handle); err != nil {
+		return err
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := s.ctx()
+	defer cancel()
+	err = markScript.Run(ctx, s.c, []string{callKey(handle), markKey(handle)}, b).Err()
+	if err != nil && !errors.Is(err, redis.Nil) {
+		if s.fallback != nil && s.fallback.Mark(handle, m) == nil {
+			if _, ferr := s.fallback.Get(handle); ferr == nil {
+				return nil // the record is in the fallback: so is its mark
+			}
+		}
+		return s.wrap("mark the progress of call "+handle, err)
+	}
+	return nil
+}
+
+// applyMark puts a mark read from Redis (a string, or nil) into d.
+func applyMark(d *session.Detached, v any) {
+	var m session.Mark
+	if str, ok := v.(string); ok && json.Unmarshal([]byte(str), &m) == nil {
+		d.Apply(m)
+	}
+}
+
 // Put writes d with the store's record TTL. When Redis cannot be reached
 // and a fallback is set, d goes there, and the error says so.
 func (s *Store) Put(d session.Detached) error {
@@ -183,7 +229,10 @@ func (s *Store) Get(handle string) (session.Detached, error) {
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
-	b, err := s.c.Get(ctx, callKey(handle)).Bytes()
+	vals, err := s.c.MGet(ctx, callKey(handle), markKey(handle)).Result()
+	if err == nil && vals[0] == nil {
+		err = redis.Nil
+	}
 	if errors.Is(err, redis.Nil) {
 		if s.fallback != nil {
 			if d, ferr := s.fallback.Get(handle); ferr == nil {
@@ -195,9 +244,11 @@ func (s *Store) Get(handle string) (session.Detached, error) {
 	if err != nil {
 		return d, s.wrap("read call "+handle, err)
 	}
-	if err := json.Unmarshal(b, &d); err != nil {
+	str, _ := vals[0].(string)
+	if err := json.Unmarshal([]byte(str), &d); err != nil {
 		return d, fmt.Errorf("the record of call %s in %s is damaged: %w", handle, s, err)
 	}
+	applyMark(&d, vals[1])
 	return d, nil
 }
 
@@ -227,10 +278,19 @@ func (s *Store) List() ([]session.Detached, error) {
 		if err != nil {
 			return nil, s.wrap("list calls", err)
 		}
-		for _, v := range vals {
+		marks := make([]string, len(keys))
+		for i, k := range keys {
+			marks[i] = markKey(strings.TrimPrefix(k, prefix+"call:"))
+		}
+		mvals, err := s.c.MGet(ctx, marks...).Result()
+		if err != nil {
+			return nil, s.wrap("list calls", err)
+		}
+		for i, v := range vals {
 			str, ok := v.(string)
 			var d session.Detached
 			if ok && json.Unmarshal([]byte(str), &d) == nil {
+				applyMark(&d, mvals[i])
 				out = append(out, d)
 				seen[d.Handle] = true
 			}
@@ -266,7 +326,7 @@ func (s *Store) Delete(handle string) error {
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
-	return s.wrap("delete call "+handle, s.c.Del(ctx, callKey(handle)).Err())
+	return s.wrap("delete call "+handle, s.c.Del(ctx, callKey(handle), markKey(handle)).Err())
 }
 
 func leaseKey(l session.Lease) string {

@@ -1,0 +1,351 @@
+package e2e
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"net"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"mcpscope/connect"
+	"mcpscope/internal/clienttest"
+	"mcpscope/internal/peers"
+	"mcpscope/internal/testservers"
+	"mcpscope/session"
+)
+
+// box is one machine's mcpscope: its own HOME and XDG folders (kept from
+// one command to the next) and host name; it shares nothing with another
+// box but what the test gives both (a Redis).
+type box struct {
+	t    *testing.T
+	host string
+	home string
+}
+
+func newBox(t *testing.T, host string) *box { return &box{t: t, host: host, home: t.TempDir()} }
+
+func (b *box) cmd(args ...string) *exec.Cmd {
+	b.t.Helper()
+	cmd := exec.Command(binary(b.t), args...)
+	cmd.Env = append(os.Environ(), "HOME="+b.home, "XDG_STATE_HOME="+filepath.Join(b.home, "state"),
+		"XDG_CONFIG_HOME="+filepath.Join(b.home, "config"), "XDG_CACHE_HOME="+filepath.Join(b.home, "cache"),
+		session.EnvHost+"="+b.host, "MCPSCOPE_STATE=")
+	return cmd
+}
+
+// ran is one command's outcome.
+type ran struct {
+	stdout, stderr string
+	code           int
+	took           time.Duration
+}
+
+func (b *box) run(args ...string) ran {
+	b.t.Helper()
+	cmd := b.cmd(args...)
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	start := time.Now()
+	err := cmd.Run()
+	r := ran{stdout: out.String(), stderr: errb.String(), took: time.Since(start)}
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		r.code = ee.ExitCode()
+	} else if err != nil {
+		b.t.Fatalf("%v: %v", args, err)
+	}
+	return r
+}
+
+// detach runs `call slow … --detach --json` on b and returns the handle.
+func (b *box) detach(url string, args ...string) (string, ran) {
+	b.t.Helper()
+	r := b.run(append(append([]string{"call", "slow", "--era", "legacy", "--no-journal"}, args...), "--detach", "--json", url)...)
+	var d session.Detachment
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &d) != nil || d.Handle == "" {
+		b.t.Fatalf("call --detach on %s: exit %d\n%s\n%s", b.host, r.code, r.stdout, r.stderr)
+	}
+	return d.Handle, r
+}
+
+// files lists what b's file store holds (records, marks, leases).
+func (b *box) files() []string {
+	var left []string
+	root := filepath.Join(b.home, "state", "mcpscope")
+	for _, dir := range []string{filepath.Join(root, "calls"), filepath.Join(root, "calls.leases")} {
+		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+			if err == nil && !d.IsDir() && d.Name() != ".lock" {
+				left = append(left, p)
+			}
+			return nil
+		})
+	}
+	return left
+}
+
+// deadRedis is a redis:// URL nothing listens on.
+func deadRedis(t *testing.T) string {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+	return "redis://" + addr + "/0"
+}
+
+// Redis stopped with SHUTDOWN and started again on the same folder between
+// `call --detach` on one machine and `rejoin` on another: the record is
+// still there and the rejoin gets the result; nothing is left in Redis.
+func TestRejoinAcrossARedisRestart(t *testing.T) {
+	srv, state, _ := sharedRedis(t)
+	url := testservers.StartHTTP(t, testservers.HTTPOpts{EventStore: true})
+	h, _ := newBox(t, "machine-a").detach(url, "seconds=1", "steps=4", "--state", state)
+	srv.Restart(t)
+	r := newBox(t, "machine-b").run("rejoin", h, "--state", state, "--no-journal")
+	if r.code != 0 || !strings.Contains(r.stdout, "finished 4 steps") {
+		t.Fatalf("rejoin after the restart: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if left := redisKeys(t, srv); len(left) != 0 {
+		t.Fatalf("keys left in Redis: %v", left)
+	}
+}
+
+// Redis unreachable when `call --detach` runs: the call is still detached,
+// its record kept in the local file store, and the user told where and how
+// to rejoin it; that rejoin gets the result and leaves no file. A rejoin
+// through the unreachable Redis fails at once, naming the store, exit 3.
+func TestDetachAndRejoinWhileRedisIsUnreachable(t *testing.T) {
+	dead := deadRedis(t)
+	url := testservers.StartHTTP(t, testservers.HTTPOpts{EventStore: true})
+	a := newBox(t, "machine-a")
+	h, d := a.detach(url, "seconds=1", "steps=4", "--state", dead)
+	if !strings.Contains(d.stderr, "kept in file store "+filepath.Join(a.home, "state")) ||
+		!strings.Contains(d.stderr, "mcpscope rejoin --state file "+h) {
+		t.Fatalf("the user is not told where the record of %s went:\n%s", h, d.stderr)
+	}
+	r := a.run("rejoin", h, "--state", dead, "--no-journal")
+	if r.code != 3 || !strings.Contains(r.stderr, "state store "+dead) || r.took > 30*time.Second {
+		t.Fatalf("rejoin through an unreachable Redis: exit %d after %s\n%s", r.code, r.took, r.stderr)
+	}
+	t.Logf("a rejoin through an unreachable Redis failed in %s: %s", r.took, strings.TrimSpace(r.stderr))
+	r = a.run("rejoin", "--state", "file", h, "--no-journal")
+	if r.code != 0 || !strings.Contains(r.stdout, "finished 4 steps") {
+		t.Fatalf("rejoin from the local store: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	if left := a.files(); len(left) != 0 {
+		t.Fatalf("files left: %v", left)
+	}
+}
+
+// 20 cycles of `call --detach` on one machine and `rejoin` on another
+// leave no key in Redis and no file on either machine.
+func TestTwentyDetachRejoinCyclesLeaveNothing(t *testing.T) {
+	srv, state, _ := sharedRedis(t)
+	url := testservers.StartHTTP(t, testservers.HTTPOpts{EventStore: true})
+	a, b := newBox(t, "machine-a"), newBox(t, "machine-b")
+	for i := range 20 {
+		h, _ := a.detach(url, "seconds=0.2", "steps=2", "--state", state)
+		r := b.run("rejoin", h, "--state", state, "--no-journal")
+		if r.code != 0 || !strings.Contains(r.stdout, "finished 2 steps") {
+			t.Fatalf("cycle %d: rejoin exit %d\n%s\n%s", i, r.code, r.stdout, r.stderr)
+		}
+	}
+	if left := redisKeys(t, srv); len(left) != 0 {
+		t.Fatalf("keys left in Redis after 20 cycles: %v", left)
+	}
+	if left := append(a.files(), b.files()...); len(left) != 0 {
+		t.Fatalf("files left after 20 cycles: %v", left)
+	}
+}
+
+// Two rejoiners race from two machines for one detached call, 20 times:
+// exactly one wins each time; the other names the holder (host and pid)
+// and exits non-zero at once. The winner is then interrupted (the call
+// goes on, its record kept, the lease let go) and the next round races
+// for the same call.
+func TestTwoRejoinersOneWinner(t *testing.T) {
+	_, state, store := sharedRedis(t)
+	url := testservers.StartHTTP(t, testservers.HTTPOpts{EventStore: true})
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	s := clienttest.Connect(t, connect.Spec{URL: url, NoJournal: true, Era: "legacy", StateStore: store})
+	c := s.Call("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"seconds": 120, "steps": 120}})
+	clienttest.WaitFor(t, s, func() bool { return c.Snapshot().Progress.Updates >= 1 })
+	h, err := s.Detach(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	racers := [2]*box{newBox(t, "racer-0"), newBox(t, "racer-1")}
+	type exit struct {
+		i    int
+		code int
+	}
+	for round := range 20 {
+		var cmds [2]*exec.Cmd
+		var outs [2]bytes.Buffer
+		exits := make(chan exit, 2)
+		for i := range 2 {
+			cmds[i] = racers[i].cmd("rejoin", h, "--state", state, "--no-journal")
+			cmds[i].Stderr = &outs[i]
+			if err := cmds[i].Start(); err != nil {
+				t.Fatal(err)
+			}
+			go func() {
+				err := cmds[i].Wait()
+				code := 0
+				var ee *exec.ExitError
+				if errors.As(err, &ee) {
+					code = ee.ExitCode()
+				}
+				exits <- exit{i, code}
+			}()
+		}
+		first := <-exits // the loser: told at once
+		winner := 1 - first.i
+		if first.code == 0 || !strings.Contains(outs[first.i].String(), "is held by the mcpscope with pid") ||
+			!strings.Contains(outs[first.i].String(), fmt.Sprintf("racer-%d", winner)) {
+			cmds[winner].Process.Kill()
+			<-exits
+			t.Fatalf("round %d: the first racer out (%d) exited %d\n%s", round, first.i, first.code, outs[first.i].String())
+		}
+		holders, err := store.Holders(session.CallLease(h))
+		if err != nil || len(holders) != 1 || holders[0].Owner.Host != fmt.Sprintf("racer-%d", winner) {
+			t.Fatalf("round %d: holders %+v %v; want racer-%d alone", round, holders, err, winner)
+		}
+		cmds[winner].Process.Signal(os.Interrupt)
+		if last := <-exits; last.code != 130 {
+			t.Fatalf("round %d: the winner exited %d on an interrupt\n%s", round, last.code, outs[winner].String())
+		}
+		if d, err := store.Get(h); err != nil || d.Owner != nil {
+			t.Fatalf("round %d: after the winner's interrupt the record is %+v %v; want it kept, free", round, d, err)
+		}
+	}
+}
+
+// Redis unreachable when q in the inspector leaves a running call to the
+// server: the record is kept in the local file store, the user is told
+// where and given the command that rejoins it, and that command gets the
+// result and leaves no file.
+func TestE2EQuitWhileRedisIsUnreachable(t *testing.T) {
+	dead := deadRedis(t)
+	url := testservers.StartHTTP(t, testservers.HTTPOpts{EventStore: true})
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state")
+	tm := pane(t, dir, []string{"XDG_STATE_HOME=" + state, "XDG_CONFIG_HOME=" + dir + "/config"}, 140, 40,
+		"--state", dead, "--era", "legacy", "--no-journal", url)
+	tm.openTool("slow", "slow")
+	tm.fillField("seconds", "3")
+	tm.fillField("steps", "6")
+	tm.keys("Enter")
+	tm.waitFor("(waiting for the response)")
+	tm.keys("Escape")
+	tm.waitRe(`slow\s+streaming`)
+	tm.keys("q")
+	tm.waitFor("EXITED 0")
+	b, err := os.ReadFile(filepath.Join(dir, "stderr.log"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var handle string
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 5 && f[0] == "mcpscope" && f[1] == "rejoin" && f[2] == "--state" && f[3] == "file" {
+			handle = f[4]
+			if !strings.Contains(l, "could not be reached: kept in file store "+state) || !strings.Contains(l, dead) {
+				t.Fatalf("the user is not told where the record went: %s", l)
+			}
+		}
+	}
+	if handle == "" {
+		t.Fatalf("no rejoin command with --state file after q:\n%s", b)
+	}
+	out, err := mcpscope(t, state, "rejoin", "--state", "file", handle, "--no-journal").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "finished 6 steps") {
+		t.Fatalf("rejoin from the local store: %v\n%s", err, out)
+	}
+	if l, _ := (&session.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}).List(); len(l) != 0 {
+		t.Fatalf("records left: %+v", l)
+	}
+}
+
+// The reference server across two machines that share only Redis: `call
+// --detach` on A, the server goes on, `rejoin` on B shows the progress
+// missed meanwhile, the rest and the result, each step once. It logs the
+// time from the rejoin's start to the first missed step shown.
+func TestRejoinEverythingFromAnotherMachine(t *testing.T) {
+	srv, state, store := sharedRedis(t)
+	url := peers.StartEverythingHTTP(t, "streamableHttp")
+	a := newBox(t, "machine-a")
+	r := a.run("call", "trigger-long-running-operation", "duration=6", "steps=12", "--state", state, "--no-journal",
+		"--detach", "--json", url)
+	var d session.Detachment
+	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &d) != nil || d.Handle == "" {
+		t.Fatalf("call --detach: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+	}
+	rec, err := store.Get(d.Handle)
+	if err != nil {
+		t.Fatal(err)
+	}
+	serverProgressed(t, url, rec)
+	rr := runRejoinCmd(t, newBox(t, "machine-b").cmd("rejoin", d.Handle, "--state", state, "--no-journal"))
+	if rr.code != 0 || !strings.Contains(rr.stdout, "Long running operation completed") {
+		t.Fatalf("rejoin on B: exit %d\n%s\n%s", rr.code, rr.stdout, rr.stderr)
+	}
+	seen := map[int]int{}
+	for _, v := range rr.progress {
+		seen[v]++
+	}
+	for step := rec.Progress.Updates + 1; step <= 12; step++ {
+		if seen[step] != 1 {
+			t.Errorf("step %d shown %d times on B (A showed %d): %v", step, seen[step], rec.Progress.Updates, rr.progress)
+		}
+	}
+	for step := 1; step <= rec.Progress.Updates; step++ {
+		if seen[step] != 0 {
+			t.Errorf("step %d, which A had, shown again on B: %v", step, rr.progress)
+		}
+	}
+	if left := redisKeys(t, srv); len(left) != 0 {
+		t.Fatalf("keys left in Redis: %v", left)
+	}
+	t.Logf("server-everything across two machines via Redis: first missed progress shown %s after the rejoin started", rr.firstProgress)
+}
+
+// d in the inspector, then `mcpscope rejoin` in another process finishes
+// the call: the inspector's row leaves "detached" and ends as it ended
+// there (ok).
+func TestE2EDetachedInTheInspectorFinishedElsewhere(t *testing.T) {
+	url := testservers.StartHTTP(t, testservers.HTTPOpts{EventStore: true})
+	dir := t.TempDir()
+	state := filepath.Join(dir, "state")
+	tm := pane(t, dir, []string{"XDG_STATE_HOME=" + state, "XDG_CONFIG_HOME=" + dir + "/config"}, 140, 40,
+		"--era", "legacy", "--no-journal", url)
+	tm.openTool("slow", "slow")
+	tm.fillField("seconds", "2")
+	tm.fillField("steps", "8")
+	tm.keys("Enter")
+	tm.waitFor("(waiting for the response)")
+	tm.keys("Escape")
+	tm.waitRe(`slow\s+streaming`)
+	tm.keys("d")
+	tm.waitRe(`slow\s+detached`)
+	store := &session.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}
+	l, err := store.List()
+	if err != nil || len(l) != 1 {
+		t.Fatalf("records after d: %+v %v", l, err)
+	}
+	out, err := mcpscope(t, state, "rejoin", l[0].Handle, "--no-journal").CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "finished 8 steps") {
+		t.Fatalf("rejoin: %v\n%s", err, out)
+	}
+	tm.waitRe(`slow\s+ok`)
+	tm.keys("q")
+	tm.waitFor("EXITED 0")
+}
