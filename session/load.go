@@ -24,16 +24,18 @@ func Load(path string) (*Session, Header, error) {
 	s := New(nil, Options{Timeout: -1, MaxTimeout: -1})
 	s.offline = true
 	s.file = f
-	s.store = newStore(fileSource{f})
+	s.store = newStore(fileSource{f}, openIndex(path))
 	h, err := readJournal(f, func(seq uint64, fr transport.Frame, pos linePos) error {
 		s.ingestNumbered(seq, fr, pos)
 		return nil
 	})
+	s.store.finish()
 	s.info.Target = h.Target
 	s.info.JournalPath = path
 	s.info.Started = h.Started
 	var damage *JournalDamage
 	if err != nil && !errors.As(err, &damage) {
+		s.store.close()
 		f.Close()
 		return nil, h, err
 	}

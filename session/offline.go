@@ -32,7 +32,7 @@ func Open(path string) (*Session, Header, error) {
 	s := New(nil, Options{Timeout: -1, MaxTimeout: -1})
 	s.offline = true
 	s.file = f
-	s.store = newStore(fileSource{f})
+	s.store = newStore(fileSource{f}, openIndex(path))
 	s.info.Target = h.Target
 	s.info.JournalPath = path
 	s.loading.begin(st.Size())
@@ -48,6 +48,7 @@ func Open(path string) (*Session, Header, error) {
 		if errors.Is(err, errLoadStopped) {
 			err = nil
 		}
+		s.store.finish()
 		s.loading.end(err)
 		s.store.Notify()
 	}()

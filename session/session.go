@@ -165,7 +165,7 @@ func New(t transport.Transport, o Options) *Session {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Session{
-		t: t, opts: o, store: newStore(journalPager(o.Journal)), ctx: ctx, stop: stop,
+		t: t, opts: o, store: newStore(journalPager(o.Journal), journalIndex(o.Journal)), ctx: ctx, stop: stop,
 		calls: map[string]*Call{}, pending: map[string]*Call{}, byToken: map[string]*Call{},
 		serverReq: map[string]context.CancelFunc{}, subs: map[string]bool{},
 		journal: o.Journal, outWake: make(chan struct{}, 1),
@@ -614,6 +614,7 @@ func (s *Session) CloseBy(deadline time.Time) error {
 		f := s.file
 		s.mu.Unlock()
 		s.stop()
+		s.store.close()
 		if f != nil {
 			return f.Close()
 		}
@@ -654,6 +655,7 @@ func (s *Session) CloseBy(deadline time.Time) error {
 	if j != nil {
 		j.Close()
 	}
+	s.store.close() // after the journal: the index's header names it whole
 	if f != nil {
 		f.Close() // a Feed's journal, read back (follow.go)
 	}
@@ -819,6 +821,15 @@ func journalPager(j *Journal) pager {
 		return nil
 	}
 	return j
+}
+
+// journalIndex is the index file beside the journal frames are read back
+// from (nil: none, and the store keeps its index in memory).
+func journalIndex(j *Journal) *indexFile {
+	if j == nil || !j.seekable {
+		return nil
+	}
+	return openIndex(j.path)
 }
 
 // correlate ties a message to a call and updates state. Called with s.mu held;
