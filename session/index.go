@@ -17,10 +17,11 @@ import (
 // The index file: the per-frame index of a journaled session on disk, so a
 // session of any length holds the same memory. It lives beside its
 // journal, as <journal>.idx; when that cannot be written (a read-only
-// directory) or another process holds it (the proxy writing the journal a
-// viewer reads), in the cache directory ($XDG_CACHE_HOME/mcpscope/index),
-// or, failing that, in a private file nobody else sees and which goes
-// away with the process.
+// directory), in the cache directory ($XDG_CACHE_HOME/mcpscope/index,
+// named after the journal's path). When another process holds it (the
+// proxy writing the journal a viewer reads, a second open), or neither
+// place takes it, the session writes a private file nobody else sees,
+// which goes away with the process.
 //
 // The file is a header and then one fixed-size record per frame (seq
 // order, from the session's first seq). It is derived data: the journal
@@ -39,15 +40,18 @@ const (
 	indexHeader = 64
 	indexMagic  = "MCPSIDX\x01"
 	// pageRecs is how many records are written and read back at once
-	// (128 KiB); cachePages how many pages read back memory keeps.
-	pageRecs   = 2048
-	pageBytes  = pageRecs * IndexRecord
-	cachePages = 32
+	// (128 KiB).
+	pageRecs  = 2048
+	pageBytes = pageRecs * IndexRecord
 	// keyInline is the longest call key a record holds itself; longer
 	// ones (rare: ids are mostly short) are numbered in memory.
 	keyInline = IndexRecord - 29
 	keyLong   = 0xFF
 )
+
+// cachePages is how many pages read back (or just written) memory keeps:
+// 4 MiB.
+var cachePages = 32
 
 // IndexPath is where the index of the journal at path is kept first.
 func IndexPath(journal string) string { return journal + IndexSuffix }
@@ -81,21 +85,16 @@ func openIndex(journal string) *indexFile {
 			continue
 		}
 		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o600)
-		if err != nil && p != IndexPath(journal) {
-			if os.MkdirAll(filepath.Dir(p), 0o700) == nil {
-				f, err = os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o600)
-			}
+		if err != nil && p != IndexPath(journal) && os.MkdirAll(filepath.Dir(p), 0o700) == nil {
+			f, err = os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o600)
 		}
 		if err != nil {
-			continue
+			continue // a read-only directory: the cache directory's, then a private one
 		}
-		if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() {
-			f.Close()
-			continue
-		}
-		if syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
-			f.Close() // another process writes it
-			continue
+		if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() ||
+			syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+			f.Close() // not a file, or another process writes it: a private one
+			break
 		}
 		x := &indexFile{f: f, path: p, journal: journal, id: id}
 		x.adopt(jsize, jmtime)
