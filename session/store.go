@@ -527,6 +527,24 @@ func (s *Store) Dropped() uint64 {
 	return s.dropped
 }
 
+// IndexMemory is the bytes of index records memory holds: the last page
+// and the pages read back, with an index file; every record kept,
+// without one.
+func (s *Store) IndexMemory() int {
+	s.mu.RLock()
+	n := cap(s.tail)
+	for _, p := range s.pages {
+		n += cap(p)
+	}
+	s.mu.RUnlock()
+	s.cmu.Lock()
+	for _, p := range s.cache {
+		n += cap(p)
+	}
+	s.cmu.Unlock()
+	return n
+}
+
 // Journaled reports whether older frames can be read back.
 func (s *Store) Journaled() bool { return s.src != nil }
 
