@@ -180,12 +180,12 @@ func ParseOpen(s string) (OpenResult, error) {
 // MemoryOptions configure Memory. Sizes are frame counts, smallest
 // first; a test runs them tiny.
 type MemoryOptions struct {
-	Self       string // the mcpscope binary, run as the children
-	OpenSizes  []int  // journal sizes `open` is measured at
-	TUISizes   []int  // flood sizes the TUI is measured at
-	Dir        string // where the journals are written (removed after)
-	OpenIdle   string // the open child's idle spell (a duration; "" for its default)
-	SkipStdio  bool   // measure open on HTTP journals only
+	Self       string        // the mcpscope binary, run as the children
+	OpenSizes  []int         // journal sizes `open` is measured at
+	TUISizes   []int         // flood sizes the TUI is measured at
+	Dir        string        // where the journals are written (removed after)
+	OpenIdle   string        // the open child's idle spell (a duration; "" for its default)
+	SkipStdio  bool          // measure open on HTTP journals only
 	TUIRateFor time.Duration // after the burst, a 10,000/s flood for this long (0: none)
 }
 
