@@ -472,7 +472,7 @@ func (s *Session) SendRaw(data []byte) (*Call, error) {
 
 func (s *Session) newCall(key string, id json.RawMessage, method string, at time.Time) *Call {
 	return &Call{s: s, Key: key, ID: id, Method: method, state: StatePending, started: at,
-		done: make(chan struct{}), chain: make(chan struct{})}
+		done: make(chan struct{})}
 }
 
 // Replay sends a past call again with a new id and the same params (its old
