@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"sync"
 
 	"mcpscope/transport"
@@ -49,6 +50,11 @@ func Open(path string) (*Session, Header, error) {
 			err = nil
 		}
 		s.store.finish()
+		if st.Size() >= giveBackAfter {
+			// Reading a long journal leaves hundreds of MB of garbage the
+			// runtime would keep for the process's life: give it back once.
+			debug.FreeOSMemory()
+		}
 		s.loading.end(err)
 		s.store.Notify()
 	}()
@@ -56,6 +62,10 @@ func Open(path string) (*Session, Header, error) {
 }
 
 var errLoadStopped = errors.New("closed while reading")
+
+// giveBackAfter is the journal size past which Open returns the memory
+// its reading freed to the system when it is done.
+const giveBackAfter = 64 << 20
 
 // readJournalHeader reads the header (or says the file is no journal)
 // without reading on.
