@@ -590,8 +590,20 @@ func (s *Store) Scan(from, to uint64, fn func(Entry) bool) {
 	if to == 0 || to >= s.next {
 		to = s.next - 1
 	}
+	var (
+		page []byte
+		k    = ^uint64(0)
+	)
 	for seq := from; seq <= to; seq++ {
-		e := s.entryAt(seq)
+		d := seq - s.cbase
+		if d/pageRecs != k { // one page lookup for its 2048 records
+			k = d / pageRecs
+			page = s.page(k)
+		}
+		e := gapEntry
+		if i := int(d%pageRecs) * IndexRecord; i+IndexRecord <= len(page) {
+			e = getRecord(page[i : i+IndexRecord])
+		}
 		if !fn(s.public(seq, &e)) {
 			return
 		}
