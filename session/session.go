@@ -5,6 +5,7 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -917,6 +918,10 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 			if len(result) > MaxHeldFrame && s.store.Journaled() {
 				result = nil // the journal holds it; Call.Result reads it back
 				c.resultSeq = it.Seq
+			} else if s.store.Journaled() {
+				// Its own bytes, so the frame's buffer goes once the window
+				// lets go of the frame (a call outlives its frames).
+				result = bytes.Clone(result)
 			}
 			s.endLocked(c, StateOK, result, nil, nil, it.Frame.Time)
 			c.resultType = resultTypeOf(e.h.resultType)
