@@ -20,6 +20,7 @@ func newBenchCmd() *cobra.Command {
 		runs  int
 		only  string
 		mem   string
+		memO  string
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -87,7 +88,7 @@ func newBenchCmd() *cobra.Command {
 				bench.PrintScales(out, scales)
 			}
 			if sections["memory"] {
-				if err := benchMemory(cmd, self, mem); err != nil {
+				if err := benchMemory(cmd, self, mem, memO); err != nil {
 					return err
 				}
 			}
@@ -107,6 +108,7 @@ func newBenchCmd() *cobra.Command {
 	cmd.Flags().IntVar(&runs, "runs", 11, "runs of each one-shot client (the median is shown)")
 	cmd.Flags().StringVar(&only, "only", "ingest,scale,memory,oneshot", "the sections to run")
 	cmd.Flags().StringVar(&mem, "memory-sizes", "1000000,10000000", "journal and flood sizes for the memory rows, comma-separated, smallest first")
+	cmd.Flags().StringVar(&memO, "memory-open-sizes", "", "journal sizes for the open rows when not --memory-sizes")
 	cmd.AddCommand(newBenchServeCmd(), newBenchTUICmd(), newBenchExchangeCmd(), newBenchOpenCmd())
 	return cmd
 }

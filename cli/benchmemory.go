@@ -12,17 +12,23 @@ import (
 
 // benchMemory runs the memory rows of mcpscope bench: `open` of journals
 // of each size, the index on disk, the TUI under floods of each size.
-func benchMemory(cmd *cobra.Command, self, sizes string) error {
+func benchMemory(cmd *cobra.Command, self, sizes, openSizes string) error {
 	ns, err := parseSizes(sizes)
 	if err != nil {
 		return usagef(cmd.CommandPath(), "--memory-sizes: %v", err)
+	}
+	opens := ns
+	if openSizes != "" {
+		if opens, err = parseSizes(openSizes); err != nil {
+			return usagef(cmd.CommandPath(), "--memory-open-sizes: %v", err)
+		}
 	}
 	dir, err := os.MkdirTemp("", "mcpscope-bench-memory-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	r, err := bench.Memory(bench.MemoryOptions{Self: self, OpenSizes: ns, TUISizes: ns, Dir: dir})
+	r, err := bench.Memory(bench.MemoryOptions{Self: self, OpenSizes: opens, TUISizes: ns, Dir: dir})
 	if err != nil {
 		return fmt.Errorf("memory: %w", err)
 	}
