@@ -310,3 +310,34 @@ func TestIndexElsewhereWhenHeldOrReadOnly(t *testing.T) {
 		t.Fatalf("RemoveIndex left the cache directory's index: %v", err)
 	}
 }
+
+// An index file that stops taking writes (a full disk) costs memory, not
+// frames: the pages it did not take stay in memory and every entry is
+// still found.
+func TestIndexFileFailingKeepsPagesInMemory(t *testing.T) {
+	s, _ := journaled(t)
+	st := s.Store()
+	if st.idx == nil {
+		t.Fatal("a journaled session has no index file")
+	}
+	st.idx.f.Close() // every write and read from now on fails
+	n := 3*pageRecs + 9
+	for i := 1; i <= n; i++ {
+		s.Ingest(frameIn(i, progressLine(i)))
+	}
+	if st.idx.err == nil || len(st.pages) != 3 {
+		t.Fatalf("after the file failed: err %v, %d pages held in memory, want 3", st.idx.err, len(st.pages))
+	}
+	got := entries(st)
+	if len(got) != n {
+		t.Fatalf("%d entries of %d", len(got), n)
+	}
+	for i, e := range got {
+		if e.Seq != uint64(i+1) || e.Method != "notifications/progress" || !e.Time.Equal(time.Unix(1700000000, int64(i+1))) {
+			t.Fatalf("entry %d: %+v", i, e)
+		}
+	}
+	if it := st.Get(1); it == nil || string(it.Frame.Data) != progressLine(1) {
+		t.Fatalf("frame 1: %+v", it)
+	}
+}
