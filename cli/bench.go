@@ -19,6 +19,8 @@ func newBenchCmd() *cobra.Command {
 		keys  time.Duration
 		runs  int
 		only  string
+		mem   string
+		memO  string
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -30,6 +32,9 @@ func newBenchCmd() *cobra.Command {
                     it wrote, and the TUI model (session, journal, store and panes, headless): time and peak RSS, RSS when
                     the flood ends and after an idle spell, whether scrolling back reaches the first frame
   key latency       p50/p99/max key-to-frame time in the TUI model at the largest N under a 10,000/s flood (--keys)
+  memory            mcpscope open of HTTP and stdio journals of each --memory-sizes frames (RSS once loaded, goal ≤ 150 MB),
+                    the index file on disk per million frames, and the TUI model after a flood of each size (goal: within
+                    10 % from the smallest to the largest, ≤ 200 MB)
   one-shot          tools/list, whole processes: mcpscope beside raw curl and a minimal stdio client, and beside the
                     official Inspector CLI when MCPSCOPE_PEERS (node_modules with server-everything and the Inspector)
                     and NODE22 (a Node 22 binary) are set`,
@@ -49,8 +54,8 @@ func newBenchCmd() *cobra.Command {
 			}
 			sections := map[string]bool{}
 			for _, s := range strings.Split(only, ",") {
-				if s = strings.TrimSpace(s); s != "ingest" && s != "scale" && s != "oneshot" {
-					return usagef(cmd.CommandPath(), "--only takes ingest, scale and oneshot (comma-separated), got %q", s)
+				if s = strings.TrimSpace(s); s != "ingest" && s != "scale" && s != "oneshot" && s != "memory" {
+					return usagef(cmd.CommandPath(), "--only takes ingest, scale, memory and oneshot (comma-separated), got %q", s)
 				}
 				sections[s] = true
 			}
@@ -82,6 +87,11 @@ func newBenchCmd() *cobra.Command {
 				}
 				bench.PrintScales(out, scales)
 			}
+			if sections["memory"] {
+				if err := benchMemory(cmd, self, mem, memO); err != nil {
+					return err
+				}
+			}
 			if sections["oneshot"] {
 				cs, server, err := bench.OneShot(bench.OneShotOptions{Self: self, Node: os.Getenv("NODE22"), Peers: os.Getenv("MCPSCOPE_PEERS"), Runs: runs})
 				if err != nil {
@@ -96,8 +106,10 @@ func newBenchCmd() *cobra.Command {
 	cmd.Flags().StringVar(&sizes, "sizes", "10000,100000,1000000", "flood sizes for the whole-process figures, comma-separated")
 	cmd.Flags().DurationVar(&keys, "keys", 10*time.Second, "how long to press keys under the paced flood at the largest size (0: not at all)")
 	cmd.Flags().IntVar(&runs, "runs", 11, "runs of each one-shot client (the median is shown)")
-	cmd.Flags().StringVar(&only, "only", "ingest,scale,oneshot", "the sections to run")
-	cmd.AddCommand(newBenchServeCmd(), newBenchTUICmd(), newBenchExchangeCmd())
+	cmd.Flags().StringVar(&only, "only", "ingest,scale,memory,oneshot", "the sections to run")
+	cmd.Flags().StringVar(&mem, "memory-sizes", "1000000,10000000", "journal and flood sizes for the memory rows, comma-separated, smallest first")
+	cmd.Flags().StringVar(&memO, "memory-open-sizes", "", "journal sizes for the open rows when not --memory-sizes")
+	cmd.AddCommand(newBenchServeCmd(), newBenchTUICmd(), newBenchExchangeCmd(), newBenchOpenCmd())
 	return cmd
 }
 

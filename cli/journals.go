@@ -28,7 +28,8 @@ func newJournalsCmd() *cobra.Command {
 		Short: "List the saved journals: when, target, era, calls, errors, size",
 		Long: "journals lists the journals in mcpscope's journal directory ($XDG_STATE_HOME/mcpscope/journal), newest first: " +
 			"when each session started, its target, its era, how many calls it made and how many ended in an error " +
-			"(a JSON-RPC error, a tool's isError, or lost with the connection), and its size.\n\n" +
+			"(a JSON-RPC error, a tool's isError, or lost with the connection), and its size on disk with its index file " +
+			"(FILE.idx beside it, which a session writes and rebuilds from the journal; delete both together).\n\n" +
 			"Each journal is read once to count its calls; the counts are kept in $XDG_CACHE_HOME/mcpscope/journals.json, " +
 			"so the next listing reads only the journals that changed. Open one with mcpscope open FILE, or summarise it " +
 			"with mcpscope journal FILE.",
@@ -75,7 +76,7 @@ func newJournalsCmd() *cobra.Command {
 				if s.Problem != "" {
 					target += " (" + termsafe.Line(s.Problem) + ")"
 				}
-				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\n", started, era, s.Calls, s.Errors, size(s.Size),
+				fmt.Fprintf(tw, "%s\t%s\t%d\t%d\t%s\t%s\t%s\n", started, era, s.Calls, s.Errors, size(s.Size+s.IndexSize),
 					termsafe.Cut(target, 60), termsafe.Line(filepath.Base(s.Path)))
 			}
 			return tw.Flush()

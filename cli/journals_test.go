@@ -52,6 +52,11 @@ func TestJournalsListsSavedSessions(t *testing.T) {
 		!strings.Contains(failed.Target, "goserver") || failed.Server == "" || failed.Problem != "" {
 		t.Fatalf("want the fail session (1 error) before the echo session (none), both with their calls and era: %+v", all)
 	}
+	for _, s := range all { // each session left its index beside its journal, and the listing counts it
+		if st, err := os.Stat(s.Path + ".idx"); err != nil || s.IndexSize != st.Size() || s.IndexSize == 0 {
+			t.Fatalf("%s: index_size %d, the index file: %v %v", s.Path, s.IndexSize, st, err)
+		}
+	}
 	cache := filepath.Join(os.Getenv("XDG_CACHE_HOME"), "mcpscope", "journals.json")
 	b, err := os.ReadFile(cache)
 	if err != nil {

@@ -153,16 +153,23 @@ type Call struct {
 	opts   CallOptions     // as given, for MRTR retries
 	Parent string          // key of the input_required round this retries
 
-	state      State
-	started    time.Time
-	ended      time.Time
-	progress   Progress
-	result     json.RawMessage
-	rpcErr     *RPCError
-	failure    *Failure
-	late       int    // responses that came after the call ended
-	givenUp    bool   // a timeout or cancel is under way: an answer now is late
-	isError    bool   // a tool result with isError: true, read once when it arrived
+	state     State
+	started   time.Time
+	ended     time.Time
+	progress  Progress
+	result    json.RawMessage
+	rpcErr    *RPCError
+	failure   *Failure
+	late      int  // responses that came after the call ended
+	givenUp   bool // a timeout or cancel is under way: an answer now is late
+	isError   bool // a tool result with isError: true, read once when it arrived
+	adopted   bool // made from a request frame another client sent (a journal read back, a proxy followed)
+	followed  bool // rejoined: sent by another process; giving up on it only stops following (quiet.go)
+	persisted bool // written at least once
+	claiming  bool // the owner's lease is being taken (persistMu)
+	markOff   bool // the store refused a Mark: records only (persistMu)
+	// (the bools sit together: a session holds a Call for every call, and
+	// padding after each would cost a size class.)
 	resultType string // the result's resultType, read once ("" until known)
 	resultSeq  uint64 // a result over MaxHeldFrame was left in the journal, in this frame
 	respSeq    uint64 // the first response's frame (0: none yet)
@@ -179,21 +186,16 @@ type Call struct {
 	chain      chan struct{} // closed when next or chainErr is set
 	taskID     string        // a task this call created (2025-11-25 tasks or the tasks extension)
 	ack        json.RawMessage
-	adopted    bool   // made from a request frame another client sent (a journal read back, a proxy followed)
 	via        string // adopted: whose request it was (transport.Meta.Via, in a proxy's journal)
 	reissueWhy string // adopted: why its response stream ended, while a re-issue may follow
 
 	listen        *ListenFilter // subscriptions/listen: the filter, for re-listening
 	listenAttempt int
 
-	followed     bool        // rejoined: sent by another process; giving up on it only stops following (quiet.go)
 	handle       string      // StateStore record, once persisted
-	persisted    bool        // written at least once
 	persistTimer *time.Timer // pending debounced write
 	persistMu    sync.Mutex  // orders state-file writes with the final delete
 	claim        *Held       // this process's lease on the record (persistMu)
-	claiming     bool        // the owner's lease is being taken (persistMu)
-	markOff      bool        // the store refused a Mark: records only (persistMu)
 	rejoinedBy   *Owner      // detached here, then rejoined by this process (elsewhere.go)
 	endedAway    string      // detached here, finished elsewhere: why it follows the server's replay (elsewhere.go)
 }

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -24,16 +25,18 @@ func Load(path string) (*Session, Header, error) {
 	s := New(nil, Options{Timeout: -1, MaxTimeout: -1})
 	s.offline = true
 	s.file = f
-	s.store = newStore(fileSource{f})
+	s.store = newStore(fileSource{f}, openIndex(path))
 	h, err := readJournal(f, func(seq uint64, fr transport.Frame, pos linePos) error {
 		s.ingestNumbered(seq, fr, pos)
 		return nil
 	})
+	s.store.finish()
 	s.info.Target = h.Target
 	s.info.JournalPath = path
 	s.info.Started = h.Started
 	var damage *JournalDamage
 	if err != nil && !errors.As(err, &damage) {
+		s.store.close()
 		f.Close()
 		return nil, h, err
 	}
@@ -68,8 +71,10 @@ func (fs fileSource) readAt(p []byte, off int64) error {
 // adoptLocked makes a call record for a request seen in a journal (offline
 // sessions have no CallWith to make them).
 func (s *Session) adoptLocked(e *Envelope, it *Item) *Call {
-	c := s.newCall(e.Key(), e.ID, e.Method, it.Frame.Time)
-	c.Params, c.Name, c.Seq = e.Params, e.h.name, it.Seq
+	c := s.newCall(e.Key(), bytes.Clone(e.ID), e.Method, it.Frame.Time)
+	// Params in bytes of its own: the request frame's buffer goes once
+	// the store's window lets go of it (a session holds every call).
+	c.Params, c.Name, c.Seq = bytes.Clone(e.Params), e.h.name, it.Seq
 	c.adopted, c.via = true, it.Frame.Meta.Via
 	// A journal's first request, when it is server/discover, is the era probe.
 	c.opts.probe = e.Method == ProbeMethod && len(s.order) == 0

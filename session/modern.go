@@ -504,7 +504,7 @@ func (s *Session) continueRounds(c *Call, result json.RawMessage) {
 	next := s.CallWith(c.Method, json.RawMessage(raw), o)
 	s.mu.Lock()
 	c.next = next
-	close(c.chain)
+	close(c.chainLocked())
 	s.mu.Unlock()
 	s.store.Notify()
 }
@@ -540,9 +540,19 @@ func (s *Session) answerInputs(ctx context.Context, keys []string, reqs map[stri
 func (s *Session) chainEnd(c *Call, f *Failure) {
 	s.mu.Lock()
 	c.chainErr = f
-	close(c.chain)
+	close(c.chainLocked())
 	s.mu.Unlock()
 	s.store.Notify()
+}
+
+// chainLocked is the channel closed when the next round or the reason
+// there is none is known, made when first needed (most calls have no
+// rounds, and a session may hold a million calls).
+func (c *Call) chainLocked() chan struct{} {
+	if c.chain == nil {
+		c.chain = make(chan struct{})
+	}
+	return c.chain
 }
 
 // Next is the retry of an input_required round, nil until it exists.
@@ -567,12 +577,15 @@ func (c *Call) WaitFinal(ctx context.Context) (json.RawMessage, error) {
 			return res, err
 		}
 		// Wait for the next round, or the reason there is none.
+		cur.s.mu.Lock()
+		chain := cur.chainLocked()
+		cur.s.mu.Unlock()
 		select {
 		case <-ctx.Done():
 			return nil, ctx.Err()
 		case <-cur.s.ctx.Done():
 			return res, &Failure{Reason: "the session closed between input_required rounds"}
-		case <-cur.chain:
+		case <-chain:
 		}
 		cur.s.mu.Lock()
 		next, cerr := cur.next, cur.chainErr

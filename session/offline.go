@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"runtime/debug"
 	"sync"
 
 	"mcpscope/transport"
@@ -32,7 +33,7 @@ func Open(path string) (*Session, Header, error) {
 	s := New(nil, Options{Timeout: -1, MaxTimeout: -1})
 	s.offline = true
 	s.file = f
-	s.store = newStore(fileSource{f})
+	s.store = newStore(fileSource{f}, openIndex(path))
 	s.info.Target = h.Target
 	s.info.JournalPath = path
 	s.loading.begin(st.Size())
@@ -48,6 +49,12 @@ func Open(path string) (*Session, Header, error) {
 		if errors.Is(err, errLoadStopped) {
 			err = nil
 		}
+		s.store.finish()
+		if st.Size() >= giveBackAfter {
+			// Reading a long journal leaves hundreds of MB of garbage the
+			// runtime would keep for the process's life: give it back once.
+			debug.FreeOSMemory()
+		}
 		s.loading.end(err)
 		s.store.Notify()
 	}()
@@ -55,6 +62,10 @@ func Open(path string) (*Session, Header, error) {
 }
 
 var errLoadStopped = errors.New("closed while reading")
+
+// giveBackAfter is the journal size past which Open returns the memory
+// its reading freed to the system when it is done.
+const giveBackAfter = 64 << 20
 
 // readJournalHeader reads the header (or says the file is no journal)
 // without reading on.

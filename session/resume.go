@@ -42,10 +42,20 @@ type streamState struct {
 	bare     bool        // a message came on it without an event id
 }
 
+// dropStreamLocked forgets the state of a call's response stream that
+// ended after its answer: nothing more comes on it (no resume follows an
+// answered call), and a session of a million calls would otherwise keep
+// a million of them.
+func (s *Session) dropStreamLocked(key string) {
+	if st := s.streams[key]; st != nil && st.timer == nil && st.quiet == nil && !st.resuming {
+		delete(s.streams, key)
+	}
+}
+
 func (s *Session) streamLocked(key string) *streamState {
 	st := s.streams[key]
 	if st == nil {
-		st = &streamState{seen: map[string]struct{}{}}
+		st = &streamState{}
 		s.streams[key] = st
 	}
 	return st
@@ -73,6 +83,9 @@ func (s *Session) trackEventLocked(m transport.Meta, message bool) (dup bool) {
 	if _, ok := st.seen[m.EventID]; ok {
 		return true
 	}
+	if st.seen == nil {
+		st.seen = map[string]struct{}{}
+	}
 	st.seen[m.EventID] = struct{}{}
 	st.lastID = m.EventID
 	if message {
@@ -99,6 +112,9 @@ func (s *Session) onStreamEndLocked(m transport.Meta, after []func()) []func() {
 	var c *Call
 	if isPost {
 		if c = s.pending[callKey]; c == nil || c.givenUp {
+			if c == nil {
+				s.dropStreamLocked(key)
+			}
 			return after // answered, or being given up: the stream ended as it should
 		}
 	} else if !strings.HasPrefix(key, "get:") {

@@ -31,7 +31,7 @@ func (s *Session) linkAdoptedLocked(c *Call, e *Envelope) {
 				p.resultType == "input_required" {
 				c.Round, c.Parent = p.Round+1, p.Key
 				p.next = c
-				close(p.chain)
+				close(p.chainLocked())
 				return
 			}
 		}
@@ -81,6 +81,9 @@ func (s *Session) offlineStreamEndLocked(m transport.Meta, at time.Time, after [
 	}
 	c := s.pending[callKey]
 	if c == nil || c.givenUp {
+		if c == nil {
+			s.dropStreamLocked(m.LogicalStream())
+		}
 		return after
 	}
 	why := "the server closed the response stream before answering"

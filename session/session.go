@@ -5,6 +5,7 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -174,7 +175,7 @@ func New(t transport.Transport, o Options) *Session {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Session{
-		t: t, opts: o, store: newStore(journalPager(o.Journal)), ctx: ctx, stop: stop,
+		t: t, opts: o, store: newStore(journalPager(o.Journal), journalIndex(o.Journal)), ctx: ctx, stop: stop,
 		calls: map[string]*Call{}, pending: map[string]*Call{}, byToken: map[string]*Call{},
 		serverReq: map[string]context.CancelFunc{}, subs: map[string]bool{},
 		journal: o.Journal, outWake: make(chan struct{}, 1),
@@ -481,7 +482,7 @@ func (s *Session) SendRaw(data []byte) (*Call, error) {
 
 func (s *Session) newCall(key string, id json.RawMessage, method string, at time.Time) *Call {
 	return &Call{s: s, Key: key, ID: id, Method: method, state: StatePending, started: at,
-		done: make(chan struct{}), chain: make(chan struct{})}
+		done: make(chan struct{})}
 }
 
 // Replay sends a past call again with a new id and the same params (its old
@@ -623,6 +624,7 @@ func (s *Session) CloseBy(deadline time.Time) error {
 		f := s.file
 		s.mu.Unlock()
 		s.stop()
+		s.store.close()
 		if f != nil {
 			return f.Close()
 		}
@@ -663,6 +665,7 @@ func (s *Session) CloseBy(deadline time.Time) error {
 	if j != nil {
 		j.Close()
 	}
+	s.store.close() // after the journal: the index's header names it whole
 	if f != nil {
 		f.Close() // a Feed's journal, read back (follow.go)
 	}
@@ -856,6 +859,15 @@ func journalPager(j *Journal) pager {
 	return j
 }
 
+// journalIndex is the index file beside the journal frames are read back
+// from (nil: none, and the store keeps its index in memory).
+func journalIndex(j *Journal) *indexFile {
+	if j == nil || !j.seekable {
+		return nil
+	}
+	return openIndex(j.path)
+}
+
 // correlate ties a message to a call and updates state. Called with s.mu held;
 // work that may block is returned in after.
 func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
@@ -941,6 +953,10 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 			if len(result) > MaxHeldFrame && s.store.Journaled() {
 				result = nil // the journal holds it; Call.Result reads it back
 				c.resultSeq = it.Seq
+			} else if s.store.Journaled() {
+				// Its own bytes, so the frame's buffer goes once the window
+				// lets go of the frame (a call outlives its frames).
+				result = bytes.Clone(result)
 			}
 			s.endLocked(c, StateOK, result, nil, nil, it.Frame.Time)
 			c.resultType = resultTypeOf(e.h.resultType)

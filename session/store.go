@@ -2,6 +2,7 @@ package session
 
 import (
 	"bytes"
+	"encoding/binary"
 	"fmt"
 	"slices"
 	"sync"
@@ -32,9 +33,10 @@ type Item struct {
 	Size int
 }
 
-// Entry is the index's account of one frame: what every frame of the
-// session keeps in memory (32 bytes), enough to count, filter and find
-// frames without reading them back.
+// Entry is the index's account of one frame: what the index keeps of
+// every frame of the session (IndexRecord bytes, in the index file beside
+// a journal), enough to count, filter and find frames without reading
+// them back.
 type Entry struct {
 	Seq     uint64
 	Time    time.Time
@@ -64,33 +66,56 @@ const (
 	NoJournalBytes  = 64 << 20
 	// maxPaged bounds the frames kept after being read back.
 	maxPaged = 1024
-	// chunkBits sizes the index's chunks (16384 entries, 512 KiB): the
-	// index grows without copying itself.
-	chunkBits = 14
-	chunkSize = 1 << chunkBits
 	// itemOverhead is what an item costs besides its data, for the
 	// window's byte bound.
 	itemOverhead = 512
 )
 
 // entry is one frame in the index: where its line is in the journal and
-// what correlation made of it. 32 bytes.
+// what correlation made of it, as an IndexRecord-byte record holds it.
 type entry struct {
 	off   int64  // journal offset of the frame's line; -1: not in a journal
 	t     int64  // frame time, Unix nanoseconds
 	n     uint32 // the line's length, its newline included (0: 4 GiB or more)
-	call  uint32 // call key + 1 in the store's key table (0: none)
 	meth  uint16 // method + 1 in the method table (0: none)
 	note  uint16 // note + 1 in the note table (0: none)
 	dir   transport.Dir
 	kind  transport.Kind
 	class Class
 	flags uint8
+	klen  uint8 // the call key's length in key (0: none; keyLong: numbered in the key table)
+	key   [keyInline]byte
 }
 
 const (
 	flagCut uint8 = 1 << iota // the frame is held as a prefix
 )
+
+// putRecord writes e as a record (IndexRecord bytes, little-endian).
+func putRecord(b []byte, e *entry) {
+	_ = b[IndexRecord-1]
+	binary.LittleEndian.PutUint64(b[0:], uint64(e.off))
+	binary.LittleEndian.PutUint64(b[8:], uint64(e.t))
+	binary.LittleEndian.PutUint32(b[16:], e.n)
+	binary.LittleEndian.PutUint16(b[20:], e.meth)
+	binary.LittleEndian.PutUint16(b[22:], e.note)
+	b[24], b[25], b[26], b[27], b[28] = byte(e.dir), byte(e.kind), byte(e.class), e.flags, e.klen
+	copy(b[29:], e.key[:])
+}
+
+// getRecord reads a record back.
+func getRecord(b []byte) entry {
+	_ = b[IndexRecord-1]
+	e := entry{off: int64(binary.LittleEndian.Uint64(b[0:])), t: int64(binary.LittleEndian.Uint64(b[8:])),
+		n: binary.LittleEndian.Uint32(b[16:]), meth: binary.LittleEndian.Uint16(b[20:]), note: binary.LittleEndian.Uint16(b[22:]),
+		dir: transport.Dir(b[24]), kind: transport.Kind(b[25]), class: Class(b[26]), flags: b[27], klen: b[28]}
+	copy(e.key[:], b[29:])
+	return e
+}
+
+// gapEntry stands for a seq the journal skipped (or a record that cannot
+// be read back): no frame.
+var gapEntry = entry{off: -1}
 
 // pager reads bytes of the journal back.
 type pager interface {
@@ -109,10 +134,23 @@ type Store struct {
 	window   int
 	winBytes int
 
-	first  uint64 // seq of the oldest entry kept (0: none yet)
-	next   uint64 // seq after the newest entry
-	cbase  uint64 // seq of chunks[0][0]
-	chunks [][]entry
+	first uint64 // seq of the oldest entry kept (0: none yet)
+	next  uint64 // seq after the newest entry
+	cbase uint64 // seq of record 0 (page 0's first)
+	nrec  uint64 // records, gaps included (next - cbase)
+
+	// The index: pages of pageRecs records. With an index file (idx), the
+	// pages before the last are in the file, and memory holds the last
+	// (tail) and a few read back (cache). Without one, or for a page the
+	// file failed to take, memory holds them (pages).
+	idx       *indexFile
+	tail      []byte
+	pages     map[uint64][]byte
+	pagesLo   uint64 // no pages below this one (a session without a journal forgets them)
+	cmu       sync.Mutex
+	cache     map[uint64][]byte
+	cacheKeys []uint64
+	closed    bool
 
 	ring      []*Item // the window: ring[seq % len(ring)]
 	ringLo    uint64  // oldest seq in the ring
@@ -178,8 +216,16 @@ func (t *intern) str(id uint32) string {
 // noteOverflow stands for notes past the note table's room.
 const noteOverflow = "(a note the session made here; too many distinct notes to keep them all)"
 
-func newStore(src pager) *Store {
-	s := &Store{src: src, window: Window, winBytes: WindowBytes, changed: make(chan struct{}, 1), paged: map[uint64]*Item{}}
+// newStore makes a store; src is the journal frames are read back from
+// (nil: none), idx the index file beside it (nil: the index is kept in
+// memory).
+func newStore(src pager, idx *indexFile) *Store {
+	s := &Store{src: src, idx: idx, window: Window, winBytes: WindowBytes, changed: make(chan struct{}, 1), paged: map[uint64]*Item{},
+		pages: map[uint64][]byte{}, cache: map[uint64][]byte{}}
+	if src == nil && idx != nil {
+		idx.close()
+		s.idx = nil
+	}
 	if src == nil {
 		s.window, s.winBytes = NoJournalWindow, NoJournalBytes
 	}
@@ -208,9 +254,12 @@ func (s *Store) add(it *Item, pos linePos) {
 	}
 	if s.first == 0 {
 		s.first, s.next, s.cbase, s.ringLo = it.Seq, it.Seq, it.Seq, it.Seq
+		if s.idx != nil && s.idx.checking && s.idx.first != it.Seq {
+			s.idx.reset() // another numbering: none of its records can agree
+		}
 	}
 	for s.next < it.Seq { // a gap (damaged journal lines): keep seqs dense
-		s.appendEntry(entry{off: -1})
+		s.appendEntry(&gapEntry)
 		s.next++
 		s.gaps++
 	}
@@ -220,10 +269,13 @@ func (s *Store) add(it *Item, pos linePos) {
 	if it.Note != "" {
 		e.note = uint16(s.notes.id(it.Note))
 	}
-	if it.CallKey != "" {
-		e.call = s.keys.id(it.CallKey)
+	if k := it.CallKey; len(k) > keyInline {
+		e.klen = keyLong
+		binary.LittleEndian.PutUint32(e.key[:], s.keys.id(k))
+	} else {
+		e.klen = uint8(copy(e.key[:], k))
 	}
-	s.appendEntry(e)
+	s.appendEntry(&e)
 	s.next = it.Seq + 1
 	s.keep(it)
 	if pos.off < 0 && s.src != nil {
@@ -233,18 +285,122 @@ func (s *Store) add(it *Item, pos linePos) {
 	s.Notify()
 }
 
-func (s *Store) appendEntry(e entry) {
-	k := int((s.next - s.cbase) >> chunkBits)
-	if k == len(s.chunks) {
-		s.chunks = append(s.chunks, make([]entry, 0, chunkSize))
+// appendEntry adds the record of seq s.next (called with mu held).
+func (s *Store) appendEntry(e *entry) {
+	k := s.nrec / pageRecs
+	var rec [IndexRecord]byte
+	putRecord(rec[:], e)
+	s.nrec++
+	if s.idx == nil {
+		if s.pages[k] == nil {
+			s.pages[k] = make([]byte, 0, pageBytes)
+		}
+		s.pages[k] = append(s.pages[k], rec[:]...)
+		return
 	}
-	s.chunks[k] = append(s.chunks[k], e)
+	if s.tail == nil {
+		s.tail = make([]byte, 0, pageBytes)
+	}
+	s.tail = append(s.tail, rec[:]...)
+	if len(s.tail) == pageBytes { // the page is whole: to the file
+		s.idx.put(int(k), s.tail)
+		if s.idx.err != nil {
+			s.pages[k] = s.tail // the file failed: memory keeps it
+		} else {
+			s.cachePage(k, s.tail)
+		}
+		s.tail = nil
+	}
 }
 
-// entryAt is the entry of seq, which must be in [first, next).
-func (s *Store) entryAt(seq uint64) *entry {
+// page returns the records of page k, nil when they cannot be had (the
+// file failed). Called with mu held (read or write).
+func (s *Store) page(k uint64) []byte {
+	if s.idx != nil && k == s.nrec/pageRecs {
+		return s.tail
+	}
+	if p := s.pages[k]; p != nil {
+		return p
+	}
+	if s.idx == nil || s.closed {
+		return nil
+	}
+	s.cmu.Lock()
+	p := s.cache[k]
+	s.cmu.Unlock()
+	if p != nil {
+		return p
+	}
+	p = make([]byte, pageBytes)
+	if s.idx.read(int(k), p) != nil {
+		return nil
+	}
+	s.cachePage(k, p)
+	return p
+}
+
+// cachePage keeps page k among the few read back (or just written).
+func (s *Store) cachePage(k uint64, p []byte) {
+	s.cmu.Lock()
+	defer s.cmu.Unlock()
+	if _, ok := s.cache[k]; ok {
+		return
+	}
+	if len(s.cacheKeys) >= cachePages {
+		delete(s.cache, s.cacheKeys[0])
+		s.cacheKeys = append(s.cacheKeys[:0], s.cacheKeys[1:]...)
+	}
+	s.cache[k] = p
+	s.cacheKeys = append(s.cacheKeys, k)
+}
+
+// entryAt is the entry of seq, which must be in [first, next): a gap
+// when its record cannot be read back.
+func (s *Store) entryAt(seq uint64) entry {
 	d := seq - s.cbase
-	return &s.chunks[d>>chunkBits][d&(chunkSize-1)]
+	p := s.page(d / pageRecs)
+	i := int(d%pageRecs) * IndexRecord
+	if i+IndexRecord > len(p) {
+		return gapEntry
+	}
+	return getRecord(p[i : i+IndexRecord])
+}
+
+// keyOf is the call key an entry names ("" when none).
+func (s *Store) keyOf(e *entry) string {
+	switch e.klen {
+	case 0:
+		return ""
+	case keyLong:
+		return s.keys.str(binary.LittleEndian.Uint32(e.key[:]))
+	}
+	return string(e.key[:min(int(e.klen), keyInline)])
+}
+
+// finish writes what the index file lacks (the last page) and stamps
+// its header with the journal as it is now, so the next session that
+// reads the journal finds an index that agrees with it.
+func (s *Store) finish() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.idx == nil || s.closed {
+		return
+	}
+	if len(s.tail) > 0 {
+		s.idx.put(int(s.nrec/pageRecs), s.tail)
+	}
+	s.idx.stamp(s.cbase, int64(s.nrec))
+}
+
+// close finishes the index file and lets go of it.
+func (s *Store) close() {
+	s.finish()
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.idx != nil && !s.closed {
+		s.closed = true
+		s.idx.close()
+	}
 }
 
 // keep puts it in the window, evicting the oldest items past its bounds.
@@ -285,10 +441,8 @@ func (s *Store) pin(it *Item) {
 func (s *Store) forget(seq uint64) {
 	s.dropped += seq - s.first
 	s.first = seq
-	for len(s.chunks) > 1 && s.cbase+chunkSize <= seq {
-		s.chunks[0] = nil
-		s.chunks = s.chunks[1:]
-		s.cbase += chunkSize
+	for ; s.pagesLo < (seq-s.cbase)/pageRecs; s.pagesLo++ {
+		delete(s.pages, s.pagesLo)
 	}
 }
 
@@ -373,6 +527,24 @@ func (s *Store) Dropped() uint64 {
 	return s.dropped
 }
 
+// IndexMemory is the bytes of index records memory holds: the last page
+// and the pages read back, with an index file; every record kept,
+// without one.
+func (s *Store) IndexMemory() int {
+	s.mu.RLock()
+	n := cap(s.tail)
+	for _, p := range s.pages {
+		n += cap(p)
+	}
+	s.mu.RUnlock()
+	s.cmu.Lock()
+	for _, p := range s.cache {
+		n += cap(p)
+	}
+	s.cmu.Unlock()
+	return n
+}
+
 // Journaled reports whether older frames can be read back.
 func (s *Store) Journaled() bool { return s.src != nil }
 
@@ -383,14 +555,15 @@ func (s *Store) Entry(seq uint64) (Entry, bool) {
 	if !s.has(seq) {
 		return Entry{}, false
 	}
-	return s.public(seq, s.entryAt(seq)), true
+	e := s.entryAt(seq)
+	return s.public(seq, &e), true
 }
 
 func (s *Store) has(seq uint64) bool { return s.first != 0 && seq >= s.first && seq < s.next }
 
 func (s *Store) public(seq uint64, e *entry) Entry {
 	out := Entry{Seq: seq, Time: time.Unix(0, e.t), Dir: e.dir, Kind: e.kind, Class: e.class,
-		Method: s.methods.str(uint32(e.meth)), CallKey: s.keys.str(e.call), Cut: e.flags&flagCut != 0}
+		Method: s.methods.str(uint32(e.meth)), CallKey: s.keyOf(e), Cut: e.flags&flagCut != 0}
 	if e.note != 0 {
 		out.Note = s.noteText(e.note)
 	}
@@ -417,8 +590,21 @@ func (s *Store) Scan(from, to uint64, fn func(Entry) bool) {
 	if to == 0 || to >= s.next {
 		to = s.next - 1
 	}
+	var (
+		page []byte
+		k    = ^uint64(0)
+	)
 	for seq := from; seq <= to; seq++ {
-		if !fn(s.public(seq, s.entryAt(seq))) {
+		d := seq - s.cbase
+		if d/pageRecs != k { // one page lookup for its 2048 records
+			k = d / pageRecs
+			page = s.page(k)
+		}
+		e := gapEntry
+		if i := int(d%pageRecs) * IndexRecord; i+IndexRecord <= len(page) {
+			e = getRecord(page[i : i+IndexRecord])
+		}
+		if !fn(s.public(seq, &e)) {
 			return
 		}
 	}
@@ -442,7 +628,7 @@ func (s *Store) Get(seq uint64) *Item {
 		s.mu.RUnlock()
 		return it
 	}
-	e := *s.entryAt(seq)
+	e := s.entryAt(seq)
 	s.mu.RUnlock()
 	if e.kind == 0 {
 		return nil // a seq the journal skipped
@@ -502,7 +688,7 @@ func (s *Store) Since(seq uint64, max int) []*Item {
 	}
 	var want []entry
 	for _, i := range missing {
-		want = append(want, *s.entryAt(from + uint64(i)))
+		want = append(want, s.entryAt(from+uint64(i)))
 	}
 	s.mu.RUnlock()
 	for k := 0; k < len(missing); {
@@ -555,7 +741,7 @@ func (s *Store) Bytes(seq uint64) ([]byte, error) {
 	if it == nil {
 		it = s.pinned[seq]
 	}
-	e := *s.entryAt(seq)
+	e := s.entryAt(seq)
 	s.mu.RUnlock()
 	if it != nil && !it.Cut {
 		return it.Frame.Data, nil
@@ -572,7 +758,7 @@ func (s *Store) Bytes(seq uint64) ([]byte, error) {
 func (s *Store) pageIn(seq uint64, e entry, line []byte) *Item {
 	it := &Item{Seq: seq, Class: e.class, Frame: transport.Frame{Time: time.Unix(0, e.t), Dir: e.dir, Kind: e.kind}}
 	s.mu.RLock()
-	it.CallKey = s.keys.str(e.call)
+	it.CallKey = s.keyOf(&e)
 	if e.note != 0 {
 		it.Note = s.noteText(e.note)
 	}

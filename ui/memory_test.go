@@ -61,6 +61,81 @@ func TestModelMemoryPerFrame(t *testing.T) {
 	runtime.KeepAlive(m)
 }
 
+// Memory stays flat under a long flood: the index's records go to the
+// file beside the journal, memory keeps a few pages of them, and a pane's
+// rows of consecutive frames are one run. At 2n frames the model holds
+// what it held at n (it used to grow by ~45 bytes a frame, for good).
+func TestModelMemoryFlatAfterTheBurst(t *testing.T) {
+	s, f := journaledSession(t, nil)
+	m := newTestModel(t, s, 120, 40)
+	n := 100_000
+	flood := func(from int) {
+		for i := from; i < from+n; i++ {
+			f.inject(logLine(i))
+			if i%1000 == 0 {
+				m.Update(storeChangedMsg{})
+			}
+		}
+		m.Update(storeChangedMsg{})
+	}
+	flood(0)
+	held := s.Store().IndexMemory()
+	flood(n)
+	if got := m.h.noteLen(); got != 2*n {
+		t.Fatalf("the pane has %d rows, want %d", got, 2*n)
+	}
+	if now := s.Store().IndexMemory(); now > held || now > 8<<20 {
+		t.Fatalf("the store's index holds %d bytes in memory at %d frames, %d at %d: it grows with the session", now, 2*n, held, n)
+	}
+	for k := range m.h.rows {
+		if runs := len(m.h.rows[k].runs); runs > 1 {
+			t.Fatalf("rows of kind %d are %d runs after a flood of consecutive frames, want 1", k, runs)
+		}
+	}
+	press(m, "focus-next", "top")
+	if !strings.Contains(screen(m), "line 0") {
+		t.Fatalf("the top of the pane does not show the first frame:\n%s", screen(m))
+	}
+}
+
+// A pane's rows, in runs, give back the frame numbers added and trim as
+// the forgotten frames go.
+func TestMemorySeqListRuns(t *testing.T) {
+	var l seqList
+	l.base = 5
+	var want []uint64
+	for seq := uint64(5); seq < 5000; seq++ {
+		if seq%7 < 4 || seq%100 == 50 {
+			l.add(seq)
+			want = append(want, seq)
+		}
+	}
+	if l.len() != len(want) {
+		t.Fatalf("len %d, want %d", l.len(), len(want))
+	}
+	for i, seq := range want {
+		if got := l.at(i); got != seq {
+			t.Fatalf("row %d is frame %d, want %d", i, got, seq)
+		}
+	}
+	if n := l.trimBelow(1000); n != sortSearch(want, 1000) {
+		t.Fatalf("trimBelow(1000) dropped %d rows, want %d", n, sortSearch(want, 1000))
+	}
+	rest := want[sortSearch(want, 1000):]
+	if l.len() != len(rest) || l.at(0) != rest[0] || l.at(len(rest)-1) != rest[len(rest)-1] {
+		t.Fatalf("after trimming: %d rows from %d, want %d from %d", l.len(), l.at(0), len(rest), rest[0])
+	}
+}
+
+func sortSearch(s []uint64, v uint64) int {
+	for i, x := range s {
+		if x >= v {
+			return i
+		}
+	}
+	return len(s)
+}
+
 // Scrolling back past the window reads the oldest frames back from the
 // journal: the first row is the first frame, and its detail shows it.
 func TestNotesScrollBackToTheFirstFrame(t *testing.T) {

@@ -32,6 +32,10 @@ type Summary struct {
 	Frames  int       `json:"frames"`
 	Calls   int       `json:"calls"`
 	Errors  int       `json:"errors"` // calls that ended in an error, a tool error, or lost
+	// IndexSize is the bytes of the journal's index file (beside it as
+	// <journal>.idx, or in the cache directory): part of what the journal
+	// costs on disk.
+	IndexSize int64 `json:"index_size,omitempty"`
 	// Problem says why the file could not be summarised, or which lines
 	// could not be read; the other fields hold what was read.
 	Problem string `json:"problem,omitempty"`
@@ -91,9 +95,12 @@ func summary(path string, cached map[string]Summary) Summary {
 	}
 	if c, ok := cached[path]; ok && c.Size == fi.Size() && c.ModTime.Equal(fi.ModTime()) {
 		c.Target = transport.RedactTarget(c.Target) // an older build cached it as journaled, secrets and all
+		c.IndexSize = session.IndexSize(path)       // written and removed apart from the journal
 		return c
 	}
-	return Summarize(path, fi)
+	s := Summarize(path, fi)
+	s.IndexSize = session.IndexSize(path)
+	return s
 }
 
 // Summarize reads the journal at path once (fi is its stat).

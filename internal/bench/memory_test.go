@@ -1,0 +1,68 @@
+package bench
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"mcpscope/session"
+	"mcpscope/transport"
+)
+
+// The memory rows' parts, tiny: the generator writes journals open reads
+// whole, the open measurement leaves the index beside the journal, and
+// the report says each row's goal and whether it is met.
+func TestMemoryRowsTiny(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	dir := t.TempDir()
+	var res MemoryResult
+	for _, http := range []bool{true, false} {
+		path := filepath.Join(dir, map[bool]string{true: "http", false: "stdio"}[http]+".jsonl")
+		if err := WriteJournal(path, 5000, http); err != nil {
+			t.Fatal(err)
+		}
+		var frames int
+		if _, err := session.ReadJournal(mustOpen(t, path), func(uint64, transport.Frame) error { frames++; return nil }); err != nil {
+			t.Fatalf("the generated journal does not read back: %v", err)
+		}
+		if frames < 5000 {
+			t.Fatalf("the generator wrote %d frames, want at least 5000", frames)
+		}
+		r, err := Open(path, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Frames != frames || r.RSSKiB <= 0 {
+			t.Fatalf("open measured %+v of a %d-frame journal", r, frames)
+		}
+		if back, err := ParseOpen(r.String()); err != nil || back.Frames != r.Frames || back.RSSKiB != r.RSSKiB {
+			t.Fatalf("the child's line does not read back: %+v, %v", back, err)
+		}
+		if got, want := session.IndexSize(path), int64(64+frames*session.IndexRecord); got != want {
+			t.Fatalf("index beside the journal: %d bytes, want %d", got, want)
+		}
+		res.Open = append(res.Open, OpenRow{Frames: frames, HTTP: http, IndexSize: session.IndexSize(path), Open: r})
+	}
+	res.TUI = []TUIResult{{Frames: 1000, RSSAfterKiB: 100 << 10}, {Frames: 10000, RSSAfterKiB: 130 << 10}}
+	var out bytes.Buffer
+	PrintMemory(&out, res)
+	for _, want := range []string{"open, ", "HTTP journal", "stdio journal", "goal ≤ 150 MB   met", "64.0 MB per million frames",
+		"+30.0 % from 1000   goal within 10 % and ≤ 200 MB   NOT MET"} {
+		if !strings.Contains(out.String(), want) {
+			t.Fatalf("the report lacks %q:\n%s", want, out.String())
+		}
+	}
+}
+
+func mustOpen(t *testing.T, path string) *os.File {
+	t.Helper()
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
+}
