@@ -54,6 +54,11 @@ type Options struct {
 	// strings (IDPrefix + n): a session that watches another client's
 	// traffic (Follow) keeps its own calls apart from that client's ids.
 	IDPrefix string
+	// Observe, when set, hears of every frame the session takes from its
+	// transport, numbered as journaled and in the journal's order (the
+	// live OpenTelemetry exporter). It is called with the session locked:
+	// it must return at once.
+	Observe func(seq uint64, f transport.Frame)
 }
 
 // Defaults for call timeouts.
@@ -784,6 +789,9 @@ func (s *Session) ingest(f transport.Frame, pos linePos, journal bool, at uint64
 		if s.journal.seekable { // else nothing can be read back: the frame is held as without a journal
 			pos = linePos{off: off, n: n}
 		}
+	}
+	if journal && s.opts.Observe != nil {
+		s.opts.Observe(it.Seq, f)
 	}
 	dup := false
 	if f.Dir == transport.In || f.Meta.Event == transport.EvPrime {

@@ -184,6 +184,9 @@ func (m *Model) infoLines(w int) []string {
 		sort.Strings(subs)
 		row("subscriptions", termsafe.Line(strings.Join(subs, ", ")))
 	}
+	if m.opts.OTLPStatus != nil {
+		row("opentelemetry", termsafe.Line(m.opts.OTLPStatus()))
+	}
 	row("traffic", fmt.Sprintf("%d calls (%d pending) · %d notifications · %d logs", in.Calls, in.Pending, in.Notifications, in.Logs))
 
 	l = append(l, "", m.th.Title.Render(" instructions"))
