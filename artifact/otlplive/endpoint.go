@@ -109,10 +109,7 @@ func Resolve(flag string, getenv func(string) string) (ep Endpoint, ok bool, err
 // tracesURL checks raw and, unless exact, appends /v1/traces to its path.
 func tracesURL(raw string, exact bool) (string, error) {
 	u, err := url.Parse(strings.TrimSpace(raw))
-	if err != nil {
-		return "", fmt.Errorf("%s is not a URL: %s", transport.RedactURL(raw), transport.URLParseReason(raw, err))
-	}
-	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return "", fmt.Errorf("%s is not an http(s) URL of a collector, such as http://127.0.0.1:4318", transport.RedactURL(raw))
 	}
 	if !exact && !strings.HasSuffix(u.Path, "/v1/traces") {

@@ -366,6 +366,7 @@ func (e *Exporter) Close(wait time.Duration) Stats {
 		<-e.uploaderDone
 	}
 	e.stopUpload()
+	<-e.builderDone // reads what was queued (no network): its last spans are counted
 	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
 	defer cancel()
 	_ = e.client.Stop(ctx)
