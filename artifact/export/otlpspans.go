@@ -20,10 +20,9 @@ import (
 // so that what a collector receives live is what the export of the same
 // journal writes.
 type Spans struct {
-	t        *tracer
-	version  string
-	header   session.Header
-	lastTick time.Time
+	t       *tracer
+	version string
+	header  session.Header
 }
 
 // NewSpans starts the spans of the session journaled under h; emit gets
