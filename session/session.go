@@ -1044,7 +1044,16 @@ func (s *Session) onEvent(it *Item, after []func()) []func() {
 			why += fmt.Sprintf(" (exit code %d)", *m.ExitCode)
 		}
 		s.info.CloseReason = why
+		if s.offline {
+			// A recording: the calls end when the server did, not now.
+			s.endUnansweredLocked(why+" before answering", it.Frame.Time)
+			break
+		}
 		after = append(after, func() { s.failAll(why + " before answering") })
+	case transport.EvClosed:
+		if s.offline {
+			s.endUnansweredLocked("the transport closed before answering", it.Frame.Time)
+		}
 	case transport.EvStreamClosed, transport.EvStreamDropped:
 		if s.offline {
 			return s.offlineStreamEndLocked(m, it.Frame.Time, after) // rounds.go
