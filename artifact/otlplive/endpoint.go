@@ -47,6 +47,8 @@ const DefaultTimeout = 10 * time.Second
 // The environment's headers (OTEL_EXPORTER_OTLP_HEADERS, and the _TRACES_
 // ones over them) go only to the environment's endpoint: with a flag
 // naming another origin they are not sent, and Note says so.
+// OTEL_SDK_DISABLED=true or OTEL_TRACES_EXPORTER=none turn the
+// environment's endpoint off (not --otlp).
 func Resolve(flag string, getenv func(string) string) (ep Endpoint, ok bool, err error) {
 	if getenv == nil {
 		getenv = os.Getenv
@@ -61,11 +63,14 @@ func Resolve(flag string, getenv func(string) string) (ep Endpoint, ok bool, err
 			return Endpoint{}, false, fmt.Errorf("%s: %w", envName, err)
 		}
 	}
+	off := strings.EqualFold(getenv("OTEL_SDK_DISABLED"), "true") || strings.EqualFold(getenv("OTEL_TRACES_EXPORTER"), "none")
 	switch {
 	case flag != "":
 		if ep.URL, err = tracesURL(flag, false); err != nil {
 			return Endpoint{}, false, fmt.Errorf("--otlp: %w", err)
 		}
+	case off:
+		return Endpoint{}, false, nil // the environment turns traces off; --otlp still asks for them
 	case envURL != "":
 		ep.URL = envURL
 	default:

@@ -16,6 +16,9 @@ import (
 	"testing"
 	"time"
 
+	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
+	"google.golang.org/protobuf/proto"
+
 	"mcpscope/artifact/export"
 	"mcpscope/internal/otlptest"
 	"mcpscope/internal/peers"
@@ -253,6 +256,7 @@ func TestResolve(t *testing.T) {
 		{env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "ftp://user:hunter2@c"}, err: "OTEL_EXPORTER_OTLP_ENDPOINT"},
 		{env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_EXPORTER_OTLP_HEADERS": "hunter2"}, err: "no name"},
 		{env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_EXPORTER_OTLP_TIMEOUT": "soon"}, err: "milliseconds"},
+		{flag: "http://c:1", env: map[string]string{"OTEL_SDK_DISABLED": "true"}, url: "http://c:1/v1/traces"},
 	} {
 		ep, ok, err := Resolve(c.flag, func(k string) string { return c.env[k] })
 		switch {
@@ -274,5 +278,53 @@ func TestResolve(t *testing.T) {
 	}
 	if _, ok, err := Resolve("", func(string) string { return "" }); ok || err != nil {
 		t.Errorf("nothing set: ok %v, err %v", ok, err)
+	}
+	for _, off := range []map[string]string{{"OTEL_SDK_DISABLED": "true"}, {"OTEL_TRACES_EXPORTER": "none"}} {
+		off["OTEL_EXPORTER_OTLP_ENDPOINT"] = "http://c:4318"
+		if _, ok, err := Resolve("", func(k string) string { return off[k] }); ok || err != nil {
+			t.Errorf("%v: ok %v, err %v; want off", off, ok, err)
+		}
+	}
+}
+
+// TestOTLPSpansGoAsCallsEnd: a span reaches the collector soon after its
+// call ends, while the session goes on (not only when it closes).
+func TestOTLPSpansGoAsCallsEnd(t *testing.T) {
+	got := make(chan int, 16)
+	endpoint := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		body, _ := io.ReadAll(r.Body)
+		var req coltrace.ExportTraceServiceRequest
+		n := 0
+		if proto.Unmarshal(body, &req) == nil {
+			for _, rs := range req.ResourceSpans {
+				for _, ss := range rs.ScopeSpans {
+					n += len(ss.Spans)
+				}
+			}
+		}
+		got <- n
+	}))
+	defer endpoint.Close()
+	ep, _, err := Resolve(endpoint.URL, func(string) string { return "" })
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Start(ep, Options{Version: "test", Target: "stdio: test"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	now := time.Now()
+	e.Frame(1, transport.Frame{Time: now, Dir: transport.Out, Kind: transport.Message, Data: []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)})
+	e.Frame(2, transport.Frame{Time: now, Dir: transport.In, Kind: transport.Message, Data: []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)})
+	select {
+	case n := <-got:
+		if n != 1 {
+			t.Fatalf("the collector got %d spans, want the ping's", n)
+		}
+	case <-time.After(2 * time.Minute): // a hang guard: the late window is a second
+		t.Fatalf("no span reached the collector while the session ran; stats %+v", e.Stats())
+	}
+	if st := e.Close(time.Minute); st.Sent != 1 || st.Dropped != 0 {
+		t.Fatalf("stats %+v", st)
 	}
 }
