@@ -104,6 +104,7 @@ func newCallCmd() *cobra.Command {
 		}),
 	}
 	f.add(cmd.Flags())
+	f.otlp.add(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON for programs")
 	cmd.Flags().StringVar(&args, "args", "", "the tool's arguments as a JSON object (key=value arguments are added to it)")
 	cmd.Flags().BoolVar(&asTask, "task", false, "run the tool as a task (2025-11-25): follow its status, fetch its result")

@@ -122,8 +122,13 @@ func newDiffCmd() *cobra.Command {
 					snaps[i] = s
 					continue
 				}
+				live, err := f.otlp.start(cmd, specs[i]) // a trace per side, as each has its journal
+				if err != nil {
+					return err
+				}
 				s, err := connect.Connect(cmd.Context(), *specs[i])
 				if err != nil {
+					live.finish()
 					return err
 				}
 				source := s.Info().Target
@@ -132,6 +137,7 @@ func newDiffCmd() *cobra.Command {
 				}
 				snaps[i] = diff.FromSession(cmd.Context(), s, transport.RedactTarget(source))
 				s.Close()
+				live.finish()
 				if err := cmd.Context().Err(); err != nil {
 					return err
 				}
@@ -182,6 +188,7 @@ func newDiffCmd() *cobra.Command {
 		},
 	}
 	f.add(cmd.Flags())
+	f.otlp.add(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON for programs")
 	cmd.Flags().StringVar(&baseline, "baseline", "", "compare with the snapshot in this file, or write it there when it does not exist")
 	cmd.Flags().StringVar(&junit, "junit", "", "also write the report as JUnit XML to this file, a test case per tool, resource, template and prompt, for CI")

@@ -146,6 +146,7 @@ type connFlags struct {
 	server serverFlags
 	http   httpFlags
 	sess   sessionFlags
+	otlp   otlpFlag // added by the commands that send spans live (add does not)
 }
 
 func (f *connFlags) add(fs *pflag.FlagSet) {

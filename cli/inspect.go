@@ -49,10 +49,16 @@ nobody gave); 2 usage; 3 could not connect or the transport failed; 4 timed out;
 			if err != nil {
 				return err
 			}
-			return inspect(cmd, sp)
+			live, err := f.otlp.start(cmd, &sp)
+			if err != nil {
+				return err
+			}
+			defer live.finish()
+			return inspect(cmd, sp, live.status())
 		},
 	}
 	f.add(cmd.Flags())
+	f.otlp.add(cmd.Flags())
 	return cmd
 }
 
@@ -98,7 +104,7 @@ func rootArgs(cmd *cobra.Command, args []string) error {
 
 // inspect connects and runs the TUI over the session. Server requests
 // (elicitation, sampling, roots) go to the UI's responder.
-func inspect(cmd *cobra.Command, sp connect.Spec) error {
+func inspect(cmd *cobra.Command, sp connect.Spec, otlpStatus func() string) error {
 	if err := needTerminal(cmd, "use the headless commands (mcpscope tools, call, read… with the same target; mcpscope --help lists them)"); err != nil {
 		return err
 	}
@@ -120,7 +126,8 @@ func inspect(cmd *cobra.Command, sp connect.Spec) error {
 	}
 	defer s.Close()
 	notes.off.Store(true)
-	err = runTUI(cmd, ui.Options{Session: s, Responder: resp, Target: targetArgs(sp), TargetLine: targetLine(sp), StateStore: sp.StateStore})
+	err = runTUI(cmd, ui.Options{Session: s, Responder: resp, Target: targetArgs(sp), TargetLine: targetLine(sp), StateStore: sp.StateStore,
+		OTLPStatus: otlpStatus})
 	notes.off.Store(false)
 	journalHint(stderr, "the session's journal", s.Info().JournalPath)
 	// Quitting leaves long HTTP calls running on the server, to rejoin later.

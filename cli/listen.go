@@ -30,6 +30,7 @@ func newListenCmd() *cobra.Command {
 		}),
 	}
 	f.add(cmd.Flags())
+	f.otlp.add(cmd.Flags())
 	fs := cmd.Flags()
 	fs.BoolVar(&asJSON, "json", false, "print each notification's JSON")
 	fs.BoolVar(&filter.ToolsListChanged, "tools", false, "notifications/tools/list_changed")

@@ -53,6 +53,7 @@ func newListCmd(name, method, field, capability, short string) *cobra.Command {
 		}),
 	}
 	f.add(cmd.Flags())
+	f.otlp.add(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON for programs")
 	return cmd
 }

@@ -43,6 +43,11 @@ func withSession(f *connFlags, grace time.Duration, check func(cmd *cobra.Comman
 		sp.Grace = grace
 		sp.Notes = cmd.ErrOrStderr()
 		sp.Auth.Interactive = isTerminal(cmd.ErrOrStderr())
+		live, err := f.otlp.start(cmd, &sp)
+		if err != nil {
+			return err
+		}
+		defer live.finish() // after the session closed: its last spans
 		s, err := connect.Connect(cmd.Context(), sp)
 		if err != nil {
 			return err

@@ -38,6 +38,7 @@ func newPingCmd() *cobra.Command {
 		}),
 	}
 	f.add(cmd.Flags())
+	f.otlp.add(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON for programs")
 	return cmd
 }

@@ -35,6 +35,7 @@ func newPromptCmd() *cobra.Command {
 		}),
 	}
 	f.add(cmd.Flags())
+	f.otlp.add(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON for programs")
 	cmd.Flags().StringVar(&argsJSON, "args", "", "the prompt's arguments as a JSON object of strings")
 	return cmd

@@ -27,6 +27,7 @@ func newProxyCmd() *cobra.Command {
 		env                   []string
 		cwd                   string
 		grace                 durationFlag
+		otlp                  otlpFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "proxy -- CMD ARGS... | --listen HOST:PORT URL",
@@ -96,11 +97,20 @@ nothing on the wire.`,
 			if jpath == "" && !noJournal {
 				jpath = session.NewJournalPath(session.DefaultJournalDir(), time.Now())
 			}
+			target := "http: " + url
+			if url == "" {
+				target = "stdio: " + transport.CommandLine(command)
+			}
+			live, err := otlp.startFor(cmd, jpath, target)
+			if err != nil {
+				return err
+			}
+			defer live.finish()
 			if url != "" {
-				return runHTTPProxy(cmd, name, listen, url, jpath)
+				return runHTTPProxy(cmd, name, listen, url, jpath, live.records())
 			}
 			return runStdioProxy(cmd, proxy.StdioConfig{Name: name, Command: command[0], Args: command[1:], Env: env,
-				Dir: cwd, Shell: useShell, Grace: grace.d, Journal: jpath})
+				Dir: cwd, Shell: useShell, Grace: grace.d, Journal: jpath, Records: live.records()})
 		},
 	}
 	f := cmd.Flags()
@@ -112,6 +122,7 @@ nothing on the wire.`,
 	f.StringVar(&cwd, "cwd", "", "working directory of the spawned server")
 	f.BoolVar(&useShell, "shell", false, "run the server command through sh -c")
 	f.Var(&grace, "grace", "each step of the shutdown ladder (stdin closed, SIGTERM, SIGKILL) as a duration; default 2s")
+	otlp.add(f)
 	return cmd
 }
 
@@ -173,9 +184,9 @@ func runStdioProxy(cmd *cobra.Command, c proxy.StdioConfig) error {
 	return nil
 }
 
-func runHTTPProxy(cmd *cobra.Command, name, listen, url, journal string) error {
+func runHTTPProxy(cmd *cobra.Command, name, listen, url, journal string, records func([]byte)) error {
 	errw := cmd.ErrOrStderr()
-	err := proxy.RunHTTP(cmd.Context(), proxy.HTTPConfig{Name: name, Listen: listen, Upstream: url, Journal: journal, Err: errw,
+	err := proxy.RunHTTP(cmd.Context(), proxy.HTTPConfig{Name: name, Listen: listen, Upstream: url, Journal: journal, Err: errw, Records: records,
 		Ready: func(h proxy.Hello) {
 			fmt.Fprintf(errw, "mcpscope proxy: point the host at %s (forwarded to %s)\n", termsafe.Line(h.Listen), termsafe.Line(transport.RedactURL(url)))
 			if h.Journal != "" {

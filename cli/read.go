@@ -27,6 +27,7 @@ func newReadCmd() *cobra.Command {
 		}),
 	}
 	f.add(cmd.Flags())
+	f.otlp.add(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON for programs")
 	return cmd
 }

@@ -99,6 +99,7 @@ func newRecordCmd() *cobra.Command {
 		}),
 	}
 	f.add(cmd.Flags())
+	f.otlp.add(cmd.Flags())
 	ff.add(cmd.Flags(), "frames")
 	return cmd
 }

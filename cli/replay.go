@@ -97,6 +97,11 @@ func newReplayCmd() *cobra.Command {
 			sp.Capabilities = rec.Info.ClientCapabilities
 			sp.Grace, sp.Notes = oneShotGrace, errw
 			sp.Auth.Interactive = isTerminal(errw)
+			live, err := f.otlp.start(cmd, &sp)
+			if err != nil {
+				return err
+			}
+			defer live.finish() // after the session closed: its last spans
 			s, err := connect.Connect(cmd.Context(), sp)
 			if err != nil {
 				return err
@@ -150,6 +155,7 @@ func newReplayCmd() *cobra.Command {
 		},
 	}
 	f.add(cmd.Flags())
+	f.otlp.add(cmd.Flags())
 	cmd.Flags().BoolVar(&yes, "yes", false, "replay tools that declare destructiveHint too, without asking")
 	cmd.Flags().DurationVar(&tolerance, "tolerance", time.Second, "how far a call's duration may stray from the recorded one")
 	cmd.Flags().BoolVar(&noTiming, "no-timing", false, "compare no durations")

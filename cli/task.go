@@ -51,6 +51,7 @@ func newTasksCmd() *cobra.Command {
 		}),
 	}
 	f.add(cmd.Flags())
+	f.otlp.add(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON for programs")
 	return cmd
 }
@@ -92,6 +93,7 @@ func newTaskActionCmd(action, short string) *cobra.Command {
 		}),
 	}
 	f.add(cmd.Flags())
+	f.otlp.add(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON for programs")
 	return cmd
 }

@@ -68,6 +68,10 @@ type Spec struct {
 	// this connection is a fallback).
 	firstNote string
 
+	// Observe hears of every frame as it is journaled (session.Options):
+	// the live OpenTelemetry exporter.
+	Observe func(seq uint64, f transport.Frame)
+
 	// Notes is where a person is told what connect does on the way
 	// (falling back to HTTP+SSE, a login URL to open); nil = nowhere. The
 	// journal gets every note as well.
@@ -282,7 +286,7 @@ func start(sp Spec, seqBase uint64) (*session.Session, error) {
 		r = newAnswers(sp.Answers, sp.Roots)
 	}
 	so := session.Options{Responder: r, Capabilities: sp.Capabilities, Journal: j, Timeout: sp.Timeout, MaxTimeout: sp.MaxTimeout, SeqBase: seqBase,
-		Warn: func(msg string) { sp.note("warning: %s", msg) }}
+		Warn: func(msg string) { sp.note("warning: %s", msg) }, Observe: sp.Observe}
 	if sp.URL != "" && !sp.NoState {
 		// HTTP calls that carry event ids can be rejoined after this process ends.
 		so.StateStore, so.Rejoin = sp.StateStore, RejoinInfo(sp)

@@ -30,6 +30,9 @@ type HTTPConfig struct {
 	SocketDir string // "" = SocketDir(); "-" = no socket
 	Err       io.Writer
 	Ready     func(Hello) // Hello.Listen is the URL a host uses
+	// Records, when set, hears of each journal record as it is written
+	// (the live OpenTelemetry exporter); it must return at once.
+	Records func(line []byte)
 }
 
 // Events of the HTTP proxy's own (Meta.Event), beside transport's.
@@ -107,7 +110,7 @@ func RunHTTP(ctx context.Context, c HTTPConfig) error {
 		path = "/"
 	}
 	p.listen = "http://" + ln.Addr().String() + path
-	rec, err := newRecorder(c.Journal, "http: "+p.target, p.note)
+	rec, err := newRecorder(c.Journal, "http: "+p.target, p.note, c.Records)
 	if err != nil {
 		ln.Close()
 		return err

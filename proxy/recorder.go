@@ -117,13 +117,16 @@ type recorder struct {
 	jerr error
 	note func(string) // one line for the person (stderr), sparingly
 	hub  *hub
+	// records hears of each record written (nil: nobody); set before the
+	// first frame is queued.
+	records func([]byte)
 }
 
 // newRecorder opens the journal (path "" = none) with
 // session.AppendJournal, which writes the header line, and starts the
 // writer. The one open file takes every frame: a FIFO's reader sees one
 // writer from the header to the end.
-func newRecorder(path, target string, note func(string)) (*recorder, error) {
+func newRecorder(path, target string, note func(string), records func([]byte)) (*recorder, error) {
 	var f *os.File
 	if path != "" {
 		var err error
@@ -131,7 +134,9 @@ func newRecorder(path, target string, note func(string)) (*recorder, error) {
 			return nil, err
 		}
 	}
-	return startRecorder(f, path, note), nil
+	r := startRecorder(f, path, note)
+	r.records = records
+	return r, nil
 }
 
 // startRecorder starts the writer, journaling to f (nil: no journal) at path.
@@ -343,6 +348,13 @@ func (r *recorder) writer() {
 				}
 			}
 			r.hub.publish(chunk, buf, ends)
+			if r.records != nil {
+				start := 0
+				for _, end := range ends {
+					r.records(buf[start:end])
+					start = end
+				}
+			}
 			if cap(buf) > 4*writeChunk {
 				buf = nil // a long line grew it
 			}

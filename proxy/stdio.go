@@ -46,6 +46,9 @@ type StdioConfig struct {
 	MaxLine int
 	// Ready is called once the server runs and the socket listens.
 	Ready func(Hello)
+	// Records, when set, hears of each journal record as it is written
+	// (the live OpenTelemetry exporter); it must return at once.
+	Records func(line []byte)
 }
 
 // Result is how a proxy ended.
@@ -139,7 +142,7 @@ func RunStdio(ctx context.Context, c StdioConfig) (Result, error) {
 
 	p.st = transport.NewStdio(transport.StdioOptions{Command: c.Command, Args: c.Args, Env: c.Env, Dir: c.Dir,
 		Shell: c.Shell, Grace: c.Grace, Raw: p.raw})
-	rec, err := newRecorder(c.Journal, p.st.Describe(), p.note)
+	rec, err := newRecorder(c.Journal, p.st.Describe(), p.note, c.Records)
 	if err != nil {
 		return Result{}, err
 	}

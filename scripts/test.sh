@@ -8,8 +8,9 @@
 # apt-get when they are missing and it can (as root or with passwordless
 # sudo), and says what is missing when it cannot; installs the pinned npm
 # test peers (test/peers, see internal/peers) with `npm ci` unless their
-# lockfiles are unchanged since the last install; checks gofmt and go vet;
-# then runs `go test -race` and prints one line per package and a closing
+# lockfiles are unchanged since the last install; builds the OpenTelemetry
+# Collector of test/otelcol (MCPSCOPE_OTELCOL) unless it is unchanged since
+# the last build; checks gofmt and go vet; then runs `go test -race` and prints one line per package and a closing
 # summary.
 #
 # Environment:
@@ -138,6 +139,40 @@ else
 	export MCPSCOPE_PEERS="$peers/node_modules"
 	export NODE22="$node22"
 	echo "    node $(node --version) (peers), Node 22: $("$NODE22" --version)"
+fi
+
+# --- OpenTelemetry Collector ----------------------------------------------------
+# test/otelcol is a collector built from the official components (the OTLP
+# receiver, the file exporter): the live --otlp tests send it spans and read
+# back what it received. Built once, again only when its module changes.
+otelcol_dir="$root/test/otelcol"
+otelcol_bin="$otelcol_dir/bin/otelcol"
+otelcol_stamp="$otelcol_dir/bin/.built-stamp"
+
+build_otelcol() {
+	local want
+	want=$(cat "$otelcol_dir/go.mod" "$otelcol_dir/go.sum" "$otelcol_dir"/*.go | sha256sum | cut -d' ' -f1)
+	if [ -x "$otelcol_bin" ] && [ -f "$otelcol_stamp" ] && [ "$(cat "$otelcol_stamp")" = "$want" ]; then
+		echo "    collector up to date ($("$otelcol_bin" --version))"
+		return 0
+	fi
+	rm -f "$otelcol_stamp"
+	local s=$SECONDS
+	if ! (cd "$otelcol_dir" && go build -trimpath -o bin/otelcol .); then
+		return 1
+	fi
+	echo "$want" >"$otelcol_stamp"
+	echo "    built $("$otelcol_bin" --version) in $((SECONDS - s))s"
+}
+
+step "OpenTelemetry Collector (test/otelcol)"
+if build_otelcol; then
+	export MCPSCOPE_OTELCOL="$otelcol_bin"
+elif [ "${MCPSCOPE_REQUIRE_PEERS:-}" = 1 ]; then
+	echo "    the collector did not build (its output is above): MCPSCOPE_REQUIRE_PEERS=1, so this fails"
+	failures+=("collector build")
+else
+	echo "    the collector did not build (its output is above): the tests that need it will skip"
 fi
 
 # --- format and vet -------------------------------------------------------------

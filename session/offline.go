@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"sort"
 	"sync"
+	"time"
 
 	"mcpscope/transport"
 )
@@ -15,6 +17,9 @@ import (
 // read: the frames come in the background, as a live session's would, so
 // a person sees the first screen at once however long the journal is.
 // Loading says how far the reading got and how it ended. Close stops it.
+// Once every frame is read, a call the recording holds no answer for ends
+// with its last frame, lost, as the journal readers of package scan end it
+// (Load, which tests build sessions with, leaves such calls as they were).
 func Open(path string) (*Session, Header, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -38,16 +43,22 @@ func Open(path string) (*Session, Header, error) {
 	s.info.JournalPath = path
 	s.loading.begin(st.Size())
 	go func() {
+		var last time.Time
 		_, err := readJournal(&offsetReader{r: f}, func(seq uint64, fr transport.Frame, pos linePos) error {
 			if s.ctx.Err() != nil {
 				return errLoadStopped
 			}
 			s.ingestNumbered(seq, fr, pos)
 			s.loading.progress(pos.off + int64(pos.n))
+			if fr.Time.After(last) {
+				last = fr.Time
+			}
 			return nil
 		})
 		if errors.Is(err, errLoadStopped) {
 			err = nil
+		} else {
+			s.recordingEnded(last)
 		}
 		s.store.finish()
 		if st.Size() >= giveBackAfter {
@@ -66,6 +77,34 @@ var errLoadStopped = errors.New("closed while reading")
 // giveBackAfter is the journal size past which Open returns the memory
 // its reading freed to the system when it is done.
 const giveBackAfter = 64 << 20
+
+// RecordingEnded is why a call a recording holds no answer for ended: it
+// ends where the recording ends, lost, as when its transport closed (the
+// journal readers of package scan say the same).
+const RecordingEnded = "no answer before the recording ended"
+
+// recordingEnded ends the calls still unanswered when the recording ends
+// at last (its latest frame): their clocks stop there.
+func (s *Session) recordingEnded(last time.Time) {
+	s.mu.Lock()
+	s.endUnansweredLocked(RecordingEnded, last)
+	s.mu.Unlock()
+}
+
+// endUnansweredLocked ends a recording's calls still without an answer at
+// at, lost: its transport closed (or the recording ended) then.
+func (s *Session) endUnansweredLocked(reason string, at time.Time) {
+	var open []*Call
+	for _, c := range s.pending {
+		if !c.state.Ended() && !c.givenUp {
+			open = append(open, c)
+		}
+	}
+	sort.Slice(open, func(i, j int) bool { return open[i].Seq < open[j].Seq })
+	for _, c := range open {
+		s.endLocked(c, StateError, nil, nil, &Failure{Reason: reason, Kind: ErrClosed}, at)
+	}
+}
 
 // readJournalHeader reads the header (or says the file is no journal)
 // without reading on.

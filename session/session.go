@@ -59,6 +59,11 @@ type Options struct {
 	// strings (IDPrefix + n): a session that watches another client's
 	// traffic (Follow) keeps its own calls apart from that client's ids.
 	IDPrefix string
+	// Observe, when set, hears of every frame the session takes from its
+	// transport, numbered as journaled and in the journal's order (the
+	// live OpenTelemetry exporter). It is called with the session locked:
+	// it must return at once.
+	Observe func(seq uint64, f transport.Frame)
 }
 
 // Defaults for call timeouts.
@@ -819,6 +824,9 @@ func (s *Session) ingestDecoded(f transport.Frame, d decoded, pos linePos, journ
 			pos = linePos{off: off, n: n}
 		}
 	}
+	if journal && s.opts.Observe != nil {
+		s.opts.Observe(it.Seq, f)
+	}
 	dup := false
 	if f.Dir == transport.In || f.Meta.Event == transport.EvPrime {
 		if dup = s.trackEventLocked(f.Meta, f.Kind == transport.Message); dup {
@@ -1079,7 +1087,16 @@ func (s *Session) onEvent(it *Item, after []func()) []func() {
 			why += fmt.Sprintf(" (exit code %d)", *m.ExitCode)
 		}
 		s.info.CloseReason = why
+		if s.offline {
+			// A recording: the calls end when the server did, not now.
+			s.endUnansweredLocked(why+" before answering", it.Frame.Time)
+			break
+		}
 		after = append(after, func() { s.failAll(why + " before answering") })
+	case transport.EvClosed:
+		if s.offline {
+			s.endUnansweredLocked("the transport closed before answering", it.Frame.Time)
+		}
 	case transport.EvStreamClosed, transport.EvStreamDropped:
 		if s.offline {
 			return s.offlineStreamEndLocked(m, it.Frame.Time, after) // rounds.go

@@ -55,6 +55,9 @@ type Options struct {
 	// Context bounds what the UI starts in the background (a Live
 	// connection); nil is context.Background.
 	Context context.Context
+	// OTLPStatus, when set, is the live OpenTelemetry exporter in one
+	// line (where to, spans sent and dropped), for the info view.
+	OTLPStatus func() string
 }
 
 type pane uint8

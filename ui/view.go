@@ -373,6 +373,9 @@ func (m *Model) status(sn session.CallSnapshot) string {
 	if sn.ResultType == "input_required" {
 		return "input"
 	}
+	if sn.State == session.StateError && errors.Is(sn.Err(), session.ErrClosed) {
+		return "lost" // its transport closed, or its recording ended, first: as journal says
+	}
 	return string(sn.State)
 }
 
@@ -380,7 +383,7 @@ func (m *Model) statusStyle(st string) lipgloss.Style {
 	switch st {
 	case "ok":
 		return m.th.OK
-	case "error":
+	case "error", "lost":
 		return m.th.Error
 	case "late":
 		return m.th.Late

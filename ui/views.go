@@ -94,7 +94,13 @@ func (f sessionFacts) Info() session.Info             { return f.m.info }
 func (f sessionFacts) Connection() (word, why string) { return f.m.connState() }
 func (f sessionFacts) Transport() transport.Transport { return f.m.s.Transport() }
 func (f sessionFacts) Journaled() bool                { return f.m.s.Store().Journaled() }
-func (m *Model) openInfo()                            { m.open(info.New(sessionFacts{m})) }
+func (f sessionFacts) OTLP() string {
+	if f.m.opts.OTLPStatus == nil {
+		return ""
+	}
+	return f.m.opts.OTLPStatus()
+}
+func (m *Model) openInfo() { m.open(info.New(sessionFacts{m})) }
 
 // newEditor is an editor of text (editor.New) whose submit and decline
 // act on the root: answers to a server's request.

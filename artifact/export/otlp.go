@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"mcpscope/artifact/scan"
+	"mcpscope/filter"
 	"mcpscope/internal/render"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
@@ -29,10 +30,12 @@ type (
 	otlpSpan struct {
 		TraceID            string      `json:"traceId"`
 		SpanID             string      `json:"spanId"`
+		TraceState         string      `json:"traceState,omitempty"`
+		ParentSpanID       string      `json:"parentSpanId,omitempty"`
 		Name               string      `json:"name"`
 		Kind               int         `json:"kind"`
-		StartTimeUnixNano  string      `json:"startTimeUnixNano"`
-		EndTimeUnixNano    string      `json:"endTimeUnixNano"`
+		StartTimeUnixNano  unixNano    `json:"startTimeUnixNano"`
+		EndTimeUnixNano    unixNano    `json:"endTimeUnixNano"`
 		Attributes         []otlpKV    `json:"attributes"`
 		Events             []otlpEvent `json:"events,omitempty"`
 		DroppedEventsCount uint32      `json:"droppedEventsCount,omitempty"`
@@ -50,7 +53,7 @@ type (
 		BoolValue   *bool    `json:"boolValue,omitempty"`
 	}
 	otlpEvent struct {
-		TimeUnixNano string   `json:"timeUnixNano"`
+		TimeUnixNano unixNano `json:"timeUnixNano"`
 		Name         string   `json:"name"`
 		Attributes   []otlpKV `json:"attributes,omitempty"`
 	}
@@ -90,7 +93,15 @@ func integer(k string, v int64) otlpKV {
 
 func double(k string, v float64) otlpKV { return otlpKV{Key: k, Value: otlpValue{DoubleValue: &v}} }
 
-func nanos(t time.Time) string { return strconv.FormatInt(t.UnixNano(), 10) }
+// unixNano is a time as OTLP/JSON writes it: nanoseconds since the epoch,
+// as a string (a 64-bit integer).
+type unixNano int64
+
+func (n unixNano) MarshalJSON() ([]byte, error) {
+	return strconv.AppendQuote(nil, strconv.FormatInt(int64(n), 10)), nil
+}
+
+func nanos(t time.Time) unixNano { return unixNano(t.UnixNano()) }
 
 // span is a call being read.
 type span struct {
@@ -110,34 +121,93 @@ type span struct {
 // with span events for what happened during the call: progress, log and
 // other notifications on its stream, server requests made on its behalf
 // (sampling, elicitation), its cancellation, a late answer. An MRTR round
-// that continues an input_required one links to it. Spans are written as
-// calls end (after lateWindow, so that a call's late frames are its
-// events too). With a filter, the calls holding a frame it matches.
+// that continues an input_required one links to it; a request that
+// carries a W3C traceparent in its _meta joins that trace as its child.
+// Spans are written as calls end (after lateWindow, so that a call's late
+// frames are its events too). With a filter, the calls holding a frame it
+// matches. The live exporter (package otlplive) builds its spans with the
+// same tracer.
 func OTLP(w io.Writer, path string, o Options) error {
 	h, err := scan.Header(path)
 	if err != nil {
 		return err
 	}
-	ox := &otlpWriter{bw: bufio.NewWriterSize(w, 1<<16), m: newMatcher(o.Filter), open: map[int]*span{}, byKey: map[string]int{},
-		rounds: map[string]string{}}
-	sum := sha256.Sum256([]byte(h.Started.Format(time.RFC3339Nano) + "\x00" + strconv.Itoa(h.PID) + "\x00" + h.Target))
-	ox.trace = hex.EncodeToString(sum[:16])
-	res, _ := json.Marshal([]otlpKV{str("service.name", "mcpscope"), str("service.version", o.Version),
-		str("mcpscope.journal.target", h.Target), str("mcpscope.journal.started", h.Started.Format(time.RFC3339Nano))})
-	scope, _ := json.Marshal(map[string]string{"name": "mcpscope", "version": o.Version})
-	ox.bw.WriteString(`{"resourceSpans":[{"resource":{"attributes":`)
-	ox.bw.Write(termsafe.JSON(res))
-	ox.bw.WriteString(`},"scopeSpans":[{"scope":`)
-	ox.bw.Write(termsafe.JSON(scope))
-	ox.bw.WriteString(`,"spans":[`)
-	_, err = scan.File(path, scan.Options{Final: ox.m.final()}, func(fr *scan.Frame) error {
-		ox.last = fr.Time
-		ox.info.Observe(fr)
-		return ox.frame(fr)
+	bw := bufio.NewWriterSize(w, 1<<16)
+	written := 0
+	ox := newTracer(h, o.Filter, func(s *otlpSpan) error {
+		b, err := json.Marshal(s)
+		if err != nil {
+			return err
+		}
+		if written > 0 {
+			bw.WriteByte(',')
+		}
+		written++
+		bw.WriteByte('\n')
+		_, err = bw.Write(termsafe.JSON(b))
+		return err
 	})
-	if ferr := ox.flushClosing(time.Time{}, true); ferr != nil && err == nil {
+	res, _ := json.Marshal(resourceAttrs(h, o.Version))
+	scope, _ := json.Marshal(map[string]string{"name": "mcpscope", "version": o.Version})
+	bw.WriteString(`{"resourceSpans":[{"resource":{"attributes":`)
+	bw.Write(termsafe.JSON(res))
+	bw.WriteString(`},"scopeSpans":[{"scope":`)
+	bw.Write(termsafe.JSON(scope))
+	bw.WriteString(`,"spans":[`)
+	_, err = scan.File(path, scan.Options{Final: ox.m.final()}, ox.frame)
+	if ferr := ox.finish(); ferr != nil && err == nil {
 		err = ferr
 	}
+	bw.WriteString("\n]}]}]}\n")
+	if ferr := bw.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// traceID is the journal's trace: the same for the same journal, whoever
+// reads it (export, or the live exporter as it is written).
+func traceID(h session.Header) string {
+	sum := sha256.Sum256([]byte(h.Started.Format(time.RFC3339Nano) + "\x00" + strconv.Itoa(h.PID) + "\x00" + h.Target))
+	return hex.EncodeToString(sum[:16])
+}
+
+// resourceAttrs describe what made the trace: mcpscope, and the journal.
+func resourceAttrs(h session.Header, version string) []otlpKV {
+	return []otlpKV{str("service.name", "mcpscope"), str("service.version", version),
+		str("mcpscope.journal.target", transport.RedactTarget(h.Target)), str("mcpscope.journal.started", h.Started.Format(time.RFC3339Nano))}
+}
+
+// tracer builds a journal's spans from its frames as they stream by and
+// hands each to emit as it is done.
+type tracer struct {
+	emit    func(*otlpSpan) error
+	m       *matcher
+	trace   string
+	info    scan.Info
+	open    map[int]*span       // by call index, ended ones included until written
+	closing []*span             // ended, waiting for late frames, oldest first
+	byKey   map[string]int      // call key → index, for server requests on a call's stream
+	rounds  map[string]otlpLink // method+name → the last input_required round
+	last    time.Time
+}
+
+func newTracer(h session.Header, f *filter.Filter, emit func(*otlpSpan) error) *tracer {
+	return &tracer{emit: emit, m: newMatcher(f), trace: traceID(h), open: map[int]*span{}, byKey: map[string]int{},
+		rounds: map[string]otlpLink{}}
+}
+
+// frame reads one frame.
+func (ox *tracer) frame(fr *scan.Frame) error {
+	ox.last = fr.Time
+	ox.info.Observe(fr)
+	return ox.step(fr)
+}
+
+// finish writes every span left: the ended ones, and the calls still
+// unanswered when the journal ended, which end with its last frame.
+func (ox *tracer) finish() error {
+	err := ox.flushClosing(time.Time{}, true)
 	var rest []int
 	for i := range ox.open {
 		rest = append(rest, i)
@@ -151,27 +221,10 @@ func OTLP(w io.Writer, path string, o Options) error {
 			err = werr
 		}
 	}
-	ox.bw.WriteString("\n]}]}]}\n")
-	if ferr := ox.bw.Flush(); err == nil {
-		err = ferr
-	}
 	return err
 }
 
-type otlpWriter struct {
-	bw      *bufio.Writer
-	m       *matcher
-	trace   string
-	info    scan.Info
-	open    map[int]*span     // by call index, ended ones included until written
-	closing []*span           // ended, waiting for late frames, oldest first
-	byKey   map[string]int    // call key → index, for server requests on a call's stream
-	rounds  map[string]string // method+name → span id of the last input_required round
-	written int
-	last    time.Time
-}
-
-func (ox *otlpWriter) spanID(i int) string {
+func (ox *tracer) spanID(i int) string {
 	var b [8]byte
 	binary.BigEndian.PutUint64(b[:], uint64(i))
 	sum := sha256.Sum256(append([]byte(ox.trace), b[:]...))
@@ -180,7 +233,7 @@ func (ox *otlpWriter) spanID(i int) string {
 
 // flushClosing writes the ended spans whose window closed before now (all
 // of them with all).
-func (ox *otlpWriter) flushClosing(now time.Time, all bool) error {
+func (ox *tracer) flushClosing(now time.Time, all bool) error {
 	n := 0
 	for _, sp := range ox.closing {
 		if !all && !sp.ended.Add(lateWindow).Before(now) {
@@ -195,7 +248,7 @@ func (ox *otlpWriter) flushClosing(now time.Time, all bool) error {
 	return nil
 }
 
-func (ox *otlpWriter) frame(fr *scan.Frame) error {
+func (ox *tracer) step(fr *scan.Frame) error {
 	if err := ox.flushClosing(fr.Time, false); err != nil {
 		return err
 	}
@@ -277,7 +330,7 @@ func (ox *otlpWriter) frame(fr *scan.Frame) error {
 }
 
 // lost ends the spans of the calls a closed transport left unanswered.
-func (ox *otlpWriter) lost(fr *scan.Frame) error {
+func (ox *tracer) lost(fr *scan.Frame) error {
 	var open []int
 	for i := range ox.open {
 		open = append(open, i)
@@ -298,7 +351,7 @@ func (ox *otlpWriter) lost(fr *scan.Frame) error {
 }
 
 // start opens the span of a request.
-func (ox *otlpWriter) start(fr *scan.Frame) *span {
+func (ox *tracer) start(fr *scan.Frame) *span {
 	c := fr.Call
 	sp := &span{key: c.Key, method: c.Method, name: c.Name}
 	name := c.Method
@@ -319,21 +372,72 @@ func (ox *otlpWriter) start(fr *scan.Frame) *span {
 	attrs = append(attrs, integer("mcpscope.seq", int64(fr.Seq)))
 	sp.s = otlpSpan{TraceID: ox.trace, SpanID: ox.spanID(fr.CallIndex), Name: name, Kind: spanKindClient,
 		StartTimeUnixNano: nanos(fr.Time), Attributes: attrs}
-	var p map[string]json.RawMessage
-	if json.Unmarshal(c.Params, &p) == nil {
-		_, a := p["inputResponses"]
-		_, b := p["requestState"]
-		sp.retry = a || b
+	var p struct {
+		InputResponses json.RawMessage `json:"inputResponses"`
+		RequestState   json.RawMessage `json:"requestState"`
+		Meta           struct {
+			TraceParent string `json:"traceparent"`
+			TraceState  string `json:"tracestate"`
+		} `json:"_meta"`
 	}
-	if prev := ox.rounds[c.Method+" "+c.Name]; sp.retry && prev != "" {
-		sp.s.Links = append(sp.s.Links, otlpLink{TraceID: ox.trace, SpanID: prev,
-			Attributes: []otlpKV{str("mcpscope.link", "continues the input_required round")}})
+	if json.Unmarshal(c.Params, &p) == nil {
+		sp.retry = p.InputResponses != nil || p.RequestState != nil
+		if trace, parent, ok := parseTraceParent(p.Meta.TraceParent); ok {
+			// The host traces this call: the span is its child, in its trace.
+			sp.s.TraceID, sp.s.ParentSpanID = trace, parent
+			if validTraceState(p.Meta.TraceState) {
+				sp.s.TraceState = p.Meta.TraceState
+			}
+		}
+	}
+	if prev, ok := ox.rounds[c.Method+" "+c.Name]; sp.retry && ok {
+		prev.Attributes = []otlpKV{str("mcpscope.link", "continues the input_required round")}
+		sp.s.Links = append(sp.s.Links, prev)
 	}
 	return sp
 }
 
+// parseTraceParent reads a W3C traceparent (version-traceid-parentid-flags,
+// https://www.w3.org/TR/trace-context/#traceparent-header): its trace and
+// parent span ids, lower-case hex, when it is well formed.
+func parseTraceParent(v string) (trace, parent string, ok bool) {
+	parts := strings.Split(strings.TrimSpace(v), "-")
+	if len(parts) < 4 || len(parts[0]) != 2 || parts[0] == "ff" || (parts[0] == "00" && len(parts) != 4) {
+		return "", "", false
+	}
+	trace, parent = parts[1], parts[2]
+	if !lowerHex(parts[0]) || !lowerHex(trace) || len(trace) != 32 || !lowerHex(parent) || len(parent) != 16 ||
+		!lowerHex(parts[3]) || len(parts[3]) != 2 || strings.Trim(trace, "0") == "" || strings.Trim(parent, "0") == "" {
+		return "", "", false
+	}
+	return trace, parent, true
+}
+
+func lowerHex(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; (c < '0' || c > '9') && (c < 'a' || c > 'f') {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// validTraceState keeps a tracestate that W3C's limits allow: at most 512
+// printable ASCII characters.
+func validTraceState(v string) bool {
+	if v == "" || len(v) > 512 {
+		return false
+	}
+	for i := 0; i < len(v); i++ {
+		if v[i] < 0x20 || v[i] > 0x7e {
+			return false
+		}
+	}
+	return true
+}
+
 // end closes a span with how its call ended and writes it.
-func (ox *otlpWriter) end(sp *span, fr *scan.Frame) error {
+func (ox *tracer) end(sp *span, fr *scan.Frame) error {
 	c := fr.Call
 	s := &sp.s
 	state := session.StateWord(c)
@@ -354,7 +458,7 @@ func (ox *otlpWriter) end(sp *span, fr *scan.Frame) error {
 		state = "cancelled"
 	}
 	if state == "input" {
-		ox.rounds[sp.method+" "+sp.name] = s.SpanID
+		ox.rounds[sp.method+" "+sp.name] = otlpLink{TraceID: s.TraceID, SpanID: s.SpanID}
 		ox.event(sp, fr.Time, "input_required", integer("mcpscope.seq", int64(fr.Seq)))
 	}
 	s.Attributes = append(s.Attributes, str("mcpscope.call.state", state))
@@ -372,7 +476,7 @@ func (ox *otlpWriter) end(sp *span, fr *scan.Frame) error {
 }
 
 // write emits the span (when the filter kept it) and forgets it.
-func (ox *otlpWriter) write(sp *span, end time.Time) error {
+func (ox *tracer) write(sp *span, end time.Time) error {
 	for i, x := range ox.open {
 		if x == sp {
 			delete(ox.open, i)
@@ -392,21 +496,11 @@ func (ox *otlpWriter) write(sp *span, end time.Time) error {
 		s.Attributes = append(s.Attributes, str("mcp.session.id", ox.info.SessionID))
 	}
 	s.Attributes = append(s.Attributes, ox.network()...)
-	b, err := json.Marshal(s)
-	if err != nil {
-		return err
-	}
-	if ox.written > 0 {
-		ox.bw.WriteByte(',')
-	}
-	ox.written++
-	ox.bw.WriteByte('\n')
-	_, err = ox.bw.Write(termsafe.JSON(b))
-	return err
+	return ox.emit(s)
 }
 
 // network is where the server was: a pipe (stdio) or an HTTP endpoint.
-func (ox *otlpWriter) network() []otlpKV {
+func (ox *tracer) network() []otlpKV {
 	switch ox.info.Transport {
 	case "stdio":
 		return []otlpKV{str("network.transport", "pipe")}
@@ -430,7 +524,7 @@ func (ox *otlpWriter) network() []otlpKV {
 	return out
 }
 
-func (ox *otlpWriter) event(sp *span, at time.Time, name string, attrs ...otlpKV) {
+func (ox *tracer) event(sp *span, at time.Time, name string, attrs ...otlpKV) {
 	if len(sp.s.Events) >= maxSpanEvents {
 		sp.s.DroppedEventsCount++
 		return

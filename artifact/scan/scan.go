@@ -81,6 +81,7 @@ func File(path string, o Options, fn func(*Frame) error) (session.Header, error)
 		if err != nil && !errors.As(err, new(*session.JournalDamage)) {
 			return session.Header{}, err
 		}
+		c.endOpen()
 		c.finish()
 		outcomes = c.outcomes
 	}
@@ -105,19 +106,25 @@ func read(r io.Reader, final []outcome, ended func(int, *session.CallSnapshot), 
 	h, err := session.ReadJournal(r, func(seq uint64, fr transport.Frame) error {
 		return fn(c.step(seq, fr))
 	})
-	if ended != nil {
-		var open []*call
-		for _, cl := range c.calls {
-			if !cl.snap.State.Ended() {
-				open = append(open, cl)
-			}
-		}
-		sort.Slice(open, func(i, j int) bool { return open[i].ordinal < open[j].ordinal })
-		for _, cl := range open {
-			c.tell(cl)
+	c.endOpen()
+	return h, err
+}
+
+// endOpen ends the calls still open when the journal ends, at its last
+// frame, lost (session.RecordingEnded), in the order they were made
+// (CallEnded hears of them then): an open session says the same.
+func (c *correlator) endOpen() {
+	var open []*call
+	for _, cl := range c.calls {
+		if !cl.snap.State.Ended() {
+			open = append(open, cl)
 		}
 	}
-	return h, err
+	sort.Slice(open, func(i, j int) bool { return open[i].ordinal < open[j].ordinal })
+	for _, cl := range open {
+		cl.snap.Failure = &session.Failure{Reason: session.RecordingEnded, Kind: session.ErrClosed}
+		c.end(cl, session.StateError, c.last)
+	}
 }
 
 // tell gives a call to the CallEnded hook, as it ended.
@@ -182,6 +189,7 @@ type correlator struct {
 	collect  bool      // pass 1: record how calls end
 	final    bool      // pass 2: outcomes say how calls end
 	onEnd    func(int, *session.CallSnapshot)
+	last     time.Time // the latest frame's time: where the recording ends
 	fr       Frame
 	snap     session.CallSnapshot
 }
@@ -204,6 +212,9 @@ func decode(data []byte) (*session.Envelope, []*session.Envelope) {
 func (c *correlator) step(seq uint64, f transport.Frame) *Frame {
 	fr := &c.fr
 	*fr = Frame{Seq: seq, Frame: f, CallIndex: -1}
+	if f.Time.After(c.last) {
+		c.last = f.Time
+	}
 	if f.Kind == transport.Message {
 		fr.Env, fr.Batch = decode(f.Data)
 	}

@@ -36,6 +36,9 @@ type Session interface {
 	Connection() (word, why string)
 	Transport() transport.Transport // nil for a recording
 	Journaled() bool
+	// OTLP is the live OpenTelemetry exporter in one line (where to,
+	// spans sent and dropped), "" when there is none.
+	OTLP() string
 }
 
 // View is the info view; its state is the scroll position.
@@ -185,6 +188,9 @@ func (v *View) lines(c view.Context, w int) []string {
 		subs := append([]string(nil), in.Subscriptions...)
 		sort.Strings(subs)
 		row("subscriptions", termsafe.Line(strings.Join(subs, ", ")))
+	}
+	if o := v.s.OTLP(); o != "" {
+		row("opentelemetry", termsafe.Line(o))
 	}
 	row("traffic", fmt.Sprintf("%d calls (%d pending) · %d notifications · %d logs", in.Calls, in.Pending, in.Notifications, in.Logs))
 

@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+	"time"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"mcpscope/artifact/otlplive"
+	"mcpscope/connect"
+	"mcpscope/internal/termsafe"
+	"mcpscope/session"
+	"mcpscope/transport"
+)
+
+// otlpFlag is --otlp: live OpenTelemetry, a span per call sent to a
+// collector as the call ends (package otlplive).
+type otlpFlag struct {
+	url   string
+	added bool // the command takes it: only those read the environment too
+}
+
+func (f *otlpFlag) add(fs *pflag.FlagSet) {
+	f.added = true
+	fs.StringVar(&f.url, "otlp", "", "send a span per call, live, to this OpenTelemetry collector's OTLP/HTTP endpoint, such as http://127.0.0.1:4318 (default: $OTEL_EXPORTER_OTLP_ENDPOINT; headers from $OTEL_EXPORTER_OTLP_HEADERS)")
+}
+
+// otlpCloseWait bounds how long the end of a command waits for the last
+// spans to reach the collector (less when OTEL_EXPORTER_OTLP_TIMEOUT is).
+const otlpCloseWait = 2 * time.Second
+
+// liveTrace is a running live exporter and where its end is reported.
+type liveTrace struct {
+	e    *otlplive.Exporter
+	errw io.Writer
+	wait time.Duration
+}
+
+// start starts the live exporter when --otlp or the environment names a
+// collector, and hooks it to sp (nil when none). The journal's path is
+// fixed here, so the trace is named by the journal's header as the export
+// of that journal names it.
+func (f *otlpFlag) start(cmd *cobra.Command, sp *connect.Spec) (*liveTrace, error) {
+	if !sp.NoJournal && sp.Journal == "" {
+		sp.Journal = session.NewJournalPath(session.DefaultJournalDir(), time.Now())
+	}
+	target := "http: " + sp.URL
+	if sp.URL == "" {
+		target = "stdio: " + transport.CommandLine(sp.Command)
+	}
+	l, err := f.startFor(cmd, sp.Journal, target)
+	if l != nil {
+		observe := sp.Observe
+		sp.Observe = l.e.Frame
+		if observe != nil {
+			sp.Observe = func(seq uint64, fr transport.Frame) { observe(seq, fr); l.e.Frame(seq, fr) }
+		}
+	}
+	return l, err
+}
+
+// startFor starts the live exporter for the session journaled at journal
+// ("" without one) when --otlp or the environment names a collector.
+func (f *otlpFlag) startFor(cmd *cobra.Command, journal, target string) (*liveTrace, error) {
+	if !f.added {
+		return nil, nil
+	}
+	ep, ok, err := otlplive.Resolve(f.url, nil)
+	if err != nil {
+		return nil, usagef(cmd.CommandPath(), "%v", err)
+	}
+	if !ok {
+		return nil, nil
+	}
+	errw := cmd.ErrOrStderr()
+	if ep.Note != "" {
+		fmt.Fprintf(errw, "mcpscope: OpenTelemetry: %s\n", termsafe.Line(ep.Note))
+	}
+	e, err := otlplive.Start(ep, otlplive.Options{Version: session.Version, Journal: journal, Target: transport.RedactTarget(target)})
+	if err != nil {
+		return nil, err
+	}
+	return &liveTrace{e: e, errw: errw, wait: min(otlpCloseWait, ep.Timeout)}, nil
+}
+
+// status is the exporter's line for the info view (nil without one).
+func (l *liveTrace) status() func() string {
+	if l == nil {
+		return nil
+	}
+	return l.e.Status
+}
+
+// records is what the proxy hands each journal record to (nil without an
+// exporter).
+func (l *liveTrace) records() func([]byte) {
+	if l == nil {
+		return nil
+	}
+	return l.e.Record
+}
+
+// finish sends the last spans (within wait) and, when some were lost,
+// says so on stderr. Safe on nil.
+func (l *liveTrace) finish() {
+	if l == nil {
+		return
+	}
+	st := l.e.Close(l.wait)
+	if st.Dropped > 0 || st.FramesDropped > 0 {
+		fmt.Fprintf(l.errw, "mcpscope: OpenTelemetry: %s\n", termsafe.Line(st.String()))
+	}
+}
