@@ -201,7 +201,8 @@ func TestElicitationMultiSelect(t *testing.T) {
 
 // TestRequestColumnsFitTheirContent: a method longer than the column's
 // usual width (resources/templates/list) is shown whole from 80 columns,
-// with the other rows aligned to it; at 60 it gives way, durations whole.
+// with the other rows aligned to it; at 60 it takes the cells of the name
+// it does not have, durations whole.
 func TestRequestColumnsFitTheirContent(t *testing.T) {
 	frames := append(fixtureFrames(),
 		msg(4.2, transport.Out, `{"jsonrpc":"2.0","id":6,"method":"resources/templates/list","params":{}}`),
@@ -220,11 +221,11 @@ func TestRequestColumnsFitTheirContent(t *testing.T) {
 				echo = l
 			}
 		}
-		if w < 80 {
-			continue
-		}
 		if !strings.Contains(list, "resources/templates/list ") {
 			t.Fatalf("at %dx%d the method is cut: %q", w, h, list)
+		}
+		if w < 80 {
+			continue
 		}
 		col := func(l string) int { return ansi.StringWidth(l[:strings.Index(l, " ok ")]) } // cells, not bytes: ▸ is three
 		if !strings.Contains(list, " ok ") || !strings.Contains(echo, " ok ") || col(list) != col(echo) {

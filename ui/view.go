@@ -469,8 +469,11 @@ func (m *Model) requestRow(sn session.CallSnapshot, cols reqCols, w int, sel boo
 			started += "  "
 		}
 	}
-	left := fmt.Sprintf("%s%s%-5s %-*s %-*s ", mark, started,
-		shorten(sn.Key, 5), mw, shorten(sn.Method, mw), nw, shorten(name, nw))
+	what := fmt.Sprintf("%-*s %-*s", mw, shorten(sn.Method, mw), nw, shorten(name, nw))
+	if name == "" { // a call with no name (resources/templates/list): the method has its cells too
+		what = fmt.Sprintf("%-*s", mw+1+nw, shorten(sn.Method, mw+1+nw))
+	}
+	left := fmt.Sprintf("%s%s%-5s %s ", mark, started, shorten(sn.Key, 5), what)
 	line := left + m.statusStyle(st).Render(fmt.Sprintf("%-9s", st)) + fmt.Sprintf(" %7s", fmtDur(sn.Duration(now)))
 	rest := w - ansi.StringWidth(line) - 1
 	if sn.HasProgress && rest > 12 {
