@@ -224,6 +224,10 @@ func TestRequestColumnsFitTheirContent(t *testing.T) {
 		if !strings.Contains(list, "resources/templates/list ") {
 			t.Fatalf("at %dx%d the method is cut: %q", w, h, list)
 		}
+		press(m, "open") // the selected row, the last
+		if title := strings.Split(screen(m), "\n")[1]; !strings.Contains(title, " call 6 · resources/templates/list · ok · 100ms") {
+			t.Fatalf("at %dx%d the detail's title: %q", w, h, title)
+		}
 		if w < 80 {
 			continue
 		}
