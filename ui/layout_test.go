@@ -22,6 +22,9 @@ var layoutSizes = [][2]int{{60, 20}, {80, 24}, {120, 40}, {200, 60}}
 var (
 	afterStatus = regexp.MustCompile(`\b(ok|error|streaming|cancelled|late|pending|detached|input|legacy|reissued)( · |\s+)(\S+)`)
 	wholeDur    = regexp.MustCompile(`^\d+(ms|\.\ds|m\d\ds|h\d\dm)$`)
+	// detailBeside is where a detail's title starts beside the list: a
+	// call's ("call 3 · …") or a message's ("#14 · …").
+	detailBeside = regexp.MustCompile(`│ (call |#\d)`)
 )
 
 // cutDuration reports a call row or title whose duration is cut ("1…").
@@ -39,8 +42,8 @@ func checkLayout(t *testing.T, what string, sc string, w, h int) {
 	inCalls := false
 	for i, l := range lines {
 		left := l
-		if j := strings.Index(l, "│ call "); j >= 0 {
-			left = l[:j] // side by side: the list's half
+		if loc := detailBeside.FindStringIndex(l); loc != nil {
+			left = l[:loc[0]] // side by side: the list's half
 		}
 		trim := strings.TrimLeft(left, "▌ ")
 		switch {
@@ -91,13 +94,46 @@ func TestLayoutsHold(t *testing.T) {
 	}
 }
 
-// TestGoldenNarrow pins the narrowest layout the panes and a form hold.
+// TestGoldenLayouts pins the panes, a call's detail (its request and its
+// notifications) and a notification's at the layout sizes TestGoldenPanes
+// leaves out: 60×20, and 200×60 where the detail sits beside the list. A
+// call's notifications tab is pinned at all four.
+func TestGoldenLayouts(t *testing.T) {
+	cases := []struct {
+		name  string
+		setup func(m *Model)
+		sizes [][2]int
+	}{
+		{"requests", func(m *Model) {}, nil},
+		{"notifications", func(m *Model) { press(m, "focus-next") }, nil},
+		{"detail-request", func(m *Model) { press(m, "top", "down", "open") }, nil},
+		{"detail-notification", func(m *Model) { press(m, "focus-next", "top", "down", "down", "down", "down", "open") }, nil},
+		{"detail-call-notifications", func(m *Model) { press(m, "top", "down", "open", "tab-prev") }, layoutSizes},
+	}
+	for _, c := range cases {
+		sizes := c.sizes
+		if sizes == nil {
+			sizes = [][2]int{{60, 20}, {200, 60}}
+		}
+		for _, sz := range sizes {
+			name := fmt.Sprintf("%s-%dx%d", c.name, sz[0], sz[1])
+			t.Run(name, func(t *testing.T) {
+				m := newTestModel(t, loadFixture(t), sz[0], sz[1])
+				c.setup(m)
+				got := screen(m)
+				checkLayout(t, name, got, sz[0], sz[1])
+				golden(t, name, got)
+			})
+		}
+	}
+}
+
+// TestGoldenNarrow pins the narrowest layout a form holds.
 func TestGoldenNarrow(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		setup func(m *Model)
 	}{
-		{"requests-60x20", func(m *Model) {}},
 		{"elicitation-multi-60x20", func(m *Model) { m.Update(serverPromptMsg{elicitPrompt(multiSchema)}) }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
