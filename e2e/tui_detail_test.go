@@ -185,6 +185,12 @@ func TestE2ELayouts(t *testing.T) {
 			if w >= 160 && !(strings.Contains(sc, "Requests") && strings.Contains(sc, "│ call ")) {
 				t.Fatalf("at %d columns the list and the detail should sit side by side:\n%s", w, sc)
 			}
+			tm.keys("Escape")
+			tm.waitUntil("the detail closed", func(s string) bool { return !strings.Contains(s, "request │ response") })
+			tm.keys("w")
+			// The title and its origin stay whole, a space apart.
+			tm.waitRe(`Waterfall · \d+ calls · \d+ms( per column|/column) · fit +0 = \d\d:\d\d:\d\d\.\d{3} *\n`)
+			check("the waterfall")
 		})
 	}
 }

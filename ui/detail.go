@@ -187,7 +187,7 @@ func (d *detail) title(m *Model, w int) string {
 		return fit(fmt.Sprintf(" #%d · %s · %s %s", it.Seq, it.Frame.Time.In(m.opts.Location).Format("15:04:05.000"), it.Frame.Dir, it.Frame.Kind), w)
 	}
 	sn := d.call.Snapshot()
-	head := fmt.Sprintf(" call %s · %s %s", sn.Key, sn.Method, termsafe.Line(sn.Name))
+	head := strings.TrimRight(fmt.Sprintf(" call %s · %s %s", sn.Key, termsafe.Line(sn.Method), termsafe.Line(sn.Name)), " ")
 	tail := " · " + m.status(sn) + " · " + fmtDur(sn.Duration(m.opts.Now()))
 	if sn.Round > 0 {
 		tail += fmt.Sprintf(" · MRTR round %d of #%s (retries #%s)", sn.Round+1, m.roundRoot(sn), sn.Parent)

@@ -79,6 +79,31 @@ func TestStatusBarConnectionAndEra(t *testing.T) {
 	}
 }
 
+// At 200 columns the era's reason shows its whole first clause (it was cut
+// at 32 runes whatever the width); narrower, it gives way.
+func TestStatusBarEraReasonWholeWhenRoom(t *testing.T) {
+	for _, reason := range []string{
+		"server/discover answered error -32601 (Method not found)",
+		"no answer to server/discover on stdio (timed out after 3s)",
+	} {
+		s, _ := liveSession(t, nil)
+		s.Adopt(session.EraVerdict{Era: session.EraLegacy, Reason: reason})
+		clause, _, _ := strings.Cut(reason, " (")
+		for _, w := range []int{200, 120, 80, 60} {
+			m := newTestModel(t, s, w, 24)
+			refresh(m)
+			bar := strings.Split(screen(m), "\n")[0]
+			if w >= 120 && !strings.Contains(bar, "(legacy: "+clause+")") {
+				t.Errorf("at %d columns the era reason is cut: %q", w, bar)
+			}
+			if !strings.Contains(bar, "(legacy") || ansi.StringWidth(bar) > w {
+				t.Errorf("at %d columns: %q", w, bar)
+			}
+		}
+		s.Close()
+	}
+}
+
 // The info view's golden at both sizes.
 func TestGoldenInfo(t *testing.T) {
 	for _, sz := range sizes {

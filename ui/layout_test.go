@@ -22,6 +22,9 @@ var layoutSizes = [][2]int{{60, 20}, {80, 24}, {120, 40}, {200, 60}}
 var (
 	afterStatus = regexp.MustCompile(`\b(ok|error|streaming|cancelled|late|pending|detached|input|legacy|reissued)( · |\s+)(\S+)`)
 	wholeDur    = regexp.MustCompile(`^\d+(ms|\.\ds|m\d\ds|h\d\dm)$`)
+	// detailBeside is where a detail's title starts beside the list: a
+	// call's ("call 3 · …") or a message's ("#14 · …").
+	detailBeside = regexp.MustCompile(`│ (call |#\d)`)
 )
 
 // cutDuration reports a call row or title whose duration is cut ("1…").
@@ -39,8 +42,8 @@ func checkLayout(t *testing.T, what string, sc string, w, h int) {
 	inCalls := false
 	for i, l := range lines {
 		left := l
-		if j := strings.Index(l, "│ call "); j >= 0 {
-			left = l[:j] // side by side: the list's half
+		if loc := detailBeside.FindStringIndex(l); loc != nil {
+			left = l[:loc[0]] // side by side: the list's half
 		}
 		trim := strings.TrimLeft(left, "▌ ")
 		switch {
@@ -91,13 +94,46 @@ func TestLayoutsHold(t *testing.T) {
 	}
 }
 
-// TestGoldenNarrow pins the narrowest layout the panes and a form hold.
+// TestGoldenLayouts pins the panes, a call's detail (its request and its
+// notifications) and a notification's at the layout sizes TestGoldenPanes
+// leaves out: 60×20, and 200×60 where the detail sits beside the list. A
+// call's notifications tab is pinned at all four.
+func TestGoldenLayouts(t *testing.T) {
+	cases := []struct {
+		name  string
+		setup func(m *Model)
+		sizes [][2]int
+	}{
+		{"requests", func(m *Model) {}, nil},
+		{"notifications", func(m *Model) { press(m, "focus-next") }, nil},
+		{"detail-request", func(m *Model) { press(m, "top", "down", "open") }, nil},
+		{"detail-notification", func(m *Model) { press(m, "focus-next", "top", "down", "down", "down", "down", "open") }, nil},
+		{"detail-call-notifications", func(m *Model) { press(m, "top", "down", "open", "tab-prev") }, layoutSizes},
+	}
+	for _, c := range cases {
+		sizes := c.sizes
+		if sizes == nil {
+			sizes = [][2]int{{60, 20}, {200, 60}}
+		}
+		for _, sz := range sizes {
+			name := fmt.Sprintf("%s-%dx%d", c.name, sz[0], sz[1])
+			t.Run(name, func(t *testing.T) {
+				m := newTestModel(t, loadFixture(t), sz[0], sz[1])
+				c.setup(m)
+				got := screen(m)
+				checkLayout(t, name, got, sz[0], sz[1])
+				golden(t, name, got)
+			})
+		}
+	}
+}
+
+// TestGoldenNarrow pins the narrowest layout a form holds.
 func TestGoldenNarrow(t *testing.T) {
 	for _, c := range []struct {
 		name  string
 		setup func(m *Model)
 	}{
-		{"requests-60x20", func(m *Model) {}},
 		{"elicitation-multi-60x20", func(m *Model) { m.Update(serverPromptMsg{elicitPrompt(multiSchema)}) }},
 	} {
 		t.Run(c.name, func(t *testing.T) {
@@ -201,7 +237,8 @@ func TestElicitationMultiSelect(t *testing.T) {
 
 // TestRequestColumnsFitTheirContent: a method longer than the column's
 // usual width (resources/templates/list) is shown whole from 80 columns,
-// with the other rows aligned to it; at 60 it gives way, durations whole.
+// with the other rows aligned to it; at 60 it takes the cells of the name
+// it does not have, durations whole.
 func TestRequestColumnsFitTheirContent(t *testing.T) {
 	frames := append(fixtureFrames(),
 		msg(4.2, transport.Out, `{"jsonrpc":"2.0","id":6,"method":"resources/templates/list","params":{}}`),
@@ -220,11 +257,15 @@ func TestRequestColumnsFitTheirContent(t *testing.T) {
 				echo = l
 			}
 		}
-		if w < 80 {
-			continue
-		}
 		if !strings.Contains(list, "resources/templates/list ") {
 			t.Fatalf("at %dx%d the method is cut: %q", w, h, list)
+		}
+		press(m, "open") // the selected row, the last
+		if title := strings.Split(screen(m), "\n")[1]; !strings.Contains(title, " call 6 · resources/templates/list · ok · 100ms") {
+			t.Fatalf("at %dx%d the detail's title: %q", w, h, title)
+		}
+		if w < 80 {
+			continue
 		}
 		col := func(l string) int { return ansi.StringWidth(l[:strings.Index(l, " ok ")]) } // cells, not bytes: ▸ is three
 		if !strings.Contains(list, " ok ") || !strings.Contains(echo, " ok ") || col(list) != col(echo) {

@@ -164,8 +164,9 @@ func (m *Model) statusBar(w int) string {
 		v := termsafe.Line(shorten(firstNonEmpty(in.ProtocolVersion, "?"), 24)) // the server's string: bounded
 		mid := v + " (" + termsafe.Line(in.Era) + ")"
 		era = one(mid, mid)
-		if in.EraReason != "" {
-			era = one(v+" ("+termsafe.Line(in.Era+": "+shortReason(in.EraReason))+")", mid)
+		if in.EraReason != "" { // the reason's first clause, whole where there is room
+			with := func(n int) string { return v + " (" + termsafe.Line(in.Era+": "+shortReason(in.EraReason, n)) + ")" }
+			era = one(with(64), with(32), mid)
 		}
 	}
 	target := one()
@@ -212,9 +213,9 @@ func (m *Model) statusBar(w int) string {
 		}
 		return " " + join(left, " │ "), r
 	}
-	steps := []*part{store, target, sid, counts, loading, era, server, counts, store, server, connP, server}
+	steps := []*part{store, target, sid, counts, loading, era, era, server, counts, store, server, connP, server}
 	if conn == "recording" || conn == "attached" {
-		steps = []*part{store, target, sid, counts, loading, era, server, counts, store, connP, server, server, connP}
+		steps = []*part{store, target, sid, counts, loading, era, era, server, counts, store, connP, server, server, connP}
 	}
 	l, r := render()
 	for _, p := range steps {
@@ -235,13 +236,13 @@ func (m *Model) statusBar(w int) string {
 	return m.th.StatusBar.Render(pad(line, w))
 }
 
-// shortReason is the status bar's form of the era decision's reason; the
-// help overlay has it in full.
-func shortReason(r string) string {
+// shortReason is the status bar's form of the era decision's reason: its
+// first clause in at most n runes; the help overlay has it in full.
+func shortReason(r string, n int) string {
 	if i := strings.IndexAny(r, "(;"); i > 0 {
 		r = strings.TrimSpace(r[:i])
 	}
-	return shorten(r, 32)
+	return shorten(r, n)
 }
 
 func shorten(s string, n int) string {
@@ -472,8 +473,11 @@ func (m *Model) requestRow(sn session.CallSnapshot, cols reqCols, w int, sel boo
 			started += "  "
 		}
 	}
-	left := fmt.Sprintf("%s%s%-5s %-*s %-*s ", mark, started,
-		shorten(sn.Key, 5), mw, shorten(sn.Method, mw), nw, shorten(name, nw))
+	what := fmt.Sprintf("%-*s %-*s", mw, shorten(sn.Method, mw), nw, shorten(name, nw))
+	if name == "" { // a call with no name (resources/templates/list): the method has its cells too
+		what = fmt.Sprintf("%-*s", mw+1+nw, shorten(sn.Method, mw+1+nw))
+	}
+	left := fmt.Sprintf("%s%s%-5s %s ", mark, started, shorten(sn.Key, 5), what)
 	line := left + m.statusStyle(st).Render(fmt.Sprintf("%-9s", st)) + fmt.Sprintf(" %7s", fmtDur(sn.Duration(now)))
 	rest := w - ansi.StringWidth(line) - 1
 	if sn.HasProgress && rest > 12 {

@@ -184,6 +184,7 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
+// TestGoldenWaterfall pins the waterfall at the four layout sizes.
 func TestGoldenWaterfall(t *testing.T) {
 	cases := []struct {
 		name  string
@@ -195,13 +196,13 @@ func TestGoldenWaterfall(t *testing.T) {
 		}},
 	}
 	for _, c := range cases {
-		for _, sz := range sizes {
-			t.Run(fmt.Sprintf("%s-%dx%d", c.name, sz.w, sz.h), func(t *testing.T) {
-				m, _, _ := wfFixture(t, sz.w, sz.h)
+		for _, sz := range layoutSizes {
+			t.Run(fmt.Sprintf("%s-%dx%d", c.name, sz[0], sz[1]), func(t *testing.T) {
+				m, _, _ := wfFixture(t, sz[0], sz[1])
 				c.setup(m)
 				got := screen(m)
-				checkSize(t, got, sz.w, sz.h)
-				golden(t, fmt.Sprintf("%s-%dx%d", c.name, sz.w, sz.h), got)
+				checkSize(t, got, sz[0], sz[1])
+				golden(t, fmt.Sprintf("%s-%dx%d", c.name, sz[0], sz[1]), got)
 			})
 		}
 	}
@@ -445,18 +446,23 @@ func TestWaterfallServerTextInert(t *testing.T) {
 	}
 }
 
-// Any size renders within bounds; at the sizes that matter, every row keeps
-// its whole outcome and duration.
+// Any size renders within bounds; at the sizes that matter, the title and
+// its origin stay whole and apart, and every row keeps its whole outcome
+// and duration.
 func TestWaterfallAnySize(t *testing.T) {
 	m, _, _ := wfFixture(t, 80, 24)
 	press(m, "waterfall")
-	for _, sz := range [][2]int{{1, 1}, {10, 3}, {20, 6}, {40, 10}, {80, 24}, {81, 25}, {120, 40}, {200, 60}} {
+	title := regexp.MustCompile(`^ Waterfall · 9 calls · \d+ms( per column|/column) · fit +0 = 12:00:00\.000 $`)
+	for _, sz := range [][2]int{{1, 1}, {10, 3}, {20, 6}, {40, 10}, {60, 20}, {80, 24}, {81, 25}, {120, 40}, {200, 60}} {
 		m.Update(windowSize(sz[0], sz[1]))
 		got := screen(m)
 		if sz[0] >= 20 && sz[1] >= 6 {
 			checkSize(t, got, sz[0], sz[1])
 		}
-		if sz[0] >= 80 {
+		if sz[0] >= 60 {
+			if l := strings.Split(got, "\n")[1]; !title.MatchString(l) {
+				t.Errorf("%dx%d: the title runs into its origin: %q", sz[0], sz[1], l)
+			}
 			re := regexp.MustCompile(`[✓✗⊘◷…?] (ok|error|cancelled|timeout|pending|input) +\d+(ms|\.\ds|m\d\ds|h\d\dm)$`)
 			for _, key := range []string{"1", "2", "3", "4", "5", "6", "8", "9", "11"} {
 				if l := strings.TrimRight(lineOf(t, m, key), " "); !re.MatchString(l) {

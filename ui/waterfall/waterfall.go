@@ -960,9 +960,7 @@ func (v *View) Render(c view.Context, w, h int) string {
 	case v.live:
 		mode = "follows now"
 	}
-	title := fmt.Sprintf(" Waterfall · %d calls · %s per column · %s", len(v.roots), fmtDur(scale), mode)
-	right := "0 = " + origin.In(m.opts.Location).Format("15:04:05.000") + " "
-	l := []string{m.th.Title.Render(pad(fit(title, w-len(right)), w-len(right)) + right)}
+	l := []string{m.th.Title.Render(titleLine(len(v.roots), fmtDur(scale), mode, origin.In(m.opts.Location).Format("15:04:05.000"), w))}
 	l = append(l, m.th.Faint.Render(pad("", labelW)+" "+axis(left, scale, barW)+" "+fmt.Sprintf("%-11s%7s", "outcome", "took")))
 
 	legend := m.legend(w)
@@ -1005,6 +1003,20 @@ func (v *View) Render(c view.Context, w, h int) string {
 	l = append(l, m.th.Faint.Render(strings.Repeat("─", w)), info)
 	l = append(l, legend...)
 	return strings.Join(l, "\n")
+}
+
+// titleLine is the waterfall's title at the left and the origin's time
+// at the right, at least a space apart: a narrow screen says "/column"
+// for "per column", then drops the origin before it cuts the title.
+func titleLine(calls int, scale, mode, origin string, w int) string {
+	right := "0 = " + origin + " "
+	for _, per := range []string{" per column", "/column"} {
+		title := fmt.Sprintf(" Waterfall · %d calls · %s%s · %s", calls, scale, per, mode)
+		if ansi.StringWidth(title)+1+len(right) <= w {
+			return pad(title, w-len(right)) + right
+		}
+	}
+	return pad(fit(fmt.Sprintf(" Waterfall · %d calls · %s/column · %s", calls, scale, mode), w), w)
 }
 
 // dropMarks forgets the marks of calls off screen when there are many.
