@@ -10,6 +10,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"mcpscope/internal/jsonscan"
 	"mcpscope/internal/termsafe"
 	"mcpscope/transport"
 )
@@ -155,6 +156,15 @@ func appendJSONText(buf, s []byte) []byte {
 	const hex = "0123456789abcdef"
 	start := 0
 	for i := 0; i < len(s); i++ {
+		// Runs of plain bytes are skipped eight at a time and appended
+		// at once, below.
+		k := jsonscan.PlainRun(s, i)
+		if d := bytes.IndexByte(s[i:k], 0x7f); d >= 0 {
+			k = i + d
+		}
+		if i = k; i >= len(s) {
+			break
+		}
 		c := s[i]
 		if c >= 0x80 || c == 0x7f {
 			r, n := utf8.DecodeRune(s[i:])

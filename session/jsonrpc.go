@@ -157,3 +157,30 @@ func ParamName(params json.RawMessage) string {
 	readParams(params, &h)
 	return h.name
 }
+
+// What the decoding pass read from params and result (scan.go), for
+// readers that correlate frames outside a Session (artifact/scan): nothing
+// is decoded a second time. An Envelope not made by Decode has none.
+
+// ProgressParams is what a progress notification's params say; ok is
+// false where json.Unmarshal into those fields would fail (no params, not
+// an object, a field of the wrong type).
+func (e *Envelope) ProgressParams() (token json.RawMessage, progress, total float64, message string, ok bool) {
+	return e.h.token, e.h.progress, e.h.total, e.h.message, !e.h.progressBad
+}
+
+// MetaProgressToken is a request's params._meta.progressToken, nil when
+// absent or when _meta is not an object.
+func (e *Envelope) MetaProgressToken() json.RawMessage { return e.h.metaToken }
+
+// CancelledID is params.requestId (notifications/cancelled), nil when absent.
+func (e *Envelope) CancelledID() json.RawMessage { return e.h.requestID }
+
+// Name is what a request is about: params.name, else uri, else taskId.
+func (e *Envelope) Name() string { return e.h.name }
+
+// ResultKind is the result's resultType, "complete" when it names none.
+func (e *Envelope) ResultKind() string { return resultTypeOf(e.h.resultType) }
+
+// ToolError reports a result with isError true.
+func (e *Envelope) ToolError() bool { return e.h.isError }
