@@ -19,6 +19,7 @@ func newBenchCmd() *cobra.Command {
 		keys  time.Duration
 		runs  int
 		only  string
+		rows  rowOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -32,12 +33,22 @@ func newBenchCmd() *cobra.Command {
   key latency       p50/p99/max key-to-frame time in the TUI model at the largest N under a 10,000/s flood (--keys)
   one-shot          tools/list, whole processes: mcpscope beside raw curl and a minimal stdio client, and beside the
                     official Inspector CLI when MCPSCOPE_PEERS (node_modules with server-everything and the Inspector)
-                    and NODE22 (a Node 22 binary) are set`,
+                    and NODE22 (a Node 22 binary) are set
+  journal           mcpscope journal, export --format har/otlp/jsonl, journal --filter and diff on --frames-frame HTTP and
+                    stdio journals (scripts/bigjournal's), CPU time against a Go loop that only splits lines and a
+                    Python json.loads loop (when python3 is on PATH)
+  record            mcpscope record of a flood of --frames notifications against a minimal client reading the same server
+  proxy             --pings sequential pings over HTTP through mcpscope proxy --listen against the same server direct
+
+Each row of the last three prints its goal and whether it is met.`,
 		GroupID: groupServers,
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if count <= 0 {
 				return usagef(cmd.CommandPath(), "--count takes a positive number, got %d", count)
+			}
+			if rows.frames <= 0 || rows.pings <= 0 || rows.rounds <= 0 {
+				return usagef(cmd.CommandPath(), "--frames, --pings and --rounds take positive numbers, got %d, %d and %d", rows.frames, rows.pings, rows.rounds)
 			}
 			ns, err := parseSizes(sizes)
 			if err != nil {
@@ -49,8 +60,8 @@ func newBenchCmd() *cobra.Command {
 			}
 			sections := map[string]bool{}
 			for _, s := range strings.Split(only, ",") {
-				if s = strings.TrimSpace(s); s != "ingest" && s != "scale" && s != "oneshot" {
-					return usagef(cmd.CommandPath(), "--only takes ingest, scale and oneshot (comma-separated), got %q", s)
+				if s = strings.TrimSpace(s); !benchSections[s] {
+					return usagef(cmd.CommandPath(), "--only takes ingest, scale, oneshot, journal, record and proxy (comma-separated), got %q", s)
 				}
 				sections[s] = true
 			}
@@ -89,17 +100,23 @@ func newBenchCmd() *cobra.Command {
 				}
 				bench.PrintOneShot(out, server, cs, runs)
 			}
-			return nil
+			return runRowSections(out, self, sections, rows)
 		},
 	}
+	cmd.Flags().IntVar(&rows.frames, "frames", 1_000_000, "frames in the journals the journal rows read, notifications in the record row's flood")
+	cmd.Flags().IntVar(&rows.pings, "pings", 1000, "sequential pings of the proxy rows")
+	cmd.Flags().IntVar(&rows.rounds, "rounds", 3, "paired rounds of each journal, record and proxy measurement (the median is shown)")
 	cmd.Flags().IntVar(&count, "count", 200_000, "how many notifications to ingest beside the decode loop")
 	cmd.Flags().StringVar(&sizes, "sizes", "10000,100000,1000000", "flood sizes for the whole-process figures, comma-separated")
 	cmd.Flags().DurationVar(&keys, "keys", 10*time.Second, "how long to press keys under the paced flood at the largest size (0: not at all)")
 	cmd.Flags().IntVar(&runs, "runs", 11, "runs of each one-shot client (the median is shown)")
-	cmd.Flags().StringVar(&only, "only", "ingest,scale,oneshot", "the sections to run")
-	cmd.AddCommand(newBenchServeCmd(), newBenchTUICmd(), newBenchExchangeCmd())
+	cmd.Flags().StringVar(&only, "only", "ingest,scale,oneshot,journal,record,proxy", "the sections to run")
+	cmd.AddCommand(newBenchServeCmd(), newBenchTUICmd(), newBenchExchangeCmd(), newBenchLinesCmd(), newBenchDrainCmd())
 	return cmd
 }
+
+// benchSections are what --only takes.
+var benchSections = map[string]bool{"ingest": true, "scale": true, "oneshot": true, "journal": true, "record": true, "proxy": true}
 
 func parseSizes(s string) ([]int, error) {
 	var out []int
