@@ -59,16 +59,12 @@ func newBenchLinesCmd() *cobra.Command {
 func newBenchDrainCmd() *cobra.Command {
 	return &cobra.Command{
 		Use:    "drain -- CMD [ARGS...]",
-		Short:  "Spawn a stdio server, initialize, read everything it writes (bench's minimal client)",
+		Short:  "Spawn a stdio server, initialize, read, decode and print everything it writes (bench's minimal client)",
 		Hidden: true,
 		Args:   cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			n, err := bench.Drain(args)
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), n)
-			return nil
+			_, err := bench.Drain(args, cmd.OutOrStdout())
+			return err
 		},
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net"
@@ -15,12 +16,17 @@ import (
 	"strconv"
 	"syscall"
 	"time"
+
+	"mcpscope/session"
 )
 
 // Drain is the floor client of the record row: it spawns a stdio server,
 // initializes, and reads every line the server writes until it ends,
-// nothing more. It returns how many lines came after the handshake.
-func Drain(argv []string) (int, error) {
+// decoding each message with the decoder mcpscope uses (a client must
+// know what each message is) and printing it to out, buffered, as record
+// prints frames: record's work without its journal, store and call
+// tracking. It returns how many lines came after the handshake.
+func Drain(argv []string, out io.Writer) (int, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
@@ -47,13 +53,20 @@ func Drain(argv []string) (int, error) {
 		}
 	}
 	io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	w := bufio.NewWriterSize(out, 64<<10)
+	defer w.Flush()
 	n := 0
 	for {
-		_, err := r.ReadSlice('\n')
+		line, err := r.ReadSlice('\n')
 		switch err {
 		case nil:
+			if env, batch := session.Decode(line); env == nil && batch == nil {
+				return n, fmt.Errorf("line %d is not a JSON-RPC message", n+1)
+			}
+			w.Write(line)
 			n++
 		case bufio.ErrBufferFull:
+			return n, errors.New("a line over 64 KiB: the flood server writes none")
 		case io.EOF:
 			return n, nil
 		default:
@@ -80,8 +93,8 @@ func wall(argv, env []string, answer int) (time.Duration, error) {
 
 // RecordFloor is the record row: `mcpscope record` of a flood of n
 // notifications (journal written, every frame printed to stdout, here
-// /dev/null) against the floor client reading the same server, wall
-// time, paired rounds.
+// /dev/null) against the floor client (Drain) reading, decoding and
+// printing the same server's flood, wall time, paired rounds.
 func RecordFloor(self string, n, rounds int) Row {
 	row := Row{Name: fmt.Sprintf("record of a %d-notification flood", n), Goal: "≥ 80 % of the minimal client's speed"}
 	dir, err := os.MkdirTemp("", "mcpscope-bench-record-")
