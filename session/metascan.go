@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"strconv"
+	"sync/atomic"
 
 	"mcpscope/transport"
 )
@@ -144,7 +145,8 @@ func fastMeta(b []byte, m *transport.Meta) bool {
 	}
 }
 
-// metaString reads a string value (not null) as encoding/json does.
+// metaString reads a string value (not null) as encoding/json does. The
+// words journals repeat on every frame come back without an allocation.
 func (sc *scanner) metaString(dst *string) bool {
 	if sc.peek() != '"' {
 		return false
@@ -154,8 +156,59 @@ func (sc *scanner) metaString(dst *string) bool {
 	if !ok {
 		return false
 	}
+	if plain {
+		*dst = metaWord(sc.b[start+1 : sc.i-1])
+		return true
+	}
 	*dst = unquote(sc.b[start:sc.i], plain)
 	return true
+}
+
+// lastMetaURL is the URL the last meta read held: a session's frames all
+// name the same one, so it is one string, not one per frame.
+var lastMetaURL atomic.Pointer[string]
+
+// metaWord is b as a string: one of the words every HTTP frame's meta
+// repeats (methods, header names and values, the session's URL) shared,
+// anything else a copy.
+func metaWord(b []byte) string {
+	switch string(b) { // no allocation: the compiler compares in place
+	case "POST":
+		return "POST"
+	case "GET":
+		return "GET"
+	case "DELETE":
+		return "DELETE"
+	case "message":
+		return "message"
+	case "Content-Type":
+		return "Content-Type"
+	case "Accept":
+		return "Accept"
+	case "Authorization":
+		return "Authorization"
+	case "Mcp-Session-Id":
+		return "Mcp-Session-Id"
+	case "Mcp-Protocol-Version":
+		return "Mcp-Protocol-Version"
+	case "application/json":
+		return "application/json"
+	case "text/event-stream":
+		return "text/event-stream"
+	case "application/json, text/event-stream":
+		return "application/json, text/event-stream"
+	case "Bearer [redacted]":
+		return "Bearer [redacted]"
+	}
+	if len(b) > 8 && (string(b[:7]) == "http://" || string(b[:8]) == "https://") {
+		if u := lastMetaURL.Load(); u != nil && *u == string(b) {
+			return *u
+		}
+		u := string(b)
+		lastMetaURL.Store(&u)
+		return u
+	}
+	return string(b)
 }
 
 // metaInt reads an integer value: digits with an optional minus that fit
@@ -206,7 +259,12 @@ func (sc *scanner) metaHeaders(dst *map[string]string) bool {
 		if !ok {
 			return false
 		}
-		k := unquote(sc.b[start:sc.i], plain)
+		var k string
+		if plain {
+			k = metaWord(sc.b[start+1 : sc.i-1])
+		} else {
+			k = unquote(sc.b[start:sc.i], plain)
+		}
 		sc.ws()
 		if sc.peek() != ':' {
 			return false
