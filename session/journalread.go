@@ -270,10 +270,24 @@ func redactMeta(m *transport.Meta) {
 		m.URL = transport.RedactURL(m.URL)
 	}
 	for k, v := range m.Headers {
+		if redactedAlready(v) {
+			continue // what mcpscope writes: no need to look again
+		}
 		if r := transport.RedactHeader(k, v); r != v {
 			m.Headers[k] = r
 		}
 	}
+}
+
+// redactedAlready reports a header value transport.RedactHeader leaves
+// as it is whatever its name: "[redacted]", or a scheme of under 16 bytes
+// and " [redacted]".
+func redactedAlready(v string) bool {
+	if v == "[redacted]" {
+		return true
+	}
+	i := strings.IndexByte(v, ' ')
+	return i > 0 && i < 16 && v[i:] == " [redacted]"
 }
 
 // fastRecord reads `{"seq":N,"t":"…","dir":"…","kind":"…"[,"meta":{…}][,"raw":"…"|,"b64":"…"]}`

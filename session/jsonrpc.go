@@ -90,10 +90,32 @@ func idKey(id json.RawMessage) string {
 		}
 		return string(id)
 	}
+	if plainInteger(id) {
+		return string(id) // what the float round trip below gives back, without it
+	}
 	if f, err := strconv.ParseFloat(string(id), 64); err == nil {
 		return strconv.FormatFloat(f, 'f', -1, 64)
 	}
 	return string(id)
+}
+
+// plainInteger reports whether id is an integer of at most 15 digits
+// without a leading zero: exact in a float64, so it is its own canonical
+// text.
+func plainInteger(id []byte) bool {
+	d := id
+	if len(d) > 0 && d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || len(d) > 15 || (d[0] == '0' && len(d) > 1) {
+		return false
+	}
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // plainQuoted reports whether a JSON string token is printable ASCII

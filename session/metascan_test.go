@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"reflect"
+	"strconv"
 	"testing"
 	"time"
 
@@ -96,4 +97,28 @@ func FuzzMetaMatchesJSON(f *testing.F) {
 		f.Add([]byte(in))
 	}
 	f.Fuzz(func(t *testing.T, b []byte) { checkMeta(t, b) })
+}
+
+// TestRedactedAlreadyAgreesWithRedactHeader: a value skipped as redacted
+// is one RedactHeader would leave unchanged under a secret name.
+func TestRedactedAlreadyAgreesWithRedactHeader(t *testing.T) {
+	for _, v := range []string{"[redacted]", "Bearer [redacted]", "Basic [redacted]", "a b [redacted]", " [redacted]",
+		"VeryLongSchemeName [redacted]", "Bearer x", "Bearer  [redacted]", "[redacted] x", ""} {
+		if redactedAlready(v) && transport.RedactHeader("Authorization", v) != v {
+			t.Errorf("%q skipped, but RedactHeader makes it %q", v, transport.RedactHeader("Authorization", v))
+		}
+	}
+}
+
+// TestIDKeyIntegers: the integer shortcut gives what the float round trip gives.
+func TestIDKeyIntegers(t *testing.T) {
+	for _, id := range []string{"0", "-0", "7", "-7", "123456789012345", "1234567890123456", "007", "1e3", "7.0", "-"} {
+		want := id
+		if f, err := strconv.ParseFloat(id, 64); err == nil {
+			want = strconv.FormatFloat(f, 'f', -1, 64)
+		}
+		if got := idKey([]byte(id)); got != want {
+			t.Errorf("idKey(%s) = %q, want %q", id, got, want)
+		}
+	}
 }
