@@ -21,6 +21,7 @@ func newBenchCmd() *cobra.Command {
 		only  string
 		mem   string
 		memO  string
+		rows  rowOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -37,12 +38,22 @@ func newBenchCmd() *cobra.Command {
                     10 % from the smallest to the largest, ≤ 200 MB)
   one-shot          tools/list, whole processes: mcpscope beside raw curl and a minimal stdio client, and beside the
                     official Inspector CLI when MCPSCOPE_PEERS (node_modules with server-everything and the Inspector)
-                    and NODE22 (a Node 22 binary) are set`,
+                    and NODE22 (a Node 22 binary) are set
+  journal           mcpscope journal, export --format har/otlp/jsonl, journal --filter and diff on --frames-frame HTTP and
+                    stdio journals (scripts/bigjournal's), CPU time against a Go loop that only splits lines and a
+                    Python json.loads loop (when python3 is on PATH)
+  record            mcpscope record of a flood of --frames notifications against a minimal client reading the same server
+  proxy             --pings sequential pings over HTTP through mcpscope proxy --listen against the same server direct
+
+Each row of the last three prints its goal and whether it is met.`,
 		GroupID: groupServers,
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if count <= 0 {
 				return usagef(cmd.CommandPath(), "--count takes a positive number, got %d", count)
+			}
+			if rows.frames <= 0 || rows.pings <= 0 || rows.rounds <= 0 {
+				return usagef(cmd.CommandPath(), "--frames, --pings and --rounds take positive numbers, got %d, %d and %d", rows.frames, rows.pings, rows.rounds)
 			}
 			ns, err := parseSizes(sizes)
 			if err != nil {
@@ -54,8 +65,8 @@ func newBenchCmd() *cobra.Command {
 			}
 			sections := map[string]bool{}
 			for _, s := range strings.Split(only, ",") {
-				if s = strings.TrimSpace(s); s != "ingest" && s != "scale" && s != "oneshot" && s != "memory" {
-					return usagef(cmd.CommandPath(), "--only takes ingest, scale, memory and oneshot (comma-separated), got %q", s)
+				if s = strings.TrimSpace(s); !benchSections[s] {
+					return usagef(cmd.CommandPath(), "--only takes ingest, scale, memory, oneshot, journal, record and proxy (comma-separated), got %q", s)
 				}
 				sections[s] = true
 			}
@@ -99,19 +110,25 @@ func newBenchCmd() *cobra.Command {
 				}
 				bench.PrintOneShot(out, server, cs, runs)
 			}
-			return nil
+			return runRowSections(out, self, sections, rows)
 		},
 	}
+	cmd.Flags().IntVar(&rows.frames, "frames", 1_000_000, "frames in the journals the journal rows read, notifications in the record row's flood")
+	cmd.Flags().IntVar(&rows.pings, "pings", 1000, "sequential pings of the proxy rows")
+	cmd.Flags().IntVar(&rows.rounds, "rounds", 3, "paired rounds of each journal, record and proxy measurement (the median is shown)")
 	cmd.Flags().IntVar(&count, "count", 200_000, "how many notifications to ingest beside the decode loop")
 	cmd.Flags().StringVar(&sizes, "sizes", "10000,100000,1000000", "flood sizes for the whole-process figures, comma-separated")
 	cmd.Flags().DurationVar(&keys, "keys", 10*time.Second, "how long to press keys under the paced flood at the largest size (0: not at all)")
 	cmd.Flags().IntVar(&runs, "runs", 11, "runs of each one-shot client (the median is shown)")
-	cmd.Flags().StringVar(&only, "only", "ingest,scale,memory,oneshot", "the sections to run")
+	cmd.Flags().StringVar(&only, "only", "ingest,scale,memory,oneshot,journal,record,proxy", "the sections to run")
 	cmd.Flags().StringVar(&mem, "memory-sizes", "1000000,10000000", "journal and flood sizes for the memory rows, comma-separated, smallest first")
 	cmd.Flags().StringVar(&memO, "memory-open-sizes", "", "journal sizes for the open rows when not --memory-sizes")
-	cmd.AddCommand(newBenchServeCmd(), newBenchTUICmd(), newBenchExchangeCmd(), newBenchOpenCmd())
+	cmd.AddCommand(newBenchServeCmd(), newBenchTUICmd(), newBenchExchangeCmd(), newBenchOpenCmd(), newBenchLinesCmd(), newBenchDrainCmd())
 	return cmd
 }
+
+// benchSections are what --only takes.
+var benchSections = map[string]bool{"ingest": true, "scale": true, "oneshot": true, "memory": true, "journal": true, "record": true, "proxy": true}
 
 func parseSizes(s string) ([]int, error) {
 	var out []int

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"bufio"
 	"errors"
 	"fmt"
 	"io"
@@ -50,6 +51,11 @@ func newJournalCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// One write per 64 KiB, not per call listed (a write(2) each
+			// was a tenth of the read-back of a big journal).
+			bw := bufio.NewWriterSize(out, 64<<10)
+			defer bw.Flush()
+			out = bw
 			w := func(label, format string, a ...any) { fmt.Fprintf(out, "%-8s %s\n", label, fmt.Sprintf(format, a...)) }
 			w("journal", "%s", termsafe.Line(path))
 			if h.Format == "" {

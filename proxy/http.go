@@ -328,26 +328,42 @@ func (p *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		ex.mu.Unlock()
 	}
-	w.WriteHeader(resp.StatusCode)
-	flush(w)
-	switch {
-	case sse:
+	if sse {
+		w.WriteHeader(resp.StatusCode)
+		flush(w) // the host learns at once that a stream is open
 		p.relaySSE(w, resp.Body, ex, base)
-	default:
-		p.relayBody(w, resp, base)
+		return
 	}
+	p.relayBody(w, resp, base)
 }
+
+// relayBuffers are relayBody's read buffers, reused: a fresh 32 KiB for
+// every request was most of the proxy's garbage.
+var relayBuffers = sync.Pool{New: func() any { b := make([]byte, 32<<10); return &b }}
 
 // relayBody forwards a non-stream answer chunk by chunk and journals it
 // whole (its head, over journalMax).
 func (p *httpProxy) relayBody(w http.ResponseWriter, resp *http.Response, base transport.Meta) {
 	var acc []byte
 	total := 0
-	buf := make([]byte, 32<<10)
+	pb := relayBuffers.Get().(*[]byte)
+	defer relayBuffers.Put(pb)
+	buf := *pb
 	var rerr error
+	// The status line and headers go out with the first chunk of the body
+	// (one write, one wake-up of the host, not two), or alone at its end.
+	headed := false
+	head := func() {
+		if !headed {
+			w.WriteHeader(resp.StatusCode)
+			headed = true
+		}
+	}
+	defer func() { head(); flush(w) }()
 	for {
 		n, err := resp.Body.Read(buf)
 		if n > 0 {
+			head()
 			w.Write(buf[:n])
 			flush(w)
 			if len(acc) < journalMax {

@@ -150,12 +150,17 @@ func appendJSONString(buf, s []byte) []byte {
 	return append(buf, '"')
 }
 
-// appendJSONText is appendJSONString without the quotes.
+// appendJSONText is appendJSONString without the quotes. Plain bytes are
+// told apart by one table look-up each and appended a run at a time.
 func appendJSONText(buf, s []byte) []byte {
 	const hex = "0123456789abcdef"
 	start := 0
-	for i := 0; i < len(s); i++ {
+	for i := 0; i < len(s); {
 		c := s[i]
+		if plainByte[c] {
+			i++
+			continue
+		}
 		if c >= 0x80 || c == 0x7f {
 			r, n := utf8.DecodeRune(s[i:])
 			if termsafe.Hidden(r) {
@@ -163,10 +168,7 @@ func appendJSONText(buf, s []byte) []byte {
 				buf = append(buf, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
 				start = i + n
 			}
-			i += n - 1
-			continue
-		}
-		if c >= 0x20 && c != '"' && c != '\\' {
+			i += n
 			continue
 		}
 		buf = append(buf, s[start:i]...)
@@ -182,10 +184,20 @@ func appendJSONText(buf, s []byte) []byte {
 		default:
 			buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
 		}
-		start = i + 1
+		i++
+		start = i
 	}
 	return append(buf, s[start:]...)
 }
+
+// plainByte: the bytes appendJSONText copies as they are without a look
+// (printable ASCII but '"', '\\' and DEL).
+var plainByte = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = c != '"' && c != '\\'
+	}
+	return t
+}()
 
 func marshalNoEscape(v any) ([]byte, error) {
 	var b bytes.Buffer

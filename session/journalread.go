@@ -16,6 +16,7 @@ import (
 	"unicode/utf16"
 	"unicode/utf8"
 
+	"mcpscope/internal/jsonscan"
 	"mcpscope/transport"
 )
 
@@ -269,10 +270,24 @@ func redactMeta(m *transport.Meta) {
 		m.URL = transport.RedactURL(m.URL)
 	}
 	for k, v := range m.Headers {
+		if redactedAlready(v) {
+			continue // what mcpscope writes: no need to look again
+		}
 		if r := transport.RedactHeader(k, v); r != v {
 			m.Headers[k] = r
 		}
 	}
+}
+
+// redactedAlready reports a header value transport.RedactHeader leaves
+// as it is whatever its name: "[redacted]", or a scheme of under 16 bytes
+// and " [redacted]".
+func redactedAlready(v string) bool {
+	if v == "[redacted]" {
+		return true
+	}
+	i := strings.IndexByte(v, ' ')
+	return i > 0 && i < 16 && v[i:] == " [redacted]"
 }
 
 // fastRecord reads `{"seq":N,"t":"…","dir":"…","kind":"…"[,"meta":{…}][,"raw":"…"|,"b64":"…"]}`
@@ -283,7 +298,7 @@ func fastRecord(line []byte, owned, cut bool) (seq uint64, f transport.Frame, ok
 		return 0, f, false
 	}
 	sc.i++
-	var haveSeq, haveDir, haveKind bool
+	var haveSeq, haveDir, haveKind, haveMeta bool
 	for {
 		key, kok := sc.plainBytes()
 		if !kok || sc.peek() != ':' {
@@ -325,9 +340,10 @@ func fastRecord(line []byte, owned, cut bool) (seq uint64, f transport.Frame, ok
 			haveKind = true
 		case "meta":
 			start := sc.i
-			if sc.peek() != '{' || !sc.skip() || !readMetaJSON(sc.b[start:sc.i], &f.Meta) {
-				return 0, f, false
+			if haveMeta || sc.peek() != '{' || !sc.skip() || !readMetaJSON(sc.b[start:sc.i], &f.Meta) {
+				return 0, f, false // a second meta merges into the first: encoding/json's way
 			}
+			haveMeta = true
 		case "raw":
 			data, end, rok := unescapeRaw(sc.b, sc.i, owned, cut)
 			if !rok {
@@ -488,18 +504,6 @@ func kindOf(s string) transport.Kind {
 	return 0
 }
 
-// readMetaJSON reads a meta object: the stdio `{"pid":N}` by hand, the
-// rest through encoding/json.
-func readMetaJSON(b []byte, m *transport.Meta) bool {
-	if rest, ok := bytes.CutPrefix(b, []byte(`{"pid":`)); ok && len(rest) > 1 && rest[len(rest)-1] == '}' {
-		if n, err := strconv.Atoi(string(rest[:len(rest)-1])); err == nil {
-			m.PID = n
-			return true
-		}
-	}
-	return json.Unmarshal(b, m) == nil
-}
-
 // unescapeRaw decodes the JSON string starting at b[i] (its quote) into
 // bytes exactly as encoding/json does, and returns them with the index
 // after the string. When owned, it decodes in place. With cut, a string
@@ -512,10 +516,7 @@ func unescapeRaw(b []byte, i int, owned, cut bool) (data []byte, end int, ok boo
 	i++
 	start := i
 	// The common case: no escapes up to the closing quote.
-	j := i
-	for j < len(b) && b[j] != '"' && b[j] != '\\' && b[j] >= 0x20 && b[j] < utf8.RuneSelf {
-		j++
-	}
+	j := jsonscan.PlainRun(b, i)
 	if j < len(b) && b[j] == '"' {
 		if owned {
 			return b[start:j], j + 1, true
@@ -570,8 +571,10 @@ func unescapeRaw(b []byte, i int, owned, cut bool) (data []byte, end int, ok boo
 		case c < 0x20:
 			return nil, 0, false
 		case c < utf8.RuneSelf:
-			dst = append(dst, c)
-			i++
+			// A run of plain bytes, copied at once.
+			k := jsonscan.PlainRun(b, i+1)
+			dst = append(dst, b[i:k]...)
+			i = k
 		default:
 			r, n := utf8.DecodeRune(b[i:])
 			if r == utf8.RuneError && n == 1 {

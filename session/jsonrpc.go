@@ -90,10 +90,32 @@ func idKey(id json.RawMessage) string {
 		}
 		return string(id)
 	}
+	if plainInteger(id) {
+		return string(id) // what the float round trip below gives back, without it
+	}
 	if f, err := strconv.ParseFloat(string(id), 64); err == nil {
 		return strconv.FormatFloat(f, 'f', -1, 64)
 	}
 	return string(id)
+}
+
+// plainInteger reports whether id is an integer of at most 15 digits
+// without a leading zero: exact in a float64, so it is its own canonical
+// text.
+func plainInteger(id []byte) bool {
+	d := id
+	if len(d) > 0 && d[0] == '-' {
+		d = d[1:]
+	}
+	if len(d) == 0 || len(d) > 15 || (d[0] == '0' && len(d) > 1) {
+		return false
+	}
+	for _, c := range d {
+		if c < '0' || c > '9' {
+			return false
+		}
+	}
+	return true
 }
 
 // plainQuoted reports whether a JSON string token is printable ASCII
@@ -157,3 +179,30 @@ func ParamName(params json.RawMessage) string {
 	readParams(params, &h)
 	return h.name
 }
+
+// What the decoding pass read from params and result (scan.go), for
+// readers that correlate frames outside a Session (artifact/scan): nothing
+// is decoded a second time. An Envelope not made by Decode has none.
+
+// ProgressParams is what a progress notification's params say; ok is
+// false where json.Unmarshal into those fields would fail (no params, not
+// an object, a field of the wrong type).
+func (e *Envelope) ProgressParams() (token json.RawMessage, progress, total float64, message string, ok bool) {
+	return e.h.token, e.h.progress, e.h.total, e.h.message, !e.h.progressBad
+}
+
+// MetaProgressToken is a request's params._meta.progressToken, nil when
+// absent or when _meta is not an object.
+func (e *Envelope) MetaProgressToken() json.RawMessage { return e.h.metaToken }
+
+// CancelledID is params.requestId (notifications/cancelled), nil when absent.
+func (e *Envelope) CancelledID() json.RawMessage { return e.h.requestID }
+
+// Name is what a request is about: params.name, else uri, else taskId.
+func (e *Envelope) Name() string { return e.h.name }
+
+// ResultKind is the result's resultType, "complete" when it names none.
+func (e *Envelope) ResultKind() string { return resultTypeOf(e.h.resultType) }
+
+// ToolError reports a result with isError true.
+func (e *Envelope) ToolError() bool { return e.h.isError }

@@ -425,6 +425,10 @@ func (sc *scanner) str() (plain, ok bool) {
 	sc.i++ // the opening quote
 	plain = true
 	for sc.i < len(sc.b) {
+		sc.i = jsonscan.PlainRun(sc.b, sc.i) // plain text, eight bytes at a time
+		if sc.i >= len(sc.b) {
+			break
+		}
 		c := sc.b[sc.i]
 		switch {
 		case c == '"':

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"reflect"
 	"runtime"
 	"strings"
 	"testing"
@@ -327,7 +328,7 @@ func FuzzRecordReaderMatchesJSON(f *testing.F) {
 			t.Fatalf("the fast reader took %q: %v", line, err)
 		}
 		if seq != rec.Seq || !fr.Time.Equal(want.Time) || fr.Dir != want.Dir || fr.Kind != want.Kind ||
-			!bytes.Equal(fr.Data, want.Data) || fmt.Sprint(fr.Meta) != fmt.Sprint(want.Meta) {
+			!bytes.Equal(fr.Data, want.Data) || !reflect.DeepEqual(fr.Meta, want.Meta) {
 			t.Fatalf("%q: fast %d %v %q %+v, json %d %v %q %+v", line, seq, fr.Time, fr.Data, fr.Meta, rec.Seq, want.Time, want.Data, want.Meta)
 		}
 	})

@@ -12,7 +12,6 @@
 package scan
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -263,13 +262,10 @@ func (c *correlator) message(fr *Frame, e *session.Envelope) *call {
 			if e.Method != "notifications/cancelled" {
 				return nil
 			}
-			var p struct {
-				RequestID json.RawMessage `json:"requestId"`
+			if len(e.Params) == 0 {
+				return nil // as json.Unmarshal of no params fails
 			}
-			if json.Unmarshal(e.Params, &p) != nil {
-				return nil
-			}
-			cl := c.calls[keyOf(p.RequestID)]
+			cl := c.calls[keyOf(e.CancelledID())]
 			if cl != nil && !cl.snap.State.Ended() {
 				c.end(cl, session.StateCancelled, at)
 			}
@@ -298,9 +294,9 @@ func (c *correlator) message(fr *Frame, e *session.Envelope) *call {
 			return cl
 		}
 		if cl.snap.Method == "tools/call" {
-			cl.snap.IsError = session.IsToolError(e.Result)
+			cl.snap.IsError = e.ToolError()
 		}
-		cl.snap.ResultType = resultType(e.Result)
+		cl.snap.ResultType = e.ResultKind()
 		c.end(cl, session.StateOK, at)
 		return cl
 	case session.ClassNotification:
@@ -319,16 +315,11 @@ func (c *correlator) message(fr *Frame, e *session.Envelope) *call {
 
 // progress ties a progress notification to its call by token.
 func (c *correlator) progress(fr *Frame, e *session.Envelope) *call {
-	var p struct {
-		Token    json.RawMessage `json:"progressToken"`
-		Progress float64         `json:"progress"`
-		Total    float64         `json:"total"`
-		Message  string          `json:"message"`
-	}
-	if json.Unmarshal(e.Params, &p) != nil {
+	token, value, total, message, ok := e.ProgressParams() // read by the decoding pass
+	if !ok {
 		return nil
 	}
-	cl := c.byToken[keyOf(p.Token)]
+	cl := c.byToken[keyOf(token)]
 	if cl == nil {
 		return nil
 	}
@@ -338,12 +329,12 @@ func (c *correlator) progress(fr *Frame, e *session.Envelope) *call {
 	}
 	pr := &cl.snap.Progress
 	if pr.Updates == 0 {
-		pr.FirstValue, pr.FirstAt = p.Progress, fr.Time
+		pr.FirstValue, pr.FirstAt = value, fr.Time
 	}
 	pr.Updates++
-	pr.Value, pr.Total, pr.LastAt = p.Progress, p.Total, fr.Time
-	if p.Message != "" {
-		pr.Message = p.Message
+	pr.Value, pr.Total, pr.LastAt = value, total, fr.Time
+	if message != "" {
+		pr.Message = message
 	}
 	cl.snap.HasProgress = true
 	if cl.snap.State == session.StatePending {
@@ -357,17 +348,12 @@ func (c *correlator) request(e *session.Envelope, at time.Time) *call {
 	key := e.Key()
 	cl := &call{ordinal: c.ordinal}
 	c.ordinal++
-	var p struct {
-		Meta struct {
-			Token json.RawMessage `json:"progressToken"`
-		} `json:"_meta"`
-	}
-	_ = json.Unmarshal(e.Params, &p)
-	cl.snap = session.CallSnapshot{Key: key, Method: e.Method, Name: session.ParamName(e.Params), ID: e.ID,
+	token := e.MetaProgressToken() // read by the decoding pass, as the name is
+	cl.snap = session.CallSnapshot{Key: key, Method: e.Method, Name: e.Name(), ID: e.ID,
 		Params: e.Params, State: session.StatePending, Started: at,
 		Probe: e.Method == session.ProbeMethod && cl.ordinal == 0} // a journal's first request, server/discover, is the era probe
-	if len(p.Meta.Token) > 0 {
-		cl.token = keyOf(p.Meta.Token)
+	if len(token) > 0 {
+		cl.token = keyOf(token)
 		c.byToken[cl.token] = cl
 	}
 	if old := c.calls[key]; old != nil {
@@ -515,13 +501,4 @@ func (o outcome) apply(s *session.CallSnapshot) {
 func keyOf(id json.RawMessage) string {
 	e := session.Envelope{ID: id}
 	return e.Key()
-}
-
-// resultType reads a result's resultType ("complete" when absent) without
-// decoding the rest of a large result.
-func resultType(result json.RawMessage) string {
-	if !bytes.Contains(result, []byte(`"resultType"`)) {
-		return "complete"
-	}
-	return session.ResultType(result)
 }

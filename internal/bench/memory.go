@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -15,7 +14,6 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"mcpscope/session"
-	"mcpscope/transport"
 	"mcpscope/ui"
 )
 
@@ -29,80 +27,6 @@ const (
 	TUIFlat    = 0.10
 )
 
-// WriteJournal writes a synthetic journal of about frames frames to path:
-// cycles of a tools/call, progress notifications, a log line now and then
-// and the result (an error or a cancel now and then). http adds what a
-// Streamable HTTP journal has: request headers, SSE metadata, stream
-// events. It is the bench's own generator, so a run needs nothing else.
-func WriteJournal(path string, frames int, http bool) error {
-	f, err := os.Create(path)
-	if err != nil {
-		return err
-	}
-	w := bufio.NewWriterSize(f, 1<<20)
-	const url = "http://127.0.0.1:3001/mcp"
-	at := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
-	target := "stdio: bench-server"
-	if http {
-		target = "http: " + url
-	}
-	fmt.Fprintf(w, `{"format":%q,"started":%q,"target":%q,"pid":1}`+"\n", session.JournalFormat, at.Format(time.RFC3339Nano), target)
-	seq := uint64(0)
-	var buf []byte
-	put := func(fr transport.Frame) {
-		seq++
-		at = at.Add(time.Millisecond)
-		fr.Time = at
-		buf = session.AppendRecord(buf[:0], seq, fr)
-		w.Write(buf)
-	}
-	msg := func(dir transport.Dir, stream, raw string) {
-		fr := transport.Frame{Dir: dir, Kind: transport.Message, Data: []byte(raw)}
-		if http {
-			fr.Meta = transport.Meta{HTTPMethod: "POST", URL: url, Stream: stream}
-			if dir == transport.Out {
-				fr.Meta.Headers = map[string]string{"Content-Type": "application/json", "Accept": "application/json, text/event-stream", "Mcp-Session-Id": "S1"}
-			} else {
-				fr.Meta.EventType = "message"
-			}
-		}
-		put(fr)
-	}
-	event := func(name, stream string, status int) {
-		if http {
-			put(transport.Frame{Dir: transport.Local, Kind: transport.Event, Meta: transport.Meta{Event: name, HTTPMethod: "POST", URL: url,
-				Stream: stream, Status: status, Headers: map[string]string{"Content-Type": "text/event-stream"}}})
-		}
-	}
-	msg(transport.Out, "post:0", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"bench","version":"1"}}}`)
-	msg(transport.In, "post:0", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{},"logging":{}},"serverInfo":{"name":"big","version":"1"}}}`)
-	tools := []string{"search", "fetch", "get_weather", "summarise", "translate"}
-	for id := 1; int(seq) < frames; id++ {
-		stream, tool := "post:"+strconv.Itoa(id), tools[id%len(tools)]
-		msg(transport.Out, stream, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":%q,"arguments":{"query":"paris weather %d","limit":10},"_meta":{"progressToken":"t%d"}}}`, id, tool, id, id))
-		event(transport.EvStreamOpened, stream, 200)
-		for p := 1; p <= 3; p++ {
-			msg(transport.In, stream, fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t%d","progress":%d,"total":3,"message":"step %d/3"}}`, id, p, p))
-		}
-		if id%10 == 0 {
-			msg(transport.In, stream, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"cache miss"}}`)
-		}
-		switch {
-		case id%50 == 0:
-			msg(transport.In, stream, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"error":{"code":-32602,"message":"unknown argument"}}`, id))
-		case id%97 == 0:
-			msg(transport.Out, "", fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":%d,"reason":"user"}}`, id))
-		default:
-			msg(transport.In, stream, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"content":[{"type":"text","text":"result %d of %s: sunny, 21°C"}]}}`, id, id, tool))
-		}
-		event(transport.EvStreamClosed, stream, 0)
-	}
-	if err := w.Flush(); err != nil {
-		f.Close()
-		return err
-	}
-	return f.Close()
-}
 
 // OpenResult is what the `open` child measured about itself.
 type OpenResult struct {

@@ -2,7 +2,10 @@
 // (the proxy's envelope scanner, the detail view's indexer) share.
 package jsonscan
 
-import "bytes"
+import (
+	"bytes"
+	"encoding/binary"
+)
 
 // SkipString returns the index after the JSON string starting at b[i]
 // ('"'), or -1 when it does not end.
@@ -70,4 +73,36 @@ func digits(b []byte, i int) int {
 		i++
 	}
 	return i
+}
+
+// PlainRun returns the index of the first byte at or after b[i] that a
+// JSON string cannot hold as itself or that needs a closer look: '"',
+// '\\', a control byte (< 0x20) or a non-ASCII byte; len(b) when none.
+// It tests eight bytes at a time, so the runs of plain text between
+// escapes cost a fraction of a byte-by-byte loop.
+func PlainRun(b []byte, i int) int {
+	for ; i+8 <= len(b); i += 8 {
+		if special(binary.LittleEndian.Uint64(b[i:])) {
+			break
+		}
+	}
+	for ; i < len(b); i++ {
+		if c := b[i]; c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
+			return i
+		}
+	}
+	return i
+}
+
+const (
+	ones = 0x0101010101010101
+	high = 0x8080808080808080
+)
+
+// special reports whether any byte of x is '"', '\\', below 0x20 or
+// 0x80 and above (exact, no false positives: the zero-byte test).
+func special(x uint64) bool {
+	q := x ^ (ones * '"')
+	s := x ^ (ones * '\\')
+	return ((q-ones)&^q|(s-ones)&^s|(x-ones*0x20)&^x|x)&high != 0
 }

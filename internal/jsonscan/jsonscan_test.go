@@ -35,3 +35,50 @@ func TestSkipNumber(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainRun: the eight-at-a-time scan stops where a byte-by-byte loop
+// does, for every byte value at every position of a word and the tail.
+func TestPlainRun(t *testing.T) {
+	naive := func(b []byte, i int) int {
+		for ; i < len(b); i++ {
+			if c := b[i]; c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
+				return i
+			}
+		}
+		return i
+	}
+	for n := 0; n < 20; n++ {
+		for pos := 0; pos < n; pos++ {
+			for c := 0; c < 256; c++ {
+				b := make([]byte, n)
+				for k := range b {
+					b[k] = 'a' + byte(k%26)
+				}
+				b[pos] = byte(c)
+				for from := 0; from <= n; from++ {
+					if got, want := PlainRun(b, from), naive(b, from); got != want {
+						t.Fatalf("PlainRun(%q, %d) = %d, want %d", b, from, got, want)
+					}
+				}
+			}
+		}
+	}
+}
+
+func FuzzPlainRun(f *testing.F) {
+	f.Add([]byte("hello \"world\" \\ \x01 é"), 0)
+	f.Fuzz(func(t *testing.T, b []byte, from int) {
+		if from < 0 || from > len(b) {
+			return
+		}
+		want := from
+		for ; want < len(b); want++ {
+			if c := b[want]; c == '"' || c == '\\' || c < 0x20 || c >= 0x80 {
+				break
+			}
+		}
+		if got := PlainRun(b, from); got != want {
+			t.Fatalf("PlainRun(%q, %d) = %d, want %d", b, from, got, want)
+		}
+	})
+}

@@ -1,0 +1,70 @@
+package cli
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/spf13/cobra"
+
+	"mcpscope/internal/bench"
+)
+
+// rowOptions size the sections of goal rows (journal, record, proxy).
+type rowOptions struct {
+	frames int // journal and record rows: frames in the journal, notifications in the flood
+	pings  int // proxy rows: sequential pings
+	rounds int // paired rounds of each measurement (the median is shown)
+}
+
+// runRowSections runs the goal-row sections asked for, in order.
+func runRowSections(out io.Writer, self string, sections map[string]bool, o rowOptions) error {
+	if sections["journal"] {
+		rows, err := bench.ReadBack(self, o.frames, o.rounds)
+		if err != nil {
+			return fmt.Errorf("journal read-back: %w", err)
+		}
+		bench.PrintRows(out, fmt.Sprintf("reading journals back, %d frames (scripts/bigjournal's), CPU time, median of %d paired rounds", o.frames, o.rounds), rows)
+	}
+	if sections["record"] {
+		bench.PrintRows(out, fmt.Sprintf("record against a minimal client reading the same flood server, wall time, median of %d paired rounds", o.rounds),
+			[]bench.Row{bench.RecordFloor(self, o.frames, o.rounds)})
+	}
+	if sections["proxy"] {
+		bench.PrintRows(out, fmt.Sprintf("mcpscope proxy --listen (journaling) against the same server direct, median of %d paired rounds", o.rounds),
+			bench.ProxyOverhead(self, o.pings, o.rounds))
+	}
+	return nil
+}
+
+// newBenchLinesCmd is the Go baseline of the read-back rows: split a
+// file into lines, nothing else.
+func newBenchLinesCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:    "lines FILE",
+		Short:  "Count a file's lines (bench's Go baseline)",
+		Hidden: true,
+		Args:   cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			n, err := bench.CountLines(args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), n)
+			return nil
+		},
+	}
+}
+
+// newBenchDrainCmd is the floor client of the record row.
+func newBenchDrainCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:    "drain -- CMD [ARGS...]",
+		Short:  "Spawn a stdio server, initialize, read, decode and print everything it writes (bench's minimal client)",
+		Hidden: true,
+		Args:   cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			_, err := bench.Drain(args, cmd.OutOrStdout())
+			return err
+		},
+	}
+}

@@ -1,0 +1,51 @@
+package cli
+
+import (
+	"os/exec"
+	"strings"
+	"testing"
+
+	"mcpscope/internal/testservers"
+)
+
+// TestBenchRowsPrint runs the goal-row sections of mcpscope bench tiny
+// and checks that every row prints with its goal and a verdict (the
+// figures themselves are the bench's business, not a test's).
+func TestBenchRowsPrint(t *testing.T) {
+	bin := testservers.BuildMCPScope(t)
+	cmd := exec.Command(bin, "bench", "--only", "journal,record,proxy", "--frames", "2000", "--pings", "20", "--rounds", "1")
+	cmd.Env = append(cmd.Environ(), "XDG_STATE_HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("bench: %v\n%s", err, out)
+	}
+	text := string(out)
+	for _, row := range []string{"journal, HTTP", "journal, stdio", "export --format har", "export --format otlp",
+		"export --format jsonl", "journal --filter '~m tools/call'", "diff HTTP stdio", "record of a 2000-notification flood",
+		"proxy, 20 sequential pings", "proxy throughput"} {
+		line := ""
+		for _, l := range strings.Split(text, "\n") {
+			if strings.Contains(l, row) {
+				line = l
+				break
+			}
+		}
+		if line == "" {
+			t.Fatalf("no row %q in:\n%s", row, text)
+		}
+		if strings.Contains(line, "failed:") {
+			t.Fatalf("row %q failed: %s", row, line)
+		}
+		if !strings.Contains(line, "skipped:") && !strings.Contains(line, "goal ") ||
+			!strings.HasSuffix(line, ": met") && !strings.HasSuffix(line, ": NOT met") && !strings.Contains(line, "skipped:") {
+			t.Fatalf("row %q lacks its goal and verdict: %s", row, line)
+		}
+	}
+}
+
+func TestBenchRejectsBadSizes(t *testing.T) {
+	var out, errb strings.Builder
+	if code := Main([]string{"bench", "--only", "journal", "--frames", "0"}, &out, &errb); code != 2 {
+		t.Fatalf("exit %d, want 2 (usage): %s", code, errb.String())
+	}
+}

@@ -1,0 +1,275 @@
+package bench
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"syscall"
+	"time"
+
+	"mcpscope/session"
+)
+
+// Drain is the floor client of the record row: it spawns a stdio server,
+// initializes, and reads every line the server writes until it ends,
+// decoding each message with the decoder mcpscope uses (a client must
+// know what each message is) and printing it to out, buffered, as record
+// prints frames: record's work without its journal, store and call
+// tracking. It returns how many lines came after the handshake.
+func Drain(argv []string, out io.Writer) (int, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		return 0, err
+	}
+	stdout, err := cmd.StdoutPipe()
+	if err != nil {
+		return 0, err
+	}
+	if err := cmd.Start(); err != nil {
+		return 0, err
+	}
+	defer cmd.Wait()
+	defer in.Close()
+	r := bufio.NewReaderSize(stdout, 1<<16)
+	io.WriteString(in, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"minimal","version":"1"}}}`+"\n")
+	for {
+		line, err := r.ReadSlice('\n')
+		if bytes.Contains(line, []byte(`"id":1,`)) {
+			break
+		}
+		if err != nil && err != bufio.ErrBufferFull {
+			return 0, fmt.Errorf("no answer to initialize: %w", err)
+		}
+	}
+	io.WriteString(in, `{"jsonrpc":"2.0","method":"notifications/initialized"}`+"\n")
+	w := bufio.NewWriterSize(out, 64<<10)
+	defer w.Flush()
+	n := 0
+	for {
+		line, err := r.ReadSlice('\n')
+		switch err {
+		case nil:
+			if env, batch := session.Decode(line); env == nil && batch == nil {
+				return n, fmt.Errorf("line %d is not a JSON-RPC message", n+1)
+			}
+			w.Write(line)
+			n++
+		case bufio.ErrBufferFull:
+			return n, errors.New("a line over 64 KiB: the flood server writes none")
+		case io.EOF:
+			return n, nil
+		default:
+			return n, err
+		}
+	}
+}
+
+// wall runs argv to its end (exit code answer, when not 0, is not a
+// failure) and returns its wall time.
+func wall(argv, env []string, answer int) (time.Duration, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env...)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	start := time.Now()
+	err := cmd.Run()
+	d := time.Since(start)
+	if err != nil && (answer == 0 || exitCode(err) != answer) {
+		return d, &procError{argv: argv, err: err, stderr: tail(errb.String(), 2000)}
+	}
+	return d, nil
+}
+
+// RecordFloor is the record row: `mcpscope record` of a flood of n
+// notifications (journal written, every frame printed to stdout, here
+// /dev/null) against the floor client (Drain) reading, decoding and
+// printing the same server's flood, wall time, paired rounds.
+func RecordFloor(self string, n, rounds int) Row {
+	row := Row{Name: fmt.Sprintf("record of a %d-notification flood", n), Goal: "≥ 80 % of the minimal client's speed"}
+	dir, err := os.MkdirTemp("", "mcpscope-bench-record-")
+	if err != nil {
+		row.Err = err
+		return row
+	}
+	defer os.RemoveAll(dir)
+	env := []string{"XDG_STATE_HOME=" + dir, "XDG_CONFIG_HOME=" + dir}
+	serve := []string{self, "bench", "serve", "--burst", strconv.Itoa(n), "--exit"}
+	rec := append([]string{self, "record", "--era", "legacy", "--journal", filepath.Join(dir, "r.jsonl"), "--"}, serve...)
+	floor := append([]string{self, "bench", "drain", "--"}, serve...)
+	var rs, fs []time.Duration
+	for r := 0; r < max(1, rounds); r++ {
+		// record exits 3 when the server ends (the transport closed).
+		d, err := wall(rec, env, 3)
+		if err != nil {
+			row.Err = err
+			return row
+		}
+		rs = append(rs, d)
+		os.Remove(filepath.Join(dir, "r.jsonl"))
+		if d, err = wall(floor, env, 0); err != nil {
+			row.Err = err
+			return row
+		}
+		fs = append(fs, d)
+	}
+	slices.Sort(rs)
+	slices.Sort(fs)
+	rd, fd := rs[len(rs)/2], fs[len(fs)/2]
+	x := fd.Seconds() / rd.Seconds()
+	row.Figure = fmt.Sprintf("%6.2f s, minimal client %6.2f s: %5.1f %% of its speed", rd.Seconds(), fd.Seconds(), 100*x)
+	row.Met = x >= 0.8
+	return row
+}
+
+// pingServer is the smallest Streamable HTTP answer to a ping: the
+// upstream of the proxy rows, in this process.
+func pingServer() (url string, stop func(), err error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return "", nil, err
+	}
+	body := []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)
+	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		io.Copy(io.Discard, r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+		w.Write(body)
+	})}
+	go srv.Serve(ln)
+	return "http://" + ln.Addr().String() + "/mcp", func() { srv.Close() }, nil
+}
+
+// pings sends n pings one after the other and returns the time they took.
+func pings(c *http.Client, url string, n int) (time.Duration, error) {
+	req := []byte(`{"jsonrpc":"2.0","id":1,"method":"ping"}`)
+	start := time.Now()
+	for i := 0; i < n; i++ {
+		rq, _ := http.NewRequest("POST", url, bytes.NewReader(req))
+		rq.Header.Set("Content-Type", "application/json")
+		rq.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := c.Do(rq)
+		if err != nil {
+			return 0, err
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 {
+			return 0, fmt.Errorf("ping %d: HTTP %d", i, resp.StatusCode)
+		}
+	}
+	return time.Since(start), nil
+}
+
+// ProxyOverhead is the proxy rows: n sequential pings over HTTP straight
+// to a server and through `mcpscope proxy --listen` (journaling), paired
+// rounds; the added time per request and the throughput ratio.
+func ProxyOverhead(self string, n, rounds int) []Row {
+	over := Row{Name: fmt.Sprintf("proxy, %d sequential pings (HTTP)", n), Goal: "≤ +30 µs per request"}
+	thru := Row{Name: "proxy throughput", Goal: "≥ 0.9× direct"}
+	fail := func(err error) []Row {
+		over.Err, thru.Err = err, err
+		return []Row{over, thru}
+	}
+	url, stop, err := pingServer()
+	if err != nil {
+		return fail(err)
+	}
+	defer stop()
+	dir, err := os.MkdirTemp("", "mcpscope-bench-proxy-")
+	if err != nil {
+		return fail(err)
+	}
+	defer os.RemoveAll(dir)
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return fail(err)
+	}
+	addr := ln.Addr().String()
+	ln.Close()
+	cmd := exec.Command(self, "proxy", "--name", "bench", "--journal", filepath.Join(dir, "p.jsonl"), "--listen", addr, url)
+	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+dir, "XDG_CONFIG_HOME="+dir, "XDG_RUNTIME_DIR="+dir)
+	var errb bytes.Buffer
+	cmd.Stderr = &errb
+	if err := cmd.Start(); err != nil {
+		return fail(err)
+	}
+	stopProxy := func() time.Duration {
+		cmd.Process.Signal(syscall.SIGTERM)
+		done := make(chan struct{})
+		go func() { cmd.Wait(); close(done) }()
+		select {
+		case <-done:
+		case <-time.After(10 * time.Second):
+			cmd.Process.Kill()
+			<-done
+		}
+		if cmd.ProcessState == nil {
+			return 0
+		}
+		return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	stopped := false
+	defer func() {
+		if !stopped {
+			stopProxy()
+		}
+	}()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for {
+		c, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
+		if err == nil {
+			c.Close()
+			break
+		}
+		if ctx.Err() != nil {
+			return fail(fmt.Errorf("the proxy did not listen on %s within 30s: %s", addr, tail(errb.String(), 500)))
+		}
+		time.Sleep(20 * time.Millisecond) // polling a port that is not open yet
+	}
+	proxied := "http://" + addr + "/mcp"
+	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}, Timeout: 30 * time.Second}
+	for _, u := range []string{url, proxied} { // warm-up: connections, caches
+		if _, err := pings(c, u, 100); err != nil {
+			return fail(err)
+		}
+	}
+	var ds, ps []time.Duration
+	for r := 0; r < max(1, rounds); r++ {
+		d, err := pings(c, url, n)
+		if err != nil {
+			return fail(err)
+		}
+		p, err := pings(c, proxied, n)
+		if err != nil {
+			return fail(err)
+		}
+		ds, ps = append(ds, d), append(ps, p)
+	}
+	stopped = true
+	// The proxy's own CPU per request it forwarded: what it costs whatever
+	// the load on the machine (which stretches the wall times above).
+	cpuPer := float64(stopProxy().Microseconds()) / float64(100+n*max(1, rounds))
+	slices.Sort(ds)
+	slices.Sort(ps)
+	d, p := ds[len(ds)/2], ps[len(ps)/2]
+	per := func(t time.Duration) float64 { return float64(t.Microseconds()) / float64(n) }
+	added := per(p) - per(d)
+	over.Figure = fmt.Sprintf("%6.1f µs each, direct %6.1f µs: %+6.1f µs (proxy CPU %.0f µs a request)", per(p), per(d), added, cpuPer)
+	over.Met = added <= 30
+	x := d.Seconds() / p.Seconds()
+	thru.Figure = fmt.Sprintf("%6.0f req/s, direct %6.0f req/s: %5.2f×", float64(n)/p.Seconds(), float64(n)/d.Seconds(), x)
+	thru.Met = x >= 0.9
+	return []Row{over, thru}
+}

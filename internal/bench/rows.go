@@ -1,0 +1,212 @@
+package bench
+
+import (
+	"bufio"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Row is one figure beside its goal: what was measured, against what, in
+// the same run, and whether the goal is met. Rows print the figures the
+// README cites.
+type Row struct {
+	Name   string
+	Figure string // the measurement and its baseline, in words
+	Goal   string
+	Met    bool
+	Err    error // the row could not be measured
+	Skip   string
+}
+
+// PrintRows prints rows under a title, each with its goal and met / NOT met.
+func PrintRows(w io.Writer, title string, rows []Row) {
+	fmt.Fprintf(w, "\n%s\n", title)
+	for _, r := range rows {
+		switch {
+		case r.Skip != "":
+			fmt.Fprintf(w, "  %-44s skipped: %s\n", r.Name, r.Skip)
+		case r.Err != nil:
+			fmt.Fprintf(w, "  %-44s failed: %v\n", r.Name, r.Err)
+		default:
+			met := "met"
+			if !r.Met {
+				met = "NOT met"
+			}
+			fmt.Fprintf(w, "  %-44s %s   goal %s: %s\n", r.Name, r.Figure, r.Goal, met)
+		}
+	}
+}
+
+// cpu runs argv to its end with stdout to /dev/null (or to the file out)
+// and returns the CPU time it used (user + system; also when it failed,
+// beside the error): on a shared machine, what a reader costs is its CPU, not
+// the wall time other processes stretch.
+func cpu(argv []string, env []string) (time.Duration, error) {
+	cmd := exec.Command(argv[0], argv[1:]...)
+	cmd.Env = append(os.Environ(), env...)
+	var errb strings.Builder
+	cmd.Stderr = &errb
+	err := cmd.Run()
+	var d time.Duration
+	if cmd.ProcessState != nil {
+		d = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
+	}
+	if err != nil {
+		return d, &procError{argv: argv, err: err, stderr: tail(errb.String(), 2000)}
+	}
+	return d, nil
+}
+
+// paired measures each of argvs (nil: none) rounds times, one after the
+// other in turn (so a load that comes and goes falls on all of them), and
+// returns each one's median. An exit with code answer (diff's "the sides
+// differ") is an answer, not a failure; 0 for none.
+func paired(rounds int, env []string, answer int, argvs ...[]string) ([]time.Duration, error) {
+	all := make([][]time.Duration, len(argvs))
+	for r := 0; r < max(1, rounds); r++ {
+		for i, argv := range argvs {
+			if argv == nil {
+				continue
+			}
+			d, err := cpu(argv, env)
+			if err != nil && (answer == 0 || exitCode(err) != answer) {
+				return nil, err
+			}
+			all[i] = append(all[i], d)
+		}
+	}
+	out := make([]time.Duration, len(argvs))
+	for i, ds := range all {
+		if len(ds) > 0 {
+			slices.Sort(ds)
+			out[i] = ds[len(ds)/2]
+		}
+	}
+	return out, nil
+}
+
+// pythonLoop is the Python baseline: json.loads of every line.
+const pythonLoop = "import json, sys\nfor p in sys.argv[1:]:\n    for line in open(p, 'rb'):\n        json.loads(line)\n"
+
+// python3 is the python3 on PATH, "" when there is none.
+func python3() string {
+	p, err := exec.LookPath("python3")
+	if err != nil {
+		return ""
+	}
+	if exec.Command(p, "-c", "import json").Run() != nil {
+		return "" // a shim without an interpreter behind it
+	}
+	return p
+}
+
+// CountLines is the Go baseline: split the file into lines, nothing else.
+func CountLines(path string) (int, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, err
+	}
+	defer f.Close()
+	r := bufio.NewReaderSize(f, 1<<16)
+	n := 0
+	for {
+		_, err := r.ReadSlice('\n')
+		switch {
+		case err == nil:
+			n++
+		case errors.Is(err, bufio.ErrBufferFull):
+		case err == io.EOF:
+			return n, nil
+		default:
+			return n, err
+		}
+	}
+}
+
+// ReadBack measures mcpscope's readers of a frames-frame journal, HTTP and
+// stdio, by CPU time against a Go loop that only splits the file into
+// lines and a Python json.loads loop (when python3 is there), all in the
+// same run. self is the mcpscope binary; rounds the measurements of each
+// (the median is shown).
+func ReadBack(self string, frames, rounds int) ([]Row, error) {
+	dir, err := os.MkdirTemp("", "mcpscope-bench-readback-")
+	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	env := []string{"XDG_STATE_HOME=" + dir, "XDG_CONFIG_HOME=" + dir}
+	py := python3()
+	pyArgv := func(files ...string) []string {
+		if py == "" {
+			return nil
+		}
+		return append([]string{py, "-c", pythonLoop}, files...)
+	}
+	vsPython := func(name string, self, base time.Duration, want float64) Row {
+		r := Row{Name: name, Goal: fmt.Sprintf("≥ %.0f× faster than the Python loop", want)}
+		if py == "" {
+			r.Skip = "no python3 on PATH"
+			return r
+		}
+		x := base.Seconds() / self.Seconds()
+		r.Figure = fmt.Sprintf("%6.2f CPU-s, Python loop %6.2f s: %5.2f× faster", self.Seconds(), base.Seconds(), x)
+		r.Met = x >= want
+		return r
+	}
+	var rows []Row
+	size := func(p string) float64 {
+		st, _ := os.Stat(p)
+		if st == nil {
+			return 0
+		}
+		return float64(st.Size()) / (1 << 20)
+	}
+	paths := map[bool]string{}
+	for _, http := range []bool{true, false} {
+		kind := map[bool]string{true: "HTTP", false: "stdio"}[http]
+		p := filepath.Join(dir, strings.ToLower(kind)+".jsonl")
+		if err := WriteJournal(p, frames, http); err != nil {
+			return nil, err
+		}
+		paths[http] = p
+		ds, err := paired(rounds, env, 0, []string{self, "journal", "--summary", p}, []string{self, "bench", "lines", p}, pyArgv(p))
+		if err != nil {
+			return nil, err
+		}
+		name := fmt.Sprintf("journal, %s (%.0f MiB)", kind, size(p))
+		rows = append(rows, vsPython(name, ds[0], ds[2], 4))
+		x := ds[1].Seconds() / ds[0].Seconds()
+		rows = append(rows, Row{Name: name, Goal: "≥ 25 % of the Go loop's speed", Met: x >= 0.25,
+			Figure: fmt.Sprintf("%6.2f CPU-s, Go line loop %6.2f s: %5.1f %% of its speed", ds[0].Seconds(), ds[1].Seconds(), 100*x)})
+	}
+	h := paths[true]
+	out := filepath.Join(dir, "out")
+	for _, c := range []struct {
+		name   string
+		argv   []string
+		base   []string
+		answer int // an exit code that is an answer (diff: the sides differ)
+	}{
+		{"export --format har, HTTP", []string{self, "export", "--format", "har", "-o", out, h}, pyArgv(h), 0},
+		{"export --format otlp, HTTP", []string{self, "export", "--format", "otlp", "-o", out, h}, pyArgv(h), 0},
+		{"export --format jsonl, HTTP", []string{self, "export", "--format", "jsonl", "-o", out, h}, pyArgv(h), 0},
+		{"journal --filter '~m tools/call', HTTP", []string{self, "journal", "--filter", "~m tools/call", h}, pyArgv(h), 0},
+		{"journal --filter '~e' (reads twice), HTTP", []string{self, "journal", "--filter", "~e", h}, pyArgv(h), 0},
+		{"diff HTTP stdio (Python reads both)", []string{self, "diff", h, paths[false]}, pyArgv(h, paths[false]), 1},
+	} {
+		ds, err := paired(rounds, env, c.answer, c.argv, c.base)
+		if err != nil {
+			rows = append(rows, Row{Name: c.name, Err: err})
+			continue
+		}
+		rows = append(rows, vsPython(c.name, ds[0], ds[1], 2))
+	}
+	return rows, nil
+}

@@ -1,0 +1,291 @@
+package session
+
+import (
+	"encoding/json"
+	"strconv"
+	"sync/atomic"
+
+	"mcpscope/transport"
+)
+
+// readMetaJSON reads a record's meta object, which the caller has already
+// checked is valid JSON, into m. The layout mcpscope writes (the fields'
+// own names, once each, strings and integers, headers a flat object of
+// strings) is read by hand with the session's scanner; anything else (a
+// null, a name in another case, a repeated or unknown field, a number
+// that is not a plain integer) goes to encoding/json, so the result is
+// always what json.Unmarshal gives. FuzzMetaMatchesJSON checks that.
+func readMetaJSON(b []byte, m *transport.Meta) bool {
+	var fast transport.Meta
+	if fastMeta(b, &fast) {
+		*m = fast
+		return true
+	}
+	return json.Unmarshal(b, m) == nil
+}
+
+// Bits of fastMeta's seen set: one per field, to send a repeated field
+// to encoding/json.
+const (
+	mEvent = 1 << iota
+	mDetail
+	mMethod
+	mURL
+	mStatus
+	mHeaders
+	mStream
+	mResumes
+	mEventID
+	mEventType
+	mRetry
+	mPID
+	mExitCode
+	mSignal
+	mVia
+)
+
+// fastMeta reads the meta layout mcpscope writes; false for anything
+// else (m is then partly filled and must be dropped).
+func fastMeta(b []byte, m *transport.Meta) bool {
+	sc := scanner{b: b}
+	if sc.peek() != '{' {
+		return false
+	}
+	sc.i++
+	sc.ws()
+	if sc.peek() == '}' {
+		sc.i++
+		return sc.i == len(sc.b)
+	}
+	seen := 0
+	for {
+		sc.ws()
+		key, ok := sc.plainBytes()
+		if !ok {
+			return false
+		}
+		sc.ws()
+		if sc.peek() != ':' {
+			return false
+		}
+		sc.i++
+		sc.ws()
+		var bit int
+		var s *string
+		var n *int
+		switch string(key) {
+		case "event":
+			bit, s = mEvent, &m.Event
+		case "detail":
+			bit, s = mDetail, &m.Detail
+		case "httpMethod":
+			bit, s = mMethod, &m.HTTPMethod
+		case "url":
+			bit, s = mURL, &m.URL
+		case "status":
+			bit, n = mStatus, &m.Status
+		case "headers":
+			bit = mHeaders
+		case "stream":
+			bit, s = mStream, &m.Stream
+		case "resumes":
+			bit, s = mResumes, &m.Resumes
+		case "eventId":
+			bit, s = mEventID, &m.EventID
+		case "eventType":
+			bit, s = mEventType, &m.EventType
+		case "retryMs":
+			bit, n = mRetry, &m.Retry
+		case "pid":
+			bit, n = mPID, &m.PID
+		case "exitCode":
+			bit = mExitCode
+		case "signal":
+			bit, s = mSignal, &m.Signal
+		case "via":
+			bit, s = mVia, &m.Via
+		default:
+			return false // unknown, or a name in another case: encoding/json decides
+		}
+		if seen&bit != 0 {
+			return false
+		}
+		seen |= bit
+		switch {
+		case s != nil:
+			if !sc.metaString(s) {
+				return false
+			}
+		case n != nil:
+			if !sc.metaInt(n) {
+				return false
+			}
+		case bit == mExitCode:
+			var code int
+			if !sc.metaInt(&code) {
+				return false
+			}
+			m.ExitCode = &code
+		default:
+			if !sc.metaHeaders(&m.Headers) {
+				return false
+			}
+		}
+		sc.ws()
+		switch sc.peek() {
+		case ',':
+			sc.i++
+		case '}':
+			sc.i++
+			sc.ws()
+			return sc.i == len(sc.b)
+		default:
+			return false
+		}
+	}
+}
+
+// metaString reads a string value (not null) as encoding/json does. The
+// words journals repeat on every frame come back without an allocation.
+func (sc *scanner) metaString(dst *string) bool {
+	if sc.peek() != '"' {
+		return false
+	}
+	start := sc.i
+	plain, ok := sc.str()
+	if !ok {
+		return false
+	}
+	if plain {
+		*dst = metaWord(sc.b[start+1 : sc.i-1])
+		return true
+	}
+	*dst = unquote(sc.b[start:sc.i], plain)
+	return true
+}
+
+// lastMetaURL is the URL the last meta read held: a session's frames all
+// name the same one, so it is one string, not one per frame.
+var lastMetaURL atomic.Pointer[string]
+
+// metaWord is b as a string: one of the words every HTTP frame's meta
+// repeats (methods, header names and values, the session's URL) shared,
+// anything else a copy.
+func metaWord(b []byte) string {
+	switch string(b) { // no allocation: the compiler compares in place
+	case "POST":
+		return "POST"
+	case "GET":
+		return "GET"
+	case "DELETE":
+		return "DELETE"
+	case "message":
+		return "message"
+	case "Content-Type":
+		return "Content-Type"
+	case "Accept":
+		return "Accept"
+	case "Authorization":
+		return "Authorization"
+	case "Mcp-Session-Id":
+		return "Mcp-Session-Id"
+	case "Mcp-Protocol-Version":
+		return "Mcp-Protocol-Version"
+	case "application/json":
+		return "application/json"
+	case "text/event-stream":
+		return "text/event-stream"
+	case "application/json, text/event-stream":
+		return "application/json, text/event-stream"
+	case "Bearer [redacted]":
+		return "Bearer [redacted]"
+	}
+	if len(b) > 8 && (string(b[:7]) == "http://" || string(b[:8]) == "https://") {
+		if u := lastMetaURL.Load(); u != nil && *u == string(b) {
+			return *u
+		}
+		u := string(b)
+		lastMetaURL.Store(&u)
+		return u
+	}
+	return string(b)
+}
+
+// metaInt reads an integer value: digits with an optional minus that fit
+// an int (a fraction, an exponent or null: false).
+func (sc *scanner) metaInt(dst *int) bool {
+	start := sc.i
+	if sc.peek() == '-' {
+		sc.i++
+	}
+	digits := sc.i
+	for sc.i < len(sc.b) && sc.b[sc.i] >= '0' && sc.b[sc.i] <= '9' {
+		sc.i++
+	}
+	if sc.i == digits || (sc.b[digits] == '0' && sc.i-digits > 1) {
+		return false
+	}
+	if c := sc.peek(); c == '.' || c == 'e' || c == 'E' {
+		return false
+	}
+	v, err := strconv.Atoi(string(sc.b[start:sc.i]))
+	if err != nil {
+		return false
+	}
+	*dst = v
+	return true
+}
+
+// metaHeaders reads a flat object of strings into a new map.
+func (sc *scanner) metaHeaders(dst *map[string]string) bool {
+	if sc.peek() != '{' {
+		return false
+	}
+	sc.i++
+	h := map[string]string{}
+	sc.ws()
+	if sc.peek() == '}' {
+		sc.i++
+		*dst = h
+		return true
+	}
+	for {
+		sc.ws()
+		if sc.peek() != '"' {
+			return false
+		}
+		start := sc.i
+		plain, ok := sc.str()
+		if !ok {
+			return false
+		}
+		var k string
+		if plain {
+			k = metaWord(sc.b[start+1 : sc.i-1])
+		} else {
+			k = unquote(sc.b[start:sc.i], plain)
+		}
+		sc.ws()
+		if sc.peek() != ':' {
+			return false
+		}
+		sc.i++
+		sc.ws()
+		var v string
+		if !sc.metaString(&v) {
+			return false
+		}
+		h[k] = v
+		sc.ws()
+		switch sc.peek() {
+		case ',':
+			sc.i++
+		case '}':
+			sc.i++
+			*dst = h
+			return true
+		default:
+			return false
+		}
+	}
+}

@@ -1,0 +1,124 @@
+package session
+
+import (
+	"encoding/json"
+	"reflect"
+	"strconv"
+	"testing"
+	"time"
+
+	"mcpscope/transport"
+)
+
+// hostileMetas are meta objects a journal from another build, a hand edit
+// or an attacker may hold: each must read exactly as encoding/json reads it.
+var hostileMetas = []string{
+	`{}`,
+	`{"pid":42}`,
+	`{"pid":-0}`,
+	`{"pid":1e3}`,
+	`{"pid":1.0}`,
+	`{"pid":99999999999999999999}`,
+	`{"pid":null}`,
+	`{"pid":"7"}`,
+	`{"PID":7}`,
+	`{"pid":1,"pid":2}`,
+	`{"event":"exited","exitCode":0,"signal":"SIGKILL"}`,
+	`{"exitCode":null}`,
+	`{"exitCode":-3}`,
+	`{"httpMethod":"POST","url":"http://u:p@h/mcp?token=s3cret","status":200,"stream":"post:1","eventId":"e\u0000","eventType":"message","retryMs":3000,"headers":{"Content-Type":"application/json","Authorization":"Bearer x"}}`,
+	`{"headers":{}}`,
+	`{"headers":null}`,
+	`{"headers":{"a":null}}`,
+	`{"headers":{"a":1}}`,
+	`{"headers":{"a":"1","a":"2"}}`,
+	`{"headers":{"\u0041":"\ud800"}}`,
+	`{"headers":{"a":"b"},"headers":{"c":"d"}}`,
+	`{"headers":["a"]}`,
+	`{"detail":"\u001b]52;c;aGk=\u0007 \u202e evil"}`,
+	`{"detail":"a\\b\"c\/d\ne\u00e9\ud83d\ude00"}`,
+	`{"detail":null}`,
+	`{"detail":true}`,
+	`{"Detail":"folded"}`,
+	`{"dEtAiL":"folded"}`,
+	`{"unknown":{"deep":[1,2,{"x":null}]},"via":"host"}`,
+	`{"vi\u0061":"escaped key"}`,
+	`{"status":"200"}`,
+	`{"status":200.5}`,
+	`{"retryMs":-1}`,
+	` { "pid" : 3 , "via" : "server" } `,
+	`{"resumes":"post:1","stream":"get:2"}`,
+	"{\"detail\":\"\xff\xfe bad UTF-8\",\"headers\":{\"k\xc3\":\"\xed\xa0\x80\"}}",
+}
+
+// TestMetaMatchesJSON: the fast meta reader gives what encoding/json gives
+// on hostile metadata, and takes the fast path on what mcpscope writes.
+func TestMetaMatchesJSON(t *testing.T) {
+	for _, in := range hostileMetas {
+		checkMeta(t, []byte(in))
+	}
+	code := 2
+	written := transport.Meta{Event: "exited", Detail: "bye \x1b[2J", HTTPMethod: "GET", URL: "http://h/mcp", Status: 404,
+		Headers: map[string]string{"Content-Type": "text/event-stream", "X": "é"}, Stream: "get:1", Resumes: "post:2",
+		EventID: "7", EventType: "message", Retry: 10, PID: 9, ExitCode: &code, Signal: "SIGTERM", Via: "host"}
+	line := AppendRecord(nil, 1, transport.Frame{Time: time.Now(), Dir: transport.Local, Kind: transport.Event, Meta: written})
+	var rec struct {
+		Meta json.RawMessage `json:"meta"`
+	}
+	if err := json.Unmarshal(line, &rec); err != nil {
+		t.Fatal(err)
+	}
+	var m transport.Meta
+	if !fastMeta(rec.Meta, &m) {
+		t.Fatalf("the meta mcpscope writes took the slow path: %s", rec.Meta)
+	}
+	checkMeta(t, rec.Meta)
+}
+
+func checkMeta(t *testing.T, b []byte) {
+	t.Helper()
+	if !json.Valid(b) {
+		return // the record reader only passes valid JSON
+	}
+	var want transport.Meta
+	werr := json.Unmarshal(b, &want)
+	var got transport.Meta
+	ok := readMetaJSON(b, &got)
+	if ok != (werr == nil) {
+		t.Fatalf("%s: fast reader ok=%v, encoding/json err=%v", b, ok, werr)
+	}
+	if ok && !reflect.DeepEqual(got, want) {
+		t.Fatalf("%s:\nfast %+v\njson %+v", b, got, want)
+	}
+}
+
+func FuzzMetaMatchesJSON(f *testing.F) {
+	for _, in := range hostileMetas {
+		f.Add([]byte(in))
+	}
+	f.Fuzz(func(t *testing.T, b []byte) { checkMeta(t, b) })
+}
+
+// TestRedactedAlreadyAgreesWithRedactHeader: a value skipped as redacted
+// is one RedactHeader would leave unchanged under a secret name.
+func TestRedactedAlreadyAgreesWithRedactHeader(t *testing.T) {
+	for _, v := range []string{"[redacted]", "Bearer [redacted]", "Basic [redacted]", "a b [redacted]", " [redacted]",
+		"VeryLongSchemeName [redacted]", "Bearer x", "Bearer  [redacted]", "[redacted] x", ""} {
+		if redactedAlready(v) && transport.RedactHeader("Authorization", v) != v {
+			t.Errorf("%q skipped, but RedactHeader makes it %q", v, transport.RedactHeader("Authorization", v))
+		}
+	}
+}
+
+// TestIDKeyIntegers: the integer shortcut gives what the float round trip gives.
+func TestIDKeyIntegers(t *testing.T) {
+	for _, id := range []string{"0", "-0", "7", "-7", "123456789012345", "1234567890123456", "007", "1e3", "7.0", "-"} {
+		want := id
+		if f, err := strconv.ParseFloat(id, 64); err == nil {
+			want = strconv.FormatFloat(f, 'f', -1, 64)
+		}
+		if got := idKey([]byte(id)); got != want {
+			t.Errorf("idKey(%s) = %q, want %q", id, got, want)
+		}
+	}
+}
