@@ -890,7 +890,7 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 			return after
 		}
 		if class == ClassError {
-			if s.offline && it.Frame.Meta.Via == transport.ViaMcpscope {
+			if s.offline && ProxyCancelAnswer(&it.Frame.Meta) {
 				s.proxyCancelledLocked(c, it, e) // load.go
 				return after
 			}
