@@ -23,16 +23,15 @@ func newBenchCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure ingest, memory at scale, key latency and one-shot speed, each beside a baseline from the same run",
-		Long: `Measure mcpscope, printing figures (never asserting them), each beside a baseline measured in the same run:
-
-  ingest            notifications through a real pipe, journal and store, against a bare decode loop over the same bytes
-  at N frames       whole processes under a flood of N notifications (--sizes): mcpscope record, mcpscope journal of what
-                    it wrote, and the TUI model (session, journal, store and panes, headless): time and peak RSS, RSS when
-                    the flood ends and after an idle spell, whether scrolling back reaches the first frame
-  key latency       p50/p99/max key-to-frame time in the TUI model at the largest N under a 10,000/s flood (--keys)
-  one-shot          tools/list, whole processes: mcpscope beside raw curl and a minimal stdio client, and beside the
-                    official Inspector CLI when MCPSCOPE_PEERS (node_modules with server-everything and the Inspector)
-                    and NODE22 (a Node 22 binary) are set`,
+		Long: "Measure mcpscope, printing figures (never asserting them), each beside a baseline measured in the same run.\n\n" +
+			"ingest: notifications through a real pipe, journal and store, against a bare decode loop over the same bytes.\n\n" +
+			"at N frames: whole processes under a flood of N notifications (--sizes): mcpscope record, mcpscope journal of " +
+			"what it wrote, and the TUI model (session, journal, store and panes, headless): time and peak RSS, RSS when the " +
+			"flood ends and after an idle spell, whether scrolling back reaches the first frame.\n\n" +
+			"key latency: p50/p99/max key-to-frame time in the TUI model at the largest N under a 10,000/s flood (--keys).\n\n" +
+			"one-shot: tools/list, whole processes: mcpscope beside raw curl and a minimal stdio client, and beside the " +
+			"official Inspector CLI when MCPSCOPE_PEERS (node_modules with server-everything and the Inspector) and NODE22 " +
+			"(a Node 22 binary) are set.",
 		GroupID: groupServers,
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -33,6 +33,11 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRoot()
 	root.SetArgs(args)
 	root.SetOut(stdout)
+	if helpRequested(args) {
+		hw := helpOutput(stdout)
+		defer hw.Flush()
+		root.SetOut(hw)
+	}
 	root.SetErr(stderr)
 	onError := func(w io.Writer, _ fang.Styles, err error) {
 		if wantsJSON(root, args) {
