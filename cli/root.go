@@ -100,12 +100,13 @@ func newRoot() *cobra.Command {
 		newProxiesCmd(),
 		newVersionCmd(),
 		newManCmd(),
+		newCompletionCmd(),
 	} {
 		root.AddCommand(c)
 	}
 	root.SuggestionsMinimumDistance = 2
 	root.SetHelpCommandGroupID(groupServers)
-	root.SetCompletionCommandGroupID(groupServers)
+	registerCompletions(root)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &usageError{cmd: c.CommandPath(), msg: err.Error()}
 	})
