@@ -924,6 +924,11 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 		if strings.HasPrefix(it.Frame.Meta.Stream, "post:") {
 			req.Related = strings.TrimPrefix(it.Frame.Meta.Stream, "post:")
 		}
+		// A request (sampling, elicitation…) on a call's own POST stream
+		// belongs to that call, as its notifications do.
+		if key, ok := it.Frame.Meta.PostCall(); ok && s.calls[key] != nil {
+			it.CallKey = key
+		}
 		if s.offline {
 			s.serverRequestSeenLocked(it) // the client it was sent to answers it, not this session (follow.go)
 			return after
