@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -72,11 +73,13 @@ func newCallCmd() *cobra.Command {
 				}
 				fmt.Fprintln(errw, "the call ended before it could be detached: its result follows")
 			}
+			stopProgress := func() {}
 			if isTerminal(errw) && !detach {
-				stop := showProgress(errw, s, c)
-				defer stop()
+				stopProgress = showProgress(errw, s, c)
+				defer stopProgress()
 			}
 			res, err := c.Await(ctx)
+			stopProgress() // the progress line goes before anything else is printed
 			if err != nil {
 				return err
 			}
@@ -225,7 +228,8 @@ func showProgress(w io.Writer, s *session.Session, c *session.Call) (stop func()
 			shown = true
 		}
 	}()
-	return func() { close(quit); <-finished }
+	var once sync.Once
+	return func() { once.Do(func() { close(quit); <-finished }) }
 }
 
 // shorten cuts s to n runes with an ellipsis.
