@@ -53,7 +53,12 @@ func newCallCmd() *cobra.Command {
 			}
 			params := map[string]any{"name": name, "arguments": arguments}
 			var c *session.Call
+			taskNoted := false
 			if asTask {
+				if !serverHasTasks(s.Info().Capabilities) {
+					fmt.Fprintf(errw, "mcpscope: note: --task: the server declares no tasks capability, so %s runs as a plain call\n", termsafe.Line(name))
+					taskNoted = true
+				}
 				c = s.CallAsTask("tools/call", params, ttl.d)
 			} else {
 				c = s.Call("tools/call", params)
@@ -84,6 +89,9 @@ func newCallCmd() *cobra.Command {
 				return err
 			}
 			final := lastRound(c).Snapshot()
+			if asTask && !taskNoted && c.Snapshot().TaskID == "" {
+				fmt.Fprintf(errw, "mcpscope: note: --task: the server answered with a plain result, not a task: %s ran as a plain call\n", termsafe.Line(name))
+			}
 			if id := c.Snapshot().TaskID; id != "" {
 				fmt.Fprintf(errw, "task %s created\n", termsafe.Line(id))
 				res, err = s.FollowTask(ctx, id, func(t session.Task) { printTaskStatus(errw, t) })
@@ -239,4 +247,19 @@ func shorten(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// serverHasTasks reports whether the server's capabilities (caps) declare
+// tasks: the tasks capability (2025-11-25) or the tasks extension
+// (2026-07-28).
+func serverHasTasks(caps json.RawMessage) bool {
+	var c struct {
+		Tasks      json.RawMessage            `json:"tasks"`
+		Extensions map[string]json.RawMessage `json:"extensions"`
+	}
+	if json.Unmarshal(caps, &c) != nil {
+		return false
+	}
+	_, ext := c.Extensions[session.TasksExtension]
+	return len(c.Tasks) > 0 && string(c.Tasks) != "null" || ext
 }

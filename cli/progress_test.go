@@ -30,3 +30,31 @@ func TestProgressErasedBeforeResult(t *testing.T) {
 		t.Errorf("the progress line was not erased before the result: %q", s[max(lastStep-20, 0):])
 	}
 }
+
+// call --task on a server without tasks says that the call runs as a plain
+// call, and still prints its result.
+func TestCallTaskWithoutTasksSaysPlain(t *testing.T) {
+	code, out, errb := runT(t, "call", "echo", "message=hi", "--task")
+	if code != exitOK || !strings.Contains(out, "hi") {
+		t.Fatalf("exit %d\n%s\n%s", code, out, errb)
+	}
+	if !strings.Contains(errb, "--task: the server declares no tasks capability, so echo runs as a plain call") {
+		t.Errorf("stderr does not say the call runs as a plain call:\n%s", errb)
+	}
+	if _, _, errb := runT(t, "call", "echo", "message=hi"); strings.Contains(errb, "plain call") {
+		t.Errorf("without --task, a note about tasks: %s", errb)
+	}
+}
+
+func TestServerHasTasks(t *testing.T) {
+	for caps, want := range map[string]bool{
+		`{}`: false, `{"tools":{}}`: false, `{"tasks":null}`: false,
+		`{"tasks":{"requests":{"tools":{"call":{}}}}}`:        true,
+		`{"extensions":{"io.modelcontextprotocol/tasks":{}}}`: true,
+		`{"extensions":{"io.modelcontextprotocol/other":{}}}`: false,
+	} {
+		if got := serverHasTasks([]byte(caps)); got != want {
+			t.Errorf("serverHasTasks(%s) = %v, want %v", caps, got, want)
+		}
+	}
+}
