@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"mcpscope/transport"
 	"strings"
 	"sync"
 
@@ -86,7 +87,7 @@ func newCallCmd() *cobra.Command {
 			res, err := c.Await(ctx)
 			stopProgress() // the progress line goes before anything else is printed
 			if err != nil {
-				return err
+				return withAnswerHint(err, s, sp.Answers, nil)
 			}
 			final := lastRound(c).Snapshot()
 			if asTask && !taskNoted && c.Snapshot().TaskID == "" {
@@ -105,7 +106,7 @@ func newCallCmd() *cobra.Command {
 			}
 			render.Result(out, asJSON, res, render.Contents)
 			if final.IsError {
-				return shown{&session.ToolError{Name: name}}
+				return shown{withAnswerHint(&session.ToolError{Name: name}, s, sp.Answers, res)}
 			}
 			return nil
 		}),
@@ -262,4 +263,51 @@ func serverHasTasks(caps json.RawMessage) bool {
 	}
 	_, ext := c.Extensions[session.TasksExtension]
 	return len(c.Tasks) > 0 && string(c.Tasks) != "null" || ext
+}
+
+// needsAnswer is a call that failed for want of an answer to a server
+// request of the initialize era (elicitation, sampling) that headless
+// mcpscope gives only from --answer: the hint says how.
+type needsAnswer struct {
+	error
+	method string
+}
+
+func (e *needsAnswer) Unwrap() error { return e.error }
+
+// answerExamples are what an answer to each such method looks like.
+var answerExamples = map[string]string{
+	"elicitation/create":     `{"action":"accept","content":{…}}`,
+	"sampling/createMessage": `{"role":"assistant","content":{"type":"text","text":"…"},"model":"…"}`,
+}
+
+// withAnswerHint adds the --answer hint to a failed call's err when the
+// server asked for an answer nobody gave, or said (in its error, or in the
+// tool's result res) that it needed one: a server request in the session
+// that --answer did not cover, or the server naming elicitation or
+// sampling, which it may not even ask for when the client did not declare
+// it (the client declares only what --answer can answer).
+func withAnswerHint(err error, s *session.Session, given map[string]json.RawMessage, res json.RawMessage) error {
+	var rpc *session.RPCError
+	var tool *session.ToolError
+	if !errors.As(err, &rpc) && !errors.As(err, &tool) {
+		return err
+	}
+	asked := map[string]bool{}
+	for _, it := range s.Store().Since(0, 0) {
+		if it.Class == session.ClassRequest && it.Frame.Dir == transport.In && it.Env != nil {
+			asked[it.Env.Method] = true
+		}
+	}
+	said := strings.ToLower(err.Error() + " " + string(res))
+	for _, m := range []string{"elicitation/create", "sampling/createMessage"} {
+		if _, ok := given[m]; ok {
+			continue
+		}
+		word := strings.ToLower(strings.SplitN(m, "/", 2)[0])
+		if asked[m] || strings.Contains(said, word) {
+			return &needsAnswer{error: err, method: m}
+		}
+	}
+	return err
 }

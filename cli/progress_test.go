@@ -58,3 +58,22 @@ func TestServerHasTasks(t *testing.T) {
 		}
 	}
 }
+
+// A legacy elicitation nobody answered ends with the --answer hint, shell
+// quoted, as the 2026 path's unanswered input does; with an answer given
+// for it, no hint.
+func TestLegacyElicitationHint(t *testing.T) {
+	t.Setenv(asMain, "1") // the demo server is this binary, run as mcpscope demo
+	code, out, errb := run(t, "call", "ask", "--era", "legacy", "--no-journal")
+	if code != exitServerErr {
+		t.Fatalf("exit %d, want %d\n%s\n%s", code, exitServerErr, out, errb)
+	}
+	want := `the server needs an answer to elicitation/create, which headless mcpscope gives only from --answer: --answer 'elicitation/create={"action":"accept","content":{…}}'`
+	if !strings.Contains(errb, want) {
+		t.Errorf("stderr lacks the --answer hint:\n%s", errb)
+	}
+	code, out, errb = run(t, "call", "ask", "--era", "legacy", "--no-journal", "--answer", `elicitation/create={"action":"decline"}`)
+	if strings.Contains(errb, "--answer") {
+		t.Errorf("with an answer given: exit %d, a hint anyway:\n%s\n%s", code, out, errb)
+	}
+}
