@@ -172,6 +172,7 @@ type Call struct {
 
 	listen        *ListenFilter // subscriptions/listen: the filter, for re-listening
 	listenAttempt int
+	relisten      chan struct{} // made when a re-listen is scheduled, closed once it is made (or will not be)
 
 	followed     bool        // rejoined: sent by another process; giving up on it only stops following (quiet.go)
 	handle       string      // StateStore record, once persisted
