@@ -31,22 +31,29 @@ func helpRequested(args []string) bool {
 	return false
 }
 
-// helpOutput prepares stdout for help: fang wraps the text to the
-// terminal's width (at most 120) on a terminal and to 80 columns otherwise,
-// and the lines it pads to that width lose their trailing spaces. The
-// returned writer's Flush writes what is left of the last line.
-func helpOutput(stdout io.Writer) *trimWriter {
-	w, _ := strconv.Atoi(os.Getenv(fangWidth))
-	if w <= 0 {
-		w = 80
-		if f, ok := stdout.(*os.File); ok && term.IsTerminal(f.Fd()) {
-			if cols, _, err := term.GetSize(f.Fd()); err == nil && cols > 0 {
-				w = min(cols, 120)
-			}
-		}
-		os.Setenv(fangWidth, strconv.Itoa(w))
+// setHelpWidth sets, before fang first reads it (for help, and for the
+// styles it makes on any error), the width fang wraps help to: the
+// terminal's (at most 120) when stdout is one, 80 otherwise. Fang reads it
+// once per process; a width already set is kept.
+func setHelpWidth(stdout io.Writer) int {
+	if w, _ := strconv.Atoi(os.Getenv(fangWidth)); w > 0 {
+		return w
 	}
-	return &trimWriter{w: stdout, width: w}
+	w := 80
+	if f, ok := stdout.(*os.File); ok && term.IsTerminal(f.Fd()) {
+		if cols, _, err := term.GetSize(f.Fd()); err == nil && cols > 0 {
+			w = min(cols, 120)
+		}
+	}
+	os.Setenv(fangWidth, strconv.Itoa(w))
+	return w
+}
+
+// helpOutput is stdout for help: the lines fang pads to its width lose
+// their trailing spaces, and long rows are wrapped. Its Flush writes what
+// is left of the last line.
+func helpOutput(stdout io.Writer) *trimWriter {
+	return &trimWriter{w: stdout, width: setHelpWidth(stdout)}
 }
 
 // trimWriter writes help lines without their trailing spaces, and wraps

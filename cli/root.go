@@ -33,6 +33,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRoot()
 	root.SetArgs(args)
 	root.SetOut(stdout)
+	setHelpWidth(stdout)
 	if helpRequested(args) {
 		hw := helpOutput(stdout)
 		defer hw.Flush()
