@@ -16,7 +16,7 @@ import (
 
 // stdioProbeTimeout is how long a stdio server gets to answer server/discover
 // before it counts as legacy (the spec's "no response within a timeout").
-const stdioProbeTimeout = 3 * time.Second
+var stdioProbeTimeout = 3 * time.Second
 
 // probeTimeout bounds server/discover over HTTP.
 const probeTimeout = 30 * time.Second
