@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime/debug"
 	"sort"
 	"strconv"
@@ -159,4 +160,35 @@ func BenchmarkStartup(b *testing.B) {
 		initMS += in.ms
 	}
 	b.ReportMetric(initMS, "init-ms")
+}
+
+// A plain go build in a fresh clone says the commit it was built from.
+func TestCloneBuildSaysCommit(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds mcpscope from a clone")
+	}
+	git, err := exec.LookPath("git")
+	if err != nil {
+		t.Skip("no git")
+	}
+	head, err := exec.Command(git, "rev-parse", "HEAD").Output()
+	if err != nil {
+		t.Skipf("not in a git checkout: %v", err)
+	}
+	clone := filepath.Join(t.TempDir(), "mcpscope")
+	if out, err := exec.Command(git, "clone", "-q", "--no-hardlinks", ".", clone).CombinedOutput(); err != nil {
+		t.Fatalf("git clone: %v\n%s", err, out)
+	}
+	build := exec.Command("go", "build", "-o", "mcpscope", ".")
+	build.Dir = clone
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	out, err := exec.Command(filepath.Join(clone, "mcpscope"), "version").CombinedOutput()
+	if err != nil {
+		t.Fatalf("mcpscope version: %v\n%s", err, out)
+	}
+	if want := "commit " + string(head[:12]); !strings.Contains(string(out), want) {
+		t.Errorf("mcpscope version = %q, want %q", out, want)
+	}
 }

@@ -34,6 +34,7 @@ func newAttachCmd() *cobra.Command {
 		GroupID: groupSessions,
 		Example: "  mcpscope attach             # the only proxy running\n" +
 			"  mcpscope attach github",
+		ValidArgsFunction: completeProxies,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usagef(cmd.CommandPath(), "attach takes one proxy name; %q is one too many (mcpscope proxies lists them)", args[1])

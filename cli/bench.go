@@ -26,26 +26,24 @@ func newBenchCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "bench",
 		Short: "Measure ingest, memory at scale, key latency and one-shot speed, each beside a baseline from the same run",
-		Long: `Measure mcpscope, printing figures (never asserting them), each beside a baseline measured in the same run:
-
-  ingest            notifications through a real pipe, journal and store, against a bare decode loop over the same bytes
-  at N frames       whole processes under a flood of N notifications (--sizes): mcpscope record, mcpscope journal of what
-                    it wrote, and the TUI model (session, journal, store and panes, headless): time and peak RSS, RSS when
-                    the flood ends and after an idle spell, whether scrolling back reaches the first frame
-  key latency       p50/p99/max key-to-frame time in the TUI model at the largest N under a 10,000/s flood (--keys)
-  memory            mcpscope open of HTTP and stdio journals of each --memory-sizes frames (RSS once loaded, goal ≤ 150 MB),
-                    the index file on disk per million frames, and the TUI model after a flood of each size (goal: within
-                    10 % from the smallest to the largest, ≤ 200 MB)
-  one-shot          tools/list, whole processes: mcpscope beside raw curl and a minimal stdio client, and beside the
-                    official Inspector CLI when MCPSCOPE_PEERS (node_modules with server-everything and the Inspector)
-                    and NODE22 (a Node 22 binary) are set
-  journal           mcpscope journal, export --format har/otlp/jsonl, journal --filter and diff on --frames-frame HTTP and
-                    stdio journals (scripts/bigjournal's), CPU time against a Go loop that only splits lines and a
-                    Python json.loads loop (when python3 is on PATH)
-  record            mcpscope record of a flood of --frames notifications against a minimal client reading the same server
-  proxy             --pings sequential pings over HTTP through mcpscope proxy --listen against the same server direct
-
-Each row of the last three prints its goal and whether it is met.`,
+		Long: "Measure mcpscope, printing figures (never asserting them), each beside a baseline measured in the same run.\n\n" +
+			"ingest: notifications through a real pipe, journal and store, against a bare decode loop over the same bytes.\n\n" +
+			"at N frames: whole processes under a flood of N notifications (--sizes): mcpscope record, mcpscope journal of " +
+			"what it wrote, and the TUI model (session, journal, store and panes, headless): time and peak RSS, RSS when the " +
+			"flood ends and after an idle spell, whether scrolling back reaches the first frame.\n\n" +
+			"key latency: p50/p99/max key-to-frame time in the TUI model at the largest N under a 10,000/s flood (--keys).\n\n" +
+			"one-shot: tools/list, whole processes: mcpscope beside raw curl and a minimal stdio client, and beside the " +
+			"official Inspector CLI when MCPSCOPE_PEERS (node_modules with server-everything and the Inspector) and NODE22 " +
+			"(a Node 22 binary) are set.\n\n" +
+			"memory: mcpscope open of HTTP and stdio journals of each --memory-sizes frames (RSS once loaded, goal ≤ 150 MB), " +
+			"the index file on disk per million frames, and the TUI model after a flood of each size (goal: within 10 % from " +
+			"the smallest to the largest, ≤ 200 MB).\n\n" +
+			"journal: mcpscope journal, export --format har/otlp/jsonl, journal --filter and diff on --frames-frame HTTP and " +
+			"stdio journals (scripts/bigjournal's), CPU time against a Go loop that only splits lines and a Python json.loads " +
+			"loop (when python3 is on PATH).\n\n" +
+			"record: mcpscope record of a flood of --frames notifications against a minimal client reading the same server.\n\n" +
+			"proxy: --pings sequential pings over HTTP through mcpscope proxy --listen against the same server direct.\n\n" +
+			"Each row of memory, journal, record and proxy prints its goal and whether it is met.",
 		GroupID: groupServers,
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"strings"
+	"sync"
 
 	"github.com/charmbracelet/x/term"
 	"github.com/spf13/cobra"
@@ -17,6 +18,7 @@ import (
 	"mcpscope/internal/shell"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
+	"mcpscope/transport"
 	"mcpscope/ui/result"
 )
 
@@ -55,7 +57,12 @@ func newCallCmd() *cobra.Command {
 			}
 			params := map[string]any{"name": name, "arguments": arguments}
 			var c *session.Call
+			taskNoted := false
 			if asTask {
+				if !serverHasTasks(s.Info().Capabilities) {
+					fmt.Fprintf(errw, "mcpscope: note: --task: the server declares no tasks capability, so %s runs as a plain call\n", termsafe.Line(name))
+					taskNoted = true
+				}
 				c = s.CallAsTask("tools/call", params, ttl.d)
 			} else {
 				c = s.Call("tools/call", params)
@@ -75,15 +82,20 @@ func newCallCmd() *cobra.Command {
 				}
 				fmt.Fprintln(errw, "the call ended before it could be detached: its result follows")
 			}
+			stopProgress := func() {}
 			if isTerminal(errw) && !detach {
-				stop := showProgress(errw, s, c)
-				defer stop()
+				stopProgress = showProgress(errw, s, c)
+				defer stopProgress()
 			}
 			res, err := c.Await(ctx)
+			stopProgress() // the progress line goes before anything else is printed
 			if err != nil {
-				return err
+				return withAnswerHint(err, s, sp.Answers, nil)
 			}
 			final := lastRound(c).Snapshot()
+			if asTask && !taskNoted && c.Snapshot().TaskID == "" {
+				fmt.Fprintf(errw, "mcpscope: note: --task: the server answered with a plain result, not a task: %s ran as a plain call\n", termsafe.Line(name))
+			}
 			if id := c.Snapshot().TaskID; id != "" {
 				_ = s.Stored(ctx) // its rejoin record is written before the task is told
 				fmt.Fprintf(errw, "task %s created\n", termsafe.Line(id))
@@ -98,7 +110,7 @@ func newCallCmd() *cobra.Command {
 			}
 			printResult(out, asJSON, res)
 			if final.IsError {
-				return shown{&session.ToolError{Name: name}}
+				return shown{withAnswerHint(&session.ToolError{Name: name}, s, sp.Answers, res)}
 			}
 			return nil
 		}),
@@ -261,7 +273,8 @@ func showProgress(w io.Writer, s *session.Session, c *session.Call) (stop func()
 			shown = true
 		}
 	}()
-	return func() { close(quit); <-finished }
+	var once sync.Once
+	return func() { once.Do(func() { close(quit); <-finished }) }
 }
 
 // shorten cuts s to n runes with an ellipsis.
@@ -271,4 +284,66 @@ func shorten(s string, n int) string {
 		return s
 	}
 	return string(r[:n-1]) + "…"
+}
+
+// serverHasTasks reports whether the server's capabilities (caps) declare
+// tasks: the tasks capability (2025-11-25) or the tasks extension
+// (2026-07-28).
+func serverHasTasks(caps json.RawMessage) bool {
+	var c struct {
+		Tasks      json.RawMessage            `json:"tasks"`
+		Extensions map[string]json.RawMessage `json:"extensions"`
+	}
+	if json.Unmarshal(caps, &c) != nil {
+		return false
+	}
+	_, ext := c.Extensions[session.TasksExtension]
+	return len(c.Tasks) > 0 && string(c.Tasks) != "null" || ext
+}
+
+// needsAnswer is a call that failed for want of an answer to a server
+// request of the initialize era (elicitation, sampling) that headless
+// mcpscope gives only from --answer: the hint says how.
+type needsAnswer struct {
+	error
+	method string
+}
+
+func (e *needsAnswer) Unwrap() error { return e.error }
+
+// answerExamples are what an answer to each such method looks like.
+var answerExamples = map[string]string{
+	"elicitation/create":     `{"action":"accept","content":{…}}`,
+	"sampling/createMessage": `{"role":"assistant","content":{"type":"text","text":"…"},"model":"…"}`,
+}
+
+// withAnswerHint adds the --answer hint to a failed call's err when the
+// server asked for an answer nobody gave, or said (in its error, or in the
+// tool's result res) that it needed one: a server request in the session
+// that --answer did not cover, or the server naming elicitation or
+// sampling, which it may not even ask for when the client did not declare
+// it (the client declares only what --answer can answer).
+func withAnswerHint(err error, s *session.Session, given map[string]json.RawMessage, res json.RawMessage) error {
+	var rpc *session.RPCError
+	var tool *session.ToolError
+	if !errors.As(err, &rpc) && !errors.As(err, &tool) {
+		return err
+	}
+	asked := map[string]bool{}
+	for _, it := range s.Store().Since(0, 0) {
+		if it.Class == session.ClassRequest && it.Frame.Dir == transport.In && it.Env != nil {
+			asked[it.Env.Method] = true
+		}
+	}
+	said := strings.ToLower(err.Error() + " " + string(res))
+	for _, m := range []string{"elicitation/create", "sampling/createMessage"} {
+		if _, ok := given[m]; ok {
+			continue
+		}
+		word := strings.ToLower(strings.SplitN(m, "/", 2)[0])
+		if asked[m] || strings.Contains(said, word) {
+			return &needsAnswer{error: err, method: m}
+		}
+	}
+	return err
 }

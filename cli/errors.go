@@ -94,6 +94,7 @@ func hint(err error) string {
 		ue  *usageError
 		he  *transport.HTTPError
 		un  *session.Unanswered
+		na  *needsAnswer
 		je  *session.JournalError
 		ee  *connect.EraError
 		tsk *taskOpenError
@@ -121,6 +122,9 @@ func hint(err error) string {
 		return "raise the limit with --timeout D"
 	case errors.As(err, &un):
 		return "answer it with " + shell.Join([]string{"--answer", un.Key + "=<json>"}) + " (or --answers FILE)"
+	case errors.As(err, &na):
+		return "the server needs an answer to " + na.method + ", which headless mcpscope gives only from --answer: " +
+			shell.Join([]string{"--answer", na.method + "=" + answerExamples[na.method]}) + " (or --answers FILE)"
 	case errors.As(err, &je):
 		return "choose another place with --journal PATH, or run with --no-journal"
 	case errors.As(err, &ee):

@@ -25,16 +25,11 @@ func newInspectCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mcpscope [URL | -- CMD [ARGS...]]",
 		Short: "A terminal inspector for MCP servers",
-		Long: `mcpscope shows an MCP session live: every request with its response and timing, every
-notification and log line, progress of running calls, stderr, and the transport's own life.
-From there you cancel, replay and answer calls. Every frame is journaled, byte for byte.
+		Long: `mcpscope shows an MCP session live: every request with its response and timing, every notification and log line, progress of running calls, stderr, and the transport's own life. From there you cancel, replay and answer calls. Every frame is journaled, byte for byte.
 
-With no target it inspects its own embedded demo server. Every command that talks to a server
-takes the target last: a Streamable HTTP (or HTTP+SSE) URL, or -- and the command that starts a
-stdio server. Flags may come before or after the other arguments.
+With no target it inspects its own embedded demo server. Every command that talks to a server takes the target last: a Streamable HTTP (or HTTP+SSE) URL, or -- and the command that starts a stdio server. Flags may come before or after the other arguments.
 
-Exit codes: 0 success; 1 the server answered with an error (a tool result with isError, or input
-nobody gave); 2 usage; 3 could not connect or the transport failed; 4 timed out; 130 interrupted.`,
+Exit codes: 0 success; 1 the server answered with an error (a tool result with isError, or input nobody gave); 2 usage; 3 could not connect or the transport failed; 4 timed out; 130 interrupted.`,
 		Example: `  mcpscope                                        # the embedded demo server
   mcpscope -- npx -y @modelcontextprotocol/server-everything
   mcpscope http://127.0.0.1:3001/mcp

@@ -11,14 +11,16 @@ import (
 	"github.com/spf13/cobra"
 
 	"mcpscope/artifact/scan"
+	"mcpscope/filter"
+	"mcpscope/internal/render"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
 )
 
 func newJournalCmd() *cobra.Command {
 	var (
-		ff      filterFlag
-		summary bool
+		ff              filterFlag
+		summary, asJSON bool
 	)
 	cmd := &cobra.Command{
 		Use:   "journal FILE",
@@ -28,7 +30,7 @@ func newJournalCmd() *cobra.Command {
 			"With --filter, the frames counted are those the filter matches, and a call is listed when one of its frames " +
 			"matches; ~s, ~e and ~dur see each call as it ended (the journal is then read twice).\n\n" +
 			"On a terminal (stdout and stdin both), without --filter, it opens the journal in the inspector instead, as " +
-			"mcpscope open does; --summary prints the summary there too.",
+			"mcpscope open does; --summary prints the summary there too, --json prints it as JSON.",
 		GroupID: groupSessions,
 		Example: "  mcpscope journal ~/.local/state/mcpscope/journal/20261123-101500.000-4242.jsonl\n" +
 			"  mcpscope journal session.jsonl --filter '~e | ~s cancelled'",
@@ -44,100 +46,185 @@ func newJournalCmd() *cobra.Command {
 				return err
 			}
 			out, path := cmd.OutOrStdout(), args[0]
-			if !summary && flt == nil && isTerminal(out) && isTerminal(cmd.InOrStdin()) {
+			if !summary && !asJSON && flt == nil && isTerminal(out) && isTerminal(cmd.InOrStdin()) {
 				return openOffline(cmd, path, &connFlags{}, "", nil)
 			}
 			h, err := journalHeader(cmd, path)
 			if err != nil {
 				return err
 			}
+			if asJSON {
+				sum, err := summariseJournal(path, h, flt)
+				if jerr := render.Line(out, sum); jerr != nil {
+					return jerr
+				}
+				return journalDamage(cmd.ErrOrStderr(), path, err)
+			}
 			// One write per 64 KiB, not per call listed (a write(2) each
-			// was a tenth of the read-back of a big journal).
+			// was a tenth of the read-back of a big journal); calls are
+			// printed as they end, so memory does not grow with them.
 			bw := bufio.NewWriterSize(out, 64<<10)
 			defer bw.Flush()
-			out = bw
-			w := func(label, format string, a ...any) { fmt.Fprintf(out, "%-8s %s\n", label, fmt.Sprintf(format, a...)) }
-			w("journal", "%s", termsafe.Line(path))
-			if h.Format == "" {
-				w("target", "(no journal header: `mcpscope record` output)")
-			} else {
-				w("target", "%s", termsafe.Line(h.Target))
-				w("started", "%s", h.Started.Format(time.RFC3339))
-			}
-			if flt != nil {
-				w("filter", "%s", termsafe.Line(flt.String()))
-			}
-			var (
-				in              scan.Info
-				frames, matched int
-				calls           int
-				seen, listed    bitset // calls with a matching frame; calls listed
-				kinds           = map[string]int{}
-				subj            = session.NewSubjects()
-			)
-			list := func(i int, sn *session.CallSnapshot) {
-				if listed.has(i) || flt != nil && !seen.has(i) {
-					return
-				}
-				listed.set(i)
-				if calls == 0 {
-					w("calls", "(as they ended)")
-				}
-				calls++
-				dur := "-"
-				if !sn.Ended.IsZero() {
-					dur = sn.Duration(sn.Started).Round(time.Millisecond).String()
-				}
-				fmt.Fprintf(out, "  #%-5s %-28s %-10s %s\n", termsafe.Line(sn.Key), termsafe.Line(sn.Method+" "+sn.Name),
-					session.StateWord(sn), dur)
-			}
-			// One pass, unless the filter reads how calls end (~s ~e ~dur).
-			o := scan.Options{Final: flt != nil && flt.Volatile(), CallEnded: list}
-			_, err = scan.File(path, o, func(fr *scan.Frame) error {
-				in.Observe(fr)
-				frames++
-				if !flt.Match(subj.Fill(&fr.Frame, fr.Env, fr.Call, fr.Time)) {
-					return nil
-				}
-				matched++
-				kinds[fr.Dir.String()+" "+fr.Kind.String()]++
-				if fr.Call != nil {
-					seen.set(fr.CallIndex)
-					if fr.Call.State.Ended() {
-						list(fr.CallIndex, fr.Call) // a late frame of a call that ended unseen
-					}
-				}
-				return nil
-			})
-			switch {
-			case flt != nil:
-				w("frames", "%d read, %d match", frames, matched)
-			case frames == 0:
-				w("frames", "0 (the journal has its header and nothing else: no frame crossed the wire)")
-			default:
-				w("frames", "%d read", frames)
-			}
-			keys := make([]string, 0, len(kinds))
-			for k := range kinds {
-				keys = append(keys, k)
-			}
-			sort.Strings(keys)
-			for _, k := range keys {
-				fmt.Fprintf(out, "  %-16s %d\n", k, kinds[k])
-			}
-			w("server", "%s %s (protocol %s)", termsafe.Line(in.ServerInfo.Name), termsafe.Line(in.ServerInfo.Version),
-				termsafe.Line(in.ProtocolVersion))
-			if flt != nil {
-				w("calls", "%d of %d", calls, in.Calls)
-			} else {
-				w("calls", "%d", in.Calls)
-			}
-			return journalDamage(out, path, err)
+			sum := newJournalSummary(path, h, flt)
+			sum.printHead(bw)
+			err = sum.read(path, flt, func(c journalCallJSON) { sum.printCall(bw, c) })
+			sum.printTail(bw)
+			return journalDamage(bw, path, err)
 		},
 	}
 	ff.add(cmd.Flags(), "frames and calls")
 	cmd.Flags().BoolVar(&summary, "summary", false, "print the summary even on a terminal (where the journal otherwise opens in the inspector)")
+	cmd.Flags().BoolVar(&asJSON, "json", false, "print the summary as one JSON object, for programs (lines that are not records go to stderr)")
 	return cmd
+}
+
+// journalSummary is what journal prints: as text, or as JSON with --json.
+type journalSummary struct {
+	Journal  string                 `json:"journal"`
+	Target   string                 `json:"target,omitempty"` // redacted (journal reads redact it)
+	Record   bool                   `json:"record,omitempty"` // no header: mcpscope record output
+	Started  time.Time              `json:"started,omitzero"`
+	Filter   string                 `json:"filter,omitempty"`
+	Calls    []journalCallJSON      `json:"calls"` // as they ended
+	Frames   int                    `json:"frames"`
+	Matched  *int                   `json:"matched,omitempty"` // with a filter: the frames it matches
+	Kinds    map[string]int         `json:"kinds"`             // frames (matched) by direction and kind
+	Server   session.Implementation `json:"server"`
+	Protocol string                 `json:"protocolVersion,omitempty"`
+	Total    int                    `json:"totalCalls"` // every call in the journal, matched or not
+	listed   int
+}
+
+type journalCallJSON struct {
+	Key        string  `json:"key"`
+	Method     string  `json:"method"`
+	Name       string  `json:"name,omitempty"`
+	State      string  `json:"state"` // session.StateWord: the TUI's word
+	DurationMS float64 `json:"durationMs,omitempty"`
+	ended      bool
+	dur        time.Duration
+}
+
+// summariseJournal reads path once (twice when flt reads how calls end) and
+// summarises it, its calls included; err is what reading left unread
+// (journalDamage says it).
+func summariseJournal(path string, h session.Header, flt *filter.Filter) (*journalSummary, error) {
+	sum := newJournalSummary(path, h, flt)
+	err := sum.read(path, flt, func(c journalCallJSON) { sum.Calls = append(sum.Calls, c) })
+	return sum, err
+}
+
+func newJournalSummary(path string, h session.Header, flt *filter.Filter) *journalSummary {
+	sum := &journalSummary{Journal: path, Calls: []journalCallJSON{}, Kinds: map[string]int{}}
+	if h.Format == "" {
+		sum.Record = true
+	} else {
+		sum.Target, sum.Started = h.Target, h.Started
+	}
+	if flt != nil {
+		sum.Filter = flt.String()
+	}
+	return sum
+}
+
+// read reads path, counting into sum and handing each call listed to
+// each as it ends.
+func (sum *journalSummary) read(path string, flt *filter.Filter, each func(journalCallJSON)) error {
+	var (
+		in           scan.Info
+		matched      int
+		seen, listed bitset // calls with a matching frame; calls listed
+		subj         = session.NewSubjects()
+	)
+	list := func(i int, sn *session.CallSnapshot) {
+		if listed.has(i) || flt != nil && !seen.has(i) {
+			return
+		}
+		listed.set(i)
+		c := journalCallJSON{Key: sn.Key, Method: sn.Method, Name: sn.Name, State: session.StateWord(sn)}
+		if !sn.Ended.IsZero() {
+			c.ended, c.dur = true, sn.Duration(sn.Started).Round(time.Millisecond)
+			c.DurationMS = float64(c.dur) / float64(time.Millisecond)
+		}
+		sum.listed++
+		each(c)
+	}
+	// One pass, unless the filter reads how calls end (~s ~e ~dur).
+	o := scan.Options{Final: flt != nil && flt.Volatile(), CallEnded: list}
+	_, err := scan.File(path, o, func(fr *scan.Frame) error {
+		in.Observe(fr)
+		sum.Frames++
+		if !flt.Match(subj.Fill(&fr.Frame, fr.Env, fr.Call, fr.Time)) {
+			return nil
+		}
+		matched++
+		sum.Kinds[fr.Dir.String()+" "+fr.Kind.String()]++
+		if fr.Call != nil {
+			seen.set(fr.CallIndex)
+			if fr.Call.State.Ended() {
+				list(fr.CallIndex, fr.Call) // a late frame of a call that ended unseen
+			}
+		}
+		return nil
+	})
+	if flt != nil {
+		sum.Matched = &matched
+	}
+	sum.Server, sum.Protocol, sum.Total = in.ServerInfo, in.ProtocolVersion, in.Calls
+	return err
+}
+
+// printHead, printCall and printTail write the summary for people.
+func (sum *journalSummary) printHead(out io.Writer) {
+	w := func(label, format string, a ...any) { fmt.Fprintf(out, "%-8s %s\n", label, fmt.Sprintf(format, a...)) }
+	w("journal", "%s", termsafe.Line(sum.Journal))
+	if sum.Record {
+		w("target", "(no journal header: `mcpscope record` output)")
+	} else {
+		w("target", "%s", termsafe.Line(sum.Target))
+		w("started", "%s", sum.Started.Format(time.RFC3339))
+	}
+	if sum.Filter != "" {
+		w("filter", "%s", termsafe.Line(sum.Filter))
+	}
+}
+
+func (sum *journalSummary) printCall(out io.Writer, c journalCallJSON) {
+	if sum.listed == 1 {
+		fmt.Fprintf(out, "%-8s %s\n", "calls", "(as they ended)")
+	}
+	dur := "-"
+	if c.ended {
+		dur = c.dur.String()
+	}
+	fmt.Fprintf(out, "  #%-5s %-28s %-10s %s\n", termsafe.Line(c.Key), termsafe.Line(c.Method+" "+c.Name), c.State, dur)
+}
+
+func (sum *journalSummary) printTail(out io.Writer) {
+	w := func(label, format string, a ...any) { fmt.Fprintf(out, "%-8s %s\n", label, fmt.Sprintf(format, a...)) }
+	switch {
+	case sum.Matched != nil:
+		w("frames", "%d read, %d match", sum.Frames, *sum.Matched)
+	case sum.Frames == 0:
+		w("frames", "0 (the journal has its header and nothing else: no frame crossed the wire)")
+	default:
+		w("frames", "%d read", sum.Frames)
+	}
+	keys := make([]string, 0, len(sum.Kinds))
+	for k := range sum.Kinds {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		fmt.Fprintf(out, "  %-16s %d\n", k, sum.Kinds[k])
+	}
+	w("server", "%s %s (protocol %s)", termsafe.Line(sum.Server.Name), termsafe.Line(sum.Server.Version),
+		termsafe.Line(sum.Protocol))
+	if sum.Filter != "" {
+		w("calls", "%d of %d", sum.listed, sum.Total)
+	} else {
+		w("calls", "%d", sum.Total)
+	}
 }
 
 // bitset is a set of call indexes, a bit each.

@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -61,5 +62,69 @@ func TestJournalCommandSaysWhatItRead(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// journal --json gives the summary as one JSON object, and journal names
+// every call's state with the session's one rule: a call cancelled stays
+// cancelled when the server's answer to the cancel comes late, and a host's
+// call that mcpscope proxy cancelled for a viewer is cancelled, not an
+// error, as the TUI shows it.
+func TestJournalJSONAndCancelledCalls(t *testing.T) {
+	frame := func(seq int, dir transport.Dir, via, data string) string {
+		f := transport.Frame{Time: time.Unix(1700000000, int64(seq)*int64(time.Millisecond)), Dir: dir, Kind: transport.Message, Data: []byte(data)}
+		f.Meta.Via = via
+		return string(session.AppendRecord(nil, uint64(seq), f))
+	}
+	const o, i = transport.Out, transport.In
+	path := writeFile(t, header+
+		frame(1, o, "", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow"}}`)+
+		frame(2, o, "", `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"user"}}`)+
+		frame(3, i, "", `{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`)+
+		frame(4, o, transport.ViaHost, `{"jsonrpc":"2.0","id":"h-3","method":"tools/call","params":{"name":"slow"}}`)+
+		frame(5, i, transport.ViaMcpscope, `{"jsonrpc":"2.0","id":"h-3","error":{"code":-32800,"message":"request cancelled from mcpscope"}}`)+
+		frame(6, o, transport.ViaMcpscope, `{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"h-3","reason":"cancelled from mcpscope"}}`)+
+		frame(7, i, transport.ViaDropped, `{"jsonrpc":"2.0","id":"h-3","result":{}}`))
+
+	code, out, errb := run(t, "journal", path, "--json")
+	if code != exitOK {
+		t.Fatalf("journal --json: exit %d\n%s%s", code, out, errb)
+	}
+	var sum struct {
+		Journal string
+		Target  string
+		Frames  int
+		Kinds   map[string]int
+		Calls   []struct{ Key, Method, State string }
+		Total   int `json:"totalCalls"`
+	}
+	if err := json.Unmarshal([]byte(out), &sum); err != nil || strings.Count(out, "\n") != 1 {
+		t.Fatalf("journal --json is not one JSON object: %v\n%s", err, out)
+	}
+	if sum.Journal != path || sum.Target != "stdio: srv" || sum.Frames != 7 || sum.Total != 2 || sum.Kinds["out message"] != 4 {
+		t.Errorf("summary: %+v", sum)
+	}
+	states := map[string]string{}
+	for _, c := range sum.Calls {
+		states[c.Key] = c.State
+	}
+	if states["1"] != "cancelled" || states[`"h-3"`] != "cancelled" {
+		t.Errorf("call states %v, want both cancelled", states)
+	}
+	// The session reading the same journal back says the same words.
+	s, _, err := session.Load(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	for key, want := range states {
+		sn := s.Lookup(key).Snapshot()
+		if got := session.StateWord(&sn); got != want {
+			t.Errorf("call %s: the session says %q, journal %q", key, got, want)
+		}
+	}
+	_, text, _ := run(t, "journal", path, "--summary")
+	if !strings.Contains(text, "cancelled") || strings.Contains(text, " late ") || strings.Contains(text, " error ") {
+		t.Errorf("journal --summary:\n%s", text)
 	}
 }

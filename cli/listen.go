@@ -56,7 +56,7 @@ func listen(cmd *cobra.Command, s *session.Session, f session.ListenFilter, asJS
 	c := s.Listen(f)
 	fmt.Fprintf(stderr, "listening (call %s); Ctrl-C to stop\n", c.Key)
 	var seq uint64
-	acked := false
+	acked, relistens := false, 0
 	show := func() {
 		if sn := c.Snapshot(); !acked && sn.Ack != nil {
 			acked = true
@@ -92,9 +92,17 @@ func listen(cmd *cobra.Command, s *session.Session, f session.ListenFilter, asJS
 		case <-s.Store().Changed():
 		case <-c.Done():
 			show()
-			if next := c.Next(); next != nil {
-				c = next // re-listened after a drop
+			// A dropped stream is listened to again (2026-07-28 has no
+			// resumption), a bounded number of times: wait for it.
+			if next := c.RelistenWait(cmd.Context()); next != nil {
+				relistens++
+				fmt.Fprintf(stderr, "the listen stream dropped: %v\nlistening again (call %s, re-listen %d of at most %d)\n",
+					termsafe.Text(fmt.Sprint(c.Snapshot().Err())), next.Key, relistens, session.MaxRelistens)
+				c, acked = next, false
 				continue
+			}
+			if cmd.Context().Err() != nil {
+				return nil
 			}
 			if err := c.Snapshot().Err(); err != nil {
 				return fmt.Errorf("listen ended: %w", err)

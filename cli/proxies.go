@@ -16,12 +16,9 @@ import (
 func newProxiesCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
-		Use:   "proxies",
-		Short: "List the running mcpscope proxies (the hosts' sessions you can watch)",
-		Long: `proxies lists the mcpscope proxy processes running for you: name, pid, what they forward to,
-their journal, how many viewers watch them and since when. It asks each one on its socket
-($XDG_RUNTIME_DIR/mcpscope/proxies, else $XDG_STATE_HOME/mcpscope/proxies), and removes the sockets
-of proxies that died without cleaning up.`,
+		Use:     "proxies",
+		Short:   "List the running mcpscope proxies (the hosts' sessions you can watch)",
+		Long:    `proxies lists the mcpscope proxy processes running for you: name, pid, what they forward to, their journal, how many viewers watch them and since when. It asks each one on its socket ($XDG_RUNTIME_DIR/mcpscope/proxies, else $XDG_STATE_HOME/mcpscope/proxies), and removes the sockets of proxies that died without cleaning up.`,
 		GroupID: groupSessions,
 		Example: "  mcpscope proxies\n  mcpscope proxies --json",
 		Args:    noArgs,

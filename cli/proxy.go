@@ -32,23 +32,13 @@ func newProxyCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "proxy -- CMD ARGS... | --listen HOST:PORT URL",
 		Short: "Sit between a host and its server: forward every byte, journal both ways, publish the session live",
-		Long: `proxy is what a host (Claude, VS Code, Cursor...) runs in place of its server, so that mcpscope
-sees what the host sends and what the server answers (mcpscope wrap NAME edits the host's file for you).
+		Long: `proxy is what a host (Claude, VS Code, Cursor...) runs in place of its server, so that mcpscope sees what the host sends and what the server answers (mcpscope wrap NAME edits the host's file for you).
 
-With -- CMD ARGS... it spawns the server and forwards the host's stdin to it and its stdout to the host
-byte for byte, line by line, never holding a line back. Its stderr passes through as well. When the
-host closes stdin the server's stdin is closed, then SIGTERM, then SIGKILL if it stays; a signal the
-host sends goes to the server; when the server exits, proxy exits with its code. proxy writes nothing
-of its own to stdout, and to stderr only when something fails.
+With -- CMD ARGS... it spawns the server and forwards the host's stdin to it and its stdout to the host byte for byte, line by line, never holding a line back. Its stderr passes through as well. When the host closes stdin the server's stdin is closed, then SIGTERM, then SIGKILL if it stays; a signal the host sends goes to the server; when the server exits, proxy exits with its code. proxy writes nothing of its own to stdout, and to stderr only when something fails.
 
-With --listen HOST:PORT URL it is a reverse proxy for a Streamable HTTP (or HTTP+SSE) server: point
-the host at http://HOST:PORT/PATH (PATH as in URL) and every request goes to URL's server with its
-own path, query and headers (credentials included: the journal has them redacted); event streams
-are forwarded as they arrive.
+With --listen HOST:PORT URL it is a reverse proxy for a Streamable HTTP (or HTTP+SSE) server: point the host at http://HOST:PORT/PATH (PATH as in URL) and every request goes to URL's server with its own path, query and headers (credentials included: the journal has them redacted); event streams are forwarded as they arrive.
 
-Both directions are journaled (one journal per proxy), and the live session is published on a local
-socket (mode 0600) that mcpscope proxies lists and viewers connect to. A slow or dead viewer changes
-nothing on the wire.`,
+Both directions are journaled (one journal per proxy), and the live session is published on a local socket (mode 0600) that mcpscope proxies lists and viewers connect to. A slow or dead viewer changes nothing on the wire.`,
 		GroupID: groupSessions,
 		Example: "  mcpscope proxy --name github -- npx -y @modelcontextprotocol/server-github\n" +
 			"  mcpscope proxy --listen 127.0.0.1:8931 http://127.0.0.1:3001/mcp\n" +

@@ -25,12 +25,23 @@ func newRejoinCmd() *cobra.Command {
 		Use:     "rejoin [HANDLE]",
 		Short:   "List calls left running (detached, or their mcpscope died), or rejoin one",
 		GroupID: groupSessions,
-		Long: `Without a handle, rejoin lists the calls mcpscope left running on HTTP servers: detached
-with d in the inspector, left when it quit, or left by a process that died. With a handle it
-picks the call up again: the progress it missed, then the result. Secrets are never stored:
-pass again the --bearer or -H the call was made with (or set the environment variable), and
-the --url if the call's URL had credentials in it.`,
+		Long:    `Without a handle, rejoin lists the calls mcpscope left running on HTTP servers: detached with d in the inspector, left when it quit, or left by a process that died. With a handle it picks the call up again: the progress it missed, then the result. Secrets are never stored: pass again the --bearer or -H the call was made with (or set the environment variable), and the --url if the call's URL had credentials in it.`,
 		Example: "  mcpscope rejoin\n  mcpscope rejoin 7c1d… --bearer $TOKEN\n  mcpscope rejoin --forget 7c1d…",
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
+			if len(args) > 0 {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			var sp connect.Spec
+			if sf.fill(&sp, cmd.CommandPath()) != nil {
+				return nil, cobra.ShellCompDirectiveNoFileComp
+			}
+			list, _ := sp.StateStore.List()
+			out := make([]string, 0, len(list))
+			for _, d := range list {
+				out = append(out, completion(d.Handle, d.Method+" "+d.Name+" on "+d.Target))
+			}
+			return out, cobra.ShellCompDirectiveNoFileComp
+		},
 		Args: func(cmd *cobra.Command, args []string) error {
 			if len(args) > 1 {
 				return usagef(cmd.CommandPath(), "rejoin takes one handle, got %d arguments", len(args))

@@ -33,6 +33,12 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	root := newRoot()
 	root.SetArgs(args)
 	root.SetOut(stdout)
+	setHelpWidth(stdout)
+	if helpRequested(args) {
+		hw := helpOutput(stdout)
+		defer hw.Flush()
+		root.SetOut(hw)
+	}
 	root.SetErr(stderr)
 	onError := func(w io.Writer, _ fang.Styles, err error) {
 		if wantsJSON(root, args) {
@@ -95,12 +101,13 @@ func newRoot() *cobra.Command {
 		newProxiesCmd(),
 		newVersionCmd(),
 		newManCmd(),
+		newCompletionCmd(),
 	} {
 		root.AddCommand(c)
 	}
 	root.SuggestionsMinimumDistance = 2
 	root.SetHelpCommandGroupID(groupServers)
-	root.SetCompletionCommandGroupID(groupServers)
+	registerCompletions(root)
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return &usageError{cmd: c.CommandPath(), msg: err.Error()}
 	})
@@ -110,10 +117,24 @@ func newRoot() *cobra.Command {
 // version is mcpscope's version with the commit and build time the Go
 // toolchain recorded, when it recorded them.
 func version() string {
-	v := session.Version
 	info, ok := debug.ReadBuildInfo()
 	if !ok {
-		return v
+		info = nil
+	}
+	return versionOf(info)
+}
+
+// unstamped says why a binary carries no commit and how to get one: go
+// build and go install stamp the commit only in a checkout whose .git is a
+// directory, so go run and builds inside a git worktree (where .git is a
+// file) record none.
+const unstamped = " (no commit recorded: 'go run' and builds inside a git worktree carry none; 'go build' or 'go install .' in a clone records it)"
+
+// versionOf is version for the build info info (nil when there is none).
+func versionOf(info *debug.BuildInfo) string {
+	v := session.Version
+	if info == nil {
+		return v + unstamped
 	}
 	if info.Main.Version != "" && info.Main.Version != "(devel)" {
 		v = strings.TrimPrefix(info.Main.Version, "v")
@@ -132,7 +153,10 @@ func version() string {
 		}
 	}
 	if rev == "" {
-		return v + " (no commit recorded: built without VCS stamping)"
+		if info.Main.Version != "" && info.Main.Version != "(devel)" {
+			return v // a module version (go install mcpscope@vX) names the release
+		}
+		return v + unstamped
 	}
 	if len(rev) > 12 {
 		rev = rev[:12]

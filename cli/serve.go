@@ -17,6 +17,7 @@ func newServeCmd() *cobra.Command {
 		noWait     bool
 		answerWait time.Duration
 		quiet      bool
+		strict     bool
 	)
 	cmd := &cobra.Command{
 		Use:   "serve FILE",
@@ -27,7 +28,8 @@ func newServeCmd() *cobra.Command {
 			"and the progress token of each progress notification become the client's own; nothing else changes.\n\n" +
 			"Requests are matched ignoring ids and params._meta: exactly first (recorded repeats are served in order), " +
 			"then by method and tool, prompt or resource name (the closest params win), else a JSON-RPC error names the " +
-			"closest recording. What the server sent during a call (progress, logs, sampling or elicitation requests) " +
+			"closest recording. An answer matched by name alone (the request's params differ from the recording's) says so " +
+			"in its result's _meta (" + mock.MetaMatch + ") and on stderr; --strict refuses such requests instead. What the server sent during a call (progress, logs, sampling or elicitation requests) " +
 			"comes again with its recorded spacing, scaled by --speed; what it sent outside calls is replayed from the " +
 			"handshake on. A line per request on stderr says how it was matched.",
 		GroupID: groupSessions,
@@ -52,7 +54,7 @@ func newServeCmd() *cobra.Command {
 				return err
 			}
 			errw := cmd.ErrOrStderr()
-			o := mock.Options{Speed: speed, NoWait: noWait, AnswerWait: answerWait}
+			o := mock.Options{Speed: speed, NoWait: noWait, AnswerWait: answerWait, Warn: errw, Strict: strict}
 			if !quiet {
 				o.Log = errw
 			}
@@ -76,5 +78,6 @@ func newServeCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&noWait, "no-wait", false, "send everything at once, without the recorded spacing")
 	cmd.Flags().DurationVar(&answerWait, "answer-wait", 10*time.Second, "how long a replayed server request waits for the client's answer")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "print no line per request on stderr")
+	cmd.Flags().BoolVar(&strict, "strict", false, "answer only requests whose params match a recording exactly; others get an error naming the closest")
 	return cmd
 }

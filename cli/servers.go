@@ -21,15 +21,9 @@ func newServersCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "servers",
 		Short: "List the MCP servers configured in Claude, VS Code, Cursor, Windsurf and mcpscope",
-		Long: `servers lists the MCP servers your AI hosts already have, read from their own files:
-Claude Desktop (claude_desktop_config.json), Claude Code (~/.claude.json, and .mcp.json here),
-VS Code (mcp.json and settings.json of the user, .vscode/mcp.json here), Cursor (~/.cursor/mcp.json,
-and .cursor/mcp.json here), Windsurf (~/.codeium/windsurf/mcp_config.json) and mcpscope's own
-$XDG_CONFIG_HOME/mcpscope/servers.json ({"mcpServers": {...}} as in Claude Desktop's file).
-Project files are read from the current directory.
+		Long: `servers lists the MCP servers your AI hosts already have, read from their own files: Claude Desktop (claude_desktop_config.json), Claude Code (~/.claude.json, and .mcp.json here), VS Code (mcp.json and settings.json of the user, .vscode/mcp.json here), Cursor (~/.cursor/mcp.json, and .cursor/mcp.json here), Windsurf (~/.codeium/windsurf/mcp_config.json) and mcpscope's own $XDG_CONFIG_HOME/mcpscope/servers.json ({"mcpServers": {...}} as in Claude Desktop's file). Project files are read from the current directory.
 
-The first column is what to type to pick a server: its name, or HOST/NAME when several hosts
-have that name. Secrets show as [redacted]; variables such as ${input:token} show as written.`,
+The first column is what to type to pick a server: its name, or HOST/NAME when several hosts have that name. Secrets show as [redacted]; variables such as ${input:token} show as written.`,
 		GroupID: groupServers,
 		Example: "  mcpscope servers\n  mcpscope servers --host cursor\n  mcpscope servers --json",
 		Args:    noArgs,

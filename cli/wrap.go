@@ -21,12 +21,7 @@ func newWrapCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "wrap NAME",
 		Short: "Make a host start a configured stdio server through mcpscope proxy",
-		Long: `wrap rewrites the server's entry in its host's file (Claude Desktop, Claude Code, VS Code, Cursor
-or Windsurf) so that the host starts mcpscope proxy --name NAME -- CMD ARGS... in place of CMD ARGS...
-Only the entry's command and the start of its args change: the other keys, comments and layout of
-the file stay as they are. The file is first copied next to itself, to FILE.mcpscope-backup-TIME;
-mcpscope unwrap NAME puts the entry back. Restart the host (or reload its MCP servers) afterwards.
-HTTP servers cannot be wrapped yet.
+		Long: `wrap rewrites the server's entry in its host's file (Claude Desktop, Claude Code, VS Code, Cursor or Windsurf) so that the host starts mcpscope proxy --name NAME -- CMD ARGS... in place of CMD ARGS... Only the entry's command and the start of its args change: the other keys, comments and layout of the file stay as they are. The file is first copied next to itself, to FILE.mcpscope-backup-TIME; mcpscope unwrap NAME puts the entry back. Restart the host (or reload its MCP servers) afterwards. HTTP servers cannot be wrapped yet.
 
 NAME is a server's name, or HOST/NAME when several hosts have it (mcpscope servers lists them).`,
 		GroupID: groupServers,
@@ -77,12 +72,9 @@ NAME is a server's name, or HOST/NAME when several hosts have it (mcpscope serve
 func newUnwrapCmd() *cobra.Command {
 	var host string
 	cmd := &cobra.Command{
-		Use:   "unwrap NAME",
-		Short: "Put back a server entry that mcpscope wrap changed",
-		Long: `unwrap makes the host start the server directly again. When the wrapped entry is still exactly
-what wrap wrote, the entry comes back byte for byte from wrap's backup; when it changed since (the
-host or a person edited it), its command and args come back from the wrapped entry itself and the
-other changes stay. The file is copied next to itself first, as with wrap.`,
+		Use:     "unwrap NAME",
+		Short:   "Put back a server entry that mcpscope wrap changed",
+		Long:    `unwrap makes the host start the server directly again. When the wrapped entry is still exactly what wrap wrote, the entry comes back byte for byte from wrap's backup; when it changed since (the host or a person edited it), its command and args come back from the wrapped entry itself and the other changes stay. The file is copied next to itself first, as with wrap.`,
 		GroupID: groupServers,
 		Example: "  mcpscope unwrap github\n  mcpscope unwrap --host cursor github",
 		Args: func(cmd *cobra.Command, args []string) error {

@@ -146,7 +146,7 @@ func Connect(ctx context.Context, sp Spec) (*session.Session, error) {
 	sse.Transport, sse.firstNote = "sse", why
 	s2, _, err2 := connectOnce(ctx, sse, last)
 	if err2 != nil {
-		return nil, fmt.Errorf("%w\n(the HTTP+SSE fallback failed too: %v)", err, err2)
+		return nil, fmt.Errorf("%w\nthe HTTP+SSE fallback failed too: %v", err, err2)
 	}
 	return s2, nil
 }

@@ -16,7 +16,7 @@ import (
 
 // stdioProbeTimeout is how long a stdio server gets to answer server/discover
 // before it counts as legacy (the spec's "no response within a timeout").
-const stdioProbeTimeout = 3 * time.Second
+var stdioProbeTimeout = 3 * time.Second
 
 // probeTimeout bounds server/discover over HTTP.
 const probeTimeout = 30 * time.Second
@@ -45,7 +45,7 @@ func chooseEra(ctx context.Context, sp Spec, s *session.Session) error {
 	}
 	switch sp.kind() {
 	case "sse":
-		s.Adopt(session.EraVerdict{Era: session.EraLegacy, Reason: "the HTTP+SSE transport (2024-11-05) has only the initialize era"})
+		s.Adopt(session.EraVerdict{Era: session.EraLegacy, Reason: "the HTTP+SSE transport of 2024-11-05 has only the initialize era"})
 		_, err := s.Initialize(ctx)
 		return err
 	case "stdio":
@@ -173,7 +173,7 @@ func readEraCache(key string) (session.EraVerdict, bool) {
 	if !ok || time.Since(e.At) > eraCacheTTL {
 		return session.EraVerdict{}, false
 	}
-	return session.EraVerdict{Era: e.Era, Reason: e.Reason + " (remembered from " + e.At.Format(time.RFC3339) + ")", Answered: true}, true
+	return session.EraVerdict{Era: e.Era, Reason: e.Reason + "; remembered from " + e.At.Format(time.RFC3339), Answered: true}, true
 }
 
 // forgetEraCache drops a verdict that turned out wrong.

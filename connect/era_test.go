@@ -83,6 +83,11 @@ func TestStdioProbeStartsTheServerOnce(t *testing.T) {
 			if in.Era != c.era || sent[0] != c.second[0] {
 				t.Fatalf("second run: era %s (%s), sent %v", in.Era, in.EraReason, sent)
 			}
+			// The journal's era note puts the reason in parentheses: the
+			// reason holds none of its own.
+			if note := "era: " + in.Era + " (" + in.EraReason + ")"; parenDepth(note) > 1 {
+				t.Fatalf("the era note nests parentheses: %q", note)
+			}
 			if c.cached != strings.Contains(in.EraReason, "remembered") {
 				t.Fatalf("second run's reason %q (remembered: want %v)", in.EraReason, c.cached)
 			}
@@ -180,4 +185,19 @@ func TestStdioServerDiesAtStart(t *testing.T) {
 			t.Errorf("the error lacks %q:\n%s", want, msg)
 		}
 	}
+}
+
+// parenDepth is how deep s nests parentheses.
+func parenDepth(s string) int {
+	depth, deepest := 0, 0
+	for _, r := range s {
+		switch r {
+		case '(':
+			depth++
+			deepest = max(deepest, depth)
+		case ')':
+			depth--
+		}
+	}
+	return deepest
 }

@@ -77,6 +77,11 @@ func TestAttachFollowsInjectsAndCancels(t *testing.T) {
 	if sn := own.Snapshot(); sn.Progress.Updates != 3 || sn.Adopted || sn.Seq == 0 {
 		t.Fatalf("own call: %+v", sn)
 	}
+	// The id it went out with is the proxy's, as the journal has it: what
+	// a status line names.
+	if sn := own.Snapshot(); !strings.HasPrefix(sn.WireKey, `"`+a.Hello().IDPrefix) || !strings.Contains(*r.records()[sn.Seq-1].Raw, strings.Trim(sn.WireKey, `"`)) {
+		t.Fatalf("own call %s: wire key %q, want the proxy's id (prefix %s) of its journal line", sn.Key, sn.WireKey, a.Hello().IDPrefix)
+	}
 	if l := r.read(); !strings.Contains(l, `"id":2`) || strings.Contains(l, a.Hello().IDPrefix) {
 		t.Fatalf("host got %s", l)
 	}

@@ -191,6 +191,8 @@ type Call struct {
 
 	listen        *ListenFilter // subscriptions/listen: the filter, for re-listening
 	listenAttempt int
+	relisten      chan struct{} // made when a re-listen is scheduled, closed once it is made (or will not be)
+	wireKey       string        // the key of the id the request went out with, when a proxy gave it another
 
 	handle       string      // StateStore record, once persisted
 	persistTimer *time.Timer // pending debounced write
@@ -233,6 +235,11 @@ type CallSnapshot struct {
 	// it. Via says whose it was in a proxy's journal (host, viewer…).
 	Adopted bool
 	Via     string
+	// WireKey is the key of the id the request carried on the wire and in
+	// the journal, when that is not Key: mcpscope attach's own calls go out
+	// through the proxy under an id of the proxy's ("mcpscope-<hex>-1");
+	// "" until the proxy says which, and for every other call.
+	WireKey string
 }
 
 // Duration is how long the call ran (so far, when still running).
@@ -269,7 +276,7 @@ func (c *Call) snapshotLocked() CallSnapshot {
 		Result: c.result, RPCError: c.rpcErr, Failure: c.failure, Late: c.late,
 		Round: c.Round, Parent: c.Parent, ChainErr: c.chainErr, TaskID: c.taskID, Ack: c.ack, Probe: c.opts.probe,
 		ReissueOf: c.opts.reissueOf, ResultInJournal: c.resultSeq != 0, Seq: c.Seq, RespSeq: c.respSeq,
-		Adopted: c.adopted, Via: c.via,
+		Adopted: c.adopted, Via: c.via, WireKey: c.wireKey,
 	}
 	if c.next != nil {
 		sn.Next = c.next.Key

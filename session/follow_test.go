@@ -137,6 +137,12 @@ func TestLoadAppliesCancels(t *testing.T) {
 	if n := s.Info().Pending; n != 0 {
 		t.Fatalf("%d calls left pending", n)
 	}
+	// The late answers are in the details; the rows stay cancelled.
+	for _, c := range []CallSnapshot{c1, c3} {
+		if w := StateWord(&c); w != "cancelled" {
+			t.Errorf("call %s is %q, want cancelled (late %d)", c.Key, w, c.Late)
+		}
+	}
 }
 
 // blockResponder never answers: a server request put to it stays in

@@ -1,6 +1,10 @@
 package session
 
-import "time"
+import (
+	"context"
+	"fmt"
+	"time"
+)
 
 // ListenFilter is what a subscriptions/listen stream asks for (2026-07-28;
 // TaskIDs is the tasks extension's addition).
@@ -32,21 +36,55 @@ func (s *Session) listen(f ListenFilter, attempt int) *Call {
 	return c
 }
 
-// relistenLocked is called when a listen call ended by a broken stream.
+// relistenLocked is called when a listen call ended by a broken stream:
+// 2026-07-28 has no resumption, so a fresh subscriptions/listen is sent
+// (bounded by MaxRelistens); RelistenWait hears when it is.
 func (s *Session) relistenLocked(c *Call, after []func()) []func() {
 	if c.listen == nil || s.info.Closed || c.listenAttempt >= MaxRelistens {
 		return after
 	}
 	f, n := *c.listen, c.listenAttempt+1
+	ready := make(chan struct{})
+	c.relisten = ready
 	return append(after, func() {
 		time.AfterFunc(backoff(n), func() {
+			defer close(ready)
 			if !s.Info().Closed {
 				next := s.listen(f, n)
 				s.mu.Lock()
 				c.next = next
 				s.mu.Unlock()
-				s.localEvent(transportNote("listen stream " + c.Key + " ended unexpectedly; listening again as " + next.Key))
+				s.localEvent(transportNote(fmt.Sprintf("listen stream %s ended unexpectedly; listening again as %s (re-listen %d/%d)", c.Key, next.Key, n, MaxRelistens)))
 			}
 		})
 	})
+}
+
+// relistenWhy says, for a listen call whose stream ended, what happens
+// next: 2026-07-28 has no resumption, so mcpscope listens again, bounded.
+func relistenWhy(c *Call) string {
+	if c.listenAttempt >= MaxRelistens {
+		return fmt.Sprintf("streams cannot be resumed in %s, and the %d re-listens are spent: listen again to go on", ModernVersion, MaxRelistens)
+	}
+	return fmt.Sprintf("streams cannot be resumed in %s: listening again (re-listen %d/%d); notifications sent in between are not replayed",
+		ModernVersion, c.listenAttempt+1, MaxRelistens)
+}
+
+// RelistenWait waits until the re-listen that follows this listen call's
+// broken stream is sent, and returns it: nil when none will come (the
+// server ended the stream, the re-listens are spent, the session closed),
+// or when ctx ends first.
+func (c *Call) RelistenWait(ctx context.Context) *Call {
+	c.s.mu.Lock()
+	ready := c.relisten
+	c.s.mu.Unlock()
+	if ready == nil {
+		return c.Next()
+	}
+	select {
+	case <-ready:
+		return c.Next()
+	case <-ctx.Done():
+		return nil
+	}
 }

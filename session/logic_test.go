@@ -200,3 +200,33 @@ func TestJournalLineIsInert(t *testing.T) {
 		t.Fatalf("round trip changed the frame:\n%q\n%q", got.Data, got.Meta.Detail)
 	}
 }
+
+// A request the server sends on a call's own POST stream (sampling here)
+// belongs to that call, as its notifications do: the call's notifications
+// tab shows what carries its key.
+func TestServerRequestOnPostStreamBelongsToCall(t *testing.T) {
+	s := New(nil, Options{Timeout: -1, MaxTimeout: -1})
+	s.offline = true
+	ingest := func(dir transport.Dir, stream, d string) {
+		s.Ingest(transport.Frame{Time: time.Now(), Dir: dir, Kind: transport.Message, Meta: transport.Meta{Stream: stream}, Data: []byte(d)})
+	}
+	ingest(transport.Out, "", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"sampleLLM"}}`)
+	ingest(transport.In, "post:1", `{"jsonrpc":"2.0","id":"s-1","method":"sampling/createMessage","params":{"messages":[],"maxTokens":10}}`)
+	ingest(transport.In, "post:1", `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"x"}}`)
+	ingest(transport.In, "standalone", `{"jsonrpc":"2.0","id":"s-2","method":"roots/list"}`)
+	got := map[string]string{}
+	for _, it := range s.Store().Since(0, 0) {
+		if it.Class != ClassRequest || it.Frame.Dir != transport.In {
+			continue
+		}
+		var m struct{ Method string }
+		_ = json.Unmarshal(it.Frame.Data, &m)
+		got[m.Method] = it.CallKey
+	}
+	if got["sampling/createMessage"] != "1" {
+		t.Errorf("the sampling request on call 1's POST stream has call key %q, want 1", got["sampling/createMessage"])
+	}
+	if got["roots/list"] != "" {
+		t.Errorf("a request on the standalone stream belongs to call %q, want none", got["roots/list"])
+	}
+}

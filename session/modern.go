@@ -121,7 +121,7 @@ func (s *Session) Probe(ctx context.Context, timeout time.Duration) (EraVerdict,
 		var rpc *RPCError
 		if errors.As(err, &rpc) {
 			if rpc.Code != CodeUnsupportedProtocolVersion {
-				return EraVerdict{Era: EraLegacy, Reason: fmt.Sprintf("server/discover answered error %d (%s)", rpc.Code, rpc.Message), Answered: true}, nil
+				return EraVerdict{Era: EraLegacy, Reason: fmt.Sprintf("server/discover answered error %d: %s", rpc.Code, rpc.Message), Answered: true}, nil
 			}
 			var data struct {
 				Supported []string `json:"supported"`
@@ -167,7 +167,7 @@ func (s *Session) Probe(ctx context.Context, timeout time.Duration) (EraVerdict,
 		if s.isHTTP() {
 			return EraVerdict{}, fmt.Errorf("probing the protocol era: %w", err)
 		}
-		return EraVerdict{Era: EraLegacy, Reason: "no answer to server/discover on stdio (" + err.Error() + ")"}, nil
+		return EraVerdict{Era: EraLegacy, Reason: "no answer to server/discover on stdio: " + err.Error()}, nil
 	}
 	return EraVerdict{}, errors.New("unreachable")
 }

@@ -209,24 +209,40 @@ func (s *Session) clientCancelledLocked(it *Item, e *Envelope) {
 	if !c.adopted || c.state.Ended() || c.givenUp {
 		return
 	}
-	var p struct {
-		Reason string `json:"reason"`
-	}
-	_ = json.Unmarshal(e.Params, &p)
 	who := "the client"
 	if it.Frame.Meta.Via == transport.ViaMcpscope {
 		who = "mcpscope (through the proxy)"
 	}
 	f := &Failure{Reason: "cancelled by " + who + " (notifications/cancelled)", Kind: ErrCancelled}
-	st := StateCancelled
+	st, reason := CancelEnds(e.Params)
 	switch {
-	case p.Reason == "timeout":
-		st, f = StateError, &Failure{Reason: "timed out: " + who + " gave up on it (notifications/cancelled, reason timeout)", Kind: ErrTimeout}
-	case p.Reason != "":
-		f.Reason += ": " + p.Reason
+	case st == StateError:
+		f = &Failure{Reason: "timed out: " + who + " gave up on it (notifications/cancelled, reason timeout)", Kind: ErrTimeout}
+	case reason != "":
+		f.Reason += ": " + reason
 	}
 	s.endLocked(c, st, nil, nil, f, it.Frame.Time)
 }
+
+// CancelEnds is the state a client's notifications/cancelled (its params)
+// ends the call it names with, and the reason it gave: an error when the
+// reason is "timeout" (the client gave up on it, as mcpscope's own timeout
+// does), cancelled otherwise. Sessions read back and journal scans share it.
+func CancelEnds(params json.RawMessage) (State, string) {
+	var p struct {
+		Reason string `json:"reason"`
+	}
+	_ = json.Unmarshal(params, &p)
+	if p.Reason == "timeout" {
+		return StateError, p.Reason
+	}
+	return StateCancelled, p.Reason
+}
+
+// ProxyCancelAnswer reports whether an error answer in a journal is the one
+// mcpscope proxy gave its client for a cancel from a viewer (m is the
+// frame's meta): it ends the client's call cancelled, not failed.
+func ProxyCancelAnswer(m *transport.Meta) bool { return m.Via == transport.ViaMcpscope }
 
 // proxyCancelledLocked ends a call with the error mcpscope proxy gave its
 // client for a cancel from a viewer: cancelled, the error kept.

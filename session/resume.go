@@ -140,6 +140,8 @@ func (s *Session) onStreamEndLocked(m transport.Meta, after []func()) []func() {
 			why += " (" + m.Detail + ")"
 		}
 		switch {
+		case c.listen != nil && s.info.Era == EraModern:
+			why += "; " + relistenWhy(c)
 		case !canResume:
 		case st == nil || st.lastID == "":
 			why += "; it carried no SSE event id, so it cannot be resumed"

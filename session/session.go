@@ -387,6 +387,12 @@ func (s *Session) armTimers(c *Call, o CallOptions) {
 		c.idle = time.AfterFunc(idle, func() {
 			s.timeout(c, ErrIdleTimeout, fmt.Sprintf("no response or progress for %s (idle timeout; progress resets it)", idle))
 		})
+		if b, ok := s.t.(transport.Backlog); ok && o.probe {
+			if _, known := b.Unread(); known {
+				c.idle.Stop() // the probe's wait starts once the server has read it
+				go s.idleFromRead(c, b)
+			}
+		}
 	}
 	if hard > 0 {
 		c.hardAt = time.Now().Add(hard)
@@ -396,6 +402,42 @@ func (s *Session) armTimers(c *Call, o CallOptions) {
 	}
 	if s.held {
 		c.pauseLocked(time.Now())
+	}
+}
+
+// idleFromRead starts c's idle clock once the server has read c's request
+// (the era probe's: a stdio server still starting, as npx fetching its
+// package, has not read its stdin yet, and a slow start is no fault). Until
+// then the handshake's own limit bounds the wait.
+func (s *Session) idleFromRead(c *Call, b transport.Backlog) {
+	start := time.Now()
+	tick := time.NewTicker(20 * time.Millisecond) // the kernel's pipe count has no event to wait on
+	defer tick.Stop()
+	for {
+		s.mu.Lock()
+		closed, answered, sent := s.info.Closed, c.respSeq != 0, c.Seq != 0
+		gone := c.state.Ended() && !answered // failed unread (the process died, the send failed)
+		s.mu.Unlock()
+		if closed || gone {
+			return
+		}
+		n, ok := b.Unread()
+		if answered || sent && (!ok || n == 0) { // read (an answer says so too)
+			s.mu.Lock()
+			if !c.state.Ended() && c.idle != nil && !s.held {
+				c.idle.Reset(c.idleFor)
+			}
+			s.mu.Unlock()
+			if waited := time.Since(start); waited >= c.idleFor { // it would have timed out
+				s.Note(fmt.Sprintf("the server read %s %s after it was sent (it was still starting); the wait for its answer (%s) started then",
+					c.Method, waited.Round(100*time.Millisecond), c.idleFor))
+			}
+			return
+		}
+		select {
+		case <-tick.C:
+		case <-c.Done():
+		}
 	}
 }
 
@@ -945,7 +987,7 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 			return after
 		}
 		if class == ClassError {
-			if s.offline && it.Frame.Meta.Via == transport.ViaMcpscope {
+			if s.offline && ProxyCancelAnswer(&it.Frame.Meta) {
 				s.proxyCancelledLocked(c, it, e) // load.go
 				return after
 			}
@@ -982,6 +1024,11 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 		req := ServerRequest{ID: e.ID, Key: e.Key(), Method: e.Method, Params: e.Params, Seq: it.Seq}
 		if strings.HasPrefix(it.Frame.Meta.Stream, "post:") {
 			req.Related = strings.TrimPrefix(it.Frame.Meta.Stream, "post:")
+		}
+		// A request (sampling, elicitation…) on a call's own POST stream
+		// belongs to that call, as its notifications do.
+		if key, ok := it.Frame.Meta.PostCall(); ok && s.calls[key] != nil {
+			it.CallKey = key
 		}
 		if s.offline {
 			s.serverRequestSeenLocked(it) // the client it was sent to answers it, not this session (follow.go)

@@ -86,18 +86,25 @@ func (b *Subjects) Fill(f *transport.Frame, env *Envelope, c *CallSnapshot, now 
 	return s
 }
 
-// StateWord is the one word a call's state is known by, in the TUI's rows
-// and in the filter language's ~s: a late response wins, then a tool's
-// isError, then the era probe's refusal (legacy), then a round that asks
-// for input, then a call lost with its transport; otherwise the state itself.
+// StateWord is the one word a call's state is known by, in the TUI's rows,
+// in journal summaries and in the filter language's ~s: a call cancelled
+// stays cancelled (a late answer to the cancel is in its detail), then a
+// late response wins, then a tool's isError, then the era probe's error
+// (legacy: it is the era's answer), then a round re-issued after its stream
+// broke, then a round that asks for input, then a call lost with its
+// transport; otherwise the state itself.
 func StateWord(c *CallSnapshot) string {
 	switch {
+	case c.State == StateCancelled:
+		return "cancelled"
 	case c.Late > 0:
 		return "late"
 	case c.IsError:
 		return "error"
-	case c.Refused():
+	case c.Probe && c.State == StateError:
 		return "legacy"
+	case c.State == StateError && errors.Is(c.Err(), ErrReissued):
+		return "reissued" // not a failure: the request lives on as Next
 	case c.ResultType == "input_required":
 		return "input"
 	case c.State == StateError && c.Failure != nil && errors.Is(c.Failure, ErrClosed):

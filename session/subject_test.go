@@ -38,7 +38,8 @@ func TestSubjects(t *testing.T) {
 		{name: "error response", kind: "response", match: []string{"~e", "~k response"}},
 		{name: "progress", kind: "progress", match: []string{"~k progress", "~k notification", "~m notifications/progress"}},
 		{name: "log", kind: "log", match: []string{"~k log", "~k notification"}, not: []string{"~k progress"}},
-		{name: "late", kind: "request", c: &CallSnapshot{Method: "tools/call", State: StateCancelled, Late: 1}, match: []string{"~s late"}},
+		{name: "late", kind: "request", c: &CallSnapshot{Method: "tools/call", State: StateOK, Late: 1}, match: []string{"~s late"}},
+		{name: "cancelled, answered late", kind: "request", c: &CallSnapshot{Method: "tools/call", State: StateCancelled, Late: 1}, match: []string{"~s cancelled"}, not: []string{"~s late"}},
 		{name: "tool error", kind: "response", c: &CallSnapshot{Method: "tools/call", State: StateOK, IsError: true}, match: []string{"~e", "~s error"}},
 		{name: "input", kind: "response", c: &CallSnapshot{Method: "tools/call", State: StateOK, ResultType: "input_required"}, match: []string{"~s input"}},
 		{name: "lost", kind: "request", c: &CallSnapshot{Method: "tools/call", State: StateError, Failure: &Failure{Kind: ErrClosed}}, match: []string{"~s lost", "~e"}},
@@ -51,7 +52,7 @@ func TestSubjects(t *testing.T) {
 	for i := range cases {
 		c := &cases[i]
 		switch c.name {
-		case "request", "late", "lost", "reissued is no error":
+		case "request", "late", "cancelled, answered late", "lost", "reissued is no error":
 			c.f, c.env = msg(transport.Out, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get weather","arguments":{"city":"Paris"}}}`)
 		case "response", "input", "tool error":
 			c.f, c.env = msg(transport.In, `{"jsonrpc":"2.0","id":7,"result":{}}`)

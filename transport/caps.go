@@ -101,3 +101,11 @@ func callOnce(done func(error)) func(error) {
 	var once sync.Once
 	return func(err error) { once.Do(func() { done(err) }) }
 }
+
+// Backlog is a transport that can tell whether the server has read what
+// was sent to it: a stdio server still starting (npx fetching a package)
+// has not read its stdin yet, and a wait for its answer should not count
+// that time. ok is false when it cannot be known.
+type Backlog interface {
+	Unread() (n int, ok bool)
+}

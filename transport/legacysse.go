@@ -34,8 +34,16 @@ type LegacySSEOptions struct {
 // LegacySSEStream names the one GET stream in frames' Meta.Stream.
 const LegacySSEStream = "sse"
 
-// lsseHint is added to every Start failure that suggests the wrong transport.
-const lsseHint = "is this really an HTTP+SSE (2024-11-05) server? try the URL without /sse for Streamable HTTP"
+// lsseHint is what every Start failure that suggests the wrong transport
+// adds, for a URL that ends in /sse (one that could be an HTTP+SSE
+// endpoint); any other URL gets no hint about /sse.
+func lsseHint(target string) string {
+	u, err := url.Parse(target)
+	if err != nil || !strings.HasSuffix(strings.TrimSuffix(u.Path, "/"), "/sse") {
+		return ""
+	}
+	return "is this really an HTTP+SSE server, of 2024-11-05? try the URL without /sse for Streamable HTTP"
+}
 
 const (
 	lsseStartWait  = 10 * time.Second // GET answered and endpoint event seen
@@ -61,7 +69,7 @@ type LegacySSEError struct {
 func (e *LegacySSEError) Error() string {
 	s := "http+sse: " + e.Msg
 	if e.Hint != "" {
-		s += " (" + e.Hint + ")"
+		s += "; " + e.Hint
 	}
 	return s
 }
@@ -156,7 +164,7 @@ func (l *LegacySSE) Start(sink Sink) error {
 			// Out of time, not interrupted: the cause is the deadline (the
 			// cancel that ended the GET is ours).
 			e.Msg = fmt.Sprintf("GET %s: no endpoint event within %v", l.target, l.startWait)
-			e.Hint, e.Err = lsseHint, context.DeadlineExceeded
+			e.Hint, e.Err = lsseHint(l.target), context.DeadlineExceeded
 		} else if l.ctx.Err() != nil {
 			e.Msg, e.Hint = "GET "+l.target+": closed by client during start", ""
 		}
@@ -185,11 +193,11 @@ func (l *LegacySSE) Start(sink Sink) error {
 		if m := httpBodyMessage(herr.Body); m != "" {
 			msg += " — " + strconv.Quote(m)
 		}
-		return fail(&LegacySSEError{Msg: msg, Hint: lsseHint, Err: herr})
+		return fail(&LegacySSEError{Msg: msg, Hint: lsseHint(l.target), Err: herr})
 	}
 	if ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type")); ct != "text/event-stream" {
 		resp.Body.Close()
-		return fail(&LegacySSEError{Msg: fmt.Sprintf("GET %s: answered with Content-Type %q, not text/event-stream", l.target, ct), Hint: lsseHint})
+		return fail(&LegacySSEError{Msg: fmt.Sprintf("GET %s: answered with Content-Type %q, not text/event-stream", l.target, ct), Hint: lsseHint(l.target)})
 	}
 
 	// The spec says the endpoint event comes first; anything before it is
@@ -205,7 +213,7 @@ func (l *LegacySSE) Start(sink Sink) error {
 			if err != io.EOF {
 				msg = fmt.Sprintf("GET %s: the stream broke before an endpoint event: %v", l.target, err)
 			}
-			return fail(&LegacySSEError{Msg: msg, Hint: lsseHint, Err: err})
+			return fail(&LegacySSEError{Msg: msg, Hint: lsseHint(l.target), Err: err})
 		}
 		if ev.Type != "endpoint" {
 			l.deliver(ev, em)

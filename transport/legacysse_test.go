@@ -270,7 +270,10 @@ func TestLegacySSEStreamableHTTPEndpoint(t *testing.T) {
 		t.Fatal("Start succeeded against a Streamable HTTP endpoint")
 	}
 	msg := err.Error()
-	for _, want := range []string{"GET " + ts.URL + "/mcp", "400", "Mcp-Session-Id", lsseHint} {
+	if strings.Contains(msg, "without /sse") {
+		t.Errorf("error %q hints at /sse for a URL without it", msg)
+	}
+	for _, want := range []string{"GET " + ts.URL + "/mcp", "400", "Mcp-Session-Id"} {
 		if !strings.Contains(msg, want) {
 			t.Errorf("error %q lacks %q", msg, want)
 		}
@@ -379,10 +382,10 @@ func TestLegacySSEStartFailures(t *testing.T) {
 		delivered int // In frames seen before the failure
 	}{
 		{"refused", refused, []string{"GET " + refused, "connection refused"}, 0},
-		{"404", ts.URL + "/nope", []string{"404 Not Found", lsseHint}, 0},
-		{"not sse", ts.URL + "/json", []string{`"application/json", not text/event-stream`, lsseHint}, 0},
-		{"no endpoint", ts.URL + "/empty", []string{"ended before an endpoint event (after 1 event)", lsseHint}, 1},
-		{"silent", ts.URL + "/silent", []string{"no endpoint event within 300ms", lsseHint}, 0},
+		{"404", ts.URL + "/nope", []string{"404 Not Found"}, 0},
+		{"not sse", ts.URL + "/json", []string{`"application/json", not text/event-stream`}, 0},
+		{"no endpoint", ts.URL + "/empty", []string{"ended before an endpoint event (after 1 event)"}, 1},
+		{"silent", ts.URL + "/silent", []string{"no endpoint event within 300ms"}, 0},
 		{"other origin", ts.URL + "/elsewhere", []string{"http://evil.example/message", "another origin"}, 0},
 		{"bad url", "not a url", []string{"bad URL"}, 0},
 	} {

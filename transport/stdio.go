@@ -350,6 +350,15 @@ func (s *Stdio) sendFailed(err error, done func(error)) {
 	done(err)
 }
 
+// Unread implements Backlog: the bytes written to the server's stdin that
+// it has not read yet.
+func (s *Stdio) Unread() (int, bool) {
+	if s.stdin == nil {
+		return 0, false
+	}
+	return unread(s.stdin)
+}
+
 // closeStdin is safe from any goroutine; a blocked Write returns ErrClosed.
 func (s *Stdio) closeStdin() {
 	s.stdinOnce.Do(func() {

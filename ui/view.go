@@ -2,7 +2,6 @@ package ui
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"strconv"
 	"strings"
@@ -357,28 +356,9 @@ func (m *Model) requestsPane(w, h int) []string {
 	return out
 }
 
-// status is the word a call's row shows.
-func (m *Model) status(sn session.CallSnapshot) string {
-	if sn.Late > 0 {
-		return "late"
-	}
-	if sn.IsError {
-		return "error"
-	}
-	if sn.Probe && sn.State == session.StateError {
-		return "legacy" // the era probe's error answer is the era's answer
-	}
-	if sn.State == session.StateError && errors.Is(sn.Err(), session.ErrReissued) {
-		return "reissued" // not a failure: the request lives on as Next
-	}
-	if sn.ResultType == "input_required" {
-		return "input"
-	}
-	if sn.State == session.StateError && errors.Is(sn.Err(), session.ErrClosed) {
-		return "lost" // its transport closed, or its recording ended, first: as journal says
-	}
-	return string(sn.State)
-}
+// status is the word a call's row shows: the one rule the journal and the
+// filter's ~s use too.
+func (m *Model) status(sn session.CallSnapshot) string { return session.StateWord(&sn) }
 
 func (m *Model) statusStyle(st string) lipgloss.Style {
 	switch st {

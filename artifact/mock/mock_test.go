@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http/httptest"
 	"os"
@@ -419,5 +420,54 @@ func TestServerRequests(t *testing.T) {
 	asked.Wait()
 	if got := res.Content[0].(*mcp.TextContent).Text; !strings.Contains(got, "Ada") {
 		t.Errorf("the recorded answer (the recorded client accepted as Ada): %q", got)
+	}
+}
+
+// A tool called with other arguments than recorded is answered with the
+// recording, and the answer says so in its _meta, as the warning does;
+// with Strict it is refused with an error naming the recording.
+func TestOtherArguments(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	srv := mcp.NewServer(&mcp.Implementation{Name: "greeter", Version: "1"}, nil)
+	mcp.AddTool(srv, &mcp.Tool{Name: "greet", InputSchema: &jsonschema.Schema{Type: "object"}},
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: "hello Ada"}}}, nil, nil
+		})
+	url := testservers.StartHTTPServer(t, testservers.HTTPOpts{Server: srv}).URL
+	path := recordtest.Record(t, "greet", connect.Spec{URL: url}, func(ctx context.Context, t testing.TB, s *session.Session) {
+		recordtest.Tool(ctx, t, s, "greet", map[string]any{"name": "Ada"})
+	})
+	for _, strict := range []bool{false, true} {
+		var warn bytes.Buffer
+		m := mock.New(load(t, path), mock.Options{NoWait: true, Strict: strict, Warn: &warn})
+		cs, err := mcp.NewClient(&mcp.Implementation{Name: "t", Version: "1"}, nil).Connect(ctx(t), serveStdio(t, m), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		same, err := cs.CallTool(ctx(t), &mcp.CallToolParams{Name: "greet", Arguments: map[string]any{"name": "Ada"}})
+		if err != nil || same.Meta[mock.MetaMatch] != nil {
+			t.Errorf("strict %v: the recorded arguments: %v, _meta %v", strict, err, same.GetMeta())
+		}
+		res, err := cs.CallTool(ctx(t), &mcp.CallToolParams{Name: "greet", Arguments: map[string]any{"name": "Bob"}})
+		cs.Close()
+		if strict {
+			if err == nil || !strings.Contains(err.Error(), "--strict") || !strings.Contains(err.Error(), "only with other params") {
+				t.Errorf("strict: other arguments answered: %v %v", res, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Fatalf("other arguments: %v", err)
+		}
+		note, _ := res.Meta[mock.MetaMatch].(map[string]any)
+		if note["match"] != mock.ByName || !strings.Contains(fmt.Sprint(note["recordedParams"]), "Ada") {
+			t.Errorf("the answer's _meta does not say it is the recording of other arguments: %v", res.GetMeta())
+		}
+		if res.Content[0].(*mcp.TextContent).Text != "hello Ada" {
+			t.Errorf("the recorded answer changed: %v", res.Content)
+		}
+		if w := warn.String(); !strings.Contains(w, "tools/call greet was called with other params than recorded") || !strings.Contains(w, "--strict") {
+			t.Errorf("no warning: %q", w)
+		}
 	}
 }

@@ -26,7 +26,18 @@ type Options struct {
 	AnswerWait time.Duration
 	// Log hears one line per request: how it was matched, or why not.
 	Log io.Writer
+	// Warn hears, even when Log is nil, that a request was answered with
+	// the recording of other params (matched by name only).
+	Warn io.Writer
+	// Strict serves exact matches only: a request whose params differ from
+	// every recording of its method and name gets an error naming the
+	// closest one, instead of that recording's answer.
+	Strict bool
 }
+
+// MetaMatch is the _meta key of an answer served from a recording whose
+// params differ from the request's: what was matched, and how.
+const MetaMatch = "mcpscope/match"
 
 // Server answers clients from a Recording.
 type Server struct {
@@ -133,9 +144,10 @@ func (e *envelope) isRequest() bool { return e.Method != "" && e.key() != "" }
 // answer is how a request is answered: an exchange to replay, or a message
 // made here (a synthesized initialize, an error, a ping's result).
 type answer struct {
-	ex   *Exchange
-	made []byte
-	how  string
+	ex     *Exchange
+	made   []byte
+	how    string
+	byName bool // ex's params differ from the request's: the answer says so in _meta
 }
 
 // resolve decides how to answer a request.
@@ -166,7 +178,18 @@ func (s *Server) resolve(req *envelope) answer {
 		return answer{ex: ex, how: fmt.Sprintf("exact match, journal seq %d", ex.Seq)}
 	case ByName:
 		ex := mostAlike(exs, req.Params)
-		return answer{ex: ex, how: fmt.Sprintf("matched by method and name (the params differ), journal seq %d", ex.Seq)}
+		if s.o.Strict {
+			msg := fmt.Sprintf("Invalid params: the recording %s has %s only with other params (--strict serves exact matches only); the closest is journal seq %d with params %s",
+				r.Path, ex.what(), ex.Seq, cut(string(ex.Params), 200))
+			return answer{made: rpcError(req.ID, -32602, msg, map[string]any{"closest": map[string]any{"method": ex.Method, "name": ex.Name, "seq": ex.Seq, "params": ex.Params}}),
+				how: "refused (--strict): the params differ from the recording's"}
+		}
+		if s.o.Warn != nil {
+			fmt.Fprintf(s.o.Warn, "mcpscope serve: warning: %s\n", termsafe.Line(fmt.Sprintf(
+				"%s was called with other params than recorded: answered with the recording of journal seq %d, whose params were %s (the answer's _meta %s says so; --strict refuses instead)",
+				ex.what(), ex.Seq, cut(string(ex.Params), 200), MetaMatch)))
+		}
+		return answer{ex: ex, byName: true, how: fmt.Sprintf("matched by method and name (the params differ), journal seq %d", ex.Seq)}
 	}
 	if why := r.housekeeping(req.Method); why != "" {
 		return answer{made: result(req.ID, json.RawMessage("{}")), how: "not recorded; answered {} (" + why + ")"}
@@ -187,14 +210,28 @@ func (s *Server) request(ctx context.Context, p *peer, req *envelope, a answer, 
 	if a.made != nil {
 		return emit(a.made)
 	}
-	return s.play(ctx, p, a.ex, req, emit)
+	var note json.RawMessage
+	if a.byName {
+		note, _ = json.Marshal(map[string]any{"match": ByName, "journalSeq": a.ex.Seq, "recordedParams": a.ex.Params,
+			"note": "the request's params differ from the recording's; this is the recorded answer to those"})
+	}
+	return s.play(ctx, p, a.ex, req, note, emit)
+}
+
+// what names an exchange: its method and name.
+func (ex *Exchange) what() string {
+	if ex.Name == "" {
+		return ex.Method
+	}
+	return ex.Method + " " + ex.Name
 }
 
 // play replays an exchange: each step at its recorded offset (scaled),
 // the response with the client's id, progress with the client's token;
 // after a server request, the client's answer is waited for (up to
 // AnswerWait) and the rest keeps its spacing from then on.
-func (s *Server) play(ctx context.Context, p *peer, ex *Exchange, req *envelope, emit func([]byte) error) error {
+// note, when set, goes into the result's _meta under MetaMatch.
+func (s *Server) play(ctx context.Context, p *peer, ex *Exchange, req *envelope, note json.RawMessage, emit func([]byte) error) error {
 	var token json.RawMessage
 	var pm struct {
 		Meta struct {
@@ -213,6 +250,9 @@ func (s *Server) play(ctx context.Context, p *peer, ex *Exchange, req *envelope,
 		switch {
 		case st.final:
 			data = withID(data, ex.ID, req.ID)
+			if note != nil {
+				data = withResultMeta(data, MetaMatch, note)
+			}
 		case st.method == "notifications/progress":
 			if token == nil {
 				continue // the client asked for no progress

@@ -50,3 +50,37 @@ func splice(raw []byte, value []byte, path ...string) ([]byte, bool) {
 	out = append(out, value...)
 	return append(out, raw[hi:]...), true
 }
+
+// withResultMeta returns the response raw with key: value added to its
+// result's _meta (made when there is none), every other byte as it was; an
+// error response, or a result that is no object, is returned unchanged.
+func withResultMeta(raw []byte, key string, value json.RawMessage) []byte {
+	rs, re, ok := member(raw, "result")
+	if !ok || re <= rs || raw[rs] != '{' {
+		return raw
+	}
+	k, _ := json.Marshal(key)
+	entry := append(append(k, ':'), value...)
+	at, insert := rs+1, []byte(nil) // just inside the object that gets the entry
+	if ms, me, ok := member(raw[rs:re], "_meta"); ok && raw[rs+ms] == '{' {
+		at = rs + ms + 1
+		insert = entry
+		if !emptyObject(raw[rs+ms : rs+me]) {
+			insert = append(insert, ',')
+		}
+	} else {
+		insert = append(append([]byte(`"_meta":{`), entry...), '}')
+		if !emptyObject(raw[rs:re]) {
+			insert = append(insert, ',')
+		}
+	}
+	out := make([]byte, 0, len(raw)+len(insert))
+	out = append(out, raw[:at]...)
+	out = append(out, insert...)
+	return append(out, raw[at:]...)
+}
+
+// emptyObject reports whether raw is {} (blanks aside).
+func emptyObject(raw []byte) bool {
+	return len(bytes.TrimSpace(bytes.TrimSuffix(bytes.TrimPrefix(bytes.TrimSpace(raw), []byte("{")), []byte("}")))) == 0
+}

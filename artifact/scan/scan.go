@@ -267,7 +267,8 @@ func (c *correlator) message(fr *Frame, e *session.Envelope) *call {
 			}
 			cl := c.calls[keyOf(e.CancelledID())]
 			if cl != nil && !cl.snap.State.Ended() {
-				c.end(cl, session.StateCancelled, at)
+				st, _ := session.CancelEnds(e.Params)
+				c.end(cl, st, at)
 			}
 			return cl
 		}
@@ -290,7 +291,11 @@ func (c *correlator) message(fr *Frame, e *session.Envelope) *call {
 		}
 		if class == session.ClassError {
 			cl.snap.RPCError = e.Error
-			c.end(cl, session.StateError, at)
+			st := session.StateError
+			if session.ProxyCancelAnswer(&fr.Meta) {
+				st = session.StateCancelled // as the session reads it back (session.ProxyCancelAnswer)
+			}
+			c.end(cl, st, at)
 			return cl
 		}
 		if cl.snap.Method == "tools/call" {
