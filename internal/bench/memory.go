@@ -27,7 +27,6 @@ const (
 	TUIFlat    = 0.10
 )
 
-
 // OpenResult is what the `open` child measured about itself.
 type OpenResult struct {
 	Frames     int
