@@ -78,7 +78,7 @@ func newCallCmd() *cobra.Command {
 					return err
 				}
 				if !ended {
-					return printDetached(out, errw, asJSON, d)
+					return printDetached(out, errw, asJSON, d, s.RejoinCommandHere(d.Handle))
 				}
 				fmt.Fprintln(errw, "the call ended before it could be detached: its result follows")
 			}
@@ -158,7 +158,7 @@ func printRendered(out io.Writer, res json.RawMessage, width int, color bool) bo
 
 // printDetached tells where a call left running can be picked up again:
 // its handle on stdout (JSON with --json), the command on stderr.
-func printDetached(out, errw io.Writer, asJSON bool, d session.Detachment) error {
+func printDetached(out, errw io.Writer, asJSON bool, d session.Detachment, rejoin string) error {
 	if asJSON {
 		return render.Line(out, d)
 	}
@@ -168,7 +168,7 @@ func printDetached(out, errw io.Writer, asJSON bool, d session.Detachment) error
 		what = "task " + termsafe.Line(d.TaskID)
 	}
 	fmt.Fprintf(errw, "%s left running on the server (%s); rejoin with: %s\n", what, termsafe.Line(d.State),
-		termsafe.Line(session.RejoinCommand(d.Handle)))
+		termsafe.Line(rejoin))
 	return nil
 }
 

@@ -14,7 +14,6 @@ import (
 	"mcpscope/hosts"
 	"mcpscope/internal/shell"
 	"mcpscope/internal/termsafe"
-	"mcpscope/session"
 	"mcpscope/transport"
 	"mcpscope/ui"
 )
@@ -134,7 +133,7 @@ func inspect(cmd *cobra.Command, sp connect.Spec, otlpStatus func() string) erro
 					termsafe.Line(sp.StateStore.String()), termsafe.Line(where))
 				continue
 			}
-			fmt.Fprintf(stderr, "  %s\n", termsafe.Line(session.RejoinCommand(h)))
+			fmt.Fprintf(stderr, "  %s\n", termsafe.Line(s.RejoinCommandHere(h)))
 		}
 	}
 	return err

@@ -12,7 +12,6 @@ import (
 	"sync"
 	"time"
 
-	"mcpscope/internal/shell"
 	"mcpscope/transport"
 )
 
@@ -253,9 +252,9 @@ func (s *Session) detach(c *Call, why *Failure) (string, error) {
 	}
 	d := s.recordLocked(c)
 	d.Owner = nil // nobody holds it now
-	f := &Failure{Reason: "detached: rejoin with " + RejoinCommand(c.handle)}
+	f := &Failure{Reason: "detached: rejoin with " + RejoinCommandIn(s.opts.StateStore, c.handle)}
 	if why != nil {
-		f = &Failure{Reason: why.Reason + "; the call goes on on the server: rejoin with " + RejoinCommand(c.handle),
+		f = &Failure{Reason: why.Reason + "; the call goes on on the server: rejoin with " + RejoinCommandIn(s.opts.StateStore, c.handle),
 			Cause: why.Cause, Kind: why.Kind}
 	}
 	s.endLocked(c, StateDetached, nil, nil, f, s.opts.Now())
@@ -280,7 +279,7 @@ func (s *Session) detach(c *Call, why *Failure) (string, error) {
 
 // RejoinCommand is the command line that rejoins handle, quoted for a
 // shell (a handle is file-safe, but a record can come from anywhere).
-func RejoinCommand(handle string) string { return shell.Join([]string{"mcpscope", "rejoin", handle}) }
+func RejoinCommand(handle string) string { return RejoinCommandIn(nil, handle) }
 
 // DetachAll detaches every call that can be rejoined (the inspector quits
 // but the work goes on); the rest are left to end as usual.

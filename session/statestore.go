@@ -98,6 +98,13 @@ type StateStore interface {
 	String() string
 }
 
+// StateArgs is what a store that is not the default adds to a command
+// line so that another process reaches it (`--state URL`, with no
+// password: that comes from REDISCLI_AUTH).
+type StateArgs interface {
+	StateArgs() []string
+}
+
 // StoredElsewhere is what Put returns when its store could not keep the
 // record but another did (Redis unreachable: the local file store): the
 // record is safe, and the user is told where.
@@ -159,7 +166,18 @@ func (s *Session) RejoinCommandHere(handle string) string {
 	if s.KeptElsewhere(handle) != "" {
 		return shell.Join([]string{"mcpscope", "rejoin", "--state", "file", handle})
 	}
-	return RejoinCommand(handle)
+	return RejoinCommandIn(s.opts.StateStore, handle)
+}
+
+// RejoinCommandIn is the command line that rejoins handle from store: with
+// its --state when it is not the default, so the line works pasted into
+// another terminal or machine.
+func RejoinCommandIn(store StateStore, handle string) string {
+	argv := []string{"mcpscope", "rejoin"}
+	if a, ok := store.(StateArgs); ok {
+		argv = append(argv, a.StateArgs()...)
+	}
+	return shell.Join(append(argv, handle))
 }
 
 // ErrNoSuchCall is returned for an unknown handle.

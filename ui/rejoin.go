@@ -21,7 +21,7 @@ func (m *Model) detachSelected() {
 		return
 	}
 	m.refresh()
-	m.setFlash("detached call " + c.Key + " as " + h + " — rejoin: " + session.RejoinCommand(h) + " (" + m.keyOf("rejoinable") + " lists them)")
+	m.setFlash("detached call " + c.Key + " as " + h + " — rejoin: " + m.s.RejoinCommandHere(h) + " (" + m.keyOf("rejoinable") + " lists them)")
 }
 
 // whyNoDetach is why detach cannot run now ("" when it may: the session

@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"net/url"
 	"os"
 	"strings"
 	"time"
@@ -50,6 +51,7 @@ type Options struct {
 type Store struct {
 	c        *redis.Client
 	name     string // the URL, redacted
+	public   string // the URL without its password, for command lines
 	leaseTTL time.Duration
 	stateTTL time.Duration
 	timeout  time.Duration
@@ -77,7 +79,7 @@ func Open(o Options) (*Store, error) {
 	if ro.Password == "" {
 		ro.Password = os.Getenv("REDISCLI_AUTH")
 	}
-	s := &Store{name: name, leaseTTL: o.LeaseTTL, stateTTL: o.StateTTL, timeout: o.Timeout, fallback: o.Fallback}
+	s := &Store{name: name, public: withoutPassword(o.URL), leaseTTL: o.LeaseTTL, stateTTL: o.StateTTL, timeout: o.Timeout, fallback: o.Fallback}
 	if s.leaseTTL <= 0 {
 		s.leaseTTL = session.DefaultLeaseTTL
 	}
@@ -92,6 +94,27 @@ func Open(o Options) (*Store, error) {
 	ro.ContextTimeoutEnabled = true
 	s.c = redis.NewClient(ro)
 	return s, nil
+}
+
+// StateArgs is --state with the URL that reaches this store, its password
+// left out (another process takes it from REDISCLI_AUTH).
+func (s *Store) StateArgs() []string { return []string{"--state", s.public} }
+
+// withoutPassword is raw with the password of its user info removed.
+func withoutPassword(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil || u.User == nil {
+		return raw
+	}
+	if _, set := u.User.Password(); !set {
+		return raw
+	}
+	if name := u.User.Username(); name != "" {
+		u.User = url.User(name)
+	} else {
+		u.User = nil
+	}
+	return u.String()
 }
 
 // redactErr keeps a password out of a parse error that quotes the URL.

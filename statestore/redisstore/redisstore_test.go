@@ -127,3 +127,27 @@ func TestRedisUnreachable(t *testing.T) {
 		t.Fatalf("store name shows the password: %s", s)
 	}
 }
+
+// A rejoin line printed for a Redis store names the store, so it works
+// pasted into another terminal, and never carries the password (the other
+// process takes it from REDISCLI_AUTH).
+func TestRejoinLineNamesTheStoreWithoutItsPassword(t *testing.T) {
+	for _, tc := range []struct{ url, want string }{
+		{"redis://127.0.0.1:6390/2", "mcpscope rejoin --state redis://127.0.0.1:6390/2 H-1"},
+		{"redis://:s3cret@127.0.0.1:6390/0", "mcpscope rejoin --state redis://127.0.0.1:6390/0 H-1"},
+		{"rediss://ops:s3cret@cache.example:6380/1", "mcpscope rejoin --state rediss://ops@cache.example:6380/1 H-1"},
+	} {
+		s, err := redisstore.Open(redisstore.Options{URL: tc.url})
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := session.RejoinCommandIn(s, "H-1")
+		s.Close()
+		if got != tc.want || strings.Contains(got, "s3cret") {
+			t.Errorf("%s: rejoin line %q, want %q", tc.url, got, tc.want)
+		}
+	}
+	if got := session.RejoinCommandIn(session.DefaultStateStore(), "H-1"); got != "mcpscope rejoin H-1" {
+		t.Errorf("file store: rejoin line %q, want no --state", got)
+	}
+}

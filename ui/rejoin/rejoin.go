@@ -62,8 +62,8 @@ var bindings = view.Bindings[*View]{
 	{Binding: keys.Binding{Name: "rejoin-close", Scope: Scope, Keys: []string{"esc"}, Help: "back to the session", Short: "back"},
 		Run: func(*View, view.Context) view.Action { return view.Close() }},
 	{Binding: keys.Binding{Name: "copy"},
-		Run: withRecord(func(_ *View, d session.Detached) view.Action {
-			return view.Action{Copy: &view.Copy{Text: session.RejoinCommand(d.Handle), What: "rejoin command"}}
+		Run: withRecord(func(v *View, d session.Detached) view.Action {
+			return view.Action{Copy: &view.Copy{Text: session.RejoinCommandIn(v.s.Store(), d.Handle), What: "rejoin command"}}
 		})},
 }
 
@@ -105,7 +105,7 @@ func (v *View) forget(d session.Detached) view.Action {
 
 func (v *View) rejoin(d session.Detached) view.Action {
 	if ok, why := v.s.CanRejoin(d); !ok {
-		return view.Flash("cannot rejoin here: " + termsafe.Line(why) + "; run " + session.RejoinCommand(d.Handle))
+		return view.Flash("cannot rejoin here: " + termsafe.Line(why) + "; run " + session.RejoinCommandIn(v.s.Store(), d.Handle))
 	}
 	// The session takes the call's lease (refused while another holds it)
 	// and keeps it as long as the call runs here.
@@ -182,7 +182,7 @@ func (v *View) Render(c view.Context, w, h int) string {
 		l = append(l, "",
 			" target   "+termsafe.Line(transport.RedactTarget(d.Target)), // a record an older build wrote may hold it as typed
 			" session  "+termsafe.Line(or(d.SessionID, "(none)"))+" · "+termsafe.Line(or(d.ProtocolVersion, "?"))+" "+termsafe.Line(d.Era),
-			" rejoin   "+th.Accent.Render(termsafe.Line(session.RejoinCommand(d.Handle))))
+			" rejoin   "+th.Accent.Render(termsafe.Line(session.RejoinCommandIn(v.s.Store(), d.Handle))))
 		if ok, why := v.s.CanRejoin(d); ok {
 			l = append(l, th.OK.Render(" "+c.KeyOf("rejoin-here")+" rejoins it in this session"))
 		} else {
