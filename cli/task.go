@@ -191,8 +191,12 @@ func withTaskHint(err error, s *session.Session, id, url string) error {
 	}
 	// The server's id and keys go into the line as words of argv, quoted.
 	var argv []string
-	if _, gerr := session.DefaultStateStore().Get(session.TaskHandle(id)); gerr == nil {
-		argv = append([]string{"mcpscope", "rejoin", session.TaskHandle(id)}, answers...)
+	store := s.StateStore()
+	if store == nil {
+		store = session.DefaultStateStore()
+	}
+	if _, gerr := store.Get(session.TaskHandle(id)); gerr == nil {
+		argv = append(append(session.RejoinArgs(store), session.TaskHandle(id)), answers...)
 	} else if url != "" && !shell.IsFlag(id) {
 		argv = append(append([]string{"mcpscope", "task", "result", id}, answers...), transport.RedactURL(url))
 	} else if errors.Is(err, session.ErrTimeout) {
@@ -212,7 +216,11 @@ func withTaskHint(err error, s *session.Session, id, url string) error {
 // record of.
 func listKnownTasks(cmd *cobra.Command, s *session.Session, url string, asJSON bool) error {
 	out := cmd.OutOrStdout()
-	list, err := session.DefaultStateStore().List()
+	store := s.StateStore()
+	if store == nil {
+		store = session.DefaultStateStore()
+	}
+	list, err := store.List()
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
 		return err
 	}

@@ -169,15 +169,24 @@ func (s *Session) RejoinCommandHere(handle string) string {
 	return RejoinCommandIn(s.opts.StateStore, handle)
 }
 
-// RejoinCommandIn is the command line that rejoins handle from store: with
-// its --state when it is not the default, so the line works pasted into
-// another terminal or machine.
-func RejoinCommandIn(store StateStore, handle string) string {
+// StateStore is where this session keeps its records (nil: none).
+func (s *Session) StateStore() StateStore { return s.opts.StateStore }
+
+// RejoinArgs is the start of a command line that rejoins from store:
+// `mcpscope rejoin`, with its --state when it is not the default.
+func RejoinArgs(store StateStore) []string {
 	argv := []string{"mcpscope", "rejoin"}
 	if a, ok := store.(StateArgs); ok {
 		argv = append(argv, a.StateArgs()...)
 	}
-	return shell.Join(append(argv, handle))
+	return argv
+}
+
+// RejoinCommandIn is the command line that rejoins handle from store: with
+// its --state when it is not the default, so the line works pasted into
+// another terminal or machine.
+func RejoinCommandIn(store StateStore, handle string) string {
+	return shell.Join(append(RejoinArgs(store), handle))
 }
 
 // ErrNoSuchCall is returned for an unknown handle.
