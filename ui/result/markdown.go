@@ -38,15 +38,32 @@ var mdParser = sync.OnceValue(func() parser.Parser {
 		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...))
 })
 
+// maxNest is how deep quotes and lists indent; deeper ones show flat, so
+// that a hostile "> > > …" costs linear time, not quadratic.
+const maxNest = 8
+
 // mdRenderer walks the tree of one document.
 type mdRenderer struct {
 	src   []byte
 	color bool
+	depth int // of quotes and lists around the node
+}
+
+// nested is r inside one more quote or list, and whether that one still
+// indents.
+func (r mdRenderer) nested() (mdRenderer, bool) {
+	r.depth++
+	return r, r.depth <= maxNest
 }
 
 // markdown renders text (sanitised first) as lines at most o.Width wide
-// where words allow; SGR colours only when o.Markdown is set.
+// where words allow; SGR colours only when o.Markdown is set. False for a
+// text nested too deep to parse in good time (goldmark takes quadratic
+// time in the depth): it shows as plain text.
 func markdown(s string, o Options) ([]string, bool) {
+	if tooDeep(s) {
+		return nil, false
+	}
 	w := o.Width
 	if w <= 0 {
 		w = 80
@@ -55,6 +72,20 @@ func markdown(s string, o Options) ([]string, bool) {
 	doc := mdParser().Parse(text.NewReader(src))
 	r := mdRenderer{src: src, color: o.Markdown != ""}
 	return r.blocks(doc, max(20, w), false), true
+}
+
+// maxPrefix is the most columns of quote and list marks and indentation
+// a line may start with before the text is too deep for Markdown.
+const maxPrefix = 200
+
+// tooDeep reports whether some line nests quotes or lists past maxPrefix.
+func tooDeep(s string) bool {
+	for line := range strings.Lines(s) {
+		if len(line)-len(strings.TrimLeft(line, " \t>-*+.)0123456789")) > maxPrefix {
+			return true
+		}
+	}
+	return false
 }
 
 // blocks renders n's block children, a blank line between them unless
@@ -85,9 +116,14 @@ func (r mdRenderer) block(n ast.Node, w int) []string {
 	case *ast.CodeBlock, *ast.FencedCodeBlock, *ast.HTMLBlock:
 		return r.verbatim(n)
 	case *ast.Blockquote:
-		return prefix(r.blocks(n, w-2, false), r.paint("│", sgrFaint)+" ", r.paint("│", sgrFaint)+" ")
+		in, indent := r.nested()
+		if !indent {
+			return in.blocks(n, w, false)
+		}
+		return prefix(in.blocks(n, w-2, false), r.paint("│", sgrFaint)+" ", r.paint("│", sgrFaint)+" ")
 	case *ast.List:
-		return r.list(n, w)
+		in, indent := r.nested()
+		return in.list(n, w, indent)
 	}
 	return r.blocks(n, w, false) // a node this renderer does not know: its children
 }
@@ -112,8 +148,9 @@ func (r mdRenderer) verbatim(n ast.Node) []string {
 	return out
 }
 
-// list renders items with their marker, nested content indented under it.
-func (r mdRenderer) list(l *ast.List, w int) []string {
+// list renders items with their marker, nested content indented under it
+// (unless too deep: then flat, without markers).
+func (r mdRenderer) list(l *ast.List, w int, indent bool) []string {
 	var out []string
 	num := l.Start
 	for it := l.FirstChild(); it != nil; it = it.NextSibling() {
@@ -123,6 +160,9 @@ func (r mdRenderer) list(l *ast.List, w int) []string {
 			num++
 		}
 		pad := strings.Repeat(" ", ansi.StringWidth(mark))
+		if !indent {
+			mark, pad = "", ""
+		}
 		ls := r.blocks(it, w-len(pad), l.IsTight)
 		if len(ls) == 0 {
 			ls = []string{""}

@@ -49,3 +49,16 @@ func TestMarkdown(t *testing.T) {
 		}
 	}
 }
+
+// Quotes or lists nested past what goldmark parses in good time show as
+// plain text, at once (a hostile "> > > …" took seconds).
+func TestMarkdownTooDeepIsPlain(t *testing.T) {
+	for _, deep := range []string{strings.Repeat(">", 30000) + " x", strings.Repeat("- ", 30000) + "x", "ok\n" + strings.Repeat(" ", 300) + "- x"} {
+		if _, ok := markdown(deep, Options{}); ok {
+			t.Errorf("%.20q… was rendered as Markdown", deep)
+		}
+	}
+	if ls, ok := markdown(strings.Repeat("> ", 50)+"x", Options{}); !ok || !strings.HasSuffix(ls[0], "│ x") {
+		t.Errorf("50 nested quotes: %q", ls)
+	}
+}
