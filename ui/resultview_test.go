@@ -75,7 +75,7 @@ func TestResultViewToggle(t *testing.T) {
 	loadPage(m, 0, weatherTools)
 	press(m, "top", "open", "tab-next")
 	sc := screen(m)
-	for _, want := range []string{"rendered result — v shows the raw JSON", "Forecast", "• Sunny in ␛]8;;https://evil.example␇Paris", "the map https://example.com/map",
+	for _, want := range []string{"rendered result — v shows the raw JSON", "Forecast", "• Sunny in ␛]8;;https://evil.example␇Paris", "the map (https://example.com/map)",
 		"image · image/png · ", "· 64×48 PNG", "s saves the decoded bytes", "link → file:///srv/forecast.csv (text/csv)", "structuredContent",
 		"outputSchema (the tool's)", "✓ keeps to the tool's outputSchema"} {
 		if !strings.Contains(sc, want) {

@@ -1,6 +1,6 @@
 // Package result renders an MCP result (a tool call's, a resource read's)
 // for people: each content item as what it is — text as text, Markdown
-// rendered (charm.land/glamour/v2), structuredContent as JSON beside the
+// rendered (markdown.go, on goldmark's parser), structuredContent as JSON beside the
 // outputSchema it claims, images, audio and blobs as their type, decoded
 // size and dimensions, resource links as links, and an isError result
 // unmistakable. The detail view shows the blocks in its pager; headless
@@ -9,8 +9,7 @@
 // Server text stays inert on every path: it is sanitised (termsafe) before
 // Markdown sees it, so the only escape sequences in the output are the
 // SGR colours the renderer adds, and even those only with a colour style;
-// the renderer's OSC 8 hyperlinks are removed (a link shows as its text
-// and its URL).
+// a link shows as its text and its URL, never as an OSC 8 hyperlink.
 package result
 
 import (
@@ -19,8 +18,6 @@ import (
 	"regexp"
 	"strings"
 
-	"charm.land/glamour/v2"
-	"github.com/charmbracelet/x/ansi"
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"mcpscope/internal/render"
@@ -49,9 +46,9 @@ type Block struct {
 // Options say how to render.
 type Options struct {
 	Width int // columns for Markdown to wrap at (0: 80)
-	// Markdown is glamour's standard style for a colour terminal ("dark"
-	// or "light"); "" renders without colour, for a viewer that styles
-	// lines itself.
+	// Markdown, when set ("dark"), renders Markdown with SGR colours for
+	// a terminal; "" renders without colour, for a viewer that styles
+	// lines itself (and for NO_COLOR).
 	Markdown string
 	// OutputSchema is the tool's, when known: structuredContent is shown
 	// beside it and checked against it.
@@ -217,78 +214,3 @@ func firstNonEmpty(ss ...string) string {
 var mdSigns = regexp.MustCompile("(?m)^(#{1,6} |```|[-*+] |\\d+\\. |> |\\|.*\\|\\s*$)|\\[[^\\]\\n]+\\]\\([^)\\s]+\\)|\\*\\*[^*\\n]+\\*\\*")
 
 func looksMarkdown(s string) bool { return mdSigns.MatchString(s) }
-
-// markdown renders text with glamour, after sanitising it; the output
-// keeps SGR colours only (no OSC 8, nothing else), and none at all with
-// the notty style.
-func markdown(text string, o Options) ([]string, bool) {
-	style := firstNonEmpty(o.Markdown, "dark") // its marks; the colours go below
-	w := o.Width
-	if w <= 0 {
-		w = 80
-	}
-	r, err := glamour.NewTermRenderer(glamour.WithStandardStyle(style), glamour.WithWordWrap(max(20, w-4)))
-	if err != nil {
-		return nil, false
-	}
-	out, err := r.Render(termsafe.Text(text))
-	if err != nil {
-		return nil, false
-	}
-	out = onlySGR(out)
-	if o.Markdown == "" {
-		out = ansi.Strip(out)
-	}
-	ls := strings.Split(out, "\n")
-	for i := range ls {
-		if o.Markdown == "" {
-			ls[i] = strings.TrimRight(ls[i], " ") // the renderer pads lines to its width
-		} else if strings.TrimSpace(ansi.Strip(ls[i])) == "" {
-			ls[i] = ""
-		}
-	}
-	for len(ls) > 0 && ls[0] == "" {
-		ls = ls[1:]
-	}
-	for len(ls) > 0 && ls[len(ls)-1] == "" {
-		ls = ls[:len(ls)-1]
-	}
-	return ls, true
-}
-
-// onlySGR drops every escape sequence but SGR (CSI … m): the renderer's
-// OSC 8 hyperlinks and anything else. Its input holds no escape from a
-// server (sanitised first), so what is dropped is the renderer's own.
-func onlySGR(s string) string {
-	var b strings.Builder
-	for i := 0; i < len(s); {
-		if s[i] != 0x1b {
-			b.WriteByte(s[i])
-			i++
-			continue
-		}
-		j := i + 1
-		switch {
-		case j < len(s) && s[j] == '[': // CSI: parameters, then a final byte
-			j++
-			for j < len(s) && (s[j] < 0x40 || s[j] > 0x7e) {
-				j++
-			}
-			if j < len(s) && s[j] == 'm' {
-				b.WriteString(s[i : j+1])
-			}
-			i = j + 1
-		case j < len(s) && s[j] == ']': // OSC: to BEL or ST
-			for j < len(s) && s[j] != 0x07 && !(s[j] == 0x1b && j+1 < len(s) && s[j+1] == '\\') {
-				j++
-			}
-			if j < len(s) && s[j] == 0x1b {
-				j++
-			}
-			i = j + 1
-		default:
-			i = j + 1
-		}
-	}
-	return b.String()
-}

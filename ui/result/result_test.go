@@ -32,7 +32,7 @@ func TestResultText(t *testing.T) {
 func TestResultMarkdown(t *testing.T) {
 	got := mustRender(t, `{"content":[{"type":"text","text":"# Weather\n\n- **Sunny** today\n- see [the forecast](https://example.com/f)"}]}`,
 		Options{Width: 60}, Styles{})
-	for _, want := range []string{"Weather", "• Sunny today", "the forecast https://example.com/f"} {
+	for _, want := range []string{"Weather", "• Sunny today", "the forecast (https://example.com/f)"} {
 		if !strings.Contains(got, want) {
 			t.Errorf("no %q in:\n%s", want, got)
 		}
