@@ -225,6 +225,18 @@ func TestSubscribeAfter(t *testing.T) {
 		r.send(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"echo"}`, i))
 		r.read()
 	}
+	// The host can read an answer before the hub has counted it: a viewer
+	// reading from the start sees the last answer once the hub has it, and
+	// from then on a new viewer's hello counts it.
+	w := r.viewer()
+	w.Send(Message{Type: "subscribe", After: u64(0)})
+	nextMsg(t, w, "subscribed")
+	for {
+		l := nextMsg(t, w, "frame")
+		if raw := l.Record.Raw; raw != nil && strings.Contains(*raw, `"id":4,`) && strings.Contains(*raw, `"result"`) {
+			break
+		}
+	}
 	v := r.viewer()
 	last := v.Hello.Seq
 	if last < 10 {
