@@ -19,7 +19,7 @@ var paneBindings = view.Bindings[*Model]{
 	{Binding: keys.Binding{Name: "focus-next", Scope: keys.Global, Keys: []string{"tab"}, Help: "next pane", Short: "pane"},
 		Run: do(func(m *Model) { m.focus = 1 - m.focus })},
 	{Binding: keys.Binding{Name: "catalog", Scope: keys.Global, Keys: []string{"C"}, Help: "catalog (tools, resources, prompts)"},
-		Run: do(func(m *Model) { m.inCat = true; m.catalog.refresh(m, false) })},
+		Run: do((*Model).openCatalog)},
 	{Binding: keys.Binding{Name: "send-raw", Scope: keys.Global, Keys: []string{":"}, Help: "send a raw JSON-RPC message", Short: "send"},
 		Run: cmd((*Model).openRawSend), Disabled: why((*Model).whyNoChange)},
 	{Binding: keys.Binding{Name: "log-level", Scope: keys.Global, Keys: []string{"L"}, Help: "set the server's log level", Short: "log level"},
@@ -118,19 +118,16 @@ func moveBy(d func(page int) int) func(*Model, view.Context) view.Action {
 	})
 }
 
-// paneFooters are the names the footer shows over the panes and the
-// catalog, in order.
+// paneFooters are the names the footer shows over the panes, in order.
 var paneFooters = map[keys.Scope][]string{
 	keys.Requests: {"focus-next", "open", "cancel-call", "replay", "edit-replay", "copy", "filter", "catalog", "help", "quit", "detach-call", "tasks", "rejoinable"},
 	keys.Notes:    {"focus-next", "open", "filter", "kind-next", "pause", "copy", "follow", "help", "quit"},
-	keys.Catalog:  {"open", "catalog-find", "section-next", "subscribe", "refresh", "catalog-close", "help"},
 }
 
 // DefaultKeys is the keymap: the panes' bindings, the views' still in the
 // root (below), and the views in their own packages (viewKeys).
 func DefaultKeys() *keys.Map {
-	d, c := keys.Detail, keys.Catalog
-	f, s := keys.Form, keys.Search
+	d, s := keys.Detail, keys.Search
 	bs := append(paneBindings.Keys(), []keys.Binding{
 		{Name: "detail-close", Scope: d, Keys: []string{"esc", "q"}, Help: "close"},
 		{Name: "tab-next", Scope: d, Keys: []string{"tab"}, Help: "next tab", Short: "tab"},
@@ -148,27 +145,6 @@ func DefaultKeys() *keys.Map {
 		{Name: "prev-item", Scope: d, Keys: []string{"["}, Help: "show the previous row of the list (same tab)"},
 		{Name: "result-view", Scope: d, Keys: []string{"v"}, Help: "response tab: the result rendered (text, Markdown, media, links) or its raw JSON"},
 		{Name: "save-media", Scope: d, Keys: []string{"s"}, Help: "save the image, audio or blob at the cursor of a rendered response to a file"},
-
-		{Name: "catalog-close", Scope: c, Keys: []string{"esc"}, Help: "clear the find, else back to the session", Short: "back"},
-		{Name: "catalog-find", Scope: c, Keys: []string{"/", "f"}, Help: "find (fuzzy: names and titles, then descriptions), as you type"},
-		{Name: "section-next", Scope: c, Keys: []string{"right", "l"}, Help: "next section", Short: "section"},
-		{Name: "section-prev", Scope: c, Keys: []string{"left", "h"}, Help: "previous section"},
-		{Name: "subscribe", Scope: c, Keys: []string{"s"}, Help: "subscribe / unsubscribe the resource", Short: "subscribe"},
-		{Name: "refresh", Scope: c, Keys: []string{"R"}, Help: "refresh the lists", Short: "refresh"},
-
-		{Name: "form-next", Scope: f, Keys: []string{"tab", "down"}, Help: "next field", Short: "field"},
-		{Name: "form-prev", Scope: f, Keys: []string{"shift+tab", "up"}, Help: "previous field"},
-		{Name: "form-submit", Scope: f, Keys: []string{"enter"}, Help: "submit (accept); a new line in raw JSON"},
-		{Name: "form-send", Scope: f, Keys: []string{"ctrl+s"}, Help: "submit, from raw JSON too"},
-		{Name: "form-decline", Scope: f, Keys: []string{"ctrl+d"}, Help: "decline"},
-		{Name: "form-cancel", Scope: f, Keys: []string{"esc"}, Help: "cancel"},
-		{Name: "form-raw", Scope: f, Keys: []string{"ctrl+r"}, Help: "edit as raw JSON, or back to the fields", Short: "raw JSON"},
-		{Name: "form-editor", Scope: f, Keys: []string{"ctrl+e"}, Help: "edit the JSON in $EDITOR"},
-		{Name: "form-choice-next", Scope: f, Keys: []string{"right"}, Help: "next choice (a text field's cursor moves; alt+→ a word)"},
-		{Name: "form-choice-prev", Scope: f, Keys: []string{"left"}, Help: "previous choice (a text field's cursor moves; alt+← a word)"},
-		{Name: "form-clear", Scope: f, Keys: []string{"ctrl+u"}, Help: "clear the field (ctrl+w, alt+backspace delete a word; home, end)"},
-		{Name: "form-task", Scope: f, Keys: []string{"ctrl+t"}, Help: "run the tool as a task (when it supports tasks)"},
-		{Name: "form-timeout", Scope: f, Keys: []string{"ctrl+o"}, Help: "next idle timeout for the call (default, 10s … none)"},
 
 		{Name: "search-run", Scope: s, Keys: []string{"enter"}, Help: "search"},
 		{Name: "search-cancel", Scope: s, Keys: []string{"esc"}, Help: "stop searching", Short: "stop"},

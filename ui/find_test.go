@@ -11,6 +11,7 @@ import (
 	"mcpscope/filter"
 	"mcpscope/session"
 	"mcpscope/transport"
+	formview "mcpscope/ui/form"
 	"mcpscope/ui/help"
 	"mcpscope/ui/keys"
 )
@@ -317,13 +318,7 @@ func TestCatalogFind(t *testing.T) {
 		{"name":"fail","description":"Always fails"},{"name":"search_docs","title":"Search documents"},{"name":"get_weather","description":"Weather for a city"}]}`)
 	press(m, "catalog", "catalog-find")
 	shown := func() []string {
-		var out []string
-		s := m.catalog.secs[0]
-		for i := 0; i < s.n(); i++ {
-			e, _ := s.at(i)
-			out = append(out, e.name)
-		}
-		return out
+		return m.catalog.Names(0)
 	}
 	find := func(q string, want ...string) {
 		t.Helper()
@@ -343,7 +338,7 @@ func TestCatalogFind(t *testing.T) {
 	key(m, "ctrl+u")
 	typeText(m, "echo")
 	press(m, "filter-apply", "open") // the best match is selected
-	if f, ok := m.top().(*form); !ok || !strings.Contains(f.title, "Call tool echo") {
+	if f, ok := topView[*formview.Form](m); !ok || !strings.Contains(f.Title(), "Call tool echo") {
 		t.Fatalf("enter after the find should open echo's form, got %T", m.top())
 	}
 	press(m, "form-cancel", "catalog-close")
@@ -476,19 +471,19 @@ func TestCatalogFindStartsFresh(t *testing.T) {
 	press(m, "filter-apply", "catalog-find")
 	typeText(m, "long")
 	press(m, "filter-apply")
-	if got := m.catalog.find; got != "long" {
+	if got := m.catalog.Query(); got != "long" {
 		t.Fatalf("a second / appended to the find: %q", got)
 	}
 	if s := screen(m); strings.Contains(s, "nothing here matches") || !strings.Contains(s, "longRunning") {
 		t.Fatalf("the find for long shows:\n%s", s)
 	}
 	press(m, "catalog-find", "filter-cancel")
-	if got := m.catalog.find; got != "long" {
+	if got := m.catalog.Query(); got != "long" {
 		t.Fatalf("esc on a new find should bring the last back, got %q", got)
 	}
 	press(m, "catalog") // closes
 	press(m, "catalog")
-	if s := screen(m); m.catalog.find != "" || strings.Contains(s, "find “") {
-		t.Fatalf("a reopened catalog keeps the find %q:\n%s", m.catalog.find, s)
+	if s := screen(m); m.catalog.Query() != "" || strings.Contains(s, "find “") {
+		t.Fatalf("a reopened catalog keeps the find %q:\n%s", m.catalog.Query(), s)
 	}
 }

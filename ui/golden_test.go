@@ -90,11 +90,9 @@ func TestGoldenSideBySide(t *testing.T) {
 
 // loadPage fills a catalog section as if its list call had answered.
 func loadPage(m *Model, sec int, result string) {
-	s := m.catalog.secs[sec]
 	var page map[string][]json.RawMessage
 	_ = json.Unmarshal([]byte(result), &page)
-	s.entries = parseEntries(page[s.field])
-	s.fetched = true
+	m.catalog.Load(sec, page[m.catalog.Field(sec)])
 }
 
 func checkSize(t *testing.T, s string, w, h int) {

@@ -161,11 +161,11 @@ func background(m *Model) map[uintptr]bool {
 // ui/view, in its own package).
 func topView[T view.View](m *Model) (T, bool) {
 	var zero T
-	c, ok := m.top().(*component)
+	c, ok := m.top().(viewer)
 	if !ok {
 		return zero, false
 	}
-	v, ok := c.v.(T)
+	v, ok := c.held().(T)
 	return v, ok
 }
 

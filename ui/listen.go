@@ -8,6 +8,7 @@ import (
 
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
+	formview "mcpscope/ui/form"
 	"mcpscope/ui/listen"
 	"mcpscope/ui/view"
 )
@@ -79,10 +80,7 @@ func (li listenIntents) Close(c *session.Call) view.Action {
 
 // newListenForm asks which notifications a new listen stream wants.
 func newListenForm(m *Model) *form {
-	yes := func(name, title, desc string) *field {
-		return &field{name: name, title: title, desc: desc, kind: fBool, choice: 1,
-			choices: []json.RawMessage{json.RawMessage("false"), json.RawMessage("true")}, labels: []string{"no", "yes"}}
-	}
+	yes := func(name, title, desc string) *field { return formview.YesNo(name, title, true).WithDesc(desc) }
 	taskDesc := "comma-separated task ids (the tasks extension)"
 	if ts := m.s.Tasks(); len(ts) > 0 {
 		var ids []string

@@ -93,7 +93,7 @@ func TestListenStreamGoSDK(t *testing.T) {
 
 	// The catalog has been fetched once, so list changes refetch it.
 	press(m, "catalog")
-	waitStoreFor(t, m, "the tools list", func() bool { return len(m.catalog.secs[0].entries) > 0 })
+	waitStoreFor(t, m, "the tools list", func() bool { return len(m.catalog.Names(0)) > 0 })
 	press(m, "catalog-close")
 
 	press(m, "listen")
@@ -125,8 +125,8 @@ func TestListenStreamGoSDK(t *testing.T) {
 		return strings.Contains(screen(m), "received      1 notification(s), last notifications/tools/list_changed")
 	})
 	waitStoreFor(t, m, "the catalog's refetch", func() bool {
-		for _, e := range m.catalog.secs[0].entries {
-			if e.name == "late-arrival" {
+		for _, name := range m.catalog.Names(0) {
+			if name == "late-arrival" {
 				return true
 			}
 		}

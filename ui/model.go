@@ -155,7 +155,7 @@ func New(o Options) *Model {
 		// put to them as they are seen, like any server request.
 		o.Session.AutoAnswerTasks(true)
 	}
-	m.catalog = newCatalog()
+	m.catalog = newCatalog(m)
 	m.refresh()
 	return m
 }
@@ -175,7 +175,7 @@ func (m *Model) Init() tea.Cmd {
 	if m.s.Transport() != nil && !m.s.Follows() {
 		// An attached host's session: the catalog is fetched when opened
 		// (C), not put into the host's server unasked.
-		m.catalog.refresh(m, false)
+		m.catalog.Fetch(false)
 	}
 	return tea.Batch(cmds...)
 }
@@ -213,12 +213,12 @@ func (m *Model) refresh() {
 	m.running = m.h.running()
 	m.find.refresh(m)
 	m.info = m.s.Info()
-	m.catalog.poll(m)
+	m.catalog.Poll()
 	switch v := m.top().(type) {
 	case *detail:
 		v.refresh(m)
-	case *component:
-		if r, ok := v.v.(view.Refresher); ok {
+	case viewer:
+		if r, ok := v.held().(view.Refresher); ok {
 			r.Refresh(m.viewCtx())
 		}
 	}
@@ -276,11 +276,8 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	case tea.PasteMsg:
 		cmd = m.paste(msg)
 	case textbox.Edited:
-		switch v := m.top().(type) {
-		case *component:
+		if v, ok := m.top().(viewer); ok {
 			cmd = m.update(v, msg)
-		case *form:
-			v.edited(editedMsg{text: msg.Text, err: msg.Err})
 		}
 	case tea.KeyPressMsg:
 		cmd = m.handleKey(msg)
@@ -309,7 +306,12 @@ func (m *Model) top() modal {
 	return m.modals[len(m.modals)-1]
 }
 
-func (m *Model) push(md modal) { m.modals = append(m.modals, md) }
+func (m *Model) push(md modal) {
+	if f, ok := md.(*form); ok {
+		f.build(m) // a form the root asked for gets its view (form.go)
+	}
+	m.modals = append(m.modals, md)
+}
 
 // pop closes md, which need not be on top: a form that sent a call has
 // put the call's detail over itself.
@@ -347,8 +349,7 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 		return m.promptKey(msg)
 	}
 	if m.inCat {
-		name := m.km.Lookup(keys.Catalog, k, true)
-		return m.catalog.key(m, name)
+		return m.catalogKey(m.km.Lookup(m.catalog.Scope(), k, true), msg)
 	}
 	sc := keys.Requests
 	if m.focus == paneNotes {
@@ -369,12 +370,15 @@ func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 func (m *Model) disabled(name string) string {
 	switch md := m.top().(type) {
 	case nil:
-		if m.inCat || m.find.prompt != nil {
+		switch {
+		case m.find.prompt != nil:
 			return ""
+		case m.inCat:
+			return m.catalog.Disabled(m.viewCtx(), name)
 		}
 		return paneBindings.Why(m, m.viewCtx(), name)
-	case *component:
-		if d, ok := md.v.(view.Disabler); ok {
+	case viewer:
+		if d, ok := md.held().(view.Disabler); ok {
 			return d.Disabled(m.viewCtx(), name)
 		}
 	}
@@ -577,14 +581,10 @@ func (m *Model) paste(msg tea.PasteMsg) tea.Cmd {
 	if m.find.prompt != nil && m.top() == nil {
 		return m.promptPaste(msg)
 	}
-	var cmd tea.Cmd
-	switch v := m.top().(type) {
-	case *component:
-		cmd = m.update(v, msg)
-	case *form:
-		cmd = v.edit(msg)
+	if v, ok := m.top().(viewer); ok {
+		return m.update(v, msg)
 	}
-	return cmd
+	return nil
 }
 
 func prettyParams(raw json.RawMessage) []byte {

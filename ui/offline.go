@@ -264,7 +264,7 @@ func (m *Model) liveReady(msg liveMsg) tea.Cmd {
 	if m.resp != nil {
 		cmds = append(cmds, waitPrompt(m.resp))
 	}
-	m.catalog.refresh(m, false)
+	m.catalog.Fetch(false)
 	return tea.Batch(cmds...)
 }
 
@@ -312,17 +312,6 @@ func (m *Model) otherPrompt(p *serverPrompt) tea.Cmd {
 	o.prompts = append(o.prompts, p)
 	m.setFlash("the live session's server asks for input — " + m.keyOf("switch-session") + " shows it")
 	return tea.Batch(waitPrompt(o.resp), watchPrompt(p))
-}
-
-// cannotChange refuses, saying why, keys that change the session rather than
-// add a call to it (raw messages, the log level, detaching): nothing is
-// connected, or the session is the host's.
-func (m *Model) cannotChange(what string) bool {
-	if why := m.whyNoChange(); why != "" {
-		m.refuse(what, why)
-		return true
-	}
-	return false
 }
 
 // whyNoChange is why keys that change the session cannot now ("" when

@@ -94,9 +94,7 @@ func TestRecordingRefusesLiveKeys(t *testing.T) {
 	// A catalog entry is not called either.
 	loadPage(m, 0, `{"tools":[{"name":"echo","inputSchema":{"type":"object"}}]}`)
 	press(m, "catalog", "open")
-	if f, ok := m.top().(*form); ok {
-		f.onSubmit(m, json.RawMessage(`{}`))
-	}
+	press(m, "form-submit")
 	if !strings.Contains(m.flash, "call: this is a recording") || !strings.Contains(m.flash, "r on a recorded call replays it") {
 		t.Errorf("catalog call: flash %q", m.flash)
 	}

@@ -79,7 +79,7 @@ func (lt lineTarget) Apply(text string) {
 	m := lt.m
 	switch lt.t {
 	case targetCatalog:
-		m.catalog.setFind(text)
+		m.catalog.SetFind(text)
 	case targetRequests:
 		if m.find.req.f != nil && strings.TrimSpace(text) == m.find.req.expr {
 			return // a space more: the same filter, no check over again
@@ -99,7 +99,7 @@ func (lt lineTarget) Move(d int) {
 	m := lt.m
 	switch lt.t {
 	case targetCatalog:
-		m.catalog.move(d)
+		m.catalog.Move(d)
 	case targetRequests:
 		m.move(&m.req, m.reqLen(), d)
 	case targetNotes:
@@ -120,7 +120,7 @@ func (lt lineTarget) Count() string {
 			return " · " + itoa(nf.hits.len()) + " of " + itoa(m.h.rows[nf.kind].len()) + " rows match"
 		}
 	case targetCatalog:
-		return " · " + m.catalog.findCount()
+		return " · " + m.catalog.Count()
 	}
 	return ""
 }

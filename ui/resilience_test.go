@@ -187,8 +187,10 @@ func TestEraInStatusBarAndHelp(t *testing.T) {
 // the catalog sends nothing.
 func loadTools(m *Model, result string) {
 	loadPage(m, 0, result)
-	for _, s := range m.catalog.secs[1:] {
-		s.fetched, s.err = true, "the server did not declare "+s.capability
+	for sec, capability := range []string{1: "resources", 2: "resources", 3: "prompts"} {
+		if sec > 0 {
+			m.catalog.Absent(sec, "the server did not declare "+capability)
+		}
 	}
 }
 

@@ -10,6 +10,7 @@ import (
 
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
+	formview "mcpscope/ui/form"
 )
 
 // Responder hands server→client requests to the UI and waits for the
@@ -163,7 +164,7 @@ func (m *Model) promptModal(p *serverPrompt) modal {
 			URL             string          `json:"url"`
 		}
 		_ = json.Unmarshal(req.Params, &ep)
-		fields, err := fieldsFromSchema(ep.RequestedSchema)
+		fields, err := formview.FromSchema(ep.RequestedSchema)
 		msg := ep.Message
 		if ep.Mode == "url" {
 			msg += "\nURL: " + ep.URL
@@ -172,10 +173,9 @@ func (m *Model) promptModal(p *serverPrompt) modal {
 		if req.MRTR {
 			how = " — enter accepts, esc ends the call, ctrl+d declines" // esc: no retry goes out (onCancel)
 		}
-		f := &form{title: "The server asks (elicitation)" + via + how, message: msg, fields: fields, decline: true}
+		f := &form{title: "The server asks (elicitation)" + via + how, message: msg, fields: fields}
 		if err != nil {
-			f.err = "the requested schema is unreadable (" + err.Error() + "); answer in raw JSON"
-			f.raw, f.rawText = true, newArea("{}", m.th)
+			f.rawWhy = "the requested schema is unreadable (" + err.Error() + "); answer in raw JSON"
 		}
 		f.onSubmit = func(m *Model, args json.RawMessage) tea.Cmd {
 			res, _ := json.Marshal(map[string]any{"action": "accept", "content": args})

@@ -106,7 +106,7 @@ func TestResultSaveMedia(t *testing.T) {
 	m := newTestModel(t, loadFrames(t, frames), 120, 40)
 	press(m, "top", "open", "tab-next", "save-media")
 	f, ok := m.top().(*form)
-	if !ok || !strings.Contains(f.title, "Save image · image/png") || !strings.HasSuffix(f.fields[0].text(), "image.png") {
+	if !ok || !strings.Contains(f.title, "Save image · image/png") || !strings.HasSuffix(f.fields[0].Value(), "image.png") {
 		t.Fatalf("s should ask where to save the image:\n%s", screen(m))
 	}
 	path := filepath.Join(t.TempDir(), "out.png")

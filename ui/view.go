@@ -64,7 +64,7 @@ func (m *Model) under(k, w, body int) []string {
 		return block(m.modals[k-1].render(m, w, body), w, body)
 	}
 	if m.inCat {
-		return block(m.catalog.render(m, w, body), w, body)
+		return block(m.catalog.Render(m.viewCtx(), w, body), w, body)
 	}
 	reqH, progH, noteH := m.layout()
 	lines := m.requestsPane(w, reqH)
@@ -260,13 +260,13 @@ func (m *Model) footer(w int) string {
 	switch md := m.top(); {
 	case md != nil:
 		names = m.km.Footer(md.scope())
-		if c, ok := md.(*component); ok {
-			if f, ok := c.v.(view.Footerer); ok {
+		if c, ok := md.(viewer); ok {
+			if f, ok := c.held().(view.Footerer); ok {
 				names = f.Footer(m.viewCtx())
 			}
 		}
 	case m.inCat:
-		names = m.km.Footer(keys.Catalog)
+		names = m.km.Footer(m.catalog.Scope())
 	case m.focus == paneNotes:
 		names = m.km.Footer(keys.Notes)
 	default:
@@ -291,7 +291,6 @@ func (m *Model) footer(w int) string {
 // (a view in its own package declares its footer in its view.Group).
 var footerNames = map[keys.Scope][]string{
 	keys.Detail: {"tab-next", "wrap", "fold", "search", "copy", "detail-close"},
-	keys.Form:   {"form-next", "form-submit", "form-decline", "form-raw", "form-cancel"},
 	keys.Search: {"search-run", "search-cancel"},
 }
 

@@ -5,9 +5,11 @@ import (
 
 	"mcpscope/session"
 	"mcpscope/transport"
+	catview "mcpscope/ui/catalog"
 	"mcpscope/ui/chooser"
 	"mcpscope/ui/editor"
 	"mcpscope/ui/filterline"
+	formview "mcpscope/ui/form"
 	"mcpscope/ui/help"
 	"mcpscope/ui/info"
 	"mcpscope/ui/keys"
@@ -23,6 +25,8 @@ import (
 // order `?` and the README list it.
 var viewKeys = []view.Group{
 	help.Keys,
+	catview.Keys,
+	formview.Keys,
 	editor.Keys,
 	chooser.Keys,
 	info.Keys,
@@ -44,10 +48,19 @@ func (c *component) key(m *Model, name string, msg tea.KeyPressMsg) (bool, tea.C
 
 func (c *component) render(m *Model, w, h int) string { return c.v.Render(m.viewCtx(), w, h) }
 
+func (c *component) held() view.View { return c.v }
+
+// viewer is a modal that holds a view of the contract: a component, or
+// a form the root asked for (form.go).
+type viewer interface {
+	modal
+	held() view.View
+}
+
 // update gives a message other than a key to the view c, when it takes
 // them.
-func (m *Model) update(c *component, msg tea.Msg) tea.Cmd {
-	if u, ok := c.v.(view.Updater); ok {
+func (m *Model) update(c viewer, msg tea.Msg) tea.Cmd {
+	if u, ok := c.held().(view.Updater); ok {
 		return m.apply(u.Update(m.viewCtx(), msg), c)
 	}
 	return nil

@@ -2,7 +2,6 @@ package ui
 
 import (
 	"mcpscope/ui/widget"
-	"mcpscope/ui/widget/textbox"
 )
 
 // The root's short names for the shared widgets (ui/widget), which the
@@ -15,17 +14,5 @@ var (
 	firstNonEmpty = widget.FirstNonEmpty
 	fmtDur        = widget.Dur
 	humanBytes    = widget.Bytes
-
-	newLine      = textbox.NewLine
-	lineStyles   = textbox.LineStyles
-	newArea      = textbox.NewArea
-	sizeArea     = textbox.SizeArea
-	jsonProblem  = textbox.JSONProblem
-	externalEdit = textbox.ExternalEdit
+	counted       = widget.Counted
 )
-
-// editedMsg is what $EDITOR gave back, for the form.
-type editedMsg struct {
-	text string
-	err  error
-}

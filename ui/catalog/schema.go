@@ -1,4 +1,4 @@
-package ui
+package catalog
 
 import (
 	"encoding/json"
@@ -10,25 +10,24 @@ import (
 
 	"mcpscope/internal/schemacheck"
 	"mcpscope/internal/termsafe"
+	"mcpscope/ui/form"
+	"mcpscope/ui/view"
+	"mcpscope/ui/widget"
 )
-
-// wideCatalog is the width from which the selected tool's schemas show
-// beside the list rather than under it.
-const wideCatalog = 110
 
 // schemaLines describe a tool for the catalog's schema pane, w columns
 // wide: its input properties (name, type, bounds, description), its
 // output properties when it declares an outputSchema, and its annotations.
-func (m *Model) schemaLines(e catEntry, w int) []string {
+func schemaLines(c view.Context, e entry, w int) []string {
 	var l []string
-	head := func(s string) { l = append(l, m.th.Title.Render(fit(s, w))) }
-	faint := func(s string) { l = append(l, m.th.Faint.Render(fit(s, w))) }
+	head := func(s string) { l = append(l, c.Theme.Title.Render(widget.Fit(s, w))) }
+	faint := func(s string) { l = append(l, c.Theme.Faint.Render(widget.Fit(s, w))) }
 	head("input")
-	l = append(l, propLines(m, e.schema, w)...)
+	l = append(l, propLines(c, e.schema, w)...)
 	if len(e.outSchema) > 0 {
 		l = append(l, "")
 		head("output")
-		l = append(l, propLines(m, e.outSchema, w)...)
+		l = append(l, propLines(c, e.outSchema, w)...)
 	}
 	l = append(l, "")
 	head("annotations")
@@ -45,13 +44,13 @@ func (m *Model) schemaLines(e catEntry, w int) []string {
 
 // propLines lists an object schema's properties, one line each (its
 // description on the next when there is room), * marking the required.
-func propLines(m *Model, raw json.RawMessage, w int) []string {
+func propLines(c view.Context, raw json.RawMessage, w int) []string {
 	o, err := schemacheck.ReadObject(raw)
 	switch {
 	case err != nil:
-		return []string{m.th.Error.Render(fit("unreadable: "+termsafe.Line(err.Error()), w))}
+		return []string{c.Theme.Error.Render(widget.Fit("unreadable: "+termsafe.Line(err.Error()), w))}
 	case len(o.Names) == 0:
-		return []string{m.th.Faint.Render(fit("(no properties)", w))}
+		return []string{c.Theme.Faint.Render(widget.Fit("(no properties)", w))}
 	}
 	nameW := 4
 	for _, n := range o.Names {
@@ -65,10 +64,10 @@ func propLines(m *Model, raw json.RawMessage, w int) []string {
 		if o.Required[n] {
 			name += "*"
 		}
-		l = append(l, fit(" "+pad(name, nameW)+" "+termsafe.Line(propSummary(p)), w))
+		l = append(l, widget.Fit(" "+widget.Pad(name, nameW)+" "+termsafe.Line(propSummary(p)), w))
 		if p.Description != "" {
 			for _, dl := range indentWrap(termsafe.Line(p.Description), nameW+2, w, 2) {
-				l = append(l, m.th.Faint.Render(dl))
+				l = append(l, c.Theme.Faint.Render(dl))
 			}
 		}
 	}
@@ -114,12 +113,12 @@ func propSummary(p *jsonschema.Schema) string {
 	if len(p.Enum) > 0 {
 		var vs []string
 		for _, v := range schemacheck.Values(p.Enum) {
-			vs = append(vs, choiceLabel(v, ""))
+			vs = append(vs, form.Label(v, ""))
 		}
 		parts = append(parts, "one of "+strings.Join(vs, ", "))
 	}
 	if len(p.Default) > 0 {
-		parts = append(parts, "default "+oneLine(p.Default, 30))
+		parts = append(parts, "default "+widget.OneLine(p.Default, 30))
 	}
 	return strings.Join(parts, " · ")
 }
@@ -165,7 +164,7 @@ func besides(left, right []string, lw int, rule string) []string {
 		if i < len(right) {
 			b = right[i]
 		}
-		out[i] = pad(a, lw) + rule + b
+		out[i] = widget.Pad(a, lw) + rule + b
 	}
 	return out
 }

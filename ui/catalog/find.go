@@ -1,13 +1,15 @@
-package ui
+package catalog
 
 import (
 	"sort"
+	"strconv"
 	"strings"
 
 	"charm.land/lipgloss/v2"
 	"github.com/sahilm/fuzzy"
 
 	"mcpscope/internal/termsafe"
+	"mcpscope/ui/widget"
 )
 
 // The catalog's find: one query over every section, fuzzy (sahilm/fuzzy:
@@ -18,8 +20,8 @@ import (
 // Name and title matches come first, best first; description matches
 // follow.
 
-// catHit is one entry the find kept, with where it matched.
-type catHit struct {
+// hit is one entry the find kept, with where it matched.
+type hit struct {
 	i     int   // index in the section's entries
 	field uint8 // fieldName, fieldTitle or fieldDesc
 	idx   []int // byte offsets of the matched characters in that field
@@ -31,30 +33,30 @@ const (
 	fieldDesc
 )
 
-// catName is what the catalog shows as an entry's name: the URI for
+// entryName is what the catalog shows as an entry's name: the URI for
 // resources and templates, else the name.
-func catName(label string, e catEntry) string {
+func entryName(label string, e entry) string {
 	if label == "resources" || label == "templates" {
 		return termsafe.Line(e.uri)
 	}
-	return termsafe.Line(firstNonEmpty(e.name, e.uri))
+	return termsafe.Line(widget.FirstNonEmpty(e.name, e.uri))
 }
 
 // findEntries ranks a section's entries against q.
-func findEntries(q, label string, es []catEntry) []catHit {
+func findEntries(q, label string, es []entry) []hit {
 	names, titles, descs := make([]string, len(es)), make([]string, len(es)), make([]string, len(es))
 	for i, e := range es {
-		names[i], titles[i], descs[i] = catName(label, e), termsafe.Line(e.title), termsafe.Line(e.desc)
+		names[i], titles[i], descs[i] = entryName(label, e), termsafe.Line(e.title), termsafe.Line(e.desc)
 	}
 	type scored struct {
-		catHit
+		hit
 		score int
 	}
 	best := make([]*scored, len(es))
 	for f, src := range [][]string{names, titles} {
 		for _, mt := range fuzzy.FindNoSort(q, src) {
 			if b := best[mt.Index]; b == nil || mt.Score > b.score {
-				best[mt.Index] = &scored{catHit{mt.Index, uint8(f), mt.MatchedIndexes}, mt.Score}
+				best[mt.Index] = &scored{hit{mt.Index, uint8(f), mt.MatchedIndexes}, mt.Score}
 			}
 		}
 	}
@@ -70,7 +72,7 @@ func findEntries(q, label string, es []catEntry) []catHit {
 		}
 		// Close together: the matched letters span at most twice the query.
 		if span := mt.MatchedIndexes[len(mt.MatchedIndexes)-1] - mt.MatchedIndexes[0] + 1; span <= 2*len(q) {
-			byDesc = append(byDesc, scored{catHit{mt.Index, fieldDesc, mt.MatchedIndexes}, mt.Score})
+			byDesc = append(byDesc, scored{hit{mt.Index, fieldDesc, mt.MatchedIndexes}, mt.Score})
 		}
 	}
 	rank := func(s []scored) {
@@ -78,15 +80,15 @@ func findEntries(q, label string, es []catEntry) []catHit {
 	}
 	rank(out)
 	rank(byDesc)
-	hits := make([]catHit, 0, len(out)+len(byDesc))
+	hits := make([]hit, 0, len(out)+len(byDesc))
 	for _, s := range append(out, byDesc...) {
-		hits = append(hits, s.catHit)
+		hits = append(hits, s.hit)
 	}
 	return hits
 }
 
-// setFind sets the find's query ("" shows everything again).
-func (c *catalog) setFind(q string) {
+// SetFind sets the find's query ("" shows everything again).
+func (c *View) SetFind(q string) {
 	c.find = strings.TrimSpace(q)
 	for _, s := range c.secs {
 		c.filterSection(s)
@@ -96,16 +98,16 @@ func (c *catalog) setFind(q string) {
 
 // filterSection ranks a section's entries against the find again (after
 // the find changed or the list was fetched again).
-func (c *catalog) filterSection(s *catSection) {
+func (c *View) filterSection(s *section) {
 	s.view = nil
 	if c.find != "" {
 		s.view = findEntries(c.find, s.label, s.entries)
 	}
-	s.sel = clamp(s.sel, 0, s.n()-1)
+	s.sel = widget.Clamp(s.sel, 0, s.n()-1)
 }
 
 // n is how many rows the section shows.
-func (s *catSection) n() int {
+func (s *section) n() int {
 	if s.view != nil {
 		return len(s.view)
 	}
@@ -113,21 +115,21 @@ func (s *catSection) n() int {
 }
 
 // at is row k's entry, and where the find matched it (nil: no find).
-func (s *catSection) at(k int) (catEntry, *catHit) {
+func (s *section) at(k int) (entry, *hit) {
 	if s.view != nil {
 		return s.entries[s.view[k].i], &s.view[k]
 	}
 	return s.entries[k], nil
 }
 
-// move moves the current section's selection.
-func (c *catalog) move(d int) {
+// Move moves the current section's selection.
+func (c *View) Move(d int) {
 	s := c.secs[c.cur]
-	s.sel = clamp(s.sel+d, 0, s.n()-1)
+	s.sel = widget.Clamp(s.sel+d, 0, s.n()-1)
 }
 
-// findCount says how many entries the find keeps, in every section.
-func (c *catalog) findCount() string {
+// Count says how many entries the find keeps, in every section.
+func (c *View) Count() string {
 	if c.find == "" {
 		return "every entry"
 	}
@@ -137,17 +139,17 @@ func (c *catalog) findCount() string {
 		all += len(s.entries)
 	}
 	if all == 1 {
-		return itoa(n) + " of 1 entry matches"
+		return strconv.Itoa(n) + " of 1 entry matches"
 	}
-	return itoa(n) + " of " + counted(all, "entry", "entries") + " match"
+	return strconv.Itoa(n) + " of " + widget.Counted(all, "entry", "entries") + " match"
 }
 
 // marked fits s to w columns, padded, with the characters at the byte
 // offsets idx in st.
 func marked(s string, idx []int, st lipgloss.Style, w int) string {
-	s = shorten(s, w)
+	s = widget.Shorten(s, w)
 	if len(idx) == 0 {
-		return pad(s, w)
+		return widget.Pad(s, w)
 	}
 	on := map[int]bool{}
 	for _, i := range idx {
@@ -161,13 +163,5 @@ func marked(s string, idx []int, st lipgloss.Style, w int) string {
 			b.WriteRune(r)
 		}
 	}
-	return pad(b.String(), w)
-}
-
-// counted is "1 match", "2 matches": n and the noun in its number.
-func counted(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return itoa(n) + " " + many
+	return widget.Pad(b.String(), w)
 }
