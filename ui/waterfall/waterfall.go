@@ -50,17 +50,81 @@ type Session interface {
 	Open(c *session.Call) view.Action
 }
 
-// Keys is the view's part of the keymap; Key gives them their meaning.
-var Keys = view.Group{Scope: Scope, Bindings: []keys.Binding{
-	{Name: "waterfall-zoom-in", Scope: Scope, Keys: []string{"+", "="}, Help: "zoom in (less time per column)"},
-	{Name: "waterfall-zoom-out", Scope: Scope, Keys: []string{"-"}, Help: "zoom out (more time per column)"},
-	{Name: "waterfall-fit", Scope: Scope, Keys: []string{"0"}, Help: "fit: the whole session in view, following it", Short: "fit"},
-	{Name: "waterfall-earlier", Scope: Scope, Keys: []string{"left", "h"}, Help: "earlier (a quarter of the view)"},
-	{Name: "waterfall-later", Scope: Scope, Keys: []string{"right", "l"}, Help: "later (a quarter of the view); at the end, follow the clock"},
-	{Name: "waterfall-page-earlier", Scope: Scope, Keys: []string{"H", "shift+left"}, Help: "earlier by a whole view"},
-	{Name: "waterfall-page-later", Scope: Scope, Keys: []string{"L", "shift+right"}, Help: "later by a whole view"},
-	{Name: "waterfall-close", Scope: Scope, Keys: []string{"esc", "w"}, Help: "back to the session", Short: "back"},
-}, Footer: []string{"waterfall-zoom-in", "waterfall-zoom-out", "waterfall-earlier", "waterfall-later", "open", "waterfall-close", "help"}}
+// Keys is the view's part of the keymap.
+var Keys = view.Group{Scope: Scope, Bindings: bindings.Keys(),
+	Footer: []string{"waterfall-zoom-in", "waterfall-zoom-out", "waterfall-earlier", "waterfall-later", "open", "waterfall-close", "help"}}
+
+var bindings = view.Bindings[*View]{
+	{Binding: keys.Binding{Name: "waterfall-zoom-in", Scope: Scope, Keys: []string{"+", "="}, Help: "zoom in (less time per column)"},
+		Run: act(func(v *View, m env) { v.zoom(m, -1) })},
+	{Binding: keys.Binding{Name: "waterfall-zoom-out", Scope: Scope, Keys: []string{"-"}, Help: "zoom out (more time per column)"},
+		Run: act(func(v *View, m env) { v.zoom(m, 1) })},
+	{Binding: keys.Binding{Name: "waterfall-fit", Scope: Scope, Keys: []string{"0"}, Help: "fit: the whole session in view, following it", Short: "fit"},
+		Run: act(func(v *View, _ env) { v.fit, v.live, v.left = true, true, 0 })},
+	{Binding: keys.Binding{Name: "waterfall-earlier", Scope: Scope, Keys: []string{"left", "h"}, Help: "earlier (a quarter of the view)"},
+		Run: act(func(v *View, m env) { v.scroll(m, -1, 4) })},
+	{Binding: keys.Binding{Name: "waterfall-later", Scope: Scope, Keys: []string{"right", "l"}, Help: "later (a quarter of the view); at the end, follow the clock"},
+		Run: act(func(v *View, m env) { v.scroll(m, 1, 4) })},
+	{Binding: keys.Binding{Name: "waterfall-page-earlier", Scope: Scope, Keys: []string{"H", "shift+left"}, Help: "earlier by a whole view"},
+		Run: act(func(v *View, m env) { v.scroll(m, -1, 1) })},
+	{Binding: keys.Binding{Name: "waterfall-page-later", Scope: Scope, Keys: []string{"L", "shift+right"}, Help: "later by a whole view"},
+		Run: act(func(v *View, m env) { v.scroll(m, 1, 1) })},
+	{Binding: keys.Binding{Name: "waterfall-close", Scope: Scope, Keys: []string{"esc", "w"}, Help: "back to the session", Short: "back"},
+		Run: func(*View, view.Context) view.Action { return view.Close() }},
+
+	// Global bindings the waterfall gives a meaning of its own.
+	{Binding: keys.Binding{Name: "quit"}, Run: func(*View, view.Context) view.Action { return view.Action{Quit: true} }},
+	{Binding: keys.Binding{Name: "help"}, Run: func(*View, view.Context) view.Action { return view.Action{Help: true} }},
+	{Binding: keys.Binding{Name: "up"}, Run: moveBy(func(env) int { return -1 })},
+	{Binding: keys.Binding{Name: "down"}, Run: moveBy(func(env) int { return 1 })},
+	{Binding: keys.Binding{Name: "page-up"}, Run: moveBy(func(m env) int { return -m.wfRowsHeight(m.hgt - 2) })},
+	{Binding: keys.Binding{Name: "page-down"}, Run: moveBy(func(m env) int { return m.wfRowsHeight(m.hgt - 2) })},
+	{Binding: keys.Binding{Name: "top"}, Run: func(v *View, c view.Context) view.Action {
+		v.sel, v.follow = 0, false
+		return v.done(newEnv(c, v.s), true)
+	}},
+	{Binding: keys.Binding{Name: "follow"}, Run: act(func(v *View, _ env) { v.sel, v.follow, v.live = max(0, len(v.roots)-1), true, true })},
+	{Binding: keys.Binding{Name: "open"}, Run: func(v *View, c view.Context) view.Action {
+		m := newEnv(c, v.s)
+		var a view.Action
+		if len(v.roots) > 0 {
+			if call := v.chainEnd(m, v.rootCall(m, v.sel)); call != nil {
+				a = v.s.Open(call)
+			}
+		}
+		return a.Then(v.done(m, false))
+	}},
+}
+
+// act fits a change of the view to a binding's handler.
+func act(f func(v *View, m env)) func(*View, view.Context) view.Action {
+	return func(v *View, c view.Context) view.Action {
+		m := newEnv(c, v.s)
+		f(v, m)
+		return v.done(m, false)
+	}
+}
+
+// moveBy moves the selection by d rows.
+func moveBy(d func(m env) int) func(*View, view.Context) view.Action {
+	return func(v *View, c view.Context) view.Action {
+		m := newEnv(c, v.s)
+		n, d := len(v.roots), d(m)
+		v.sel = clamp(v.sel+d, 0, n-1)
+		v.follow = v.sel == n-1 && d > 0
+		return v.done(m, true)
+	}
+}
+
+// done keeps the rows in view after a key, and the selected row's bar
+// when the selection moved.
+func (v *View) done(m env, moved bool) view.Action {
+	v.fixRows(m)
+	if moved {
+		v.showSelected(m)
+	}
+	return view.Action{}
+}
 
 // env is what the view works with during one key or render: the context
 // and the session, under the names the drawing code uses.
@@ -378,44 +442,7 @@ func (v *View) fixRows(m env) {
 }
 
 func (v *View) Key(c view.Context, name string, _ tea.KeyPressMsg) view.Action {
-	m := newEnv(c, v.s)
-	var a view.Action
-	n := len(v.roots)
-	moved := false
-	switch name {
-	case "waterfall-close":
-		return view.Close()
-	case "quit":
-		a.Quit = true
-	case "help":
-		a.Help = true
-	case "up", "down", "page-up", "page-down":
-		d := map[string]int{"up": -1, "down": 1, "page-up": -m.wfRowsHeight(m.hgt - 2), "page-down": m.wfRowsHeight(m.hgt - 2)}[name]
-		v.sel = clamp(v.sel+d, 0, n-1)
-		v.follow = v.sel == n-1 && d > 0
-		moved = true
-	case "top":
-		v.sel, v.follow, moved = 0, false, true
-	case "follow":
-		v.sel, v.follow, v.live = max(0, n-1), true, true
-	case "open":
-		if n == 0 {
-			return a
-		}
-		if c := v.chainEnd(m, v.rootCall(m, v.sel)); c != nil {
-			a = v.s.Open(c)
-		}
-	case "waterfall-zoom-in", "waterfall-zoom-out":
-		v.zoom(m, map[bool]int{true: -1, false: 1}[name == "waterfall-zoom-in"])
-	case "waterfall-fit":
-		v.fit, v.live, v.left = true, true, 0
-	case "waterfall-earlier", "waterfall-later", "waterfall-page-earlier", "waterfall-page-later":
-		v.scroll(m, name)
-	}
-	v.fixRows(m)
-	if moved {
-		v.showSelected(m)
-	}
+	a, _ := bindings.Do(v, c, name)
 	return a
 }
 
@@ -442,14 +469,13 @@ func (v *View) zoom(m env, d int) {
 	v.left = clampLeft(v.left, span, wfScales[next]*time.Duration(barW))
 }
 
-// scroll moves the view in time by a quarter or a whole width; reaching
-// the end follows the clock again.
-func (v *View) scroll(m env, name string) {
+// scroll moves the view in time by a 1/div of its width, later (dir 1)
+// or earlier (-1); reaching the end follows the clock again.
+func (v *View) scroll(m env, dir, div int) {
 	v.unfit(m)
 	origin, scale, left, barW := v.window(m)
 	width := scale * time.Duration(barW)
-	step := map[string]time.Duration{"waterfall-earlier": -width / 4, "waterfall-later": width / 4,
-		"waterfall-page-earlier": -width, "waterfall-page-later": width}[name]
+	step := time.Duration(dir) * width / time.Duration(div)
 	span := v.span(m, origin)
 	v.left = clampLeft(left+step, span, width)
 	v.live = step > 0 && v.left+width >= span
