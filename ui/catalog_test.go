@@ -91,3 +91,18 @@ func TestGoldenCatalogSizes(t *testing.T) {
 		})
 	}
 }
+
+// subscribe works on resources: elsewhere the footer dims it and pressing
+// it says why, as a flash, without subscribing.
+func TestCatalogSubscribeDisabled(t *testing.T) {
+	m := newTestModel(t, loadFixture(t), 80, 24)
+	loadTools(m, everythingTools)
+	press(m, "catalog")
+	if why := m.disabled("subscribe"); why != "works on resources" {
+		t.Fatalf("subscribe on tools: disabled %q", why)
+	}
+	press(m, "subscribe")
+	if !strings.Contains(m.flash, "subscribe: works on resources") {
+		t.Fatalf("flash %q", m.flash)
+	}
+}
