@@ -129,26 +129,8 @@ var paneFooters = map[keys.Scope][]string{
 // DefaultKeys is the keymap: the panes' bindings, the views' still in the
 // root (below), and the views in their own packages (viewKeys).
 func DefaultKeys() *keys.Map {
-	d, c := keys.Detail, keys.Catalog
-	f, s := keys.Form, keys.Search
+	c, f := keys.Catalog, keys.Form
 	bs := append(paneBindings.Keys(), []keys.Binding{
-		{Name: "detail-close", Scope: d, Keys: []string{"esc", "q"}, Help: "close"},
-		{Name: "tab-next", Scope: d, Keys: []string{"tab"}, Help: "next tab", Short: "tab"},
-		{Name: "tab-prev", Scope: d, Keys: []string{"shift+tab"}, Help: "previous tab"},
-		{Name: "search", Scope: d, Keys: []string{"/"}, Help: "search"},
-		{Name: "search-next", Scope: d, Keys: []string{"n"}, Help: "next match", Short: "next"},
-		{Name: "search-prev", Scope: d, Keys: []string{"N"}, Help: "previous match"},
-		{Name: "wrap", Scope: d, Keys: []string{"w"}, Help: "soft-wrap long lines on / off", Short: "wrap"},
-		{Name: "scroll-left", Scope: d, Keys: []string{"left", "h"}, Help: "scroll left (wrap off)"},
-		{Name: "scroll-right", Scope: d, Keys: []string{"right", "l"}, Help: "scroll right (wrap off)"},
-		{Name: "fold", Scope: d, Keys: []string{"space"}, Help: "fold / unfold the JSON object or array at the cursor (▌)", Short: "fold"},
-		{Name: "fold-all", Scope: d, Keys: []string{"-"}, Help: "fold every object and array below the top level"},
-		{Name: "unfold-all", Scope: d, Keys: []string{"+", "="}, Help: "unfold everything"},
-		{Name: "next-item", Scope: d, Keys: []string{"]"}, Help: "show the next row of the list (same tab)"},
-		{Name: "prev-item", Scope: d, Keys: []string{"["}, Help: "show the previous row of the list (same tab)"},
-		{Name: "result-view", Scope: d, Keys: []string{"v"}, Help: "response tab: the result rendered (text, Markdown, media, links) or its raw JSON"},
-		{Name: "save-media", Scope: d, Keys: []string{"s"}, Help: "save the image, audio or blob at the cursor of a rendered response to a file"},
-
 		{Name: "catalog-close", Scope: c, Keys: []string{"esc"}, Help: "clear the find, else back to the session", Short: "back"},
 		{Name: "catalog-find", Scope: c, Keys: []string{"/", "f"}, Help: "find (fuzzy: names and titles, then descriptions), as you type"},
 		{Name: "section-next", Scope: c, Keys: []string{"right", "l"}, Help: "next section", Short: "section"},
@@ -169,10 +151,6 @@ func DefaultKeys() *keys.Map {
 		{Name: "form-clear", Scope: f, Keys: []string{"ctrl+u"}, Help: "clear the field (ctrl+w, alt+backspace delete a word; home, end)"},
 		{Name: "form-task", Scope: f, Keys: []string{"ctrl+t"}, Help: "run the tool as a task (when it supports tasks)"},
 		{Name: "form-timeout", Scope: f, Keys: []string{"ctrl+o"}, Help: "next idle timeout for the call (default, 10s … none)"},
-
-		{Name: "search-run", Scope: s, Keys: []string{"enter"}, Help: "search"},
-		{Name: "search-cancel", Scope: s, Keys: []string{"esc"}, Help: "stop searching", Short: "stop"},
-		{Name: "search-backspace", Scope: s, Keys: []string{"backspace"}, Help: "delete a character"},
 	}...)
 	for _, g := range viewKeys {
 		bs = append(bs, g.Bindings...)

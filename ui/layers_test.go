@@ -11,12 +11,20 @@ import (
 )
 
 // Imports inside the UI run one way: the root imports the views, views
-// import the contract (ui/view), the keymap (ui/keys) and the widgets,
-// never the root or one another; the contract, the keymap and the widgets
-// import no view.
+// import the contract (ui/view), the keymap (ui/keys) and the widgets
+// (ui/widget/…, and the result renderer ui/result), never the root or one
+// another; the contract, the keymap and the widgets import no view.
 func TestUILayers(t *testing.T) {
-	lower := map[string]bool{"mcpscope/ui/view": true, "mcpscope/ui/keys": true,
-		"mcpscope/ui/widget": true, "mcpscope/ui/widget/textbox": true}
+	isLower := func(pkg string) bool {
+		switch pkg {
+		case "mcpscope/ui/view", "mcpscope/ui/keys", "mcpscope/ui/widget", "mcpscope/ui/result":
+			return true
+		}
+		return strings.HasPrefix(pkg, "mcpscope/ui/widget/")
+	}
+	// Packages the walk must find, each on its side of the line.
+	want := map[string]bool{"mcpscope/ui/detail": false, "mcpscope/ui/info": false,
+		"mcpscope/ui/widget/pager": true, "mcpscope/ui/widget/textbox": true, "mcpscope/ui/result": true}
 	views := 0
 	err := filepath.WalkDir(".", func(path string, d os.DirEntry, err error) error {
 		if err != nil || !d.IsDir() || path == "." || d.Name() == "testdata" {
@@ -41,14 +49,23 @@ func TestUILayers(t *testing.T) {
 				switch {
 				case imp == "mcpscope/ui":
 					t.Errorf("%s imports the root (ui): a view gets a view.Context and its own narrow interface", f)
-				case lower[pkg] && !lower[imp]:
+				case isLower(pkg) && !isLower(imp):
 					t.Errorf("%s (the contract, keymap or widgets) imports the view %s", f, imp)
-				case !lower[pkg] && !lower[imp]:
+				case !isLower(pkg) && !isLower(imp):
 					t.Errorf("%s imports another view, %s: views meet only through the root", f, imp)
 				}
 			}
 		}
-		if !lower[pkg] {
+		if len(files) == 0 {
+			return nil
+		}
+		if lower, ok := want[pkg]; ok {
+			if lower != isLower(pkg) {
+				t.Errorf("%s is on the wrong side: widget %t", pkg, isLower(pkg))
+			}
+			delete(want, pkg)
+		}
+		if !isLower(pkg) {
 			views++
 		}
 		return nil
@@ -56,7 +73,10 @@ func TestUILayers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if views < 9 {
+	for pkg := range want {
+		t.Errorf("the walk did not find %s", pkg)
+	}
+	if views < 10 {
 		t.Errorf("found %d view packages under ui/; the walk is broken", views)
 	}
 }

@@ -214,10 +214,7 @@ func (m *Model) refresh() {
 	m.find.refresh(m)
 	m.info = m.s.Info()
 	m.catalog.poll(m)
-	switch v := m.top().(type) {
-	case *detail:
-		v.refresh(m)
-	case *component:
+	if v, ok := m.top().(*component); ok {
 		if r, ok := v.v.(view.Refresher); ok {
 			r.Refresh(m.viewCtx())
 		}

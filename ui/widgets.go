@@ -15,6 +15,9 @@ var (
 	firstNonEmpty = widget.FirstNonEmpty
 	fmtDur        = widget.Dur
 	humanBytes    = widget.Bytes
+	oneLine       = widget.OneLine
+	eventText     = widget.EventText
+	chainText     = widget.ChainText
 
 	newLine      = textbox.NewLine
 	lineStyles   = textbox.LineStyles
