@@ -275,3 +275,26 @@ func TestDetailFooterHints(t *testing.T) {
 		t.Fatalf("a notification's footer offers what only a call has: %q", foot)
 	}
 }
+
+// The requests pane's cancel key cancels the call a detail shows, and the
+// detail stays open on it; the progress of a call still waiting shows in
+// its response tab.
+func TestDetailCancelsItsCall(t *testing.T) {
+	m, s, f := newLive(t, nil)
+	c := s.Call("tools/call", map[string]any{"name": "slow", "arguments": map[string]int{"seconds": 30}})
+	f.sentWith(t, `"name":"slow"`)
+	f.inject(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"mcpscope-1","progress":2,"total":10,"message":"step 2/10"}}`)
+	refresh(m)
+	press(m, "open", "tab-next")
+	if sc := screen(m); !strings.Contains(sc, "(waiting for the response)") || !strings.Contains(sc, "progress ") || !strings.Contains(sc, "2/10 ") {
+		t.Fatalf("the response tab of a call in progress:\n%s", sc)
+	}
+	press(m, "cancel-call")
+	f.sentWith(t, `notifications/cancelled`)
+	if st := c.Snapshot().State; st != session.StateCancelled {
+		t.Fatalf("state %s after cancel in the detail", st)
+	}
+	if d, ok := topView[*detail.View](m); !ok || d.Call() != c {
+		t.Fatalf("the detail should stay open on the call:\n%s", screen(m))
+	}
+}

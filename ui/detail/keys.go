@@ -26,24 +26,24 @@ var SearchKeys = view.Group{Scope: keys.Search, Bindings: searchBindings.Keys(),
 // save from.
 var itemFooter = []string{"tab-next", "wrap", "fold", "search", "copy", "detail-close"}
 
-// on runs f on the current tab's pager.
-func on(f func(v *View, p *pager.Pager)) func(*View, view.Context) view.Action {
-	return func(v *View, _ view.Context) view.Action { f(v, v.cur().p); return view.Action{} }
+// onPager runs f on the current tab's pager.
+func onPager(f func(p *pager.Pager)) func(*View, view.Context) view.Action {
+	return func(v *View, _ view.Context) view.Action { f(v.cur().p); return view.Action{} }
 }
 
 var bindings = view.Bindings[*View]{
 	{Binding: keys.Binding{Name: "detail-close", Scope: Scope, Keys: []string{"esc", "q"}, Help: "close"},
 		Run: func(*View, view.Context) view.Action { return view.Close() }},
-	{Binding: keys.Binding{Name: "tab-next", Scope: Scope, Keys: []string{"tab"}, Help: "next tab", Short: "next tab"},
+	{Binding: keys.Binding{Name: "tab-next", Scope: Scope, Keys: []string{"tab"}, Help: "next tab"},
 		Run: func(v *View, _ view.Context) view.Action { v.stepTab(1); return view.Action{} }},
 	{Binding: keys.Binding{Name: "tab-prev", Scope: Scope, Keys: []string{"shift+tab"}, Help: "previous tab"},
 		Run: func(v *View, _ view.Context) view.Action { v.stepTab(len(v.tabs) - 1); return view.Action{} }},
 	{Binding: keys.Binding{Name: "search", Scope: Scope, Keys: []string{"/"}, Help: "search"},
 		Run: func(v *View, _ view.Context) view.Action { v.searching, v.input = true, ""; return view.Action{} }},
 	{Binding: keys.Binding{Name: "search-next", Scope: Scope, Keys: []string{"n"}, Help: "next match", Short: "next"},
-		Run: on(func(_ *View, p *pager.Pager) { p.Jump(1) }), Disabled: noSearch},
+		Run: onPager(func(p *pager.Pager) { p.Jump(1) }), Disabled: noSearch},
 	{Binding: keys.Binding{Name: "search-prev", Scope: Scope, Keys: []string{"N"}, Help: "previous match"},
-		Run: on(func(_ *View, p *pager.Pager) { p.Jump(-1) }), Disabled: noSearch},
+		Run: onPager(func(p *pager.Pager) { p.Jump(-1) }), Disabled: noSearch},
 	{Binding: keys.Binding{Name: "wrap", Scope: Scope, Keys: []string{"w"}, Help: "soft-wrap long lines on / off", Short: "wrap"},
 		Run: (*View).toggleWrap},
 	{Binding: keys.Binding{Name: "scroll-left", Scope: Scope, Keys: []string{"left", "h"}, Help: "scroll left (wrap off)"},
@@ -58,9 +58,9 @@ var bindings = view.Bindings[*View]{
 			return view.Action{}
 		}},
 	{Binding: keys.Binding{Name: "fold-all", Scope: Scope, Keys: []string{"-"}, Help: "fold every object and array below the top level"},
-		Run: on(func(_ *View, p *pager.Pager) { p.FoldAll() })},
+		Run: onPager(func(p *pager.Pager) { p.FoldAll() })},
 	{Binding: keys.Binding{Name: "unfold-all", Scope: Scope, Keys: []string{"+", "="}, Help: "unfold everything"},
-		Run: on(func(_ *View, p *pager.Pager) { p.UnfoldAll() })},
+		Run: onPager(func(p *pager.Pager) { p.UnfoldAll() })},
 	{Binding: keys.Binding{Name: "next-item", Scope: Scope, Keys: []string{"]"}, Help: "show the next row of the list (same tab)", Short: "next row"},
 		Run: stepItem(1), Disabled: noList},
 	{Binding: keys.Binding{Name: "prev-item", Scope: Scope, Keys: []string{"["}, Help: "show the previous row of the list (same tab)", Short: "previous row"},
@@ -79,12 +79,12 @@ var bindings = view.Bindings[*View]{
 	// The global keys, given the detail's meaning.
 	{Binding: keys.Binding{Name: "quit"}, Run: func(*View, view.Context) view.Action { return view.Action{Quit: true} }},
 	{Binding: keys.Binding{Name: "help"}, Run: func(*View, view.Context) view.Action { return view.Action{Help: true} }},
-	{Binding: keys.Binding{Name: "up"}, Run: on(func(_ *View, p *pager.Pager) { p.LineUp() })},
-	{Binding: keys.Binding{Name: "down"}, Run: on(func(_ *View, p *pager.Pager) { p.LineDown() })},
-	{Binding: keys.Binding{Name: "page-up"}, Run: on(func(_ *View, p *pager.Pager) { _, h := p.Size(); p.Scroll(-h) })},
-	{Binding: keys.Binding{Name: "page-down"}, Run: on(func(_ *View, p *pager.Pager) { _, h := p.Size(); p.Scroll(h) })},
-	{Binding: keys.Binding{Name: "top"}, Run: on(func(_ *View, p *pager.Pager) { p.Home() })},
-	{Binding: keys.Binding{Name: "follow"}, Run: on(func(_ *View, p *pager.Pager) { p.End() })},
+	{Binding: keys.Binding{Name: "up"}, Run: onPager(func(p *pager.Pager) { p.LineUp() })},
+	{Binding: keys.Binding{Name: "down"}, Run: onPager(func(p *pager.Pager) { p.LineDown() })},
+	{Binding: keys.Binding{Name: "page-up"}, Run: onPager(func(p *pager.Pager) { _, h := p.Size(); p.Scroll(-h) })},
+	{Binding: keys.Binding{Name: "page-down"}, Run: onPager(func(p *pager.Pager) { _, h := p.Size(); p.Scroll(h) })},
+	{Binding: keys.Binding{Name: "top"}, Run: onPager(func(p *pager.Pager) { p.Home() })},
+	{Binding: keys.Binding{Name: "follow"}, Run: onPager(func(p *pager.Pager) { p.End() })},
 	{Binding: keys.Binding{Name: "copy"}, Run: (*View).copyTab},
 	// The requests pane's verb that works on the call shown too: cancel
 	// a call you landed on (looked up in keys.Requests, see Key).
@@ -143,7 +143,7 @@ func noList(v *View, c view.Context) string {
 
 // sideways scrolls half a view to the side (dir -1 left, 1 right).
 func sideways(dir int) func(*View, view.Context) view.Action {
-	return on(func(_ *View, p *pager.Pager) {
+	return onPager(func(p *pager.Pager) {
 		w, _ := p.Size()
 		p.HScroll(dir * max(8, w/2))
 	})

@@ -62,9 +62,10 @@ func (p *Pager) Wrap() bool { return p.wrap }
 // Size is the text area laid out for.
 func (p *Pager) Size() (w, h int) { return p.w, p.h }
 
-// Query is the search shown ("": none) and Hits how many places match.
+// Query is the search shown ("": none).
 func (p *Pager) Query() string { return p.query }
 
+// Hits is how many places match the search (at most maxHits).
 func (p *Pager) Hits() int { return len(p.hits) }
 
 // SetDoc shows a new version of the doc, keeping the place when it can.
