@@ -124,32 +124,10 @@ var paneFooters = map[keys.Scope][]string{
 	keys.Notes:    {"focus-next", "open", "filter", "kind-next", "pause", "copy", "follow", "help", "quit"},
 }
 
-// DefaultKeys is the keymap: the panes' bindings, the views' still in the
-// root (below), and the views in their own packages (viewKeys).
+// DefaultKeys is the keymap: the panes' bindings and the views' (viewKeys),
+// each view in its own package.
 func DefaultKeys() *keys.Map {
-	d, s := keys.Detail, keys.Search
-	bs := append(paneBindings.Keys(), []keys.Binding{
-		{Name: "detail-close", Scope: d, Keys: []string{"esc", "q"}, Help: "close"},
-		{Name: "tab-next", Scope: d, Keys: []string{"tab"}, Help: "next tab", Short: "tab"},
-		{Name: "tab-prev", Scope: d, Keys: []string{"shift+tab"}, Help: "previous tab"},
-		{Name: "search", Scope: d, Keys: []string{"/"}, Help: "search"},
-		{Name: "search-next", Scope: d, Keys: []string{"n"}, Help: "next match", Short: "next"},
-		{Name: "search-prev", Scope: d, Keys: []string{"N"}, Help: "previous match"},
-		{Name: "wrap", Scope: d, Keys: []string{"w"}, Help: "soft-wrap long lines on / off", Short: "wrap"},
-		{Name: "scroll-left", Scope: d, Keys: []string{"left", "h"}, Help: "scroll left (wrap off)"},
-		{Name: "scroll-right", Scope: d, Keys: []string{"right", "l"}, Help: "scroll right (wrap off)"},
-		{Name: "fold", Scope: d, Keys: []string{"space"}, Help: "fold / unfold the JSON object or array at the cursor (▌)", Short: "fold"},
-		{Name: "fold-all", Scope: d, Keys: []string{"-"}, Help: "fold every object and array below the top level"},
-		{Name: "unfold-all", Scope: d, Keys: []string{"+", "="}, Help: "unfold everything"},
-		{Name: "next-item", Scope: d, Keys: []string{"]"}, Help: "show the next row of the list (same tab)"},
-		{Name: "prev-item", Scope: d, Keys: []string{"["}, Help: "show the previous row of the list (same tab)"},
-		{Name: "result-view", Scope: d, Keys: []string{"v"}, Help: "response tab: the result rendered (text, Markdown, media, links) or its raw JSON"},
-		{Name: "save-media", Scope: d, Keys: []string{"s"}, Help: "save the image, audio or blob at the cursor of a rendered response to a file"},
-
-		{Name: "search-run", Scope: s, Keys: []string{"enter"}, Help: "search"},
-		{Name: "search-cancel", Scope: s, Keys: []string{"esc"}, Help: "stop searching", Short: "stop"},
-		{Name: "search-backspace", Scope: s, Keys: []string{"backspace"}, Help: "delete a character"},
-	}...)
+	bs := paneBindings.Keys()
 	for _, g := range viewKeys {
 		bs = append(bs, g.Bindings...)
 	}
@@ -159,9 +137,6 @@ func DefaultKeys() *keys.Map {
 	}
 	for _, g := range viewKeys {
 		km.SetFooter(g.Scope, g.Footer...)
-	}
-	for sc, names := range footerNames {
-		km.SetFooter(sc, names...)
 	}
 	return km
 }

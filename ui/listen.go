@@ -56,9 +56,7 @@ func (li listenIntents) New() view.Action {
 }
 
 func (li listenIntents) Open(c *session.Call) view.Action {
-	d := &detail{call: c}
-	d.refresh(li.m)
-	li.m.push(d)
+	li.m.showCall(c, 0)
 	return view.Action{}
 }
 

@@ -13,6 +13,7 @@ import (
 	"mcpscope/session"
 	"mcpscope/themes"
 	"mcpscope/transport"
+	"mcpscope/ui/detail"
 	"mcpscope/ui/listen"
 )
 
@@ -229,7 +230,7 @@ func TestListenViewGolden(t *testing.T) {
 		t.Fatalf("closed %s: %s", sn.Key, sn.State)
 	}
 	press(m, "open")
-	if d, ok := m.top().(*detail); !ok || d.call.Key != "1" {
+	if d, ok := topView[*detail.View](m); !ok || d.Call().Key != "1" {
 		t.Fatalf("open did not show the listen call's detail:\n%s", screen(m))
 	}
 	press(m, "detail-close", "listen-close")

@@ -214,10 +214,7 @@ func (m *Model) refresh() {
 	m.find.refresh(m)
 	m.info = m.s.Info()
 	m.catalog.Poll()
-	switch v := m.top().(type) {
-	case *detail:
-		v.refresh(m)
-	case viewer:
+	if v, ok := m.top().(viewer); ok {
 		if r, ok := v.held().(view.Refresher); ok {
 			r.Refresh(m.viewCtx())
 		}

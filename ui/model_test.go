@@ -13,6 +13,7 @@ import (
 	"mcpscope/session"
 	"mcpscope/themes"
 	"mcpscope/transport"
+	"mcpscope/ui/detail"
 	"mcpscope/ui/editor"
 	"mcpscope/ui/help"
 )
@@ -353,7 +354,7 @@ func TestCatalogToolForm(t *testing.T) {
 	press(m, "form-submit")
 	f.sentWith(t, `"arguments":{"seconds":2}`)
 	// The call lands on its response tab, which shows the answer when it comes.
-	if d, ok := m.top().(*detail); m.inCat || !ok || d.cur().name != "response" || !strings.Contains(screen(m), "(waiting for the response)") {
+	if d, ok := topView[*detail.View](m); m.inCat || !ok || d.TabName() != "response" || !strings.Contains(screen(m), "(waiting for the response)") {
 		t.Fatalf("after sending, the call's response should show:\n%s", screen(m))
 	}
 	f.inject(`{"jsonrpc":"2.0","id":2,"result":{"content":[{"type":"text","text":"slept 2s"}]}}`)

@@ -1,6 +1,10 @@
 package ui
 
-import tea "charm.land/bubbletea/v2"
+import (
+	tea "charm.land/bubbletea/v2"
+
+	"mcpscope/ui/detail"
+)
 
 // mouseWheel scrolls whatever is under the pointer.
 func (m *Model) mouseWheel(ms tea.Mouse) {
@@ -13,9 +17,8 @@ func (m *Model) mouseWheel(ms tea.Mouse) {
 	default:
 		return
 	}
-	if dt, ok := m.top().(*detail); ok {
-		dt.fit(m)
-		dt.cur().p.scroll(d)
+	if dt, ok := m.topDetail(); ok {
+		dt.Scroll(d)
 		return
 	}
 	if md := m.top(); md != nil {
@@ -43,7 +46,7 @@ func (m *Model) mouseWheel(ms tea.Mouse) {
 // mouseClick focuses the pane under the pointer and selects the row; side
 // by side, a click in the list shows that row's detail.
 func (m *Model) mouseClick(ms tea.Mouse) {
-	d, beside := m.top().(*detail)
+	d, beside := m.topDetail()
 	beside = beside && m.sideBySide() && ms.X < m.listWidth() && len(m.modals) == 1
 	if ms.Button != tea.MouseLeft || (m.top() != nil && !beside) || m.inCat {
 		return
@@ -59,11 +62,11 @@ func (m *Model) mouseClick(ms tea.Mouse) {
 	}
 	m.fixScroll()
 	if beside {
-		d.from = fromRequests
 		if p == paneNotes {
-			d.from = fromNotes
+			d.Show(m.viewCtx(), detail.FromNotes, nil, m.selectedNote())
+		} else {
+			d.Show(m.viewCtx(), detail.FromRequests, m.selectedCall(), nil)
 		}
-		d.retarget(m)
 	}
 }
 

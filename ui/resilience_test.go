@@ -15,6 +15,7 @@ import (
 	"mcpscope/statestore/redisstore"
 	"mcpscope/themes"
 	"mcpscope/transport"
+	"mcpscope/ui/detail"
 )
 
 // waitStore re-checks cond on every store change (progress, results,
@@ -244,8 +245,8 @@ func TestTasksFromFormAndView(t *testing.T) {
 	f.sentWith(t, `"method":"tasks/cancel"`)
 	press(m, "task-result")
 	f.sentWith(t, `"method":"tasks/result"`)
-	d, ok := m.top().(*detail)
-	if !ok || d.call.Method != "tasks/result" || !strings.Contains(screen(m), "(waiting for the response)") {
+	d, ok := topView[*detail.View](m)
+	if !ok || d.Call().Method != "tasks/result" || !strings.Contains(screen(m), "(waiting for the response)") {
 		t.Fatalf("tasks/result not opened in the detail view:\n%s", screen(m))
 	}
 	press(m, "detail-close", "tasks-close", "catalog", "down", "open")

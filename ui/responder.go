@@ -11,6 +11,7 @@ import (
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
 	formview "mcpscope/ui/form"
+	"mcpscope/ui/detail"
 )
 
 // Responder hands server→client requests to the UI and waits for the
@@ -100,8 +101,7 @@ func watchPrompt(p *serverPrompt) tea.Cmd {
 // holds the screen: a form the user is typing into is never hijacked. A
 // detail being read gives way: it is often the call that asks.
 func (m *Model) nextPrompt() tea.Cmd {
-	d, reading := m.top().(*detail)
-	reading = reading && !d.searching
+	reading := m.top() != nil && m.top().scope() == detail.Scope // not while a search is typed
 	if m.active != nil || (len(m.modals) > 0 && !reading) || len(m.prompts) == 0 {
 		return nil
 	}

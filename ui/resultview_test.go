@@ -120,7 +120,7 @@ func TestResultSaveMedia(t *testing.T) {
 		t.Fatalf("no word of the save:\n%s", screen(m))
 	}
 	press(m, "tab-next", "save-media") // not on the response tab
-	if _, ok := m.top().(*form); ok {
-		t.Fatal("s on the raw tab should not offer a save")
+	if _, ok := m.top().(*form); ok || !strings.Contains(screen(m), "save: nothing to save here") {
+		t.Fatalf("s on the raw tab should not offer a save, and say why:\n%s", screen(m))
 	}
 }

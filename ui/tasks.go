@@ -48,9 +48,7 @@ func (ti taskIntents) Result(t session.Task) view.Action {
 	}
 	m.refresh()
 	m.req.follow = true
-	d := &detail{call: c, tab: 1}
-	d.refresh(m)
-	m.push(d)
+	m.showCall(c, 1)
 	return view.Flash("fetching the result of task " + termsafe.Line(t.TaskID) + " (call " + c.Key + ")")
 }
 
@@ -96,7 +94,5 @@ func (m *Model) openLatestTaskGet(t session.Task) {
 	if c == nil {
 		c = m.s.Call("tasks/get", map[string]any{"taskId": t.TaskID})
 	}
-	d := &detail{call: c, tab: 1}
-	d.refresh(m)
-	m.push(d)
+	m.showCall(c, 1)
 }

@@ -40,8 +40,8 @@ func (m *Model) Render() string {
 	lines := make([]string, 0, h)
 	lines = append(lines, m.statusBar(w))
 	body := h - 2
-	if d, ok := m.top().(*detail); ok && m.sideBySide() {
-		lines = append(lines, m.sideBySideBody(d, w, body)...)
+	if _, ok := m.topDetail(); ok && m.sideBySide() {
+		lines = append(lines, m.sideBySideBody(m.top(), w, body)...)
 	} else if md := m.top(); md != nil {
 		lines = append(lines, block(md.render(m, w, body), w, body)...)
 	} else {
@@ -91,7 +91,7 @@ func (m *Model) detailArea() (w, h int) {
 }
 
 // sideBySideBody draws the list on the left and the detail on the right.
-func (m *Model) sideBySideBody(d *detail, w, body int) []string {
+func (m *Model) sideBySideBody(d modal, w, body int) []string {
 	lw := m.listWidth()
 	rw := w - lw - 1
 	left := m.under(len(m.modals)-1, lw, body)
@@ -285,13 +285,6 @@ func (m *Model) footer(w int) string {
 		b.WriteString(" " + m.th.HelpKey.Render(bd.Keys[0]) + " " + m.th.Faint.Render(bd.Label()))
 	}
 	return fit(b.String(), w)
-}
-
-// footerNames are the footers of the views still in the root, in order
-// (a view in its own package declares its footer in its view.Group).
-var footerNames = map[keys.Scope][]string{
-	keys.Detail: {"tab-next", "wrap", "fold", "search", "copy", "detail-close"},
-	keys.Search: {"search-run", "search-cancel"},
 }
 
 // keyOf is the first key of a binding, for hints in titles.
@@ -499,17 +492,6 @@ func (m *Model) roundRoot(sn session.CallSnapshot) string {
 		key = p.Parent
 	}
 	return key
-}
-
-// chainText says where an input_required round went.
-func chainText(sn session.CallSnapshot) string {
-	switch {
-	case sn.Next != "":
-		return "answered → round " + itoa(sn.Round+2) + " is #" + sn.Next
-	case sn.ChainErr != nil:
-		return "no retry: " + termsafe.Line(sn.ChainErr.Error())
-	}
-	return "waiting for your answer"
 }
 
 // progressText is "███░░ 3/10 1.0/s eta 7s message" in w columns.
@@ -733,51 +715,4 @@ func shortBytes(b []byte, n int) string {
 		return string(b[:n]) + "…"
 	}
 	return string(b)
-}
-
-// streamName says whose SSE stream a key names: "post:5" is call 5's
-// response stream, "get:…" a listen stream.
-func streamName(key string) string {
-	if k, ok := strings.CutPrefix(key, "post:"); ok {
-		return "stream of call " + termsafe.Line(k)
-	}
-	if strings.HasPrefix(key, "get:") {
-		return "listen stream " + termsafe.Line(key)
-	}
-	return "stream " + termsafe.Line(key)
-}
-
-// eventText describes a transport event in words.
-func eventText(mt transport.Meta) string {
-	var b strings.Builder
-	b.WriteString(termsafe.Line(mt.Event))
-	switch mt.Event {
-	case transport.EvSessionID:
-		b.WriteString(" " + termsafe.Line(mt.Detail))
-		mt.Detail = ""
-	case transport.EvExited:
-		if mt.ExitCode != nil {
-			b.WriteString(fmt.Sprintf(" code %d", *mt.ExitCode))
-		}
-		if mt.Signal != "" {
-			b.WriteString(" signal " + mt.Signal)
-		}
-	case transport.EvSpawned:
-		if mt.PID != 0 {
-			b.WriteString(fmt.Sprintf(" pid %d", mt.PID))
-		}
-	}
-	if mt.Stream != "" {
-		b.WriteString(" " + streamName(mt.Stream))
-	}
-	if mt.Status != 0 {
-		b.WriteString(fmt.Sprintf(" HTTP %d", mt.Status))
-	}
-	if mt.EventID != "" {
-		b.WriteString(" event-id " + termsafe.Line(mt.EventID))
-	}
-	if mt.Detail != "" {
-		b.WriteString(" — " + termsafe.Line(mt.Detail))
-	}
-	return b.String()
 }

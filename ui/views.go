@@ -7,6 +7,7 @@ import (
 	"mcpscope/transport"
 	catview "mcpscope/ui/catalog"
 	"mcpscope/ui/chooser"
+	"mcpscope/ui/detail"
 	"mcpscope/ui/editor"
 	"mcpscope/ui/filterline"
 	formview "mcpscope/ui/form"
@@ -18,12 +19,14 @@ import (
 	"mcpscope/ui/tasks"
 	"mcpscope/ui/view"
 	"mcpscope/ui/waterfall"
+	"mcpscope/ui/widget/pager"
 )
 
 // viewKeys are the keymap groups of the views in their own packages (the
 // view contract, ui/view): a new view registers here, one line, in the
 // order `?` and the README list it.
 var viewKeys = []view.Group{
+	detail.Keys, detail.SearchKeys,
 	help.Keys,
 	catview.Keys,
 	formview.Keys,
@@ -73,7 +76,7 @@ func (m *Model) open(v view.View) { m.push(&component{v}) }
 func (m *Model) viewCtx() view.Context {
 	th := m.th
 	return view.Context{Theme: th, Keys: m.km, Width: m.w, Height: m.hgt, Now: m.opts.Now, Location: m.opts.Location,
-		JSONRows: func(raw []byte, w int, indent string) []string { return jsonRows(th, raw, w, indent) }}
+		JSONRows: func(raw []byte, w int, indent string) []string { return pager.JSONRows(th, raw, w, indent) }}
 }
 
 // apply does what a view (from, nil for the panes' own bindings) asked.
@@ -152,8 +155,6 @@ func (h historyOf) Lookup(key string) *session.Call            { return h.m.s.Lo
 func (h historyOf) Store() *session.Store                      { return h.m.s.Store() }
 func (h historyOf) Transport() transport.Transport             { return h.m.s.Transport() }
 func (h historyOf) Open(c *session.Call) view.Action {
-	d := &detail{call: c}
-	d.refresh(h.m)
-	h.m.push(d)
+	h.m.showCall(c, 0)
 	return view.Action{}
 }

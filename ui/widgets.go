@@ -14,5 +14,8 @@ var (
 	firstNonEmpty = widget.FirstNonEmpty
 	fmtDur        = widget.Dur
 	humanBytes    = widget.Bytes
+	oneLine       = widget.OneLine
+	eventText     = widget.EventText
+	chainText     = widget.ChainText
 	counted       = widget.Counted
 )

@@ -22,7 +22,6 @@ const (
 	Global   Scope = "global"
 	Requests Scope = "requests"
 	Notes    Scope = "notifications"
-	Detail   Scope = "detail"
 	Catalog  Scope = "catalog"
 	Form     Scope = "form"
 	Editor   Scope = "editor"

@@ -10,8 +10,6 @@ import (
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
-
-	"mcpscope/internal/termsafe"
 )
 
 // Block splits s into exactly h lines of at most w columns.
@@ -103,54 +101,4 @@ func Bytes(n int) string {
 		return strconv.FormatFloat(float64(n)/(1<<10), 'f', 1, 64) + " KiB"
 	}
 	return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
-}
-
-// OneLine squeezes a JSON value (or any bytes) into one sanitized line of
-// at most max bytes, without parsing all of a huge payload.
-func OneLine(raw []byte, max int) string {
-	var b strings.Builder
-	space := false
-	inStr, esc := false, false
-	for _, c := range raw {
-		if b.Len() >= max {
-			b.WriteString("…")
-			break
-		}
-		if inStr {
-			b.WriteByte(c)
-			switch {
-			case esc:
-				esc = false
-			case c == '\\':
-				esc = true
-			case c == '"':
-				inStr = false
-			}
-			continue
-		}
-		switch c {
-		case ' ', '\t', '\n', '\r':
-			space = true
-			continue
-		case '"':
-			inStr = true
-		}
-		if space && b.Len() > 0 {
-			prev := b.String()[b.Len()-1]
-			if prev != '{' && prev != '[' && prev != ':' && prev != ',' && c != '}' && c != ']' && c != ',' && c != ':' {
-				b.WriteByte(' ')
-			}
-		}
-		space = false
-		b.WriteByte(c)
-	}
-	return termsafe.Line(b.String())
-}
-
-// Counted is "1 match", "2 matches": n and the noun in its number.
-func Counted(n int, one, many string) string {
-	if n == 1 {
-		return "1 " + one
-	}
-	return strconv.Itoa(n) + " " + many
 }

@@ -1,22 +1,29 @@
-package ui
+package pager
 
 import (
 	"bytes"
 	"sort"
+	"strconv"
 	"strings"
 
 	"charm.land/lipgloss/v2"
 
 	"mcpscope/themes"
+	"mcpscope/ui/widget"
 )
 
-// pager is the view over one doc: a cursor line (what a fold acts on), the
+var (
+	clamp = widget.Clamp
+	itoa  = strconv.Itoa
+)
+
+// Pager is the view over one doc: a cursor line (what a fold acts on), the
 // first visible row, folds, soft wrap or a horizontal offset, and search
 // hits. Every operation costs in proportion to the rows on screen, not to
 // the doc: lines are laid out when they are drawn or passed, and only a
 // huge line's layout (checkpoints every few rows) is kept.
-type pager struct {
-	d        *doc
+type Pager struct {
+	d        *Doc
 	cur      int
 	top, row int // the first visible line and its first visible row
 	x        int // horizontal offset in cells when not wrapping
@@ -38,12 +45,31 @@ type hit struct{ line, pos int } // pos: byte offset in the line's source
 // maxHits bounds a search's hits (16 bytes each).
 const maxHits = 50000
 
-func newPager(d *doc) *pager {
-	return &pager{d: d, wrap: true, folds: map[int]int{}, w: 80, h: 20}
+// New is a pager over d, wrapping, 80×20 until resized.
+func New(d *Doc) *Pager {
+	return &Pager{d: d, wrap: true, folds: map[int]int{}, w: 80, h: 20}
 }
 
-// setDoc shows a new version of the doc, keeping the place when it can.
-func (p *pager) setDoc(d *doc) {
+// Doc is the doc shown (nil for none).
+func (p *Pager) Doc() *Doc { return p.d }
+
+// Cursor is the cursor's line.
+func (p *Pager) Cursor() int { return p.cur }
+
+// Wrap reports whether long lines wrap.
+func (p *Pager) Wrap() bool { return p.wrap }
+
+// Size is the text area laid out for.
+func (p *Pager) Size() (w, h int) { return p.w, p.h }
+
+// Query is the search shown ("": none).
+func (p *Pager) Query() string { return p.query }
+
+// Hits is how many places match the search (at most maxHits).
+func (p *Pager) Hits() int { return len(p.hits) }
+
+// SetDoc shows a new version of the doc, keeping the place when it can.
+func (p *Pager) SetDoc(d *Doc) {
 	if p.d == nil || d.n != p.d.n {
 		p.folds, p.outer = map[int]int{}, nil
 	}
@@ -55,12 +81,12 @@ func (p *pager) setDoc(d *doc) {
 	}
 	p.row = min(p.row, p.rows(p.top)-1)
 	if p.query != "" {
-		p.search(p.query)
+		p.Search(p.query)
 	}
 }
 
-// resize lays out for a w×h text area.
-func (p *pager) resize(w, h int) {
+// Resize lays out for a w×h text area.
+func (p *Pager) Resize(w, h int) {
 	w, h = max(4, w), max(1, h)
 	if w != p.w {
 		p.lays, p.layOrder = nil, nil
@@ -73,7 +99,7 @@ func (p *pager) resize(w, h int) {
 // ─── lines, folds and layout ───────────────────────────────────────────────
 
 // next is the visible line after i (d.n at the end).
-func (p *pager) next(i int) int {
+func (p *Pager) next(i int) int {
 	if c, ok := p.folds[i]; ok {
 		return c + 1
 	}
@@ -81,7 +107,7 @@ func (p *pager) next(i int) int {
 }
 
 // prev is the visible line before i (-1 at the start).
-func (p *pager) prev(i int) int {
+func (p *Pager) prev(i int) int {
 	j := i - 1
 	if j < 0 {
 		return -1
@@ -93,11 +119,11 @@ func (p *pager) prev(i int) int {
 	return j
 }
 
-func (p *pager) last() int { return p.prev(p.d.n) }
+func (p *Pager) last() int { return p.prev(p.d.n) }
 
 // foldTail is what a folded line shows after its opener: "…}," and how
 // many members are hidden.
-func (p *pager) foldTail(i int) string {
+func (p *Pager) foldTail(i int) string {
 	c, ok := p.folds[i]
 	if !ok {
 		return ""
@@ -128,11 +154,11 @@ func (p *pager) foldTail(i int) string {
 	return "…" + closeText + "  " + itoa(n) + unit
 }
 
-func (p *pager) iter(i int) *iter { return newIter(p.d, i, p.foldTail(i)) }
+func (p *Pager) iter(i int) *iter { return newIter(p.d, i, p.foldTail(i)) }
 
-// toggleFold folds or unfolds the container at the cursor: the one the
+// ToggleFold folds or unfolds the container at the cursor: the one the
 // cursor line opens, closes, or sits in. The cursor goes to its opener.
-func (p *pager) toggleFold() bool {
+func (p *Pager) ToggleFold() bool {
 	i := p.cur
 	if _, ok := p.folds[i]; ok {
 		delete(p.folds, i)
@@ -157,8 +183,8 @@ func (p *pager) toggleFold() bool {
 	return true
 }
 
-// foldAll folds every container below the top level: the outline.
-func (p *pager) foldAll() {
+// FoldAll folds every container below the top level: the outline.
+func (p *Pager) FoldAll() {
 	p.folds = map[int]int{}
 	for i := 0; i < p.d.n; i++ {
 		if p.d.flags(i)&flOpen != 0 && p.d.depth(i) >= 1 {
@@ -178,8 +204,8 @@ func (p *pager) foldAll() {
 	p.show(false)
 }
 
-// foldKey folds every object or array under key (quoted, as in JSON).
-func (p *pager) foldKey(key string) {
+// FoldKey folds every object or array under key (quoted, as in JSON).
+func (p *Pager) FoldKey(key string) {
 	for i := 0; i < p.d.n; i++ {
 		if p.d.flags(i)&(flKey|flOpen) != flKey|flOpen {
 			continue
@@ -195,12 +221,13 @@ func (p *pager) foldKey(key string) {
 	p.refold()
 }
 
-func (p *pager) unfoldAll() {
+// UnfoldAll opens every fold.
+func (p *Pager) UnfoldAll() {
 	p.folds, p.outer = map[int]int{}, nil
 	p.lays, p.layOrder = nil, nil
 }
 
-func (p *pager) refold() {
+func (p *Pager) refold() {
 	p.outer = p.outer[:0]
 	keys := make([]int, 0, len(p.folds))
 	for o := range p.folds {
@@ -241,7 +268,7 @@ const (
 	maxLayouts = 16
 )
 
-func (p *pager) lineLen(i int) int {
+func (p *Pager) lineLen(i int) int {
 	s, k := p.d.at(i)
 	switch s.kind {
 	case segJSON:
@@ -254,7 +281,7 @@ func (p *pager) lineLen(i int) int {
 }
 
 // layout measures line i; a long line's layout is kept.
-func (p *pager) layout(i int) *lineLayout {
+func (p *Pager) layout(i int) *lineLayout {
 	long := p.lineLen(i) > longLine
 	key := layKey{i, p.wrap}
 	if long {
@@ -292,7 +319,7 @@ func (p *pager) layout(i int) *lineLayout {
 	return l
 }
 
-func (p *pager) rows(i int) int {
+func (p *Pager) rows(i int) int {
 	if !p.wrap || i < 0 || i >= p.d.n {
 		return 1
 	}
@@ -391,7 +418,7 @@ func walkCells(it *iter, every int, cps *[]checkpoint) int {
 }
 
 // rowIter is an iterator at the start of row r of line i (wrap).
-func (p *pager) rowIter(i, r int) *iter {
+func (p *Pager) rowIter(i, r int) *iter {
 	it := p.iter(i)
 	if r == 0 {
 		return it
@@ -415,7 +442,7 @@ type pos struct{ line, row int }
 func (a pos) before(b pos) bool { return a.line < b.line || (a.line == b.line && a.row < b.row) }
 
 // down moves a position k rows down; it stops at the last row.
-func (p *pager) down(at pos, k int) pos {
+func (p *Pager) down(at pos, k int) pos {
 	for ; k > 0; k-- {
 		if at.row+1 < p.rows(at.line) {
 			at.row++
@@ -430,7 +457,7 @@ func (p *pager) down(at pos, k int) pos {
 	return at
 }
 
-func (p *pager) up(at pos, k int) pos {
+func (p *Pager) up(at pos, k int) pos {
 	for ; k > 0; k-- {
 		if at.row > 0 {
 			at.row--
@@ -446,7 +473,7 @@ func (p *pager) up(at pos, k int) pos {
 }
 
 // endPos is the top position that puts the last row at the bottom.
-func (p *pager) endPos() pos {
+func (p *Pager) endPos() pos {
 	l := p.last()
 	if l < 0 {
 		return pos{}
@@ -454,7 +481,7 @@ func (p *pager) endPos() pos {
 	return p.up(pos{l, p.rows(l) - 1}, p.h-1)
 }
 
-func (p *pager) clampTop() {
+func (p *Pager) clampTop() {
 	if p.d.n == 0 {
 		p.top, p.row = 0, 0
 		return
@@ -470,7 +497,7 @@ const above = -1 << 30
 // offset is how many rows below the top of the view line i starts:
 // negative when it starts above (-row for the top line), p.h or more
 // when below.
-func (p *pager) offset(i int) int {
+func (p *Pager) offset(i int) int {
 	if i < p.top {
 		return above
 	}
@@ -487,7 +514,7 @@ func (p *pager) offset(i int) int {
 // show brings the cursor line into view with the least scrolling; a line
 // taller than the view shows its last rows when reached from below
 // (fromBelow) and its first rows otherwise.
-func (p *pager) show(fromBelow bool) {
+func (p *Pager) show(fromBelow bool) {
 	rc := p.rows(p.cur)
 	off := p.offset(p.cur)
 	switch {
@@ -507,11 +534,11 @@ func (p *pager) show(fromBelow bool) {
 	p.clampTop()
 }
 
-// lineDown moves the cursor to the next line, or scrolls a row when the
+// LineDown moves the cursor to the next line, or scrolls a row when the
 // cursor's line goes on below the view.
-func (p *pager) lineDown() {
+func (p *Pager) LineDown() {
 	if off := p.offset(p.cur); off > above && off < p.h && off+p.rows(p.cur) > p.h {
-		p.scroll(1)
+		p.Scroll(1)
 		return
 	}
 	if n := p.next(p.cur); n < p.d.n {
@@ -520,9 +547,11 @@ func (p *pager) lineDown() {
 	p.show(false)
 }
 
-func (p *pager) lineUp() {
+// LineUp moves the cursor to the line before, or scrolls a row when the
+// cursor's line starts above the view.
+func (p *Pager) LineUp() {
 	if p.cur == p.top && p.row > 0 {
-		p.scroll(-1)
+		p.Scroll(-1)
 		return
 	}
 	if pr := p.prev(p.cur); pr >= 0 {
@@ -531,9 +560,9 @@ func (p *pager) lineUp() {
 	p.show(true)
 }
 
-// scroll moves the view k rows (negative: up) and keeps the cursor on a
+// Scroll moves the view k rows (negative: up) and keeps the cursor on a
 // line that is in view.
-func (p *pager) scroll(k int) {
+func (p *Pager) Scroll(k int) {
 	at := pos{p.top, p.row}
 	if k > 0 {
 		at = p.down(at, k)
@@ -558,9 +587,11 @@ func (p *pager) scroll(k int) {
 	}
 }
 
-func (p *pager) home() { p.cur, p.top, p.row, p.x = 0, 0, 0, 0 }
+// Home goes to the first line.
+func (p *Pager) Home() { p.cur, p.top, p.row, p.x = 0, 0, 0, 0 }
 
-func (p *pager) end() {
+// End goes to the last line.
+func (p *Pager) End() {
 	if l := p.last(); l >= 0 {
 		p.cur = l
 	}
@@ -568,9 +599,9 @@ func (p *pager) end() {
 	p.top, p.row = e.line, e.row
 }
 
-// hscroll moves the horizontal offset (no wrap), no further than the
+// HScroll moves the horizontal offset (no wrap), no further than the
 // widest line in view allows.
-func (p *pager) hscroll(k int) {
+func (p *Pager) HScroll(k int) {
 	if p.wrap {
 		return
 	}
@@ -587,7 +618,8 @@ func (p *pager) hscroll(k int) {
 	p.x = clamp(p.x+k, 0, limit)
 }
 
-func (p *pager) setWrap(on bool) {
+// SetWrap turns soft wrap on or off.
+func (p *Pager) SetWrap(on bool) {
 	if on == p.wrap {
 		return
 	}
@@ -597,9 +629,9 @@ func (p *pager) setWrap(on bool) {
 
 // ─── search ────────────────────────────────────────────────────────────────
 
-// search finds every case-insensitive (ASCII) occurrence of q in the doc's
+// Search finds every case-insensitive (ASCII) occurrence of q in the doc's
 // bytes, up to maxHits.
-func (p *pager) search(q string) {
+func (p *Pager) Search(q string) {
 	p.query, p.hits, p.hi = q, p.hits[:0], 0
 	if q == "" {
 		return
@@ -628,7 +660,7 @@ func (p *pager) search(q string) {
 
 // lineAt is the line of a JSON or raw segment holding byte o, and where
 // that line starts.
-func (s *segment) lineAt(o int) (int, int) {
+func (s *Segment) lineAt(o int) (int, int) {
 	if s.kind == segJSON {
 		j := sort.Search(len(s.recs), func(j int) bool { off, _, _ := unpack(s.recs[j]); return off > o }) - 1
 		j = max(j, 0)
@@ -696,9 +728,9 @@ func equalFold(b, lower []byte) bool {
 	return true
 }
 
-// jump goes to a hit: step 0 the first at or after the cursor, ±1 the
+// Jump goes to a hit: step 0 the first at or after the cursor, ±1 the
 // next or previous one.
-func (p *pager) jump(step int) {
+func (p *Pager) Jump(step int) {
 	if len(p.hits) == 0 {
 		return
 	}
@@ -727,7 +759,7 @@ func (p *pager) jump(step int) {
 }
 
 // unfoldAround opens the folds that hide line i.
-func (p *pager) unfoldAround(i int) {
+func (p *Pager) unfoldAround(i int) {
 	changed := false
 	for o, c := range p.folds {
 		if o < i && i <= c {
@@ -741,7 +773,7 @@ func (p *pager) unfoldAround(i int) {
 }
 
 // rowOfPos is the row of line i that draws byte pos of its source.
-func (p *pager) rowOfPos(i, at int) int {
+func (p *Pager) rowOfPos(i, at int) int {
 	l := p.layout(i)
 	it, r := p.iter(i), 0
 	if len(l.cps) > 0 {
@@ -760,7 +792,7 @@ func (p *pager) rowOfPos(i, at int) int {
 }
 
 // cellOfPos is the cell at which byte pos of line i's source is drawn.
-func (p *pager) cellOfPos(i, at int) int {
+func (p *Pager) cellOfPos(i, at int) int {
 	it := p.iter(i)
 	c := 0
 	if p.lineLen(i) > longLine { // from the last checkpoint before it
@@ -781,9 +813,9 @@ func (p *pager) cellOfPos(i, at int) int {
 
 // ─── drawing ───────────────────────────────────────────────────────────────
 
-// render draws the visible rows: a one-cell gutter that marks the cursor
+// Render draws the visible rows: a one-cell gutter that marks the cursor
 // line, then the text.
-func (p *pager) render(th themes.Theme) []string {
+func (p *Pager) Render(th themes.Theme) []string {
 	out := make([]string, 0, p.h)
 	var buf []byte
 	var cls []uint8
@@ -807,7 +839,7 @@ func (p *pager) render(th themes.Theme) []string {
 
 // drawRow appends the cells of row r of line i (wrap), or of the window
 // [x, x+w) (no wrap), with a class per byte.
-func (p *pager) drawRow(i, r int, buf []byte, cls []uint8) ([]byte, []uint8) {
+func (p *Pager) drawRow(i, r int, buf []byte, cls []uint8) ([]byte, []uint8) {
 	put := func(u []byte, c uint8) {
 		buf = append(buf, u...)
 		for range u {
@@ -926,9 +958,9 @@ func classStyle(th themes.Theme, c uint8) (st lipgloss.Style, plain bool) {
 	return st, true
 }
 
-// where says where the view is: "line 3 of 16", and the row inside a line
+// Where says where the view is: "line 3 of 16", and the row inside a line
 // taller than the view.
-func (p *pager) where() string {
+func (p *Pager) Where() string {
 	s := "line " + itoa(min(p.cur+1, p.d.n)) + " of " + itoa(p.d.n)
 	if p.wrap {
 		if n := p.rows(p.top); n > p.h {
@@ -943,21 +975,21 @@ func (p *pager) where() string {
 	return s
 }
 
-// jsonRows draws b as the detail view does (indented, coloured, wrapped at
+// JSONRows draws b as the detail view does (indented, coloured, wrapped at
 // w cells), whole, each row after indent: for views that show a small
 // document in full.
-func jsonRows(th themes.Theme, b []byte, w int, indent string) []string {
-	d := &doc{}
-	d.addJSON(b)
-	p := newPager(d)
+func JSONRows(th themes.Theme, b []byte, w int, indent string) []string {
+	d := &Doc{}
+	d.AddJSON(b)
+	p := New(d)
 	p.cur = -1 // no cursor mark
-	p.resize(w, 1)
+	p.Resize(w, 1)
 	rows := 0
 	for i := 0; i < d.n; i++ {
 		rows += p.rows(i)
 	}
-	p.resize(w, rows)
-	out := p.render(th)
+	p.Resize(w, rows)
+	out := p.Render(th)
 	for i := range out {
 		out[i] = indent + out[i]
 	}

@@ -1,4 +1,8 @@
-package ui
+// Package pager is the detail view's reader: a Doc is lines of text, JSON
+// and raw bytes that are never all laid out, and a Pager shows one, with a
+// cursor, folds, soft wrap or sideways scrolling, and search. Every
+// operation costs in proportion to the rows on screen, not to the doc.
+package pager
 
 import (
 	"bytes"
@@ -12,15 +16,15 @@ import (
 	"mcpscope/internal/termsafe"
 )
 
-// A doc is what one tab of the detail view shows: a list of lines that are
+// A Doc is what one tab of the detail view shows: a list of lines that are
 // never all laid out. JSON is indexed once (an offset, a depth and a few
 // flags per pretty-printed line, 8 bytes) and each visible line is formatted
 // from the frame's own bytes when it is drawn, so a 20 MiB result costs its
 // bytes (shared with the store, or read back once) plus its index, never a
 // second, indented copy. Bytes from a server are made inert cell by cell as
 // they are drawn.
-type doc struct {
-	segs []*segment
+type Doc struct {
+	segs []*Segment
 	base []int // the first line of each segment
 	n    int
 }
@@ -31,6 +35,17 @@ const (
 	segText segKind = iota // lines of our own text (server strings sanitised)
 	segJSON                // indented JSON drawn from b
 	segRaw                 // bytes split at newlines, made inert as drawn
+)
+
+// Class is how a piece of a line is styled.
+type Class = uint8
+
+// The classes a doc's own text lines take (AddText).
+const (
+	Plain   = clPlain
+	Faint   = clFaint
+	Heading = clKey // a heading: drawn as a JSON key
+	Error   = clError
 )
 
 // Cell classes: how a piece of a line is styled.
@@ -45,7 +60,8 @@ const (
 	clError // an isError result's banner and text
 )
 
-type segment struct {
+// Segment is a run of a doc's lines of one kind.
+type Segment struct {
 	kind  segKind
 	style uint8    // segText: the class of its lines
 	text  [][]byte // segText
@@ -61,7 +77,7 @@ const (
 	flClose             // the line starts with the } or ] of one
 )
 
-func (s *segment) lines() int {
+func (s *Segment) lines() int {
 	switch s.kind {
 	case segJSON:
 		return len(s.recs)
@@ -71,7 +87,9 @@ func (s *segment) lines() int {
 	return len(s.text)
 }
 
-func (d *doc) add(s *segment) {
+// Add adds a segment (JSONSegment, RawSegment), which may be shared with
+// other docs: it is only read.
+func (d *Doc) Add(s *Segment) {
 	if s.lines() == 0 {
 		return
 	}
@@ -80,28 +98,48 @@ func (d *doc) add(s *segment) {
 	d.n += s.lines()
 }
 
-// addText adds lines of text; each is made inert.
-func (d *doc) addText(style uint8, lines ...string) {
-	s := &segment{kind: segText, style: style}
+// Lines is how many lines the doc has.
+func (d *Doc) Lines() int { return d.n }
+
+// AddText adds lines of text; each is made inert.
+func (d *Doc) AddText(style Class, lines ...string) {
+	s := &Segment{kind: segText, style: style}
 	for _, l := range lines {
 		s.text = append(s.text, []byte(termsafe.Line(l)))
 	}
-	d.add(s)
+	d.Add(s)
 }
 
-// addJSON adds b pretty-printed when it is JSON, as raw lines otherwise.
-func (d *doc) addJSON(b []byte) {
+// AddJSON adds b pretty-printed when it is JSON, as raw lines otherwise.
+func (d *Doc) AddJSON(b []byte) {
 	if len(bytes.TrimSpace(b)) > 0 && json.Valid(b) {
-		d.add(&segment{kind: segJSON, b: b, recs: indexJSON(b)})
+		d.Add(JSONSegment(b))
 		return
 	}
-	d.addRaw(b)
+	d.AddRaw(b)
 }
 
-// addRaw adds b as lines of inert text (a final newline ends the last line
+// AddRaw adds b as lines of inert text (a final newline ends the last line
 // rather than starting an empty one).
-func (d *doc) addRaw(b []byte) {
-	d.add(&segment{kind: segRaw, b: b, offs: lineStarts(b)})
+func (d *Doc) AddRaw(b []byte) {
+	d.Add(RawSegment(b))
+}
+
+// JSONSegment is b (valid JSON) pretty-printed, indexed once; the bytes
+// are drawn from, never copied.
+func JSONSegment(b []byte) *Segment { return &Segment{kind: segJSON, b: b, recs: indexJSON(b)} }
+
+// RawSegment is b as lines of inert text.
+func RawSegment(b []byte) *Segment { return &Segment{kind: segRaw, b: b, offs: lineStarts(b)} }
+
+// Bytes is the bytes a JSON or raw segment draws from (nil for text): to
+// tell that two docs share one copy.
+func (s *Segment) Bytes() []byte { return s.b }
+
+// Segment is the segment that holds line i.
+func (d *Doc) Segment(i int) *Segment {
+	s, _ := d.at(i)
+	return s
 }
 
 func lineStarts(b []byte) []uint32 {
@@ -120,7 +158,7 @@ func lineStarts(b []byte) []uint32 {
 }
 
 // at finds the segment of line i and the line's number inside it.
-func (d *doc) at(i int) (*segment, int) {
+func (d *Doc) at(i int) (*Segment, int) {
 	k := sort.Search(len(d.base), func(k int) bool { return d.base[k] > i }) - 1
 	if k < 0 {
 		return nil, 0
@@ -134,7 +172,7 @@ func unpack(r uint64) (off int, depth int, flags uint8) {
 
 // jsonLine is line k of a JSON segment: its bytes (up to the next line's
 // first token), depth and flags.
-func (s *segment) jsonLine(k int) ([]byte, int, uint8) {
+func (s *Segment) jsonLine(k int) ([]byte, int, uint8) {
 	off, depth, fl := unpack(s.recs[k])
 	end := len(s.b)
 	if k+1 < len(s.recs) {
@@ -143,7 +181,7 @@ func (s *segment) jsonLine(k int) ([]byte, int, uint8) {
 	return s.b[off:end], depth, fl
 }
 
-func (s *segment) rawLine(k int) []byte {
+func (s *Segment) rawLine(k int) []byte {
 	end := len(s.b)
 	if k+1 < len(s.offs) {
 		end = int(s.offs[k+1])
@@ -154,7 +192,7 @@ func (s *segment) rawLine(k int) []byte {
 }
 
 // flags is the JSON flags of line i (0 for other lines).
-func (d *doc) flags(i int) uint8 {
+func (d *Doc) flags(i int) uint8 {
 	s, k := d.at(i)
 	if s == nil || s.kind != segJSON {
 		return 0
@@ -162,7 +200,7 @@ func (d *doc) flags(i int) uint8 {
 	return uint8(s.recs[k])
 }
 
-func (d *doc) depth(i int) int {
+func (d *Doc) depth(i int) int {
 	s, k := d.at(i)
 	if s == nil || s.kind != segJSON {
 		return -1
@@ -173,7 +211,7 @@ func (d *doc) depth(i int) int {
 
 // closer is the line that closes the container opened on line i (-1 when i
 // opens none). The walk is over 8-byte records, and only on a fold.
-func (d *doc) closer(i int) int {
+func (d *Doc) closer(i int) int {
 	s, k := d.at(i)
 	if s == nil || s.kind != segJSON || uint8(s.recs[k])&flOpen == 0 {
 		return -1
@@ -189,7 +227,7 @@ func (d *doc) closer(i int) int {
 }
 
 // opener is the line that opens the container holding line i (-1: none).
-func (d *doc) opener(i int) int {
+func (d *Doc) opener(i int) int {
 	s, k := d.at(i)
 	if s == nil || s.kind != segJSON {
 		return -1
@@ -208,7 +246,7 @@ func (d *doc) opener(i int) int {
 }
 
 // children counts the members of the container opened on line i.
-func (d *doc) children(i, close int) int {
+func (d *Doc) children(i, close int) int {
 	s, k := d.at(i)
 	_, dp, _ := unpack(s.recs[k])
 	n := 0
@@ -323,7 +361,7 @@ type iter struct {
 	scratch [4]byte
 }
 
-func newIter(d *doc, i int, folded string) *iter {
+func newIter(d *Doc, i int, folded string) *iter {
 	s, k := d.at(i)
 	it := &iter{tail: folded}
 	switch s.kind {
@@ -511,9 +549,9 @@ func runeCells(u []byte) int {
 	return min(2, ansi.StringWidth(string(u)))
 }
 
-// docText is a doc's lines as text, for copying a tab without bytes of
+// Text is the doc's lines as text, for copying a tab without bytes of
 // its own.
-func docText(dc *doc) []string {
+func (dc *Doc) Text() []string {
 	out := make([]string, 0, dc.n)
 	for i := 0; i < dc.n; i++ {
 		it := newIter(dc, i, "")
