@@ -186,7 +186,7 @@ func (m *Model) goLive(what, why string, then func(m *Model) tea.Cmd) tea.Cmd {
 		before := m.flash
 		next := then(m)
 		if m.flash != before { // what then did, and where
-			m.setFlash(m.flash + " — in the live session; " + m.keyOf("switch-session") + " goes back to " + m.other.sessionName())
+			m.addToFlash(" — in the live session; " + m.keyOf("switch-session") + " goes back to " + m.other.sessionName())
 		}
 		return tea.Batch(cmd, next)
 	}
@@ -259,7 +259,7 @@ func (m *Model) liveReady(msg liveMsg) tea.Cmd {
 	before := m.flash
 	cmds := []tea.Cmd{cmd, msg.then(m)}
 	if m.flash != before { // what then did, and where
-		m.setFlash(m.flash + " — in a live session against " + termsafe.Line(target) + "; " + m.keyOf("switch-session") + " goes back")
+		m.addToFlash(" — in a live session against " + termsafe.Line(target) + "; " + m.keyOf("switch-session") + " goes back")
 	}
 	if m.resp != nil {
 		cmds = append(cmds, waitPrompt(m.resp))

@@ -254,7 +254,7 @@ func shorten(s string, n int) string {
 
 func (m *Model) footer(w int) string {
 	if m.flash != "" && m.opts.Now().Sub(m.flashAt) < 8*time.Second {
-		return fit(m.th.Accent.Render(" "+termsafe.Line(m.flash)), w)
+		return fit(m.th.Accent.Render(" "+termsafe.Line(m.flashText())), w)
 	}
 	var names []string
 	switch md := m.top(); {
