@@ -325,7 +325,9 @@ func (m *Model) addToFlash(more string) {
 func (m *Model) flashText() string {
 	if c := m.flashCall; c != nil {
 		if wk := c.Snapshot().WireKey; wk != "" {
-			return strings.Replace(m.flash, c.Key, wk, 1)
+			if i := strings.LastIndex(m.flash, c.Key); i >= 0 { // the call named last: "replayed call X as KEY"
+				return m.flash[:i] + wk + m.flash[i+len(c.Key):]
+			}
 		}
 	}
 	return m.flash
