@@ -182,7 +182,7 @@ func TestE2EAttach(t *testing.T) {
 	tm.waitRe(`H\s+10\s+tools/call\s+slow`)
 	tm.selectReq("3     tools/call")
 	tm.keys("r")
-	tm.waitRe(`replayed call 3 as`, `\d\d:\d\d:\d\d {3}\S+\s+tools/call\s+echo\s+ok`)
+	tm.waitRe(`replayed call 3 as "mcpscope-[0-9a-f]+-\d+"`, `\d\d:\d\d:\d\d {3}\S+\s+tools/call\s+echo\s+ok`)
 	if a := h.answer(10); a.Error != nil || len(a.Result) == 0 {
 		t.Fatalf("the host's call running during the replay ended with %s", a.raw)
 	}

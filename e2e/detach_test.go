@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"bytes"
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 	"os"
@@ -26,16 +25,7 @@ import (
 // the call goes on on the server.
 func detach(t *testing.T, state string, args ...string) session.Detachment {
 	t.Helper()
-	var out, errb bytes.Buffer
-	cmd := mcpscope(t, state, append(append([]string{"call"}, args...), "--detach", "--json")...)
-	cmd.Stdout, cmd.Stderr = &out, &errb
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("call --detach: %v\nstdout: %s\nstderr: %s", err, out.String(), errb.String())
-	}
-	var d session.Detachment
-	if err := json.Unmarshal(out.Bytes(), &d); err != nil || d.Handle == "" || d.State == "" {
-		t.Fatalf("call --detach --json printed %q (%v); want {handle, state}", out.String(), err)
-	}
+	d, _ := detachWith(t, mcpscope(t, state, append([]string{"call"}, args...)...))
 	return d
 }
 

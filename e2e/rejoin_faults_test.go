@@ -50,7 +50,12 @@ type ran struct {
 
 func (b *box) run(args ...string) ran {
 	b.t.Helper()
-	cmd := b.cmd(args...)
+	return runCmd(b.t, b.cmd(args...))
+}
+
+// runCmd runs cmd to its end and says how it went.
+func runCmd(t *testing.T, cmd *exec.Cmd) ran {
+	t.Helper()
 	var out, errb bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	start := time.Now()
@@ -60,20 +65,49 @@ func (b *box) run(args ...string) ran {
 	if errors.As(err, &ee) {
 		r.code = ee.ExitCode()
 	} else if err != nil {
-		b.t.Fatalf("%v: %v", args, err)
+		t.Fatalf("%v: %v", cmd.Args, err)
 	}
 	return r
+}
+
+// detachWith runs cmd, a `call … --detach --json`, and returns what it
+// printed (the call goes on on the server) and how it ran.
+func detachWith(t *testing.T, cmd *exec.Cmd) (session.Detachment, ran) {
+	t.Helper()
+	cmd.Args = append(cmd.Args, "--detach", "--json")
+	r := runCmd(t, cmd)
+	var d session.Detachment
+	if err := json.Unmarshal([]byte(r.stdout), &d); r.code != 0 || err != nil || d.Handle == "" || d.State == "" {
+		t.Fatalf("%v: exit %d, printed %q (%v); want {handle, state}\nstderr: %s", cmd.Args, r.code, r.stdout, err, r.stderr)
+	}
+	return d, r
 }
 
 // detach runs `call slow … --detach --json` on b and returns the handle.
 func (b *box) detach(url string, args ...string) (string, ran) {
 	b.t.Helper()
-	r := b.run(append(append([]string{"call", "slow", "--era", "legacy", "--no-journal"}, args...), "--detach", "--json", url)...)
-	var d session.Detachment
-	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &d) != nil || d.Handle == "" {
-		b.t.Fatalf("call --detach on %s: exit %d\n%s\n%s", b.host, r.code, r.stdout, r.stderr)
-	}
+	d, r := detachWith(b.t, b.cmd(append(append([]string{"call", "slow", "--era", "legacy", "--no-journal"}, args...), url)...))
 	return d.Handle, r
+}
+
+// inspectorStreamingSlow starts the inspector (in tmux, its state under
+// dir/state) against the Go SDK's HTTP server with an event store, with
+// args before the server's URL, and leaves the slow tool called with
+// seconds and steps, its result awaited in the background.
+func inspectorStreamingSlow(t *testing.T, dir string, seconds, steps string, args ...string) (tm *tmux, state string) {
+	t.Helper()
+	url := testservers.StartHTTP(t, testservers.HTTPOpts{EventStore: true})
+	state = filepath.Join(dir, "state")
+	tm = pane(t, dir, []string{"XDG_STATE_HOME=" + state, "XDG_CONFIG_HOME=" + dir + "/config"}, 140, 40,
+		append(append(args, "--era", "legacy", "--no-journal"), url)...)
+	tm.openTool("slow", "slow")
+	tm.fillField("seconds", seconds)
+	tm.fillField("steps", steps)
+	tm.keys("Enter")
+	tm.waitFor("(waiting for the response)")
+	tm.keys("Escape")
+	tm.waitRe(`slow\s+streaming`)
+	return tm, state
 }
 
 // files lists what b's file store holds (records, marks, leases).
@@ -236,18 +270,8 @@ func TestTwoRejoinersOneWinner(t *testing.T) {
 // result and leaves no file.
 func TestE2EQuitWhileRedisIsUnreachable(t *testing.T) {
 	dead := deadRedis(t)
-	url := testservers.StartHTTP(t, testservers.HTTPOpts{EventStore: true})
 	dir := t.TempDir()
-	state := filepath.Join(dir, "state")
-	tm := pane(t, dir, []string{"XDG_STATE_HOME=" + state, "XDG_CONFIG_HOME=" + dir + "/config"}, 140, 40,
-		"--state", dead, "--era", "legacy", "--no-journal", url)
-	tm.openTool("slow", "slow")
-	tm.fillField("seconds", "3")
-	tm.fillField("steps", "6")
-	tm.keys("Enter")
-	tm.waitFor("(waiting for the response)")
-	tm.keys("Escape")
-	tm.waitRe(`slow\s+streaming`)
+	tm, state := inspectorStreamingSlow(t, dir, "3", "6", "--state", dead)
 	tm.keys("q")
 	tm.waitFor("EXITED 0")
 	b, err := os.ReadFile(filepath.Join(dir, "stderr.log"))
@@ -270,7 +294,7 @@ func TestE2EQuitWhileRedisIsUnreachable(t *testing.T) {
 	if err != nil || !strings.Contains(string(out), "finished 6 steps") {
 		t.Fatalf("rejoin from the local store: %v\n%s", err, out)
 	}
-	if l, _ := (&session.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}).List(); len(l) != 0 {
+	if l, _ := callStore(state).List(); len(l) != 0 {
 		t.Fatalf("records left: %+v", l)
 	}
 }
@@ -282,13 +306,8 @@ func TestE2EQuitWhileRedisIsUnreachable(t *testing.T) {
 func TestRejoinEverythingFromAnotherMachine(t *testing.T) {
 	srv, state, store := sharedRedis(t)
 	url := peers.StartEverythingHTTP(t, "streamableHttp")
-	a := newBox(t, "machine-a")
-	r := a.run("call", "trigger-long-running-operation", "duration=6", "steps=12", "--state", state, "--no-journal",
-		"--detach", "--json", url)
-	var d session.Detachment
-	if r.code != 0 || json.Unmarshal([]byte(r.stdout), &d) != nil || d.Handle == "" {
-		t.Fatalf("call --detach: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
-	}
+	d, _ := detachWith(t, newBox(t, "machine-a").cmd("call", "trigger-long-running-operation", "duration=6", "steps=12",
+		"--state", state, "--no-journal", url))
 	rec, err := store.Get(d.Handle)
 	if err != nil {
 		t.Fatal(err)
@@ -322,22 +341,10 @@ func TestRejoinEverythingFromAnotherMachine(t *testing.T) {
 // the call: the inspector's row leaves "detached" and ends as it ended
 // there (ok).
 func TestE2EDetachedInTheInspectorFinishedElsewhere(t *testing.T) {
-	url := testservers.StartHTTP(t, testservers.HTTPOpts{EventStore: true})
-	dir := t.TempDir()
-	state := filepath.Join(dir, "state")
-	tm := pane(t, dir, []string{"XDG_STATE_HOME=" + state, "XDG_CONFIG_HOME=" + dir + "/config"}, 140, 40,
-		"--era", "legacy", "--no-journal", url)
-	tm.openTool("slow", "slow")
-	tm.fillField("seconds", "2")
-	tm.fillField("steps", "8")
-	tm.keys("Enter")
-	tm.waitFor("(waiting for the response)")
-	tm.keys("Escape")
-	tm.waitRe(`slow\s+streaming`)
+	tm, state := inspectorStreamingSlow(t, t.TempDir(), "2", "8")
 	tm.keys("d")
 	tm.waitRe(`slow\s+detached`)
-	store := &session.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}
-	l, err := store.List()
+	l, err := callStore(state).List()
 	if err != nil || len(l) != 1 {
 		t.Fatalf("records after d: %+v %v", l, err)
 	}

@@ -45,19 +45,12 @@ func via(f transport.Frame, v string) transport.Frame { f.Meta.Via = v; return f
 // waitLoaded waits (bounded) for Open's background reading to end.
 func waitLoaded(t *testing.T, s *Session) Loading {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute) // a hang guard: -race on a loaded machine is slow
-	for {
-		if l := s.Loading(); !l.Active {
-			return l
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the journal was not read within 2 minutes")
-		}
-		select {
-		case <-s.Store().Changed():
-		case <-time.After(10 * time.Millisecond):
-		}
+	select {
+	case <-s.Loaded():
+	case <-time.After(2 * time.Minute): // a hang guard: -race on a loaded machine is slow
+		t.Fatal("the journal was not read within 2 minutes")
 	}
+	return s.Loading()
 }
 
 // Open returns before the frames are read and reads them in the

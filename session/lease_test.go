@@ -68,6 +68,18 @@ func rejoiner(t *testing.T, store session.StateStore, d session.Detached) *sessi
 	return b
 }
 
+// rejoinAndWait rejoins d in s and waits for the call's result.
+func rejoinAndWait(ctx context.Context, t *testing.T, s *session.Session, d session.Detached) {
+	t.Helper()
+	c, err := s.Rejoin(ctx, d)
+	if err != nil {
+		t.Fatalf("rejoin %s: %v", d.Handle, err)
+	}
+	if _, err := c.Wait(ctx); err != nil {
+		t.Fatalf("rejoin %s: %v", d.Handle, err)
+	}
+}
+
 func sentDelete(s *session.Session) bool {
 	for _, it := range s.Store().Since(0, 0) {
 		if it.Frame.Meta.HTTPMethod == "DELETE" {
@@ -103,13 +115,7 @@ func TestRejoinNeverEndsASessionLeasedElsewhere(t *testing.T) {
 	dy, _ := store.Get(hy)
 
 	b := rejoiner(t, store, dy)
-	cy, err := b.Rejoin(ctx, dy)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := cy.Wait(ctx); err != nil {
-		t.Fatalf("B's rejoin: %v", err)
-	}
+	rejoinAndWait(ctx, t, b, dy)
 	b.Close()
 	if sentDelete(b) {
 		t.Fatal("B ended A's MCP session, which A still uses")
@@ -167,13 +173,7 @@ func TestExpiryAfterRejoinReinitializesAndResendsReads(t *testing.T) {
 	defer cancel()
 	d := detachedCall(t, srv.URL, store, 1, 5)
 	b := rejoiner(t, store, d)
-	c, err := b.Rejoin(ctx, d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Wait(ctx); err != nil {
-		t.Fatal(err)
-	}
+	rejoinAndWait(ctx, t, b, d)
 	srv.ExpireSessions()
 	l := b.Call("tools/list", nil)
 	res, err := l.WaitFinal(ctx)
@@ -206,13 +206,7 @@ func TestLastRejoinEndsTheSessionOnlyWhenNothingElseUsesIt(t *testing.T) {
 	}
 	rejoinAndClose := func(d session.Detached) *session.Session {
 		b := rejoiner(t, store, d)
-		c, err := b.Rejoin(ctx, d)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := c.Wait(ctx); err != nil {
-			t.Fatalf("rejoin %s: %v", d.Handle, err)
-		}
+		rejoinAndWait(ctx, t, b, d)
 		b.Close()
 		return b
 	}
@@ -313,13 +307,7 @@ func TestDetachedCallFinishedElsewhereShowsHowItEnded(t *testing.T) {
 		t.Fatalf("the call is %s, want detached", x.Snapshot().State)
 	}
 	b := rejoiner(t, store, d)
-	c, err := b.Rejoin(ctx, d)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if _, err := c.Wait(ctx); err != nil {
-		t.Fatal(err)
-	}
+	rejoinAndWait(ctx, t, b, d)
 	b.Close()
 	waitUntil(t, a, "the detached call to end as it ended elsewhere", func() bool { return x.Snapshot().State == session.StateOK })
 	sn := x.Snapshot()

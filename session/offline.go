@@ -163,8 +163,9 @@ type Loading struct {
 }
 
 type loadState struct {
-	mu sync.Mutex
-	l  Loading
+	mu   sync.Mutex
+	l    Loading
+	done chan struct{} // Loaded's, made on demand (loaded.go)
 }
 
 func (ls *loadState) begin(size int64) {
@@ -185,6 +186,7 @@ func (ls *loadState) end(err error) {
 	if err == nil {
 		ls.l.Read = ls.l.Size
 	}
+	ls.closeDone()
 	ls.mu.Unlock()
 }
 

@@ -210,40 +210,6 @@ func (fs *FileStore) path(handle string) (string, error) {
 	return filepath.Join(fs.Dir, handle+".json"), nil
 }
 
-// markPath is where handle's Mark lives, beside its record (List reads
-// *.json only).
-func markPath(recordPath string) string { return strings.TrimSuffix(recordPath, ".json") + ".mark" }
-
-// Mark writes m beside the record, renamed into place but not synced: it
-// must survive a kill -9 of this process (the page cache does), and costs
-// no disk flush per step.
-func (fs *FileStore) Mark(handle string, m Mark) error {
-	p, err := fs.path(handle)
-	if err != nil {
-		return err
-	}
-	if _, err := os.Stat(p); err != nil {
-		return nil // no record: the call ended, nothing to mark
-	}
-	b, err := json.Marshal(m)
-	if err != nil {
-		return err
-	}
-	tmp, err := os.CreateTemp(fs.Dir, "."+handle+".*.mark")
-	if err != nil {
-		return fmt.Errorf("state store %s: %w", fs.Dir, err)
-	}
-	defer os.Remove(tmp.Name()) // no-op after a successful rename
-	if _, err := tmp.Write(b); err != nil {
-		tmp.Close()
-		return fmt.Errorf("state store write %s: %w", tmp.Name(), err)
-	}
-	if err := tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), markPath(p))
-}
-
 // Put writes d atomically.
 func (fs *FileStore) Put(d Detached) error {
 	p, err := fs.path(d.Handle)
@@ -298,10 +264,7 @@ func (fs *FileStore) Get(handle string) (Detached, error) {
 	if err := json.Unmarshal(b, &d); err != nil {
 		return d, fmt.Errorf("state file %s is damaged: %w", p, err)
 	}
-	var m Mark
-	if b, err := os.ReadFile(markPath(p)); err == nil && json.Unmarshal(b, &m) == nil {
-		d.Apply(m)
-	}
+	applyMarks(&d, markPath(p))
 	return d, nil
 }
 

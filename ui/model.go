@@ -7,6 +7,7 @@ package ui
 import (
 	"context"
 	"encoding/json"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -119,7 +120,11 @@ type Model struct {
 
 	flash   string
 	flashAt time.Time
-	quit    bool
+	// flashCall is the call the flash names by its key: once a proxy says
+	// which id the call carried on the wire (WireKey, a few ms after the
+	// flash is made), the flash names that id, the one the journal has.
+	flashCall *session.Call
+	quit      bool
 
 	// other is the session not shown: the live one replays went to while
 	// the recording (or attached session) is shown, or the other way round
@@ -293,7 +298,33 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m *Model) setFlash(s string) {
-	m.flash, m.flashAt = s, m.opts.Now()
+	m.flash, m.flashAt, m.flashCall = s, m.opts.Now(), nil
+}
+
+// flashNaming sets a flash that names call c by its key.
+func (m *Model) flashNaming(s string, c *session.Call) {
+	m.setFlash(s)
+	m.flashCall = c
+}
+
+// addToFlash says more after the flash, keeping the call it names.
+func (m *Model) addToFlash(more string) {
+	c := m.flashCall
+	m.setFlash(m.flash + more)
+	m.flashCall = c
+}
+
+// flashText is the flash as shown: a call it names by a key of this
+// session's under the id that went on the wire, once known.
+func (m *Model) flashText() string {
+	if c := m.flashCall; c != nil {
+		if wk := c.Snapshot().WireKey; wk != "" {
+			if i := strings.LastIndex(m.flash, c.Key); i >= 0 { // the call named last: "replayed call X as KEY"
+				return m.flash[:i] + wk + m.flash[i+len(c.Key):]
+			}
+		}
+	}
+	return m.flash
 }
 
 func (m *Model) top() modal {
@@ -527,7 +558,7 @@ func (m *Model) replaySelected(params json.RawMessage) tea.Cmd {
 func (m *Model) replay(c *session.Call, params json.RawMessage) {
 	n := m.s.Replay(c, params)
 	m.req.follow = true
-	m.setFlash("replayed call " + termsafe.Line(c.Key) + " as " + n.Key)
+	m.flashNaming("replayed call "+termsafe.Line(c.Key)+" as "+n.Key, n)
 }
 
 func (m *Model) openEditReplay() {

@@ -168,6 +168,16 @@ func (m *Model) cancelForeign(c *session.Call) tea.Cmd {
 	}
 }
 
+// thenSaying runs then and, when it flashed what it did, adds where.
+func (m *Model) thenSaying(then func(*Model) tea.Cmd, where string) tea.Cmd {
+	before := m.flash
+	cmd := then(m)
+	if m.flash != before {
+		m.addToFlash(where)
+	}
+	return cmd
+}
+
 // liveMsg is a Live connection made (or not) for a replay.
 type liveMsg struct {
 	s    *session.Session
@@ -183,12 +193,7 @@ type liveMsg struct {
 func (m *Model) goLive(what, why string, then func(m *Model) tea.Cmd) tea.Cmd {
 	if m.other != nil && m.liveOther {
 		cmd := m.switchSession()
-		before := m.flash
-		next := then(m)
-		if m.flash != before { // what then did, and where
-			m.setFlash(m.flash + " — in the live session; " + m.keyOf("switch-session") + " goes back to " + m.other.sessionName())
-		}
-		return tea.Batch(cmd, next)
+		return tea.Batch(cmd, m.thenSaying(then, " — in the live session; "+m.keyOf("switch-session")+" goes back to "+m.other.sessionName()))
 	}
 	if msg := m.noLive(why); msg != "" {
 		m.refuse(what, msg)
@@ -256,11 +261,7 @@ func (m *Model) liveReady(msg liveMsg) tea.Cmd {
 	lm.th, lm.w, lm.hgt = m.th, m.w, m.hgt
 	m.other, m.liveOther = lm, true
 	cmd := m.switchSession()
-	before := m.flash
-	cmds := []tea.Cmd{cmd, msg.then(m)}
-	if m.flash != before { // what then did, and where
-		m.setFlash(m.flash + " — in a live session against " + termsafe.Line(target) + "; " + m.keyOf("switch-session") + " goes back")
-	}
+	cmds := []tea.Cmd{cmd, m.thenSaying(msg.then, " — in a live session against "+termsafe.Line(target)+"; "+m.keyOf("switch-session")+" goes back")}
 	if m.resp != nil {
 		cmds = append(cmds, waitPrompt(m.resp))
 	}

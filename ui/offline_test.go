@@ -196,6 +196,7 @@ func TestRecordingReplayWithoutTarget(t *testing.T) {
 // test, cancels of a host's calls recorded and answered.
 type fakeFeed struct {
 	fn       func(session.Fed)
+	wire     func(key string, id json.RawMessage)
 	done     chan struct{}
 	once     sync.Once
 	seq      uint64
@@ -233,7 +234,7 @@ func (f *fakeFeed) end(why string) {
 	})
 }
 func (f *fakeFeed) StartFeed(fn func(session.Fed), wire func(string, json.RawMessage)) error {
-	f.fn = fn
+	f.fn, f.wire = fn, wire
 	return nil
 }
 func (f *fakeFeed) CancelForeign(seq uint64, id json.RawMessage, reason string, done func(error)) {

@@ -254,7 +254,7 @@ func shorten(s string, n int) string {
 
 func (m *Model) footer(w int) string {
 	if m.flash != "" && m.opts.Now().Sub(m.flashAt) < 8*time.Second {
-		return fit(m.th.Accent.Render(" "+termsafe.Line(m.flash)), w)
+		return fit(m.th.Accent.Render(" "+termsafe.Line(m.flashText())), w)
 	}
 	var names []string
 	switch md := m.top(); {
@@ -388,7 +388,7 @@ func (m *Model) reqColumns(shown []session.CallSnapshot, w int) reqCols {
 		c.mw, c.nw = 14, 12 // leave the progress bar room at 80 columns
 	}
 	for _, sn := range shown {
-		c.mw = max(c.mw, ansi.StringWidth(sn.Method))
+		c.mw = max(c.mw, ansi.StringWidth(termsafe.Line(sn.Method)))
 		c.nw = max(c.nw, ansi.StringWidth(m.reqName(sn, w)))
 	}
 	fixed := 1 + 6 + 2 + 9 + 8 // mark, key, spaces, status, duration
@@ -445,9 +445,10 @@ func (m *Model) requestRow(sn session.CallSnapshot, cols reqCols, w int, sel boo
 			started += "  "
 		}
 	}
-	what := fmt.Sprintf("%-*s %-*s", mw, shorten(sn.Method, mw), nw, shorten(name, nw))
+	method := termsafe.Line(sn.Method) // the sender's bytes
+	what := fmt.Sprintf("%-*s %-*s", mw, shorten(method, mw), nw, shorten(name, nw))
 	if name == "" { // a call with no name (resources/templates/list): the method has its cells too
-		what = fmt.Sprintf("%-*s", mw+1+nw, shorten(sn.Method, mw+1+nw))
+		what = fmt.Sprintf("%-*s", mw+1+nw, shorten(method, mw+1+nw))
 	}
 	left := fmt.Sprintf("%s%s%-5s %s ", mark, started, shorten(sn.Key, 5), what)
 	line := left + m.statusStyle(st).Render(fmt.Sprintf("%-9s", st)) + fmt.Sprintf(" %7s", fmtDur(sn.Duration(now)))

@@ -3,8 +3,6 @@ package export_test
 import (
 	"bytes"
 	"context"
-	"encoding/base64"
-	"encoding/hex"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -18,11 +16,11 @@ import (
 	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/encoding/protojson"
 
 	"mcpscope/artifact/export"
 	"mcpscope/connect"
 	"mcpscope/filter"
+	"mcpscope/internal/otlptest"
 	"mcpscope/internal/recordtest"
 	"mcpscope/internal/testservers"
 	"mcpscope/session"
@@ -322,46 +320,15 @@ func one(t *testing.T, by map[string][]*tracepb.Span, name string) *tracepb.Span
 	return by[name][0]
 }
 
-// decodeOTLP reads OTLP/JSON with protojson, after turning the hex trace
-// and span ids into the base64 protobuf's JSON mapping expects (OTLP/JSON's
-// documented departure from it).
+// decodeOTLP reads an export's one OTLP/JSON request, which holds one
+// resource with one scope.
 func decodeOTLP(t *testing.T, b []byte) *coltrace.ExportTraceServiceRequest {
 	t.Helper()
-	var doc any
-	if err := json.Unmarshal(b, &doc); err != nil {
-		t.Fatalf("not JSON: %v\n%.300s", err, b)
-	}
-	var fix func(v any)
-	fix = func(v any) {
-		switch x := v.(type) {
-		case map[string]any:
-			for k, val := range x {
-				if s, ok := val.(string); ok && (k == "traceId" || k == "spanId" || k == "parentSpanId") {
-					raw, err := hex.DecodeString(s)
-					if err != nil {
-						t.Fatalf("%s %q is not hex", k, s)
-					}
-					x[k] = base64.StdEncoding.EncodeToString(raw)
-					continue
-				}
-				fix(val)
-			}
-		case []any:
-			for _, e := range x {
-				fix(e)
-			}
-		}
-	}
-	fix(doc)
-	pb, _ := json.Marshal(doc)
-	var req coltrace.ExportTraceServiceRequest
-	if err := (protojson.UnmarshalOptions{DiscardUnknown: false}).Unmarshal(pb, &req); err != nil {
-		t.Fatalf("protojson: %v", err)
-	}
+	req := otlptest.Decode(t, b)
 	if len(req.ResourceSpans) != 1 || len(req.ResourceSpans[0].ScopeSpans) != 1 {
-		t.Fatalf("resource spans: %v", &req)
+		t.Fatalf("resource spans: %v", req)
 	}
-	return &req
+	return req
 }
 
 // TestHARLongStream: a stream longer than the in-memory limit (its body

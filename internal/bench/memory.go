@@ -61,9 +61,15 @@ func Open(path string, idle time.Duration) (OpenResult, error) {
 		m.Pull()
 		_ = m.Render()
 	}
-	for s.Loading().Active {
+	tick := time.NewTicker(frameTime) // a frame at the rate a terminal draws, until the reading ends
+	defer tick.Stop()
+	for loaded := false; !loaded; {
 		frame()
-		time.Sleep(frameTime)
+		select {
+		case <-s.Loaded():
+			loaded = true
+		case <-tick.C:
+		}
 	}
 	frame()
 	r.Seconds = time.Since(start).Seconds()

@@ -53,6 +53,17 @@ func Read(t testing.TB, b []byte) Trace {
 	return out
 }
 
+// Decode reads one OTLP/JSON request (an export's file, a collector's
+// line) into the official protobuf type.
+func Decode(t testing.TB, b []byte) *coltrace.ExportTraceServiceRequest {
+	t.Helper()
+	var doc any
+	if err := json.Unmarshal(b, &doc); err != nil {
+		t.Fatalf("otlptest: not JSON: %v\n%.300s", err, b)
+	}
+	return decode(t, doc)
+}
+
 // decode reads one request with protojson, after turning the hex trace
 // and span ids into the base64 protobuf's JSON mapping expects (OTLP/JSON's
 // documented departure from it).
