@@ -17,6 +17,7 @@ func newRejoinCmd() *cobra.Command {
 	var (
 		h      httpFlags
 		sf     sessionFlags
+		otlp   otlpFlag
 		forget bool
 		asJSON bool
 		target string
@@ -77,6 +78,11 @@ func newRejoinCmd() *cobra.Command {
 			}
 			sp.Notes = cmd.ErrOrStderr()
 			sp.Auth.Interactive = isTerminal(cmd.ErrOrStderr())
+			live, err := otlp.start(cmd, &sp)
+			if err != nil {
+				return err
+			}
+			defer live.finish() // after the rejoined session closed: its last spans
 			return rejoin(cmd, sp, store, args[0], asJSON)
 		},
 	}
@@ -86,6 +92,7 @@ func newRejoinCmd() *cobra.Command {
 	fs.StringVar(&target, "url", "", "the full URL the call was made on, when it had credentials in it (they are never stored)")
 	fs.BoolVar(&forget, "forget", false, "drop the record of a detached call instead of rejoining it")
 	fs.BoolVar(&asJSON, "json", false, "print JSON for programs")
+	otlp.add(fs)
 	return cmd
 }
 
