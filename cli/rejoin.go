@@ -180,7 +180,7 @@ func rejoin(cmd *cobra.Command, sp connect.Spec, store session.StateStore, handl
 		if err != nil {
 			return withTaskHint(fmt.Errorf("rejoin task %s: %w", d.TaskID, err), s, d.TaskID, d.Target)
 		}
-		render.Result(stdout, asJSON, res, render.Contents)
+		printResult(stdout, asJSON, res, render.Contents, nil)
 		return nil
 	}
 	c, err := s.Rejoin(ctx, d)
@@ -228,6 +228,6 @@ func rejoin(cmd *cobra.Command, sp connect.Spec, store session.StateStore, handl
 		return fmt.Errorf("rejoin %s: %w", handle, err)
 	}
 	_ = store.Delete(handle)
-	render.Result(stdout, asJSON, sn.Result, render.Contents)
+	printResult(stdout, asJSON, sn.Result, render.Contents, nil)
 	return nil
 }
