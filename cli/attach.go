@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -11,6 +12,7 @@ import (
 	"mcpscope/internal/termsafe"
 	"mcpscope/proxy"
 	"mcpscope/session"
+	"mcpscope/transport"
 	"mcpscope/ui"
 )
 
@@ -59,7 +61,19 @@ func newAttachCmd() *cobra.Command {
 					termsafe.Line(r.Hello.Name), r.Hello.PID, r.Socket, err)}
 			}
 			a := proxy.NewAttach(conn)
-			s, err := session.Follow(a, session.Options{IDPrefix: fmt.Sprintf("mcpscope-attach-%d-", os.Getpid())})
+			// With --otlp the session's spans go out as the proxy's own
+			// --otlp would send them: from its journal's start, in its trace.
+			trace, err := f.otlp.startFor(cmd, a.JournalPath(), r.Hello.Target)
+			if err != nil {
+				a.Close()
+				return err
+			}
+			defer trace.finish() // after the session closed: its last spans
+			var feed session.Feed = a
+			if trace != nil {
+				feed = tracedFeed{a, trace.e.Frame}
+			}
+			s, err := session.Follow(feed, session.Options{IDPrefix: fmt.Sprintf("mcpscope-attach-%d-", os.Getpid())})
 			if err != nil {
 				a.Close()
 				return err
@@ -76,11 +90,17 @@ func newAttachCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			o := ui.Options{Session: s, Target: lv.target, TargetLine: lv.line, StateStore: store}
+			o := ui.Options{Session: s, Target: lv.target, TargetLine: lv.line, StateStore: store, OTLPStatus: trace.status()}
 			if !a.CanInject() {
 				// An HTTP proxy takes no viewer's request: replays and calls go
 				// to a session of mcpscope's own against its target.
 				o.Live = lv.live
+				if lv.otlpStatus != nil {
+					o.OTLPStatus = lv.otlpStatus // the live session's, when it shows
+					if st := trace.status(); st != nil {
+						o.OTLPStatus = func() string { return joinStatus(st(), lv.otlpStatus()) }
+					}
+				}
 			}
 			err = runTUI(cmd, o)
 			lv.close(cmd.ErrOrStderr())
@@ -89,7 +109,32 @@ func newAttachCmd() *cobra.Command {
 		},
 	}
 	f.add(cmd.Flags())
+	f.otlp.add(cmd.Flags())
 	return cmd
+}
+
+// tracedFeed hands each frame the proxy feeds the session to the live
+// exporter too (session.Follow journals nothing, so Observe never hears
+// of them); the Attach's other methods pass through.
+type tracedFeed struct {
+	*proxy.Attach
+	frame func(seq uint64, f transport.Frame)
+}
+
+func (t tracedFeed) StartFeed(fn func(session.Fed), wire func(key string, id json.RawMessage)) error {
+	return t.Attach.StartFeed(func(fd session.Fed) {
+		t.frame(fd.Seq, fd.Frame)
+		fn(fd)
+	}, wire)
+}
+
+// joinStatus is the proxy's session's exporter line and the replays'
+// live session's, as one line for the info view.
+func joinStatus(proxied, replays string) string {
+	if replays == "" {
+		return proxied
+	}
+	return proxied + " · replays " + replays
 }
 
 // findProxy picks the running proxy called name, or the only one running

@@ -108,7 +108,7 @@ func newCallCmd() *cobra.Command {
 				}
 				final.IsError = session.IsToolError(res)
 			}
-			printResult(out, asJSON, res)
+			printResult(out, asJSON, res, render.Contents, func() json.RawMessage { return outputSchemaOf(cmd, s, name) })
 			if final.IsError {
 				return shown{withAnswerHint(&session.ToolError{Name: name}, s, sp.Answers, res)}
 			}
@@ -125,26 +125,40 @@ func newCallCmd() *cobra.Command {
 	return cmd
 }
 
-// printResult writes a tool result: JSON with --json; on a terminal, the
-// rendering the inspector's response tab shows (package result), in colour
-// unless NO_COLOR is set; piped, each item's text (render.Contents).
-func printResult(out io.Writer, asJSON bool, res json.RawMessage) {
+// printResult writes a result (a tool's, a resource read's, a prompt's):
+// JSON with --json; on a terminal, the rendering the inspector's response
+// tab shows (package result), in colour unless NO_COLOR is set, with the
+// tool's outputSchema beside a structuredContent when schema (nil: none)
+// finds it; piped, human's text (render.Contents, render.Prompt).
+func printResult(out io.Writer, asJSON bool, res json.RawMessage, human func(io.Writer, json.RawMessage) bool, schema func() json.RawMessage) {
 	if f, ok := out.(*os.File); ok && !asJSON && isTerminal(out) {
 		width := 80
 		if w, _, err := term.GetSize(f.Fd()); err == nil && w > 0 {
 			width = w
 		}
-		if printRendered(out, res, width, os.Getenv("NO_COLOR") == "") {
+		o := result.Options{Width: width}
+		if schema != nil && hasStructured(res) {
+			o.OutputSchema = schema()
+		}
+		if printRendered(out, res, o, os.Getenv("NO_COLOR") == "") {
 			return
 		}
 	}
-	render.Result(out, asJSON, res, render.Contents)
+	render.Result(out, asJSON, res, human)
+}
+
+// hasStructured reports whether a tool result carries structuredContent.
+func hasStructured(res json.RawMessage) bool {
+	var r struct {
+		SC json.RawMessage `json:"structuredContent"`
+	}
+	return json.Unmarshal(res, &r) == nil && len(r.SC) > 0 && string(r.SC) != "null"
 }
 
 // printRendered writes res as package result renders it; false when it
-// has no rendering (not a tool result, or too large).
-func printRendered(out io.Writer, res json.RawMessage, width int, color bool) bool {
-	o, st := result.Options{Width: width}, result.Styles{}
+// has no rendering (not a result it knows, or too large).
+func printRendered(out io.Writer, res json.RawMessage, o result.Options, color bool) bool {
+	st := result.Styles{}
 	if color {
 		o.Markdown, st = "dark", result.ANSI()
 	}
@@ -154,6 +168,25 @@ func printRendered(out io.Writer, res json.RawMessage, width int, color bool) bo
 	}
 	fmt.Fprintln(out, strings.Join(ls, "\n"))
 	return true
+}
+
+// outputSchemaOf is the tool's outputSchema as the server lists it (nil
+// when it has none, or the listing fails: the result shows without it).
+func outputSchemaOf(cmd *cobra.Command, s *session.Session, name string) json.RawMessage {
+	tools, err := s.ListAll(cmd.Context(), "tools/list", "tools")
+	if err != nil {
+		return nil
+	}
+	for _, raw := range tools {
+		var t struct {
+			Name         string          `json:"name"`
+			OutputSchema json.RawMessage `json:"outputSchema"`
+		}
+		if json.Unmarshal(raw, &t) == nil && t.Name == name {
+			return t.OutputSchema
+		}
+	}
+	return nil
 }
 
 // printDetached tells where a call left running can be picked up again:

@@ -40,10 +40,19 @@ func newClientCmd() *cobra.Command {
 			}
 			sp.Grace = oneShotGrace
 			sp.Notes = cmd.ErrOrStderr()
+			if !sp.NoJournal && sp.Journal == "" {
+				sp.NoJournal = true // as conformance.Run would: --otlp alone leaves no journal behind
+			}
+			live, err := f.otlp.start(cmd, &sp)
+			if err != nil {
+				return err
+			}
+			defer live.finish() // after the run closed its session: its last spans
 			return conformance.Run(cmd.Context(), sp, scenario, browserLogin, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f.add(cmd.Flags())
+	f.otlp.add(cmd.Flags())
 	cmd.Flags().BoolVar(&browserLogin, "browser-login", false, "log in through the loopback redirect and $BROWSER, as a person would")
 	return cmd
 }

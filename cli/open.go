@@ -64,6 +64,7 @@ func newOpenCmd() *cobra.Command {
 		},
 	}
 	f.add(cmd.Flags())
+	f.otlp.add(cmd.Flags())
 	cmd.Flags().StringVar(&target, "target", "", "replay against this URL instead of the recorded target")
 	return cmd
 }
@@ -90,7 +91,7 @@ func openOffline(cmd *cobra.Command, path string, f *connFlags, url string, comm
 	if err != nil {
 		return err
 	}
-	err = runTUI(cmd, ui.Options{Session: s, Live: lv.live, Target: lv.target, TargetLine: lv.line, StateStore: store})
+	err = runTUI(cmd, ui.Options{Session: s, Live: lv.live, Target: lv.target, TargetLine: lv.line, StateStore: store, OTLPStatus: lv.otlpStatus})
 	lv.close(cmd.ErrOrStderr())
 	if l := s.Loading(); l.Err != nil {
 		fmt.Fprintf(cmd.ErrOrStderr(), "mcpscope: %s: %s\n", termsafe.Line(path), termsafe.Text(l.Err.Error()))
@@ -133,6 +134,9 @@ type liveSetup struct {
 	// close closes the live session if one was made, saying where its
 	// journal went.
 	close func(io.Writer)
+	// otlpStatus is the live session's OpenTelemetry exporter in one line
+	// (nil without --otlp; "" until a live session starts).
+	otlpStatus func() string
 }
 
 // liveTarget is where a session that cannot send (a recording, an HTTP
@@ -188,17 +192,36 @@ func liveTarget(cmd *cobra.Command, f *connFlags, url string, command []string, 
 	default:
 		name = "stdio: " + transport.CommandLine(sp.Command)
 	}
+	// With --otlp (or the environment) each live session sends its spans
+	// as it runs, like the inspector's; the recording's own are export's.
+	ep, traced, err := f.otlp.resolve(cmd)
+	if err != nil {
+		return liveSetup{}, err
+	}
 	var (
-		mu   sync.Mutex
-		made []*session.Session
+		mu     sync.Mutex
+		made   []*session.Session
+		traces []*liveTrace
 	)
 	live := &ui.Live{Target: name, Confirm: confirm, Connect: func(ctx context.Context) (*session.Session, *ui.Responder, error) {
-		s, err := connect.Connect(ctx, sp)
+		spc := sp
+		var lt *liveTrace
+		if traced {
+			var err error
+			if lt, err = f.otlp.startAt(cmd, ep, &spc); err != nil {
+				return nil, nil, err
+			}
+		}
+		s, err := connect.Connect(ctx, spc)
 		if err != nil {
+			lt.finish()
 			return nil, nil, err
 		}
 		mu.Lock()
 		made = append(made, s)
+		if lt != nil {
+			traces = append(traces, lt)
+		}
 		mu.Unlock()
 		return s, resp, nil
 	}}
@@ -209,8 +232,23 @@ func liveTarget(cmd *cobra.Command, f *connFlags, url string, command []string, 
 			s.Close()
 			journalHint(w, "the replays' live session's journal", s.Info().JournalPath)
 		}
+		for _, lt := range traces {
+			lt.finish() // after its session closed: its last spans
+		}
 	}
-	return liveSetup{live: live, target: targetArgs(sp), line: targetLine(sp), close: closeLive}, nil
+	status := func() string {
+		mu.Lock()
+		defer mu.Unlock()
+		if len(traces) == 0 {
+			return ""
+		}
+		return traces[len(traces)-1].e.Status()
+	}
+	ls := liveSetup{live: live, target: targetArgs(sp), line: targetLine(sp), close: closeLive}
+	if traced {
+		ls.otlpStatus = status
+	}
+	return ls, nil
 }
 
 func rootsOf(sp connect.Spec) []session.Root {

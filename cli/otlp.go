@@ -39,10 +39,19 @@ type liveTrace struct {
 }
 
 // start starts the live exporter when --otlp or the environment names a
-// collector, and hooks it to sp (nil when none). The journal's path is
-// fixed here, so the trace is named by the journal's header as the export
-// of that journal names it.
+// collector, and hooks it to sp (nil when none).
 func (f *otlpFlag) start(cmd *cobra.Command, sp *connect.Spec) (*liveTrace, error) {
+	ep, ok, err := f.resolve(cmd)
+	if !ok || err != nil {
+		return nil, err
+	}
+	return f.startAt(cmd, ep, sp)
+}
+
+// startAt starts a live exporter to ep for the session sp describes and
+// hooks it to sp. The journal's path is fixed here, so the trace is named
+// by the journal's header as the export of that journal names it.
+func (f *otlpFlag) startAt(cmd *cobra.Command, ep otlplive.Endpoint, sp *connect.Spec) (*liveTrace, error) {
 	if !sp.NoJournal && sp.Journal == "" {
 		sp.Journal = session.NewJournalPath(session.DefaultJournalDir(), time.Now())
 	}
@@ -50,39 +59,52 @@ func (f *otlpFlag) start(cmd *cobra.Command, sp *connect.Spec) (*liveTrace, erro
 	if sp.URL == "" {
 		target = "stdio: " + transport.CommandLine(sp.Command)
 	}
-	l, err := f.startFor(cmd, sp.Journal, target)
-	if l != nil {
-		observe := sp.Observe
-		sp.Observe = l.e.Frame
-		if observe != nil {
-			sp.Observe = func(seq uint64, fr transport.Frame) { observe(seq, fr); l.e.Frame(seq, fr) }
-		}
+	l, err := begin(cmd, ep, sp.Journal, target)
+	if err != nil {
+		return nil, err
 	}
-	return l, err
+	observe := sp.Observe
+	sp.Observe = l.e.Frame
+	if observe != nil {
+		sp.Observe = func(seq uint64, fr transport.Frame) { observe(seq, fr); l.e.Frame(seq, fr) }
+	}
+	return l, nil
 }
 
 // startFor starts the live exporter for the session journaled at journal
 // ("" without one) when --otlp or the environment names a collector.
 func (f *otlpFlag) startFor(cmd *cobra.Command, journal, target string) (*liveTrace, error) {
+	ep, ok, err := f.resolve(cmd)
+	if !ok || err != nil {
+		return nil, err
+	}
+	return begin(cmd, ep, journal, target)
+}
+
+// resolve is the collector --otlp or the environment names (ok false when
+// none, or when the command takes no --otlp); what the person should know
+// about it (headers left out) is said on stderr, once.
+func (f *otlpFlag) resolve(cmd *cobra.Command) (otlplive.Endpoint, bool, error) {
 	if !f.added {
-		return nil, nil
+		return otlplive.Endpoint{}, false, nil
 	}
 	ep, ok, err := otlplive.Resolve(f.url, nil)
 	if err != nil {
-		return nil, usagef(cmd.CommandPath(), "%v", err)
+		return ep, false, usagef(cmd.CommandPath(), "%v", err)
 	}
-	if !ok {
-		return nil, nil
+	if ok && ep.Note != "" {
+		fmt.Fprintf(cmd.ErrOrStderr(), "mcpscope: OpenTelemetry: %s\n", termsafe.Line(ep.Note))
 	}
-	errw := cmd.ErrOrStderr()
-	if ep.Note != "" {
-		fmt.Fprintf(errw, "mcpscope: OpenTelemetry: %s\n", termsafe.Line(ep.Note))
-	}
+	return ep, ok, nil
+}
+
+// begin starts an exporter to ep for the session journaled at journal.
+func begin(cmd *cobra.Command, ep otlplive.Endpoint, journal, target string) (*liveTrace, error) {
 	e, err := otlplive.Start(ep, otlplive.Options{Version: session.Version, Journal: journal, Target: transport.RedactTarget(target)})
 	if err != nil {
 		return nil, err
 	}
-	return &liveTrace{e: e, errw: errw, wait: min(otlpCloseWait, ep.Timeout)}, nil
+	return &liveTrace{e: e, errw: cmd.ErrOrStderr(), wait: min(otlpCloseWait, ep.Timeout)}, nil
 }
 
 // status is the exporter's line for the info view (nil without one).

@@ -30,7 +30,7 @@ func newPromptCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			render.Result(cmd.OutOrStdout(), asJSON, res, render.Prompt)
+			printResult(cmd.OutOrStdout(), asJSON, res, render.Prompt, nil)
 			return nil
 		}),
 	}

@@ -22,7 +22,7 @@ func newReadCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			render.Result(cmd.OutOrStdout(), asJSON, res, render.Contents)
+			printResult(cmd.OutOrStdout(), asJSON, res, render.Contents, nil)
 			return nil
 		}),
 	}

@@ -17,6 +17,7 @@ func newRejoinCmd() *cobra.Command {
 	var (
 		h      httpFlags
 		sf     sessionFlags
+		otlp   otlpFlag
 		forget bool
 		asJSON bool
 		target string
@@ -77,6 +78,11 @@ func newRejoinCmd() *cobra.Command {
 			}
 			sp.Notes = cmd.ErrOrStderr()
 			sp.Auth.Interactive = isTerminal(cmd.ErrOrStderr())
+			live, err := otlp.start(cmd, &sp)
+			if err != nil {
+				return err
+			}
+			defer live.finish() // after the rejoined session closed: its last spans
 			return rejoin(cmd, sp, store, args[0], asJSON)
 		},
 	}
@@ -86,6 +92,7 @@ func newRejoinCmd() *cobra.Command {
 	fs.StringVar(&target, "url", "", "the full URL the call was made on, when it had credentials in it (they are never stored)")
 	fs.BoolVar(&forget, "forget", false, "drop the record of a detached call instead of rejoining it")
 	fs.BoolVar(&asJSON, "json", false, "print JSON for programs")
+	otlp.add(fs)
 	return cmd
 }
 
@@ -173,7 +180,7 @@ func rejoin(cmd *cobra.Command, sp connect.Spec, store session.StateStore, handl
 		if err != nil {
 			return withTaskHint(fmt.Errorf("rejoin task %s: %w", d.TaskID, err), s, d.TaskID, d.Target)
 		}
-		render.Result(stdout, asJSON, res, render.Contents)
+		printResult(stdout, asJSON, res, render.Contents, nil)
 		return nil
 	}
 	c, err := s.Rejoin(ctx, d)
@@ -221,6 +228,6 @@ func rejoin(cmd *cobra.Command, sp connect.Spec, store session.StateStore, handl
 		return fmt.Errorf("rejoin %s: %w", handle, err)
 	}
 	_ = store.Delete(handle)
-	render.Result(stdout, asJSON, sn.Result, render.Contents)
+	printResult(stdout, asJSON, sn.Result, render.Contents, nil)
 	return nil
 }

@@ -122,7 +122,7 @@ func taskAction(cmd *cobra.Command, s *session.Session, action, id, url string, 
 		if err != nil {
 			return withTaskHint(err, s, id, url)
 		}
-		render.Result(stdout, asJSON, res, render.Contents)
+		printResult(stdout, asJSON, res, render.Contents, nil)
 		return nil
 	}
 	// update

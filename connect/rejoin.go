@@ -135,7 +135,7 @@ func Rejoin(sp Spec, d session.Detached, store session.StateStore) (*session.Ses
 		r = newAnswers(sp.Answers, sp.Roots) // a rejoined task may ask for input
 	}
 	s := session.New(t, session.Options{Responder: r, Journal: j, Timeout: sp.Timeout, MaxTimeout: sp.MaxTimeout, StateStore: store,
-		Rejoin: session.RejoinInfo{Target: d.Target, Headers: d.Headers, SecretRefs: d.SecretRefs}})
+		Observe: sp.Observe, Rejoin: session.RejoinInfo{Target: d.Target, Headers: d.Headers, SecretRefs: d.SecretRefs}})
 	if err := s.Start(); err != nil {
 		if j != nil {
 			j.Close()

@@ -205,7 +205,8 @@ func (ox *tracer) frame(fr *scan.Frame) error {
 }
 
 // finish writes every span left: the ended ones, and the calls still
-// unanswered when the journal ended, which end with its last frame.
+// unanswered when the journal ended, which end with its last frame, lost,
+// as journal and open say (session.RecordingEnded).
 func (ox *tracer) finish() error {
 	err := ox.flushClosing(time.Time{}, true)
 	var rest []int
@@ -215,8 +216,8 @@ func (ox *tracer) finish() error {
 	sort.Ints(rest)
 	for _, i := range rest {
 		sp := ox.open[i]
-		sp.s.Attributes = append(sp.s.Attributes, str("mcpscope.call.state", "unanswered"))
-		sp.s.Status = otlpStatus{Message: "no answer when the journal ended"}
+		sp.s.Attributes = append(sp.s.Attributes, str("mcpscope.call.state", lostWord(session.RecordingEnded)))
+		sp.s.Status = otlpStatus{Code: statusCodeError, Message: session.RecordingEnded}
 		if werr := ox.write(sp, ox.last); werr != nil && err == nil {
 			err = werr
 		}
@@ -341,13 +342,20 @@ func (ox *tracer) lost(fr *scan.Frame) error {
 		if !sp.ended.IsZero() {
 			continue // it ended before: it is written when its window closes
 		}
-		sp.s.Attributes = append(sp.s.Attributes, str("error.type", "transport_closed"), str("mcpscope.call.state", "lost"))
+		sp.s.Attributes = append(sp.s.Attributes, str("error.type", "transport_closed"), str("mcpscope.call.state", lostWord(fr.Meta.Detail)))
 		sp.s.Status = otlpStatus{Code: statusCodeError, Message: fr.Meta.Event + ": " + fr.Meta.Detail}
 		if err := ox.write(sp, fr.Time); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// lostWord is the state word of a call its transport or recording left
+// unanswered for reason: session.StateWord's, which journal and open show.
+func lostWord(reason string) string {
+	return session.StateWord(&session.CallSnapshot{State: session.StateError,
+		Failure: &session.Failure{Reason: reason, Kind: session.ErrClosed}})
 }
 
 // start opens the span of a request.

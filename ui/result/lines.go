@@ -1,12 +1,6 @@
 package result
 
-import (
-	"bytes"
-	"encoding/json"
-	"strings"
-
-	"mcpscope/internal/termsafe"
-)
+import "encoding/json"
 
 // Styles colour the classes of lines on a terminal (nil: as is).
 type Styles struct {
@@ -36,12 +30,7 @@ func Lines(bs []Block, st Styles) []string {
 	var out []string
 	for _, b := range bs {
 		if b.JSON != nil {
-			var ind bytes.Buffer
-			if json.Indent(&ind, b.JSON, "", "  ") != nil {
-				out = append(out, strings.Split(termsafe.Text(string(b.JSON)), "\n")...)
-				continue
-			}
-			out = append(out, strings.Split(string(termsafe.JSON(ind.Bytes())), "\n")...)
+			out = append(out, jsonLines(b.JSON)...)
 			continue
 		}
 		f := map[Class]func(string) string{Faint: st.Faint, Heading: st.Heading, Error: st.Error}[b.Class]

@@ -1,7 +1,8 @@
-// Package result renders an MCP result (a tool call's, a resource read's)
-// for people: each content item as what it is — text as text, Markdown
-// rendered (markdown.go, on goldmark's parser), structuredContent as JSON beside the
-// outputSchema it claims, images, audio and blobs as their type, decoded
+// Package result renders an MCP result (a tool call's, a resource read's,
+// a prompt's messages) for people: each content item as what it is — text
+// as text, Markdown rendered (markdown.go, on goldmark's parser),
+// structuredContent as JSON beside the outputSchema it claims (side by
+// side when wide enough), images, audio and blobs as their type, decoded
 // size and dimensions, resource links as links, and an isError result
 // unmistakable. The detail view shows the blocks in its pager; headless
 // call prints the same blocks as lines (Render).
@@ -18,6 +19,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"mcpscope/internal/render"
@@ -89,8 +91,16 @@ func Blocks(res json.RawMessage, o Options) ([]Block, bool) {
 		Contents          []json.RawMessage `json:"contents"`
 		StructuredContent json.RawMessage   `json:"structuredContent"`
 		IsError           bool              `json:"isError"`
+		Messages          []json.RawMessage `json:"messages"`
+		Description       string            `json:"description"`
 	}
-	if json.Unmarshal(res, &r) != nil || (r.Content == nil && r.Contents == nil && len(r.StructuredContent) == 0) {
+	if json.Unmarshal(res, &r) != nil {
+		return nil, false
+	}
+	if r.Content == nil && r.Contents == nil && len(r.StructuredContent) == 0 {
+		if r.Messages != nil {
+			return prompt(r.Description, r.Messages, o), true
+		}
 		return nil, false
 	}
 	var out []Block
@@ -116,10 +126,122 @@ func Blocks(res json.RawMessage, o Options) ([]Block, bool) {
 		out = append(out, item(c, body, o)...)
 	}
 	if sc := bytes.TrimSpace(r.StructuredContent); len(sc) > 0 && string(sc) != "null" {
-		out = append(out, Block{Lines: []string{""}}, Block{Class: Heading, Lines: []string{"structuredContent"}}, Block{JSON: sc})
-		out = append(out, against(sc, o.OutputSchema)...)
+		out = append(out, structured(sc, o)...)
 	}
 	return out, true
+}
+
+// prompt renders a prompts/get result: its description, then each message
+// under its role, its content items as a tool result's are.
+func prompt(description string, messages []json.RawMessage, o Options) []Block {
+	var out []Block
+	if description != "" {
+		out = append(out, Block{Class: Faint, Lines: []string{termsafe.Line(description)}})
+	}
+	if len(messages) == 0 {
+		out = append(out, Block{Class: Faint, Lines: []string{"(no messages)"}})
+	}
+	for _, raw := range messages {
+		if len(out) > 0 {
+			out = append(out, Block{Lines: []string{""}})
+		}
+		var m struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		}
+		if json.Unmarshal(raw, &m) != nil {
+			out = append(out, Block{Class: Faint, Lines: []string{"(a message that is not an object)"}}, Block{JSON: raw})
+			continue
+		}
+		out = append(out, Block{Class: Heading, Lines: []string{"▸ " + termsafe.Line(firstNonEmpty(m.Role, "(no role)"))}})
+		// One content block per message (the spec's); a list is read too.
+		items := []json.RawMessage{m.Content}
+		if c := bytes.TrimSpace(m.Content); len(c) > 0 && c[0] == '[' {
+			items = nil
+			_ = json.Unmarshal(c, &items)
+		}
+		for i, it := range items {
+			if i > 0 {
+				out = append(out, Block{Lines: []string{""}})
+			}
+			var c content
+			if json.Unmarshal(it, &c) != nil {
+				out = append(out, Block{Class: Faint, Lines: []string{"(content that is not an object)"}}, Block{JSON: it})
+				continue
+			}
+			c.Raw = it
+			out = append(out, item(c, Plain, o)...)
+		}
+	}
+	return out
+}
+
+// SideBySide is the narrowest width at which structuredContent shows
+// beside its outputSchema; narrower, the schema goes under it.
+const SideBySide = 100
+
+// structured shows structuredContent and the outputSchema it claims:
+// side by side when Options.Width allows, as lines laid out here (neither
+// folds); else one under the other, as JSON a viewer folds.
+func structured(sc json.RawMessage, o Options) []Block {
+	schema := bytes.TrimSpace(o.OutputSchema)
+	if len(schema) == 0 || o.Width < SideBySide {
+		out := []Block{{Lines: []string{""}}, {Class: Heading, Lines: []string{"structuredContent"}}, {JSON: sc}}
+		if len(schema) > 0 {
+			out = append(out, Block{Lines: []string{""}}, Block{Class: Heading, Lines: []string{"outputSchema (the tool's)"}}, verdict(sc, schema), Block{JSON: schema})
+		}
+		return out
+	}
+	col := (o.Width - len(gutter)) / 2
+	return []Block{{Lines: []string{""}},
+		{Class: Heading, Lines: []string{pad("structuredContent", col) + gutter + "outputSchema (the tool's)"}},
+		verdict(sc, schema),
+		{Lines: columns(jsonLines(sc), jsonLines(schema), col)}}
+}
+
+// gutter parts the two columns.
+const gutter = " │ "
+
+// columns lays left and right out side by side, each wrapped at width
+// cells.
+func columns(left, right []string, width int) []string {
+	l, r := wrapAll(left, width), wrapAll(right, width)
+	out := make([]string, max(len(l), len(r)))
+	for i := range out {
+		var a, b string
+		if i < len(l) {
+			a = l[i]
+		}
+		if i < len(r) {
+			b = r[i]
+		}
+		out[i] = strings.TrimRight(pad(a, width)+gutter+b, " ")
+	}
+	return out
+}
+
+func wrapAll(lines []string, width int) []string {
+	var out []string
+	for _, l := range lines {
+		out = append(out, strings.Split(ansi.Hardwrap(l, width, true), "\n")...)
+	}
+	return out
+}
+
+func pad(s string, width int) string {
+	if n := ansi.StringWidth(s); n < width {
+		return s + strings.Repeat(" ", width-n)
+	}
+	return s
+}
+
+// jsonLines is a JSON value indented and made inert, as lines.
+func jsonLines(v json.RawMessage) []string {
+	var ind bytes.Buffer
+	if json.Indent(&ind, v, "", "  ") != nil {
+		return strings.Split(termsafe.Text(string(v)), "\n")
+	}
+	return strings.Split(string(termsafe.JSON(ind.Bytes())), "\n")
 }
 
 // item renders one content item.
@@ -174,23 +296,22 @@ func body1(c content, body Class, o Options) []Block {
 	return []Block{{Class: body, Lines: strings.Split(strings.TrimRight(termsafe.Text(text), "\n"), "\n")}}
 }
 
-// against shows the outputSchema a structuredContent claims, and whether
-// it keeps to it.
-func against(sc, schema json.RawMessage) []Block {
-	if len(bytes.TrimSpace(schema)) == 0 {
-		return nil
-	}
-	verdict := Block{Class: Faint, Lines: []string{"✓ keeps to the tool's outputSchema"}}
+// verdict says whether a structuredContent keeps to the outputSchema it
+// claims.
+func verdict(sc, schema json.RawMessage) Block {
 	var s jsonschema.Schema
 	var v any
 	if json.Unmarshal(schema, &s) != nil || json.Unmarshal(sc, &v) != nil {
-		verdict = Block{Class: Faint, Lines: []string{"(the outputSchema is unreadable)"}}
-	} else if rs, err := s.Resolve(nil); err != nil {
-		verdict = Block{Class: Faint, Lines: []string{"(the outputSchema cannot be resolved: " + termsafe.Line(err.Error()) + ")"}}
-	} else if err := rs.Validate(v); err != nil {
-		verdict = Block{Class: Error, Lines: []string{"✗ does not keep to the tool's outputSchema: " + termsafe.Line(err.Error())}}
+		return Block{Class: Faint, Lines: []string{"(the outputSchema is unreadable)"}}
 	}
-	return []Block{{Lines: []string{""}}, {Class: Heading, Lines: []string{"outputSchema (the tool's)"}}, verdict, {JSON: schema}}
+	rs, err := s.Resolve(nil)
+	if err != nil {
+		return Block{Class: Faint, Lines: []string{"(the outputSchema cannot be resolved: " + termsafe.Line(err.Error()) + ")"}}
+	}
+	if err := rs.Validate(v); err != nil {
+		return Block{Class: Error, Lines: []string{"✗ does not keep to the tool's outputSchema: " + termsafe.Line(err.Error())}}
+	}
+	return Block{Class: Faint, Lines: []string{"✓ keeps to the tool's outputSchema"}}
 }
 
 func mimeNote(mt string) string {

@@ -1,0 +1,64 @@
+package cli
+
+import (
+	"encoding/json"
+	"regexp"
+	"testing"
+	"time"
+
+	"mcpscope/internal/otlptest"
+	"mcpscope/session"
+)
+
+// TestOTLPUnansweredSaysLost: a recording's last call got no answer; the
+// OTLP export ends its span with the recording and names its state with
+// the word journal shows for it (lost, not a word of its own), as an
+// error, with the reason open gives.
+func TestOTLPUnansweredSaysLost(t *testing.T) {
+	t0 := time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
+	line := func(seq int, at time.Duration, dir, raw string) string {
+		b, _ := json.Marshal(session.Record{Seq: uint64(seq), Time: t0.Add(at), Dir: dir, Kind: "message", Raw: &raw})
+		return string(b) + "\n"
+	}
+	path := writeFile(t, header+
+		line(1, 0, "out", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)+
+		line(2, 100*time.Millisecond, "in", `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`)+
+		line(3, time.Second, "out", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow"}}`)+
+		line(4, 3500*time.Millisecond, "in", `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"working"}}`))
+	code, out, errs := run(t, "journal", "--summary", path)
+	if code != exitOK {
+		t.Fatalf("journal: exit %d: %s", code, errs)
+	}
+	m := regexp.MustCompile(`tools/call slow\s+(\w+)\s`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("journal does not list the unanswered call:\n%s", out)
+	}
+	journalWord := m[1]
+	code, exported, errs := run(t, "export", "--format", "otlp", path)
+	if code != exitOK {
+		t.Fatalf("export: exit %d: %s", code, errs)
+	}
+	tr := otlptest.Read(t, []byte(exported))
+	for _, s := range tr.Spans {
+		if s.Name != "tools/call slow" {
+			continue
+		}
+		state := ""
+		for _, a := range s.Attributes {
+			if a.Key == "mcpscope.call.state" {
+				state = a.GetValue().GetStringValue()
+			}
+		}
+		if state != journalWord || state != "lost" {
+			t.Fatalf("the span's mcpscope.call.state is %q; journal says %q (want both lost)", state, journalWord)
+		}
+		if s.Status.GetCode() != 2 || s.Status.GetMessage() != session.RecordingEnded {
+			t.Fatalf("the span's status is %v, want an error saying %q", s.Status, session.RecordingEnded)
+		}
+		if end := time.Unix(0, int64(s.EndTimeUnixNano)); !end.Equal(t0.Add(3500 * time.Millisecond)) {
+			t.Fatalf("the span ends at %s, want where the recording ends (%s)", end, t0.Add(3500*time.Millisecond))
+		}
+		return
+	}
+	t.Fatalf("no tools/call slow span in the export:\n%s", exported)
+}
