@@ -242,7 +242,11 @@ func TestElicitationMultiSelect(t *testing.T) {
 func TestRequestColumnsFitTheirContent(t *testing.T) {
 	frames := append(fixtureFrames(),
 		msg(4.2, transport.Out, `{"jsonrpc":"2.0","id":6,"method":"resources/templates/list","params":{}}`),
-		msg(4.3, transport.In, `{"jsonrpc":"2.0","id":6,"result":{"resourceTemplates":[]}}`))
+		msg(4.3, transport.In, `{"jsonrpc":"2.0","id":6,"result":{"resourceTemplates":[]}}`),
+		msg(4.4, transport.Out, `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"trigger-long-running-operation"}}`),
+		msg(4.5, transport.In, `{"jsonrpc":"2.0","id":7,"result":{"content":[]}}`),
+		msg(4.6, transport.Out, `{"jsonrpc":"2.0","id":8,"method":"resources/templates/list","params":{}}`),
+		msg(4.7, transport.In, `{"jsonrpc":"2.0","id":8,"result":{"resourceTemplates":[]}}`))
 	for _, sz := range layoutSizes {
 		w, h := sz[0], sz[1]
 		m := newTestModel(t, loadFrames(t, frames), w, h)
@@ -250,7 +254,7 @@ func TestRequestColumnsFitTheirContent(t *testing.T) {
 		checkLayout(t, fmt.Sprintf("requests at %dx%d", w, h), sc, w, h)
 		var list, echo string
 		for _, l := range strings.Split(sc, "\n") {
-			if strings.Contains(l, " 6 ") && strings.Contains(l, "resources/") {
+			if strings.Contains(l, " 8 ") && strings.Contains(l, "resources/") {
 				list = l
 			}
 			if strings.Contains(l, "tools/call") && strings.Contains(l, "echo") {
@@ -261,11 +265,16 @@ func TestRequestColumnsFitTheirContent(t *testing.T) {
 			t.Fatalf("at %dx%d the method is cut: %q", w, h, list)
 		}
 		press(m, "open") // the selected row, the last
-		if title := strings.Split(screen(m), "\n")[1]; !strings.Contains(title, " call 6 · resources/templates/list · ok · 100ms") {
+		if title := strings.Split(screen(m), "\n")[1]; !strings.Contains(title, " call 8 · resources/templates/list · ok · 100ms") {
 			t.Fatalf("at %dx%d the detail's title: %q", w, h, title)
 		}
 		if w < 80 {
 			continue
+		}
+		// A long tool name beside a nameless long method keeps its
+		// words: the method column holds only what a named row needs.
+		if !strings.Contains(sc, "trigger-long-run") {
+			t.Fatalf("at %dx%d the tool name is cut short:\n%s", w, h, sc)
 		}
 		col := func(l string) int { return ansi.StringWidth(l[:strings.Index(l, " ok ")]) } // cells, not bytes: ▸ is three
 		if !strings.Contains(list, " ok ") || !strings.Contains(echo, " ok ") || col(list) != col(echo) {

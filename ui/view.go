@@ -387,9 +387,16 @@ func (m *Model) reqColumns(shown []session.CallSnapshot, w int) reqCols {
 	if w < 100 {
 		c.mw, c.nw = 14, 12 // leave the progress bar room at 80 columns
 	}
+	need := 4 // the widest method of a row with a name: a row without one
+	// (resources/templates/list) spreads over both columns instead
 	for _, sn := range shown {
-		c.mw = max(c.mw, ansi.StringWidth(termsafe.Line(sn.Method)))
-		c.nw = max(c.nw, ansi.StringWidth(m.reqName(sn, w)))
+		name := ansi.StringWidth(m.reqName(sn, w))
+		method := ansi.StringWidth(termsafe.Line(sn.Method))
+		c.mw = max(c.mw, method)
+		c.nw = max(c.nw, name)
+		if name > 0 {
+			need = max(need, method)
+		}
 	}
 	fixed := 1 + 6 + 2 + 9 + 8 // mark, key, spaces, status, duration
 	if c.started {
@@ -404,9 +411,11 @@ func (m *Model) reqColumns(shown []session.CallSnapshot, w int) reqCols {
 	}
 	budget = max(7, budget)
 	if c.mw+c.nw > budget {
-		// The method comes first (a handful of names, each telling): the
-		// name keeps 7 cells, enough to know it again; the detail has it
-		// whole.
+		// The method column first gives back what no named row needs;
+		// then the method comes first (a handful of names, each telling):
+		// the name keeps 7 cells, enough to know it again; the detail has
+		// it whole.
+		c.mw = max(need, min(c.mw, budget-c.nw))
 		c.mw = max(4, min(c.mw, budget-min(c.nw, 7)))
 		c.nw = max(3, budget-c.mw)
 	}
