@@ -1,7 +1,6 @@
 package cli
 
 import (
-	"encoding/json"
 	"regexp"
 	"testing"
 	"time"
@@ -15,16 +14,7 @@ import (
 // the word journal shows for it (lost, not a word of its own), as an
 // error, with the reason open gives.
 func TestOTLPUnansweredSaysLost(t *testing.T) {
-	t0 := time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
-	line := func(seq int, at time.Duration, dir, raw string) string {
-		b, _ := json.Marshal(session.Record{Seq: uint64(seq), Time: t0.Add(at), Dir: dir, Kind: "message", Raw: &raw})
-		return string(b) + "\n"
-	}
-	path := writeFile(t, header+
-		line(1, 0, "out", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`)+
-		line(2, 100*time.Millisecond, "in", `{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-06-18","capabilities":{},"serverInfo":{"name":"s","version":"1"}}}`)+
-		line(3, time.Second, "out", `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow"}}`)+
-		line(4, 3500*time.Millisecond, "in", `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"working"}}`))
+	t0, path := unansweredJournal(t)
 	code, out, errs := run(t, "journal", "--summary", path)
 	if code != exitOK {
 		t.Fatalf("journal: exit %d: %s", code, errs)

@@ -10,8 +10,8 @@ import (
 
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
-	formview "mcpscope/ui/form"
 	"mcpscope/ui/detail"
+	formview "mcpscope/ui/form"
 )
 
 // Responder hands server→client requests to the UI and waits for the

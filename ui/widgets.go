@@ -17,5 +17,4 @@ var (
 	oneLine       = widget.OneLine
 	eventText     = widget.EventText
 	chainText     = widget.ChainText
-	counted       = widget.Counted
 )
