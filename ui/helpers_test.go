@@ -2,7 +2,6 @@ package ui
 
 import (
 	"encoding/json"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -15,13 +14,12 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"mcpscope/internal/goldentest"
 	"mcpscope/session"
 	"mcpscope/themes"
 	"mcpscope/transport"
 	"mcpscope/ui/view"
 )
-
-var update = flag.Bool("update", false, "rewrite golden files")
 
 var t0 = time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
 
@@ -172,23 +170,7 @@ func topView[T view.View](m *Model) (T, bool) {
 // screen is the model's content without styling, for goldens and checks.
 func screen(m *Model) string { return ansi.Strip(m.Render()) }
 
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./ui -run %s -update)", err, t.Name())
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from %s:\n--- got ---\n%s\n--- want ---\n%s", t.Name(), path, got, want)
-	}
-}
+func golden(t *testing.T, name, got string) { t.Helper(); goldentest.Check(t, name, got) }
 
 // fakeTransport records what the session sends and lets tests inject what
 // a server would say.

@@ -4,6 +4,8 @@ import (
 	"os"
 	"strings"
 	"testing"
+
+	"mcpscope/internal/goldentest"
 )
 
 // The README's key section is the keymap's: this fails when they disagree,
@@ -25,7 +27,7 @@ func TestREADMEKeysMatchKeymap(t *testing.T) {
 	if s[i:j] == want {
 		return
 	}
-	if *update {
+	if goldentest.Update() {
 		if err := os.WriteFile(path, []byte(s[:i]+want+s[j:]), 0o644); err != nil {
 			t.Fatal(err)
 		}

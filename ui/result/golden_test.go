@@ -2,32 +2,13 @@ package result
 
 import (
 	"encoding/json"
-	"flag"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
+
+	"mcpscope/internal/goldentest"
 )
 
-var update = flag.Bool("update", false, "rewrite the golden files")
-
-func golden(t *testing.T, name, got string) {
-	t.Helper()
-	path := filepath.Join("testdata", name+".golden")
-	if *update {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run go test ./ui/result -run %s -update)", err, t.Name())
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from %s:\n--- got ---\n%s\n--- want ---\n%s", t.Name(), path, got, want)
-	}
-}
+func golden(t *testing.T, name, got string) { t.Helper(); goldentest.Check(t, name, got) }
 
 const (
 	weatherResult = `{"content":[{"type":"text","text":"Sunny in Paris"}],
