@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -170,16 +171,13 @@ type Call struct {
 	// (the bools sit together: a session holds a Call for every call, and
 	// padding after each would cost a size class.)
 	resultType string        // the result's resultType, read once ("" until known)
-	resultSeq  uint64        // a result over MaxHeldFrame was left in the journal, in this frame
+	resultSeq  uint64        // the result was left in the journal, in this frame (over MaxHeldFrame, or an opened journal's tool result)
 	respSeq    uint64        // the first response's frame (0: none yet)
 	done       chan struct{} // made by Done when first asked for (nil until then)
-	via        string        // adopted: whose request it was (transport.Meta.Via, in a proxy's journal)
 
 	// ex holds what most calls never set (a journal read back has a Call
 	// for every call it holds): read it through x, write it through xw.
-	ex *callExtra
-
-	persistMu sync.Mutex // orders state-file writes with the final delete
+	ex atomic.Pointer[callExtra]
 }
 
 // callExtra is the part of a Call that calls made here, and the few
@@ -193,6 +191,7 @@ type callExtra struct {
 	hardLeft   time.Duration // while the session is held: what was left of it
 	ack        json.RawMessage
 	reissueWhy string // adopted: why its response stream ended, while a re-issue may follow
+	via        string // adopted: whose request it was (transport.Meta.Via, in a proxy's journal)
 
 	sessionID     string // the MCP session the call lives in, when not the transport's (a foreign rejoin)
 	idle          *time.Timer
@@ -208,9 +207,10 @@ type callExtra struct {
 	rejoinedBy    *Owner        // detached here, then rejoined by this process (elsewhere.go)
 	endedAway     string        // detached here, finished elsewhere: why it follows the server's replay (elsewhere.go)
 
-	handle        string      // StateStore record, once persisted
-	persistTimer  *time.Timer // pending debounced write
-	claim         *Held       // this process's lease on the record (persistMu)
+	handle       string      // StateStore record, once persisted
+	persistTimer *time.Timer // pending debounced write
+	claim        *Held       // this process's lease on the record (persistMu)
+	persistMu    sync.Mutex  // orders state-file writes with the final delete (only calls that persist, which have a callExtra)
 }
 
 // noExtra is what x gives for a call without a callExtra: never written
@@ -221,19 +221,22 @@ var noExtra callExtra
 // xw. (Not a copy: a copy reads every field, which races with the fields
 // persistMu guards.)
 func (c *Call) x() *callExtra {
-	if c.ex != nil {
-		return c.ex
+	if e := c.ex.Load(); e != nil {
+		return e
 	}
 	return &noExtra
 }
 
-// xw is the call's callExtra for writing, made on first use (under the
-// session's lock, or before the call is shared).
+// xw is the call's callExtra for writing, made on first use. The pointer is
+// atomic and set once by compare-and-swap: x reads it without the session's
+// lock (the fields persistMu guards are read under persistMu alone), and a
+// call's extra may first be needed on such a path.
 func (c *Call) xw() *callExtra {
-	if c.ex == nil {
-		c.ex = &callExtra{}
+	if e := c.ex.Load(); e != nil {
+		return e
 	}
-	return c.ex
+	c.ex.CompareAndSwap(nil, &callExtra{})
+	return c.ex.Load()
 }
 
 // CallSnapshot is a consistent copy of a call's state.
@@ -310,7 +313,7 @@ func (c *Call) snapshotLocked() CallSnapshot {
 		Result: c.result, RPCError: c.rpcErr, Failure: c.failure, Late: c.late,
 		Round: c.Round, Parent: c.Parent, ChainErr: c.x().chainErr, TaskID: c.x().taskID, Ack: c.x().ack, Probe: c.x().opts.probe,
 		ReissueOf: c.x().opts.reissueOf, ResultInJournal: c.resultSeq != 0, Seq: c.Seq, RespSeq: c.respSeq,
-		Adopted: c.adopted, Via: c.via, WireKey: c.x().wireKey,
+		Adopted: c.adopted, Via: c.x().via, WireKey: c.x().wireKey,
 	}
 	if c.x().next != nil {
 		sn.Next = c.x().next.Key

@@ -97,8 +97,8 @@ func (s *Session) persistLocked(c *Call) {
 		defer s.persisting.Done()
 		// persistMu orders this write with forgetLocked's delete: a record
 		// must never be written after the call that owns it ended.
-		c.persistMu.Lock()
-		defer c.persistMu.Unlock()
+		c.xw().persistMu.Lock()
+		defer c.xw().persistMu.Unlock()
 		s.mu.Lock()
 		c.xw().persistTimer = nil
 		if c.state.Ended() {
@@ -126,14 +126,14 @@ func (s *Session) holdAsOwner(c *Call, handle string) {
 	if err != nil {
 		return
 	}
-	c.persistMu.Lock()
+	c.xw().persistMu.Lock()
 	s.mu.Lock()
 	keep := !c.state.Ended() && c.x().claim == nil
 	s.mu.Unlock()
 	if keep {
 		c.xw().claim = h
 	}
-	c.persistMu.Unlock()
+	c.xw().persistMu.Unlock()
 	if !keep {
 		h.Release()
 	}
@@ -166,7 +166,7 @@ func (s *Session) markStep(f transport.Frame, env *Envelope) *Call {
 	if c == nil {
 		return nil
 	}
-	c.persistMu.Lock()
+	c.xw().persistMu.Lock()
 	s.mu.Lock()
 	stream := f.Meta.LogicalStream()
 	dup := false
@@ -175,7 +175,7 @@ func (s *Session) markStep(f transport.Frame, env *Envelope) *Call {
 	}
 	if c.state.Ended() || !c.persisted || c.x().handle == "" || c.markOff || dup || stream != "post:"+c.Key {
 		s.mu.Unlock()
-		c.persistMu.Unlock()
+		c.xw().persistMu.Unlock()
 		return nil
 	}
 	m := Mark{Stream: stream, EventID: f.Meta.EventID, Progress: c.progress}
@@ -210,8 +210,8 @@ func (s *Session) forgetLocked(c *Call) {
 		s.persisting.Add(1)
 		go func() {
 			defer s.persisting.Done()
-			c.persistMu.Lock()
-			defer c.persistMu.Unlock()
+			c.xw().persistMu.Lock()
+			defer c.xw().persistMu.Unlock()
 			_ = s.opts.StateStore.Delete(h)
 			c.x().claim.Release()
 			c.xw().claim = nil
@@ -230,21 +230,21 @@ func (s *Session) Detach(c *Call) (string, error) { return s.detach(c, nil) }
 func (s *Session) detach(c *Call, why *Failure) (string, error) {
 	// persistMu first: a debounced write or a step's mark under way comes
 	// wholly before the detach, never puts the owner back after it.
-	c.persistMu.Lock()
+	c.xw().persistMu.Lock()
 	s.mu.Lock()
 	if s.opts.StateStore == nil {
 		s.mu.Unlock()
-		c.persistMu.Unlock()
+		c.xw().persistMu.Unlock()
 		return "", errors.New("this session keeps no call state (no state store)")
 	}
 	if c.state.Ended() {
 		s.mu.Unlock()
-		c.persistMu.Unlock()
+		c.xw().persistMu.Unlock()
 		return "", fmt.Errorf("call %s already ended (%s)", c.Key, c.state)
 	}
 	if !s.persistableLocked(c) {
 		s.mu.Unlock()
-		c.persistMu.Unlock()
+		c.xw().persistMu.Unlock()
 		return "", fmt.Errorf("call %s cannot be rejoined later: only HTTP calls whose stream carries SSE event ids (a server with an event store), or tasks, can", c.Key)
 	}
 	if c.x().handle == "" {
@@ -265,7 +265,7 @@ func (s *Session) detach(c *Call, why *Failure) (string, error) {
 		c.x().claim.Release()
 		c.xw().claim = nil
 	}
-	c.persistMu.Unlock()
+	c.xw().persistMu.Unlock()
 	if err != nil {
 		return "", fmt.Errorf("keep the call's state: %w", err)
 	}
@@ -368,12 +368,12 @@ func (s *Session) Rejoin(ctx context.Context, d Detached) (*Call, error) {
 	s.shareSession(d.SessionID)
 	if claim != nil {
 		// The record names its new owner, so a kill -9 here shows.
-		c.persistMu.Lock()
+		c.xw().persistMu.Lock()
 		s.mu.Lock()
 		rec := s.recordLocked(c)
 		s.mu.Unlock()
 		_ = s.putRecord(rec, false)
-		c.persistMu.Unlock()
+		c.xw().persistMu.Unlock()
 	}
 	s.armTimers(c, CallOptions{})
 	s.localEvent(transport.Meta{Event: transport.EvNote, Stream: stream,

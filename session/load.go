@@ -78,7 +78,10 @@ func (s *Session) adoptLocked(e *Envelope, it *Item) *Call {
 	// Params in bytes of its own: the request frame's buffer goes once
 	// the store's window lets go of it (a session holds every call).
 	c.Params, c.Name, c.Seq = bytes.Clone(e.Params), e.h.name, it.Seq
-	c.adopted, c.via = true, it.Frame.Meta.Via
+	c.adopted = true
+	if v := it.Frame.Meta.Via; v != "" {
+		c.xw().via = v
+	}
 	// A journal's first request, when it is server/discover, is the era probe.
 	if e.Method == ProbeMethod && len(s.order) == 0 {
 		c.xw().opts.probe = true

@@ -530,7 +530,7 @@ func (s *Session) SendRaw(data []byte) (*Call, error) {
 
 func (s *Session) newCall(key string, id json.RawMessage, method string, at time.Time) *Call {
 	c := s.bareCall(key, id, method, at)
-	c.ex = &callExtra{}
+	c.ex.Store(&callExtra{})
 	return c
 }
 
@@ -825,7 +825,7 @@ func (s *Session) sendLoop() {
 func (s *Session) Ingest(f transport.Frame) {
 	d := decodeIn(&f)
 	if c := s.markStep(f, d.env); c != nil {
-		defer c.persistMu.Unlock() // held from the mark until the step counts
+		defer c.xw().persistMu.Unlock() // held from the mark until the step counts
 	}
 	s.ingestDecoded(f, d, linePos{off: -1}, true, 0)
 }
