@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -87,6 +88,47 @@ type Progress struct {
 	LastAt     time.Time
 }
 
+// callProgress is Progress as a call holds it: times as unix nanoseconds
+// and the count beside it in the Call (a journal read back holds a Call for
+// every call, 40 bytes less each).
+type callProgress struct {
+	value, total, firstValue float64
+	message                  string
+	firstAt, lastAt          int64
+}
+
+// progressLocked is the call's Progress.
+func (c *Call) progressLocked() Progress {
+	p := c.progress
+	return Progress{Value: p.value, Total: p.total, Message: p.message, Updates: int(c.updates), FirstValue: p.firstValue,
+		FirstAt: wallTime(p.firstAt), LastAt: wallTime(p.lastAt)}
+}
+
+// setProgressLocked sets the call's progress to p.
+func (c *Call) setProgressLocked(p Progress) {
+	c.progress = callProgress{value: p.Value, total: p.Total, message: p.Message, firstValue: p.FirstValue,
+		firstAt: wallNano(p.FirstAt), lastAt: wallNano(p.LastAt)}
+	c.updates = int32(min(p.Updates, math.MaxInt32))
+}
+
+// wallNano is t as a call holds it: unix nanoseconds, 0 for the zero time
+// (the monotonic reading goes: a call's times are shown and compared as
+// wall clock times).
+func wallNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// wallTime is wallNano's time back.
+func wallTime(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n)
+}
+
 // step counts one progress notification.
 func (p *Progress) step(value, total float64, message string, at time.Time) {
 	if p.Updates == 0 {
@@ -150,17 +192,16 @@ type Call struct {
 	Params json.RawMessage // params as sent (with our progress token)
 	Token  string          // progress token key, "" if none
 	Seq    uint64          // seq of the request frame, once sent
-	Round  int             // MRTR round (0 = the original request)
-	Parent string          // key of the input_required round this retries
 
 	state     State
-	started   time.Time
-	ended     time.Time
-	progress  Progress
+	started   int64 // unix nanoseconds (wallNano): a journal read back holds a Call for every call
+	ended     int64 // 0 until it ends
+	progress  callProgress
+	updates   int32 // progress notifications counted (Progress.Updates)
+	late      int32 // responses that came after the call ended
 	result    json.RawMessage
 	rpcErr    *RPCError
 	failure   *Failure
-	late      int  // responses that came after the call ended
 	givenUp   bool // a timeout or cancel is under way: an answer now is late
 	isError   bool // a tool result with isError: true, read once when it arrived
 	adopted   bool // made from a request frame another client sent (a journal read back, a proxy followed)
@@ -185,6 +226,8 @@ type Call struct {
 // (a journal read back holds one for every call) has none until written.
 type callExtra struct {
 	opts       CallOptions // as given, for MRTR retries
+	round      int         // MRTR round (0 = the original request)
+	parent     string      // key of the input_required round this retries
 	unmatched  string      // an id a response came with that was this call's id in another JSON type
 	idleFor    time.Duration
 	hardAt     time.Time     // when the hard limit fires
@@ -308,10 +351,10 @@ func (c *Call) Snapshot() CallSnapshot {
 func (c *Call) snapshotLocked() CallSnapshot {
 	sn := CallSnapshot{
 		Key: c.Key, Method: c.Method, Name: c.Name, ID: c.ID, Params: c.Params,
-		State: c.state, Started: c.started, Ended: c.ended,
-		Progress: c.progress, HasProgress: c.progress.Updates > 0,
-		Result: c.result, RPCError: c.rpcErr, Failure: c.failure, Late: c.late,
-		Round: c.Round, Parent: c.Parent, ChainErr: c.x().chainErr, TaskID: c.x().taskID, Ack: c.x().ack, Probe: c.x().opts.probe,
+		State: c.state, Started: wallTime(c.started), Ended: wallTime(c.ended),
+		Progress: c.progressLocked(), HasProgress: c.updates > 0,
+		Result: c.result, RPCError: c.rpcErr, Failure: c.failure, Late: int(c.late),
+		Round: c.x().round, Parent: c.x().parent, ChainErr: c.x().chainErr, TaskID: c.x().taskID, Ack: c.x().ack, Probe: c.x().opts.probe,
 		ReissueOf: c.x().opts.reissueOf, ResultInJournal: c.resultSeq != 0, Seq: c.Seq, RespSeq: c.respSeq,
 		Adopted: c.adopted, Via: c.x().via, WireKey: c.x().wireKey,
 	}

@@ -46,7 +46,7 @@ func (s *Session) persistableLocked(c *Call) bool {
 // never make the same handle) and the call's id. File- and shell-safe.
 // Handles are opaque to every reader, so older ones (no tag) still work.
 func handleFor(c *Call) string {
-	return fmt.Sprintf("%s-%s-%d-%s", c.started.UTC().Format("20060102T150405"), procTag, os.Getpid(), strings.Trim(c.Key, `"`))
+	return fmt.Sprintf("%s-%s-%d-%s", wallTime(c.started).UTC().Format("20060102T150405"), procTag, os.Getpid(), strings.Trim(c.Key, `"`))
 }
 
 // procTag is this process's part of its handles: 6 random hex digits.
@@ -66,7 +66,7 @@ func (s *Session) recordLocked(c *Call) Detached {
 		Handle: c.x().handle, Target: s.opts.Rejoin.Target, Transport: "http", Headers: s.opts.Rejoin.Headers,
 		SecretRefs: s.opts.Rejoin.SecretRefs, ProtocolVersion: s.info.ProtocolVersion, Era: s.info.Era,
 		RequestID: c.ID, Method: c.Method, Name: c.Name, Params: c.Params, TaskID: c.x().taskID,
-		Progress: c.progress, Started: c.started, Journal: s.info.JournalPath, Owner: &me, NextID: s.nextID,
+		Progress: c.progressLocked(), Started: wallTime(c.started), Journal: s.info.JournalPath, Owner: &me, NextID: s.nextID,
 	}
 	if c.Token != "" {
 		d.ProgressToken = json.RawMessage(c.Token)
@@ -178,7 +178,7 @@ func (s *Session) markStep(f transport.Frame, env *Envelope) *Call {
 		c.xw().persistMu.Unlock()
 		return nil
 	}
-	m := Mark{Stream: stream, EventID: f.Meta.EventID, Progress: c.progress}
+	m := Mark{Stream: stream, EventID: f.Meta.EventID, Progress: c.progressLocked()}
 	m.Progress.step(env.h.progress, env.h.total, env.h.message, f.Time)
 	handle := c.x().handle
 	s.mu.Unlock()
@@ -324,7 +324,8 @@ func (s *Session) Rejoin(ctx context.Context, d Detached) (*Call, error) {
 	}
 	key := idKey(d.RequestID)
 	c := s.newCall(key, d.RequestID, d.Method, d.Started)
-	c.Params, c.Name, c.xw().taskID, c.progress, c.xw().handle, c.persisted = d.Params, d.Name, d.TaskID, d.Progress, d.Handle, true
+	c.Params, c.Name, c.xw().taskID, c.xw().handle, c.persisted = d.Params, d.Name, d.TaskID, d.Handle, true
+	c.setProgressLocked(d.Progress)
 	c.xw().sessionID, c.xw().claim = foreign, claim
 	c.state, c.followed = StateStreaming, true
 	stream, lastID := "", ""
@@ -333,7 +334,8 @@ func (s *Session) Rejoin(ctx context.Context, d Detached) (*Call, error) {
 	}
 	if stream != "" && d.Journal != "" && d.Journal != s.info.JournalPath {
 		if id, p, ok := journaledPast(d.Journal, stream, lastID, d.ProgressToken, d.Progress); ok {
-			lastID, c.progress = id, p
+			lastID = id
+			c.setProgressLocked(p)
 		}
 	}
 	s.mu.Lock()

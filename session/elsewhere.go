@@ -105,7 +105,7 @@ func (s *Session) endedElsewhere(c *Call) {
 	}
 	lastID := st.lastID
 	c.xw().endedAway, c.xw().handle, c.followed = why, "", true
-	c.state, c.failure, c.ended, c.givenUp = StateStreaming, nil, time.Time{}, false
+	c.state, c.failure, c.ended, c.givenUp = StateStreaming, nil, 0, false
 	c.done = make(chan struct{})
 	s.pending[c.Key] = c
 	if c.Token != "" {

@@ -477,11 +477,11 @@ func (s *Session) continueRounds(c *Call, result json.RawMessage) {
 		s.chainEnd(c, &Failure{Reason: "the server's input_required result is unreadable", Cause: err})
 		return
 	}
-	if c.Round >= MaxRounds {
+	if c.x().round >= MaxRounds {
 		s.chainEnd(c, &Failure{Reason: fmt.Sprintf("gave up after %d input_required rounds (the server keeps asking)", MaxRounds), Kind: ErrRoundLimit})
 		return
 	}
-	responses, un := s.answerInputs(s.ctx, slices.Sorted(maps.Keys(ir.InputRequests)), ir.InputRequests, ServerRequest{Seq: c.Seq, Related: c.Key, Round: c.Round})
+	responses, un := s.answerInputs(s.ctx, slices.Sorted(maps.Keys(ir.InputRequests)), ir.InputRequests, ServerRequest{Seq: c.Seq, Related: c.Key, Round: c.x().round})
 	if un != nil {
 		s.chainEnd(c, &Failure{Reason: "the server asks for input", Cause: un})
 		return
@@ -500,7 +500,7 @@ func (s *Session) continueRounds(c *Call, result json.RawMessage) {
 	}
 	raw, _ := json.Marshal(params)
 	o := c.x().opts // the retry keeps the first round's headers and timeouts
-	o.round, o.parent = c.Round+1, c.Key
+	o.round, o.parent = c.x().round+1, c.Key
 	next := s.CallWith(c.Method, json.RawMessage(raw), o)
 	s.mu.Lock()
 	c.xw().next = next

@@ -29,7 +29,7 @@ func (s *Session) linkAdoptedLocked(c *Call, e *Envelope) {
 			p := s.order[i]
 			if p.adopted && p.x().next == nil && p.Method == c.Method && p.Name == c.Name && p.state == StateOK &&
 				p.resultType == "input_required" {
-				c.Round, c.Parent = p.Round+1, p.Key
+				c.xw().round, c.xw().parent = p.x().round+1, p.Key
 				p.xw().next = c
 				close(p.chainLocked())
 				return
@@ -47,7 +47,7 @@ func (s *Session) linkAdoptedLocked(c *Call, e *Envelope) {
 			c.xw().opts.reissueOf, c.xw().opts.reissues = p.Key, p.x().opts.reissues+1
 			p.xw().next = c
 			s.endLocked(p, StateError, nil, nil, &Failure{Reason: fmt.Sprintf("%s; re-issued as #%s", p.x().reissueWhy, c.Key),
-				Kind: ErrReissued}, c.started)
+				Kind: ErrReissued}, wallTime(c.started))
 			return
 		}
 	}

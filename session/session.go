@@ -293,7 +293,7 @@ func (s *Session) CallWith(method string, params any, o CallOptions) *Call {
 		token, key = "mcpscope-"+p+key, idKey(idJSON)
 	}
 	c := s.newCall(key, idJSON, method, s.opts.Now())
-	c.Round, c.Parent = o.round, o.parent
+	c.xw().round, c.xw().parent = o.round, o.parent
 	c.xw().opts = o
 	if o.NoProgressToken {
 		token = ""
@@ -537,7 +537,7 @@ func (s *Session) newCall(key string, id json.RawMessage, method string, at time
 // bareCall is a call without its callExtra, which xw makes on first
 // write: an adopted call's (see adoptLocked).
 func (s *Session) bareCall(key string, id json.RawMessage, method string, at time.Time) *Call {
-	return &Call{s: s, Key: key, ID: id, Method: method, state: StatePending, started: at}
+	return &Call{s: s, Key: key, ID: id, Method: method, state: StatePending, started: wallNano(at)}
 }
 
 // Replay sends a past call again with a new id and the same params (its old
@@ -623,7 +623,7 @@ func (s *Session) endLocked(c *Call, st State, result json.RawMessage, rpcErr *R
 	if c.state.Ended() || c.givenUp {
 		return false
 	}
-	c.state, c.result, c.rpcErr, c.failure, c.ended = st, result, rpcErr, f, at
+	c.state, c.result, c.rpcErr, c.failure, c.ended = st, result, rpcErr, f, wallNano(at)
 	if c.x().idle != nil {
 		c.x().idle.Stop()
 		c.xw().idle = nil
@@ -1115,7 +1115,9 @@ func (s *Session) onNotification(it *Item, e *Envelope, after []func()) []func()
 			it.Note = "progress after the call ended (" + string(c.state) + ")"
 			return after
 		}
-		c.progress.step(p.progress, p.total, p.message, it.Frame.Time)
+		pr := c.progressLocked()
+		pr.step(p.progress, p.total, p.message, it.Frame.Time)
+		c.setProgressLocked(pr)
 		if c.state == StatePending {
 			c.state = StateStreaming
 		}
