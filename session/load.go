@@ -77,7 +77,7 @@ func (s *Session) adoptLocked(e *Envelope, it *Item) *Call {
 	c := s.bareCall(e.Key(), bytes.Clone(e.ID), e.Method, it.Frame.Time)
 	// Params in bytes of its own: the request frame's buffer goes once
 	// the store's window lets go of it (a session holds every call).
-	c.Params, c.Name, c.Seq = bytes.Clone(e.Params), e.h.name, it.Seq
+	c.Params, c.Name, c.Seq = bytes.Clone(e.Params), s.shared.get(e.h.name), it.Seq
 	c.adopted = true
 	if v := it.Frame.Meta.Via; v != "" {
 		c.xw().via = v

@@ -118,6 +118,7 @@ type Session struct {
 	order     []*Call
 	pending   map[string]*Call
 	byToken   map[string]*Call
+	shared    stringPool // names and progress messages calls repeat (strings.go)
 	serverReq map[string]context.CancelFunc
 	info      Info
 	subs      map[string]bool
@@ -1116,7 +1117,7 @@ func (s *Session) onNotification(it *Item, e *Envelope, after []func()) []func()
 			return after
 		}
 		pr := c.progressLocked()
-		pr.step(p.progress, p.total, p.message, it.Frame.Time)
+		pr.step(p.progress, p.total, s.shared.get(p.message), it.Frame.Time)
 		c.setProgressLocked(pr)
 		if c.state == StatePending {
 			c.state = StateStreaming
