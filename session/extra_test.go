@@ -3,6 +3,7 @@ package session
 import (
 	"os"
 	"reflect"
+	"sync"
 	"testing"
 	"unsafe"
 )
@@ -73,5 +74,40 @@ func TestOpenedToolCallLeavesItsResultInTheJournal(t *testing.T) {
 func TestCallStaysSmall(t *testing.T) {
 	if n := unsafe.Sizeof(Call{}); n > 320 {
 		t.Fatalf("a Call is %d bytes: move what most calls never set into callExtra", n)
+	}
+}
+
+// A call's callExtra is made once even when xw runs on two goroutines and
+// x reads it without the session's lock (persistMu paths, the store's
+// watch): every writer gets the same one, and the race detector sees no
+// race on the pointer (a plain pointer raced here, and a call locking
+// persistMu through the shared zero extra unlocked another's).
+func TestExtraMadeOnceAcrossGoroutines(t *testing.T) {
+	for range 50 {
+		c := &Call{}
+		const n = 8
+		got := make(chan *callExtra, n)
+		var wg sync.WaitGroup
+		for i := range n {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				if i%2 == 0 {
+					_ = c.x().handle
+				}
+				got <- c.xw()
+			}()
+		}
+		wg.Wait()
+		close(got)
+		first := c.ex.Load()
+		for e := range got {
+			if e != first {
+				t.Fatal("xw made two callExtras for one call: a write through one is lost")
+			}
+		}
+		c.xw().persistMu.Lock()
+		c.xw().handle = "h"       // what persistMu guards
+		c.xw().persistMu.Unlock() // the same mutex: no "unlock of unlocked mutex"
 	}
 }
