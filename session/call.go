@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -86,6 +88,47 @@ type Progress struct {
 	LastAt     time.Time
 }
 
+// callProgress is Progress as a call holds it: times as unix nanoseconds
+// and the count beside it in the Call (a journal read back holds a Call for
+// every call, 40 bytes less each).
+type callProgress struct {
+	value, total, firstValue float64
+	message                  string
+	firstAt, lastAt          int64
+}
+
+// progressLocked is the call's Progress.
+func (c *Call) progressLocked() Progress {
+	p := c.progress
+	return Progress{Value: p.value, Total: p.total, Message: p.message, Updates: int(c.updates), FirstValue: p.firstValue,
+		FirstAt: wallTime(p.firstAt), LastAt: wallTime(p.lastAt)}
+}
+
+// setProgressLocked sets the call's progress to p.
+func (c *Call) setProgressLocked(p Progress) {
+	c.progress = callProgress{value: p.Value, total: p.Total, message: p.Message, firstValue: p.FirstValue,
+		firstAt: wallNano(p.FirstAt), lastAt: wallNano(p.LastAt)}
+	c.updates = int32(min(p.Updates, math.MaxInt32))
+}
+
+// wallNano is t as a call holds it: unix nanoseconds, 0 for the zero time
+// (the monotonic reading goes: a call's times are shown and compared as
+// wall clock times).
+func wallNano(t time.Time) int64 {
+	if t.IsZero() {
+		return 0
+	}
+	return t.UnixNano()
+}
+
+// wallTime is wallNano's time back.
+func wallTime(n int64) time.Time {
+	if n == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, n)
+}
+
 // step counts one progress notification.
 func (p *Progress) step(value, total float64, message string, at time.Time) {
 	if p.Updates == 0 {
@@ -149,18 +192,16 @@ type Call struct {
 	Params json.RawMessage // params as sent (with our progress token)
 	Token  string          // progress token key, "" if none
 	Seq    uint64          // seq of the request frame, once sent
-	Round  int             // MRTR round (0 = the original request)
-	opts   CallOptions     // as given, for MRTR retries
-	Parent string          // key of the input_required round this retries
 
 	state     State
-	started   time.Time
-	ended     time.Time
-	progress  Progress
+	started   int64 // unix nanoseconds (wallNano): a journal read back holds a Call for every call
+	ended     int64 // 0 until it ends
+	progress  callProgress
+	updates   int32 // progress notifications counted (Progress.Updates)
+	late      int32 // responses that came after the call ended
 	result    json.RawMessage
 	rpcErr    *RPCError
 	failure   *Failure
-	late      int  // responses that came after the call ended
 	givenUp   bool // a timeout or cancel is under way: an answer now is late
 	isError   bool // a tool result with isError: true, read once when it arrived
 	adopted   bool // made from a request frame another client sent (a journal read back, a proxy followed)
@@ -170,36 +211,75 @@ type Call struct {
 	markOff   bool // the store refused a Mark: records only (persistMu)
 	// (the bools sit together: a session holds a Call for every call, and
 	// padding after each would cost a size class.)
-	resultType string // the result's resultType, read once ("" until known)
-	resultSeq  uint64 // a result over MaxHeldFrame was left in the journal, in this frame
-	respSeq    uint64 // the first response's frame (0: none yet)
-	unmatched  string // an id a response came with that was this call's id in another JSON type
-	sessionID  string // the MCP session the call lives in, when not the transport's (a foreign rejoin)
-	done       chan struct{}
-	idle       *time.Timer
-	hard       *time.Timer
+	resultType string        // the result's resultType, read once ("" until known)
+	resultSeq  uint64        // the result was left in the journal, in this frame (over MaxHeldFrame, or an opened journal's tool result)
+	respSeq    uint64        // the first response's frame (0: none yet)
+	done       chan struct{} // made by Done when first asked for (nil until then)
+
+	// ex holds what most calls never set (a journal read back has a Call
+	// for every call it holds): read it through x, write it through xw.
+	ex atomic.Pointer[callExtra]
+}
+
+// callExtra is the part of a Call that calls made here, and the few
+// adopted ones that are re-issued, linked or probe, need: an adopted call
+// (a journal read back holds one for every call) has none until written.
+type callExtra struct {
+	opts       CallOptions // as given, for MRTR retries
+	round      int         // MRTR round (0 = the original request)
+	parent     string      // key of the input_required round this retries
+	unmatched  string      // an id a response came with that was this call's id in another JSON type
 	idleFor    time.Duration
 	hardAt     time.Time     // when the hard limit fires
 	hardLeft   time.Duration // while the session is held: what was left of it
-	next       *Call         // MRTR: the retry of this input_required round
-	chainErr   *Failure      // MRTR: why no retry follows
-	chain      chan struct{} // closed when next or chainErr is set
-	taskID     string        // a task this call created (2025-11-25 tasks or the tasks extension)
 	ack        json.RawMessage
-	via        string // adopted: whose request it was (transport.Meta.Via, in a proxy's journal)
 	reissueWhy string // adopted: why its response stream ended, while a re-issue may follow
+	via        string // adopted: whose request it was (transport.Meta.Via, in a proxy's journal)
 
+	sessionID     string // the MCP session the call lives in, when not the transport's (a foreign rejoin)
+	idle          *time.Timer
+	hard          *time.Timer
+	next          *Call         // MRTR: the retry of this input_required round
+	chainErr      *Failure      // MRTR: why no retry follows
+	chain         chan struct{} // closed when next or chainErr is set
+	taskID        string        // a task this call created (2025-11-25 tasks or the tasks extension)
 	listen        *ListenFilter // subscriptions/listen: the filter, for re-listening
 	listenAttempt int
 	relisten      chan struct{} // made when a re-listen is scheduled, closed once it is made (or will not be)
 	wireKey       string        // the key of the id the request went out with, when a proxy gave it another
+	rejoinedBy    *Owner        // detached here, then rejoined by this process (elsewhere.go)
+	endedAway     string        // detached here, finished elsewhere: why it follows the server's replay (elsewhere.go)
 
 	handle       string      // StateStore record, once persisted
 	persistTimer *time.Timer // pending debounced write
-	persistMu    sync.Mutex  // orders state-file writes with the final delete
 	claim        *Held       // this process's lease on the record (persistMu)
-	rejoinedBy   *Owner      // detached here, then rejoined by this process (elsewhere.go)
-	endedAway    string      // detached here, finished elsewhere: why it follows the server's replay (elsewhere.go)
+	persistMu    sync.Mutex  // orders state-file writes with the final delete (only calls that persist, which have a callExtra)
+}
+
+// noExtra is what x gives for a call without a callExtra: never written
+// (TestNoExtraStaysZero runs the session's tests and checks).
+var noExtra callExtra
+
+// x is the call's callExtra, for reading only: a field is written through
+// xw. (Not a copy: a copy reads every field, which races with the fields
+// persistMu guards.)
+func (c *Call) x() *callExtra {
+	if e := c.ex.Load(); e != nil {
+		return e
+	}
+	return &noExtra
+}
+
+// xw is the call's callExtra for writing, made on first use. The pointer is
+// atomic and set once by compare-and-swap: x reads it without the session's
+// lock (the fields persistMu guards are read under persistMu alone), and a
+// call's extra may first be needed on such a path.
+func (c *Call) xw() *callExtra {
+	if e := c.ex.Load(); e != nil {
+		return e
+	}
+	c.ex.CompareAndSwap(nil, &callExtra{})
+	return c.ex.Load()
 }
 
 // CallSnapshot is a consistent copy of a call's state.
@@ -271,15 +351,15 @@ func (c *Call) Snapshot() CallSnapshot {
 func (c *Call) snapshotLocked() CallSnapshot {
 	sn := CallSnapshot{
 		Key: c.Key, Method: c.Method, Name: c.Name, ID: c.ID, Params: c.Params,
-		State: c.state, Started: c.started, Ended: c.ended,
-		Progress: c.progress, HasProgress: c.progress.Updates > 0,
-		Result: c.result, RPCError: c.rpcErr, Failure: c.failure, Late: c.late,
-		Round: c.Round, Parent: c.Parent, ChainErr: c.chainErr, TaskID: c.taskID, Ack: c.ack, Probe: c.opts.probe,
-		ReissueOf: c.opts.reissueOf, ResultInJournal: c.resultSeq != 0, Seq: c.Seq, RespSeq: c.respSeq,
-		Adopted: c.adopted, Via: c.via, WireKey: c.wireKey,
+		State: c.state, Started: wallTime(c.started), Ended: wallTime(c.ended),
+		Progress: c.progressLocked(), HasProgress: c.updates > 0,
+		Result: c.result, RPCError: c.rpcErr, Failure: c.failure, Late: int(c.late),
+		Round: c.x().round, Parent: c.x().parent, ChainErr: c.x().chainErr, TaskID: c.x().taskID, Ack: c.x().ack, Probe: c.x().opts.probe,
+		ReissueOf: c.x().opts.reissueOf, ResultInJournal: c.resultSeq != 0, Seq: c.Seq, RespSeq: c.respSeq,
+		Adopted: c.adopted, Via: c.x().via, WireKey: c.x().wireKey,
 	}
-	if c.next != nil {
-		sn.Next = c.next.Key
+	if c.x().next != nil {
+		sn.Next = c.x().next.Key
 	}
 	if c.state == StateOK {
 		if c.resultType == "" {
@@ -306,14 +386,33 @@ func IsToolError(result json.RawMessage) bool {
 func (c *Call) Session() *Session { return c.s }
 
 // Done is closed when the call ends.
-func (c *Call) Done() <-chan struct{} { return c.done }
+func (c *Call) Done() <-chan struct{} {
+	c.s.mu.Lock()
+	defer c.s.mu.Unlock()
+	if c.done == nil {
+		if c.state.Ended() {
+			return closedDone
+		}
+		// Made when first asked for: most calls (all but a few of a
+		// journal read back) end before anyone waits on them.
+		c.done = make(chan struct{})
+	}
+	return c.done
+}
+
+// closedDone is Done of a call that ended before anyone asked.
+var closedDone = func() chan struct{} {
+	ch := make(chan struct{})
+	close(ch)
+	return ch
+}()
 
 // Wait blocks until the call ends or ctx is done, and returns the result or
 // the error (*RPCError from the server, *Failure otherwise). A ctx that ends
 // first does not end the call.
 func (c *Call) Wait(ctx context.Context) (json.RawMessage, error) {
 	select {
-	case <-c.done:
+	case <-c.Done():
 	case <-ctx.Done():
 		return nil, ctx.Err()
 	}
@@ -369,24 +468,24 @@ func (e *ToolError) Error() string {
 
 // pauseLocked stops the call's clocks while the session waits for a person.
 func (c *Call) pauseLocked(now time.Time) {
-	if c.idle != nil {
-		c.idle.Stop()
+	if c.x().idle != nil {
+		c.x().idle.Stop()
 	}
-	if c.hard != nil {
-		c.hard.Stop()
-		c.hardLeft = c.hardAt.Sub(now)
+	if c.x().hard != nil {
+		c.x().hard.Stop()
+		c.xw().hardLeft = c.x().hardAt.Sub(now)
 	}
 }
 
 // resumeLocked starts them again: a fresh idle window, and what was left of
 // the hard limit.
 func (c *Call) resumeLocked(now time.Time) {
-	if c.idle != nil {
-		c.idle.Reset(c.idleFor)
+	if c.x().idle != nil {
+		c.x().idle.Reset(c.x().idleFor)
 	}
-	if c.hard != nil {
-		left := max(c.hardLeft, 0)
-		c.hardAt = now.Add(left)
-		c.hard.Reset(left)
+	if c.x().hard != nil {
+		left := max(c.x().hardLeft, 0)
+		c.xw().hardAt = now.Add(left)
+		c.x().hard.Reset(left)
 	}
 }

@@ -29,7 +29,7 @@ const persistEvery = 250 * time.Millisecond
 // persistable reports whether c can be rejoined from another process: an
 // HTTP call of the 2025 era whose stream carries event ids, or a task.
 func (s *Session) persistableLocked(c *Call) bool {
-	if c.endedAway != "" { // another process finished it: its record is gone for good
+	if c.x().endedAway != "" { // another process finished it: its record is gone for good
 		return false
 	}
 	if s.opts.StateStore == nil || s.opts.Rejoin.Target == "" || c.state.Ended() || c.Method == "initialize" ||
@@ -46,7 +46,7 @@ func (s *Session) persistableLocked(c *Call) bool {
 // never make the same handle) and the call's id. File- and shell-safe.
 // Handles are opaque to every reader, so older ones (no tag) still work.
 func handleFor(c *Call) string {
-	return fmt.Sprintf("%s-%s-%d-%s", c.started.UTC().Format("20060102T150405"), procTag, os.Getpid(), strings.Trim(c.Key, `"`))
+	return fmt.Sprintf("%s-%s-%d-%s", wallTime(c.started).UTC().Format("20060102T150405"), procTag, os.Getpid(), strings.Trim(c.Key, `"`))
 }
 
 // procTag is this process's part of its handles: 6 random hex digits.
@@ -63,10 +63,10 @@ func newProcTag() string {
 func (s *Session) recordLocked(c *Call) Detached {
 	me := Me()
 	d := Detached{
-		Handle: c.handle, Target: s.opts.Rejoin.Target, Transport: "http", Headers: s.opts.Rejoin.Headers,
+		Handle: c.x().handle, Target: s.opts.Rejoin.Target, Transport: "http", Headers: s.opts.Rejoin.Headers,
 		SecretRefs: s.opts.Rejoin.SecretRefs, ProtocolVersion: s.info.ProtocolVersion, Era: s.info.Era,
-		RequestID: c.ID, Method: c.Method, Name: c.Name, Params: c.Params, TaskID: c.taskID,
-		Progress: c.progress, Started: c.started, Journal: s.info.JournalPath, Owner: &me, NextID: s.nextID,
+		RequestID: c.ID, Method: c.Method, Name: c.Name, Params: c.Params, TaskID: c.x().taskID,
+		Progress: c.progressLocked(), Started: wallTime(c.started), Journal: s.info.JournalPath, Owner: &me, NextID: s.nextID,
 	}
 	if c.Token != "" {
 		d.ProgressToken = json.RawMessage(c.Token)
@@ -74,8 +74,8 @@ func (s *Session) recordLocked(c *Call) Detached {
 	if h, ok := s.t.(transport.SessionHolder); ok {
 		d.SessionID = h.SessionID()
 	}
-	if c.sessionID != "" { // rejoined from another process's session: still its
-		d.SessionID = c.sessionID
+	if c.x().sessionID != "" { // rejoined from another process's session: still its
+		d.SessionID = c.x().sessionID
 	}
 	if st := s.streams["post:"+c.Key]; st != nil && st.lastID != "" {
 		d.LastEventIDs = map[string]string{"post:" + c.Key: st.lastID}
@@ -86,21 +86,21 @@ func (s *Session) recordLocked(c *Call) Detached {
 // persistLocked schedules a (debounced) write of c's state, so a kill -9
 // leaves a record another mcpscope can rejoin.
 func (s *Session) persistLocked(c *Call) {
-	if !s.persistableLocked(c) || c.persistTimer != nil {
+	if !s.persistableLocked(c) || c.x().persistTimer != nil {
 		return
 	}
-	if c.handle == "" {
-		c.handle = handleFor(c)
+	if c.x().handle == "" {
+		c.xw().handle = handleFor(c)
 	}
 	s.persisting.Add(1) // Done by the write, or by the Stop that cancels it
-	c.persistTimer = time.AfterFunc(persistDelay(c), func() {
+	c.xw().persistTimer = time.AfterFunc(persistDelay(c), func() {
 		defer s.persisting.Done()
 		// persistMu orders this write with forgetLocked's delete: a record
 		// must never be written after the call that owns it ended.
-		c.persistMu.Lock()
-		defer c.persistMu.Unlock()
+		c.xw().persistMu.Lock()
+		defer c.xw().persistMu.Unlock()
 		s.mu.Lock()
-		c.persistTimer = nil
+		c.xw().persistTimer = nil
 		if c.state.Ended() {
 			s.mu.Unlock()
 			return
@@ -108,7 +108,7 @@ func (s *Session) persistLocked(c *Call) {
 		d := s.recordLocked(c)
 		c.persisted = true
 		s.mu.Unlock()
-		if s.putRecord(d, false) == nil && c.claim == nil && !c.claiming {
+		if s.putRecord(d, false) == nil && c.x().claim == nil && !c.claiming {
 			c.claiming = true
 			s.persisting.Add(1)
 			go s.holdAsOwner(c, d.Handle)
@@ -126,14 +126,14 @@ func (s *Session) holdAsOwner(c *Call, handle string) {
 	if err != nil {
 		return
 	}
-	c.persistMu.Lock()
+	c.xw().persistMu.Lock()
 	s.mu.Lock()
-	keep := !c.state.Ended() && c.claim == nil
+	keep := !c.state.Ended() && c.x().claim == nil
 	s.mu.Unlock()
 	if keep {
-		c.claim = h
+		c.xw().claim = h
 	}
-	c.persistMu.Unlock()
+	c.xw().persistMu.Unlock()
 	if !keep {
 		h.Release()
 	}
@@ -166,21 +166,21 @@ func (s *Session) markStep(f transport.Frame, env *Envelope) *Call {
 	if c == nil {
 		return nil
 	}
-	c.persistMu.Lock()
+	c.xw().persistMu.Lock()
 	s.mu.Lock()
 	stream := f.Meta.LogicalStream()
 	dup := false
 	if st := s.streams[stream]; st != nil {
 		_, dup = st.seen[f.Meta.EventID]
 	}
-	if c.state.Ended() || !c.persisted || c.handle == "" || c.markOff || dup || stream != "post:"+c.Key {
+	if c.state.Ended() || !c.persisted || c.x().handle == "" || c.markOff || dup || stream != "post:"+c.Key {
 		s.mu.Unlock()
-		c.persistMu.Unlock()
+		c.xw().persistMu.Unlock()
 		return nil
 	}
-	m := Mark{Stream: stream, EventID: f.Meta.EventID, Progress: c.progress}
+	m := Mark{Stream: stream, EventID: f.Meta.EventID, Progress: c.progressLocked()}
 	m.Progress.step(env.h.progress, env.h.total, env.h.message, f.Time)
-	handle := c.handle
+	handle := c.x().handle
 	s.mu.Unlock()
 	if err := s.opts.StateStore.Mark(handle, m); err != nil {
 		c.markOff = true
@@ -199,22 +199,22 @@ func (s *Session) forgetLocked(c *Call) {
 		st.timer, st.fire = nil, nil
 	}
 	s.stopQuietLocked("post:" + c.Key)
-	if c.persistTimer != nil {
-		if c.persistTimer.Stop() {
+	if c.x().persistTimer != nil {
+		if c.x().persistTimer.Stop() {
 			s.persisting.Done() // the write will not run
 		}
-		c.persistTimer = nil
+		c.xw().persistTimer = nil
 	}
-	if c.handle != "" && s.opts.StateStore != nil && c.state != StateDetached {
-		h := c.handle
+	if c.x().handle != "" && s.opts.StateStore != nil && c.state != StateDetached {
+		h := c.x().handle
 		s.persisting.Add(1)
 		go func() {
 			defer s.persisting.Done()
-			c.persistMu.Lock()
-			defer c.persistMu.Unlock()
+			c.xw().persistMu.Lock()
+			defer c.xw().persistMu.Unlock()
 			_ = s.opts.StateStore.Delete(h)
-			c.claim.Release()
-			c.claim = nil
+			c.x().claim.Release()
+			c.xw().claim = nil
 			s.store.Notify() // readers waiting on the record's removal
 		}()
 	}
@@ -230,31 +230,31 @@ func (s *Session) Detach(c *Call) (string, error) { return s.detach(c, nil) }
 func (s *Session) detach(c *Call, why *Failure) (string, error) {
 	// persistMu first: a debounced write or a step's mark under way comes
 	// wholly before the detach, never puts the owner back after it.
-	c.persistMu.Lock()
+	c.xw().persistMu.Lock()
 	s.mu.Lock()
 	if s.opts.StateStore == nil {
 		s.mu.Unlock()
-		c.persistMu.Unlock()
+		c.xw().persistMu.Unlock()
 		return "", errors.New("this session keeps no call state (no state store)")
 	}
 	if c.state.Ended() {
 		s.mu.Unlock()
-		c.persistMu.Unlock()
+		c.xw().persistMu.Unlock()
 		return "", fmt.Errorf("call %s already ended (%s)", c.Key, c.state)
 	}
 	if !s.persistableLocked(c) {
 		s.mu.Unlock()
-		c.persistMu.Unlock()
+		c.xw().persistMu.Unlock()
 		return "", fmt.Errorf("call %s cannot be rejoined later: only HTTP calls whose stream carries SSE event ids (a server with an event store), or tasks, can", c.Key)
 	}
-	if c.handle == "" {
-		c.handle = handleFor(c)
+	if c.x().handle == "" {
+		c.xw().handle = handleFor(c)
 	}
 	d := s.recordLocked(c)
 	d.Owner = nil // nobody holds it now
-	f := &Failure{Reason: "detached: rejoin with " + RejoinCommandIn(s.opts.StateStore, c.handle)}
+	f := &Failure{Reason: "detached: rejoin with " + RejoinCommandIn(s.opts.StateStore, c.x().handle)}
 	if why != nil {
-		f = &Failure{Reason: why.Reason + "; the call goes on on the server: rejoin with " + RejoinCommandIn(s.opts.StateStore, c.handle),
+		f = &Failure{Reason: why.Reason + "; the call goes on on the server: rejoin with " + RejoinCommandIn(s.opts.StateStore, c.x().handle),
 			Cause: why.Cause, Kind: why.Kind}
 	}
 	s.endLocked(c, StateDetached, nil, nil, f, s.opts.Now())
@@ -262,10 +262,10 @@ func (s *Session) detach(c *Call, why *Failure) (string, error) {
 	s.store.Notify()
 	err := s.putRecord(d, true)
 	if err == nil {
-		c.claim.Release()
-		c.claim = nil
+		c.x().claim.Release()
+		c.xw().claim = nil
 	}
-	c.persistMu.Unlock()
+	c.xw().persistMu.Unlock()
 	if err != nil {
 		return "", fmt.Errorf("keep the call's state: %w", err)
 	}
@@ -324,8 +324,9 @@ func (s *Session) Rejoin(ctx context.Context, d Detached) (*Call, error) {
 	}
 	key := idKey(d.RequestID)
 	c := s.newCall(key, d.RequestID, d.Method, d.Started)
-	c.Params, c.Name, c.taskID, c.progress, c.handle, c.persisted = d.Params, d.Name, d.TaskID, d.Progress, d.Handle, true
-	c.sessionID, c.claim = foreign, claim
+	c.Params, c.Name, c.xw().taskID, c.xw().handle, c.persisted = d.Params, d.Name, d.TaskID, d.Handle, true
+	c.setProgressLocked(d.Progress)
+	c.xw().sessionID, c.xw().claim = foreign, claim
 	c.state, c.followed = StateStreaming, true
 	stream, lastID := "", ""
 	for k, v := range d.LastEventIDs {
@@ -333,7 +334,8 @@ func (s *Session) Rejoin(ctx context.Context, d Detached) (*Call, error) {
 	}
 	if stream != "" && d.Journal != "" && d.Journal != s.info.JournalPath {
 		if id, p, ok := journaledPast(d.Journal, stream, lastID, d.ProgressToken, d.Progress); ok {
-			lastID, c.progress = id, p
+			lastID = id
+			c.setProgressLocked(p)
 		}
 	}
 	s.mu.Lock()
@@ -368,12 +370,12 @@ func (s *Session) Rejoin(ctx context.Context, d Detached) (*Call, error) {
 	s.shareSession(d.SessionID)
 	if claim != nil {
 		// The record names its new owner, so a kill -9 here shows.
-		c.persistMu.Lock()
+		c.xw().persistMu.Lock()
 		s.mu.Lock()
 		rec := s.recordLocked(c)
 		s.mu.Unlock()
 		_ = s.putRecord(rec, false)
-		c.persistMu.Unlock()
+		c.xw().persistMu.Unlock()
 	}
 	s.armTimers(c, CallOptions{})
 	s.localEvent(transport.Meta{Event: transport.EvNote, Stream: stream,
@@ -444,8 +446,8 @@ func (s *Session) sessionInUseElsewhere() bool {
 	mine := map[string]bool{}    // records of this session's calls and tasks
 	running := map[string]bool{} // tasks this session made or followed that have not ended
 	for _, c := range s.order {
-		if c.handle != "" {
-			mine[c.handle] = true
+		if c.x().handle != "" {
+			mine[c.x().handle] = true
 		}
 	}
 	for id, t := range s.tasks {

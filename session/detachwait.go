@@ -34,11 +34,11 @@ func (s *Session) DetachWhenRejoinable(ctx context.Context, c *Call) (d Detachme
 	// A call that asked for a task (2025-11-25) is rejoined by its task id:
 	// an event id on its stream may come before the server's CreateTaskResult
 	// and must not turn it into a stream detach.
-	asksTask := c.opts.asTask
+	asksTask := c.x().opts.asTask
 	for {
 		s.mu.Lock()
 		changed := s.changedLocked() // any frame taken in after this look wakes the wait below
-		taskID, state := c.taskID, c.state
+		taskID, state := c.x().taskID, c.state
 		ready := s.persistableLocked(c)
 		st := s.streams["post:"+c.Key]
 		bare := st != nil && st.bare && st.lastID == ""

@@ -49,12 +49,12 @@ func (s *Session) lookAtDetached() bool {
 	var watch []*Call
 	rejoinedHere := map[string]bool{} // a handle D → r took up again in this session: its new call shows the end
 	for _, c := range s.order {
-		if c.handle != "" && c.state != StateDetached {
-			rejoinedHere[c.handle] = true
+		if c.x().handle != "" && c.state != StateDetached {
+			rejoinedHere[c.x().handle] = true
 		}
 	}
 	for _, c := range s.order {
-		if c.state == StateDetached && c.handle != "" && c.endedAway == "" && !rejoinedHere[c.handle] {
+		if c.state == StateDetached && c.x().handle != "" && c.x().endedAway == "" && !rejoinedHere[c.x().handle] {
 			watch = append(watch, c)
 		}
 	}
@@ -63,12 +63,12 @@ func (s *Session) lookAtDetached() bool {
 	}
 	s.mu.Unlock()
 	for _, c := range watch {
-		d, err := s.opts.StateStore.Get(c.handle)
+		d, err := s.opts.StateStore.Get(c.x().handle)
 		switch {
 		case err == nil:
 			if o := d.owner(); o != nil && *o != Me() {
 				s.mu.Lock()
-				c.rejoinedBy = o
+				c.xw().rejoinedBy = o
 				s.mu.Unlock()
 			}
 		case errors.Is(err, ErrNoSuchCall):
@@ -91,21 +91,21 @@ func (s *Session) endedElsewhere(c *Call) {
 		return
 	}
 	why := "finished elsewhere: its record left the state store"
-	if c.rejoinedBy != nil {
-		why = fmt.Sprintf("finished elsewhere: rejoined by the mcpscope with %s", c.rejoinedBy)
+	if c.x().rejoinedBy != nil {
+		why = fmt.Sprintf("finished elsewhere: rejoined by the mcpscope with %s", c.x().rejoinedBy)
 	}
 	key := "post:" + c.Key
 	st := s.streams[key]
 	if st == nil || st.lastID == "" || s.calls[c.Key] != c {
-		c.endedAway = why
+		c.xw().endedAway = why
 		c.failure = &Failure{Reason: why + "; how it ended was seen there"}
 		s.mu.Unlock()
 		s.store.Notify()
 		return
 	}
 	lastID := st.lastID
-	c.endedAway, c.handle, c.followed = why, "", true
-	c.state, c.failure, c.ended, c.givenUp = StateStreaming, nil, time.Time{}, false
+	c.xw().endedAway, c.xw().handle, c.followed = why, "", true
+	c.state, c.failure, c.ended, c.givenUp = StateStreaming, nil, 0, false
 	c.done = make(chan struct{})
 	s.pending[c.Key] = c
 	if c.Token != "" {

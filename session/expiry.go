@@ -35,7 +35,7 @@ func sessionGone(err error) (*transport.HTTPError, bool) {
 // re-initialize when the reason is an expired session.
 func (s *Session) sendFailed(c *Call, err error) {
 	if he, gone := sessionGone(err); gone && c.Method != "initialize" && s.Era() == EraLegacy {
-		if readOnly(c.Method) && c.opts.reissues == 0 && s.sessionExpired(he) {
+		if readOnly(c.Method) && c.x().opts.reissues == 0 && s.sessionExpired(he) {
 			return // sent again in the new session
 		}
 		s.fail(c, "lost: the session expired", err)
@@ -69,7 +69,7 @@ func (s *Session) sessionExpired(he *transport.HTTPError) bool {
 	// more in the new session; the rest are lost, and say why.
 	var lost, resend []*Call
 	for _, c := range s.pending {
-		if readOnly(c.Method) && c.opts.reissues == 0 && !c.adopted && c.sessionID == "" {
+		if readOnly(c.Method) && c.x().opts.reissues == 0 && !c.adopted && c.x().sessionID == "" {
 			resend = append(resend, c)
 		} else {
 			lost = append(lost, c)
@@ -142,11 +142,11 @@ func (s *Session) resendAfterExpiry(c *Call, why string) {
 	if !pending {
 		return // it ended meanwhile (a timeout, a cancel)
 	}
-	o := c.opts
-	o.reissueOf, o.reissues = c.Key, c.opts.reissues+1
+	o := c.x().opts
+	o.reissueOf, o.reissues = c.Key, c.x().opts.reissues+1
 	next := s.CallWith(c.Method, StripMeta(c.Params), o)
 	s.mu.Lock()
-	c.next = next
+	c.xw().next = next
 	s.mu.Unlock()
 	s.end(c, StateError, nil, nil, &Failure{Reason: fmt.Sprintf("lost: %s; it only reads, so it was sent again as #%s in the new session", why, next.Key),
 		Kind: ErrReissued})

@@ -97,7 +97,7 @@ func (s *Session) wireID(key string, id json.RawMessage) {
 	defer s.mu.Unlock()
 	if c := s.calls[key]; c != nil && !c.adopted {
 		s.calls[idKey(id)] = c
-		c.wireKey = idKey(id)
+		c.xw().wireKey = idKey(id)
 	}
 }
 

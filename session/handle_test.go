@@ -13,7 +13,7 @@ import (
 // handles: each process tags its handles. A handle stays short, file-safe
 // and shell-safe.
 func TestHandlesDifferAcrossMachines(t *testing.T) {
-	c := &Call{Key: "3", started: time.Date(2026, 11, 26, 1, 2, 3, 0, time.UTC)}
+	c := &Call{Key: "3", started: wallNano(time.Date(2026, 11, 26, 1, 2, 3, 0, time.UTC))}
 	here := handleFor(c)
 	saved := procTag
 	defer func() { procTag = saved }()

@@ -42,11 +42,15 @@ const (
 	// before Append waits for it (a disk slower than the server). The
 	// frames waiting are what a kill -9 can lose: those that arrived
 	// during one write, never more than this many bytes of them (and one
-	// frame).
-	JournalQueueBytes = 4 << 20
+	// frame). One MiB is still one write(2) per thousands of frames; a
+	// bigger queue only makes the buffers a long flood leaves behind
+	// bigger (at 4 MiB the queue and its spare grew to ~12 MiB of heap
+	// between 1M and 3M frames, the TUI's growth).
+	JournalQueueBytes = 1 << 20
 	// keepBuffer is the largest buffer kept for reuse after a write, so
-	// one huge frame does not stay pinned.
-	keepBuffer = 8 << 20
+	// one huge frame does not stay pinned (the queue's own doubling
+	// reaches twice JournalQueueBytes).
+	keepBuffer = 2 << 20
 	// JournalCloseWait bounds how long Close waits for queued frames to
 	// reach the file.
 	JournalCloseWait = 10 * time.Second

@@ -31,7 +31,7 @@ func (s *Session) listen(f ListenFilter, attempt int) *Call {
 	c := s.CallWith("subscriptions/listen", map[string]any{"notifications": f},
 		CallOptions{Timeout: -1, MaxTimeout: -1, NoProgressToken: true})
 	s.mu.Lock()
-	c.listen, c.listenAttempt = &f, attempt
+	c.xw().listen, c.xw().listenAttempt = &f, attempt
 	s.mu.Unlock()
 	return c
 }
@@ -40,19 +40,19 @@ func (s *Session) listen(f ListenFilter, attempt int) *Call {
 // 2026-07-28 has no resumption, so a fresh subscriptions/listen is sent
 // (bounded by MaxRelistens); RelistenWait hears when it is.
 func (s *Session) relistenLocked(c *Call, after []func()) []func() {
-	if c.listen == nil || s.info.Closed || c.listenAttempt >= MaxRelistens {
+	if c.x().listen == nil || s.info.Closed || c.x().listenAttempt >= MaxRelistens {
 		return after
 	}
-	f, n := *c.listen, c.listenAttempt+1
+	f, n := *c.x().listen, c.x().listenAttempt+1
 	ready := make(chan struct{})
-	c.relisten = ready
+	c.xw().relisten = ready
 	return append(after, func() {
 		time.AfterFunc(backoff(n), func() {
 			defer close(ready)
 			if !s.Info().Closed {
 				next := s.listen(f, n)
 				s.mu.Lock()
-				c.next = next
+				c.xw().next = next
 				s.mu.Unlock()
 				s.localEvent(transportNote(fmt.Sprintf("listen stream %s ended unexpectedly; listening again as %s (re-listen %d/%d)", c.Key, next.Key, n, MaxRelistens)))
 			}
@@ -63,11 +63,11 @@ func (s *Session) relistenLocked(c *Call, after []func()) []func() {
 // relistenWhy says, for a listen call whose stream ended, what happens
 // next: 2026-07-28 has no resumption, so mcpscope listens again, bounded.
 func relistenWhy(c *Call) string {
-	if c.listenAttempt >= MaxRelistens {
+	if c.x().listenAttempt >= MaxRelistens {
 		return fmt.Sprintf("streams cannot be resumed in %s, and the %d re-listens are spent: listen again to go on", ModernVersion, MaxRelistens)
 	}
 	return fmt.Sprintf("streams cannot be resumed in %s: listening again (re-listen %d/%d); notifications sent in between are not replayed",
-		ModernVersion, c.listenAttempt+1, MaxRelistens)
+		ModernVersion, c.x().listenAttempt+1, MaxRelistens)
 }
 
 // RelistenWait waits until the re-listen that follows this listen call's
@@ -76,7 +76,7 @@ func relistenWhy(c *Call) string {
 // or when ctx ends first.
 func (c *Call) RelistenWait(ctx context.Context) *Call {
 	c.s.mu.Lock()
-	ready := c.relisten
+	ready := c.x().relisten
 	c.s.mu.Unlock()
 	if ready == nil {
 		return c.Next()

@@ -71,13 +71,21 @@ func (fs fileSource) readAt(p []byte, off int64) error {
 // adoptLocked makes a call record for a request seen in a journal (offline
 // sessions have no CallWith to make them).
 func (s *Session) adoptLocked(e *Envelope, it *Item) *Call {
-	c := s.newCall(e.Key(), bytes.Clone(e.ID), e.Method, it.Frame.Time)
+	// Most adopted calls need no callExtra (timers, leases, MRTR links are
+	// for calls made here, or a few): xw makes it on first write, under
+	// s.mu like every write to an adopted call.
+	c := s.bareCall(e.Key(), bytes.Clone(e.ID), e.Method, it.Frame.Time)
 	// Params in bytes of its own: the request frame's buffer goes once
 	// the store's window lets go of it (a session holds every call).
-	c.Params, c.Name, c.Seq = bytes.Clone(e.Params), e.h.name, it.Seq
-	c.adopted, c.via = true, it.Frame.Meta.Via
+	c.Params, c.Name, c.Seq = bytes.Clone(e.Params), s.shared.get(e.h.name), it.Seq
+	c.adopted = true
+	if v := it.Frame.Meta.Via; v != "" {
+		c.xw().via = v
+	}
 	// A journal's first request, when it is server/discover, is the era probe.
-	c.opts.probe = e.Method == ProbeMethod && len(s.order) == 0
+	if e.Method == ProbeMethod && len(s.order) == 0 {
+		c.xw().opts.probe = true
+	}
 	if len(e.h.metaToken) > 0 {
 		c.Token = idKey(e.h.metaToken)
 		s.byToken[c.Token] = c

@@ -477,11 +477,11 @@ func (s *Session) continueRounds(c *Call, result json.RawMessage) {
 		s.chainEnd(c, &Failure{Reason: "the server's input_required result is unreadable", Cause: err})
 		return
 	}
-	if c.Round >= MaxRounds {
+	if c.x().round >= MaxRounds {
 		s.chainEnd(c, &Failure{Reason: fmt.Sprintf("gave up after %d input_required rounds (the server keeps asking)", MaxRounds), Kind: ErrRoundLimit})
 		return
 	}
-	responses, un := s.answerInputs(s.ctx, slices.Sorted(maps.Keys(ir.InputRequests)), ir.InputRequests, ServerRequest{Seq: c.Seq, Related: c.Key, Round: c.Round})
+	responses, un := s.answerInputs(s.ctx, slices.Sorted(maps.Keys(ir.InputRequests)), ir.InputRequests, ServerRequest{Seq: c.Seq, Related: c.Key, Round: c.x().round})
 	if un != nil {
 		s.chainEnd(c, &Failure{Reason: "the server asks for input", Cause: un})
 		return
@@ -499,11 +499,11 @@ func (s *Session) continueRounds(c *Call, result json.RawMessage) {
 		params["requestState"] = ir.RequestState
 	}
 	raw, _ := json.Marshal(params)
-	o := c.opts // the retry keeps the first round's headers and timeouts
-	o.round, o.parent = c.Round+1, c.Key
+	o := c.x().opts // the retry keeps the first round's headers and timeouts
+	o.round, o.parent = c.x().round+1, c.Key
 	next := s.CallWith(c.Method, json.RawMessage(raw), o)
 	s.mu.Lock()
-	c.next = next
+	c.xw().next = next
 	close(c.chainLocked())
 	s.mu.Unlock()
 	s.store.Notify()
@@ -539,7 +539,7 @@ func (s *Session) answerInputs(ctx context.Context, keys []string, reqs map[stri
 // chainEnd records why a chain of MRTR rounds stopped at c.
 func (s *Session) chainEnd(c *Call, f *Failure) {
 	s.mu.Lock()
-	c.chainErr = f
+	c.xw().chainErr = f
 	close(c.chainLocked())
 	s.mu.Unlock()
 	s.store.Notify()
@@ -549,17 +549,17 @@ func (s *Session) chainEnd(c *Call, f *Failure) {
 // there is none is known, made when first needed (most calls have no
 // rounds, and a session may hold a million calls).
 func (c *Call) chainLocked() chan struct{} {
-	if c.chain == nil {
-		c.chain = make(chan struct{})
+	if c.x().chain == nil {
+		c.xw().chain = make(chan struct{})
 	}
-	return c.chain
+	return c.x().chain
 }
 
 // Next is the retry of an input_required round, nil until it exists.
 func (c *Call) Next() *Call {
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
-	return c.next
+	return c.x().next
 }
 
 // WaitFinal follows MRTR rounds (and re-issues after a broken stream) to
@@ -588,7 +588,7 @@ func (c *Call) WaitFinal(ctx context.Context) (json.RawMessage, error) {
 		case <-chain:
 		}
 		cur.s.mu.Lock()
-		next, cerr := cur.next, cur.chainErr
+		next, cerr := cur.x().next, cur.x().chainErr
 		cur.s.mu.Unlock()
 		if next == nil {
 			return res, cerr

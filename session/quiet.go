@@ -35,7 +35,7 @@ func (s *Session) armQuietLocked(key string) {
 	}
 	st := s.streamLocked(key)
 	wait := QuietFirst << min(st.quietN, 16)
-	limit := c.idleFor
+	limit := c.x().idleFor
 	if limit <= 0 {
 		limit = MaxRetryWait
 	}
@@ -110,7 +110,7 @@ func (s *Session) quietFired(key string, gen int, wait time.Duration) {
 // instead (still without a cancel).
 func (s *Session) stopFollowing(c *Call, f *Failure) {
 	s.mu.Lock()
-	away := c.endedAway
+	away := c.x().endedAway
 	s.mu.Unlock()
 	if away != "" {
 		f.Reason = away + "; " + f.Reason

@@ -128,7 +128,7 @@ func (s *Session) onStreamEndLocked(m transport.Meta, after []func()) []func() {
 	case !isPost && canResume && (st == nil || st.attempts < MaxResumeAttempts):
 		// A listen stream without ids: open a fresh one (bounded).
 		after = append(after, s.scheduleResume(key, m.Event))
-	case isPost && s.info.Era == EraModern && c.listen == nil && c.opts.reissues < MaxReissues:
+	case isPost && s.info.Era == EraModern && c.x().listen == nil && c.x().opts.reissues < MaxReissues:
 		after = append(after, s.reissue(c, m))
 	case isPost:
 		after = s.relistenLocked(c, after)
@@ -140,7 +140,7 @@ func (s *Session) onStreamEndLocked(m transport.Meta, after []func()) []func() {
 			why += " (" + m.Detail + ")"
 		}
 		switch {
-		case c.listen != nil && s.info.Era == EraModern:
+		case c.x().listen != nil && s.info.Era == EraModern:
 			why += "; " + relistenWhy(c)
 		case !canResume:
 		case st == nil || st.lastID == "":
@@ -336,7 +336,7 @@ func (s *Session) Note(detail string) { s.localEvent(transportNote(detail)) }
 
 // reissue sends c's request again with a new id after its response stream
 // broke: 2026-07-28 has no resumption, and the spec says the client MUST
-// re-issue it. The two are linked (c.next), and waiting on c follows on.
+// re-issue it. The two are linked (c.x().next), and waiting on c follows on.
 // A call the user cancelled never gets here: it is no longer pending.
 func (s *Session) reissue(c *Call, m transport.Meta) func() {
 	why := "the response stream broke before an answer arrived"
@@ -344,11 +344,11 @@ func (s *Session) reissue(c *Call, m transport.Meta) func() {
 		why = "the server closed the response stream before answering"
 	}
 	return func() {
-		o := c.opts
-		o.reissueOf, o.reissues = c.Key, c.opts.reissues+1
+		o := c.x().opts
+		o.reissueOf, o.reissues = c.Key, c.x().opts.reissues+1
 		next := s.CallWith(c.Method, StripMeta(c.Params), o)
 		s.mu.Lock()
-		c.next = next
+		c.xw().next = next
 		s.mu.Unlock()
 		s.end(c, StateError, nil, nil, &Failure{Reason: fmt.Sprintf("%s; re-issued as #%s", why, next.Key), Kind: ErrReissued})
 		s.localEvent(transportNote(fmt.Sprintf("call %s (%s): %s; re-issued as %s (attempt %d of %d)", c.Key, c.Method, why, next.Key,

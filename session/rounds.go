@@ -27,10 +27,10 @@ func (s *Session) linkAdoptedLocked(c *Call, e *Envelope) {
 	if isRetryParams(e.Params) {
 		for i, n := len(s.order)-2, 0; i >= 0 && n < linkBack; i, n = i-1, n+1 {
 			p := s.order[i]
-			if p.adopted && p.next == nil && p.Method == c.Method && p.Name == c.Name && p.state == StateOK &&
+			if p.adopted && p.x().next == nil && p.Method == c.Method && p.Name == c.Name && p.state == StateOK &&
 				p.resultType == "input_required" {
-				c.Round, c.Parent = p.Round+1, p.Key
-				p.next = c
+				c.xw().round, c.xw().parent = p.x().round+1, p.Key
+				p.xw().next = c
 				close(p.chainLocked())
 				return
 			}
@@ -44,10 +44,10 @@ func (s *Session) linkAdoptedLocked(c *Call, e *Envelope) {
 	for i, p := range s.reissueWait {
 		if p.Method == c.Method && string(StripMeta(p.Params)) == want {
 			s.reissueWait = append(s.reissueWait[:i], s.reissueWait[i+1:]...)
-			c.opts.reissueOf, c.opts.reissues = p.Key, p.opts.reissues+1
-			p.next = c
-			s.endLocked(p, StateError, nil, nil, &Failure{Reason: fmt.Sprintf("%s; re-issued as #%s", p.reissueWhy, c.Key),
-				Kind: ErrReissued}, c.started)
+			c.xw().opts.reissueOf, c.xw().opts.reissues = p.Key, p.x().opts.reissues+1
+			p.xw().next = c
+			s.endLocked(p, StateError, nil, nil, &Failure{Reason: fmt.Sprintf("%s; re-issued as #%s", p.x().reissueWhy, c.Key),
+				Kind: ErrReissued}, wallTime(c.started))
 			return
 		}
 	}
@@ -95,7 +95,7 @@ func (s *Session) offlineStreamEndLocked(m transport.Meta, at time.Time, after [
 		if len(s.reissueWait) >= linkBack {
 			s.reissueWait = s.reissueWait[1:]
 		}
-		c.reissueWhy = why
+		c.xw().reissueWhy = why
 		s.reissueWait = append(s.reissueWait, c)
 	case st != nil && st.lastID != "":
 		// resumable: a resume's frames, or nothing, follow

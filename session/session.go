@@ -118,6 +118,7 @@ type Session struct {
 	order     []*Call
 	pending   map[string]*Call
 	byToken   map[string]*Call
+	shared    stringPool // names and progress messages calls repeat (strings.go)
 	serverReq map[string]context.CancelFunc
 	info      Info
 	subs      map[string]bool
@@ -293,7 +294,8 @@ func (s *Session) CallWith(method string, params any, o CallOptions) *Call {
 		token, key = "mcpscope-"+p+key, idKey(idJSON)
 	}
 	c := s.newCall(key, idJSON, method, s.opts.Now())
-	c.Round, c.Parent, c.opts = o.round, o.parent, o
+	c.xw().round, c.xw().parent = o.round, o.parent
+	c.xw().opts = o
 	if o.NoProgressToken {
 		token = ""
 	}
@@ -383,20 +385,20 @@ func (s *Session) armTimers(c *Call, o CallOptions) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if idle > 0 {
-		c.idleFor = idle
-		c.idle = time.AfterFunc(idle, func() {
+		c.xw().idleFor = idle
+		c.xw().idle = time.AfterFunc(idle, func() {
 			s.timeout(c, ErrIdleTimeout, fmt.Sprintf("no response or progress for %s (idle timeout; progress resets it)", idle))
 		})
 		if b, ok := s.t.(transport.Backlog); ok && o.probe {
 			if _, known := b.Unread(); known {
-				c.idle.Stop() // the probe's wait starts once the server has read it
+				c.x().idle.Stop() // the probe's wait starts once the server has read it
 				go s.idleFromRead(c, b)
 			}
 		}
 	}
 	if hard > 0 {
-		c.hardAt = time.Now().Add(hard)
-		c.hard = time.AfterFunc(hard, func() {
+		c.xw().hardAt = time.Now().Add(hard)
+		c.xw().hard = time.AfterFunc(hard, func() {
 			s.timeout(c, ErrMaxTimeout, fmt.Sprintf("still running after %s (hard limit)", hard))
 		})
 	}
@@ -424,13 +426,13 @@ func (s *Session) idleFromRead(c *Call, b transport.Backlog) {
 		n, ok := b.Unread()
 		if answered || sent && (!ok || n == 0) { // read (an answer says so too)
 			s.mu.Lock()
-			if !c.state.Ended() && c.idle != nil && !s.held {
-				c.idle.Reset(c.idleFor)
+			if !c.state.Ended() && c.x().idle != nil && !s.held {
+				c.x().idle.Reset(c.x().idleFor)
 			}
 			s.mu.Unlock()
-			if waited := time.Since(start); waited >= c.idleFor { // it would have timed out
+			if waited := time.Since(start); waited >= c.x().idleFor { // it would have timed out
 				s.Note(fmt.Sprintf("the server read %s %s after it was sent (it was still starting); the wait for its answer (%s) started then",
-					c.Method, waited.Round(100*time.Millisecond), c.idleFor))
+					c.Method, waited.Round(100*time.Millisecond), c.x().idleFor))
 			}
 			return
 		}
@@ -451,8 +453,8 @@ func (s *Session) timeout(c *Call, kind error, why string) {
 	}
 	s.tellServer(c, "timeout")
 	s.mu.Lock()
-	if c.unmatched != "" {
-		why += fmt.Sprintf("; meanwhile a response came with the id %s, which matches no request (a server bug?)", c.unmatched)
+	if c.x().unmatched != "" {
+		why += fmt.Sprintf("; meanwhile a response came with the id %s, which matches no request (a server bug?)", c.x().unmatched)
 	}
 	s.mu.Unlock()
 	s.endGivenUp(c, StateError, &Failure{Reason: "timed out: " + why, Kind: kind})
@@ -528,8 +530,15 @@ func (s *Session) SendRaw(data []byte) (*Call, error) {
 }
 
 func (s *Session) newCall(key string, id json.RawMessage, method string, at time.Time) *Call {
-	return &Call{s: s, Key: key, ID: id, Method: method, state: StatePending, started: at,
-		done: make(chan struct{})}
+	c := s.bareCall(key, id, method, at)
+	c.ex.Store(&callExtra{})
+	return c
+}
+
+// bareCall is a call without its callExtra, which xw makes on first
+// write: an adopted call's (see adoptLocked).
+func (s *Session) bareCall(key string, id json.RawMessage, method string, at time.Time) *Call {
+	return &Call{s: s, Key: key, ID: id, Method: method, state: StatePending, started: wallNano(at)}
 }
 
 // Replay sends a past call again with a new id and the same params (its old
@@ -598,7 +607,7 @@ func (s *Session) tellServer(c *Call, reason string) {
 }
 
 func (s *Session) sendCancelled(c *Call, reason string) {
-	s.notifyIn(c.sessionID, "notifications/cancelled", map[string]any{"requestId": c.ID, "reason": reason}, nil)
+	s.notifyIn(c.x().sessionID, "notifications/cancelled", map[string]any{"requestId": c.ID, "reason": reason}, nil)
 }
 
 // end moves a call to a final state once; later calls are no-ops.
@@ -615,20 +624,22 @@ func (s *Session) endLocked(c *Call, st State, result json.RawMessage, rpcErr *R
 	if c.state.Ended() || c.givenUp {
 		return false
 	}
-	c.state, c.result, c.rpcErr, c.failure, c.ended = st, result, rpcErr, f, at
-	if c.idle != nil {
-		c.idle.Stop()
-		c.idle = nil
+	c.state, c.result, c.rpcErr, c.failure, c.ended = st, result, rpcErr, f, wallNano(at)
+	if c.x().idle != nil {
+		c.x().idle.Stop()
+		c.xw().idle = nil
 	}
-	if c.hard != nil {
-		c.hard.Stop()
-		c.hard = nil
+	if c.x().hard != nil {
+		c.x().hard.Stop()
+		c.xw().hard = nil
 	}
 	delete(s.pending, c.Key)
 	s.forgetLocked(c)
 	// The token stays mapped: progress after the end is still attributed
 	// (and flagged) rather than shown as unknown.
-	close(c.done)
+	if c.done != nil {
+		close(c.done)
+	}
 	return true
 }
 
@@ -815,7 +826,7 @@ func (s *Session) sendLoop() {
 func (s *Session) Ingest(f transport.Frame) {
 	d := decodeIn(&f)
 	if c := s.markStep(f, d.env); c != nil {
-		defer c.persistMu.Unlock() // held from the mark until the step counts
+		defer c.xw().persistMu.Unlock() // held from the mark until the step counts
 	}
 	s.ingestDecoded(f, d, linePos{off: -1}, true, 0)
 }
@@ -951,7 +962,7 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 	case ClassResult, ClassError:
 		key := e.Key()
 		refusal := false
-		if k, ok := RefusalOf(&it.Frame.Meta, e); ok && s.calls[k] != nil && s.calls[k].opts.probe {
+		if k, ok := RefusalOf(&it.Frame.Meta, e); ok && s.calls[k] != nil && s.calls[k].x().opts.probe {
 			key, refusal = k, true // the era probe's HTTP error answer: the probe's result
 			it.Note = "the era probe's refusal: the server speaks the initialize era"
 		}
@@ -963,7 +974,7 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 		if c == nil {
 			it.Note = "response to unknown id " + key
 			if twin := s.typedTwinLocked(key); twin != nil {
-				twin.unmatched = key
+				twin.xw().unmatched = key
 				it.Note += fmt.Sprintf(": call %s waits for the id %s; JSON-RPC ids are typed, so this answers nothing", twin.Key, twin.ID)
 			}
 			return s.warnLocked(it.Note, after)
@@ -999,17 +1010,27 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 			it.Note = f.Reason
 			s.endLocked(c, StateError, nil, nil, f, it.Frame.Time)
 		} else {
-			result := e.Result
-			if len(result) > MaxHeldFrame && s.store.Journaled() {
+			result, rt := e.Result, resultTypeOf(e.h.resultType)
+			// A journal read back holds a call for every call: a tool's
+			// result (most of a journal's) stays in the journal too, and
+			// Call.Result reads it back. Rounds, tasks and listings keep
+			// theirs: the session reads them again.
+			leave := s.offline && s.store.Journaled() && c.Method == "tools/call" && rt == "complete" && len(result) > 0
+			switch {
+			case len(result) > MaxHeldFrame && s.store.Journaled():
 				result = nil // the journal holds it; Call.Result reads it back
 				c.resultSeq = it.Seq
-			} else if s.store.Journaled() {
+			case leave:
+				result = nil
+			case s.store.Journaled():
 				// Its own bytes, so the frame's buffer goes once the window
 				// lets go of the frame (a call outlives its frames).
 				result = bytes.Clone(result)
 			}
-			s.endLocked(c, StateOK, result, nil, nil, it.Frame.Time)
-			c.resultType = resultTypeOf(e.h.resultType)
+			if s.endLocked(c, StateOK, result, nil, nil, it.Frame.Time) && leave {
+				c.resultSeq = it.Seq
+			}
+			c.resultType = rt
 			c.isError = c.Method == "tools/call" && e.h.isError
 			s.noteResultLocked(c, e)
 			if !s.offline && c.resultType == "input_required" {
@@ -1065,7 +1086,7 @@ func (s *Session) onNotification(it *Item, e *Envelope, after []func()) []func()
 		if c := s.calls[idKey(sub)]; c != nil {
 			it.CallKey = c.Key
 			if e.Method == "notifications/subscriptions/acknowledged" {
-				c.ack = e.Params
+				c.xw().ack = e.Params
 				if c.state == StatePending {
 					c.state = StateStreaming
 				}
@@ -1095,12 +1116,14 @@ func (s *Session) onNotification(it *Item, e *Envelope, after []func()) []func()
 			it.Note = "progress after the call ended (" + string(c.state) + ")"
 			return after
 		}
-		c.progress.step(p.progress, p.total, p.message, it.Frame.Time)
+		pr := c.progressLocked()
+		pr.step(p.progress, p.total, s.shared.get(p.message), it.Frame.Time)
+		c.setProgressLocked(pr)
 		if c.state == StatePending {
 			c.state = StateStreaming
 		}
-		if c.idle != nil && !s.held {
-			c.idle.Reset(c.idleFor)
+		if c.x().idle != nil && !s.held {
+			c.x().idle.Reset(c.x().idleFor)
 		}
 	case m == "notifications/message":
 		s.info.Logs++

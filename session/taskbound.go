@@ -38,8 +38,8 @@ func (s *Session) newTaskBound(id string) *taskBound {
 	s.mu.Lock()
 	idle, hard := s.opts.Timeout, s.opts.MaxTimeout
 	if t := s.tasks[id]; t != nil {
-		if c := s.calls[t.CallKey]; c != nil && !c.hardAt.IsZero() {
-			b.hardAt = c.hardAt // the creating call's own hard limit: from its start
+		if c := s.calls[t.CallKey]; c != nil && !c.x().hardAt.IsZero() {
+			b.hardAt = c.x().hardAt // the creating call's own hard limit: from its start
 		}
 	}
 	s.mu.Unlock()

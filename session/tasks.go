@@ -71,7 +71,7 @@ func (s *Session) noteTaskResultLocked(c *Call, e *Envelope) {
 			Task Task `json:"task"`
 		}
 		if json.Unmarshal(result, &r) == nil && r.Task.TaskID != "" {
-			c.taskID = r.Task.TaskID
+			c.xw().taskID = r.Task.TaskID
 			s.noteTaskLocked(r.Task, c.Key)
 			s.persistTaskLocked(c)
 		}
@@ -256,7 +256,7 @@ func (s *Session) persistTaskLocked(c *Call) {
 		return
 	}
 	d := s.recordLocked(c)
-	d.Handle, d.LastEventIDs, d.Owner = TaskHandle(c.taskID), nil, nil
+	d.Handle, d.LastEventIDs, d.Owner = TaskHandle(c.x().taskID), nil, nil
 	s.queueStoreOp(func() { _ = s.putRecord(d, true) }) // a network call with Redis: never under s.mu
 }
 

@@ -69,7 +69,7 @@ func (s *Session) noteTaskExtLocked(c *Call, result json.RawMessage) {
 	if json.Unmarshal(result, &t) != nil || t.TaskID == "" {
 		return
 	}
-	c.taskID = t.TaskID
+	c.xw().taskID = t.TaskID
 	s.noteTaskLocked(t, c.Key)
 	s.persistTaskLocked(c)
 }

@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"time"
@@ -87,8 +88,30 @@ func Open(path string, idle time.Duration) (OpenResult, error) {
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
 	r.HeapMiB = float64(ms.HeapAlloc) / (1 << 20)
+	if err := writeHeapProfile(); err != nil {
+		return r, err
+	}
 	runtime.KeepAlive(m)
+	runtime.KeepAlive(s)
 	return r, nil
+}
+
+// HeapProfileEnv names a file the open and TUI children write a heap
+// profile to once measured (go tool pprof -sample_index=inuse_space),
+// for finding what the memory rows hold.
+const HeapProfileEnv = "MCPSCOPE_BENCH_HEAPPROFILE"
+
+func writeHeapProfile() error {
+	path := os.Getenv(HeapProfileEnv)
+	if path == "" {
+		return nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return fmt.Errorf("write the heap profile (%s): %w", HeapProfileEnv, err)
+	}
+	defer f.Close()
+	return pprof.Lookup("heap").WriteTo(f, 0)
 }
 
 // String is the child's one-line report, read back by ParseOpen.

@@ -120,6 +120,9 @@ func TUI(o TUIOptions) (TUIResult, error) {
 	runtime.ReadMemStats(&ms)
 	r.HeapMiB = float64(ms.HeapAlloc) / (1 << 20)
 	r.PeakRSSKiB = procStatus("VmHWM")
+	if err := writeHeapProfile(); err != nil {
+		return r, err
+	}
 	runtime.KeepAlive(m)
 	return r, nil
 }
