@@ -17,7 +17,8 @@ import (
 // always what json.Unmarshal gives. FuzzMetaMatchesJSON checks that.
 func readMetaJSON(b []byte, m *transport.Meta) bool {
 	var fast transport.Meta
-	if fastMeta(b, &fast) {
+	sc := scanner{b: b}
+	if fastMeta(&sc, &fast) && sc.i == len(b) {
 		*m = fast
 		return true
 	}
@@ -44,32 +45,12 @@ const (
 	mVia
 )
 
-// fastMeta reads the meta layout mcpscope writes; false for anything
-// else (m is then partly filled and must be dropped).
-func fastMeta(b []byte, m *transport.Meta) bool {
-	sc := scanner{b: b}
-	if sc.peek() != '{' {
-		return false
-	}
-	sc.i++
-	sc.ws()
-	if sc.peek() == '}' {
-		sc.i++
-		return sc.i == len(sc.b)
-	}
+// fastMeta reads the meta layout mcpscope writes, from sc.i (its '{') to
+// just after the object, with the scanner's own object walk; false for
+// anything else (m is then partly filled and must be dropped).
+func fastMeta(sc *scanner, m *transport.Meta) bool {
 	seen := 0
-	for {
-		sc.ws()
-		key, ok := sc.plainBytes()
-		if !ok {
-			return false
-		}
-		sc.ws()
-		if sc.peek() != ':' {
-			return false
-		}
-		sc.i++
-		sc.ws()
+	return sc.object(func(key []byte) bool {
 		var bit int
 		var s *string
 		var n *int
@@ -105,7 +86,7 @@ func fastMeta(b []byte, m *transport.Meta) bool {
 		case "via":
 			bit, s = mVia, &m.Via
 		default:
-			return false // unknown, or a name in another case: encoding/json decides
+			return false // unknown, or a name in another case (or escaped): encoding/json decides
 		}
 		if seen&bit != 0 {
 			return false
@@ -113,36 +94,19 @@ func fastMeta(b []byte, m *transport.Meta) bool {
 		seen |= bit
 		switch {
 		case s != nil:
-			if !sc.metaString(s) {
-				return false
-			}
+			return sc.metaString(s)
 		case n != nil:
-			if !sc.metaInt(n) {
-				return false
-			}
+			return sc.metaInt(n)
 		case bit == mExitCode:
 			var code int
 			if !sc.metaInt(&code) {
 				return false
 			}
 			m.ExitCode = &code
-		default:
-			if !sc.metaHeaders(&m.Headers) {
-				return false
-			}
+			return true
 		}
-		sc.ws()
-		switch sc.peek() {
-		case ',':
-			sc.i++
-		case '}':
-			sc.i++
-			sc.ws()
-			return sc.i == len(sc.b)
-		default:
-			return false
-		}
-	}
+		return sc.metaHeaders(&m.Headers)
+	})
 }
 
 // metaString reads a string value (not null) as encoding/json does. The
@@ -168,11 +132,27 @@ func (sc *scanner) metaString(dst *string) bool {
 // name the same one, so it is one string, not one per frame.
 var lastMetaURL atomic.Pointer[string]
 
-// metaWord is b as a string: one of the words every HTTP frame's meta
-// repeats (methods, header names and values, the session's URL) shared,
-// anything else a copy.
+// metaWord is b as a string: one of the words journals repeat (word), the
+// session's URL shared, anything else a copy.
 func metaWord(b []byte) string {
+	if len(b) > 8 && (string(b[:7]) == "http://" || string(b[:8]) == "https://") {
+		if u := lastMetaURL.Load(); u != nil && *u == string(b) {
+			return *u
+		}
+		u := string(b)
+		lastMetaURL.Store(&u)
+		return u
+	}
+	return word(b)
+}
+
+// word is b as a string, without an allocation when it is one of the words
+// every journal repeats: the JSON-RPC version, MCP's methods, HTTP methods,
+// header names and values.
+func word(b []byte) string {
 	switch string(b) { // no allocation: the compiler compares in place
+	case "2.0":
+		return "2.0"
 	case "POST":
 		return "POST"
 	case "GET":
@@ -199,14 +179,52 @@ func metaWord(b []byte) string {
 		return "application/json, text/event-stream"
 	case "Bearer [redacted]":
 		return "Bearer [redacted]"
-	}
-	if len(b) > 8 && (string(b[:7]) == "http://" || string(b[:8]) == "https://") {
-		if u := lastMetaURL.Load(); u != nil && *u == string(b) {
-			return *u
-		}
-		u := string(b)
-		lastMetaURL.Store(&u)
-		return u
+	case "initialize":
+		return "initialize"
+	case "ping":
+		return "ping"
+	case "server/discover":
+		return "server/discover"
+	case "tools/call":
+		return "tools/call"
+	case "tools/list":
+		return "tools/list"
+	case "resources/list":
+		return "resources/list"
+	case "resources/read":
+		return "resources/read"
+	case "resources/templates/list":
+		return "resources/templates/list"
+	case "resources/subscribe":
+		return "resources/subscribe"
+	case "prompts/list":
+		return "prompts/list"
+	case "prompts/get":
+		return "prompts/get"
+	case "completion/complete":
+		return "completion/complete"
+	case "logging/setLevel":
+		return "logging/setLevel"
+	case "tasks/get":
+		return "tasks/get"
+	case "tasks/result":
+		return "tasks/result"
+	case "subscriptions/listen":
+		return "subscriptions/listen"
+	case "notifications/initialized":
+		return "notifications/initialized"
+	case "notifications/progress":
+		return "notifications/progress"
+	case "notifications/message":
+		return "notifications/message"
+	case "notifications/cancelled":
+		return "notifications/cancelled"
+	case "notifications/resources/updated":
+		return "notifications/resources/updated"
+	case "notifications/tasks/status":
+		return "notifications/tasks/status"
+	case "notifications/tools/list_changed":
+		return "notifications/tools/list_changed"
 	}
 	return string(b)
 }
@@ -241,51 +259,15 @@ func (sc *scanner) metaHeaders(dst *map[string]string) bool {
 	if sc.peek() != '{' {
 		return false
 	}
-	sc.i++
 	h := map[string]string{}
-	sc.ws()
-	if sc.peek() == '}' {
-		sc.i++
-		*dst = h
-		return true
-	}
-	for {
-		sc.ws()
-		if sc.peek() != '"' {
-			return false
-		}
-		start := sc.i
-		plain, ok := sc.str()
-		if !ok {
-			return false
-		}
-		var k string
-		if plain {
-			k = metaWord(sc.b[start+1 : sc.i-1])
-		} else {
-			k = unquote(sc.b[start:sc.i], plain)
-		}
-		sc.ws()
-		if sc.peek() != ':' {
-			return false
-		}
-		sc.i++
-		sc.ws()
+	ok := sc.object(func(key []byte) bool {
 		var v string
 		if !sc.metaString(&v) {
 			return false
 		}
-		h[k] = v
-		sc.ws()
-		switch sc.peek() {
-		case ',':
-			sc.i++
-		case '}':
-			sc.i++
-			*dst = h
-			return true
-		default:
-			return false
-		}
-	}
+		h[metaWord(key)] = v
+		return true
+	})
+	*dst = h
+	return ok
 }

@@ -69,7 +69,7 @@ func TestMetaMatchesJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	var m transport.Meta
-	if !fastMeta(rec.Meta, &m) {
+	if sc := (scanner{b: rec.Meta}); !fastMeta(&sc, &m) || sc.i != len(rec.Meta) {
 		t.Fatalf("the meta mcpscope writes took the slow path: %s", rec.Meta)
 	}
 	checkMeta(t, rec.Meta)
@@ -107,6 +107,22 @@ func TestRedactedAlreadyAgreesWithRedactHeader(t *testing.T) {
 		if redactedAlready(v) && transport.RedactHeader("Authorization", v) != v {
 			t.Errorf("%q skipped, but RedactHeader makes it %q", v, transport.RedactHeader("Authorization", v))
 		}
+	}
+}
+
+// TestPlainHeadersHoldNoCredential: the header names the reader does not
+// redact are names transport.RedactHeader leaves alone, whatever the value.
+func TestPlainHeadersHoldNoCredential(t *testing.T) {
+	for _, n := range plainHeaders {
+		if transport.IsSecretName(n) {
+			t.Errorf("%q is skipped by the journal reader's redaction, but transport.IsSecretName says it holds a secret", n)
+		}
+		if !plainHeader(n) {
+			t.Errorf("plainHeader(%q) = false", n)
+		}
+	}
+	if plainHeader("Authorization") || plainHeader("content-type") {
+		t.Error("plainHeader matches a name not in its list")
 	}
 }
 

@@ -157,29 +157,29 @@ func (sc *scanner) envelope(e *Envelope) bool {
 	var params, result []byte
 	ok := sc.object(func(key []byte) bool {
 		start := sc.i
-		switch {
-		case keyIs(key, "jsonrpc"):
+		switch keyName(key, envelopeKeys) {
+		case "jsonrpc":
 			return sc.stringInto(&e.JSONRPC)
-		case keyIs(key, "id"):
+		case "id":
 			if !sc.skip() {
 				return false
 			}
 			e.ID = sc.b[start:sc.i]
-		case keyIs(key, "method"):
+		case "method":
 			return sc.stringInto(&e.Method)
-		case keyIs(key, "params"):
+		case "params":
 			if !sc.skip() {
 				return false
 			}
 			params = sc.b[start:sc.i]
 			e.Params = params
-		case keyIs(key, "result"):
+		case "result":
 			if !sc.skip() {
 				return false
 			}
 			result = sc.b[start:sc.i]
 			e.Result = result
-		case keyIs(key, "error"):
+		case "error":
 			return sc.rpcError(&e.Error)
 		default:
 			return sc.skip()
@@ -270,6 +270,33 @@ func keyIs(key []byte, want string) bool {
 	return string(key) == want || (len(key) >= len(want)/2 && bytes.EqualFold(key, []byte(want)))
 }
 
+// keyName is the one of names that key matches as encoding/json matches a
+// member, "" when none: an exact name first (the common case, no folding),
+// else the first that matches folded. No two names fold to each other, so
+// this is the first of names that keyIs accepts.
+func keyName(key []byte, names []string) string {
+	for _, n := range names {
+		if string(key) == n {
+			return n
+		}
+	}
+	for _, n := range names {
+		if keyIs(key, n) {
+			return n
+		}
+	}
+	return ""
+}
+
+// The members each reader looks for, in the order it tries them.
+var (
+	envelopeKeys = []string{"jsonrpc", "id", "method", "params", "result", "error"}
+	errorKeys    = []string{"code", "message", "data"}
+	paramsKeys   = []string{"progressToken", "progress", "total", "message", "requestId", "name", "uri", "taskId", "_meta"}
+	metaKeys     = []string{"progressToken", metaSubscriptionID}
+	resultKeys   = []string{"resultType", "isError", "task"}
+)
+
 // stringInto reads a string (or null, which leaves dst alone) into dst.
 func (sc *scanner) stringInto(dst *string) bool {
 	if sc.literal("null") {
@@ -306,7 +333,7 @@ func (sc *scanner) readString(dst *string) bool {
 // does (invalid UTF-8 becomes U+FFFD).
 func unquote(tok []byte, plain bool) string {
 	if plain {
-		return string(tok[1 : len(tok)-1])
+		return word(tok[1 : len(tok)-1])
 	}
 	var s string
 	_ = json.Unmarshal(tok, &s)
@@ -331,8 +358,8 @@ func (sc *scanner) rpcError(dst **RPCError) bool {
 	e := *dst
 	return sc.object(func(key []byte) bool {
 		start := sc.i
-		switch {
-		case keyIs(key, "code"):
+		switch keyName(key, errorKeys) {
+		case "code":
 			if sc.literal("null") {
 				return true
 			}
@@ -345,9 +372,9 @@ func (sc *scanner) rpcError(dst **RPCError) bool {
 			} else {
 				e.Code = n
 			}
-		case keyIs(key, "message"):
+		case "message":
 			return sc.stringInto(&e.Message)
-		case keyIs(key, "data"):
+		case "data":
 			if !sc.skip() {
 				return false
 			}
@@ -494,28 +521,28 @@ func readParams(params []byte, h *hints) {
 	nameBad := false
 	sc.object(func(key []byte) bool {
 		start := sc.i
-		switch {
-		case keyIs(key, "progressToken"):
+		switch k := keyName(key, paramsKeys); k {
+		case "progressToken":
 			sc.skip()
 			h.token = sc.b[start:sc.i]
-		case keyIs(key, "progress"):
+		case "progress":
 			h.progressBad = !sc.float(&h.progress) || h.progressBad
-		case keyIs(key, "total"):
+		case "total":
 			h.progressBad = !sc.float(&h.total) || h.progressBad
-		case keyIs(key, "message"):
+		case "message":
 			h.progressBad = !sc.readString(&h.message) || h.progressBad
-		case keyIs(key, "requestId"):
+		case "requestId":
 			sc.skip()
 			h.requestID = sc.b[start:sc.i]
-		case keyIs(key, "name"), keyIs(key, "uri"), keyIs(key, "taskId"):
+		case "name", "uri", "taskId":
 			dst := &name
-			if keyIs(key, "uri") {
+			if k == "uri" {
 				dst = &uri
-			} else if keyIs(key, "taskId") {
+			} else if k == "taskId" {
 				dst = &taskID
 			}
 			nameBad = !sc.readString(dst) || nameBad
-		case keyIs(key, "_meta"):
+		case "_meta":
 			readMeta(&sc, h)
 		default:
 			sc.skip()
@@ -552,10 +579,10 @@ func readMeta(sc *scanner, h *hints) {
 	sc.object(func(key []byte) bool {
 		start := sc.i
 		sc.skip()
-		switch {
-		case keyIs(key, "progressToken"):
+		switch keyName(key, metaKeys) {
+		case "progressToken":
 			h.metaToken = sc.b[start:sc.i]
-		case keyIs(key, metaSubscriptionID):
+		case metaSubscriptionID:
 			h.sub = sc.b[start:sc.i]
 		}
 		return true
@@ -594,10 +621,10 @@ func readResult(result []byte, h *hints) {
 	var isErr bool
 	sc.object(func(key []byte) bool {
 		start := sc.i
-		switch {
-		case keyIs(key, "resultType"):
+		switch keyName(key, resultKeys) {
+		case "resultType":
 			rtBad = !sc.readString(&rt) || rtBad
-		case keyIs(key, "isError"):
+		case "isError":
 			switch {
 			case sc.literal("true"):
 				isErr = true
@@ -608,7 +635,7 @@ func readResult(result []byte, h *hints) {
 				sc.skip()
 				errBad = true
 			}
-		case keyIs(key, "task"):
+		case "task":
 			sc.skip()
 			h.hasTask = string(sc.b[start:sc.i]) != "null"
 		default:
