@@ -370,11 +370,12 @@ func fastRecord(line []byte, owned, cut bool, scratch *[]byte) (seq uint64, f tr
 			// is measured and handed to encoding/json.
 			start := sc.i
 			if !fastMeta(&sc, &f.Meta) {
-				f.Meta = transport.Meta{}
+				var m transport.Meta // its own variable: &f.Meta given to encoding/json would put every f on the heap
 				sc.i = start
-				if !sc.skip() || json.Unmarshal(sc.b[start:sc.i], &f.Meta) != nil {
+				if !sc.skip() || json.Unmarshal(sc.b[start:sc.i], &m) != nil {
 					return 0, f, false
 				}
+				f.Meta = m
 			}
 			haveMeta = true
 		case "raw":

@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"strconv"
+	"sync"
 	"sync/atomic"
 
 	"mcpscope/transport"
@@ -46,11 +47,21 @@ const (
 )
 
 // fastMeta reads the meta layout mcpscope writes, from sc.i (its '{') to
-// just after the object, with the scanner's own object walk; false for
+// just after the object, with the scanner's own member walk; false for
 // anything else (m is then partly filled and must be dropped).
 func fastMeta(sc *scanner, m *transport.Meta) bool {
+	if !sc.enter() {
+		return false
+	}
 	seen := 0
-	return sc.object(func(key []byte) bool {
+	for first := true; ; first = false {
+		key, done, ok := sc.member(first)
+		if !ok {
+			return false
+		}
+		if done {
+			return true
+		}
 		var bit int
 		var s *string
 		var n *int
@@ -86,7 +97,7 @@ func fastMeta(sc *scanner, m *transport.Meta) bool {
 		case "via":
 			bit, s = mVia, &m.Via
 		default:
-			return false // unknown, or a name in another case (or escaped): encoding/json decides
+			return false // unknown, or a name in another case: encoding/json decides
 		}
 		if seen&bit != 0 {
 			return false
@@ -94,19 +105,21 @@ func fastMeta(sc *scanner, m *transport.Meta) bool {
 		seen |= bit
 		switch {
 		case s != nil:
-			return sc.metaString(s)
+			ok = sc.metaString(s)
 		case n != nil:
-			return sc.metaInt(n)
+			ok = sc.metaInt(n)
 		case bit == mExitCode:
 			var code int
-			if !sc.metaInt(&code) {
-				return false
+			if ok = sc.metaInt(&code); ok {
+				m.ExitCode = &code
 			}
-			m.ExitCode = &code
-			return true
+		default:
+			ok = sc.metaHeaders(&m.Headers)
 		}
-		return sc.metaHeaders(&m.Headers)
-	})
+		if !ok {
+			return false
+		}
+	}
 }
 
 // metaString reads a string value (not null) as encoding/json does. The
@@ -226,7 +239,38 @@ func word(b []byte) string {
 	case "notifications/tools/list_changed":
 		return "notifications/tools/list_changed"
 	}
-	return string(b)
+	return recentWord(b)
+}
+
+// recentWords holds the short strings read last, by a hash of their bytes: a
+// journal repeats many that no list names (a call's stream on each of its
+// frames, tool names, progress messages), and each found here is one
+// allocation fewer for the collector to chase.
+var recentWords struct {
+	sync.Mutex
+	s [512]string
+}
+
+// recentWord is b as a string, the one read last when it is the same.
+func recentWord(b []byte) string {
+	if len(b) == 0 || len(b) > 48 {
+		return string(b)
+	}
+	h := uint32(2166136261) // FNV-1a
+	for _, c := range b {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	slot := &recentWords.s[h%uint32(len(recentWords.s))]
+	recentWords.Lock()
+	if *slot == string(b) {
+		s := *slot
+		recentWords.Unlock()
+		return s
+	}
+	s := string(b)
+	*slot = s
+	recentWords.Unlock()
+	return s
 }
 
 // metaInt reads an integer value: digits with an optional minus that fit
@@ -256,18 +300,23 @@ func (sc *scanner) metaInt(dst *int) bool {
 
 // metaHeaders reads a flat object of strings into a new map.
 func (sc *scanner) metaHeaders(dst *map[string]string) bool {
-	if sc.peek() != '{' {
+	if !sc.enter() {
 		return false
 	}
-	h := map[string]string{}
-	ok := sc.object(func(key []byte) bool {
+	h := make(map[string]string, 4)
+	*dst = h
+	for first := true; ; first = false {
+		key, done, ok := sc.member(first)
+		if !ok {
+			return false
+		}
+		if done {
+			return true
+		}
 		var v string
 		if !sc.metaString(&v) {
 			return false
 		}
 		h[metaWord(key)] = v
-		return true
-	})
-	*dst = h
-	return ok
+	}
 }

@@ -203,6 +203,26 @@ func (sc *scanner) envelope(e *Envelope) bool {
 
 // object walks an object's members; member reads the value at sc.i.
 func (sc *scanner) object(member func(key []byte) bool) bool {
+	if !sc.enter() {
+		return false
+	}
+	for first := true; ; first = false {
+		key, done, ok := sc.member(first)
+		if !ok {
+			return false
+		}
+		if done {
+			return true
+		}
+		if !member(key) {
+			return false
+		}
+	}
+}
+
+// enter steps into the object at sc.i; false when there is none (or it
+// nests too deep). The members are then read with member.
+func (sc *scanner) enter() bool {
 	if sc.peek() != '{' {
 		return false
 	}
@@ -210,39 +230,38 @@ func (sc *scanner) object(member func(key []byte) bool) bool {
 	if sc.depth++; sc.depth > maxDepth {
 		return false
 	}
+	return true
+}
+
+// member reads up to the next member's value (first: the object's first
+// member), leaving sc.i at the value, which the caller reads: its key, or
+// done when the object ended instead; ok is false for bytes that are not
+// JSON. It is object's walk for readers that would rather loop than pass a
+// closure (one that captures a result makes the result escape).
+func (sc *scanner) member(first bool) (key []byte, done, ok bool) {
 	sc.ws()
-	if sc.peek() == '}' {
+	if c := sc.peek(); c == '}' {
 		sc.i++
 		sc.depth--
-		return true
-	}
-	for {
-		sc.ws()
-		key, ok := sc.key()
-		if !ok {
-			return false
-		}
-		sc.ws()
-		if sc.peek() != ':' {
-			return false
+		return nil, true, true
+	} else if !first {
+		if c != ',' {
+			return nil, false, false
 		}
 		sc.i++
 		sc.ws()
-		if !member(key) {
-			return false
-		}
-		sc.ws()
-		switch sc.peek() {
-		case ',':
-			sc.i++
-		case '}':
-			sc.i++
-			sc.depth--
-			return true
-		default:
-			return false
-		}
 	}
+	key, ok = sc.key()
+	if !ok {
+		return nil, false, false
+	}
+	sc.ws()
+	if sc.peek() != ':' {
+		return nil, false, false
+	}
+	sc.i++
+	sc.ws()
+	return key, false, true
 }
 
 // key reads an object key, unquoted (escapes are rare: the slow path).
