@@ -675,24 +675,15 @@ func readResult(result []byte, h *hints) {
 func decodeHead(data []byte) *Envelope {
 	sc := scanner{b: data}
 	sc.ws()
-	if sc.peek() != '{' {
+	if !sc.enter() {
 		return nil
 	}
-	sc.i++
-	sc.depth++
 	e := &Envelope{}
-	for {
-		sc.ws()
-		key, ok := sc.key()
-		if !ok {
-			break
+	for first := true; ; first = false {
+		key, done, ok := sc.member(first)
+		if !ok || done {
+			break // the head ends (or the object does)
 		}
-		sc.ws()
-		if sc.peek() != ':' {
-			break
-		}
-		sc.i++
-		sc.ws()
 		start := sc.i
 		if !sc.skip() {
 			break // the value runs past the cut
@@ -711,11 +702,6 @@ func decodeHead(data []byte) *Envelope {
 			sub := scanner{b: v}
 			sub.rpcError(&e.Error)
 		}
-		sc.ws()
-		if sc.peek() != ',' {
-			break
-		}
-		sc.i++
 	}
 	if e.Method == "" && e.ID == nil && e.Error == nil {
 		return nil
