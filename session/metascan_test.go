@@ -126,6 +126,16 @@ func TestPlainHeadersHoldNoCredential(t *testing.T) {
 	}
 }
 
+// TestKeyBytesIsKey: the lookup form of an id's key is its key, for ids of
+// every kind (and none).
+func TestKeyBytesIsKey(t *testing.T) {
+	for _, id := range []string{"7", " 7 ", "7.0", "-0", "1e3", "007", `"7"`, `"a\u0062"`, `"é"`, `"\ud800"`, "null", "", "true", `{"a":1}`, "123456789012345678"} {
+		if got, want := string(KeyBytes(json.RawMessage(id))), idKey(json.RawMessage(id)); got != want {
+			t.Errorf("KeyBytes(%s) = %q, Key %q", id, got, want)
+		}
+	}
+}
+
 // TestIDKeyIntegers: the integer shortcut gives what the float round trip gives.
 func TestIDKeyIntegers(t *testing.T) {
 	for _, id := range []string{"0", "-0", "7", "-7", "123456789012345", "1234567890123456", "007", "1e3", "7.0", "-"} {

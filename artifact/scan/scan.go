@@ -267,7 +267,7 @@ func (c *correlator) message(fr *Frame, e *session.Envelope) *call {
 			if len(e.Params) == 0 {
 				return nil // as json.Unmarshal of no params fails
 			}
-			cl := c.calls[keyOf(e.CancelledID())]
+			cl := c.calls[string(session.KeyBytes(e.CancelledID()))]
 			if cl != nil && !cl.snap.State.Ended() {
 				st, _ := session.CancelEnds(e.Params)
 				c.end(cl, st, at)
@@ -278,7 +278,7 @@ func (c *correlator) message(fr *Frame, e *session.Envelope) *call {
 	}
 	switch class {
 	case session.ClassResult, session.ClassError:
-		cl := c.calls[e.Key()]
+		cl := c.calls[string(session.KeyBytes(e.ID))] // no allocation for the lookup
 		if k, ok := session.RefusalOf(&fr.Meta, e); ok && c.calls[k] != nil && c.calls[k].snap.Probe {
 			cl = c.calls[k] // the era probe's HTTP error answer (session.RefusalOf)
 		}
@@ -326,7 +326,7 @@ func (c *correlator) progress(fr *Frame, e *session.Envelope) *call {
 	if !ok {
 		return nil
 	}
-	cl := c.byToken[keyOf(token)]
+	cl := c.byToken[string(session.KeyBytes(token))]
 	if cl == nil {
 		return nil
 	}
