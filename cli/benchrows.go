@@ -23,7 +23,7 @@ func runRowSections(out io.Writer, self string, sections map[string]bool, o rowO
 		if err != nil {
 			return fmt.Errorf("journal read-back: %w", err)
 		}
-		bench.PrintRows(out, fmt.Sprintf("reading journals back, %d frames (scripts/bigjournal's), CPU time, median of %d paired rounds", o.frames, o.rounds), rows)
+		bench.PrintRows(out, fmt.Sprintf("reading journals back, %d frames (scripts/bigjournal's, no index file beside them), CPU time, median of %d paired rounds", o.frames, o.rounds), rows)
 	}
 	if sections["record"] {
 		bench.PrintRows(out, fmt.Sprintf("record against a minimal client reading the same flood server, wall time, median of %d paired rounds", o.rounds),

@@ -15,6 +15,7 @@ import (
 	"mcpscope/internal/render"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
+	"mcpscope/transport"
 )
 
 func newJournalCmd() *cobra.Command {
@@ -135,6 +136,7 @@ func (sum *journalSummary) read(path string, flt *filter.Filter, each func(journ
 		matched      int
 		seen, listed bitset // calls with a matching frame; calls listed
 		subj         = session.NewSubjects()
+		kinds        = map[dirKind]int{}
 	)
 	list := func(i int, sn *session.CallSnapshot) {
 		if listed.has(i) || flt != nil && !seen.has(i) {
@@ -154,11 +156,11 @@ func (sum *journalSummary) read(path string, flt *filter.Filter, each func(journ
 	_, err := scan.File(path, o, func(fr *scan.Frame) error {
 		in.Observe(fr)
 		sum.Frames++
-		if !flt.Match(subj.Fill(&fr.Frame, fr.Env, fr.Call, fr.Time)) {
+		if flt != nil && !flt.Match(subj.Fill(&fr.Frame, fr.Env, fr.Call, fr.Time)) {
 			return nil
 		}
 		matched++
-		sum.Kinds[fr.Dir.String()+" "+fr.Kind.String()]++
+		kinds[dirKind{fr.Dir, fr.Kind}]++ // named once at the end, not per frame
 		if fr.Call != nil {
 			seen.set(fr.CallIndex)
 			if fr.Call.State.Ended() {
@@ -167,11 +169,20 @@ func (sum *journalSummary) read(path string, flt *filter.Filter, each func(journ
 		}
 		return nil
 	})
+	for k, n := range kinds {
+		sum.Kinds[k.dir.String()+" "+k.kind.String()] += n
+	}
 	if flt != nil {
 		sum.Matched = &matched
 	}
 	sum.Server, sum.Protocol, sum.Total = in.ServerInfo, in.ProtocolVersion, in.Calls
 	return err
+}
+
+// dirKind is a frame's direction and kind, which the summary counts by.
+type dirKind struct {
+	dir  transport.Dir
+	kind transport.Kind
 }
 
 // printHead, printCall and printTail write the summary for people.

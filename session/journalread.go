@@ -99,7 +99,7 @@ func readJournal(r io.Reader, fn func(seq uint64, f transport.Frame, pos linePos
 				first = false
 				continue
 			}
-			seq, f, perr := parseRecord(b[:len(b)-1], owned, false)
+			seq, f, perr := parseRecordScratch(b[:len(b)-1], owned, false, &lr.scratch)
 			switch {
 			case perr != nil && first:
 				return h, fmt.Errorf("%w: line %d is neither a journal header nor a record (%v)", ErrNotJournal, lr.line, perr)
@@ -153,6 +153,9 @@ type lineReader struct {
 	ra   io.ReaderAt // the file, when r is one
 	off  int64       // offset of the next line
 	line int         // number of the last line returned
+	// scratch is where a line's raw frame is unescaped before it is
+	// copied out at its size.
+	scratch []byte
 }
 
 const readBuffer = 1 << 16
@@ -245,7 +248,12 @@ func (lr *lineReader) long(head []byte) ([]byte, error) {
 // cut, the line may end inside the data (a head paged back from a huge
 // line): the frame then holds the part that is there.
 func parseRecord(line []byte, owned, cut bool) (uint64, transport.Frame, error) {
-	if seq, f, ok := fastRecord(line, owned, cut); ok {
+	return parseRecordScratch(line, owned, cut, nil)
+}
+
+// parseRecordScratch is parseRecord with fastRecord's scratch buffer.
+func parseRecordScratch(line []byte, owned, cut bool, scratch *[]byte) (uint64, transport.Frame, error) {
+	if seq, f, ok := fastRecord(line, owned, cut, scratch); ok {
 		redactMeta(&f.Meta)
 		return seq, f, nil
 	}
@@ -270,13 +278,27 @@ func redactMeta(m *transport.Meta) {
 		m.URL = transport.RedactURL(m.URL)
 	}
 	for k, v := range m.Headers {
-		if redactedAlready(v) {
-			continue // what mcpscope writes: no need to look again
+		if redactedAlready(v) || plainHeader(k) {
+			continue // what mcpscope writes, or no credential: no need to look again
 		}
 		if r := transport.RedactHeader(k, v); r != v {
 			m.Headers[k] = r
 		}
 	}
+}
+
+// plainHeaders are header names every HTTP frame's meta repeats that
+// never hold a credential (transport.IsSecretName says no to each: a test
+// checks).
+var plainHeaders = [...]string{"Content-Type", "Accept", "Mcp-Session-Id", "Mcp-Protocol-Version", "Last-Event-ID"}
+
+func plainHeader(name string) bool {
+	for _, n := range plainHeaders {
+		if name == n {
+			return true
+		}
+	}
+	return false
 }
 
 // redactedAlready reports a header value transport.RedactHeader leaves
@@ -292,7 +314,9 @@ func redactedAlready(v string) bool {
 
 // fastRecord reads `{"seq":N,"t":"…","dir":"…","kind":"…"[,"meta":{…}][,"raw":"…"|,"b64":"…"]}`
 // and the older layout with meta last. ok is false for anything else.
-func fastRecord(line []byte, owned, cut bool) (seq uint64, f transport.Frame, ok bool) {
+// scratch, when not nil, is a buffer to unescape a line that is not owned
+// into (kept between calls), so its data costs one allocation of its size.
+func fastRecord(line []byte, owned, cut bool, scratch *[]byte) (seq uint64, f transport.Frame, ok bool) {
 	sc := scanner{b: line}
 	if sc.peek() != '{' {
 		return 0, f, false
@@ -339,13 +363,23 @@ func fastRecord(line []byte, owned, cut bool) (seq uint64, f transport.Frame, ok
 			}
 			haveKind = true
 		case "meta":
-			start := sc.i
-			if haveMeta || sc.peek() != '{' || !sc.skip() || !readMetaJSON(sc.b[start:sc.i], &f.Meta) {
+			if haveMeta || sc.peek() != '{' {
 				return 0, f, false // a second meta merges into the first: encoding/json's way
+			}
+			// Read in place by the layout mcpscope writes; anything else
+			// is measured and handed to encoding/json.
+			start := sc.i
+			if !fastMeta(&sc, &f.Meta) {
+				var m transport.Meta // its own variable: &f.Meta given to encoding/json would put every f on the heap
+				sc.i = start
+				if !sc.skip() || json.Unmarshal(sc.b[start:sc.i], &m) != nil {
+					return 0, f, false
+				}
+				f.Meta = m
 			}
 			haveMeta = true
 		case "raw":
-			data, end, rok := unescapeRaw(sc.b, sc.i, owned, cut)
+			data, end, rok := unescapeRaw(sc.b, sc.i, owned, cut, scratch)
 			if !rok {
 				return 0, f, false
 			}
@@ -509,7 +543,7 @@ func kindOf(s string) transport.Kind {
 // after the string. When owned, it decodes in place. With cut, a string
 // that runs to the end of b (a head of a huge line) yields what is there,
 // a half escape or half character at the end dropped.
-func unescapeRaw(b []byte, i int, owned, cut bool) (data []byte, end int, ok bool) {
+func unescapeRaw(b []byte, i int, owned, cut bool, scratch *[]byte) (data []byte, end int, ok bool) {
 	if i >= len(b) || b[i] != '"' {
 		return nil, 0, false
 	}
@@ -524,9 +558,15 @@ func unescapeRaw(b []byte, i int, owned, cut bool) (data []byte, end int, ok boo
 		return bytes.Clone(b[start:j]), j + 1, true
 	}
 	var dst []byte
-	if owned {
+	switch {
+	case owned:
 		dst = b[start:start] // decoding never writes past where it reads
-	} else {
+	case scratch != nil && !cut && len(b)-start <= maxScratch:
+		if cap(*scratch) < len(b)-start {
+			*scratch = make([]byte, 0, len(b)-start)
+		}
+		dst = (*scratch)[:0]
+	default:
 		dst = make([]byte, 0, len(b)-start)
 	}
 	dst = append(dst, b[start:j]...)
@@ -536,7 +576,7 @@ func unescapeRaw(b []byte, i int, owned, cut bool) (data []byte, end int, ok boo
 		switch {
 		case c == '"':
 			if !owned {
-				dst = bytes.Clone(dst) // give back the spare capacity
+				dst = bytes.Clone(dst) // give back the spare capacity, or the scratch
 			}
 			return dst, i + 1, true
 		case c == '\\':
@@ -612,6 +652,10 @@ func readU(b []byte, cut bool) (rune, int) {
 	}
 	return utf8.RuneError, 6
 }
+
+// maxScratch bounds the scratch buffer a reader keeps: a longer line is
+// unescaped into a buffer of its own.
+const maxScratch = 1 << 20
 
 // hex4 reads `\uXXXX` at the start of b; -1 when it is not there.
 func hex4(b []byte) rune {

@@ -69,6 +69,20 @@ func (e *Envelope) Class() Class {
 // Key is the canonical text of the message id, "" when absent.
 func (e *Envelope) Key() string { return idKey(e.ID) }
 
+// KeyBytes is Key's text for looking a call up: the id's own bytes when
+// they are already canonical (a plain string or integer, the common case),
+// so that a map lookup by string(KeyBytes(id)) allocates nothing.
+func KeyBytes(id json.RawMessage) []byte {
+	id = bytes.TrimSpace(id)
+	if !hasID(id) {
+		return nil
+	}
+	if id[0] == '"' && plainQuoted(id) || plainInteger(id) {
+		return id
+	}
+	return []byte(idKey(id))
+}
+
 func hasID(id json.RawMessage) bool {
 	return len(id) > 0 && !bytes.Equal(id, []byte("null"))
 }

@@ -3,6 +3,7 @@ package session
 import (
 	"encoding/json"
 	"strconv"
+	"sync"
 	"sync/atomic"
 
 	"mcpscope/transport"
@@ -17,7 +18,8 @@ import (
 // always what json.Unmarshal gives. FuzzMetaMatchesJSON checks that.
 func readMetaJSON(b []byte, m *transport.Meta) bool {
 	var fast transport.Meta
-	if fastMeta(b, &fast) {
+	sc := scanner{b: b}
+	if fastMeta(&sc, &fast) && sc.i == len(b) {
 		*m = fast
 		return true
 	}
@@ -44,32 +46,22 @@ const (
 	mVia
 )
 
-// fastMeta reads the meta layout mcpscope writes; false for anything
-// else (m is then partly filled and must be dropped).
-func fastMeta(b []byte, m *transport.Meta) bool {
-	sc := scanner{b: b}
-	if sc.peek() != '{' {
+// fastMeta reads the meta layout mcpscope writes, from sc.i (its '{') to
+// just after the object, with the scanner's own member walk; false for
+// anything else (m is then partly filled and must be dropped).
+func fastMeta(sc *scanner, m *transport.Meta) bool {
+	if !sc.enter() {
 		return false
 	}
-	sc.i++
-	sc.ws()
-	if sc.peek() == '}' {
-		sc.i++
-		return sc.i == len(sc.b)
-	}
 	seen := 0
-	for {
-		sc.ws()
-		key, ok := sc.plainBytes()
+	for first := true; ; first = false {
+		key, done, ok := sc.member(first)
 		if !ok {
 			return false
 		}
-		sc.ws()
-		if sc.peek() != ':' {
-			return false
+		if done {
+			return true
 		}
-		sc.i++
-		sc.ws()
 		var bit int
 		var s *string
 		var n *int
@@ -113,33 +105,18 @@ func fastMeta(b []byte, m *transport.Meta) bool {
 		seen |= bit
 		switch {
 		case s != nil:
-			if !sc.metaString(s) {
-				return false
-			}
+			ok = sc.metaString(s)
 		case n != nil:
-			if !sc.metaInt(n) {
-				return false
-			}
+			ok = sc.metaInt(n)
 		case bit == mExitCode:
 			var code int
-			if !sc.metaInt(&code) {
-				return false
+			if ok = sc.metaInt(&code); ok {
+				m.ExitCode = &code
 			}
-			m.ExitCode = &code
 		default:
-			if !sc.metaHeaders(&m.Headers) {
-				return false
-			}
+			ok = sc.metaHeaders(&m.Headers)
 		}
-		sc.ws()
-		switch sc.peek() {
-		case ',':
-			sc.i++
-		case '}':
-			sc.i++
-			sc.ws()
-			return sc.i == len(sc.b)
-		default:
+		if !ok {
 			return false
 		}
 	}
@@ -168,11 +145,27 @@ func (sc *scanner) metaString(dst *string) bool {
 // name the same one, so it is one string, not one per frame.
 var lastMetaURL atomic.Pointer[string]
 
-// metaWord is b as a string: one of the words every HTTP frame's meta
-// repeats (methods, header names and values, the session's URL) shared,
-// anything else a copy.
+// metaWord is b as a string: one of the words journals repeat (word), the
+// session's URL shared, anything else a copy.
 func metaWord(b []byte) string {
+	if len(b) > 8 && (string(b[:7]) == "http://" || string(b[:8]) == "https://") {
+		if u := lastMetaURL.Load(); u != nil && *u == string(b) {
+			return *u
+		}
+		u := string(b)
+		lastMetaURL.Store(&u)
+		return u
+	}
+	return word(b)
+}
+
+// word is b as a string, without an allocation when it is one of the words
+// every journal repeats: the JSON-RPC version, MCP's methods, HTTP methods,
+// header names and values.
+func word(b []byte) string {
 	switch string(b) { // no allocation: the compiler compares in place
+	case "2.0":
+		return "2.0"
 	case "POST":
 		return "POST"
 	case "GET":
@@ -199,16 +192,85 @@ func metaWord(b []byte) string {
 		return "application/json, text/event-stream"
 	case "Bearer [redacted]":
 		return "Bearer [redacted]"
+	case "initialize":
+		return "initialize"
+	case "ping":
+		return "ping"
+	case "server/discover":
+		return "server/discover"
+	case "tools/call":
+		return "tools/call"
+	case "tools/list":
+		return "tools/list"
+	case "resources/list":
+		return "resources/list"
+	case "resources/read":
+		return "resources/read"
+	case "resources/templates/list":
+		return "resources/templates/list"
+	case "resources/subscribe":
+		return "resources/subscribe"
+	case "prompts/list":
+		return "prompts/list"
+	case "prompts/get":
+		return "prompts/get"
+	case "completion/complete":
+		return "completion/complete"
+	case "logging/setLevel":
+		return "logging/setLevel"
+	case "tasks/get":
+		return "tasks/get"
+	case "tasks/result":
+		return "tasks/result"
+	case "subscriptions/listen":
+		return "subscriptions/listen"
+	case "notifications/initialized":
+		return "notifications/initialized"
+	case "notifications/progress":
+		return "notifications/progress"
+	case "notifications/message":
+		return "notifications/message"
+	case "notifications/cancelled":
+		return "notifications/cancelled"
+	case "notifications/resources/updated":
+		return "notifications/resources/updated"
+	case "notifications/tasks/status":
+		return "notifications/tasks/status"
+	case "notifications/tools/list_changed":
+		return "notifications/tools/list_changed"
 	}
-	if len(b) > 8 && (string(b[:7]) == "http://" || string(b[:8]) == "https://") {
-		if u := lastMetaURL.Load(); u != nil && *u == string(b) {
-			return *u
-		}
-		u := string(b)
-		lastMetaURL.Store(&u)
-		return u
+	return recentWord(b)
+}
+
+// recentWords holds the short strings read last, by a hash of their bytes: a
+// journal repeats many that no list names (a call's stream on each of its
+// frames, tool names, progress messages), and each found here is one
+// allocation fewer for the collector to chase.
+var recentWords struct {
+	sync.Mutex
+	s [512]string
+}
+
+// recentWord is b as a string, the one read last when it is the same.
+func recentWord(b []byte) string {
+	if len(b) == 0 || len(b) > 48 {
+		return string(b)
 	}
-	return string(b)
+	h := uint32(2166136261) // FNV-1a
+	for _, c := range b {
+		h = (h ^ uint32(c)) * 16777619
+	}
+	slot := &recentWords.s[h%uint32(len(recentWords.s))]
+	recentWords.Lock()
+	if *slot == string(b) {
+		s := *slot
+		recentWords.Unlock()
+		return s
+	}
+	s := string(b)
+	*slot = s
+	recentWords.Unlock()
+	return s
 }
 
 // metaInt reads an integer value: digits with an optional minus that fit
@@ -238,54 +300,23 @@ func (sc *scanner) metaInt(dst *int) bool {
 
 // metaHeaders reads a flat object of strings into a new map.
 func (sc *scanner) metaHeaders(dst *map[string]string) bool {
-	if sc.peek() != '{' {
+	if !sc.enter() {
 		return false
 	}
-	sc.i++
-	h := map[string]string{}
-	sc.ws()
-	if sc.peek() == '}' {
-		sc.i++
-		*dst = h
-		return true
-	}
-	for {
-		sc.ws()
-		if sc.peek() != '"' {
-			return false
-		}
-		start := sc.i
-		plain, ok := sc.str()
+	h := make(map[string]string, 4)
+	*dst = h
+	for first := true; ; first = false {
+		key, done, ok := sc.member(first)
 		if !ok {
 			return false
 		}
-		var k string
-		if plain {
-			k = metaWord(sc.b[start+1 : sc.i-1])
-		} else {
-			k = unquote(sc.b[start:sc.i], plain)
+		if done {
+			return true
 		}
-		sc.ws()
-		if sc.peek() != ':' {
-			return false
-		}
-		sc.i++
-		sc.ws()
 		var v string
 		if !sc.metaString(&v) {
 			return false
 		}
-		h[k] = v
-		sc.ws()
-		switch sc.peek() {
-		case ',':
-			sc.i++
-		case '}':
-			sc.i++
-			*dst = h
-			return true
-		default:
-			return false
-		}
+		h[metaWord(key)] = v
 	}
 }

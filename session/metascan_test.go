@@ -69,7 +69,7 @@ func TestMetaMatchesJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	var m transport.Meta
-	if !fastMeta(rec.Meta, &m) {
+	if sc := (scanner{b: rec.Meta}); !fastMeta(&sc, &m) || sc.i != len(rec.Meta) {
 		t.Fatalf("the meta mcpscope writes took the slow path: %s", rec.Meta)
 	}
 	checkMeta(t, rec.Meta)
@@ -106,6 +106,32 @@ func TestRedactedAlreadyAgreesWithRedactHeader(t *testing.T) {
 		"VeryLongSchemeName [redacted]", "Bearer x", "Bearer  [redacted]", "[redacted] x", ""} {
 		if redactedAlready(v) && transport.RedactHeader("Authorization", v) != v {
 			t.Errorf("%q skipped, but RedactHeader makes it %q", v, transport.RedactHeader("Authorization", v))
+		}
+	}
+}
+
+// TestPlainHeadersHoldNoCredential: the header names the reader does not
+// redact are names transport.RedactHeader leaves alone, whatever the value.
+func TestPlainHeadersHoldNoCredential(t *testing.T) {
+	for _, n := range plainHeaders {
+		if transport.IsSecretName(n) {
+			t.Errorf("%q is skipped by the journal reader's redaction, but transport.IsSecretName says it holds a secret", n)
+		}
+		if !plainHeader(n) {
+			t.Errorf("plainHeader(%q) = false", n)
+		}
+	}
+	if plainHeader("Authorization") || plainHeader("content-type") {
+		t.Error("plainHeader matches a name not in its list")
+	}
+}
+
+// TestKeyBytesIsKey: the lookup form of an id's key is its key, for ids of
+// every kind (and none).
+func TestKeyBytesIsKey(t *testing.T) {
+	for _, id := range []string{"7", " 7 ", "7.0", "-0", "1e3", "007", `"7"`, `"a\u0062"`, `"é"`, `"\ud800"`, "null", "", "true", `{"a":1}`, "123456789012345678"} {
+		if got, want := string(KeyBytes(json.RawMessage(id))), idKey(json.RawMessage(id)); got != want {
+			t.Errorf("KeyBytes(%s) = %q, Key %q", id, got, want)
 		}
 	}
 }

@@ -157,29 +157,29 @@ func (sc *scanner) envelope(e *Envelope) bool {
 	var params, result []byte
 	ok := sc.object(func(key []byte) bool {
 		start := sc.i
-		switch {
-		case keyIs(key, "jsonrpc"):
+		switch keyName(key, envelopeKeys) {
+		case "jsonrpc":
 			return sc.stringInto(&e.JSONRPC)
-		case keyIs(key, "id"):
+		case "id":
 			if !sc.skip() {
 				return false
 			}
 			e.ID = sc.b[start:sc.i]
-		case keyIs(key, "method"):
+		case "method":
 			return sc.stringInto(&e.Method)
-		case keyIs(key, "params"):
+		case "params":
 			if !sc.skip() {
 				return false
 			}
 			params = sc.b[start:sc.i]
 			e.Params = params
-		case keyIs(key, "result"):
+		case "result":
 			if !sc.skip() {
 				return false
 			}
 			result = sc.b[start:sc.i]
 			e.Result = result
-		case keyIs(key, "error"):
+		case "error":
 			return sc.rpcError(&e.Error)
 		default:
 			return sc.skip()
@@ -203,6 +203,26 @@ func (sc *scanner) envelope(e *Envelope) bool {
 
 // object walks an object's members; member reads the value at sc.i.
 func (sc *scanner) object(member func(key []byte) bool) bool {
+	if !sc.enter() {
+		return false
+	}
+	for first := true; ; first = false {
+		key, done, ok := sc.member(first)
+		if !ok {
+			return false
+		}
+		if done {
+			return true
+		}
+		if !member(key) {
+			return false
+		}
+	}
+}
+
+// enter steps into the object at sc.i; false when there is none (or it
+// nests too deep). The members are then read with member.
+func (sc *scanner) enter() bool {
 	if sc.peek() != '{' {
 		return false
 	}
@@ -210,39 +230,38 @@ func (sc *scanner) object(member func(key []byte) bool) bool {
 	if sc.depth++; sc.depth > maxDepth {
 		return false
 	}
+	return true
+}
+
+// member reads up to the next member's value (first: the object's first
+// member), leaving sc.i at the value, which the caller reads: its key, or
+// done when the object ended instead; ok is false for bytes that are not
+// JSON. It is object's walk for readers that would rather loop than pass a
+// closure (one that captures a result makes the result escape).
+func (sc *scanner) member(first bool) (key []byte, done, ok bool) {
 	sc.ws()
-	if sc.peek() == '}' {
+	if c := sc.peek(); c == '}' {
 		sc.i++
 		sc.depth--
-		return true
-	}
-	for {
-		sc.ws()
-		key, ok := sc.key()
-		if !ok {
-			return false
-		}
-		sc.ws()
-		if sc.peek() != ':' {
-			return false
+		return nil, true, true
+	} else if !first {
+		if c != ',' {
+			return nil, false, false
 		}
 		sc.i++
 		sc.ws()
-		if !member(key) {
-			return false
-		}
-		sc.ws()
-		switch sc.peek() {
-		case ',':
-			sc.i++
-		case '}':
-			sc.i++
-			sc.depth--
-			return true
-		default:
-			return false
-		}
 	}
+	key, ok = sc.key()
+	if !ok {
+		return nil, false, false
+	}
+	sc.ws()
+	if sc.peek() != ':' {
+		return nil, false, false
+	}
+	sc.i++
+	sc.ws()
+	return key, false, true
 }
 
 // key reads an object key, unquoted (escapes are rare: the slow path).
@@ -269,6 +288,33 @@ func (sc *scanner) key() ([]byte, bool) {
 func keyIs(key []byte, want string) bool {
 	return string(key) == want || (len(key) >= len(want)/2 && bytes.EqualFold(key, []byte(want)))
 }
+
+// keyName is the one of names that key matches as encoding/json matches a
+// member, "" when none: an exact name first (the common case, no folding),
+// else the first that matches folded. No two names fold to each other, so
+// this is the first of names that keyIs accepts.
+func keyName(key []byte, names []string) string {
+	for _, n := range names {
+		if string(key) == n {
+			return n
+		}
+	}
+	for _, n := range names {
+		if keyIs(key, n) {
+			return n
+		}
+	}
+	return ""
+}
+
+// The members each reader looks for, in the order it tries them.
+var (
+	envelopeKeys = []string{"jsonrpc", "id", "method", "params", "result", "error"}
+	errorKeys    = []string{"code", "message", "data"}
+	paramsKeys   = []string{"progressToken", "progress", "total", "message", "requestId", "name", "uri", "taskId", "_meta"}
+	metaKeys     = []string{"progressToken", metaSubscriptionID}
+	resultKeys   = []string{"resultType", "isError", "task"}
+)
 
 // stringInto reads a string (or null, which leaves dst alone) into dst.
 func (sc *scanner) stringInto(dst *string) bool {
@@ -306,7 +352,7 @@ func (sc *scanner) readString(dst *string) bool {
 // does (invalid UTF-8 becomes U+FFFD).
 func unquote(tok []byte, plain bool) string {
 	if plain {
-		return string(tok[1 : len(tok)-1])
+		return word(tok[1 : len(tok)-1])
 	}
 	var s string
 	_ = json.Unmarshal(tok, &s)
@@ -331,8 +377,8 @@ func (sc *scanner) rpcError(dst **RPCError) bool {
 	e := *dst
 	return sc.object(func(key []byte) bool {
 		start := sc.i
-		switch {
-		case keyIs(key, "code"):
+		switch keyName(key, errorKeys) {
+		case "code":
 			if sc.literal("null") {
 				return true
 			}
@@ -345,9 +391,9 @@ func (sc *scanner) rpcError(dst **RPCError) bool {
 			} else {
 				e.Code = n
 			}
-		case keyIs(key, "message"):
+		case "message":
 			return sc.stringInto(&e.Message)
-		case keyIs(key, "data"):
+		case "data":
 			if !sc.skip() {
 				return false
 			}
@@ -494,28 +540,28 @@ func readParams(params []byte, h *hints) {
 	nameBad := false
 	sc.object(func(key []byte) bool {
 		start := sc.i
-		switch {
-		case keyIs(key, "progressToken"):
+		switch k := keyName(key, paramsKeys); k {
+		case "progressToken":
 			sc.skip()
 			h.token = sc.b[start:sc.i]
-		case keyIs(key, "progress"):
+		case "progress":
 			h.progressBad = !sc.float(&h.progress) || h.progressBad
-		case keyIs(key, "total"):
+		case "total":
 			h.progressBad = !sc.float(&h.total) || h.progressBad
-		case keyIs(key, "message"):
+		case "message":
 			h.progressBad = !sc.readString(&h.message) || h.progressBad
-		case keyIs(key, "requestId"):
+		case "requestId":
 			sc.skip()
 			h.requestID = sc.b[start:sc.i]
-		case keyIs(key, "name"), keyIs(key, "uri"), keyIs(key, "taskId"):
+		case "name", "uri", "taskId":
 			dst := &name
-			if keyIs(key, "uri") {
+			if k == "uri" {
 				dst = &uri
-			} else if keyIs(key, "taskId") {
+			} else if k == "taskId" {
 				dst = &taskID
 			}
 			nameBad = !sc.readString(dst) || nameBad
-		case keyIs(key, "_meta"):
+		case "_meta":
 			readMeta(&sc, h)
 		default:
 			sc.skip()
@@ -552,10 +598,10 @@ func readMeta(sc *scanner, h *hints) {
 	sc.object(func(key []byte) bool {
 		start := sc.i
 		sc.skip()
-		switch {
-		case keyIs(key, "progressToken"):
+		switch keyName(key, metaKeys) {
+		case "progressToken":
 			h.metaToken = sc.b[start:sc.i]
-		case keyIs(key, metaSubscriptionID):
+		case metaSubscriptionID:
 			h.sub = sc.b[start:sc.i]
 		}
 		return true
@@ -594,10 +640,10 @@ func readResult(result []byte, h *hints) {
 	var isErr bool
 	sc.object(func(key []byte) bool {
 		start := sc.i
-		switch {
-		case keyIs(key, "resultType"):
+		switch keyName(key, resultKeys) {
+		case "resultType":
 			rtBad = !sc.readString(&rt) || rtBad
-		case keyIs(key, "isError"):
+		case "isError":
 			switch {
 			case sc.literal("true"):
 				isErr = true
@@ -608,7 +654,7 @@ func readResult(result []byte, h *hints) {
 				sc.skip()
 				errBad = true
 			}
-		case keyIs(key, "task"):
+		case "task":
 			sc.skip()
 			h.hasTask = string(sc.b[start:sc.i]) != "null"
 		default:
@@ -629,24 +675,15 @@ func readResult(result []byte, h *hints) {
 func decodeHead(data []byte) *Envelope {
 	sc := scanner{b: data}
 	sc.ws()
-	if sc.peek() != '{' {
+	if !sc.enter() {
 		return nil
 	}
-	sc.i++
-	sc.depth++
 	e := &Envelope{}
-	for {
-		sc.ws()
-		key, ok := sc.key()
-		if !ok {
-			break
+	for first := true; ; first = false {
+		key, done, ok := sc.member(first)
+		if !ok || done {
+			break // the head ends (or the object does)
 		}
-		sc.ws()
-		if sc.peek() != ':' {
-			break
-		}
-		sc.i++
-		sc.ws()
 		start := sc.i
 		if !sc.skip() {
 			break // the value runs past the cut
@@ -665,11 +702,6 @@ func decodeHead(data []byte) *Envelope {
 			sub := scanner{b: v}
 			sub.rpcError(&e.Error)
 		}
-		sc.ws()
-		if sc.peek() != ',' {
-			break
-		}
-		sc.i++
 	}
 	if e.Method == "" && e.ID == nil && e.Error == nil {
 		return nil

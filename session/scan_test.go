@@ -235,3 +235,21 @@ func BenchmarkDecode(b *testing.B) {
 		}
 	})
 }
+
+// TestDecodeHeadReadsWhatIsBeforeTheCut: the head of a huge message names
+// what its members before the cut say, and nothing past it.
+func TestDecodeHeadReadsWhatIsBeforeTheCut(t *testing.T) {
+	e := decodeHead([]byte(` {"jsonrpc":"2.0", "id" : 7,"method":"tools/call","params":{"name":"big","arguments":{"x":"abc`))
+	if e == nil || e.Method != "tools/call" || string(e.ID) != "7" || e.JSONRPC != "2.0" || e.Params != nil {
+		t.Fatalf("decodeHead = %+v, want tools/call with id 7 and no params", e)
+	}
+	e = decodeHead([]byte(`{"jsonrpc":"2.0","id":"a","error":{"code":-32602,"message":"bad"},"result":{"x":`))
+	if e == nil || e.Error == nil || e.Error.Code != -32602 || e.Error.Message != "bad" || string(e.ID) != `"a"` {
+		t.Fatalf("decodeHead = %+v, want the error of id \"a\"", e)
+	}
+	for _, head := range []string{`{}`, `{"jsonrpc":"2.0"}`, `{"params":{"method":"x"`, `{"meth`, `[{"method":"x"}]`, ``} {
+		if e := decodeHead([]byte(head)); e != nil {
+			t.Errorf("decodeHead(%q) = %+v, want nil", head, e)
+		}
+	}
+}

@@ -315,7 +315,7 @@ func FuzzRecordReaderMatchesJSON(f *testing.F) {
 	f.Add([]byte(`{"seq":2,"t":"2026-01-01T00:00:00.5-07:00","dir":"in","kind":"garbage","b64":"/w=="}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		line = bytes.TrimSuffix(line, []byte("\n"))
-		seq, fr, ok := fastRecord(bytes.Clone(line), false, false)
+		seq, fr, ok := fastRecord(bytes.Clone(line), false, false, nil)
 		if !ok {
 			return
 		}

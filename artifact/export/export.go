@@ -13,6 +13,7 @@
 package export
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"strings"
@@ -20,6 +21,7 @@ import (
 
 	"mcpscope/artifact/scan"
 	"mcpscope/filter"
+	"mcpscope/internal/jsonscan"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
 )
@@ -75,6 +77,16 @@ func appendJSONText(buf []byte, s []byte) []byte {
 	const hex = "0123456789abcdef"
 	for i := 0; i < len(s); {
 		c := s[i]
+		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
+			// A run of bytes that stand for themselves, appended at once.
+			j := jsonscan.PlainRun(s, i)
+			if k := bytes.IndexByte(s[i:j], 0x7f); k >= 0 {
+				j = i + k
+			}
+			buf = append(buf, s[i:j]...)
+			i = j
+			continue
+		}
 		if c < utf8.RuneSelf {
 			switch {
 			case c == '"' || c == '\\':

@@ -500,6 +500,7 @@ type spool struct {
 	raw     int // the body's own length, unescaped
 	err     error
 	scratch []byte // a chunk escaped
+	event   []byte // a small SSE event assembled
 }
 
 const spoolMem = 1 << 20
@@ -537,31 +538,44 @@ func textCut(p []byte, max int) int {
 	return n
 }
 
-// sse appends one event as a text/event-stream would carry it, its data
-// line by line from the frame (never assembled in a copy).
+// sse appends one event as a text/event-stream would carry it. A small
+// event is assembled in a kept buffer and escaped at once; a big one's data
+// goes line by line from the frame (never assembled in a copy).
 func (s *spool) sse(id, typ string, retry int, data []byte) {
-	var b []byte
+	b := s.event[:0]
 	if id != "" {
-		b = append(b, "id: "+id+"\n"...)
+		b = append(append(append(b, "id: "...), id...), '\n')
 	}
 	if typ != "" {
-		b = append(b, "event: "+typ+"\n"...)
+		b = append(append(append(b, "event: "...), typ...), '\n')
 	}
 	if retry > 0 {
-		b = append(b, "retry: "+strconv.Itoa(retry)+"\n"...)
+		b = append(strconv.AppendInt(append(b, "retry: "...), int64(retry), 10), '\n')
 	}
-	s.writeText(b)
+	small := len(data) <= spoolChunk
+	if !small {
+		s.writeText(b)
+		b = b[:0]
+	}
 	for {
 		l, rest, more := bytes.Cut(data, []byte("\n"))
-		s.writeText([]byte("data: "))
-		s.writeText(l)
-		s.writeText([]byte("\n"))
+		if small {
+			b = append(append(append(b, "data: "...), l...), '\n')
+		} else {
+			s.writeText([]byte("data: "))
+			s.writeText(l)
+			s.writeText([]byte("\n"))
+		}
 		if !more {
 			break
 		}
 		data = rest
 	}
-	s.writeText([]byte("\n"))
+	b = append(b, '\n')
+	s.writeText(b)
+	if cap(b) <= 4*spoolChunk {
+		s.event = b
+	}
 }
 
 func (s *spool) put(p []byte) {

@@ -190,6 +190,10 @@ type tracer struct {
 	byKey   map[string]int      // call key → index, for server requests on a call's stream
 	rounds  map[string]otlpLink // method+name → the last input_required round
 	last    time.Time
+	// net is network's answer for netFor (the transport and URL it was
+	// worked out from): the same for nearly every span.
+	net    []otlpKV
+	netFor [2]string
 }
 
 func newTracer(h session.Header, f *filter.Filter, emit func(*otlpSpan) error) *tracer {
@@ -503,7 +507,10 @@ func (ox *tracer) write(sp *span, end time.Time) error {
 	if ox.info.SessionID != "" {
 		s.Attributes = append(s.Attributes, str("mcp.session.id", ox.info.SessionID))
 	}
-	s.Attributes = append(s.Attributes, ox.network()...)
+	if k := [2]string{ox.info.Transport, ox.info.URL}; k != ox.netFor || ox.net == nil {
+		ox.net, ox.netFor = ox.network(), k
+	}
+	s.Attributes = append(s.Attributes, ox.net...)
 	return ox.emit(s)
 }
 

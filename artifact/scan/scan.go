@@ -55,7 +55,8 @@ type Options struct {
 	// CallEnded, when set, hears of each call once, as soon as it has
 	// ended (answered, cancelled, or lost with its transport), and of the
 	// calls still open when the journal ends, in the order they were made,
-	// after the last frame. index is the call's CallIndex.
+	// after the last frame. index is the call's CallIndex; c is valid only
+	// during the call (copy what is kept).
 	CallEnded func(index int, c *session.CallSnapshot)
 }
 
@@ -128,11 +129,11 @@ func (c *correlator) endOpen() {
 
 // tell gives a call to the CallEnded hook, as it ended.
 func (c *correlator) tell(cl *call) {
-	snap := cl.snap
+	c.told = cl.snap // the correlator's own copy: one a call would put on the heap
 	if c.final && cl.ordinal < len(c.outcomes) {
-		c.outcomes[cl.ordinal].apply(&snap)
+		c.outcomes[cl.ordinal].apply(&c.told)
 	}
-	c.onEnd(cl.ordinal, &snap)
+	c.onEnd(cl.ordinal, &c.told)
 }
 
 // outcome is how a call ended, as the first pass saw it: enough for the
@@ -191,6 +192,7 @@ type correlator struct {
 	last     time.Time // the latest frame's time: where the recording ends
 	fr       Frame
 	snap     session.CallSnapshot
+	told     session.CallSnapshot // what CallEnded is given
 }
 
 func newCorrelator(final []outcome) *correlator {
@@ -265,7 +267,7 @@ func (c *correlator) message(fr *Frame, e *session.Envelope) *call {
 			if len(e.Params) == 0 {
 				return nil // as json.Unmarshal of no params fails
 			}
-			cl := c.calls[keyOf(e.CancelledID())]
+			cl := c.calls[string(session.KeyBytes(e.CancelledID()))]
 			if cl != nil && !cl.snap.State.Ended() {
 				st, _ := session.CancelEnds(e.Params)
 				c.end(cl, st, at)
@@ -276,7 +278,7 @@ func (c *correlator) message(fr *Frame, e *session.Envelope) *call {
 	}
 	switch class {
 	case session.ClassResult, session.ClassError:
-		cl := c.calls[e.Key()]
+		cl := c.calls[string(session.KeyBytes(e.ID))] // no allocation for the lookup
 		if k, ok := session.RefusalOf(&fr.Meta, e); ok && c.calls[k] != nil && c.calls[k].snap.Probe {
 			cl = c.calls[k] // the era probe's HTTP error answer (session.RefusalOf)
 		}
@@ -324,7 +326,7 @@ func (c *correlator) progress(fr *Frame, e *session.Envelope) *call {
 	if !ok {
 		return nil
 	}
-	cl := c.byToken[keyOf(token)]
+	cl := c.byToken[string(session.KeyBytes(token))]
 	if cl == nil {
 		return nil
 	}

@@ -11,6 +11,8 @@ import (
 	"slices"
 	"strings"
 	"time"
+
+	"mcpscope/session"
 )
 
 // Row is one figure beside its goal: what was measured, against what, in
@@ -67,13 +69,17 @@ func cpu(argv []string, env []string) (time.Duration, error) {
 // paired measures each of argvs (nil: none) rounds times, one after the
 // other in turn (so a load that comes and goes falls on all of them), and
 // returns each one's median. An exit with code answer (diff's "the sides
-// differ") is an answer, not a failure; 0 for none.
-func paired(rounds int, env []string, answer int, argvs ...[]string) ([]time.Duration, error) {
+// differ") is an answer, not a failure; 0 for none. before, when not nil,
+// runs before each measurement.
+func paired(rounds int, env []string, answer int, before func(), argvs ...[]string) ([]time.Duration, error) {
 	all := make([][]time.Duration, len(argvs))
 	for r := 0; r < max(1, rounds); r++ {
 		for i, argv := range argvs {
 			if argv == nil {
 				continue
+			}
+			if before != nil {
+				before()
 			}
 			d, err := cpu(argv, env)
 			if err != nil && (answer == 0 || exitCode(err) != answer) {
@@ -134,7 +140,9 @@ func CountLines(path string) (int, error) {
 // stdio, by CPU time against a Go loop that only splits the file into
 // lines and a Python json.loads loop (when python3 is there), all in the
 // same run. self is the mcpscope binary; rounds the measurements of each
-// (the median is shown).
+// (the median is shown). Every run reads journals with no index file beside
+// them (any one a reader left is removed first): what a user gets on a
+// journal copied from elsewhere, the index never a shortcut for the figure.
 func ReadBack(self string, frames, rounds int) ([]Row, error) {
 	dir, err := os.MkdirTemp("", "mcpscope-bench-readback-")
 	if err != nil {
@@ -169,6 +177,11 @@ func ReadBack(self string, frames, rounds int) ([]Row, error) {
 		return float64(st.Size()) / (1 << 20)
 	}
 	paths := map[bool]string{}
+	noIndex := func() {
+		for _, p := range paths {
+			os.Remove(p + session.IndexSuffix)
+		}
+	}
 	for _, http := range []bool{true, false} {
 		kind := map[bool]string{true: "HTTP", false: "stdio"}[http]
 		p := filepath.Join(dir, strings.ToLower(kind)+".jsonl")
@@ -176,7 +189,7 @@ func ReadBack(self string, frames, rounds int) ([]Row, error) {
 			return nil, err
 		}
 		paths[http] = p
-		ds, err := paired(rounds, env, 0, []string{self, "journal", "--summary", p}, []string{self, "bench", "lines", p}, pyArgv(p))
+		ds, err := paired(rounds, env, 0, noIndex, []string{self, "journal", "--summary", p}, []string{self, "bench", "lines", p}, pyArgv(p))
 		if err != nil {
 			return nil, err
 		}
@@ -201,7 +214,7 @@ func ReadBack(self string, frames, rounds int) ([]Row, error) {
 		{"journal --filter '~e' (reads twice), HTTP", []string{self, "journal", "--filter", "~e", h}, pyArgv(h), 0},
 		{"diff HTTP stdio (Python reads both)", []string{self, "diff", h, paths[false]}, pyArgv(h, paths[false]), 1},
 	} {
-		ds, err := paired(rounds, env, c.answer, c.argv, c.base)
+		ds, err := paired(rounds, env, c.answer, noIndex, c.argv, c.base)
 		if err != nil {
 			rows = append(rows, Row{Name: c.name, Err: err})
 			continue

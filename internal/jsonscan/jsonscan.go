@@ -5,6 +5,7 @@ package jsonscan
 import (
 	"bytes"
 	"encoding/binary"
+	"math/bits"
 )
 
 // SkipString returns the index after the JSON string starting at b[i]
@@ -82,8 +83,10 @@ func digits(b []byte, i int) int {
 // escapes cost a fraction of a byte-by-byte loop.
 func PlainRun(b []byte, i int) int {
 	for ; i+8 <= len(b); i += 8 {
-		if special(binary.LittleEndian.Uint64(b[i:])) {
-			break
+		if m := specialMask(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+			// The lowest flagged byte is exact (a borrow only runs
+			// upward), so it is the first special byte.
+			return i + bits.TrailingZeros64(m)/8
 		}
 	}
 	for ; i < len(b); i++ {
@@ -99,10 +102,11 @@ const (
 	high = 0x8080808080808080
 )
 
-// special reports whether any byte of x is '"', '\\', below 0x20 or
-// 0x80 and above (exact, no false positives: the zero-byte test).
-func special(x uint64) bool {
+// specialMask flags (with its high bit) each byte of x that is '"',
+// '\\', below 0x20 or 0x80 and above; 0 when none is. The zero-byte test
+// may flag a byte above a true one, never below it.
+func specialMask(x uint64) uint64 {
 	q := x ^ (ones * '"')
 	s := x ^ (ones * '\\')
-	return ((q-ones)&^q|(s-ones)&^s|(x-ones*0x20)&^x|x)&high != 0
+	return ((q-ones)&^q | (s-ones)&^s | (x-ones*0x20)&^x | x) & high
 }
