@@ -19,6 +19,10 @@ const recordBatch = 4096
 // recordOut is the most record holds back from stdout at a time.
 const recordOut = 256 << 10
 
+// recordPace is the most often record takes frames from the store: what
+// it prints lags the wire by at most this (and a batch's printing).
+const recordPace = time.Millisecond
+
 // recordLines bounds the journal lines record reads back at once.
 const recordLines = 4 << 20
 
@@ -123,22 +127,45 @@ func newRecordCmd() *cobra.Command {
 				}
 			}
 			done := s.Transport().Done()
+			ended := func() error {
+				flush()
+				s.Close()
+				flush()
+				if in := s.Info(); in.CloseReason != "" {
+					return errors.New(termsafe.Line(in.CloseReason))
+				}
+				return nil
+			}
+			stopped := func() error {
+				s.Close()
+				flush()
+				return nil
+			}
+			// Frames are taken from the store at most once per recordPace:
+			// woken for every frame, record took a frame or two at a time
+			// under a flood, and the wake-ups (a goroutine hand-off each)
+			// cost more than printing.
+			pace := time.NewTimer(0)
+			defer pace.Stop()
 			for {
+				began := time.Now()
 				flush()
 				select {
 				case <-s.Store().Changed():
 				case <-done:
-					flush()
-					s.Close()
-					flush()
-					if in := s.Info(); in.CloseReason != "" {
-						return errors.New(termsafe.Line(in.CloseReason))
-					}
-					return nil
+					return ended()
 				case <-cmd.Context().Done():
-					s.Close()
-					flush()
-					return nil
+					return stopped()
+				}
+				if wait := time.Until(began.Add(recordPace)); wait > 0 {
+					pace.Reset(wait)
+					select {
+					case <-pace.C:
+					case <-done:
+						return ended()
+					case <-cmd.Context().Done():
+						return stopped()
+					}
 				}
 			}
 		}),
