@@ -75,29 +75,38 @@
 // between its writer and reader goroutines), then written to the host.
 // That is two more loopback TCP writes and reads, each of which wakes the
 // process on the other side, and the proxy's own wake-ups from epoll:
-// strace -c -f counts, per request, 3.1 write(2) (the host's answer, the
-// upstream's request, and the journal's, which now takes many requests at
-// once), 4.5 read(2) (half of them EAGAIN), 4 epoll_pwait, 3.6 futex and
-// 3.8 nanosleep (the Go scheduler's idle threads spinning for the
+// strace -c -f counts, per request, 2.65 write(2) (the host's answer, the
+// upstream's request, and the journal's, which takes several requests at
+// once), 4.1 read(2) (a third of them EAGAIN), 3.9 epoll_pwait, 3.0 futex
+// and 2.2 nanosleep (the Go scheduler's idle threads spinning for the
 // goroutine just woken: runtime.runqgrab). The journal's part is off the
 // request's path: the request is scanned up to its id (scanEnvelope),
 // and the two records (the request, the answer) are queued; the writer
-// goroutine encodes, writes and publishes them, woken by a timer at most
+// goroutine encodes them (meta by hand: session.appendMeta, not
+// encoding/json), writes and publishes them, woken by a timer at most
 // 2 ms after the first frame queued (waking it for every frame was a
 // hand-off, a write(2) and a publish per frame).
 //
 // So the floor of what the proxy adds is one more server-and-client
-// exchange on loopback, about what the direct exchange costs, less the
-// client's Transport: on an idle 2-core machine the direct exchange took
-// 19-27 µs. Under load the figure is stretched by every wake-up waiting
-// for a CPU: with 7 other builds and tests on the same 2 cores (load 12-
-// 14) the bench measured direct 110-160 µs and +250-370 µs through the
-// proxy (proxy CPU 210-270 µs a request, scheduler spinning included),
-// against +250-440 µs and 235-316 µs before the changes above, in the
-// same conditions. The throughput row is a 1M-notification stdio flood
-// through the proxy against the same flood direct, read by the same
-// minimal client: every line is journaled and published, and the
-// forwarders hand lines over in runs (see Journal).
+// exchange on loopback, about what the direct exchange costs less the
+// client's Transport, plus the wake-ups of one more process: on an idle
+// 2-core machine the direct exchange took 19-27 µs. Under load every
+// wake-up of the proxy's process waits for a CPU, and the added time
+// grows with the load far more than the proxy's CPU does. Measured on
+// the shared 2-core machine with other builds and tests running (load
+// 4-7), paired: 2,000 sequential pings took 155 µs direct, 504 µs
+// through the proxy before the changes above and 436 µs after (median of
+// 6 rounds, alternating); under strace, per request, futex 4.2 -> 3.0,
+// nanosleep 3.9 -> 2.2, write 4.1 -> 2.65, read 4.8 -> 4.1; the bench
+// printed +244 µs over 119 µs direct and 175 µs of proxy CPU a request
+// (3 rounds). What is left per request is net/http's server (its
+// connection watcher's hand-off and its reads), two loopback writes and
+// reads, and two wake-ups of the proxy's process; an HTTP server of our
+// own for the host's side is what would remove the first. The
+// throughput row is a 1M-notification stdio flood through the proxy
+// against the same flood direct, read by the same minimal client: every
+// line is journaled and published, and the forwarders hand lines over in
+// runs (see Journal); it measured 0.75x direct (2.25 s against 1.69 s).
 //
 // # Socket protocol (mcpscope-proxy/1)
 //
