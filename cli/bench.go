@@ -42,7 +42,9 @@ func newBenchCmd() *cobra.Command {
 			"stdio journals (scripts/bigjournal's), CPU time against a Go loop that only splits lines and a Python json.loads " +
 			"loop (when python3 is on PATH).\n\n" +
 			"record: mcpscope record of a flood of --frames notifications against a minimal client reading the same server.\n\n" +
-			"proxy: --pings sequential pings over HTTP through mcpscope proxy --listen against the same server direct.\n\n" +
+			"proxy: --pings sequential pings over HTTP through mcpscope proxy --listen against the same server direct (the time " +
+			"each request adds); throughput: a flood of --frames notifications through mcpscope proxy over stdio against the same " +
+			"flood direct, both read by the minimal client.\n\n" +
 			"Each row of memory, journal, record and proxy prints its goal and whether it is met.",
 		GroupID: groupServers,
 		Args:    noArgs,
@@ -111,7 +113,7 @@ func newBenchCmd() *cobra.Command {
 			return runRowSections(out, self, sections, rows)
 		},
 	}
-	cmd.Flags().IntVar(&rows.frames, "frames", 1_000_000, "frames in the journals the journal rows read, notifications in the record row's flood")
+	cmd.Flags().IntVar(&rows.frames, "frames", 1_000_000, "frames in the journals the journal rows read, notifications in the floods of the record and proxy throughput rows")
 	cmd.Flags().IntVar(&rows.pings, "pings", 1000, "sequential pings of the proxy rows")
 	cmd.Flags().IntVar(&rows.rounds, "rounds", 3, "paired rounds of each journal, record and proxy measurement (the median is shown)")
 	cmd.Flags().IntVar(&count, "count", 200_000, "how many notifications to ingest beside the decode loop")

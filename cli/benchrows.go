@@ -31,7 +31,7 @@ func runRowSections(out io.Writer, self string, sections map[string]bool, o rowO
 	}
 	if sections["proxy"] {
 		bench.PrintRows(out, fmt.Sprintf("mcpscope proxy --listen (journaling) against the same server direct, median of %d paired rounds", o.rounds),
-			bench.ProxyOverhead(self, o.pings, o.rounds))
+			bench.ProxyOverhead(self, o.pings, o.frames, o.rounds))
 	}
 	return nil
 }

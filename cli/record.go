@@ -19,6 +19,13 @@ const recordBatch = 4096
 // recordOut is the most record holds back from stdout at a time.
 const recordOut = 256 << 10
 
+// recordPace is the most often record takes frames from the store: what
+// it prints lags the wire by at most this (and a batch's printing).
+const recordPace = time.Millisecond
+
+// recordLines bounds the journal lines record reads back at once.
+const recordLines = 4 << 20
+
 func newRecordCmd() *cobra.Command {
 	var (
 		f   connFlags
@@ -60,25 +67,58 @@ func newRecordCmd() *cobra.Command {
 				}
 				return flt.Match(subj.FillItem(it, sn, time.Now()))
 			}
+			// Each frame goes out as its journal line, read back from the
+			// journal (its queue or the file) a batch at a time: the
+			// journal's writer has encoded it already, and encoding it again
+			// was a quarter of record's CPU. Frames without such a line (no
+			// journal, or one that failed) are encoded here.
+			var ends []int
+			emit := func(items []*session.Item) {
+				lines, ok := buf[:0], false
+				if len(items) > 0 {
+					lines, ends, ok = st.JournalLines(buf[:0], items[0].Seq, items[len(items)-1].Seq, recordLines)
+				}
+				if ok && len(ends) == len(items) {
+					buf = lines
+					if flt == nil {
+						out.Write(lines)
+						return
+					}
+					start := 0
+					for i, it := range items {
+						if keep(it) {
+							out.Write(lines[start:ends[i]])
+						}
+						start = ends[i]
+					}
+					return
+				}
+				for _, it := range items {
+					if it.Cut { // memory holds its head; the journal has it all
+						if b, err := st.Bytes(it.Seq); err == nil {
+							whole := *it
+							whole.Frame.Data = b
+							it = &whole
+						}
+					}
+					if !keep(it) {
+						continue
+					}
+					buf = session.AppendRecord(buf[:0], it.Seq, it.Frame)
+					out.Write(buf)
+				}
+			}
 			flush := func() {
 				// In bounded batches: a reader that fell behind a flood reads
 				// the rest back from the journal a batch at a time.
 				for {
 					items := st.Since(last, recordBatch)
-					for _, it := range items {
-						last = it.Seq
-						if it.Cut { // memory holds its head; the journal has it all
-							if b, err := st.Bytes(it.Seq); err == nil {
-								whole := *it
-								whole.Frame.Data = b
-								it = &whole
-							}
-						}
-						if !keep(it) {
-							continue
-						}
-						buf = session.AppendRecord(buf[:0], it.Seq, it.Frame)
-						out.Write(buf)
+					if len(items) > 0 {
+						last = items[len(items)-1].Seq
+					}
+					emit(items)
+					if cap(buf) > 2*recordLines {
+						buf = nil // a huge frame grew it
 					}
 					if len(items) < recordBatch {
 						out.Flush()
@@ -87,22 +127,45 @@ func newRecordCmd() *cobra.Command {
 				}
 			}
 			done := s.Transport().Done()
+			ended := func() error {
+				flush()
+				s.Close()
+				flush()
+				if in := s.Info(); in.CloseReason != "" {
+					return errors.New(termsafe.Line(in.CloseReason))
+				}
+				return nil
+			}
+			stopped := func() error {
+				s.Close()
+				flush()
+				return nil
+			}
+			// Frames are taken from the store at most once per recordPace:
+			// woken for every frame, record took a frame or two at a time
+			// under a flood, and the wake-ups (a goroutine hand-off each)
+			// cost more than printing.
+			pace := time.NewTimer(0)
+			defer pace.Stop()
 			for {
+				began := time.Now()
 				flush()
 				select {
 				case <-s.Store().Changed():
 				case <-done:
-					flush()
-					s.Close()
-					flush()
-					if in := s.Info(); in.CloseReason != "" {
-						return errors.New(termsafe.Line(in.CloseReason))
-					}
-					return nil
+					return ended()
 				case <-cmd.Context().Done():
-					s.Close()
-					flush()
-					return nil
+					return stopped()
+				}
+				if wait := time.Until(began.Add(recordPace)); wait > 0 {
+					pace.Reset(wait)
+					select {
+					case <-pace.C:
+					case <-done:
+						return ended()
+					case <-cmd.Context().Done():
+						return stopped()
+					}
 				}
 			}
 		}),

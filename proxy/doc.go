@@ -38,7 +38,10 @@
 //
 // One journal per proxy, written with session.CreateJournal's header and
 // session.AppendRecord lines by one writer goroutine that drains whatever
-// is queued, writing about 128 KiB at a time. Over stdio a forwarder hands
+// is queued, writing about 128 KiB at a time. Over stdio the forwarders
+// wake it for each run they queue; over HTTP a timer wakes it 2 ms after
+// the first frame queued, so what a viewer sees (and a kill -9 loses) lags
+// the wire by at most that, in order: a request before its answer. Over stdio a forwarder hands
 // the lines it forwards together (one read's worth) over in one go: it
 // numbers and queues them, writes them, then wakes the writer; whether a
 // line is JSON, its record and its copy for the viewers are the writer's
@@ -61,20 +64,49 @@
 // # What a request costs (HTTP)
 //
 // `mcpscope bench --only proxy` sends 1,000 sequential pings straight to a
-// minimal server and through the proxy, in the same run, and prints the
-// time each adds and the throughput ratio. Per request the proxy adds one
-// more loopback exchange (host → proxy, then proxy → server: two TCP
-// reads, two writes and the wake-ups of the processes on each side), the
-// hand-offs of net/http's client Transport (its connection's write and
-// read goroutines), the scan of the request for its id (scanEnvelope, up
-// to the id), two journal records (encoded by the writer goroutine, not
-// on the request's path) and the validity check of the answer. A plain
-// answer goes to the host in one write: its status and headers with the
-// first chunk of its body (an SSE answer flushes its headers at once, so
-// the host learns a stream is open). On an idle machine the exchange and
-// wake-ups are most of the added time; on a loaded one, the wake-ups wait
-// for a CPU, and the added time grows with the load while the proxy's own
-// CPU per request stays the same.
+// minimal net/http server and through the proxy, in the same run, and
+// prints the time each request adds and the proxy's own CPU per request.
+// A request through the proxy is a second HTTP exchange in full: the
+// host's request is read by net/http's server (which also starts a
+// goroutine per request that watches the host's connection, and stops it
+// when the answer is sent: one hand-off), written to the upstream and its
+// answer read back (on the handler's goroutine, over a kept-alive
+// connection: upstream.go; net/http's Transport took four more hand-offs
+// between its writer and reader goroutines), then written to the host.
+// That is two more loopback TCP writes and reads, each of which wakes the
+// process on the other side, and the proxy's own wake-ups from epoll:
+// strace -c -f counts, per request, 2.65 write(2) (the host's answer, the
+// upstream's request, and the journal's, which takes several requests at
+// once), 4.1 read(2) (a third of them EAGAIN), 3.9 epoll_pwait, 3.0 futex
+// and 2.2 nanosleep (the Go scheduler's idle threads spinning for the
+// goroutine just woken: runtime.runqgrab). The journal's part is off the
+// request's path: the request is scanned up to its id (scanEnvelope),
+// and the two records (the request, the answer) are queued; the writer
+// goroutine encodes them (meta by hand: session.appendMeta, not
+// encoding/json), writes and publishes them, woken by a timer at most
+// 2 ms after the first frame queued (waking it for every frame was a
+// hand-off, a write(2) and a publish per frame).
+//
+// So the floor of what the proxy adds is one more server-and-client
+// exchange on loopback, about what the direct exchange costs less the
+// client's Transport, plus the wake-ups of one more process: on an idle
+// 2-core machine the direct exchange took 19-27 µs. Under load every
+// wake-up of the proxy's process waits for a CPU, and the added time
+// grows with the load far more than the proxy's CPU does. Measured on
+// the shared 2-core machine with other builds and tests running (load
+// 4-7), paired: 2,000 sequential pings took 155 µs direct, 504 µs
+// through the proxy before the changes above and 436 µs after (median of
+// 6 rounds, alternating); under strace, per request, futex 4.2 -> 3.0,
+// nanosleep 3.9 -> 2.2, write 4.1 -> 2.65, read 4.8 -> 4.1; the bench
+// printed +244 µs over 119 µs direct and 175 µs of proxy CPU a request
+// (3 rounds). What is left per request is net/http's server (its
+// connection watcher's hand-off and its reads), two loopback writes and
+// reads, and two wake-ups of the proxy's process; an HTTP server of our
+// own for the host's side is what would remove the first. The
+// throughput row is a 1M-notification stdio flood through the proxy
+// against the same flood direct, read by the same minimal client: every
+// line is journaled and published, and the forwarders hand lines over in
+// runs (see Journal); it measured 0.75x direct (2.25 s against 1.69 s).
 //
 // # Socket protocol (mcpscope-proxy/1)
 //

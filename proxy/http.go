@@ -56,6 +56,7 @@ type httpProxy struct {
 	loopback bool   // the upstream is on this machine: Host passes through as the host sent it
 	rec      *recorder
 	tr       *http.Transport
+	upstream *upstream
 	started  time.Time
 	listen   string
 	seq      atomic.Int64 // numbers streams
@@ -101,6 +102,8 @@ func RunHTTP(ctx context.Context, c HTTPConfig) error {
 	p.tr = http.DefaultTransport.(*http.Transport).Clone()
 	p.tr.DisableCompression = true // Accept-Encoding and the bytes pass as they are
 	p.tr.MaxIdleConnsPerHost = 64
+	probe, _ := http.NewRequest(http.MethodPost, up.String(), nil)
+	p.upstream = newUpstream(p.tr, probe)
 	ln, err := net.Listen("tcp", c.Listen)
 	if err != nil {
 		return fmt.Errorf("proxy: listen on %s: %w", c.Listen, err)
@@ -115,6 +118,7 @@ func RunHTTP(ctx context.Context, c HTTPConfig) error {
 		ln.Close()
 		return err
 	}
+	rec.batchWakes()
 	p.rec = rec
 	rec.hub.ctl = p
 	rec.hub.hello = p.hello
@@ -142,7 +146,7 @@ func RunHTTP(ctx context.Context, c HTTPConfig) error {
 	srv.Shutdown(sctx) // open SSE streams do not end by themselves:
 	cancel()
 	srv.Close() // cut them
-	p.tr.CloseIdleConnections()
+	p.upstream.closeIdle()
 	rec.event(transport.EvClosed, transport.Meta{URL: p.target, Detail: "the proxy stopped"})
 	rec.close()
 	rec.hub.close("the proxy stopped")
@@ -293,7 +297,7 @@ func (p *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}()
 	}
 
-	resp, err := p.tr.RoundTrip(out)
+	resp, err := p.upstream.RoundTrip(out, rest != nil)
 	if err != nil {
 		if ex != nil && ex.cancelled() {
 			p.answerCancelled(w, ex, meta)

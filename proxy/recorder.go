@@ -120,6 +120,29 @@ type recorder struct {
 	// records hears of each record written (nil: nobody); set before the
 	// first frame is queued.
 	records func([]byte)
+	// lazy (set before the first frame): record does not wake the writer
+	// for each frame; a timer does, lazyWait after the first frame queued
+	// while it was not armed. The HTTP proxy's requests come one at a
+	// time, two frames each: waking the writer for every frame was a
+	// hand-off between goroutines, a write(2) and a publish per frame on
+	// the request's way, where one per lazyWait does.
+	lazy   *time.Timer
+	lazyOn bool // on mu: lazy is armed
+}
+
+// lazyWait bounds how long a frame of a lazy recorder waits for the
+// writer: what a viewer (and the journal) may lag the wire by.
+const lazyWait = 2 * time.Millisecond
+
+// batchWakes makes r wake its writer at most once per lazyWait.
+func (r *recorder) batchWakes() {
+	r.lazy = time.AfterFunc(time.Hour, func() {
+		r.mu.Lock()
+		r.lazyOn = false
+		r.mu.Unlock()
+		r.signal()
+	})
+	r.lazy.Stop()
 }
 
 // newRecorder opens the journal (path "" = none) with
@@ -176,11 +199,16 @@ func (r *recorder) record(f transport.Frame, classify bool, after func(uint64)) 
 	r.queue = append(r.queue, item{f: f, classify: classify, after: after})
 	r.qbytes += len(f.Data)
 	r.qframes++
-	r.mu.Unlock()
-	select {
-	case r.wake <- struct{}{}:
-	default:
+	if r.lazy != nil {
+		if !r.lazyOn {
+			r.lazyOn = true
+			r.lazy.Reset(lazyWait)
+		}
+		r.mu.Unlock()
+		return seq
 	}
+	r.mu.Unlock()
+	r.signal()
 	return seq
 }
 
@@ -396,6 +424,9 @@ func (r *recorder) close() {
 	r.mu.Lock()
 	r.closed = true
 	r.room.Broadcast()
+	if r.lazy != nil {
+		r.lazy.Stop()
+	}
 	r.mu.Unlock()
 	select {
 	case r.wake <- struct{}{}:

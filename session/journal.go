@@ -133,8 +133,7 @@ func appendRecordHead(buf []byte, seq uint64, f transport.Frame) []byte {
 			buf = strconv.AppendInt(buf, int64(f.Meta.PID), 10)
 			buf = append(buf, '}')
 		} else {
-			m, _ := marshalNoEscape(f.Meta)
-			buf = append(buf, termsafe.JSON(m)...) // Detail may quote a server
+			buf = appendMeta(buf, &f.Meta) // terminal-safe: Detail may quote a server
 		}
 	}
 	return buf

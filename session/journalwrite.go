@@ -34,6 +34,8 @@ type Journal struct {
 	closed   bool
 	wake     chan struct{}
 	done     chan struct{} // closed when the writer is gone
+	pace     *time.Timer   // wakes the writer JournalPace after the first frame queued
+	paced    bool          // on mu: pace is armed
 }
 
 // Bounds of the writer.
@@ -54,6 +56,15 @@ const (
 	// JournalCloseWait bounds how long Close waits for queued frames to
 	// reach the file.
 	JournalCloseWait = 10 * time.Second
+	// JournalPace is the longest a frame waits in the queue before the
+	// writer is woken for it, and journalWakeBytes the queue that wakes
+	// it at once. Woken for every frame that found the queue empty, the
+	// writer wrote a frame or two at a time under a flood, and the
+	// wake-ups (a goroutine hand-off each, on ingest's way) and write(2)s
+	// cost more than the encoding. A kill -9 loses the frames queued: at
+	// most JournalPace's worth (or journalWakeBytes), and one write's.
+	JournalPace      = time.Millisecond
+	journalWakeBytes = 256 << 10
 )
 
 // DefaultJournalDir is $XDG_STATE_HOME/mcpscope/journal (or ~/.local/state/…).
@@ -89,8 +100,23 @@ func CreateJournal(path, target string) (*Journal, error) {
 	}
 	j := &Journal{f: f, path: path, size: size, end: size, seekable: seekable, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	j.moved = sync.NewCond(&j.mu)
+	j.pace = time.AfterFunc(time.Hour, func() {
+		j.mu.Lock()
+		j.paced = false
+		j.mu.Unlock()
+		j.signal()
+	})
+	j.pace.Stop()
 	go j.writer()
 	return j, nil
+}
+
+// signal wakes the writer.
+func (j *Journal) signal() {
+	select {
+	case j.wake <- struct{}{}:
+	default:
+	}
 }
 
 // AppendJournal opens path as CreateJournal does and returns the file,
@@ -165,11 +191,12 @@ func (j *Journal) Append(seq uint64, f transport.Frame) (off int64, n int, err e
 	n = len(j.pending) - was
 	off = j.end
 	j.end += int64(n)
-	if was == 0 {
-		select {
-		case j.wake <- struct{}{}:
-		default:
-		}
+	switch {
+	case was < journalWakeBytes && len(j.pending) >= journalWakeBytes:
+		j.signal()
+	case !j.paced:
+		j.paced = true
+		j.pace.Reset(JournalPace)
 	}
 	return off, n, nil
 }
@@ -213,6 +240,7 @@ func (j *Journal) writer() {
 // Flush waits until every frame appended so far is in the file (or the
 // journal failed) and returns the journal's error, if any.
 func (j *Journal) Flush() error {
+	j.signal()
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	want := j.end
@@ -231,12 +259,10 @@ func (j *Journal) Close() error {
 		return nil
 	}
 	j.closed = true
+	j.pace.Stop()
 	j.moved.Broadcast()
 	j.mu.Unlock()
-	select {
-	case j.wake <- struct{}{}:
-	default:
-	}
+	j.signal()
 	t := time.NewTimer(JournalCloseWait)
 	defer t.Stop()
 	var err error

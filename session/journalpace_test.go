@@ -1,0 +1,56 @@
+package session
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// TestJournalWriterWakesWithoutFlush: a frame appended and never flushed
+// reaches the file by itself (the writer is woken JournalPace after the
+// first frame queued), and a queue past journalWakeBytes wakes it at once.
+func TestJournalWriterWakesWithoutFlush(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	j, err := CreateJournal(path, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.Close()
+	st, err := os.Stat(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	header := st.Size()
+	waitSize := func(want int64) {
+		t.Helper()
+		deadline := time.Now().Add(time.Minute) // a hang guard only
+		for {
+			st, err := os.Stat(path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if st.Size() >= want {
+				return
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("the journal holds %d bytes, want %d: the writer was not woken", st.Size(), want)
+			}
+			time.Sleep(time.Millisecond)
+		}
+	}
+	off, n, err := j.Append(1, frameIn(1, progressLine(1)))
+	if err != nil || off != header {
+		t.Fatalf("Append: off %d (want %d), %v", off, header, err)
+	}
+	waitSize(header + int64(n))
+	end := header + int64(n)
+	for i := uint64(2); end-header-int64(n) < 2*journalWakeBytes; i++ {
+		_, n2, err := j.Append(i, frameIn(int(i), progressLine(int(i))))
+		if err != nil {
+			t.Fatal(err)
+		}
+		end += int64(n2)
+	}
+	waitSize(end)
+}
