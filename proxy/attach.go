@@ -121,7 +121,7 @@ func (a *Attach) end(why string) {
 }
 
 // StartFeed reads the journal, subscribes after it and delivers frames
-// from one goroutine until the proxy is gone.
+// from one goroutine until the proxy is gone (another reads the socket).
 func (a *Attach) StartFeed(fn func(session.Fed), wire func(key string, id json.RawMessage)) error {
 	r := &attachReader{a: a, fn: fn, wireFn: wire, off: -1}
 	if p := a.hello.Journal; p != "" {
@@ -170,7 +170,8 @@ func (a *Attach) pinger() {
 	}
 }
 
-// attachReader is the one goroutine that reads the socket and the journal.
+// attachReader is the one goroutine that delivers: the socket's frames
+// (read by the inbox's goroutine) and the journal's.
 type attachReader struct {
 	a      *Attach
 	fn     func(session.Fed)
@@ -220,39 +221,140 @@ func (r *attachReader) run() {
 			r.file.Close()
 		}
 	}()
+	q := &inbox{wake: make(chan struct{}, 1)}
+	go q.fill(a)
+	for {
+		for _, it := range q.take() {
+			switch {
+			case it.err != nil:
+				why := "the socket broke: " + it.err.Error()
+				if errors.Is(it.err, io.EOF) {
+					why = "the proxy closed the socket"
+				} else if ne, ok := it.err.(interface{ Timeout() bool }); ok && ne.Timeout() {
+					why = fmt.Sprintf("the proxy said nothing for %s", attachSilence)
+				}
+				r.release()
+				a.end(why)
+				return
+			case it.to > 0:
+				r.catchUp(it.from, it.to) // dropped while delivery was behind
+			case bytes.HasPrefix(it.line, []byte(`{"seq":`)):
+				r.record(it.line)
+			default:
+				var m Message
+				if json.Unmarshal(it.line, &m) != nil {
+					continue
+				}
+				if m.Type == "bye" {
+					r.release()
+					reason := m.Reason
+					if reason == "" {
+						reason = "no reason given"
+					}
+					a.end("the proxy ended: " + reason)
+					return
+				}
+				r.control(&m)
+			}
+		}
+	}
+}
+
+// attachQueueBytes bounds the socket's frames waiting for delivery. Past
+// it the socket's reader drops frames and notes their seqs, which delivery
+// then reads back from the journal (else shows as a gap): the socket is
+// always read, so a viewer busy catching up (millions of frames from the
+// journal) is never one the proxy drops for not reading.
+var attachQueueBytes = 8 << 20
+
+// inbox hands the socket's lines from its reader to delivery, in order.
+type inbox struct {
+	mu       sync.Mutex
+	items    []inItem
+	bytes    int
+	from, to uint64 // frames dropped since the last item queued
+	wake     chan struct{}
+}
+
+// inItem is a line (a journal line or a control message), a run of
+// frames dropped (to > 0), or the socket's end (err).
+type inItem struct {
+	line     []byte
+	from, to uint64
+	err      error
+}
+
+// fill reads the socket until it ends, never waiting on delivery.
+func (q *inbox) fill(a *Attach) {
 	for {
 		a.conn.c.SetReadDeadline(time.Now().Add(attachSilence))
 		b, err := readLine(a.conn.br, 2*journalMax)
 		if err != nil && len(b) == 0 {
-			why := "the socket broke: " + err.Error()
-			if errors.Is(err, io.EOF) {
-				why = "the proxy closed the socket"
-			} else if ne, ok := err.(interface{ Timeout() bool }); ok && ne.Timeout() {
-				why = fmt.Sprintf("the proxy said nothing for %s", attachSilence)
-			}
-			r.release()
-			a.end(why)
+			q.put(inItem{err: err}, 0)
 			return
 		}
+		var seq uint64
 		if bytes.HasPrefix(b, []byte(`{"seq":`)) {
-			r.record(b)
-			continue
+			seq = leadingSeq(b[len(`{"seq":`):])
 		}
-		var m Message
-		if json.Unmarshal(b, &m) != nil {
-			continue
-		}
-		if m.Type == "bye" {
-			r.release()
-			reason := m.Reason
-			if reason == "" {
-				reason = "no reason given"
-			}
-			a.end("the proxy ended: " + reason)
-			return
-		}
-		r.control(&m)
+		q.put(inItem{line: bytes.Clone(b)}, seq)
 	}
+}
+
+// put queues it; a frame (seq > 0) that does not fit is dropped and noted.
+func (q *inbox) put(it inItem, seq uint64) {
+	q.mu.Lock()
+	switch {
+	case seq > 0 && q.bytes+len(it.line) > attachQueueBytes:
+		if q.to == 0 {
+			q.from = seq
+		}
+		q.to = seq
+	default:
+		q.flushDropped()
+		q.items = append(q.items, it)
+		q.bytes += len(it.line)
+	}
+	q.mu.Unlock()
+	select {
+	case q.wake <- struct{}{}:
+	default:
+	}
+}
+
+// flushDropped queues the frames dropped since the last item as a run.
+func (q *inbox) flushDropped() {
+	if q.to > 0 {
+		q.items = append(q.items, inItem{from: q.from, to: q.to})
+		q.from, q.to = 0, 0
+	}
+}
+
+// take waits for items and takes them all.
+func (q *inbox) take() []inItem {
+	for {
+		q.mu.Lock()
+		q.flushDropped() // the frames dropped last are delivered now, not with the next line
+		if items := q.items; len(items) > 0 {
+			q.items, q.bytes = nil, 0
+			q.mu.Unlock()
+			return items
+		}
+		q.mu.Unlock()
+		<-q.wake
+	}
+}
+
+// leadingSeq reads the digits a journal line's seq starts with (0: none).
+func leadingSeq(b []byte) uint64 {
+	var n uint64
+	for _, c := range b {
+		if c < '0' || c > '9' {
+			break
+		}
+		n = n*10 + uint64(c-'0')
+	}
+	return n
 }
 
 // record delivers one frame the socket sent (a journal line).

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -266,5 +267,86 @@ func TestAttachMissedFromTheJournal(t *testing.T) {
 			t.Fatalf("frame %d: seq %d at %d+%d, want at %d+%d: %s", i+1, f.Seq, f.Off, f.Len, off, len(lines[i+1]), f.Frame.Data)
 		}
 		off += int64(f.Len)
+	}
+}
+
+// A viewer whose delivery is busy (a session ingesting, a catch-up from
+// the journal) still reads the socket, so the proxy never takes it for
+// one that stopped reading: frames past its inbox are dropped there and
+// read back from the journal, in order, none lost.
+func TestAttachReadsTheSocketWhileDeliveryIsBusy(t *testing.T) {
+	was := attachQueueBytes
+	t.Cleanup(func() { attachQueueBytes = was })
+	attachQueueBytes = 2 << 10 // a few lines: most of the flood is dropped and read back
+
+	const n = 2000
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	h, _ := json.Marshal(session.Header{Format: session.JournalFormat, Target: "stdio: x"})
+	lines := []string{string(h) + "\n"}
+	for i := uint64(1); i <= n; i++ {
+		lines = append(lines, string(session.AppendRecord(nil, i, transport.Frame{Time: time.Unix(1, int64(i)), Dir: transport.In,
+			Kind: transport.Message, Data: []byte(fmt.Sprintf(`{"jsonrpc":"2.0","method":"n","params":{"i":%d}}`, i))})))
+	}
+	os.WriteFile(path, []byte(strings.Join(lines[:11], "")), 0o600) // the header and frames 1-10
+	here, there := net.Pipe()                                       // unbuffered: a write waits for the viewer to read
+	defer there.Close()
+	a := NewAttach(&Conn{Hello: Hello{Name: "j", Transport: "stdio", Journal: path}, c: here, br: bufio.NewReader(here)})
+	defer a.Close()
+	busy := make(chan struct{})
+	got := make(chan session.Fed, n)
+	if err := a.StartFeed(func(f session.Fed) {
+		if f.Seq == 11 {
+			<-busy // delivery stalls on the first frame the socket sent
+		}
+		got <- f
+	}, func(string, json.RawMessage) {}); err != nil {
+		t.Fatal(err)
+	}
+	br := bufio.NewReader(there)
+	if l, _ := br.ReadString('\n'); !strings.Contains(l, `"after":10`) {
+		t.Fatalf("subscribe %q", l)
+	}
+	go func() {
+		for {
+			if _, err := br.ReadString('\n'); err != nil {
+				return
+			}
+		}
+	}()
+	os.WriteFile(path, []byte(strings.Join(lines, "")), 0o600) // the proxy journals before it sends
+	sent := make(chan error, 1)
+	go func() {
+		for _, l := range lines[11:] {
+			if _, err := io.WriteString(there, l); err != nil {
+				sent <- err
+				return
+			}
+		}
+		sent <- nil
+	}()
+	select {
+	case err := <-sent:
+		if err != nil {
+			t.Fatal(err)
+		}
+	case <-time.After(waitLong): // a hang guard
+		t.Fatal("the viewer stopped reading the socket while its delivery was busy")
+	}
+	close(busy)
+	for i := uint64(1); i <= n; i++ {
+		var f session.Fed
+		select {
+		case f = <-got:
+		case <-time.After(waitLong):
+			t.Fatalf("frame %d did not come", i)
+		}
+		if f.Seq != i || !strings.Contains(string(f.Frame.Data), fmt.Sprintf(`"i":%d}`, i)) {
+			t.Fatalf("frame %d: seq %d %s", i, f.Seq, f.Frame.Data)
+		}
+	}
+	select {
+	case <-a.Done():
+		t.Fatalf("the viewer ended: %s", a.Ended())
+	default:
 	}
 }
