@@ -14,6 +14,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"mcpscope/internal/termsafe"
 	"mcpscope/session"
 	"mcpscope/ui"
 )
@@ -197,9 +198,11 @@ func Memory(o MemoryOptions) (MemoryResult, error) {
 		if o.SkipProxy {
 			break
 		}
+		// A viewer the proxy dropped is a finding, not the bench failing:
+		// the row says so and the other rows still print.
 		p, err := ProxyAttach(o.Self, n, o.Dir, o.AttachIdle)
 		if err != nil {
-			return r, fmt.Errorf("proxy with a viewer at %d: %w", n, err)
+			p = ProxyResult{Frames: n, Err: err}
 		}
 		r.Proxy = append(r.Proxy, p)
 	}
@@ -270,10 +273,18 @@ func PrintMemory(w io.Writer, r MemoryResult) {
 		flatLine(w, line, i, t.RSSAfterKiB, r.TUI[0].RSSAfterKiB, r.TUI[0].Frames)
 	}
 	for i, p := range r.Proxy {
-		line := fmt.Sprintf("  proxy carrying a %d-notification flood, a viewer attached: RSS %.1f MiB (peak %.1f MiB)", p.Frames, mib(p.RSSKiB), mib(p.PeakRSSKiB))
+		line := fmt.Sprintf("  proxy carrying a %d-notification flood, a viewer attached:", p.Frames)
+		if p.Err != nil {
+			fmt.Fprintf(w, "%s failed: %s   goal within %.0f %% and ≤ %d MB   NOT MET\n", line, termsafe.Line(p.Err.Error()), 100*TUIFlat, TUIGoalMiB)
+			continue
+		}
+		line += fmt.Sprintf(" RSS %.1f MiB (peak %.1f MiB)", mib(p.RSSKiB), mib(p.PeakRSSKiB))
 		flatLine(w, line, i, p.RSSKiB, r.Proxy[0].RSSKiB, r.Proxy[0].Frames)
 	}
 	for i, p := range r.Proxy {
+		if p.Err != nil {
+			continue
+		}
 		a := p.Attach
 		line := fmt.Sprintf("  attach following it, all %d seen: RSS %.1f MiB (peak %.1f MiB, heap %.1f MiB) after %.1fs", a.Frames, mib(a.RSSKiB), mib(a.PeakRSSKiB), a.HeapMiB, a.Seconds)
 		flatLine(w, line, i, a.RSSKiB, r.Proxy[0].Attach.RSSKiB, r.Proxy[0].Attach.Frames)
@@ -286,6 +297,10 @@ func PrintMemory(w io.Writer, r MemoryResult) {
 func flatLine(w io.Writer, line string, i int, rssKiB, baseKiB int64, baseFrames int) {
 	if i == 0 {
 		fmt.Fprintf(w, "%s\n", line)
+		return
+	}
+	if baseKiB <= 0 { // the first size failed: nothing to compare with
+		fmt.Fprintf(w, "%s   no figure at %d to compare   goal within %.0f %% and ≤ %d MB   NOT MET\n", line, baseFrames, 100*TUIFlat, TUIGoalMiB)
 		return
 	}
 	rss := mib(rssKiB)

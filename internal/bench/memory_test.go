@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
@@ -86,9 +87,11 @@ func TestProxyAttachRowsTiny(t *testing.T) {
 		}
 		res.Proxy = append(res.Proxy, p)
 	}
+	res.Proxy = append(res.Proxy, ProxyResult{Frames: 8000, Err: errors.New("the proxy ended (the socket broke)")})
 	var out bytes.Buffer
 	PrintMemory(&out, res)
-	for _, want := range []string{"proxy carrying a 2000-notification flood, a viewer attached: RSS ", "attach following it, all 2000 seen: RSS ",
+	for _, want := range []string{"proxy carrying a 8000-notification flood, a viewer attached: failed: the proxy ended (the socket broke)   goal within 10 % and ≤ 200 MB   NOT MET",
+		"proxy carrying a 2000-notification flood, a viewer attached: RSS ", "attach following it, all 2000 seen: RSS ",
 		"proxy carrying a 4000-notification flood", "attach following it, all 4000 seen"} {
 		if !strings.Contains(out.String(), want) {
 			t.Fatalf("the report lacks %q:\n%s", want, out.String())

@@ -121,6 +121,7 @@ type ProxyResult struct {
 	PeakRSSKiB int64 // the proxy's VmHWM
 	RSSKiB     int64 // the proxy's VmRSS when the viewer measured itself
 	Attach     AttachResult
+	Err        error // the row could not be measured (the viewer was dropped, say)
 }
 
 // proxyName names the bench's proxy (its socket is in a private dir).
@@ -218,7 +219,17 @@ func ProxyAttach(self string, n int, dir, idle string) (ProxyResult, error) {
 			r.Frames++
 		}
 	}
-	l, ok := <-report
+	// A hang guard only: a viewer that lost frames for good (a gap the
+	// journal could not fill) would wait for the last one forever.
+	guard := 5*time.Minute + time.Duration(n/1_000_000)*time.Minute
+	var l string
+	var ok bool
+	select {
+	case l, ok = <-report:
+	case <-time.After(guard):
+		at.Process.Kill()
+		return attachFail(fmt.Errorf("the viewer had not seen all %d notifications within %s", n, guard))
+	}
 	if !ok {
 		return attachFail(errors.New("the viewer ended without its report"))
 	}
