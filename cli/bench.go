@@ -36,7 +36,8 @@ func newBenchCmd() *cobra.Command {
 			"official Inspector CLI when MCPSCOPE_PEERS (node_modules with server-everything and the Inspector) and NODE22 " +
 			"(a Node 22 binary) are set.\n\n" +
 			"memory: mcpscope open of HTTP and stdio journals of each --memory-sizes frames (RSS once loaded, goal ≤ 150 MB), " +
-			"the index file on disk per million frames, and the TUI model after a flood of each size (goal: within 10 % from " +
+			"the index file on disk per million frames, the TUI model after a flood of each size, and a stdio proxy carrying " +
+			"a flood of each size with a headless attach following it (proxy and attach RSS; goal: within 10 % from " +
 			"the smallest to the largest, ≤ 200 MB).\n\n" +
 			"journal: mcpscope journal, export --format har/otlp/jsonl, journal --filter and diff on --frames-frame HTTP and " +
 			"stdio journals (scripts/bigjournal's), CPU time against a Go loop that only splits lines and a Python json.loads " +
@@ -123,7 +124,7 @@ func newBenchCmd() *cobra.Command {
 	cmd.Flags().StringVar(&only, "only", "ingest,scale,memory,oneshot,journal,record,proxy", "the sections to run")
 	cmd.Flags().StringVar(&mem, "memory-sizes", "1000000,10000000", "journal and flood sizes for the memory rows, comma-separated, smallest first")
 	cmd.Flags().StringVar(&memO, "memory-open-sizes", "", "journal sizes for the open rows when not --memory-sizes")
-	cmd.AddCommand(newBenchServeCmd(), newBenchTUICmd(), newBenchExchangeCmd(), newBenchOpenCmd(), newBenchLinesCmd(), newBenchDrainCmd())
+	cmd.AddCommand(newBenchServeCmd(), newBenchTUICmd(), newBenchExchangeCmd(), newBenchOpenCmd(), newBenchAttachCmd(), newBenchLinesCmd(), newBenchDrainCmd())
 	return cmd
 }
 

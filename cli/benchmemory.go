@@ -57,3 +57,33 @@ func newBenchOpenCmd() *cobra.Command {
 	cmd.Flags().DurationVar(&idle, "idle", 3*time.Second, "pull and draw this long after loading before measuring")
 	return cmd
 }
+
+// newBenchAttachCmd is attach's session and model, headless, following the
+// bench's proxy with process id --pid until it has seen --frames
+// notifications; it prints its figures on one line (bench's child: its
+// RSS is its own).
+func newBenchAttachCmd() *cobra.Command {
+	var (
+		idle   time.Duration
+		frames int
+		pid    int
+	)
+	cmd := &cobra.Command{
+		Use:    "attach",
+		Short:  "attach's session and model on the bench's proxy, headless, measured once the flood is seen (bench's child)",
+		Hidden: true,
+		Args:   noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			r, err := bench.Attach(bench.ProxySocket(pid), frames, idle, cmd.OutOrStdout())
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), r.String())
+			return nil
+		},
+	}
+	cmd.Flags().DurationVar(&idle, "idle", 3*time.Second, "pull and draw this long after the last notification before measuring")
+	cmd.Flags().IntVar(&frames, "frames", 0, "notifications to wait for")
+	cmd.Flags().IntVar(&pid, "pid", 0, "the proxy's process id")
+	return cmd
+}

@@ -14,6 +14,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"mcpscope/internal/termsafe"
 	"mcpscope/session"
 	"mcpscope/ui"
 )
@@ -139,6 +140,8 @@ type MemoryOptions struct {
 	OpenIdle   string        // the open child's idle spell (a duration; "" for its default)
 	SkipStdio  bool          // measure open on HTTP journals only
 	TUIRateFor time.Duration // after the burst, a 10,000/s flood for this long (0: none)
+	AttachIdle string        // the attach child's idle spell (a duration; "" for its default)
+	SkipProxy  bool          // no proxy-with-a-viewer rows
 }
 
 // OpenRow is `open` at one size and journal kind.
@@ -152,13 +155,15 @@ type OpenRow struct {
 
 // MemoryResult is every memory row.
 type MemoryResult struct {
-	Open []OpenRow
-	TUI  []TUIResult
+	Open  []OpenRow
+	TUI   []TUIResult
+	Proxy []ProxyResult // a stdio proxy carrying a flood of each TUI size, a viewer attached
 }
 
 // Memory measures the memory rows: `open` of journals of each size (HTTP
-// and stdio), the index file's size on disk, and the TUI under a flood of
-// each size, each in a child process of its own.
+// and stdio), the index file's size on disk, the TUI under a flood of
+// each size, and a proxy carrying a flood of each size with an attach
+// viewer following it, each in a child process of its own.
 func Memory(o MemoryOptions) (MemoryResult, error) {
 	var r MemoryResult
 	env := []string{"XDG_STATE_HOME=" + o.Dir, "XDG_CACHE_HOME=" + o.Dir}
@@ -188,6 +193,18 @@ func Memory(o MemoryOptions) (MemoryResult, error) {
 			return r, err
 		}
 		r.TUI = append(r.TUI, t)
+	}
+	for _, n := range o.TUISizes {
+		if o.SkipProxy {
+			break
+		}
+		// A viewer the proxy dropped is a finding, not the bench failing:
+		// the row says so and the other rows still print.
+		p, err := ProxyAttach(o.Self, n, o.Dir, o.AttachIdle)
+		if err != nil {
+			p = ProxyResult{Frames: n, Err: err}
+		}
+		r.Proxy = append(r.Proxy, p)
 	}
 	return r, nil
 }
@@ -252,15 +269,42 @@ func PrintMemory(w io.Writer, r MemoryResult) {
 		}
 	}
 	for i, t := range r.TUI {
-		rss := mib(t.RSSAfterKiB)
-		line := fmt.Sprintf("  TUI after a %d-notification burst: RSS %.1f MiB (peak %.1f MiB, heap %.1f MiB)", t.Frames, rss, mib(t.PeakRSSKiB), t.HeapMiB)
-		if i == 0 {
-			fmt.Fprintf(w, "%s\n", line)
+		line := fmt.Sprintf("  TUI after a %d-notification burst: RSS %.1f MiB (peak %.1f MiB, heap %.1f MiB)", t.Frames, mib(t.RSSAfterKiB), mib(t.PeakRSSKiB), t.HeapMiB)
+		flatLine(w, line, i, t.RSSAfterKiB, r.TUI[0].RSSAfterKiB, r.TUI[0].Frames)
+	}
+	for i, p := range r.Proxy {
+		line := fmt.Sprintf("  proxy carrying a %d-notification flood, a viewer attached:", p.Frames)
+		if p.Err != nil {
+			fmt.Fprintf(w, "%s failed: %s   goal within %.0f %% and ≤ %d MB   NOT MET\n", line, termsafe.Line(p.Err.Error()), 100*TUIFlat, TUIGoalMiB)
 			continue
 		}
-		base := mib(r.TUI[0].RSSAfterKiB)
-		grow := rss/base - 1
-		fmt.Fprintf(w, "%s   %+.1f %% from %d   goal within %.0f %% and ≤ %d MB   %s\n", line, 100*grow, r.TUI[0].Frames, 100*TUIFlat, TUIGoalMiB,
-			metWord(grow <= TUIFlat && rss*(1<<20) <= TUIGoalMiB*1e6))
+		line += fmt.Sprintf(" RSS %.1f MiB (peak %.1f MiB)", mib(p.RSSKiB), mib(p.PeakRSSKiB))
+		flatLine(w, line, i, p.RSSKiB, r.Proxy[0].RSSKiB, r.Proxy[0].Frames)
 	}
+	for i, p := range r.Proxy {
+		if p.Err != nil {
+			continue
+		}
+		a := p.Attach
+		line := fmt.Sprintf("  attach following it, all %d seen: RSS %.1f MiB (peak %.1f MiB, heap %.1f MiB) after %.1fs", a.Frames, mib(a.RSSKiB), mib(a.PeakRSSKiB), a.HeapMiB, a.Seconds)
+		flatLine(w, line, i, a.RSSKiB, r.Proxy[0].Attach.RSSKiB, r.Proxy[0].Attach.Frames)
+	}
+}
+
+// flatLine prints a row of a session-length series: the first size as it
+// is, each later one with its growth from the first and the flat goal
+// (within TUIFlat of the first, ≤ TUIGoalMiB).
+func flatLine(w io.Writer, line string, i int, rssKiB, baseKiB int64, baseFrames int) {
+	if i == 0 {
+		fmt.Fprintf(w, "%s\n", line)
+		return
+	}
+	if baseKiB <= 0 { // the first size failed: nothing to compare with
+		fmt.Fprintf(w, "%s   no figure at %d to compare   goal within %.0f %% and ≤ %d MB   NOT MET\n", line, baseFrames, 100*TUIFlat, TUIGoalMiB)
+		return
+	}
+	rss := mib(rssKiB)
+	grow := rss/mib(baseKiB) - 1
+	fmt.Fprintf(w, "%s   %+.1f %% from %d   goal within %.0f %% and ≤ %d MB   %s\n", line, 100*grow, baseFrames, 100*TUIFlat, TUIGoalMiB,
+		metWord(grow <= TUIFlat && rss*(1<<20) <= TUIGoalMiB*1e6))
 }

@@ -2,11 +2,13 @@ package bench
 
 import (
 	"bytes"
+	"errors"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
+	"mcpscope/internal/testservers"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -65,4 +67,39 @@ func mustOpen(t *testing.T, path string) *os.File {
 	}
 	t.Cleanup(func() { f.Close() })
 	return f
+}
+
+// The proxy-with-a-viewer rows, tiny and for real: mcpscope proxy over the
+// flood server, this test its host, a headless attach following it; the
+// viewer reports only once it has seen every notification, and both rows
+// print with the flat goal and a verdict.
+func TestProxyAttachRowsTiny(t *testing.T) {
+	bin := testservers.BuildMCPScope(t)
+	dir := t.TempDir()
+	var res MemoryResult
+	for _, n := range []int{2000, 4000} {
+		p, err := ProxyAttach(bin, n, dir, "0s")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if p.Frames != n || p.Attach.Frames < n || p.RSSKiB <= 0 || p.Attach.RSSKiB <= 0 {
+			t.Fatalf("at %d: measured %+v", n, p)
+		}
+		res.Proxy = append(res.Proxy, p)
+	}
+	res.Proxy = append(res.Proxy, ProxyResult{Frames: 8000, Err: errors.New("the proxy ended (the socket broke)")})
+	var out bytes.Buffer
+	PrintMemory(&out, res)
+	for _, want := range []string{"proxy carrying a 8000-notification flood, a viewer attached: failed: the proxy ended (the socket broke)   goal within 10 % and ≤ 200 MB   NOT MET",
+		"proxy carrying a 2000-notification flood, a viewer attached: RSS ", "attach following it, all 2000 seen: RSS ",
+		"proxy carrying a 4000-notification flood", "attach following it, all 4000 seen"} {
+		if !strings.Contains(out.String(), want) {
+			t.Fatalf("the report lacks %q:\n%s", want, out.String())
+		}
+	}
+	for _, l := range strings.Split(out.String(), "\n") {
+		if strings.Contains(l, " 4000") && !strings.Contains(l, "from 2000   goal within 10 % and ≤ 200 MB   ") {
+			t.Fatalf("the larger size's row lacks its growth, goal and verdict: %s", l)
+		}
+	}
 }

@@ -154,8 +154,11 @@ func pressKeys(m *ui.Model, d time.Duration) []time.Duration {
 
 // procStatus reads a kB figure (VmRSS, VmHWM) of this process; 0 where
 // /proc is not there.
-func procStatus(field string) int64 {
-	b, err := os.ReadFile("/proc/self/status")
+func procStatus(field string) int64 { return statusField("/proc/self/status", field) }
+
+// statusField reads a kB figure from a /proc/PID/status file.
+func statusField(path, field string) int64 {
+	b, err := os.ReadFile(path)
 	if err != nil {
 		return 0
 	}
