@@ -265,7 +265,7 @@ func (r *attachReader) run() {
 // then reads back from the journal (else shows as a gap): the socket is
 // always read, so a viewer busy catching up (millions of frames from the
 // journal) is never one the proxy drops for not reading.
-var attachQueueBytes = 8 << 20
+var attachQueueBytes = 1 << 20
 
 // inbox hands the socket's lines from its reader to delivery, in order.
 type inbox struct {
