@@ -134,8 +134,7 @@ type history struct {
 	st      *session.Store
 	lastSeq uint64
 	calls   []*session.Call
-	index   map[string]int // call key → position in calls
-	live    map[string]*session.Call
+	live    []*session.Call       // calls not seen ended yet, in call order (running forgets the rest)
 	notes   map[string]*callNotes // listen calls' notifications, by call key
 	rows    [numKinds]seqList     // rows[kindAll] is every row
 	filter  noteKind
@@ -144,7 +143,7 @@ type history struct {
 }
 
 func newHistory(s *session.Session) *history {
-	h := &history{s: s, st: s.Store(), index: map[string]int{}, live: map[string]*session.Call{}, notes: map[string]*callNotes{}}
+	h := &history{s: s, st: s.Store(), notes: map[string]*callNotes{}}
 	base := max(h.st.First(), 1)
 	for k := range h.rows {
 		h.rows[k].base = base
@@ -157,9 +156,8 @@ func newHistory(s *session.Session) *history {
 // a session without a journal), so selections can follow.
 func (h *history) pull() (gone int) {
 	for _, c := range h.s.CallsSince(len(h.calls)) {
-		h.index[c.Key] = len(h.calls)
 		h.calls = append(h.calls, c)
-		h.live[c.Key] = c
+		h.live = append(h.live, c)
 	}
 	if first := h.st.First(); first > 0 {
 		for k := range h.rows {
@@ -197,27 +195,33 @@ func (h *history) pull() (gone int) {
 	return gone
 }
 
+// isListen reports whether the call with this key is a listen call. The
+// session finds it by key (the UI keeps no map of its own: a journal read
+// back holds one entry per call already).
 func (h *history) isListen(key string) bool {
-	i, ok := h.index[key]
-	return ok && h.calls[i].Method == listen.Method
+	c := h.s.Lookup(key)
+	return c != nil && c.Method == listen.Method
 }
 
 // running returns calls that have not ended, in call order, and forgets
 // the ones that have.
 func (h *history) running() []*session.Call {
-	var out []*session.Call
-	for k, c := range h.live {
+	n := 0
+	for _, c := range h.live {
 		select {
 		case <-c.Done():
-			delete(h.live, k)
 			continue
 		default:
 		}
-		out = append(out, c)
+		h.live[n] = c
+		n++
 	}
-	// Map order is random; sort by position so rows do not jump.
-	sort.Slice(out, func(i, j int) bool { return h.index[out[i].Key] < h.index[out[j].Key] })
-	return out
+	clear(h.live[n:])
+	h.live = h.live[:n]
+	if n == 0 {
+		return nil
+	}
+	return append([]*session.Call(nil), h.live...)
 }
 
 func (h *history) setFilter(k noteKind) { h.filter = k }

@@ -150,10 +150,10 @@ func (m *Model) openWaterfall() { m.open(waterfall.New(m.viewCtx(), historyOf{m}
 // the UI took in, and the detail it opens.
 type historyOf struct{ m *Model }
 
-func (h historyOf) History() ([]*session.Call, map[string]int) { return h.m.h.calls, h.m.h.index }
-func (h historyOf) Lookup(key string) *session.Call            { return h.m.s.Lookup(key) }
-func (h historyOf) Store() *session.Store                      { return h.m.s.Store() }
-func (h historyOf) Transport() transport.Transport             { return h.m.s.Transport() }
+func (h historyOf) History() []*session.Call        { return h.m.h.calls }
+func (h historyOf) Lookup(key string) *session.Call { return h.m.s.Lookup(key) }
+func (h historyOf) Store() *session.Store           { return h.m.s.Store() }
+func (h historyOf) Transport() transport.Transport  { return h.m.s.Transport() }
 func (h historyOf) Open(c *session.Call) view.Action {
 	h.m.showCall(c, 0)
 	return view.Action{}
