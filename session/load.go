@@ -106,7 +106,7 @@ func (s *Session) noteResultLocked(c *Call, e *Envelope) {
 		return
 	case "tools/call", "tasks/get", "tasks/cancel", "tasks/list", "tasks/result":
 		s.noteTaskResultLocked(c, e)
-		if c.Method == "tools/call" && c.resultType == "task" {
+		if c.Method == "tools/call" && c.rt == rtTask {
 			s.noteTaskExtLocked(c, result) // the 2026 tasks extension (tasksext.go)
 		}
 		return
