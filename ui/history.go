@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"sort"
 
 	"mcpscope/session"
@@ -155,9 +156,16 @@ func newHistory(s *session.Session) *history {
 // It reports how many rows of the shown filter went (forgotten frames of
 // a session without a journal), so selections can follow.
 func (h *history) pull() (gone int) {
-	for _, c := range h.s.CallsSince(len(h.calls)) {
-		h.calls = append(h.calls, c)
-		h.live = append(h.live, c)
+	fresh := h.s.CallsSince(len(h.calls))
+	if h.calls == nil {
+		h.calls = fresh // a journal read back: its calls at once, without append's spare half
+	} else {
+		h.calls = append(h.calls, fresh...)
+	}
+	for _, c := range fresh {
+		if !ended(c) {
+			h.live = append(h.live, c)
+		}
 	}
 	if first := h.st.First(); first > 0 {
 		for k := range h.rows {
@@ -208,20 +216,30 @@ func (h *history) isListen(key string) bool {
 func (h *history) running() []*session.Call {
 	n := 0
 	for _, c := range h.live {
-		select {
-		case <-c.Done():
-			continue
-		default:
+		if !ended(c) {
+			h.live[n] = c
+			n++
 		}
-		h.live[n] = c
-		n++
 	}
 	clear(h.live[n:])
 	h.live = h.live[:n]
+	if cap(h.live) > 64 && n < cap(h.live)/4 {
+		h.live = slices.Clone(h.live) // a burst ended: let its room go
+	}
 	if n == 0 {
 		return nil
 	}
-	return append([]*session.Call(nil), h.live...)
+	return slices.Clone(h.live)
+}
+
+// ended reports whether the call has ended.
+func ended(c *session.Call) bool {
+	select {
+	case <-c.Done():
+		return true
+	default:
+		return false
+	}
 }
 
 func (h *history) setFilter(k noteKind) { h.filter = k }
