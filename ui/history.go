@@ -136,6 +136,7 @@ type history struct {
 	lastSeq uint64
 	calls   []*session.Call
 	live    []*session.Call       // calls not seen ended yet, in call order (running forgets the rest)
+	listens map[string]bool       // keys of the listen calls taken in (few: no map of every call)
 	notes   map[string]*callNotes // listen calls' notifications, by call key
 	rows    [numKinds]seqList     // rows[kindAll] is every row
 	filter  noteKind
@@ -144,7 +145,7 @@ type history struct {
 }
 
 func newHistory(s *session.Session) *history {
-	h := &history{s: s, st: s.Store(), notes: map[string]*callNotes{}}
+	h := &history{s: s, st: s.Store(), listens: map[string]bool{}, notes: map[string]*callNotes{}}
 	base := max(h.st.First(), 1)
 	for k := range h.rows {
 		h.rows[k].base = base
@@ -163,6 +164,11 @@ func (h *history) pull() (gone int) {
 		h.calls = append(h.calls, fresh...)
 	}
 	for _, c := range fresh {
+		if c.Method == listen.Method {
+			h.listens[c.Key] = true
+		} else if len(h.listens) > 0 {
+			delete(h.listens, c.Key) // the key's latest call is another one
+		}
 		if !ended(c) {
 			h.live = append(h.live, c)
 		}
@@ -203,13 +209,10 @@ func (h *history) pull() (gone int) {
 	return gone
 }
 
-// isListen reports whether the call with this key is a listen call. The
-// session finds it by key (the UI keeps no map of its own: a journal read
-// back holds one entry per call already).
-func (h *history) isListen(key string) bool {
-	c := h.s.Lookup(key)
-	return c != nil && c.Method == listen.Method
-}
+// isListen reports whether the call taken in with this key is a listen
+// call. (Not through the session: Scan's callback runs under the store's
+// lock, which the session takes under its own.)
+func (h *history) isListen(key string) bool { return h.listens[key] }
 
 // running returns calls that have not ended, in call order, and forgets
 // the ones that have.
