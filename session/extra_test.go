@@ -112,3 +112,26 @@ func TestExtraMadeOnceAcrossGoroutines(t *testing.T) {
 		c.xw().persistMu.Unlock() // the same mutex: no "unlock of unlocked mutex"
 	}
 }
+
+// A journal read back holds a Call for every call: calls of one method
+// share one copy of its name, not a copy each from the decoder.
+func TestOpenedCallsShareTheirMethodName(t *testing.T) {
+	path := writeJournal(t, "stdio: node server.js",
+		out(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo"}}`),
+		in(`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`),
+		out(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo"}}`),
+		in(`{"jsonrpc":"2.0","id":2,"result":{"content":[]}}`))
+	s, _, err := Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	waitLoaded(t, s)
+	a, b := s.Lookup("1"), s.Lookup("2")
+	if a == nil || b == nil || a.Method != "tools/call" || b.Method != "tools/call" {
+		t.Fatalf("calls %v %v", a, b)
+	}
+	if unsafe.StringData(a.Method) != unsafe.StringData(b.Method) {
+		t.Fatal("two calls of tools/call hold a copy of the method name each")
+	}
+}
