@@ -200,21 +200,19 @@ type Call struct {
 	updates   int32 // progress notifications counted (Progress.Updates)
 	late      int32 // responses that came after the call ended
 	result    json.RawMessage
-	rpcErr    *RPCError
-	failure   *Failure
-	givenUp   bool // a timeout or cancel is under way: an answer now is late
-	isError   bool // a tool result with isError: true, read once when it arrived
-	adopted   bool // made from a request frame another client sent (a journal read back, a proxy followed)
-	followed  bool // rejoined: sent by another process; giving up on it only stops following (quiet.go)
-	persisted bool // written at least once
-	claiming  bool // the owner's lease is being taken (persistMu)
-	markOff   bool // the store refused a Mark: records only (persistMu)
-	// (the bools sit together: a session holds a Call for every call, and
-	// padding after each would cost a size class.)
-	resultType string        // the result's resultType, read once ("" until known)
-	resultSeq  uint64        // the result was left in the journal, in this frame (over MaxHeldFrame, or an opened journal's tool result)
-	respSeq    uint64        // the first response's frame (0: none yet)
-	done       chan struct{} // made by Done when first asked for (nil until then)
+	givenUp   bool           // a timeout or cancel is under way: an answer now is late
+	isError   bool           // a tool result with isError: true, read once when it arrived
+	adopted   bool           // made from a request frame another client sent (a journal read back, a proxy followed)
+	followed  bool           // rejoined: sent by another process; giving up on it only stops following (quiet.go)
+	persisted bool           // written at least once
+	claiming  bool           // the owner's lease is being taken (persistMu)
+	markOff   bool           // the store refused a Mark: records only (persistMu)
+	rt        resultTypeCode // the result's resultType, read once (see resultType)
+	// (the bools and rt sit together: a session holds a Call for every
+	// call, and padding after each would cost a size class.)
+	resultSeq uint64        // the result was left in the journal, in this frame (over MaxHeldFrame, or an opened journal's tool result)
+	respSeq   uint64        // the first response's frame (0: none yet)
+	done      chan struct{} // made by Done when first asked for (nil until then)
 
 	// ex holds what most calls never set (a journal read back has a Call
 	// for every call it holds): read it through x, write it through xw.
@@ -222,7 +220,7 @@ type Call struct {
 }
 
 // callExtra is the part of a Call that calls made here, and the few
-// adopted ones that are re-issued, linked or probe, need: an adopted call
+// adopted ones that are re-issued, linked, probe or ended in an error, need: an adopted call
 // (a journal read back holds one for every call) has none until written.
 type callExtra struct {
 	opts       CallOptions // as given, for MRTR retries
@@ -235,6 +233,10 @@ type callExtra struct {
 	ack        json.RawMessage
 	reissueWhy string // adopted: why its response stream ended, while a re-issue may follow
 	via        string // adopted: whose request it was (transport.Meta.Via, in a proxy's journal)
+
+	rpcErr       *RPCError // the server's error, when it answered with one
+	failure      *Failure  // a synthetic failure (no answer, or refused here)
+	resultTypeAs string    // a resultType other than the ones rt names (rtOther)
 
 	sessionID     string // the MCP session the call lives in, when not the transport's (a foreign rejoin)
 	idle          *time.Timer
@@ -254,6 +256,65 @@ type callExtra struct {
 	persistTimer *time.Timer // pending debounced write
 	claim        *Held       // this process's lease on the record (persistMu)
 	persistMu    sync.Mutex  // orders state-file writes with the final delete (only calls that persist, which have a callExtra)
+}
+
+// resultTypeCode is a call's resultType in one byte: the values the
+// protocol names, or rtOther with the text in callExtra.
+type resultTypeCode uint8
+
+const (
+	rtUnknown resultTypeCode = iota // not read yet
+	rtComplete
+	rtInputRequired
+	rtTask
+	rtOther // callExtra.resultTypeAs
+)
+
+// resultType is the call's resultType, "" until known (s.mu).
+func (c *Call) resultType() string {
+	switch c.rt {
+	case rtComplete:
+		return "complete"
+	case rtInputRequired:
+		return "input_required"
+	case rtTask:
+		return "task"
+	case rtOther:
+		return c.x().resultTypeAs
+	}
+	return ""
+}
+
+// setResultType sets the call's resultType (s.mu).
+func (c *Call) setResultType(rt string) {
+	switch rt {
+	case "":
+		c.rt = rtUnknown
+	case "complete":
+		c.rt = rtComplete
+	case "input_required":
+		c.rt = rtInputRequired
+	case "task":
+		c.rt = rtTask
+	default:
+		c.rt = rtOther
+		c.xw().resultTypeAs = rt
+		return
+	}
+	if c.rt != rtOther && c.x().resultTypeAs != "" {
+		c.xw().resultTypeAs = ""
+	}
+}
+
+// setErrors sets the server's error and the synthetic failure (s.mu):
+// through callExtra, which most calls (a journal's answered ones) never
+// need, unless one is set or one is to be cleared.
+func (c *Call) setErrors(rpcErr *RPCError, f *Failure) {
+	if rpcErr == nil && f == nil && c.ex.Load() == nil {
+		return
+	}
+	e := c.xw()
+	e.rpcErr, e.failure = rpcErr, f
 }
 
 // noExtra is what x gives for a call without a callExtra: never written
@@ -353,7 +414,7 @@ func (c *Call) snapshotLocked() CallSnapshot {
 		Key: c.Key, Method: c.Method, Name: c.Name, ID: c.ID, Params: c.Params,
 		State: c.state, Started: wallTime(c.started), Ended: wallTime(c.ended),
 		Progress: c.progressLocked(), HasProgress: c.updates > 0,
-		Result: c.result, RPCError: c.rpcErr, Failure: c.failure, Late: int(c.late),
+		Result: c.result, RPCError: c.x().rpcErr, Failure: c.x().failure, Late: int(c.late),
 		Round: c.x().round, Parent: c.x().parent, ChainErr: c.x().chainErr, TaskID: c.x().taskID, Ack: c.x().ack, Probe: c.x().opts.probe,
 		ReissueOf: c.x().opts.reissueOf, ResultInJournal: c.resultSeq != 0, Seq: c.Seq, RespSeq: c.respSeq,
 		Adopted: c.adopted, Via: c.x().via, WireKey: c.x().wireKey,
@@ -362,10 +423,10 @@ func (c *Call) snapshotLocked() CallSnapshot {
 		sn.Next = c.x().next.Key
 	}
 	if c.state == StateOK {
-		if c.resultType == "" {
-			c.resultType = ResultType(c.result) // ended without an envelope (a task's result)
+		if c.rt == rtUnknown {
+			c.setResultType(ResultType(c.result)) // ended without an envelope (a task's result)
 		}
-		sn.ResultType = c.resultType
+		sn.ResultType = c.resultType()
 		sn.IsError = c.isError
 	}
 	return sn

@@ -98,14 +98,14 @@ func (s *Session) endedElsewhere(c *Call) {
 	st := s.streams[key]
 	if st == nil || st.lastID == "" || s.calls[c.Key] != c {
 		c.xw().endedAway = why
-		c.failure = &Failure{Reason: why + "; how it ended was seen there"}
+		c.xw().failure = &Failure{Reason: why + "; how it ended was seen there"}
 		s.mu.Unlock()
 		s.store.Notify()
 		return
 	}
 	lastID := st.lastID
 	c.xw().endedAway, c.xw().handle, c.followed = why, "", true
-	c.state, c.failure, c.ended, c.givenUp = StateStreaming, nil, 0, false
+	c.state, c.xw().failure, c.ended, c.givenUp = StateStreaming, nil, 0, false
 	c.done = make(chan struct{})
 	s.pending[c.Key] = c
 	if c.Token != "" {

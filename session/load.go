@@ -74,7 +74,9 @@ func (s *Session) adoptLocked(e *Envelope, it *Item) *Call {
 	// Most adopted calls need no callExtra (timers, leases, MRTR links are
 	// for calls made here, or a few): xw makes it on first write, under
 	// s.mu like every write to an adopted call.
-	c := s.bareCall(e.Key(), bytes.Clone(e.ID), e.Method, it.Frame.Time)
+	// The method from the pool: the decoder gave each frame a copy of its
+	// own, and a journal's calls name a handful of methods.
+	c := s.bareCall(e.Key(), bytes.Clone(e.ID), s.shared.get(e.Method), it.Frame.Time)
 	// Params in bytes of its own: the request frame's buffer goes once
 	// the store's window lets go of it (a session holds every call).
 	c.Params, c.Name, c.Seq = bytes.Clone(e.Params), s.shared.get(e.h.name), it.Seq
@@ -106,7 +108,7 @@ func (s *Session) noteResultLocked(c *Call, e *Envelope) {
 		return
 	case "tools/call", "tasks/get", "tasks/cancel", "tasks/list", "tasks/result":
 		s.noteTaskResultLocked(c, e)
-		if c.Method == "tools/call" && c.resultType == "task" {
+		if c.Method == "tools/call" && c.rt == rtTask {
 			s.noteTaskExtLocked(c, result) // the 2026 tasks extension (tasksext.go)
 		}
 		return

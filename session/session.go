@@ -624,7 +624,8 @@ func (s *Session) endLocked(c *Call, st State, result json.RawMessage, rpcErr *R
 	if c.state.Ended() || c.givenUp {
 		return false
 	}
-	c.state, c.result, c.rpcErr, c.failure, c.ended = st, result, rpcErr, f, wallNano(at)
+	c.state, c.result, c.ended = st, result, wallNano(at)
+	c.setErrors(rpcErr, f)
 	if c.x().idle != nil {
 		c.x().idle.Stop()
 		c.xw().idle = nil
@@ -983,10 +984,10 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 		if c.respSeq == 0 {
 			c.respSeq = it.Seq
 		}
-		if refusal && c.state == StateError && c.rpcErr == nil && c.failure != nil && c.failure.Kind == ErrSend {
+		if refusal && c.state == StateError && c.x().rpcErr == nil && c.x().failure != nil && c.x().failure.Kind == ErrSend {
 			// Read back, the HTTP error event ended the probe first (onEvent);
 			// its body is the answer that event stood for.
-			c.rpcErr, c.failure = e.Error, nil
+			c.setErrors(e.Error, nil)
 			return after
 		}
 		if c.state.Ended() || c.givenUp {
@@ -1030,10 +1031,10 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 			if s.endLocked(c, StateOK, result, nil, nil, it.Frame.Time) && leave {
 				c.resultSeq = it.Seq
 			}
-			c.resultType = rt
+			c.setResultType(rt)
 			c.isError = c.Method == "tools/call" && e.h.isError
 			s.noteResultLocked(c, e)
-			if !s.offline && c.resultType == "input_required" {
+			if !s.offline && c.rt == rtInputRequired {
 				res := e.Result
 				after = append(after, func() { go s.continueRounds(c, res) })
 			}

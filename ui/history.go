@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"sort"
 
 	"mcpscope/session"
@@ -134,8 +135,8 @@ type history struct {
 	st      *session.Store
 	lastSeq uint64
 	calls   []*session.Call
-	index   map[string]int // call key → position in calls
-	live    map[string]*session.Call
+	live    []*session.Call       // calls not seen ended yet, in call order (running forgets the rest)
+	listens map[string]bool       // keys of the listen calls taken in (few: no map of every call)
 	notes   map[string]*callNotes // listen calls' notifications, by call key
 	rows    [numKinds]seqList     // rows[kindAll] is every row
 	filter  noteKind
@@ -144,7 +145,7 @@ type history struct {
 }
 
 func newHistory(s *session.Session) *history {
-	h := &history{s: s, st: s.Store(), index: map[string]int{}, live: map[string]*session.Call{}, notes: map[string]*callNotes{}}
+	h := &history{s: s, st: s.Store(), listens: map[string]bool{}, notes: map[string]*callNotes{}}
 	base := max(h.st.First(), 1)
 	for k := range h.rows {
 		h.rows[k].base = base
@@ -156,10 +157,21 @@ func newHistory(s *session.Session) *history {
 // It reports how many rows of the shown filter went (forgotten frames of
 // a session without a journal), so selections can follow.
 func (h *history) pull() (gone int) {
-	for _, c := range h.s.CallsSince(len(h.calls)) {
-		h.index[c.Key] = len(h.calls)
-		h.calls = append(h.calls, c)
-		h.live[c.Key] = c
+	fresh := h.s.CallsSince(len(h.calls))
+	if h.calls == nil {
+		h.calls = fresh // a journal read back: its calls at once, without append's spare half
+	} else {
+		h.calls = append(h.calls, fresh...)
+	}
+	for _, c := range fresh {
+		if c.Method == listen.Method {
+			h.listens[c.Key] = true
+		} else if len(h.listens) > 0 {
+			delete(h.listens, c.Key) // the key's latest call is another one
+		}
+		if !ended(c) {
+			h.live = append(h.live, c)
+		}
 	}
 	if first := h.st.First(); first > 0 {
 		for k := range h.rows {
@@ -197,27 +209,40 @@ func (h *history) pull() (gone int) {
 	return gone
 }
 
-func (h *history) isListen(key string) bool {
-	i, ok := h.index[key]
-	return ok && h.calls[i].Method == listen.Method
-}
+// isListen reports whether the call taken in with this key is a listen
+// call. (Not through the session: Scan's callback runs under the store's
+// lock, which the session takes under its own.)
+func (h *history) isListen(key string) bool { return h.listens[key] }
 
 // running returns calls that have not ended, in call order, and forgets
 // the ones that have.
 func (h *history) running() []*session.Call {
-	var out []*session.Call
-	for k, c := range h.live {
-		select {
-		case <-c.Done():
-			delete(h.live, k)
-			continue
-		default:
+	n := 0
+	for _, c := range h.live {
+		if !ended(c) {
+			h.live[n] = c
+			n++
 		}
-		out = append(out, c)
 	}
-	// Map order is random; sort by position so rows do not jump.
-	sort.Slice(out, func(i, j int) bool { return h.index[out[i].Key] < h.index[out[j].Key] })
-	return out
+	clear(h.live[n:])
+	h.live = h.live[:n]
+	if cap(h.live) > 64 && n < cap(h.live)/4 {
+		h.live = slices.Clone(h.live) // a burst ended: let its room go
+	}
+	if n == 0 {
+		return nil
+	}
+	return slices.Clone(h.live)
+}
+
+// ended reports whether the call has ended.
+func ended(c *session.Call) bool {
+	select {
+	case <-c.Done():
+		return true
+	default:
+		return false
+	}
 }
 
 func (h *history) setFilter(k noteKind) { h.filter = k }

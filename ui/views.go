@@ -74,9 +74,12 @@ func (m *Model) open(v view.View) { m.push(&component{v}) }
 
 // viewCtx is what every view may read.
 func (m *Model) viewCtx() view.Context {
-	th := m.th
-	return view.Context{Theme: th, Keys: m.km, Width: m.w, Height: m.hgt, Now: m.opts.Now, Location: m.opts.Location,
-		JSONRows: func(raw []byte, w int, indent string) []string { return pager.JSONRows(th, raw, w, indent) }}
+	// JSONRows reads the model's theme when called, not a copy captured
+	// here: a captured copy went to the heap on every call (several a
+	// frame), 7 MB a second of garbage in an idle `open`, the GC's headroom
+	// then filled with it.
+	return view.Context{Theme: m.th, Keys: m.km, Width: m.w, Height: m.hgt, Now: m.opts.Now, Location: m.opts.Location,
+		JSONRows: func(raw []byte, w int, indent string) []string { return pager.JSONRows(m.th, raw, w, indent) }}
 }
 
 // apply does what a view (from, nil for the panes' own bindings) asked.
@@ -150,10 +153,10 @@ func (m *Model) openWaterfall() { m.open(waterfall.New(m.viewCtx(), historyOf{m}
 // the UI took in, and the detail it opens.
 type historyOf struct{ m *Model }
 
-func (h historyOf) History() ([]*session.Call, map[string]int) { return h.m.h.calls, h.m.h.index }
-func (h historyOf) Lookup(key string) *session.Call            { return h.m.s.Lookup(key) }
-func (h historyOf) Store() *session.Store                      { return h.m.s.Store() }
-func (h historyOf) Transport() transport.Transport             { return h.m.s.Transport() }
+func (h historyOf) History() []*session.Call        { return h.m.h.calls }
+func (h historyOf) Lookup(key string) *session.Call { return h.m.s.Lookup(key) }
+func (h historyOf) Store() *session.Store           { return h.m.s.Store() }
+func (h historyOf) Transport() transport.Transport  { return h.m.s.Transport() }
 func (h historyOf) Open(c *session.Call) view.Action {
 	h.m.showCall(c, 0)
 	return view.Action{}

@@ -39,10 +39,9 @@ const Scope keys.Scope = "waterfall"
 // Session is what the waterfall reads of the session, and the one intent
 // it sends.
 type Session interface {
-	// History is the calls the UI has taken in, in order, and each one's
-	// position by key.
-	History() (calls []*session.Call, index map[string]int)
-	// Lookup finds a call the history has not taken in yet (a retry).
+	// History is the calls the UI has taken in, in order.
+	History() []*session.Call
+	// Lookup finds a call by key (the session's map: the UI keeps none).
 	Lookup(key string) *session.Call
 	Store() *session.Store
 	Transport() transport.Transport // nil for a recording
@@ -138,12 +137,10 @@ type env struct {
 
 type history struct {
 	calls []*session.Call
-	index map[string]int
 }
 
 func newEnv(c view.Context, s Session) env {
-	calls, index := s.History()
-	return env{th: c.Theme, w: c.Width, hgt: c.Height, opts: c, h: history{calls, index}, s: s}
+	return env{th: c.Theme, w: c.Width, hgt: c.Height, opts: c, h: history{s.History()}, s: s}
 }
 
 var (
@@ -501,12 +498,9 @@ func (v *View) rootCall(m env, i int) *session.Call {
 	return m.h.calls[v.roots[clamp(i, 0, len(v.roots)-1)]]
 }
 
-// lookup finds a call by key: in the UI's history, else in the session
-// (a retry made since the last pull).
+// lookup finds a call by key, through the session (which also has the
+// retries made since the last pull).
 func lookup(m env, key string) *session.Call {
-	if i, ok := m.h.index[key]; ok {
-		return m.h.calls[i]
-	}
 	return m.s.Lookup(key)
 }
 
