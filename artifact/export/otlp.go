@@ -134,8 +134,10 @@ func OTLP(w io.Writer, path string, o Options) error {
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	written := 0
+	var b []byte // one buffer for every span's JSON
 	ox := newTracer(h, o.Filter, func(s *otlpSpan) error {
-		b, err := json.Marshal(s)
+		var err error
+		b, err = appendSpanJSON(b[:0], s)
 		if err != nil {
 			return err
 		}
@@ -314,7 +316,12 @@ func (ox *tracer) step(fr *scan.Frame) error {
 			Total    float64 `json:"total"`
 			Message  string  `json:"message"`
 		}
-		_ = json.Unmarshal(e.Params, &p)
+		if _, v, total, msg, ok := e.ProgressParams(); ok {
+			// The decoding pass read them, as json.Unmarshal would.
+			p.Progress, p.Total, p.Message = v, total, msg
+		} else {
+			_ = json.Unmarshal(e.Params, &p) // what fields it fills before it fails
+		}
 		attrs := []otlpKV{integer("mcpscope.seq", int64(fr.Seq)), double("mcpscope.progress", p.Progress)}
 		if p.Total != 0 {
 			attrs = append(attrs, double("mcpscope.progress.total", p.Total))
