@@ -22,7 +22,7 @@ func TestAppendSpanJSONMatchesMarshal(t *testing.T) {
 				double("g", -0.5), double("h", 123456789.125), double("i", math.SmallestNonzeroFloat64), double("j", math.MaxFloat64),
 				{Key: "b", Value: otlpValue{BoolValue: new(bool)}}, {Key: "empty"},
 				{Key: "all", Value: otlpValue{StringValue: new(string), IntValue: new(string), DoubleValue: new(float64), BoolValue: new(bool)}}},
-			Events: []otlpEvent{{TimeUnixNano: 7, Name: hostile}, {Name: "x", Attributes: []otlpKV{double("p", 0.25)}}},
+			Events:             []otlpEvent{{TimeUnixNano: 7, Name: hostile}, {Name: "x", Attributes: []otlpKV{double("p", 0.25)}}},
 			DroppedEventsCount: 4294967295,
 			Links:              []otlpLink{{TraceID: "t", SpanID: hostile}, {Attributes: []otlpKV{str("mcpscope.link", "continues")}}},
 			Status:             otlpStatus{Message: hostile, Code: statusCodeError}},
