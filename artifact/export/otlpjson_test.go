@@ -62,3 +62,29 @@ func FuzzAppendSpanJSON(f *testing.F) {
 		}
 	})
 }
+
+// TestAppendHAREntryMatchesMarshal: the hand-written HAR entry is the
+// bytes json.Marshal gives, empty and full, with strings that need escaping.
+func TestAppendHAREntryMatchesMarshal(t *testing.T) {
+	hostile := "a\"b\\c\b\f\n\r\t\x01\x7f<>&\u2028\u2029\xff\xc3 é 😀 \u202e"
+	full := harEntry{StartedDateTime: hostile, Time: 1.5e-7,
+		Request: harRequest{Method: "POST", URL: hostile, HTTPVersion: "HTTP/1.1", Cookies: []harNV{}, Headers: []harNV{{hostile, hostile}, {"Accept", "x"}},
+			QueryString: []harNV{}, PostData: &harPostData{MimeType: "application/json", Text: hostile}, HeadersSize: -1, BodySize: 12, Comment: hostile},
+		Response: harResponse{Status: 200, StatusText: hostile, HTTPVersion: "HTTP/1.1", Headers: []harNV{{"n", "v"}},
+			Content: harContent{Size: 3, MimeType: "text/event-stream", Text: "mcpscope-body-00"}, RedirectURL: "", HeadersSize: -1, BodySize: -1, Comment: "c"},
+		Timings:    harTimings{Blocked: -1, DNS: -1, Connect: -1, SSL: -1, Send: 0, Wait: 12.345, Receive: 1e21},
+		Connection: hostile, Comment: hostile, MCP: harMCP{Stream: hostile, Resumes: "post:1", Seqs: [2]uint64{1, 1<<64 - 1}, SSEEvents: 7}}
+	for i, e := range []harEntry{{}, full, {MCP: harMCP{Resumes: "r"}}} {
+		want, err := json.Marshal(&e)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, err := appendHAREntry([]byte("keep"), &e)
+		if err != nil || !bytes.Equal(got, append([]byte("keep"), want...)) {
+			t.Errorf("entry %d:\n got %s (%v)\nwant keep%s", i, got, err, want)
+		}
+	}
+	if _, err := appendHAREntry(nil, &harEntry{Time: math.NaN()}); err == nil {
+		t.Error("a NaN time: no error, as json.Marshal gives")
+	}
+}
