@@ -58,6 +58,12 @@ type Options struct {
 	// after the last frame. index is the call's CallIndex; c is valid only
 	// during the call (copy what is kept).
 	CallEnded func(index int, c *session.CallSnapshot)
+	// Bare hands over the frames as read, for a reader that needs neither
+	// their messages nor their calls (export --format jsonl without a
+	// filter): Env, Batch and Call stay nil, CallIndex -1, and a frame's
+	// data is valid only during the callback. Final and CallEnded are
+	// not used then.
+	Bare bool
 }
 
 // File scans the journal at path, calling fn for every frame in order.
@@ -65,6 +71,9 @@ type Options struct {
 // *session.JournalDamage after every other frame (as session.ReadJournal
 // does); an error from fn stops the scan and is returned.
 func File(path string, o Options, fn func(*Frame) error) (session.Header, error) {
+	if o.Bare {
+		return bare(path, fn)
+	}
 	var outcomes []outcome
 	if o.Final {
 		c := newCorrelator(nil)
@@ -91,6 +100,20 @@ func File(path string, o Options, fn func(*Frame) error) (session.Header, error)
 	}
 	defer f.Close()
 	return read(f, outcomes, o.CallEnded, fn)
+}
+
+// bare is File with Options.Bare: frames only, their data borrowed.
+func bare(path string, fn func(*Frame) error) (session.Header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return session.Header{}, fmt.Errorf("open journal: %w", err)
+	}
+	defer f.Close()
+	var fr Frame
+	return session.ReadJournalBorrowed(f, func(seq uint64, tf transport.Frame) error {
+		fr = Frame{Seq: seq, Frame: tf, CallIndex: -1}
+		return fn(&fr)
+	})
 }
 
 // Reader scans a journal from r in one pass: each frame's Call is the call
