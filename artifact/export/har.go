@@ -146,7 +146,7 @@ func HAR(w io.Writer, path string, o Options) error {
 	bw.Write(termsafe.JSON(head[:len(head)-1]))
 	bw.WriteString(`,"entries":[`)
 	var last time.Time
-	_, err = scan.File(path, scan.Options{Final: hx.m.final()}, func(fr *scan.Frame) error {
+	_, err = scan.File(path, scan.Options{Final: hx.m.final(), Borrow: true}, func(fr *scan.Frame) error {
 		last = fr.Time
 		return hx.frame(fr)
 	})

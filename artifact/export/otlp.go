@@ -156,7 +156,7 @@ func OTLP(w io.Writer, path string, o Options) error {
 	bw.WriteString(`},"scopeSpans":[{"scope":`)
 	bw.Write(termsafe.JSON(scope))
 	bw.WriteString(`,"spans":[`)
-	_, err = scan.File(path, scan.Options{Final: ox.m.final()}, ox.frame)
+	_, err = scan.File(path, scan.Options{Final: ox.m.final(), Borrow: true}, ox.frame)
 	if ferr := ox.finish(); ferr != nil && err == nil {
 		err = ferr
 	}

@@ -12,6 +12,7 @@
 package scan
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -64,6 +65,12 @@ type Options struct {
 	// data is valid only during the callback. Final and CallEnded are
 	// not used then.
 	Bare bool
+	// Borrow: a frame's data, and the raw parts of its messages (Env,
+	// Batch), are valid only during the callback, for a reader that copies
+	// what it keeps; the scan copies what it keeps of a call (its id,
+	// params and error), so Call stays whole. A frame then costs no copy
+	// of its message.
+	Borrow bool
 }
 
 // File scans the journal at path, calling fn for every frame in order.
@@ -78,11 +85,12 @@ func File(path string, o Options, fn func(*Frame) error) (session.Header, error)
 	if o.Final {
 		c := newCorrelator(nil)
 		c.collect = true
+		c.borrow = true // no frame of this pass leaves the scan
 		f, err := os.Open(path)
 		if err != nil {
 			return session.Header{}, fmt.Errorf("open journal: %w", err)
 		}
-		_, err = session.ReadJournal(f, func(seq uint64, fr transport.Frame) error {
+		_, err = session.ReadJournalBorrowed(f, func(seq uint64, fr transport.Frame) error {
 			c.step(seq, fr)
 			return nil
 		})
@@ -99,7 +107,7 @@ func File(path string, o Options, fn func(*Frame) error) (session.Header, error)
 		return session.Header{}, fmt.Errorf("open journal: %w", err)
 	}
 	defer f.Close()
-	return read(f, outcomes, o.CallEnded, fn)
+	return read(f, outcomes, o.CallEnded, o.Borrow, fn)
 }
 
 // bare is File with Options.Bare: frames only, their data borrowed.
@@ -119,14 +127,19 @@ func bare(path string, fn func(*Frame) error) (session.Header, error) {
 // Reader scans a journal from r in one pass: each frame's Call is the call
 // as known at that frame. ended is Options.CallEnded (nil: none).
 func Reader(r io.Reader, ended func(int, *session.CallSnapshot), fn func(*Frame) error) (session.Header, error) {
-	return read(r, nil, ended, fn)
+	return read(r, nil, ended, false, fn)
 }
 
 // read scans r; final, when not nil, is what a first pass learnt.
-func read(r io.Reader, final []outcome, ended func(int, *session.CallSnapshot), fn func(*Frame) error) (session.Header, error) {
+func read(r io.Reader, final []outcome, ended func(int, *session.CallSnapshot), borrow bool, fn func(*Frame) error) (session.Header, error) {
 	c := newCorrelator(final)
 	c.onEnd = ended
-	h, err := session.ReadJournal(r, func(seq uint64, fr transport.Frame) error {
+	c.borrow = borrow
+	readJournal := session.ReadJournal
+	if borrow {
+		readJournal = session.ReadJournalBorrowed
+	}
+	h, err := readJournal(r, func(seq uint64, fr transport.Frame) error {
 		return fn(c.step(seq, fr))
 	})
 	c.endOpen()
@@ -210,6 +223,7 @@ type correlator struct {
 	ordinal  int
 	outcomes []outcome // pass 1: filled; pass 2: read
 	collect  bool      // pass 1: record how calls end
+	borrow   bool      // frames' data is borrowed: a call copies what it keeps of it
 	final    bool      // pass 2: outcomes say how calls end
 	onEnd    func(int, *session.CallSnapshot)
 	last     time.Time // the latest frame's time: where the recording ends
@@ -316,6 +330,11 @@ func (c *correlator) message(fr *Frame, e *session.Envelope) *call {
 		}
 		if class == session.ClassError {
 			cl.snap.RPCError = e.Error
+			if c.borrow && e.Error != nil {
+				er := *e.Error
+				er.Data = bytes.Clone(er.Data)
+				cl.snap.RPCError = &er
+			}
 			st := session.StateError
 			if session.ProxyCancelAnswer(&fr.Meta) {
 				st = session.StateCancelled // as the session reads it back (session.ProxyCancelAnswer)
@@ -382,6 +401,9 @@ func (c *correlator) request(e *session.Envelope, at time.Time) *call {
 	cl.snap = session.CallSnapshot{Key: key, Method: e.Method, Name: e.Name(), ID: e.ID,
 		Params: e.Params, State: session.StatePending, Started: at,
 		Probe: e.Method == session.ProbeMethod && cl.ordinal == 0} // a journal's first request, server/discover, is the era probe
+	if c.borrow {
+		cl.snap.ID, cl.snap.Params = bytes.Clone(e.ID), bytes.Clone(e.Params)
+	}
 	if len(token) > 0 {
 		cl.token = keyOf(token)
 		c.byToken[cl.token] = cl
