@@ -2,6 +2,7 @@ package export
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"mcpscope/artifact/scan"
 	"mcpscope/filter"
@@ -399,7 +401,7 @@ func (ox *tracer) start(fr *scan.Frame) *span {
 			TraceState  string `json:"tracestate"`
 		} `json:"_meta"`
 	}
-	if json.Unmarshal(c.Params, &p) == nil {
+	if mayHoldKey(c.Params, "inputResponses", "requestState", "traceparent") && json.Unmarshal(c.Params, &p) == nil {
 		sp.retry = p.InputResponses != nil || p.RequestState != nil
 		if trace, parent, ok := parseTraceParent(p.Meta.TraceParent); ok {
 			// The host traces this call: the span is its child, in its trace.
@@ -561,4 +563,25 @@ func idText(key string) string {
 		return s
 	}
 	return key
+}
+
+// mayHoldKey reports whether json could hold a member named one of keys as
+// encoding/json matches names (folded): false only when it is plain ASCII
+// without escapes and no key appears in it, whatever the case, so that
+// decoding it would find none of them.
+func mayHoldKey(json []byte, keys ...string) bool {
+	for _, c := range json {
+		if c == '\\' || c >= utf8.RuneSelf {
+			return true // an escaped or non-ASCII name may fold to a key
+		}
+	}
+	for _, k := range keys {
+		kb := []byte(k)
+		for i := 0; i+len(kb) <= len(json); i++ {
+			if bytes.EqualFold(json[i:i+len(kb)], kb) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -88,3 +88,35 @@ func TestAppendHAREntryMatchesMarshal(t *testing.T) {
 		t.Error("a NaN time: no error, as json.Marshal gives")
 	}
 }
+
+// TestMayHoldKey: params are read for a span's links and parent only
+// when they may hold one of the names, as encoding/json matches them.
+func TestMayHoldKey(t *testing.T) {
+	keys := []string{"inputResponses", "requestState", "traceparent"}
+	for in, want := range map[string]bool{
+		`{"name":"fetch","_meta":{"progressToken":1}}`: false,
+		`{"_meta":{"traceparent":"00-x"}}`:             true,
+		`{"_meta":{"TRACEPARENT":"00-x"}}`:             true,
+		`{"inputresponses":{}}`:                        true,
+		`{"requestState":"x"}`:                         true,
+		`{"_meta":{"tr\u0061ceparent":"00-x"}}`:        true, // an escape: decoded to know
+		`{"requeſtState":"x"}`:                         true, // ſ folds to s in encoding/json
+		`{"name":"é"}`:                                 true,
+		``:                                             false,
+	} {
+		if got := mayHoldKey([]byte(in), keys...); got != want {
+			t.Errorf("mayHoldKey(%s) = %v, want %v", in, got, want)
+		}
+		// Whenever it says no, decoding finds none of them.
+		var p struct {
+			InputResponses json.RawMessage `json:"inputResponses"`
+			RequestState   json.RawMessage `json:"requestState"`
+			Meta           struct {
+				TraceParent string `json:"traceparent"`
+			} `json:"_meta"`
+		}
+		if !mayHoldKey([]byte(in), keys...) && json.Unmarshal([]byte(in), &p) == nil && (p.InputResponses != nil || p.RequestState != nil || p.Meta.TraceParent != "") {
+			t.Errorf("mayHoldKey(%s) said no, json.Unmarshal found one", in)
+		}
+	}
+}
