@@ -74,6 +74,9 @@ func TestBorrowReadsTheSame(t *testing.T) {
 		}
 		add(transport.In, `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"`+string(bytes.Repeat([]byte(`x\"`), 100*i))+`"}}`)
 	}
+	add(transport.In, `[{"jsonrpc":"2.0","method":"notifications/message","params":{}},{"jsonrpc":"2.0","id":"s\"1","method":"ping"}]`)
+	add(transport.In, `[]`)
+	add(transport.In, `{"jsonrpc":"2.0","id":5,"result":{}}`) // late: its call ended
 	path := filepath.Join(t.TempDir(), "j.jsonl")
 	if err := os.WriteFile(path, j, 0o600); err != nil {
 		t.Fatal(err)

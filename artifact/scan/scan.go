@@ -67,9 +67,9 @@ type Options struct {
 	Bare bool
 	// Borrow: a frame's data, and the raw parts of its messages (Env,
 	// Batch), are valid only during the callback, for a reader that copies
-	// what it keeps; the scan copies what it keeps of a call (its id,
-	// params and error), so Call stays whole. A frame then costs no copy
-	// of its message.
+	// what it keeps (Env itself is reused from frame to frame); the scan
+	// copies what it keeps of a call (its id, params and error), so Call
+	// stays whole. A frame then costs no copy of its message.
 	Borrow bool
 }
 
@@ -221,10 +221,11 @@ type correlator struct {
 	ended    []string // ring of ended keys, oldest first once full
 	endedAt  int
 	ordinal  int
-	outcomes []outcome // pass 1: filled; pass 2: read
-	collect  bool      // pass 1: record how calls end
-	borrow   bool      // frames' data is borrowed: a call copies what it keeps of it
-	final    bool      // pass 2: outcomes say how calls end
+	outcomes []outcome        // pass 1: filled; pass 2: read
+	collect  bool             // pass 1: record how calls end
+	borrow   bool             // frames' data is borrowed: a call copies what it keeps of it
+	env      session.Envelope // with borrow, each frame's message, read into the same Envelope
+	final    bool             // pass 2: outcomes say how calls end
 	onEnd    func(int, *session.CallSnapshot)
 	last     time.Time // the latest frame's time: where the recording ends
 	fr       Frame
@@ -254,7 +255,17 @@ func (c *correlator) step(seq uint64, f transport.Frame) *Frame {
 		c.last = f.Time
 	}
 	if f.Kind == transport.Message {
-		fr.Env, fr.Batch = decode(f.Data)
+		if c.borrow {
+			env, batch := session.DecodeInto(&c.env, f.Data) // one Envelope, reused: borrowed too
+			if len(batch) > 0 {
+				env = batch[0]
+			} else {
+				batch = nil
+			}
+			fr.Env, fr.Batch = env, batch
+		} else {
+			fr.Env, fr.Batch = decode(f.Data)
+		}
 	}
 	if h := c.held; h != nil {
 		// The probe held open by its HTTP error ends now, failed, unless
