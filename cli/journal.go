@@ -152,7 +152,7 @@ func (sum *journalSummary) read(path string, flt *filter.Filter, each func(journ
 		each(c)
 	}
 	// One pass, unless the filter reads how calls end (~s ~e ~dur).
-	o := scan.Options{Final: flt != nil && flt.Volatile(), CallEnded: list}
+	o := scan.Options{Final: flt != nil && flt.Volatile(), CallEnded: list, Borrow: true} // nothing here keeps a frame's bytes
 	_, err := scan.File(path, o, func(fr *scan.Frame) error {
 		in.Observe(fr)
 		sum.Frames++

@@ -78,10 +78,23 @@ func ReadJournal(r io.Reader, fn func(seq uint64, f transport.Frame) error) (Hea
 	return readJournal(r, func(seq uint64, f transport.Frame, _ linePos) error { return fn(seq, f) })
 }
 
+// ReadJournalBorrowed is ReadJournal for a reader that uses each frame's
+// data only during fn (it writes it out, or copies what it keeps): the data
+// may be the line's own buffer, valid until fn returns, so a frame costs no
+// copy at its size.
+func ReadJournalBorrowed(r io.Reader, fn func(seq uint64, f transport.Frame) error) (Header, error) {
+	lr := newLineReader(r)
+	lr.scratch.borrow = true
+	return readLines(lr, func(seq uint64, f transport.Frame, _ linePos) error { return fn(seq, f) })
+}
+
 func readJournal(r io.Reader, fn func(seq uint64, f transport.Frame, pos linePos) error) (Header, error) {
+	return readLines(newLineReader(r), fn)
+}
+
+func readLines(lr *lineReader, fn func(seq uint64, f transport.Frame, pos linePos) error) (Header, error) {
 	var h Header
 	var damage JournalDamage
-	lr := newLineReader(r)
 	first := true // the next line decides whether this is a journal at all
 	for {
 		b, pos, owned, err := lr.next()
@@ -155,7 +168,7 @@ type lineReader struct {
 	line int         // number of the last line returned
 	// scratch is where a line's raw frame is unescaped before it is
 	// copied out at its size.
-	scratch []byte
+	scratch rawScratch
 }
 
 const readBuffer = 1 << 16
@@ -252,7 +265,7 @@ func parseRecord(line []byte, owned, cut bool) (uint64, transport.Frame, error) 
 }
 
 // parseRecordScratch is parseRecord with fastRecord's scratch buffer.
-func parseRecordScratch(line []byte, owned, cut bool, scratch *[]byte) (uint64, transport.Frame, error) {
+func parseRecordScratch(line []byte, owned, cut bool, scratch *rawScratch) (uint64, transport.Frame, error) {
 	if seq, f, ok := fastRecord(line, owned, cut, scratch); ok {
 		redactMeta(&f.Meta)
 		return seq, f, nil
@@ -316,7 +329,7 @@ func redactedAlready(v string) bool {
 // and the older layout with meta last. ok is false for anything else.
 // scratch, when not nil, is a buffer to unescape a line that is not owned
 // into (kept between calls), so its data costs one allocation of its size.
-func fastRecord(line []byte, owned, cut bool, scratch *[]byte) (seq uint64, f transport.Frame, ok bool) {
+func fastRecord(line []byte, owned, cut bool, scratch *rawScratch) (seq uint64, f transport.Frame, ok bool) {
 	sc := scanner{b: line}
 	if sc.peek() != '{' {
 		return 0, f, false
@@ -543,7 +556,7 @@ func kindOf(s string) transport.Kind {
 // after the string. When owned, it decodes in place. With cut, a string
 // that runs to the end of b (a head of a huge line) yields what is there,
 // a half escape or half character at the end dropped.
-func unescapeRaw(b []byte, i int, owned, cut bool, scratch *[]byte) (data []byte, end int, ok bool) {
+func unescapeRaw(b []byte, i int, owned, cut bool, scratch *rawScratch) (data []byte, end int, ok bool) {
 	if i >= len(b) || b[i] != '"' {
 		return nil, 0, false
 	}
@@ -551,8 +564,9 @@ func unescapeRaw(b []byte, i int, owned, cut bool, scratch *[]byte) (data []byte
 	start := i
 	// The common case: no escapes up to the closing quote.
 	j := jsonscan.PlainRun(b, i)
+	borrow := scratch != nil && scratch.borrow
 	if j < len(b) && b[j] == '"' {
-		if owned {
+		if owned || borrow {
 			return b[start:j], j + 1, true
 		}
 		return bytes.Clone(b[start:j]), j + 1, true
@@ -562,10 +576,10 @@ func unescapeRaw(b []byte, i int, owned, cut bool, scratch *[]byte) (data []byte
 	case owned:
 		dst = b[start:start] // decoding never writes past where it reads
 	case scratch != nil && !cut && len(b)-start <= maxScratch:
-		if cap(*scratch) < len(b)-start {
-			*scratch = make([]byte, 0, len(b)-start)
+		if cap(scratch.buf) < len(b)-start {
+			scratch.buf = make([]byte, 0, len(b)-start)
 		}
-		dst = (*scratch)[:0]
+		dst = scratch.buf[:0]
 	default:
 		dst = make([]byte, 0, len(b)-start)
 	}
@@ -575,7 +589,7 @@ func unescapeRaw(b []byte, i int, owned, cut bool, scratch *[]byte) (data []byte
 		c := b[i]
 		switch {
 		case c == '"':
-			if !owned {
+			if !owned && !borrow {
 				dst = bytes.Clone(dst) // give back the spare capacity, or the scratch
 			}
 			return dst, i + 1, true
@@ -651,6 +665,14 @@ func readU(b []byte, cut bool) (rune, int) {
 		return 0, 0
 	}
 	return utf8.RuneError, 6
+}
+
+// rawScratch is the buffer a reader unescapes raw frames into.
+type rawScratch struct {
+	buf []byte
+	// borrow: the frame's data may stay in buf or in the line (its reader
+	// uses it before the next line), not copied out at its size.
+	borrow bool
 }
 
 // maxScratch bounds the scratch buffer a reader keeps: a longer line is

@@ -165,6 +165,20 @@ func Decode(data []byte) (env *Envelope, batch []*Envelope) {
 // decodeFrame is decode that also says whether data is valid JSON at all
 // (valid JSON that is not a message is ClassInvalid too).
 func decodeFrame(data []byte) (env *Envelope, batch []*Envelope, class Class, isJSON bool) {
+	return decodeFrameInto(data, nil)
+}
+
+// DecodeInto is Decode for a reader that reuses one Envelope frame after
+// frame: a single message is read into into (reset first) and returned as
+// env; a batch still gives envelopes of its own.
+func DecodeInto(into *Envelope, data []byte) (env *Envelope, batch []*Envelope) {
+	env, batch, _, _ = decodeFrameInto(data, into)
+	return env, batch
+}
+
+// decodeFrameInto is decodeFrame reading a single message into into, or
+// into a new Envelope when into is nil.
+func decodeFrameInto(data []byte, into *Envelope) (env *Envelope, batch []*Envelope, class Class, isJSON bool) {
 	d := bytes.TrimLeft(data, " \t\r\n")
 	if len(d) == 0 {
 		return nil, nil, ClassInvalid, false
@@ -176,7 +190,10 @@ func decodeFrame(data []byte) (env *Envelope, batch []*Envelope, class Class, is
 		}
 		return nil, b, ClassBatch, true
 	}
-	e, syntax := decodeEnvelope(d)
+	if into == nil {
+		into = &Envelope{}
+	}
+	e, syntax := decodeEnvelopeInto(d, into)
 	if e == nil {
 		return nil, nil, ClassInvalid, syntax
 	}

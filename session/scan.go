@@ -51,13 +51,13 @@ type scanner struct {
 	bad   bool // a value had a type Envelope cannot hold: the message is invalid
 }
 
-// decodeEnvelope reads one message: nil when json.Unmarshal into Envelope
+// decodeEnvelopeInto reads one message into e (reset first): nil when json.Unmarshal into Envelope
 // would fail (invalid JSON, or a member of the wrong type); syntax says
 // whether data is valid JSON at all.
-func decodeEnvelope(data []byte) (e *Envelope, syntax bool) {
+func decodeEnvelopeInto(data []byte, e *Envelope) (*Envelope, bool) {
 	sc := scanner{b: data}
 	sc.ws()
-	e = &Envelope{}
+	*e = Envelope{}
 	if !sc.envelope(e) {
 		return nil, false
 	}

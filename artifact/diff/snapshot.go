@@ -178,7 +178,7 @@ func FromJournal(path string) (*Snapshot, error) {
 	for _, l := range lists {
 		methods[l.Method] = l
 	}
-	_, err := scan.File(path, scan.Options{}, func(fr *scan.Frame) error {
+	_, err := scan.File(path, scan.Options{Borrow: true}, func(fr *scan.Frame) error { // what is kept is copied
 		in.Observe(fr)
 		if fr.Call == nil || fr.Env == nil || fr.Late {
 			return nil

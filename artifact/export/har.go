@@ -146,7 +146,7 @@ func HAR(w io.Writer, path string, o Options) error {
 	bw.Write(termsafe.JSON(head[:len(head)-1]))
 	bw.WriteString(`,"entries":[`)
 	var last time.Time
-	_, err = scan.File(path, scan.Options{Final: hx.m.final()}, func(fr *scan.Frame) error {
+	_, err = scan.File(path, scan.Options{Final: hx.m.final(), Borrow: true}, func(fr *scan.Frame) error {
 		last = fr.Time
 		return hx.frame(fr)
 	})
@@ -175,6 +175,7 @@ type harWriter struct {
 	idOrder []string             // lastID's keys, oldest first
 	written int
 	marker  string
+	buf     []byte // an entry's JSON, reused
 }
 
 func newMarker() string {
@@ -428,10 +429,11 @@ func (hx *harWriter) finish(x *exchange) error {
 		c.MimeType = "x-unknown"
 	}
 	c.Text = hx.marker
-	b, err := json.Marshal(e)
+	b, err := appendHAREntry(hx.buf[:0], e)
 	if err != nil {
 		return err
 	}
+	hx.buf = b // kept for the next entry
 	i := bytes.Index(b, []byte(hx.marker))
 	if hx.written > 0 {
 		hx.w.WriteByte(',')

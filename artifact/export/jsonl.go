@@ -26,7 +26,7 @@ func JSONL(w io.Writer, path string, o Options) error {
 	bw.WriteByte('\n')
 	m := newMatcher(o.Filter)
 	var buf []byte
-	_, err = scan.File(path, scan.Options{Final: m.final()}, func(fr *scan.Frame) error {
+	_, err = scan.File(path, scan.Options{Final: m.final(), Bare: o.Filter == nil}, func(fr *scan.Frame) error {
 		if !m.match(fr) {
 			return nil
 		}

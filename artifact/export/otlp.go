@@ -2,6 +2,7 @@ package export
 
 import (
 	"bufio"
+	"bytes"
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
@@ -13,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"mcpscope/artifact/scan"
 	"mcpscope/filter"
@@ -134,8 +136,10 @@ func OTLP(w io.Writer, path string, o Options) error {
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	written := 0
+	var b []byte // one buffer for every span's JSON
 	ox := newTracer(h, o.Filter, func(s *otlpSpan) error {
-		b, err := json.Marshal(s)
+		var err error
+		b, err = appendSpanJSON(b[:0], s)
 		if err != nil {
 			return err
 		}
@@ -154,7 +158,7 @@ func OTLP(w io.Writer, path string, o Options) error {
 	bw.WriteString(`},"scopeSpans":[{"scope":`)
 	bw.Write(termsafe.JSON(scope))
 	bw.WriteString(`,"spans":[`)
-	_, err = scan.File(path, scan.Options{Final: ox.m.final()}, ox.frame)
+	_, err = scan.File(path, scan.Options{Final: ox.m.final(), Borrow: true}, ox.frame)
 	if ferr := ox.finish(); ferr != nil && err == nil {
 		err = ferr
 	}
@@ -314,7 +318,12 @@ func (ox *tracer) step(fr *scan.Frame) error {
 			Total    float64 `json:"total"`
 			Message  string  `json:"message"`
 		}
-		_ = json.Unmarshal(e.Params, &p)
+		if _, v, total, msg, ok := e.ProgressParams(); ok {
+			// The decoding pass read them, as json.Unmarshal would.
+			p.Progress, p.Total, p.Message = v, total, msg
+		} else {
+			_ = json.Unmarshal(e.Params, &p) // what fields it fills before it fails
+		}
 		attrs := []otlpKV{integer("mcpscope.seq", int64(fr.Seq)), double("mcpscope.progress", p.Progress)}
 		if p.Total != 0 {
 			attrs = append(attrs, double("mcpscope.progress.total", p.Total))
@@ -392,7 +401,7 @@ func (ox *tracer) start(fr *scan.Frame) *span {
 			TraceState  string `json:"tracestate"`
 		} `json:"_meta"`
 	}
-	if json.Unmarshal(c.Params, &p) == nil {
+	if mayHoldKey(c.Params, "inputResponses", "requestState", "traceparent") && json.Unmarshal(c.Params, &p) == nil {
 		sp.retry = p.InputResponses != nil || p.RequestState != nil
 		if trace, parent, ok := parseTraceParent(p.Meta.TraceParent); ok {
 			// The host traces this call: the span is its child, in its trace.
@@ -554,4 +563,25 @@ func idText(key string) string {
 		return s
 	}
 	return key
+}
+
+// mayHoldKey reports whether json could hold a member named one of keys as
+// encoding/json matches names (folded): false only when it is plain ASCII
+// without escapes and no key appears in it, whatever the case, so that
+// decoding it would find none of them.
+func mayHoldKey(json []byte, keys ...string) bool {
+	for _, c := range json {
+		if c == '\\' || c >= utf8.RuneSelf {
+			return true // an escaped or non-ASCII name may fold to a key
+		}
+	}
+	for _, k := range keys {
+		kb := []byte(k)
+		for i := 0; i+len(kb) <= len(json); i++ {
+			if bytes.EqualFold(json[i:i+len(kb)], kb) {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -12,6 +12,7 @@
 package scan
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -58,6 +59,18 @@ type Options struct {
 	// after the last frame. index is the call's CallIndex; c is valid only
 	// during the call (copy what is kept).
 	CallEnded func(index int, c *session.CallSnapshot)
+	// Bare hands over the frames as read, for a reader that needs neither
+	// their messages nor their calls (export --format jsonl without a
+	// filter): Env, Batch and Call stay nil, CallIndex -1, and a frame's
+	// data is valid only during the callback. Final and CallEnded are
+	// not used then.
+	Bare bool
+	// Borrow: a frame's data, and the raw parts of its messages (Env,
+	// Batch), are valid only during the callback, for a reader that copies
+	// what it keeps (Env itself is reused from frame to frame); the scan
+	// copies what it keeps of a call (its id, params and error), so Call
+	// stays whole. A frame then costs no copy of its message.
+	Borrow bool
 }
 
 // File scans the journal at path, calling fn for every frame in order.
@@ -65,15 +78,19 @@ type Options struct {
 // *session.JournalDamage after every other frame (as session.ReadJournal
 // does); an error from fn stops the scan and is returned.
 func File(path string, o Options, fn func(*Frame) error) (session.Header, error) {
+	if o.Bare {
+		return bare(path, fn)
+	}
 	var outcomes []outcome
 	if o.Final {
 		c := newCorrelator(nil)
 		c.collect = true
+		c.borrow = true // no frame of this pass leaves the scan
 		f, err := os.Open(path)
 		if err != nil {
 			return session.Header{}, fmt.Errorf("open journal: %w", err)
 		}
-		_, err = session.ReadJournal(f, func(seq uint64, fr transport.Frame) error {
+		_, err = session.ReadJournalBorrowed(f, func(seq uint64, fr transport.Frame) error {
 			c.step(seq, fr)
 			return nil
 		})
@@ -90,20 +107,39 @@ func File(path string, o Options, fn func(*Frame) error) (session.Header, error)
 		return session.Header{}, fmt.Errorf("open journal: %w", err)
 	}
 	defer f.Close()
-	return read(f, outcomes, o.CallEnded, fn)
+	return read(f, outcomes, o.CallEnded, o.Borrow, fn)
+}
+
+// bare is File with Options.Bare: frames only, their data borrowed.
+func bare(path string, fn func(*Frame) error) (session.Header, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return session.Header{}, fmt.Errorf("open journal: %w", err)
+	}
+	defer f.Close()
+	var fr Frame
+	return session.ReadJournalBorrowed(f, func(seq uint64, tf transport.Frame) error {
+		fr = Frame{Seq: seq, Frame: tf, CallIndex: -1}
+		return fn(&fr)
+	})
 }
 
 // Reader scans a journal from r in one pass: each frame's Call is the call
 // as known at that frame. ended is Options.CallEnded (nil: none).
 func Reader(r io.Reader, ended func(int, *session.CallSnapshot), fn func(*Frame) error) (session.Header, error) {
-	return read(r, nil, ended, fn)
+	return read(r, nil, ended, false, fn)
 }
 
 // read scans r; final, when not nil, is what a first pass learnt.
-func read(r io.Reader, final []outcome, ended func(int, *session.CallSnapshot), fn func(*Frame) error) (session.Header, error) {
+func read(r io.Reader, final []outcome, ended func(int, *session.CallSnapshot), borrow bool, fn func(*Frame) error) (session.Header, error) {
 	c := newCorrelator(final)
 	c.onEnd = ended
-	h, err := session.ReadJournal(r, func(seq uint64, fr transport.Frame) error {
+	c.borrow = borrow
+	readJournal := session.ReadJournal
+	if borrow {
+		readJournal = session.ReadJournalBorrowed
+	}
+	h, err := readJournal(r, func(seq uint64, fr transport.Frame) error {
 		return fn(c.step(seq, fr))
 	})
 	c.endOpen()
@@ -185,9 +221,11 @@ type correlator struct {
 	ended    []string // ring of ended keys, oldest first once full
 	endedAt  int
 	ordinal  int
-	outcomes []outcome // pass 1: filled; pass 2: read
-	collect  bool      // pass 1: record how calls end
-	final    bool      // pass 2: outcomes say how calls end
+	outcomes []outcome        // pass 1: filled; pass 2: read
+	collect  bool             // pass 1: record how calls end
+	borrow   bool             // frames' data is borrowed: a call copies what it keeps of it
+	env      session.Envelope // with borrow, each frame's message, read into the same Envelope
+	final    bool             // pass 2: outcomes say how calls end
 	onEnd    func(int, *session.CallSnapshot)
 	last     time.Time // the latest frame's time: where the recording ends
 	fr       Frame
@@ -217,7 +255,17 @@ func (c *correlator) step(seq uint64, f transport.Frame) *Frame {
 		c.last = f.Time
 	}
 	if f.Kind == transport.Message {
-		fr.Env, fr.Batch = decode(f.Data)
+		if c.borrow {
+			env, batch := session.DecodeInto(&c.env, f.Data) // one Envelope, reused: borrowed too
+			if len(batch) > 0 {
+				env = batch[0]
+			} else {
+				batch = nil
+			}
+			fr.Env, fr.Batch = env, batch
+		} else {
+			fr.Env, fr.Batch = decode(f.Data)
+		}
 	}
 	if h := c.held; h != nil {
 		// The probe held open by its HTTP error ends now, failed, unless
@@ -293,6 +341,11 @@ func (c *correlator) message(fr *Frame, e *session.Envelope) *call {
 		}
 		if class == session.ClassError {
 			cl.snap.RPCError = e.Error
+			if c.borrow && e.Error != nil {
+				er := *e.Error
+				er.Data = bytes.Clone(er.Data)
+				cl.snap.RPCError = &er
+			}
 			st := session.StateError
 			if session.ProxyCancelAnswer(&fr.Meta) {
 				st = session.StateCancelled // as the session reads it back (session.ProxyCancelAnswer)
@@ -359,6 +412,9 @@ func (c *correlator) request(e *session.Envelope, at time.Time) *call {
 	cl.snap = session.CallSnapshot{Key: key, Method: e.Method, Name: e.Name(), ID: e.ID,
 		Params: e.Params, State: session.StatePending, Started: at,
 		Probe: e.Method == session.ProbeMethod && cl.ordinal == 0} // a journal's first request, server/discover, is the era probe
+	if c.borrow {
+		cl.snap.ID, cl.snap.Params = bytes.Clone(e.ID), bytes.Clone(e.Params)
+	}
 	if len(token) > 0 {
 		cl.token = keyOf(token)
 		c.byToken[cl.token] = cl
