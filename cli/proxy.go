@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"mcpscope/internal/bench"
 	"net"
 	"os"
 	"os/signal"
@@ -176,7 +177,12 @@ func runStdioProxy(cmd *cobra.Command, c proxy.StdioConfig) error {
 
 func runHTTPProxy(cmd *cobra.Command, name, listen, url, journal string, records func([]byte)) error {
 	errw := cmd.ErrOrStderr()
-	err := proxy.RunHTTP(cmd.Context(), proxy.HTTPConfig{Name: name, Listen: listen, Upstream: url, Journal: journal, Err: errw, Records: records,
+	stopProfile, err := bench.StartCPUProfile()
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
+	err = proxy.RunHTTP(cmd.Context(), proxy.HTTPConfig{Name: name, Listen: listen, Upstream: url, Journal: journal, Err: errw, Records: records,
 		Ready: func(h proxy.Hello) {
 			fmt.Fprintf(errw, "mcpscope proxy: point the host at %s (forwarded to %s)\n", termsafe.Line(h.Listen), termsafe.Line(transport.RedactURL(url)))
 			if h.Journal != "" {

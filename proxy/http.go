@@ -186,21 +186,41 @@ func (p *httpProxy) upstreamURL(r *http.Request) *url.URL {
 	return &u
 }
 
+// readBody reads the host's request body up to journalMax+1 bytes, into
+// one buffer of the size the host declared when it declared one (no
+// growing and copying, as io.ReadAll does from 512 bytes).
+func readBody(r *http.Request) ([]byte, error) {
+	if r.ContentLength <= 0 || r.ContentLength > journalMax {
+		return io.ReadAll(io.LimitReader(r.Body, journalMax+1))
+	}
+	body := make([]byte, r.ContentLength, r.ContentLength+1)
+	if _, err := io.ReadFull(r.Body, body); err != nil {
+		return nil, err // a short body included: it broke
+	}
+	return body, nil
+}
+
 // hopHeaders belong to one connection, not to the message (RFC 9110 §7.6.1).
 var hopHeaders = map[string]bool{"Connection": true, "Proxy-Connection": true, "Keep-Alive": true,
 	"Proxy-Authenticate": true, "Proxy-Authorization": true, "Te": true, "Trailer": true,
 	"Transfer-Encoding": true, "Upgrade": true}
 
+// copyHeader copies src's end-to-end headers into dst. The value slices
+// are shared, capped so that an append to either copies (neither side
+// changes a value in place): a request's headers are not copied twice.
 func copyHeader(dst, src http.Header) {
-	skip := map[string]bool{}
-	for _, v := range src.Values("Connection") {
+	var skip map[string]bool
+	for _, v := range src["Connection"] {
 		for _, n := range strings.Split(v, ",") {
+			if skip == nil {
+				skip = map[string]bool{}
+			}
 			skip[http.CanonicalHeaderKey(strings.TrimSpace(n))] = true
 		}
 	}
 	for k, vs := range src {
 		if !hopHeaders[k] && !skip[k] {
-			dst[k] = append([]string(nil), vs...)
+			dst[k] = vs[:len(vs):len(vs)]
 		}
 	}
 }
@@ -221,7 +241,7 @@ func recordHeaders(h http.Header) map[string]string {
 func (p *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	u := p.upstreamURL(r)
 	shown := transport.RedactURL(u.String())
-	body, err := io.ReadAll(io.LimitReader(r.Body, journalMax+1))
+	body, err := readBody(r)
 	if err != nil {
 		p.rec.event(transport.EvNote, transport.Meta{HTTPMethod: r.Method, URL: shown, Via: transport.ViaHost,
 			Detail: "the host's request body broke: " + err.Error()})
@@ -286,7 +306,7 @@ func (p *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	var ex *exchange
 	if reqID != nil {
-		ex = &exchange{seq: seq, id: reqID, key: key, header: r.Header.Clone(), url: u.String(), cancel: cancel}
+		ex = &exchange{seq: seq, id: reqID, key: key, header: r.Header, url: u.String(), cancel: cancel}
 		p.mu.Lock()
 		p.inflight[seq] = ex
 		p.mu.Unlock()
@@ -615,17 +635,27 @@ func (p *httpProxy) noteSession(resp *http.Response, shown string) {
 
 // responseHeaders keeps the answer headers that matter to MCP, redacted.
 func responseHeaders(h http.Header) map[string]string {
-	out := map[string]string{}
-	for _, k := range []string{"Content-Type", "Content-Encoding", "Mcp-Session-Id", "MCP-Protocol-Version", "Allow", "Www-Authenticate", "Location", "Set-Cookie"} {
-		if v := h.Get(k); v != "" {
-			out[k] = transport.RedactHeader(k, v)
+	var out map[string]string
+	for _, k := range answerHeaders {
+		if vs := h[k.canonical]; len(vs) > 0 && vs[0] != "" {
+			if out == nil {
+				out = make(map[string]string, 4)
+			}
+			out[k.name] = transport.RedactHeader(k.name, vs[0])
 		}
-	}
-	if len(out) == 0 {
-		return nil
 	}
 	return out
 }
+
+// answerHeaders are the names responseHeaders keeps, as the journal
+// spells them, and as http.Header keys them (no canonicalising per answer).
+var answerHeaders = func() []struct{ name, canonical string } {
+	var out []struct{ name, canonical string }
+	for _, k := range []string{"Content-Type", "Content-Encoding", "Mcp-Session-Id", "MCP-Protocol-Version", "Allow", "Www-Authenticate", "Location", "Set-Cookie"} {
+		out = append(out, struct{ name, canonical string }{k, http.CanonicalHeaderKey(k)})
+	}
+	return out
+}()
 
 func flush(w http.ResponseWriter) {
 	if f, ok := w.(http.Flusher); ok {

@@ -115,6 +115,29 @@ func writeHeapProfile() error {
 	return pprof.Lookup("heap").WriteTo(f, 0)
 }
 
+// CPUProfileEnv names a file the HTTP proxy child of the proxy row writes
+// a CPU profile of its whole run to (go tool pprof), for finding where
+// its CPU per request goes.
+const CPUProfileEnv = "MCPSCOPE_BENCH_CPUPROFILE"
+
+// StartCPUProfile starts the CPU profile CPUProfileEnv names, if it names
+// one; the function it returns stops it and closes the file.
+func StartCPUProfile() (stop func(), err error) {
+	path := os.Getenv(CPUProfileEnv)
+	if path == "" {
+		return func() {}, nil
+	}
+	f, err := os.Create(path)
+	if err != nil {
+		return nil, fmt.Errorf("write the CPU profile (%s): %w", CPUProfileEnv, err)
+	}
+	if err := pprof.StartCPUProfile(f); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("start the CPU profile (%s): %w", CPUProfileEnv, err)
+	}
+	return func() { pprof.StopCPUProfile(); f.Close() }, nil
+}
+
 // String is the child's one-line report, read back by ParseOpen.
 func (r OpenResult) String() string {
 	return fmt.Sprintf("frames=%d seconds=%.3f peak=%d rss=%d heap=%.1f index=%.2f", r.Frames, r.Seconds, r.PeakRSSKiB, r.RSSKiB, r.HeapMiB, r.IndexMiB)
