@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"slices"
+	"unsafe"
 
 	"mcpscope/transport"
 )
@@ -81,7 +82,8 @@ func (s *Session) adoptLocked(e *Envelope, it *Item) *Call {
 	// among the reading's garbage leave the heap's spans sparse once that
 	// garbage goes (40 MiB of RSS at 1M frames that no GC gives back).
 	c := s.adopted.call()
-	*c = Call{s: s, Key: e.Key(), ID: s.adopted.clone(e.ID), Method: s.shared.get(e.Method), state: StatePending, started: wallNano(it.Frame.Time)}
+	id := s.adopted.clone(e.ID)
+	*c = Call{s: s, Key: adoptedKey(e, id), ID: id, Method: s.shared.get(e.Method), state: StatePending, started: wallNano(it.Frame.Time)}
 	// Params in bytes of its own: the request frame's buffer goes once
 	// the store's window lets go of it (a session holds every call).
 	c.Params, c.Name, c.Seq = s.adopted.clone(e.Params), s.shared.get(e.h.name), it.Seq
@@ -176,4 +178,14 @@ func (a *adoptSlab) clone(b []byte) []byte {
 	at := len(a.bytes)
 	a.bytes = append(a.bytes, b...)
 	return a.bytes[at:len(a.bytes):len(a.bytes)]
+}
+
+// adoptedKey is e's call key, sharing id's slab bytes when the id is its
+// own canonical text (a plain integer or string: the common case). The
+// slab's bytes are never written again once cloned, so the string holds.
+func adoptedKey(e *Envelope, id json.RawMessage) string {
+	if k := KeyBytes(id); len(k) > 0 && len(k) == len(id) {
+		return unsafe.String(&k[0], len(k))
+	}
+	return e.Key()
 }
