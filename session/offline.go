@@ -66,6 +66,16 @@ func Open(path string) (*Session, Header, error) {
 			// Reading a long journal leaves hundreds of MB of garbage the
 			// runtime would keep for the process's life: give it back once.
 			debug.FreeOSMemory()
+			// What the session holds now is what it keeps; from here a
+			// viewer drawing frames only makes garbage, which the default
+			// GC lets grow as large as the session itself before it runs.
+			// A tighter goal until Close bounds that (the GC runs more
+			// often, each run over a heap that no longer grows).
+			prev := debug.SetGCPercent(readBackGCPercent)
+			go func() {
+				<-s.ctx.Done()
+				debug.SetGCPercent(prev)
+			}()
 		}
 		s.loading.end(err)
 		s.store.Notify()
@@ -78,6 +88,10 @@ var errLoadStopped = errors.New("closed while reading")
 // giveBackAfter is the journal size past which Open returns the memory
 // its reading freed to the system when it is done.
 const giveBackAfter = 64 << 20
+
+// readBackGCPercent is the GC's goal (GOGC) once such a journal is read:
+// garbage up to a tenth of the live heap before a collection.
+const readBackGCPercent = 10
 
 // RecordingEnded is why a call a recording holds no answer for ended: it
 // ends where the recording ends, lost, as when its transport closed (the
