@@ -59,12 +59,23 @@ func Open(path string) (*Session, Header, error) {
 			err = nil
 		} else {
 			s.recordingEnded(last)
+			s.dropReadBackIndexes()
 		}
 		s.store.finish()
 		if st.Size() >= giveBackAfter {
 			// Reading a long journal leaves hundreds of MB of garbage the
 			// runtime would keep for the process's life: give it back once.
 			debug.FreeOSMemory()
+			// What the session holds now is what it keeps; from here a
+			// viewer drawing frames only makes garbage, which the default
+			// GC lets grow as large as the session itself before it runs.
+			// A tighter goal until Close bounds that (the GC runs more
+			// often, each run over a heap that no longer grows).
+			prev := debug.SetGCPercent(readBackGCPercent)
+			go func() {
+				<-s.ctx.Done()
+				debug.SetGCPercent(prev)
+			}()
 		}
 		s.loading.end(err)
 		s.store.Notify()
@@ -78,6 +89,10 @@ var errLoadStopped = errors.New("closed while reading")
 // its reading freed to the system when it is done.
 const giveBackAfter = 64 << 20
 
+// readBackGCPercent is the GC's goal (GOGC) once such a journal is read:
+// garbage up to a tenth of the live heap before a collection.
+const readBackGCPercent = 10
+
 // RecordingEnded is why a call a recording holds no answer for ended: it
 // ends where the recording ends, lost, as when its transport closed (the
 // journal readers of package scan say the same).
@@ -89,6 +104,28 @@ func (s *Session) recordingEnded(last time.Time) {
 	s.mu.Lock()
 	s.endUnansweredLocked(RecordingEnded, last)
 	s.mu.Unlock()
+}
+
+// dropReadBackIndexes lets go of what only the reading needed once every
+// frame is in: no frame comes after, so no progress looks a token up
+// (byToken: 9 MiB at 1M frames) and the maps of pending calls, sized
+// for the most ever in flight, are built again at their size now.
+func (s *Session) dropReadBackIndexes() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.byToken = liveCalls(s.byToken)
+	s.pending = liveCalls(s.pending)
+}
+
+// liveCalls is a fresh map of m's calls that have not ended.
+func liveCalls(m map[string]*Call) map[string]*Call {
+	live := map[string]*Call{}
+	for k, c := range m {
+		if !c.state.Ended() {
+			live[k] = c
+		}
+	}
+	return live
 }
 
 // endUnansweredLocked ends a recording's calls still without an answer at

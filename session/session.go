@@ -123,9 +123,10 @@ type Session struct {
 	info      Info
 	subs      map[string]bool
 	journal   *Journal
-	file      *os.File // offline: the journal being read, for reading frames back
-	offline   bool     // rebuilt from a journal: requests make their own calls
-	follows   bool     // fed by a Feed: another process numbers and journals the frames (follow.go)
+	file      *os.File  // offline: the journal being read, for reading frames back
+	offline   bool      // rebuilt from a journal: requests make their own calls
+	adopted   adoptSlab // where an offline session's calls are allocated (load.go)
+	follows   bool      // fed by a Feed: another process numbers and journals the frames (follow.go)
 	// reissueWait are watched calls whose response stream ended in the
 	// 2026-07-28 era: the next same request is their re-issue (rounds.go).
 	reissueWait []*Call

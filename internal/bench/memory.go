@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -82,6 +83,7 @@ func Open(path string, idle time.Duration) (OpenResult, error) {
 		frame()
 	}
 	r.Frames = s.Store().Len()
+	writeMemBreakdown()
 	r.RSSKiB = procStatus("VmRSS")
 	r.PeakRSSKiB = procStatus("VmHWM")
 	r.IndexMiB = float64(s.Store().IndexMemory()) / (1 << 20)
@@ -101,6 +103,38 @@ func Open(path string, idle time.Duration) (OpenResult, error) {
 // profile to once measured (go tool pprof -sample_index=inuse_space),
 // for finding what the memory rows hold.
 const HeapProfileEnv = "MCPSCOPE_BENCH_HEAPPROFILE"
+
+// MemBreakdownEnv names a file the open child writes, at the moment it
+// measures its RSS, what makes that RSS up: the kernel's view
+// (/proc/self/smaps_rollup) and the runtime's (/memory/classes/...).
+const MemBreakdownEnv = "MCPSCOPE_BENCH_MEMBREAKDOWN"
+
+func writeMemBreakdown() {
+	path := os.Getenv(MemBreakdownEnv)
+	if path == "" {
+		return
+	}
+	var b strings.Builder
+	if roll, err := os.ReadFile("/proc/self/smaps_rollup"); err == nil {
+		b.Write(roll)
+	}
+	descs := metrics.All()
+	var samples []metrics.Sample
+	for _, d := range descs {
+		if strings.HasPrefix(d.Name, "/memory/classes/") || strings.HasPrefix(d.Name, "/gc/gogc") || strings.HasPrefix(d.Name, "/gc/gomemlimit") || strings.HasPrefix(d.Name, "/gc/heap/goal") {
+			samples = append(samples, metrics.Sample{Name: d.Name})
+		}
+	}
+	metrics.Read(samples)
+	for _, sm := range samples {
+		if sm.Value.Kind() == metrics.KindUint64 && !strings.HasSuffix(sm.Name, ":bytes") {
+			fmt.Fprintf(&b, "%-50s %10d\n", sm.Name, sm.Value.Uint64())
+		} else if sm.Value.Kind() == metrics.KindUint64 {
+			fmt.Fprintf(&b, "%-50s %10.1f MiB\n", sm.Name, float64(sm.Value.Uint64())/(1<<20))
+		}
+	}
+	_ = os.WriteFile(path, []byte(b.String()), 0o600)
+}
 
 func writeHeapProfile() error {
 	path := os.Getenv(HeapProfileEnv)
