@@ -238,7 +238,7 @@ func (r *attachReader) run() {
 				return
 			case it.to > 0:
 				r.catchUp(it.from, it.to) // dropped while delivery was behind
-			case bytes.HasPrefix(it.line, []byte(`{"seq":`)):
+			case it.frame:
 				r.record(it.line)
 			default:
 				var m Message
@@ -276,10 +276,13 @@ type inbox struct {
 	wake     chan struct{}
 }
 
-// inItem is a line (a journal line or a control message), a run of
-// frames dropped (to > 0), or the socket's end (err).
+// inItem is a line (a journal line, frame true, or a control message), a
+// run of frames dropped (to > 0), or the socket's end (err). The reader
+// tells frames from control messages once: frame and seq say what it saw.
 type inItem struct {
 	line     []byte
+	frame    bool   // a journal line: it starts {"seq":
+	seq      uint64 // its seq (0: none could be read)
 	from, to uint64
 	err      error
 }
@@ -290,26 +293,26 @@ func (q *inbox) fill(a *Attach) {
 		a.conn.c.SetReadDeadline(time.Now().Add(attachSilence))
 		b, err := readLine(a.conn.br, 2*journalMax)
 		if err != nil && len(b) == 0 {
-			q.put(inItem{err: err}, 0)
+			q.put(inItem{err: err})
 			return
 		}
-		var seq uint64
-		if bytes.HasPrefix(b, []byte(`{"seq":`)) {
-			seq = leadingSeq(b[len(`{"seq":`):])
+		it := inItem{line: bytes.Clone(b)}
+		if rest, ok := bytes.CutPrefix(b, []byte(`{"seq":`)); ok {
+			it.frame, it.seq = true, leadingSeq(rest)
 		}
-		q.put(inItem{line: bytes.Clone(b)}, seq)
+		q.put(it)
 	}
 }
 
 // put queues it; a frame (seq > 0) that does not fit is dropped and noted.
-func (q *inbox) put(it inItem, seq uint64) {
+func (q *inbox) put(it inItem) {
 	q.mu.Lock()
 	switch {
-	case seq > 0 && q.bytes+len(it.line) > attachQueueBytes:
+	case it.seq > 0 && q.bytes+len(it.line) > attachQueueBytes:
 		if q.to == 0 {
-			q.from = seq
+			q.from = it.seq
 		}
-		q.to = seq
+		q.to = it.seq
 	default:
 		q.flushDropped()
 		q.items = append(q.items, it)
