@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -177,6 +178,17 @@ func runStdioProxy(cmd *cobra.Command, c proxy.StdioConfig) error {
 
 func runHTTPProxy(cmd *cobra.Command, name, listen, url, journal string, records func([]byte)) error {
 	errw := cmd.ErrOrStderr()
+	if os.Getenv("GOMAXPROCS") == "" {
+		// One P: a request's goroutines (net/http's connection reader, the
+		// handler, the journal's writer) hand over to each other on one
+		// thread, where a second P made the runtime wake a second thread
+		// (futex) to run each one made ready, and spin looking for work
+		// (nanosleep, epoll): most of the proxy's CPU per request, and on
+		// a VM each such wake-up of an idle CPU costs tens of µs. The
+		// proxy's work is one request after another; it needs no second
+		// core (see proxy/doc.go, What a request costs).
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+	}
 	stopProfile, err := bench.StartCPUProfile()
 	if err != nil {
 		return err
