@@ -182,11 +182,11 @@ func runHTTPProxy(cmd *cobra.Command, name, listen, url, journal string, records
 		// One P: a request's goroutines (net/http's connection reader, the
 		// handler, the journal's writer) hand over to each other on one
 		// thread, where a second P made the runtime wake a second thread
-		// (futex) to run each one made ready, and spin looking for work
-		// (nanosleep, epoll): most of the proxy's CPU per request, and on
-		// a VM each such wake-up of an idle CPU costs tens of µs. The
-		// proxy's work is one request after another; it needs no second
-		// core (see proxy/doc.go, What a request costs).
+		// (futex) for each one made ready, which then spun looking for
+		// work (nanosleep, epoll): a fifth of the proxy's CPU a request
+		// and a wait on each wake-up. A host's requests are handled one
+		// after another; the proxy needs no second core for them (see
+		// proxy/doc.go, What a request costs).
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	}
 	stopProfile, err := bench.StartCPUProfile()

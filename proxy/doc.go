@@ -64,67 +64,62 @@
 // # What a request costs (HTTP)
 //
 // `mcpscope bench --only proxy` sends 1,000 sequential pings straight to a
-// minimal net/http server and through the proxy, in the same run, and
-// prints the time each request adds and the proxy's own CPU per request.
-// A request through the proxy is a second HTTP exchange in full: the
-// host's request is read by net/http's server (which also starts a
-// goroutine per request that watches the host's connection, and stops it
-// when the answer is sent: one hand-off), written to the upstream and its
-// answer read back (on the handler's goroutine, over a kept-alive
-// connection: upstream.go; net/http's Transport took four more hand-offs
-// between its writer and reader goroutines), then written to the host.
-// That is two more loopback TCP writes and reads, each of which wakes the
-// process on the other side, and the proxy's own wake-ups from epoll:
-// strace -c -f counts, per request, 2.65 write(2) (the host's answer, the
-// upstream's request, and the journal's, which takes several requests at
-// once), 4.1 read(2) (a third of them EAGAIN), 3.9 epoll_pwait, 3.0 futex
-// and 2.2 nanosleep (the Go scheduler's idle threads spinning for the
-// goroutine just woken: runtime.runqgrab). The journal's part is off the
-// request's path: the request is scanned up to its id (scanEnvelope),
-// and the two records (the request, the answer) are queued; the writer
-// goroutine encodes them (meta by hand: session.appendMeta, not
-// encoding/json), writes and publishes them, woken by a timer at most
-// 2 ms after the first frame queued (waking it for every frame was a
-// hand-off, a write(2) and a publish per frame).
+// minimal net/http server and through the proxy (journaling), in paired
+// rounds, and prints the time each request adds and the proxy's CPU a
+// request, read from /proc/PID/stat over the measured rounds only (the
+// process's start and the warm-up, 10 ms and 20-30 ms, were divided in
+// before: under 30 µs a request). A request through the proxy is a second
+// HTTP exchange in full: the host's request is read by net/http's server
+// (which starts a goroutine per request that watches the host's
+// connection), written to the upstream on a kept-alive connection from the
+// handler's own goroutine (upstream.go: net/http's Transport took four
+// more goroutine hand-offs), and the answer read back and written to the
+// host in one write. Nothing on that path waits: not for the journal (the
+// request is scanned up to its id and its record and the answer's are
+// queued; encoding, writing and publishing are the writer's, woken by a
+// timer at most 2 ms after the first frame queued, 4 % of the profile;
+// DESIGN's "journaled before displayed" binds viewers, not the wire), not
+// for a viewer, not for a new connection (strace -f -tt shows one accept
+// and one dial for thousands of requests), not for a delayed ACK (both
+// sockets are TCP_NODELAY, and no request has a gap in strace -tt).
 //
-// So the floor of what the proxy adds is one more server-and-client
-// exchange on loopback, about what the direct exchange costs less the
-// client's Transport, plus the wake-ups of one more process: on an idle
-// 2-core machine the direct exchange took 19-27 µs. Under load every
-// wake-up of the proxy's process waits for a CPU, and the added time
-// grows with the load far more than the proxy's CPU does. Measured on
-// the shared 2-core machine with other builds and tests running (load
-// 4-7), paired: 2,000 sequential pings took 155 µs direct, 504 µs
-// through the proxy before the changes above and 436 µs after (median of
-// 6 rounds, alternating); under strace, per request, futex 4.2 -> 3.0,
-// nanosleep 3.9 -> 2.2, write 4.1 -> 2.65, read 4.8 -> 4.1; the bench
-// printed +244 µs over 119 µs direct and 175 µs of proxy CPU a request
-// (3 rounds). What is left per request is net/http's server (its
-// connection watcher's hand-off and its reads), two loopback writes and
-// reads, and two wake-ups of the proxy's process; an HTTP server of our
-// own for the host's side is what would remove the first.
+// Where the time went: with two Ps, every goroutine made ready woke a
+// second thread (futex), which spun looking for work (nanosleep in
+// runqgrab, epoll_pwait): strace -f -c counted per request 3.1 futex, 3.0
+// nanosleep and 3.4 epoll_pwait beside 3.0 write and 3.9 read. The HTTP
+// proxy now runs with one P (cli/proxy.go; GOMAXPROCS in the environment
+// overrides it), and counts 0.1 futex, 0.5 nanosleep, 1.2 epoll_pwait, 2.3
+// write and 3.5 read. What is left is the floor of a second hop: two
+// loopback writes (the upstream's request, the host's answer), each of
+// which runs the receiver's TCP input and wake-up in the writer's time,
+// about 50 µs of CPU each in the profile here; the reads and the epoll
+// wait; and the runtime's monitor thread (sysmon), which the first
+// syscall after an idle spell wakes (futex, 14 µs). Measured on a 2-core
+// Firecracker VM with nested virtualisation, where syscalls and above
+// all wake-ups of another CPU cost several times what they do on bare
+// metal: there a whole direct exchange (the client's write and the
+// server's) took 88 µs idle, and the proxy's hop costs at least as much
+// again; on an idle VM each wake-up lands on a halted CPU, dearest of
+// all, so the proxy added more idle (+504 µs, 393 µs CPU a request, two
+// Ps) than under load. Two proxies side by side (two Ps and one), 1,000
+// pings each in turn, 8 turns, load 9.5: 671 µs against 530 µs a request
+// (median; direct 250-400 µs), 340 µs against 285 µs of CPU. The bench
+// (--rounds 3, load 10-11, two Ps then one, twice) read +319/+781 µs and
+// 200/293 µs of CPU against +508/+336 µs and 217/253 µs: under that load
+// a single run says little. An HTTP server of our own for the host's
+// side would save at most what net/http's server spends outside the
+// handler, 24 µs of CPU a request sampled (reading and parsing the
+// request, its connection watcher's read), and with it the watcher that
+// tells the handler the host went away.
 //
-// Where the proxy's CPU goes (MCPSCOPE_BENCH_CPUPROFILE=file makes the
-// bench's proxy child write a CPU profile; 9,100 requests, load 7-10):
-// about 140 µs a request were sampled, of which the write(2)s to the
-// upstream and to the host are 23 %, futex and epoll (the Go scheduler
-// waking a thread for each goroutine made ready, and the idle ones
-// looking for work) 20 %, net/http's server outside the handler (reading
-// the request, its connection watcher) 22 %; the journal's writer is
-// 2 %. The proxy's own per-request work was mostly allocation: copying
-// every header value twice, a map of Connection names built for every
-// copy, canonicalising eight answer-header names per answer, io.ReadAll
-// growing the body from 512 bytes and cloning the request's headers for
-// a cancel. Those are gone (header values are shared, capped; the body
-// is read into one buffer of its declared length), which halved the
-// samples in mallocgc (0.16 s to 0.08 s) and took the proxy's own code
-// from 0.18 s to 0.08 s of the profile. The bench's "proxy CPU" figure
-// also counts the process's start and the load's noise: it read 192-258
-// µs a request before and after alike. The
-// throughput row is a 1M-notification stdio flood through the proxy
-// against the same flood direct, read by the same minimal client: every
-// line is journaled and published, and the forwarders hand lines over in
-// runs (see Journal); it measured 0.75x direct (2.25 s against 1.69 s).
+// The proxy's own per-request work was mostly allocation (every header
+// value copied twice, a map of Connection names per copy, answer-header
+// names canonicalised per answer, io.ReadAll growing the body, the
+// request's headers cloned for a cancel); that is gone. The throughput
+// row is a 1M-notification stdio flood through the proxy against the
+// same flood direct, read by the same minimal client: every line is
+// journaled and published, and the forwarders hand lines over in runs
+// (see Journal); stdio is not changed by the one P of the HTTP proxy.
 //
 // # Socket protocol (mcpscope-proxy/1)
 //
