@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 )
 
 // TestIngestCountsEveryMessage proves the measured path stores every line.
@@ -42,4 +43,25 @@ func BenchmarkIngest(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(10000*b.N)/b.Elapsed().Seconds(), "msg/s")
+}
+
+// The proxy row's CPU figure reads /proc/PID/stat: it must parse and
+// count the CPU a process spends (here this one's, spinning until the
+// 10 ms clock ticks).
+func TestProcCPUCounts(t *testing.T) {
+	c0, ok := procCPU(os.Getpid())
+	if !ok {
+		t.Skip("no /proc here")
+	}
+	deadline := time.Now().Add(20 * time.Second) // a hang guard
+	x := 0
+	for time.Now().Before(deadline) {
+		for i := 0; i < 1e6; i++ {
+			x += i
+		}
+		if c1, _ := procCPU(os.Getpid()); c1 > c0 {
+			return
+		}
+	}
+	t.Fatalf("procCPU stayed at %v after 20s of spinning (%d)", c0, x)
 }
