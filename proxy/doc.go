@@ -98,12 +98,16 @@
 // Firecracker VM with nested virtualisation, where syscalls and above
 // all wake-ups of another CPU cost several times what they do on bare
 // metal: there a whole direct exchange (the client's write and the
-// server's) took 88 µs idle, and the proxy's hop costs at least as much
-// again; on an idle VM each wake-up lands on a halted CPU, dearest of
-// all, so the proxy added more idle (+504 µs, 393 µs CPU a request, two
-// Ps) than under load. Two proxies side by side (two Ps and one), 1,000
-// pings each in turn, 8 turns, load 9.5: 671 µs against 530 µs a request
-// (median; direct 250-400 µs), 340 µs against 285 µs of CPU. The bench
+// server's) took 88 µs idle, and a second hop costs about as much
+// again. On an idle VM a wake-up lands on a halted CPU, dearest of all
+// (this VM does not poll before halting), which is likely why the proxy
+// added more idle (+504 µs, 393 µs CPU a request, two Ps) than it does
+// under load; there was no idle spell to measure one P in. Two proxies side by side, before (two Ps) and
+// after (one), the same upstream, 1,000 pings to each and direct in
+// turn, 10 turns, load 9-10, medians: 637 µs against 518 µs a request
+// (+405 µs against +298 µs over 218 µs direct), 335 µs against 255 µs of
+// CPU a request (utime+stime, fields 14-15 of /proc/PID/stat, read
+// around each turn). The bench
 // (--rounds 3, load 10-11, two Ps then one, twice) read +319/+781 µs and
 // 200/293 µs of CPU against +508/+336 µs and 217/253 µs: under that load
 // a single run says little. An HTTP server of our own for the host's
