@@ -175,6 +175,11 @@ func (j *Journal) Path() string { return j.path }
 // returned from then on; the session reports it once and goes on without
 // a journal.
 func (j *Journal) Append(seq uint64, f transport.Frame) (off int64, n int, err error) {
+	return j.append(seq, &f)
+}
+
+// append is Append without copying the frame (ingest's way).
+func (j *Journal) append(seq uint64, f *transport.Frame) (off int64, n int, err error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	for len(j.pending) >= JournalQueueBytes && j.err == nil && !j.closed {
@@ -187,7 +192,7 @@ func (j *Journal) Append(seq uint64, f transport.Frame) (off int64, n int, err e
 		return -1, 0, &JournalError{Path: j.path, Err: os.ErrClosed}
 	}
 	was := len(j.pending)
-	j.pending = AppendRecord(j.pending, seq, f)
+	j.pending = appendRecord(j.pending, seq, f)
 	n = len(j.pending) - was
 	off = j.end
 	j.end += int64(n)
