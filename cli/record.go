@@ -76,14 +76,10 @@ func newRecordCmd() *cobra.Command {
 			emit := func(items []*session.Item) {
 				lines, ok := buf[:0], false
 				if len(items) > 0 {
-					lines, ends, ok = st.JournalLines(buf[:0], items[0].Seq, items[len(items)-1].Seq, recordLines)
+					lines, ends, ok = st.JournalLines(buf[:0], ends[:0], items[0].Seq, items[len(items)-1].Seq, recordLines)
 				}
 				if ok && len(ends) == len(items) {
 					buf = lines
-					if flt == nil {
-						out.Write(lines)
-						return
-					}
 					start := 0
 					for i, it := range items {
 						if keep(it) {
@@ -108,18 +104,44 @@ func newRecordCmd() *cobra.Command {
 					out.Write(buf)
 				}
 			}
+			// lines prints the frames after last up to recordBatch of them
+			// as their journal lines, without taking them from the store
+			// (without --filter nothing else of them is needed). It reports
+			// whether it printed any; when it cannot (see JournalLines),
+			// emit does.
+			lines := func() (more, ok bool) {
+				top := st.Last()
+				if flt != nil || top <= last {
+					return false, false
+				}
+				to := min(top, last+recordBatch)
+				b, e, ok := st.JournalLines(buf[:0], ends[:0], last+1, to, recordLines)
+				if !ok {
+					return false, false
+				}
+				buf, ends, last = b, e, to
+				out.Write(b)
+				return to < top, true
+			}
 			flush := func() {
 				// In bounded batches: a reader that fell behind a flood reads
 				// the rest back from the journal a batch at a time.
 				for {
+					if cap(buf) > 2*recordLines {
+						buf = nil // a huge frame grew it
+					}
+					if more, ok := lines(); ok {
+						if !more {
+							out.Flush()
+							return
+						}
+						continue
+					}
 					items := st.Since(last, recordBatch)
 					if len(items) > 0 {
 						last = items[len(items)-1].Seq
 					}
 					emit(items)
-					if cap(buf) > 2*recordLines {
-						buf = nil // a huge frame grew it
-					}
 					if len(items) < recordBatch {
 						out.Flush()
 						return
