@@ -827,11 +827,13 @@ func (s *Session) sendLoop() {
 // store first (a progress step of a call kept there), then the journal,
 // then meaning.
 func (s *Session) Ingest(f transport.Frame) {
-	it := s.newItem(&f)
+	it, x := s.newItem(&f)
 	if c := s.markStep(it.Frame, it.Env); c != nil {
 		defer c.xw().persistMu.Unlock() // held from the mark until the step counts
 	}
-	s.ingestItem(it, linePos{off: -1}, true, 0)
+	if s.ingestItem(it, linePos{off: -1}, true, 0) && x != nil {
+		s.items.put(x) // the store keeps no window: nothing refers to it now
+	}
 }
 
 // itemEnv is an item and its message's envelope in one allocation: ingest
@@ -846,38 +848,62 @@ type itemEnv struct {
 // record added to reading a flood was allocating and collecting items).
 // The window lets go of items in order, so a chunk goes soon after its
 // last item does.
+//
+// When the store keeps no window (Store.NoWindow), an item is free once
+// ingested, and is used again for the next frame (put): record without a
+// filter allocates no item at all.
 type itemSlab struct {
 	mu    sync.Mutex // stdout's and stderr's readers ingest at once
 	chunk []itemEnv
+	free  []*itemEnv
 }
 
-const itemChunk = 32 // 20 KiB: a size class of its own
+const (
+	itemChunk = 32 // 20 KiB: a size class of its own
+	itemFree  = 8  // the most items waiting to be used again (one per frame ingested at once)
+)
 
 func (a *itemSlab) get() *itemEnv {
 	a.mu.Lock()
+	defer a.mu.Unlock()
+	if n := len(a.free); n > 0 {
+		x := a.free[n-1]
+		a.free = a.free[:n-1]
+		return x
+	}
 	if len(a.chunk) == 0 {
 		a.chunk = make([]itemEnv, itemChunk)
 	}
 	x := &a.chunk[0]
 	a.chunk = a.chunk[1:]
-	a.mu.Unlock()
 	return x
 }
 
-// newItem is f as an item, its message read once (Seq still to give); a
-// frame that is not JSON becomes Garbage.
-func (s *Session) newItem(f *transport.Frame) *Item {
-	if f.Kind != transport.Message {
-		return &Item{Frame: *f}
+// put takes back an item nothing refers to any more.
+func (a *itemSlab) put(x *itemEnv) {
+	*x = itemEnv{}
+	a.mu.Lock()
+	if len(a.free) < itemFree {
+		a.free = append(a.free, x)
 	}
-	x := s.items.get()
-	it := &x.it
+	a.mu.Unlock()
+}
+
+// newItem is f as an item, its message read once (Seq still to give); a
+// frame that is not JSON becomes Garbage. x is where it was allocated, nil
+// for a frame without a message.
+func (s *Session) newItem(f *transport.Frame) (it *Item, x *itemEnv) {
+	if f.Kind != transport.Message {
+		return &Item{Frame: *f}, nil
+	}
+	x = s.items.get()
+	it = &x.it
 	var isJSON bool
 	if it.Env, it.Batch, it.Class, isJSON = decodeFrameInto(f.Data, &x.env); !isJSON {
 		f.Kind, it.Class = transport.Garbage, ClassNone // the transport only looked at its first byte
 	}
 	it.Frame = *f
-	return it
+	return it, x
 }
 
 // ingest decodes, journals (when journal is set; an offline session passes
@@ -885,10 +911,13 @@ func (s *Session) newItem(f *transport.Frame) *Item {
 // one frame. at, when past the last number given, is the frame's number in
 // the journal it comes from (0: the next one).
 func (s *Session) ingest(f transport.Frame, pos linePos, journal bool, at uint64) {
-	s.ingestItem(s.newItem(&f), pos, journal, at)
+	it, _ := s.newItem(&f)
+	s.ingestItem(it, pos, journal, at)
 }
 
-func (s *Session) ingestItem(it *Item, pos linePos, journal bool, at uint64) {
+// ingestItem is ingest of a decoded frame. It reports whether the store
+// let go of it (see Store.add): then nothing refers to it any more.
+func (s *Session) ingestItem(it *Item, pos linePos, journal bool, at uint64) (free bool) {
 	f, env, batch, class := &it.Frame, it.Env, it.Batch, it.Class
 	var after []func()
 	s.mu.Lock()
@@ -929,7 +958,7 @@ func (s *Session) ingestItem(it *Item, pos linePos, journal bool, at uint64) {
 	case f.Kind == transport.Event:
 		after = s.onEvent(it, after)
 	}
-	s.store.add(it, pos)
+	free = s.store.add(it, pos) && !s.offline && !s.follows // offline, correlation keeps items (load.go, follow.go)
 	if s.changed != nil {
 		close(s.changed) // every waiter on changedLocked wakes
 		s.changed = nil
@@ -938,6 +967,7 @@ func (s *Session) ingestItem(it *Item, pos linePos, journal bool, at uint64) {
 	for _, fn := range after {
 		fn()
 	}
+	return free
 }
 
 // journalPager is what the store reads old frames back from: the journal,

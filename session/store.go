@@ -242,8 +242,10 @@ func newStore(src pager, idx *indexFile) *Store {
 	return s
 }
 
-// add stores an item; pos is its line in the journal (off -1: none).
-func (s *Store) add(it *Item, pos linePos) {
+// add stores an item; pos is its line in the journal (off -1: none). It
+// reports whether the store let go of it (it keeps no window, and the
+// journal has the frame): then nothing of the store refers to it.
+func (s *Store) add(it *Item, pos linePos) (free bool) {
 	e := entry{off: pos.off, t: it.Frame.Time.UnixNano(), dir: it.Frame.Dir, kind: it.Frame.Kind, class: it.Class}
 	if pos.n < 1<<32 {
 		e.n = uint32(pos.n)
@@ -285,11 +287,29 @@ func (s *Store) add(it *Item, pos linePos) {
 	s.appendEntry(&e)
 	s.next = it.Seq + 1
 	s.keep(it)
+	free = len(s.ring) == 0
 	if pos.off < 0 && s.src != nil {
 		s.pin(it)
+		free = false
 	}
 	s.mu.Unlock()
 	s.Notify()
+	return free
+}
+
+// NoWindow makes the store keep no frames decoded in memory: every frame
+// asked for (Since, Get) is read back from the journal. It is for a reader
+// that needs only the journal's lines (record without --filter): ingest
+// then allocates nothing per frame that outlives the frame's ingest. Without
+// a journal to read back from it does nothing and reports false.
+func (s *Store) NoWindow() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.src == nil {
+		return false
+	}
+	s.ring, s.ringBytes, s.ringLo = nil, 0, s.next
+	return true
 }
 
 // appendEntry adds the record of seq s.next (called with mu held).
@@ -432,6 +452,9 @@ type ringSlot struct {
 // window's byte count then never let go of).
 func (s *Store) keep(it *Item) {
 	n := uint64(len(s.ring))
+	if n == 0 { // NoWindow
+		return
+	}
 	size := itemBytes(it)
 	for s.ringLo < it.Seq && (it.Seq-s.ringLo >= n || s.ringBytes+size > s.winBytes) {
 		old := &s.ring[s.ringLo%n] // ringLo's item, or nothing (a seq the journal skipped)
@@ -677,7 +700,7 @@ func (s *Store) Get(seq uint64) *Item {
 }
 
 func (s *Store) inRing(seq uint64) *Item {
-	if seq < s.ringLo {
+	if seq < s.ringLo || len(s.ring) == 0 {
 		return nil
 	}
 	if it := s.ring[seq%uint64(len(s.ring))].it; it != nil && it.Seq == seq {
