@@ -55,6 +55,12 @@ func newRecordCmd() *cobra.Command {
 			var last uint64
 			var buf []byte
 			st := s.Store()
+			if flt == nil {
+				// Nothing but the journal's lines is printed: the store need
+				// keep no frames decoded (the journal has them), and ingest
+				// then allocates nothing per frame.
+				st.NoWindow()
+			}
 			subj := session.NewSubjects()
 			keep := func(it *session.Item) bool {
 				if flt == nil {
@@ -76,14 +82,10 @@ func newRecordCmd() *cobra.Command {
 			emit := func(items []*session.Item) {
 				lines, ok := buf[:0], false
 				if len(items) > 0 {
-					lines, ends, ok = st.JournalLines(buf[:0], items[0].Seq, items[len(items)-1].Seq, recordLines)
+					lines, ends, ok = st.JournalLines(buf[:0], ends[:0], items[0].Seq, items[len(items)-1].Seq, recordLines)
 				}
 				if ok && len(ends) == len(items) {
 					buf = lines
-					if flt == nil {
-						out.Write(lines)
-						return
-					}
 					start := 0
 					for i, it := range items {
 						if keep(it) {
@@ -108,22 +110,42 @@ func newRecordCmd() *cobra.Command {
 					out.Write(buf)
 				}
 			}
+			// lines prints the frames after last, up to top and to
+			// recordBatch of them, as their journal lines, without taking
+			// them from the store (without --filter nothing else of them is
+			// needed). It reports false when it cannot (see JournalLines):
+			// then emit prints them.
+			lines := func(top uint64) bool {
+				if flt != nil {
+					return false
+				}
+				to := min(top, last+recordBatch)
+				b, e, ok := st.JournalLines(buf[:0], ends[:0], last+1, to, recordLines)
+				if !ok {
+					return false
+				}
+				buf, ends, last = b, e, to
+				out.Write(b)
+				return true
+			}
+			// flush prints the frames the store has now, in bounded
+			// batches: a reader that fell behind a flood reads the rest back
+			// from the journal a batch at a time.
 			flush := func() {
-				// In bounded batches: a reader that fell behind a flood reads
-				// the rest back from the journal a batch at a time.
-				for {
-					items := st.Since(last, recordBatch)
-					if len(items) > 0 {
-						last = items[len(items)-1].Seq
-					}
-					emit(items)
+				defer out.Flush()
+				for top := st.Last(); last < top; {
 					if cap(buf) > 2*recordLines {
 						buf = nil // a huge frame grew it
 					}
-					if len(items) < recordBatch {
-						out.Flush()
-						return
+					if lines(top) {
+						continue
 					}
+					items := st.Since(last, recordBatch)
+					if len(items) == 0 {
+						return // the rest are numbers the journal skipped
+					}
+					last = items[len(items)-1].Seq
+					emit(items)
 				}
 			}
 			done := s.Transport().Done()
@@ -137,6 +159,7 @@ func newRecordCmd() *cobra.Command {
 				return nil
 			}
 			stopped := func() error {
+				flush() // while the journal and its index are open
 				s.Close()
 				flush()
 				return nil

@@ -43,6 +43,11 @@ type Header struct {
 // reader reads it as a Record and the data comes last (journals written
 // before had meta last; both are read).
 func AppendRecord(buf []byte, seq uint64, f transport.Frame) []byte {
+	return appendRecord(buf, seq, &f)
+}
+
+// appendRecord is AppendRecord without copying the frame (ingest's way).
+func appendRecord(buf []byte, seq uint64, f *transport.Frame) []byte {
 	buf = appendRecordHead(buf, seq, f)
 	if len(f.Data) > 0 || f.Kind == transport.Message {
 		if utf8.Valid(f.Data) {
@@ -69,7 +74,7 @@ func WriteRecord(w io.Writer, buf []byte, seq uint64, f transport.Frame) ([]byte
 		_, err := w.Write(buf)
 		return buf, err
 	}
-	buf = appendRecordHead(buf[:0], seq, f)
+	buf = appendRecordHead(buf[:0], seq, &f)
 	raw := utf8.Valid(f.Data)
 	if raw {
 		buf = append(buf, `,"raw":"`...)
@@ -110,7 +115,7 @@ func runeCut(d []byte, max int) int {
 }
 
 // appendRecordHead is a record up to its data: seq, t, dir, kind, meta.
-func appendRecordHead(buf []byte, seq uint64, f transport.Frame) []byte {
+func appendRecordHead(buf []byte, seq uint64, f *transport.Frame) []byte {
 	buf = append(buf, `{"seq":`...)
 	buf = strconv.AppendUint(buf, seq, 10)
 	buf = append(buf, `,"t":"`...)

@@ -2,6 +2,7 @@ package session
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -21,7 +22,8 @@ import (
 type Journal struct {
 	path     string
 	f        *os.File
-	seekable bool // a regular file: frames can be read back from it
+	seekable bool        // a regular file: frames can be read back from it
+	info     os.FileInfo // the file's, to read it back by path once closed
 
 	mu       sync.Mutex
 	moved    *sync.Cond // signalled when the queue is taken and when a write ends
@@ -99,6 +101,9 @@ func CreateJournal(path, target string) (*Journal, error) {
 		return nil, err
 	}
 	j := &Journal{f: f, path: path, size: size, end: size, seekable: seekable, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	if seekable {
+		j.info, _ = f.Stat()
+	}
 	j.moved = sync.NewCond(&j.mu)
 	j.pace = time.AfterFunc(time.Hour, func() {
 		j.mu.Lock()
@@ -175,6 +180,11 @@ func (j *Journal) Path() string { return j.path }
 // returned from then on; the session reports it once and goes on without
 // a journal.
 func (j *Journal) Append(seq uint64, f transport.Frame) (off int64, n int, err error) {
+	return j.append(seq, &f)
+}
+
+// append is Append without copying the frame (ingest's way).
+func (j *Journal) append(seq uint64, f *transport.Frame) (off int64, n int, err error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
 	for len(j.pending) >= JournalQueueBytes && j.err == nil && !j.closed {
@@ -187,7 +197,7 @@ func (j *Journal) Append(seq uint64, f transport.Frame) (off int64, n int, err e
 		return -1, 0, &JournalError{Path: j.path, Err: os.ErrClosed}
 	}
 	was := len(j.pending)
-	j.pending = AppendRecord(j.pending, seq, f)
+	j.pending = appendRecord(j.pending, seq, f)
 	n = len(j.pending) - was
 	off = j.end
 	j.end += int64(n)
@@ -301,10 +311,30 @@ func (j *Journal) readAt(p []byte, off int64) error {
 	if len(p) == 0 {
 		return nil
 	}
-	if _, err := j.f.ReadAt(p, off); err != nil {
+	_, err := j.f.ReadAt(p, off)
+	if errors.Is(err, os.ErrClosed) {
+		err = j.readClosed(p, off)
+	}
+	if err != nil {
 		return fmt.Errorf("read journal %s at %d: %w", j.path, off, err)
 	}
 	return nil
+}
+
+// readClosed reads the journal back once it is closed (the session closed,
+// and a reader goes on with the frames that came in meanwhile: record
+// prints them), from its path while that names the same file.
+func (j *Journal) readClosed(p []byte, off int64) error {
+	f, err := os.Open(j.path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if st, err := f.Stat(); err != nil || j.info == nil || !os.SameFile(st, j.info) {
+		return errors.New("the journal is closed and its path names another file now")
+	}
+	_, err = f.ReadAt(p, off)
+	return err
 }
 
 // copyQueued fills p from position at of the queue, which is inflight

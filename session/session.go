@@ -126,6 +126,7 @@ type Session struct {
 	file      *os.File  // offline: the journal being read, for reading frames back
 	offline   bool      // rebuilt from a journal: requests make their own calls
 	adopted   adoptSlab // where an offline session's calls are allocated (load.go)
+	items     itemSlab  // where ingest's items are allocated
 	follows   bool      // fed by a Feed: another process numbers and journals the frames (follow.go)
 	// reissueWait are watched calls whose response stream ended in the
 	// 2026-07-28 era: the next same request is their re-issue (rounds.go).
@@ -826,30 +827,83 @@ func (s *Session) sendLoop() {
 // store first (a progress step of a call kept there), then the journal,
 // then meaning.
 func (s *Session) Ingest(f transport.Frame) {
-	d := decodeIn(&f)
-	if c := s.markStep(f, d.env); c != nil {
+	it, x := s.newItem(&f)
+	if c := s.markStep(it.Frame, it.Env); c != nil {
 		defer c.xw().persistMu.Unlock() // held from the mark until the step counts
 	}
-	s.ingestDecoded(f, d, linePos{off: -1}, true, 0)
-}
-
-// decoded is a frame's JSON-RPC reading.
-type decoded struct {
-	env   *Envelope
-	batch []*Envelope
-	class Class
-}
-
-// decodeIn reads f's message once; a frame that is not JSON becomes Garbage.
-func decodeIn(f *transport.Frame) decoded {
-	var d decoded
-	if f.Kind == transport.Message {
-		var isJSON bool
-		if d.env, d.batch, d.class, isJSON = decodeFrame(f.Data); !isJSON {
-			f.Kind, d.class = transport.Garbage, ClassNone // the transport only looked at its first byte
-		}
+	if s.ingestItem(it, linePos{off: -1}, true, 0) && x != nil {
+		s.items.put(x) // the store keeps no window: nothing refers to it now
 	}
-	return d
+}
+
+// itemEnv is an item and its message's envelope in one allocation: ingest
+// makes one for every message, and the two live and go together.
+type itemEnv struct {
+	it  Item
+	env Envelope
+}
+
+// itemSlab hands ingest's items out of chunks of itemChunk: one
+// allocation for that many frames instead of one each (a quarter of what
+// record added to reading a flood was allocating and collecting items).
+// The window lets go of items in order, so a chunk goes soon after its
+// last item does.
+//
+// When the store keeps no window (Store.NoWindow), an item is free once
+// ingested, and is used again for the next frame (put): record without a
+// filter allocates no item at all.
+type itemSlab struct {
+	mu    sync.Mutex // stdout's and stderr's readers ingest at once
+	chunk []itemEnv
+	free  []*itemEnv
+}
+
+const (
+	itemChunk = 32 // 20 KiB: a size class of its own
+	itemFree  = 8  // the most items waiting to be used again (one per frame ingested at once)
+)
+
+func (a *itemSlab) get() *itemEnv {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	if n := len(a.free); n > 0 {
+		x := a.free[n-1]
+		a.free = a.free[:n-1]
+		return x
+	}
+	if len(a.chunk) == 0 {
+		a.chunk = make([]itemEnv, itemChunk)
+	}
+	x := &a.chunk[0]
+	a.chunk = a.chunk[1:]
+	return x
+}
+
+// put takes back an item nothing refers to any more.
+func (a *itemSlab) put(x *itemEnv) {
+	*x = itemEnv{}
+	a.mu.Lock()
+	if len(a.free) < itemFree {
+		a.free = append(a.free, x)
+	}
+	a.mu.Unlock()
+}
+
+// newItem is f as an item, its message read once (Seq still to give); a
+// frame that is not JSON becomes Garbage. x is where it was allocated, nil
+// for a frame without a message.
+func (s *Session) newItem(f *transport.Frame) (it *Item, x *itemEnv) {
+	if f.Kind != transport.Message {
+		return &Item{Frame: *f}, nil
+	}
+	x = s.items.get()
+	it = &x.it
+	var isJSON bool
+	if it.Env, it.Batch, it.Class, isJSON = decodeFrameInto(f.Data, &x.env); !isJSON {
+		f.Kind, it.Class = transport.Garbage, ClassNone // the transport only looked at its first byte
+	}
+	it.Frame = *f
+	return it, x
 }
 
 // ingest decodes, journals (when journal is set; an offline session passes
@@ -857,21 +911,23 @@ func decodeIn(f *transport.Frame) decoded {
 // one frame. at, when past the last number given, is the frame's number in
 // the journal it comes from (0: the next one).
 func (s *Session) ingest(f transport.Frame, pos linePos, journal bool, at uint64) {
-	d := decodeIn(&f)
-	s.ingestDecoded(f, d, pos, journal, at)
+	it, _ := s.newItem(&f)
+	s.ingestItem(it, pos, journal, at)
 }
 
-func (s *Session) ingestDecoded(f transport.Frame, d decoded, pos linePos, journal bool, at uint64) {
-	env, batch, class := d.env, d.batch, d.class
+// ingestItem is ingest of a decoded frame. It reports whether the store
+// let go of it (see Store.add): then nothing refers to it any more.
+func (s *Session) ingestItem(it *Item, pos linePos, journal bool, at uint64) (free bool) {
+	f, env, batch, class := &it.Frame, it.Env, it.Batch, it.Class
 	var after []func()
 	s.mu.Lock()
 	if at > s.seq {
 		s.seq = at - 1
 	}
 	s.seq++
-	it := &Item{Seq: s.seq, Frame: f, Env: env, Batch: batch, Class: class}
+	it.Seq = s.seq
 	if journal && s.journal != nil {
-		off, n, err := s.journal.Append(it.Seq, f)
+		off, n, err := s.journal.append(it.Seq, f)
 		if err != nil && s.info.JournalErr == "" {
 			s.info.JournalErr = err.Error()
 		}
@@ -880,7 +936,7 @@ func (s *Session) ingestDecoded(f transport.Frame, d decoded, pos linePos, journ
 		}
 	}
 	if journal && s.opts.Observe != nil {
-		s.opts.Observe(it.Seq, f)
+		s.opts.Observe(it.Seq, *f)
 	}
 	dup := false
 	if f.Dir == transport.In || f.Meta.Event == transport.EvPrime {
@@ -902,7 +958,7 @@ func (s *Session) ingestDecoded(f transport.Frame, d decoded, pos linePos, journ
 	case f.Kind == transport.Event:
 		after = s.onEvent(it, after)
 	}
-	s.store.add(it, pos)
+	free = s.store.add(it, pos) && !s.offline && !s.follows // offline, correlation keeps items (load.go, follow.go)
 	if s.changed != nil {
 		close(s.changed) // every waiter on changedLocked wakes
 		s.changed = nil
@@ -911,6 +967,7 @@ func (s *Session) ingestDecoded(f transport.Frame, d decoded, pos linePos, journ
 	for _, fn := range after {
 		fn()
 	}
+	return free
 }
 
 // journalPager is what the store reads old frames back from: the journal,

@@ -152,9 +152,11 @@ type Store struct {
 	cacheKeys []uint64
 	closed    bool
 
-	ring      []*Item // the window: ring[seq % len(ring)]
-	ringLo    uint64  // oldest seq in the ring
+	ring      []ringSlot // the window: ring[seq % len(ring)]; only seqs in [ringLo, next)
+	ringLo    uint64     // oldest seq in the ring
 	ringBytes int
+
+	spare []byte // an index page the cache let go of, for the next tail (under mu's write lock)
 
 	methods intern
 	notes   intern
@@ -185,13 +187,18 @@ type intern struct {
 	ids  map[string]uint32
 	strs []string
 	max  int
+	last uint32 // the id given last: a flood names one method over and over
 }
 
 func (t *intern) id(s string) uint32 {
 	if s == "" {
 		return 0
 	}
+	if t.last != 0 && t.strs[t.last-1] == s {
+		return t.last
+	}
 	if id, ok := t.ids[s]; ok {
+		t.last = id
 		return id
 	}
 	if len(t.strs) >= t.max {
@@ -229,14 +236,16 @@ func newStore(src pager, idx *indexFile) *Store {
 	if src == nil {
 		s.window, s.winBytes = NoJournalWindow, NoJournalBytes
 	}
-	s.ring = make([]*Item, s.window)
+	s.ring = make([]ringSlot, s.window)
 	s.methods.max, s.notes.max, s.keys.max = 1<<16-1, 1<<16-1, 1<<32-2
 	s.notes.strs = make([]string, 0, 16)
 	return s
 }
 
-// add stores an item; pos is its line in the journal (off -1: none).
-func (s *Store) add(it *Item, pos linePos) {
+// add stores an item; pos is its line in the journal (off -1: none). It
+// reports whether the store let go of it (it keeps no window, and the
+// journal has the frame): then nothing of the store refers to it.
+func (s *Store) add(it *Item, pos linePos) (free bool) {
 	e := entry{off: pos.off, t: it.Frame.Time.UnixNano(), dir: it.Frame.Dir, kind: it.Frame.Kind, class: it.Class}
 	if pos.n < 1<<32 {
 		e.n = uint32(pos.n)
@@ -278,11 +287,29 @@ func (s *Store) add(it *Item, pos linePos) {
 	s.appendEntry(&e)
 	s.next = it.Seq + 1
 	s.keep(it)
+	free = len(s.ring) == 0
 	if pos.off < 0 && s.src != nil {
 		s.pin(it)
+		free = false
 	}
 	s.mu.Unlock()
 	s.Notify()
+	return free
+}
+
+// NoWindow makes the store keep no frames decoded in memory: every frame
+// asked for (Since, Get) is read back from the journal. It is for a reader
+// that needs only the journal's lines (record without --filter): ingest
+// then allocates nothing per frame that outlives the frame's ingest. Without
+// a journal to read back from it does nothing and reports false.
+func (s *Store) NoWindow() bool {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.src == nil {
+		return false
+	}
+	s.ring, s.ringBytes, s.ringLo = nil, 0, s.next
+	return true
 }
 
 // appendEntry adds the record of seq s.next (called with mu held).
@@ -299,7 +326,10 @@ func (s *Store) appendEntry(e *entry) {
 		return
 	}
 	if s.tail == nil {
-		s.tail = make([]byte, 0, pageBytes)
+		s.tail, s.spare = s.spare, nil
+		if s.tail == nil {
+			s.tail = make([]byte, 0, pageBytes)
+		}
 	}
 	s.tail = append(s.tail, rec[:]...)
 	if len(s.tail) == pageBytes { // the page is whole: to the file
@@ -347,6 +377,12 @@ func (s *Store) cachePage(k uint64, p []byte) {
 		return
 	}
 	if len(s.cacheKeys) >= cachePages {
+		if old := s.cache[s.cacheKeys[0]]; cap(old) == pageBytes {
+			// The next tail, once no reader can hold it: appendEntry
+			// takes it under mu's write lock (a reader under the read
+			// lock may be reading it now).
+			s.spare = old[:0]
+		}
 		delete(s.cache, s.cacheKeys[0])
 		s.cacheKeys = append(s.cacheKeys[:0], s.cacheKeys[1:]...)
 	}
@@ -403,19 +439,31 @@ func (s *Store) close() {
 	}
 }
 
-// keep puts it in the window, evicting the oldest items past its bounds.
+// ringSlot is one place of the window: the item and its itemBytes, so
+// evicting it later does not touch the item (by then it is cold in the
+// cache: reading it was most of keep's time under a flood).
+type ringSlot struct {
+	it   *Item
+	size int
+}
+
+// keep puts it in the window, evicting the oldest items past its bounds
+// first, so its slot is free (the slot of seq-len(ring) held an item the
+// window's byte count then never let go of).
 func (s *Store) keep(it *Item) {
 	n := uint64(len(s.ring))
-	s.ring[it.Seq%n] = it
-	s.ringBytes += itemBytes(it)
-	for s.ringLo < it.Seq && (it.Seq-s.ringLo >= n || s.ringBytes > s.winBytes) {
-		old := &s.ring[s.ringLo%n]
-		if *old != nil && (*old).Seq == s.ringLo {
-			s.ringBytes -= itemBytes(*old)
-			*old = nil
-		}
+	if n == 0 { // NoWindow
+		return
+	}
+	size := itemBytes(it)
+	for s.ringLo < it.Seq && (it.Seq-s.ringLo >= n || s.ringBytes+size > s.winBytes) {
+		old := &s.ring[s.ringLo%n] // ringLo's item, or nothing (a seq the journal skipped)
+		s.ringBytes -= old.size
+		*old = ringSlot{}
 		s.ringLo++
 	}
+	s.ring[it.Seq%n] = ringSlot{it: it, size: size}
+	s.ringBytes += size
 	if s.src == nil && s.ringLo > s.first {
 		s.forget(s.ringLo)
 	}
@@ -652,10 +700,10 @@ func (s *Store) Get(seq uint64) *Item {
 }
 
 func (s *Store) inRing(seq uint64) *Item {
-	if seq < s.ringLo {
+	if seq < s.ringLo || len(s.ring) == 0 {
 		return nil
 	}
-	if it := s.ring[seq%uint64(len(s.ring))]; it != nil && it.Seq == seq {
+	if it := s.ring[seq%uint64(len(s.ring))].it; it != nil && it.Seq == seq {
 		return it
 	}
 	return nil

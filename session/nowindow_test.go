@@ -1,0 +1,95 @@
+package session
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// Without a window (record without --filter), the store keeps no frame
+// decoded: every item asked for is read back from the journal, whole and
+// correlated, and ingest uses its own items again, so an item a reader
+// holds must never change under it.
+func TestStoreWithoutWindowReadsEverythingBack(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	j, err := CreateJournal(path, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { j.Close() })
+	s := New(nil, Options{Journal: j, Timeout: -1, MaxTimeout: -1})
+	st := s.Store()
+	if !st.NoWindow() {
+		t.Fatal("a journaled store refused to keep no window")
+	}
+	s.Ingest(frameIn(1, progressLine(1)))
+	held := st.Get(1)
+	n := 3 * itemChunk
+	for i := 2; i <= n; i++ {
+		s.Ingest(frameIn(i, progressLine(i)))
+	}
+	if held == nil || string(held.Frame.Data) != progressLine(1) || held.Env == nil || held.Env.Method != "notifications/progress" || held.Seq != 1 {
+		t.Fatalf("an item held while more frames came in changed: %+v", held)
+	}
+	all := st.Since(0, 0)
+	if len(all) != n {
+		t.Fatalf("Since(0) gave %d items, want %d", len(all), n)
+	}
+	for i, it := range all {
+		if it.Seq != uint64(i+1) || string(it.Frame.Data) != progressLine(i+1) || it.Env == nil || it.Note != "progress for unknown token \"t\"" {
+			t.Fatalf("item %d read back wrong: seq %d %s env %v note %q", i+1, it.Seq, it.Frame.Data, it.Env != nil, it.Note)
+		}
+	}
+	st.mu.RLock()
+	ring := len(st.ring)
+	st.mu.RUnlock()
+	if ring != 0 {
+		t.Fatalf("the store keeps a window of %d", ring)
+	}
+	// Without a journal there is nothing to read back: the window stays.
+	bare := New(nil, Options{Timeout: -1, MaxTimeout: -1})
+	if bare.Store().NoWindow() {
+		t.Fatal("a store without a journal gave up its window")
+	}
+	bare.Ingest(frameIn(1, progressLine(1)))
+	if it := bare.Store().Get(1); it == nil || string(it.Frame.Data) != progressLine(1) {
+		t.Fatalf("a store without a journal lost its frame: %+v", it)
+	}
+}
+
+// A closed journal is still read back (record prints the frames that came
+// in while its session closed), from its path while that names the same
+// file; a file put in its place is not read as the journal.
+func TestJournalReadsBackOnceClosed(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "j.jsonl")
+	j, err := CreateJournal(path, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := frameIn(1, progressLine(1))
+	off, n, err := j.Append(1, f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := j.Close(); err != nil {
+		t.Fatal(err)
+	}
+	got := make([]byte, n)
+	if err := j.readAt(got, off); err != nil || !bytes.Equal(got, AppendRecord(nil, 1, f)) {
+		t.Fatalf("read back after Close: %q (%v)", got, err)
+	}
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(path, path+".old"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := j.readAt(got, off); err == nil {
+		t.Fatal("a file put in the closed journal's place was read as the journal")
+	}
+}
