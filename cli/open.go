@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"mcpscope/connect"
+	"mcpscope/internal/gcgoal"
 	"mcpscope/internal/shell"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
@@ -83,9 +84,19 @@ func openOffline(cmd *cobra.Command, path string, f *connFlags, url string, comm
 		return fmt.Errorf("open the journal %s: %w", path, err)
 	}
 	defer s.Close()
+	// The recording is what this process holds, so its GC goal is tight
+	// once the reading is done, until a replay's live session starts.
+	gc := gcgoal.AfterReadBack(s, gcgoal.BigJournal)
+	defer gc.Release()
 	lv, err := liveTarget(cmd, f, url, command, h.Target)
 	if err != nil {
 		return err
+	}
+	if connect := lv.live.Connect; connect != nil {
+		lv.live.Connect = func(ctx context.Context) (*session.Session, *ui.Responder, error) {
+			gc.Release()
+			return connect(ctx)
+		}
 	}
 	store, err := f.sess.state.open(cmd.CommandPath()) // the D view lists --state / MCPSCOPE_STATE
 	if err != nil {

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime/debug"
 	"sort"
 	"sync"
 	"time"
@@ -20,6 +19,8 @@ import (
 // Once every frame is read, a call the recording holds no answer for ends
 // with its last frame, lost, as the journal readers of package scan end it
 // (Load, which tests build sessions with, leaves such calls as they were).
+// What the process does with the memory once the reading is done is its
+// owner's to decide (Loaded says when, Loading how big the journal was).
 func Open(path string) (*Session, Header, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -62,21 +63,6 @@ func Open(path string) (*Session, Header, error) {
 			s.dropReadBackIndexes()
 		}
 		s.store.finish()
-		if st.Size() >= giveBackAfter {
-			// Reading a long journal leaves hundreds of MB of garbage the
-			// runtime would keep for the process's life: give it back once.
-			debug.FreeOSMemory()
-			// What the session holds now is what it keeps; from here a
-			// viewer drawing frames only makes garbage, which the default
-			// GC lets grow as large as the session itself before it runs.
-			// A tighter goal until Close bounds that (the GC runs more
-			// often, each run over a heap that no longer grows).
-			prev := debug.SetGCPercent(readBackGCPercent)
-			go func() {
-				<-s.ctx.Done()
-				debug.SetGCPercent(prev)
-			}()
-		}
 		s.loading.end(err)
 		s.store.Notify()
 	}()
@@ -84,14 +70,6 @@ func Open(path string) (*Session, Header, error) {
 }
 
 var errLoadStopped = errors.New("closed while reading")
-
-// giveBackAfter is the journal size past which Open returns the memory
-// its reading freed to the system when it is done.
-const giveBackAfter = 64 << 20
-
-// readBackGCPercent is the GC's goal (GOGC) once such a journal is read:
-// garbage up to a tenth of the live heap before a collection.
-const readBackGCPercent = 10
 
 // RecordingEnded is why a call a recording holds no answer for ended: it
 // ends where the recording ends, lost, as when its transport closed (the

@@ -15,6 +15,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"mcpscope/internal/gcgoal"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
 	"mcpscope/ui"
@@ -56,6 +57,8 @@ func Open(path string, idle time.Duration) (OpenResult, error) {
 		return r, err
 	}
 	defer s.Close()
+	gc := gcgoal.AfterReadBack(s, gcgoal.BigJournal) // as open does
+	defer gc.Release()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	m := ui.New(ui.Options{Session: s, Context: ctx, Clipboard: func(string) error { return nil }, StateStore: &session.FileStore{Dir: dir}})
@@ -76,6 +79,7 @@ func Open(path string, idle time.Duration) (OpenResult, error) {
 	}
 	frame()
 	r.Seconds = time.Since(start).Seconds()
+	<-gc.Settled()
 	if err := s.Loading().Err; err != nil {
 		return r, fmt.Errorf("open %s: %w", path, err)
 	}
