@@ -86,13 +86,27 @@ func (s *Session) recordingEnded(last time.Time) {
 
 // dropReadBackIndexes lets go of what only the reading needed once every
 // frame is in: no frame comes after, so no progress looks a token up
-// (byToken: 9 MiB at 1M frames) and the maps of pending calls, sized
-// for the most ever in flight, are built again at their size now.
+// (byToken: 9 MiB at 1M frames, and the ended calls' tokens, 2 MiB); the
+// maps of pending calls, sized for the most ever in flight, and the ones
+// of every call, sized by doubling, are built again at their size now.
 func (s *Session) dropReadBackIndexes() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.byToken = liveCalls(s.byToken)
 	s.pending = liveCalls(s.pending)
+	for _, c := range s.order {
+		if c.adopted && c.state.Ended() {
+			c.Token = ""
+		}
+	}
+	// The calls map and order grew by doubling while the reading went on;
+	// the session keeps them for its life at the size they are now.
+	calls := make(map[string]*Call, len(s.calls))
+	for k, c := range s.calls {
+		calls[k] = c
+	}
+	s.calls = calls
+	s.order = append(make([]*Call, 0, len(s.order)), s.order...)
 }
 
 // liveCalls is a fresh map of m's calls that have not ended.
