@@ -92,12 +92,7 @@ func openOffline(cmd *cobra.Command, path string, f *connFlags, url string, comm
 	if err != nil {
 		return err
 	}
-	if connect := lv.live.Connect; connect != nil {
-		lv.live.Connect = func(ctx context.Context) (*session.Session, *ui.Responder, error) {
-			gc.Release()
-			return connect(ctx)
-		}
-	}
+	releaseOnConnect(lv.live, gc)
 	store, err := f.sess.state.open(cmd.CommandPath()) // the D view lists --state / MCPSCOPE_STATE
 	if err != nil {
 		return err
@@ -108,6 +103,19 @@ func openOffline(cmd *cobra.Command, path string, f *connFlags, url string, comm
 		fmt.Fprintf(cmd.ErrOrStderr(), "mcpscope: %s: %s\n", termsafe.Line(path), termsafe.Text(l.Err.Error()))
 	}
 	return err
+}
+
+// releaseOnConnect puts the GC goal back as the replay's live session
+// starts: from then on the process holds more than the recording.
+func releaseOnConnect(live *ui.Live, gc *gcgoal.ReadBack) {
+	connect := live.Connect
+	if connect == nil {
+		return
+	}
+	live.Connect = func(ctx context.Context) (*session.Session, *ui.Responder, error) {
+		gc.Release()
+		return connect(ctx)
+	}
 }
 
 // needTerminal is the usage error for the inspector without a terminal on
