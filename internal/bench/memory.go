@@ -340,9 +340,7 @@ func PrintMemory(w io.Writer, r MemoryResult) {
 			continue
 		}
 		line += fmt.Sprintf(" RSS %.1f MiB after a GC, its own (anon) %.1f MiB (peak %.1f MiB, live heap %.1f MiB)", mib(p.RSSKiB), mib(p.AnonKiB), mib(p.PeakRSSKiB), p.HeapMiB)
-		// Its growth is its own memory's: the rest of its RSS is the
-		// binary's pages, as resident as the machine lets them be.
-		flatLineOf(w, line, i, p.AnonKiB, r.Proxy[0].AnonKiB, p.RSSKiB, r.Proxy[0].Frames, " (anon)")
+		flatLine(w, line, i, p.RSSKiB, r.Proxy[0].RSSKiB, r.Proxy[0].Frames)
 	}
 	for i, p := range r.Proxy {
 		if p.Err != nil {
@@ -358,12 +356,6 @@ func PrintMemory(w io.Writer, r MemoryResult) {
 // is, each later one with its growth from the first and the flat goal
 // (within TUIFlat of the first, ≤ TUIGoalMiB).
 func flatLine(w io.Writer, line string, i int, rssKiB, baseKiB int64, baseFrames int) {
-	flatLineOf(w, line, i, rssKiB, baseKiB, rssKiB, baseFrames, "")
-}
-
-// flatLineOf is flatLine with the growth taken of flatKiB (which what
-// names), the bound of rssKiB.
-func flatLineOf(w io.Writer, line string, i int, flatKiB, baseKiB, rssKiB int64, baseFrames int, what string) {
 	if i == 0 {
 		fmt.Fprintf(w, "%s\n", line)
 		return
@@ -373,7 +365,7 @@ func flatLineOf(w io.Writer, line string, i int, flatKiB, baseKiB, rssKiB int64,
 		return
 	}
 	rss := mib(rssKiB)
-	grow := mib(flatKiB)/mib(baseKiB) - 1
-	fmt.Fprintf(w, "%s   %+.1f %%%s from %d   goal within %.0f %% and ≤ %d MB   %s\n", line, 100*grow, what, baseFrames, 100*TUIFlat, TUIGoalMiB,
+	grow := rss/mib(baseKiB) - 1
+	fmt.Fprintf(w, "%s   %+.1f %% from %d   goal within %.0f %% and ≤ %d MB   %s\n", line, 100*grow, baseFrames, 100*TUIFlat, TUIGoalMiB,
 		metWord(grow <= TUIFlat && rss*(1<<20) <= TUIGoalMiB*1e6))
 }

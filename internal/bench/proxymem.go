@@ -124,8 +124,8 @@ type ProxyResult struct {
 	RSSKiB     int64   // the proxy's VmRSS after a GC cycle once the viewer had seen it all (the median of a few samples)
 	HeapMiB    float64 // the proxy's live heap at the end of that cycle, as it reported it
 	// AnonKiB is the part of RSSKiB that is the proxy's own (RssAnon):
-	// the rest is the binary's pages, shared with every mcpscope process
-	// and as resident as the machine's page cache lets them be.
+	// the rest, about 20 MiB, is the binary's pages, shared with every
+	// mcpscope process.
 	AnonKiB int64
 	Attach  AttachResult
 	Err     error // the row could not be measured (the viewer was dropped, say)
