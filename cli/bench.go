@@ -38,7 +38,8 @@ func newBenchCmd() *cobra.Command {
 			"memory: mcpscope open of HTTP and stdio journals of each --memory-sizes frames (RSS once loaded, goal ≤ 150 MB), " +
 			"the index file on disk per million frames, the TUI model after a flood of each size, and a stdio proxy carrying " +
 			"a flood of each size with a headless attach following it (proxy and attach RSS; goal: within 10 % from " +
-			"the smallest to the largest, ≤ 200 MB).\n\n" +
+			"the smallest to the largest, ≤ 200 MB; the proxy is measured after a GC cycle it reports once the viewer has " +
+			"seen the flood, up to two minutes).\n\n" +
 			"journal: mcpscope journal, export --format har/otlp/jsonl, journal --filter and diff on --frames-frame HTTP and " +
 			"stdio journals (scripts/bigjournal's), CPU time against a Go loop that only splits lines and a Python json.loads " +
 			"loop (when python3 is on PATH).\n\n" +

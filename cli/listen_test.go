@@ -19,27 +19,10 @@ import (
 func TestListenCommand(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	h := testservers.StartHTTPServer(t, testservers.HTTPOpts{Stateless: true})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var stdout, stderr clienttest.SyncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- Run(ctx, []string{"listen", "--tools", "--no-journal", h.URL}, &stdout, &stderr)
-	}()
-	clienttest.WaitText(t, &stderr, "acknowledged")
-	h.Server.AddTool(&mcp.Tool{Name: "late-arrival", InputSchema: &jsonschema.Schema{Type: "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return &mcp.CallToolResult{}, nil
-	})
-	clienttest.WaitText(t, &stdout, "notifications/tools/list_changed")
-	cancel()
-	select {
-	case code := <-done:
-		if code != exitOK {
-			t.Fatalf("listen after Ctrl-C: exit %d\n%s", code, stderr.String())
-		}
-	case <-time.After(30 * time.Second):
-		t.Fatal("listen did not stop after Ctrl-C")
-	}
+	l := startListen(t, h.URL)
+	l.waitAcknowledged(t, 1)
+	l.seeToolAdded(t, h, "late-arrival")
+	l.stop(t)
 }
 
 // When a 2026 listen stream drops, listen says what happens (no resumption
@@ -49,47 +32,80 @@ func TestListenRelistensAfterDrop(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	h := testservers.StartHTTPServer(t, testservers.HTTPOpts{Stateless: true})
 	u, fp := faultproxy.Start(t, h.URL, faultproxy.Faults{})
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var stdout, stderr clienttest.SyncBuffer
-	done := make(chan int, 1)
-	go func() {
-		done <- Run(ctx, []string{"listen", "--tools", "--no-journal", u}, &stdout, &stderr)
-	}()
-	clienttest.WaitText(t, &stderr, "acknowledged")
+	l := startListen(t, u)
+	l.waitAcknowledged(t, 1)
 	if n := fp.CutAll(); n == 0 {
 		t.Fatal("no stream in flight to cut")
 	}
-	clienttest.WaitText(t, &stderr, "listening again (call")
+	clienttest.WaitText(t, &l.stderr, "listening again (call")
 	for _, want := range []string{"streams cannot be resumed in 2026-07-28: listening again (re-listen 1/5)", "re-listen 1 of at most 5"} {
-		if !strings.Contains(stderr.String(), want) {
-			t.Errorf("stderr lacks %q:\n%s", want, stderr.String())
+		if !strings.Contains(l.stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, l.stderr.String())
 		}
 	}
-	if strings.Contains(stderr.String(), "no SSE event id") {
-		t.Errorf("stderr speaks of SSE event ids, which 2026-07-28 listen streams do not resume by:\n%s", stderr.String())
+	if strings.Contains(l.stderr.String(), "no SSE event id") {
+		t.Errorf("stderr speaks of SSE event ids, which 2026-07-28 listen streams do not resume by:\n%s", l.stderr.String())
 	}
 	// The new stream is acknowledged before the tool is added, so the
 	// notification goes to it.
-	for deadline := time.Now().Add(30 * time.Second); strings.Count(stderr.String(), "acknowledged: ") < 2; {
+	l.waitAcknowledged(t, 2)
+	l.seeToolAdded(t, h, "after-the-drop")
+	l.stop(t)
+}
+
+// listenRun is `mcpscope listen --tools --no-journal URL` running in the
+// background, as a person runs it until Ctrl-C.
+type listenRun struct {
+	stdout, stderr clienttest.SyncBuffer
+	done           chan int // its exit code
+	cancel         context.CancelFunc
+}
+
+func startListen(t *testing.T, url string) *listenRun {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	l := &listenRun{done: make(chan int, 1), cancel: cancel}
+	go func() {
+		l.done <- Run(ctx, []string{"listen", "--tools", "--no-journal", url}, &l.stdout, &l.stderr)
+	}()
+	return l
+}
+
+// waitAcknowledged waits until n listen streams were acknowledged, failing
+// at once if listen ends first.
+func (l *listenRun) waitAcknowledged(t *testing.T, n int) {
+	t.Helper()
+	for deadline := time.Now().Add(30 * time.Second); strings.Count(l.stderr.String(), "acknowledged: ") < n; {
 		if time.Now().After(deadline) { // a hang guard
-			t.Fatalf("the new listen stream was not acknowledged within 30s:\n%s", stderr.String())
+			t.Fatalf("listen stream %d was not acknowledged within 30s:\n%s", n, l.stderr.String())
 		}
 		select {
 		case <-time.After(10 * time.Millisecond):
-		case code := <-done:
-			t.Fatalf("listen ended (exit %d) after the drop:\n%s", code, stderr.String())
+		case code := <-l.done:
+			t.Fatalf("listen ended (exit %d) before stream %d was acknowledged:\n%s", code, n, l.stderr.String())
 		}
 	}
-	h.Server.AddTool(&mcp.Tool{Name: "after-the-drop", InputSchema: &jsonschema.Schema{Type: "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+}
+
+// seeToolAdded adds a tool to h's server and waits for listen to print the
+// tools/list_changed it causes.
+func (l *listenRun) seeToolAdded(t *testing.T, h *testservers.HTTPServer, name string) {
+	t.Helper()
+	h.Server.AddTool(&mcp.Tool{Name: name, InputSchema: &jsonschema.Schema{Type: "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return &mcp.CallToolResult{}, nil
 	})
-	clienttest.WaitText(t, &stdout, "notifications/tools/list_changed")
-	cancel()
+	clienttest.WaitText(t, &l.stdout, "notifications/tools/list_changed")
+}
+
+// stop is Ctrl-C: listen must end, exit 0.
+func (l *listenRun) stop(t *testing.T) {
+	t.Helper()
+	l.cancel()
 	select {
-	case code := <-done:
+	case code := <-l.done:
 		if code != exitOK {
-			t.Fatalf("listen after Ctrl-C: exit %d\n%s", code, stderr.String())
+			t.Fatalf("listen after Ctrl-C: exit %d\n%s", code, l.stderr.String())
 		}
 	case <-time.After(30 * time.Second):
 		t.Fatal("listen did not stop after Ctrl-C")

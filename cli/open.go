@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"mcpscope/connect"
+	"mcpscope/internal/gcgoal"
 	"mcpscope/internal/shell"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
@@ -83,10 +84,15 @@ func openOffline(cmd *cobra.Command, path string, f *connFlags, url string, comm
 		return fmt.Errorf("open the journal %s: %w", path, err)
 	}
 	defer s.Close()
+	// The recording is what this process holds, so its GC goal is tight
+	// once the reading is done, until a replay's live session starts.
+	gc := gcgoal.AfterReadBack(s, gcgoal.BigJournal)
+	defer gc.Release()
 	lv, err := liveTarget(cmd, f, url, command, h.Target)
 	if err != nil {
 		return err
 	}
+	releaseOnConnect(lv.live, gc)
 	store, err := f.sess.state.open(cmd.CommandPath()) // the D view lists --state / MCPSCOPE_STATE
 	if err != nil {
 		return err
@@ -97,6 +103,19 @@ func openOffline(cmd *cobra.Command, path string, f *connFlags, url string, comm
 		fmt.Fprintf(cmd.ErrOrStderr(), "mcpscope: %s: %s\n", termsafe.Line(path), termsafe.Text(l.Err.Error()))
 	}
 	return err
+}
+
+// releaseOnConnect puts the GC goal back as the replay's live session
+// starts: from then on the process holds more than the recording.
+func releaseOnConnect(live *ui.Live, gc *gcgoal.ReadBack) {
+	connect := live.Connect
+	if connect == nil {
+		return
+	}
+	live.Connect = func(ctx context.Context) (*session.Session, *ui.Responder, error) {
+		gc.Release()
+		return connect(ctx)
+	}
 }
 
 // needTerminal is the usage error for the inspector without a terminal on

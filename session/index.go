@@ -50,8 +50,8 @@ const (
 )
 
 // cachePages is how many pages read back (or just written) memory keeps:
-// 4 MiB.
-var cachePages = 32
+// 1 MiB, 16,384 frames' records (a page read back is one pread).
+var cachePages = 8
 
 // IndexPath is where the index of the journal at path is kept first.
 func IndexPath(journal string) string { return journal + IndexSuffix }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"runtime/debug"
 	"sort"
 	"sync"
 	"time"
@@ -20,6 +19,8 @@ import (
 // Once every frame is read, a call the recording holds no answer for ends
 // with its last frame, lost, as the journal readers of package scan end it
 // (Load, which tests build sessions with, leaves such calls as they were).
+// What the process does with the memory once the reading is done is its
+// owner's to decide (Loaded says when, Loading how big the journal was).
 func Open(path string) (*Session, Header, error) {
 	f, err := os.Open(path)
 	if err != nil {
@@ -62,21 +63,6 @@ func Open(path string) (*Session, Header, error) {
 			s.dropReadBackIndexes()
 		}
 		s.store.finish()
-		if st.Size() >= giveBackAfter {
-			// Reading a long journal leaves hundreds of MB of garbage the
-			// runtime would keep for the process's life: give it back once.
-			debug.FreeOSMemory()
-			// What the session holds now is what it keeps; from here a
-			// viewer drawing frames only makes garbage, which the default
-			// GC lets grow as large as the session itself before it runs.
-			// A tighter goal until Close bounds that (the GC runs more
-			// often, each run over a heap that no longer grows).
-			prev := debug.SetGCPercent(readBackGCPercent)
-			go func() {
-				<-s.ctx.Done()
-				debug.SetGCPercent(prev)
-			}()
-		}
 		s.loading.end(err)
 		s.store.Notify()
 	}()
@@ -84,14 +70,6 @@ func Open(path string) (*Session, Header, error) {
 }
 
 var errLoadStopped = errors.New("closed while reading")
-
-// giveBackAfter is the journal size past which Open returns the memory
-// its reading freed to the system when it is done.
-const giveBackAfter = 64 << 20
-
-// readBackGCPercent is the GC's goal (GOGC) once such a journal is read:
-// garbage up to a tenth of the live heap before a collection.
-const readBackGCPercent = 10
 
 // RecordingEnded is why a call a recording holds no answer for ended: it
 // ends where the recording ends, lost, as when its transport closed (the
@@ -108,13 +86,27 @@ func (s *Session) recordingEnded(last time.Time) {
 
 // dropReadBackIndexes lets go of what only the reading needed once every
 // frame is in: no frame comes after, so no progress looks a token up
-// (byToken: 9 MiB at 1M frames) and the maps of pending calls, sized
-// for the most ever in flight, are built again at their size now.
+// (byToken: 9 MiB at 1M frames, and the ended calls' tokens, 2 MiB); the
+// maps of pending calls, sized for the most ever in flight, and the ones
+// of every call, sized by doubling, are built again at their size now.
 func (s *Session) dropReadBackIndexes() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.byToken = liveCalls(s.byToken)
 	s.pending = liveCalls(s.pending)
+	for _, c := range s.order {
+		if c.adopted && c.state.Ended() {
+			c.Token = ""
+		}
+	}
+	// The calls map and order grew by doubling while the reading went on;
+	// the session keeps them for its life at the size they are now.
+	calls := make(map[string]*Call, len(s.calls))
+	for k, c := range s.calls {
+		calls[k] = c
+	}
+	s.calls = calls
+	s.order = append(make([]*Call, 0, len(s.order)), s.order...)
 }
 
 // liveCalls is a fresh map of m's calls that have not ended.

@@ -15,6 +15,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"mcpscope/internal/gcgoal"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
 	"mcpscope/ui"
@@ -56,6 +57,8 @@ func Open(path string, idle time.Duration) (OpenResult, error) {
 		return r, err
 	}
 	defer s.Close()
+	gc := gcgoal.AfterReadBack(s, gcgoal.BigJournal) // as open does
+	defer gc.Release()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	m := ui.New(ui.Options{Session: s, Context: ctx, Clipboard: func(string) error { return nil }, StateStore: &session.FileStore{Dir: dir}})
@@ -76,6 +79,7 @@ func Open(path string, idle time.Duration) (OpenResult, error) {
 	}
 	frame()
 	r.Seconds = time.Since(start).Seconds()
+	<-gc.Settled()
 	if err := s.Loading().Err; err != nil {
 		return r, fmt.Errorf("open %s: %w", path, err)
 	}
@@ -257,7 +261,7 @@ func Memory(o MemoryOptions) (MemoryResult, error) {
 		}
 		// A viewer the proxy dropped is a finding, not the bench failing:
 		// the row says so and the other rows still print.
-		p, err := ProxyAttach(o.Self, n, o.Dir, o.AttachIdle)
+		p, err := ProxyAttach(o.Self, n, o.Dir, o.AttachIdle, ProxyGCWait)
 		if err != nil {
 			p = ProxyResult{Frames: n, Err: err}
 		}
@@ -335,7 +339,7 @@ func PrintMemory(w io.Writer, r MemoryResult) {
 			fmt.Fprintf(w, "%s failed: %s   goal within %.0f %% and ≤ %d MB   NOT MET\n", line, termsafe.Line(p.Err.Error()), 100*TUIFlat, TUIGoalMiB)
 			continue
 		}
-		line += fmt.Sprintf(" RSS %.1f MiB (peak %.1f MiB)", mib(p.RSSKiB), mib(p.PeakRSSKiB))
+		line += fmt.Sprintf(" RSS %.1f MiB after a GC, its own (anon) %.1f MiB (peak %.1f MiB, live heap %.1f MiB)", mib(p.RSSKiB), mib(p.AnonKiB), mib(p.PeakRSSKiB), p.HeapMiB)
 		flatLine(w, line, i, p.RSSKiB, r.Proxy[0].RSSKiB, r.Proxy[0].Frames)
 	}
 	for i, p := range r.Proxy {

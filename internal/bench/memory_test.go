@@ -78,11 +78,11 @@ func TestProxyAttachRowsTiny(t *testing.T) {
 	dir := t.TempDir()
 	var res MemoryResult
 	for _, n := range []int{2000, 4000} {
-		p, err := ProxyAttach(bin, n, dir, "0s")
+		p, err := ProxyAttach(bin, n, dir, "0s", 0)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if p.Frames != n || p.Attach.Frames < n || p.RSSKiB <= 0 || p.Attach.RSSKiB <= 0 {
+		if p.Frames != n || p.Attach.Frames < n || p.RSSKiB <= 0 || p.AnonKiB <= 0 || p.AnonKiB > p.RSSKiB || p.Attach.RSSKiB <= 0 {
 			t.Fatalf("at %d: measured %+v", n, p)
 		}
 		res.Proxy = append(res.Proxy, p)

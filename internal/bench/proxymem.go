@@ -11,8 +11,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -117,11 +119,16 @@ func ParseAttach(s string) (AttachResult, error) {
 // ProxyResult is a stdio proxy carrying a flood with a viewer attached:
 // the proxy's memory and the viewer's, once the viewer has seen it all.
 type ProxyResult struct {
-	Frames     int   // notifications the host read through the proxy
-	PeakRSSKiB int64 // the proxy's VmHWM
-	RSSKiB     int64 // the proxy's VmRSS when the viewer measured itself
-	Attach     AttachResult
-	Err        error // the row could not be measured (the viewer was dropped, say)
+	Frames     int     // notifications the host read through the proxy
+	PeakRSSKiB int64   // the proxy's VmHWM
+	RSSKiB     int64   // the proxy's VmRSS after a GC cycle once the viewer had seen it all (the median of a few samples)
+	HeapMiB    float64 // the proxy's live heap at the end of that cycle, as it reported it
+	// AnonKiB is the part of RSSKiB that is the proxy's own (RssAnon):
+	// the rest, about 20 MiB, is the binary's pages, shared with every
+	// mcpscope process.
+	AnonKiB int64
+	Attach  AttachResult
+	Err     error // the row could not be measured (the viewer was dropped, say)
 }
 
 // proxyName names the bench's proxy (its socket is in a private dir).
@@ -131,8 +138,9 @@ const proxyName = "mcpscope-bench-memory"
 // notifications, this process its host (initialize, then every line read),
 // and `mcpscope bench attach` as its viewer from before the flood starts.
 // Once the host has read the flood and the viewer has seen every
-// notification and idled for idle, it reads the proxy's RSS.
-func ProxyAttach(self string, n int, dir, idle string) (ProxyResult, error) {
+// notification and idled for idle, it waits up to gcWait for the proxy to
+// report a GC cycle (0: not at all) and reads the proxy's RSS.
+func ProxyAttach(self string, n int, dir, idle string, gcWait time.Duration) (ProxyResult, error) {
 	r := ProxyResult{}
 	pdir, err := os.MkdirTemp(dir, "proxy-")
 	if err != nil {
@@ -142,9 +150,12 @@ func ProxyAttach(self string, n int, dir, idle string) (ProxyResult, error) {
 	env := append(os.Environ(), "XDG_STATE_HOME="+pdir, "XDG_CONFIG_HOME="+pdir, "XDG_CACHE_HOME="+pdir, "XDG_RUNTIME_DIR="+pdir)
 	px := exec.Command(self, "proxy", "--name", proxyName, "--journal", filepath.Join(pdir, "p.jsonl"), "--",
 		self, "bench", "serve", "--burst", strconv.Itoa(n))
-	px.Env = env
-	var perr bytes.Buffer
-	px.Stderr = &perr
+	// The proxy reports its GC cycles (gctrace) so that it is measured
+	// after one that began once the flood was over, not wherever in a
+	// cycle the flood happened to end.
+	px.Env = append(env[:len(env):len(env)], "GODEBUG=gctrace=1")
+	gcs := newGCTrace()
+	px.Stderr = gcs
 	in, err := px.StdinPipe()
 	if err != nil {
 		return r, err
@@ -157,7 +168,7 @@ func ProxyAttach(self string, n int, dir, idle string) (ProxyResult, error) {
 		return r, err
 	}
 	fail := func(err error) (ProxyResult, error) {
-		return r, fmt.Errorf("%w\nthe proxy said: %s", err, tail(perr.String(), 2000))
+		return r, fmt.Errorf("%w\nthe proxy said: %s", err, tail(gcs.String(), 2000))
 	}
 	defer func() { // the host closing stdin ends the proxy and its server
 		in.Close()
@@ -236,11 +247,145 @@ func ProxyAttach(self string, n int, dir, idle string) (ProxyResult, error) {
 	if r.Attach, err = ParseAttach(l); err != nil {
 		return attachFail(err)
 	}
-	// The viewer has seen the flood and idled: now the proxy's figures.
+	// The viewer has seen the flood and idled: now the proxy's figures,
+	// once it has been through a GC cycle begun after the flood (an idle
+	// process has one at least every two minutes) and its RSS has
+	// settled.
 	status := fmt.Sprintf("/proc/%d/status", px.Process.Pid)
-	r.RSSKiB, r.PeakRSSKiB = statusField(status, "VmRSS"), statusField(status, "VmHWM")
+	if gcWait > 0 && !gcs.waitCycleAfter(gcs.cycles(), gcWait) {
+		return attachFail(fmt.Errorf("the proxy reported no GC cycle within %s of the flood's end", gcWait))
+	}
+	r.RSSKiB, r.AnonKiB = settledRSS(status)
+	r.PeakRSSKiB = statusField(status, "VmHWM")
+	if path := os.Getenv(MemBreakdownEnv); path != "" { // what the proxy's RSS is made of
+		roll, _ := os.ReadFile(fmt.Sprintf("/proc/%d/smaps_rollup", px.Process.Pid))
+		_ = os.WriteFile(path+".proxy", roll, 0o600)
+	}
+	r.HeapMiB = gcs.liveMiB()
 	if err := at.Wait(); err != nil {
 		return fail(fmt.Errorf("the viewer: %w: %s", err, tail(aerr.String(), 2000)))
 	}
 	return r, nil
+}
+
+// ProxyGCWait bounds the wait for the proxy's GC cycle after the flood:
+// the runtime forces one every two minutes in a process that makes no
+// garbage.
+const ProxyGCWait = 150 * time.Second
+
+// gcTrace reads a child's stderr with GODEBUG=gctrace=1: it counts the GC
+// cycles the child reports and keeps their live heaps, and keeps every
+// other line (String).
+type gcTrace struct {
+	rest    bytes.Buffer
+	mu      sync.Mutex
+	partial []byte
+	n       int
+	live    float64 // MB marked live by the latest cycle
+	cycle   chan struct{}
+}
+
+func newGCTrace() *gcTrace { return &gcTrace{cycle: make(chan struct{})} }
+
+// String is what the child wrote that is not a GC report.
+func (g *gcTrace) String() string {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.rest.String()
+}
+
+func (g *gcTrace) Write(p []byte) (int, error) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	g.partial = append(g.partial, p...)
+	for {
+		i := bytes.IndexByte(g.partial, '\n')
+		if i < 0 {
+			return len(p), nil
+		}
+		line := g.partial[:i+1]
+		if live, ok := gcLive(line); ok {
+			g.n++
+			g.live = live
+			close(g.cycle)
+			g.cycle = make(chan struct{})
+		} else {
+			g.rest.Write(line)
+		}
+		g.partial = g.partial[i+1:]
+	}
+}
+
+// gcLive reads the live heap (MB) of a gctrace line: "gc 7 @1.2s 1%: …,
+// 40->42->21 MB, 43 MB goal, …".
+func gcLive(line []byte) (float64, bool) {
+	if !bytes.HasPrefix(line, []byte("gc ")) {
+		return 0, false
+	}
+	for _, f := range strings.Split(string(line), ",") {
+		f = strings.TrimSpace(f)
+		if sizes, ok := strings.CutSuffix(f, " MB"); ok && strings.Count(sizes, "->") == 2 {
+			live, err := strconv.ParseFloat(sizes[strings.LastIndex(sizes, "->")+2:], 64)
+			return live * 1e6 / (1 << 20), err == nil
+		}
+	}
+	return 0, false
+}
+
+func (g *gcTrace) cycles() int {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.n
+}
+
+func (g *gcTrace) liveMiB() float64 {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	return g.live
+}
+
+// waitCycleAfter waits until the child has reported more than n cycles,
+// at most for d.
+func (g *gcTrace) waitCycleAfter(n int, d time.Duration) bool {
+	deadline := time.After(d)
+	for {
+		g.mu.Lock()
+		done, next := g.n > n, g.cycle
+		g.mu.Unlock()
+		if done {
+			return true
+		}
+		select {
+		case <-next:
+		case <-deadline:
+			return false
+		}
+	}
+}
+
+// settledRSS is VmRSS, and RssAnon, of the process whose status file is
+// status once the runtime's scavenger has given back what a GC cycle
+// freed: sampled every 200 ms until five samples in a row agree within
+// 1 % (at most 10 s), the median of those five.
+func settledRSS(status string) (rss, anon int64) {
+	var rs, as []int64
+	for i := 0; i < 50; i++ {
+		if i > 0 {
+			time.Sleep(200 * time.Millisecond)
+		}
+		rs, as = append(rs, statusField(status, "VmRSS")), append(as, statusField(status, "RssAnon"))
+		if len(as) >= 5 && flat(as[len(as)-5:]) {
+			break
+		}
+	}
+	rs, as = slices.Clone(rs[max(0, len(rs)-5):]), slices.Clone(as[max(0, len(as)-5):])
+	slices.Sort(rs)
+	slices.Sort(as)
+	return rs[len(rs)/2], as[len(as)/2]
+}
+
+// flat reports whether the samples agree within 1 %.
+func flat(samples []int64) bool {
+	lo, hi := slices.Min(samples), slices.Max(samples)
+	return float64(hi-lo) <= 0.01*float64(hi)
 }
