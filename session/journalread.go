@@ -267,8 +267,7 @@ func parseRecord(line []byte, owned, cut bool) (uint64, transport.Frame, error) 
 // parseRecordScratch is parseRecord with fastRecord's scratch buffer.
 func parseRecordScratch(line []byte, owned, cut bool, scratch *rawScratch) (uint64, transport.Frame, error) {
 	if seq, f, ok := fastRecord(line, owned, cut, scratch); ok {
-		redactMeta(&f.Meta)
-		return seq, f, nil
+		return seq, f, nil // its meta comes redacted
 	}
 	if cut {
 		return 0, transport.Frame{}, errors.New("the head of the line is not in the layout mcpscope writes")
@@ -290,12 +289,17 @@ func redactMeta(m *transport.Meta) {
 	if m.URL != "" {
 		m.URL = transport.RedactURL(m.URL)
 	}
-	for k, v := range m.Headers {
+	redactHeaders(m.Headers)
+}
+
+// redactHeaders is redactMeta for a headers map, in place.
+func redactHeaders(h map[string]string) {
+	for k, v := range h {
 		if redactedAlready(v) || plainHeader(k) {
 			continue // what mcpscope writes, or no credential: no need to look again
 		}
 		if r := transport.RedactHeader(k, v); r != v {
-			m.Headers[k] = r
+			h[k] = r
 		}
 	}
 }
@@ -326,8 +330,8 @@ func redactedAlready(v string) bool {
 }
 
 // fastRecord reads `{"seq":N,"t":"…","dir":"…","kind":"…"[,"meta":{…}][,"raw":"…"|,"b64":"…"]}`
-// and the older layout with meta last. ok is false for anything else.
-// scratch, when not nil, is a buffer to unescape a line that is not owned
+// and the older layout with meta last. ok is false for anything else. The
+// meta comes redacted as redactMeta leaves it. scratch, when not nil, is a buffer to unescape a line that is not owned
 // into (kept between calls), so its data costs one allocation of its size.
 func fastRecord(line []byte, owned, cut bool, scratch *rawScratch) (seq uint64, f transport.Frame, ok bool) {
 	sc := scanner{b: line}
@@ -382,12 +386,17 @@ func fastRecord(line []byte, owned, cut bool, scratch *rawScratch) (seq uint64, 
 			// Read in place by the layout mcpscope writes; anything else
 			// is measured and handed to encoding/json.
 			start := sc.i
-			if !fastMeta(&sc, &f.Meta) {
+			if fastMeta(&sc, &f.Meta, true) {
+				if f.Meta.URL != "" {
+					f.Meta.URL = transport.RedactURL(f.Meta.URL) // the headers came redacted
+				}
+			} else {
 				var m transport.Meta // its own variable: &f.Meta given to encoding/json would put every f on the heap
 				sc.i = start
 				if !sc.skip() || json.Unmarshal(sc.b[start:sc.i], &m) != nil {
 					return 0, f, false
 				}
+				redactMeta(&m)
 				f.Meta = m
 			}
 			haveMeta = true

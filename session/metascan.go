@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"sync"
@@ -19,7 +20,7 @@ import (
 func readMetaJSON(b []byte, m *transport.Meta) bool {
 	var fast transport.Meta
 	sc := scanner{b: b}
-	if fastMeta(&sc, &fast) && sc.i == len(b) {
+	if fastMeta(&sc, &fast, false) && sc.i == len(b) {
 		*m = fast
 		return true
 	}
@@ -48,8 +49,10 @@ const (
 
 // fastMeta reads the meta layout mcpscope writes, from sc.i (its '{') to
 // just after the object, with the scanner's own member walk; false for
-// anything else (m is then partly filled and must be dropped).
-func fastMeta(sc *scanner, m *transport.Meta) bool {
+// anything else (m is then partly filled and must be dropped). With
+// shared, the headers come redacted (as redactMeta would leave them) and
+// may be a map other frames hold too, which no reader writes to.
+func fastMeta(sc *scanner, m *transport.Meta, shared bool) bool {
 	if !sc.enter() {
 		return false
 	}
@@ -113,6 +116,8 @@ func fastMeta(sc *scanner, m *transport.Meta) bool {
 			if ok = sc.metaInt(&code); ok {
 				m.ExitCode = &code
 			}
+		case shared:
+			ok = sc.sharedHeaders(&m.Headers)
 		default:
 			ok = sc.metaHeaders(&m.Headers)
 		}
@@ -319,4 +324,47 @@ func (sc *scanner) metaHeaders(dst *map[string]string) bool {
 		}
 		h[metaWord(key)] = v
 	}
+}
+
+// headerSet is a headers object as it stands in a journal and the map it
+// reads as, redacted.
+type headerSet struct {
+	raw []byte
+	h   map[string]string
+}
+
+// headerSets are the headers objects read last: an HTTP journal repeats
+// a handful on every frame (the same Accept, Content-Type and session id),
+// so one read there is one comparison, not a map built and redacted again.
+var (
+	headerSets    [8]atomic.Pointer[headerSet]
+	headerSetNext atomic.Uint32
+)
+
+// maxHeaderSet bounds the headers objects kept.
+const maxHeaderSet = 1024
+
+// sharedHeaders reads a flat object of strings, redacted, into a map it
+// may share with other frames: one read before when the bytes are the
+// same. A valid object that starts where a kept one's bytes stand ends
+// where they end, so comparing them is the whole read.
+func (sc *scanner) sharedHeaders(dst *map[string]string) bool {
+	rest := sc.b[sc.i:]
+	for i := range headerSets {
+		if s := headerSets[i].Load(); s != nil && len(rest) >= len(s.raw) && string(rest[:len(s.raw)]) == string(s.raw) {
+			sc.i += len(s.raw)
+			*dst = s.h
+			return true
+		}
+	}
+	start := sc.i
+	if !sc.metaHeaders(dst) {
+		return false
+	}
+	redactHeaders(*dst)
+	if n := sc.i - start; n <= maxHeaderSet {
+		s := &headerSet{raw: bytes.Clone(sc.b[start:sc.i]), h: *dst}
+		headerSets[headerSetNext.Add(1)%uint32(len(headerSets))].Store(s)
+	}
+	return true
 }

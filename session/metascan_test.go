@@ -69,7 +69,7 @@ func TestMetaMatchesJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	var m transport.Meta
-	if sc := (scanner{b: rec.Meta}); !fastMeta(&sc, &m) || sc.i != len(rec.Meta) {
+	if sc := (scanner{b: rec.Meta}); !fastMeta(&sc, &m, false) || sc.i != len(rec.Meta) {
 		t.Fatalf("the meta mcpscope writes took the slow path: %s", rec.Meta)
 	}
 	checkMeta(t, rec.Meta)

@@ -327,6 +327,7 @@ func FuzzRecordReaderMatchesJSON(f *testing.F) {
 		if err != nil {
 			t.Fatalf("the fast reader took %q: %v", line, err)
 		}
+		redactMeta(&want.Meta) // the fast reader's meta comes redacted
 		if seq != rec.Seq || !fr.Time.Equal(want.Time) || fr.Dir != want.Dir || fr.Kind != want.Kind ||
 			!bytes.Equal(fr.Data, want.Data) || !reflect.DeepEqual(fr.Meta, want.Meta) {
 			t.Fatalf("%q: fast %d %v %q %+v, json %d %v %q %+v", line, seq, fr.Time, fr.Data, fr.Meta, rec.Seq, want.Time, want.Data, want.Meta)
