@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -340,7 +341,30 @@ func fastRecord(line []byte, owned, cut bool, scratch *rawScratch) (seq uint64, 
 	}
 	sc.i++
 	var haveSeq, haveDir, haveKind, haveMeta bool
-	for {
+	// The head every record starts with, read in place: the member walk
+	// below then goes on from there (and reads any other line whole).
+	if n, i := recordHead(line, &f); i > 0 {
+		seq, sc.i = n, i
+		haveSeq, haveDir, haveKind = true, true, true
+	}
+	for first := !haveSeq; ; first = false {
+		if !first {
+			switch sc.peek() {
+			case ',':
+				sc.i++
+			case '}':
+				sc.i++
+				if sc.i != len(sc.b) || !haveSeq || !haveDir || !haveKind {
+					return 0, f, false
+				}
+				if f.Data == nil && f.Kind == transport.Message {
+					f.Data = []byte{} // as json gives "raw":""
+				}
+				return seq, f, true
+			default:
+				return 0, f, false
+			}
+		}
 		key, kok := sc.plainBytes()
 		if !kok || sc.peek() != ':' {
 			return 0, f, false
@@ -436,22 +460,61 @@ func fastRecord(line []byte, owned, cut bool, scratch *rawScratch) (seq uint64, 
 		default:
 			return 0, f, false
 		}
-		switch sc.peek() {
-		case ',':
-			sc.i++
-		case '}':
-			sc.i++
-			if sc.i != len(sc.b) || !haveSeq || !haveDir || !haveKind {
-				return 0, f, false
-			}
-			if f.Data == nil && f.Kind == transport.Message {
-				f.Data = []byte{} // as json gives "raw":""
-			}
-			return seq, f, true
-		default:
-			return 0, f, false
-		}
 	}
+}
+
+// recordHead reads the head AppendRecord writes,
+// `{"seq":N,"t":"…","dir":"…","kind":"…"`, into seq and f's time,
+// direction and kind, as the member walk would; i is the index after it,
+// 0 when line does not start so (nothing is then set).
+func recordHead(line []byte, f *transport.Frame) (seq uint64, i int) {
+	const seqKey, tKey, dirKey, kindKey = `{"seq":`, `,"t":"`, `","dir":"`, `","kind":"`
+	if len(line) < len(seqKey) || string(line[:len(seqKey)]) != seqKey {
+		return 0, 0
+	}
+	i = len(seqKey)
+	digits := i
+	for i < len(line) && line[i] >= '0' && line[i] <= '9' && i-digits < 19 { // 19 digits fit
+		seq = seq*10 + uint64(line[i]-'0')
+		i++
+	}
+	if i == digits || i-digits == 19 || len(line)-i < len(tKey) || string(line[i:i+len(tKey)]) != tKey {
+		return 0, 0
+	}
+	i += len(tKey)
+	end := bytes.IndexByte(line[i:min(len(line), i+40)], '"')
+	if end < 0 {
+		return 0, 0
+	}
+	t, ok := fastTime(line[i : i+end]) // its bytes are plain ASCII when it says yes
+	if !ok {
+		return 0, 0
+	}
+	i += end
+	if len(line)-i < len(dirKey) || string(line[i:i+len(dirKey)]) != dirKey {
+		return 0, 0
+	}
+	i += len(dirKey)
+	end = bytes.IndexByte(line[i:min(len(line), i+8)], '"')
+	if end < 0 {
+		return 0, 0
+	}
+	dir := dirOf(string(line[i : i+end]))
+	i += end
+	if dir == 0 || len(line)-i < len(kindKey) || string(line[i:i+len(kindKey)]) != kindKey {
+		return 0, 0
+	}
+	i += len(kindKey)
+	end = bytes.IndexByte(line[i:min(len(line), i+10)], '"')
+	if end < 0 {
+		return 0, 0
+	}
+	kind := kindOf(string(line[i : i+end]))
+	if kind == 0 {
+		return 0, 0
+	}
+	f.Time, f.Dir, f.Kind = t, dir, kind
+	return seq, i + end + 1
 }
 
 // plainBytes reads a string token without escapes: its text, in place.
@@ -489,11 +552,15 @@ func fastTime(b []byte) (time.Time, bool) {
 		}
 		return n
 	}
-	if len(b) < 20 || b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' {
+	if len(b) < 20 || b[16] != ':' {
 		return time.Time{}, false
 	}
-	y, mo, d, h, mi, sec := num(b[0:4]), num(b[5:7]), num(b[8:10]), num(b[11:13]), num(b[14:16]), num(b[17:19])
-	if y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59 {
+	sec := num(b[17:19])
+	if sec < 0 || sec > 59 {
+		return time.Time{}, false
+	}
+	minute, ok := minuteOf(b[:16], num)
+	if !ok {
 		return time.Time{}, false
 	}
 	rest := b[19:]
@@ -527,11 +594,40 @@ func fastTime(b []byte) (time.Time, bool) {
 	default:
 		return time.Time{}, false
 	}
-	t := time.Date(y, time.Month(mo), d, h, mi, sec, ns, time.UTC)
-	if t.Day() != d {
-		return time.Time{}, false // 31 February: let time.Parse say no
+	return time.Unix(minute+int64(sec)-int64(off), int64(ns)), true
+}
+
+// minuteRead is a minute fastTime read: its text and its Unix time.
+type minuteRead struct {
+	text [16]byte
+	unix int64
+}
+
+// lastMinute is the minute fastTime read last: a journal's frames share
+// one for a minute, so the calendar is worked out once a minute.
+var lastMinute atomic.Pointer[minuteRead]
+
+// minuteOf reads "2006-01-02T15:04" as a Unix time (UTC); false when it is
+// not one.
+func minuteOf(b []byte, num func([]byte) int) (int64, bool) {
+	if m := lastMinute.Load(); m != nil && string(m.text[:]) == string(b) {
+		return m.unix, true
 	}
-	return time.Unix(t.Unix()-int64(off), int64(ns)), true
+	if b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' {
+		return 0, false
+	}
+	y, mo, d, h, mi := num(b[0:4]), num(b[5:7]), num(b[8:10]), num(b[11:13]), num(b[14:16])
+	if y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 {
+		return 0, false
+	}
+	t := time.Date(y, time.Month(mo), d, h, mi, 0, 0, time.UTC)
+	if t.Day() != d {
+		return 0, false // 31 February: let time.Parse say no
+	}
+	m := &minuteRead{unix: t.Unix()}
+	copy(m.text[:], b)
+	lastMinute.Store(m)
+	return m.unix, true
 }
 
 func dirOf(s string) transport.Dir {
