@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"runtime"
 	"strconv"
@@ -679,7 +681,7 @@ func unescapeRaw(b []byte, i int, owned, cut bool, scratch *rawScratch) (data []
 	var dst []byte
 	switch {
 	case owned:
-		dst = b[start:start] // decoding never writes past where it reads
+		dst = b[start:start] // decoding never writes past where it reads (but see U+FFFD below)
 	case scratch != nil && !cut && len(b)-start <= maxScratch:
 		if cap(scratch.buf) < len(b)-start {
 			scratch.buf = make([]byte, 0, len(b)-start)
@@ -691,6 +693,12 @@ func unescapeRaw(b []byte, i int, owned, cut bool, scratch *rawScratch) (data []
 	dst = append(dst, b[start:j]...)
 	i = j
 	for i < len(b) {
+		if !owned {
+			// Plain text and the short escapes, a word at a time.
+			if dst, i = unescapeWords(b, i, dst); i >= len(b) {
+				break
+			}
+		}
 		c := b[i]
 		switch {
 		case c == '"':
@@ -740,6 +748,12 @@ func unescapeRaw(b []byte, i int, owned, cut bool, scratch *rawScratch) (data []
 				if cut && !utf8.FullRune(b[i:]) {
 					return dst, len(b), true
 				}
+				if owned {
+					// Three bytes for one: decoding in place would now
+					// overtake the reading. The rest goes to a buffer.
+					dst = append(make([]byte, 0, len(b)-start+8), dst...)
+					owned = false
+				}
 				dst = utf8.AppendRune(dst, utf8.RuneError) // as encoding/json does
 			} else {
 				dst = append(dst, b[i:i+n]...)
@@ -748,6 +762,41 @@ func unescapeRaw(b []byte, i int, owned, cut bool, scratch *rawScratch) (data []
 		}
 	}
 	return dst, len(b), cut
+}
+
+// shortEscapes are the bytes the two-byte escapes stand for, by the byte
+// after the backslash (0: not one).
+var shortEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// unescapeWords is unescapeRaw's run from b[i] over plain ASCII and
+// two-byte escapes, eight bytes at a time, into dst, which is not b (each
+// word is stored whole before it is looked at: the bytes past a special one
+// are written over next). It stops at anything else, or where fewer than
+// eight bytes are left to read or room to write, and returns where.
+func unescapeWords(b []byte, i int, dst []byte) ([]byte, int) {
+	buf := dst[:cap(dst)]
+	j := len(dst)
+	for i+8 <= len(b) && j+8 <= len(buf) {
+		x := binary.LittleEndian.Uint64(b[i:])
+		binary.LittleEndian.PutUint64(buf[j:], x)
+		m := jsonscan.SpecialMask(x)
+		if m == 0 {
+			i, j = i+8, j+8
+			continue
+		}
+		k := bits.TrailingZeros64(m) / 8
+		i, j = i+k, j+k
+		if b[i] != '\\' || i+1 >= len(b) {
+			break
+		}
+		e := shortEscapes[b[i+1]]
+		if e == 0 {
+			break
+		}
+		buf[j] = e
+		i, j = i+2, j+1
+	}
+	return buf[:j], i
 }
 
 // readU reads \uXXXX (and a low surrogate after a high one) at b, as

@@ -2,7 +2,9 @@ package session
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"mcpscope/internal/jsonscan"
 	"strconv"
 	"unicode/utf8"
@@ -475,7 +477,18 @@ func (sc *scanner) str() (plain, ok bool) {
 	sc.i++ // the opening quote
 	plain = true
 	for sc.i < len(sc.b) {
-		sc.i = jsonscan.PlainRun(sc.b, sc.i) // plain text, eight bytes at a time
+		// Plain text, eight bytes at a time (jsonscan.PlainRun, inline:
+		// most strings are short, and the call would cost more than them).
+		for sc.i+8 <= len(sc.b) {
+			if m := jsonscan.SpecialMask(binary.LittleEndian.Uint64(sc.b[sc.i:])); m != 0 {
+				sc.i += bits.TrailingZeros64(m) / 8
+				break
+			}
+			sc.i += 8
+		}
+		if sc.i+8 > len(sc.b) {
+			sc.i = jsonscan.PlainRun(sc.b, sc.i)
+		}
 		if sc.i >= len(sc.b) {
 			break
 		}
