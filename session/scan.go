@@ -343,17 +343,6 @@ func (sc *scanner) stringInto(dst *string) bool {
 	return true
 }
 
-// readString reads a string (or null) into dst and reports whether the
-// value was one: a member json.Unmarshal would fail on.
-func (sc *scanner) readString(dst *string) bool {
-	bad := sc.bad
-	sc.bad = false
-	sc.stringInto(dst)
-	ok := !sc.bad
-	sc.bad = bad
-	return ok
-}
-
 // unquote turns a scanned string token into Go text, as encoding/json
 // does (invalid UTF-8 becomes U+FFFD).
 func unquote(tok []byte, plain bool) string {
