@@ -414,7 +414,7 @@ func fastRecord(line []byte, owned, cut bool, scratch *rawScratch) (seq uint64, 
 			start := sc.i
 			if fastMeta(&sc, &f.Meta, true) {
 				if f.Meta.URL != "" {
-					f.Meta.URL = transport.RedactURL(f.Meta.URL) // the headers came redacted
+					f.Meta.URL = redactedURL(f.Meta.URL) // the headers came redacted
 				}
 			} else {
 				var m transport.Meta // its own variable: &f.Meta given to encoding/json would put every f on the heap
