@@ -305,8 +305,17 @@ func keyName(key []byte, names []string) string {
 			return n
 		}
 	}
+	// An ASCII key folds to an (ASCII) name only at its length: most keys
+	// are names of neither, and each would cost an EqualFold per name.
+	ascii := true
+	for _, c := range key {
+		if c >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
 	for _, n := range names {
-		if keyIs(key, n) {
+		if (!ascii || len(key) == len(n)) && keyIs(key, n) {
 			return n
 		}
 	}

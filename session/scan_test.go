@@ -198,6 +198,8 @@ var decodeSeeds = []string{
 	`{"jsonrpc":"2.0","method":"m","params":{"_meta":{"progressToken":1},"_meta":"x"}}`,
 	`{"jsonrpc":"2.0","method":"m","params":{"name":"a","progress":1},"params":{"total":2}}`,
 	`{"jsonrpc":"2.0","id":1,"result":{"isError":true,"task":{}},"result":{"resultType":"r"}}`,
+	`{"jsonrpc":"2.0","id":1,"result":{"taſk":{},"iſError":true,"ISERROR":null}}`,
+	`{"jsonrpc":"2.0","method":"m","params":{"NAME":"n","proGreSS":2,"_META":{"progreſſToken":3}}}`,
 }
 
 func TestDecodeMatchesJSON(t *testing.T) {
