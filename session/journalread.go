@@ -367,7 +367,7 @@ func fastRecord(line []byte, owned, cut bool, scratch *rawScratch) (seq uint64, 
 				return 0, f, false
 			}
 		}
-		key, kok := sc.plainBytes()
+		key, kok := sc.recordKey()
 		if !kok || sc.peek() != ':' {
 			return 0, f, false
 		}
@@ -517,6 +517,22 @@ func recordHead(line []byte, f *transport.Frame) (seq uint64, i int) {
 	}
 	f.Time, f.Dir, f.Kind = t, dir, kind
 	return seq, i + end + 1
+}
+
+// recordKey reads a key of a record in place. Each is a short ASCII word;
+// a key that is not (one with an escape, say) comes back as bytes that
+// name none, and the record is then not in the layout mcpscope writes.
+func (sc *scanner) recordKey() ([]byte, bool) {
+	if sc.peek() != '"' {
+		return nil, false
+	}
+	n := bytes.IndexByte(sc.b[sc.i+1:min(len(sc.b), sc.i+16)], '"')
+	if n < 0 {
+		return nil, false
+	}
+	k := sc.b[sc.i+1 : sc.i+1+n]
+	sc.i += n + 2
+	return k, true
 }
 
 // plainBytes reads a string token without escapes: its text, in place.
