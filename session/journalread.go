@@ -4,14 +4,17 @@ import (
 	"bufio"
 	"bytes"
 	"encoding/base64"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
+	"math/bits"
 	"os"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"time"
 	"unicode/utf16"
 	"unicode/utf8"
@@ -267,8 +270,7 @@ func parseRecord(line []byte, owned, cut bool) (uint64, transport.Frame, error) 
 // parseRecordScratch is parseRecord with fastRecord's scratch buffer.
 func parseRecordScratch(line []byte, owned, cut bool, scratch *rawScratch) (uint64, transport.Frame, error) {
 	if seq, f, ok := fastRecord(line, owned, cut, scratch); ok {
-		redactMeta(&f.Meta)
-		return seq, f, nil
+		return seq, f, nil // its meta comes redacted
 	}
 	if cut {
 		return 0, transport.Frame{}, errors.New("the head of the line is not in the layout mcpscope writes")
@@ -290,12 +292,17 @@ func redactMeta(m *transport.Meta) {
 	if m.URL != "" {
 		m.URL = transport.RedactURL(m.URL)
 	}
-	for k, v := range m.Headers {
+	redactHeaders(m.Headers)
+}
+
+// redactHeaders is redactMeta for a headers map, in place.
+func redactHeaders(h map[string]string) {
+	for k, v := range h {
 		if redactedAlready(v) || plainHeader(k) {
 			continue // what mcpscope writes, or no credential: no need to look again
 		}
 		if r := transport.RedactHeader(k, v); r != v {
-			m.Headers[k] = r
+			h[k] = r
 		}
 	}
 }
@@ -326,8 +333,8 @@ func redactedAlready(v string) bool {
 }
 
 // fastRecord reads `{"seq":N,"t":"…","dir":"…","kind":"…"[,"meta":{…}][,"raw":"…"|,"b64":"…"]}`
-// and the older layout with meta last. ok is false for anything else.
-// scratch, when not nil, is a buffer to unescape a line that is not owned
+// and the older layout with meta last. ok is false for anything else. The
+// meta comes redacted as redactMeta leaves it. scratch, when not nil, is a buffer to unescape a line that is not owned
 // into (kept between calls), so its data costs one allocation of its size.
 func fastRecord(line []byte, owned, cut bool, scratch *rawScratch) (seq uint64, f transport.Frame, ok bool) {
 	sc := scanner{b: line}
@@ -336,8 +343,31 @@ func fastRecord(line []byte, owned, cut bool, scratch *rawScratch) (seq uint64, 
 	}
 	sc.i++
 	var haveSeq, haveDir, haveKind, haveMeta bool
-	for {
-		key, kok := sc.plainBytes()
+	// The head every record starts with, read in place: the member walk
+	// below then goes on from there (and reads any other line whole).
+	if n, i := recordHead(line, &f); i > 0 {
+		seq, sc.i = n, i
+		haveSeq, haveDir, haveKind = true, true, true
+	}
+	for first := !haveSeq; ; first = false {
+		if !first {
+			switch sc.peek() {
+			case ',':
+				sc.i++
+			case '}':
+				sc.i++
+				if sc.i != len(sc.b) || !haveSeq || !haveDir || !haveKind {
+					return 0, f, false
+				}
+				if f.Data == nil && f.Kind == transport.Message {
+					f.Data = []byte{} // as json gives "raw":""
+				}
+				return seq, f, true
+			default:
+				return 0, f, false
+			}
+		}
+		key, kok := sc.recordKey()
 		if !kok || sc.peek() != ':' {
 			return 0, f, false
 		}
@@ -382,12 +412,17 @@ func fastRecord(line []byte, owned, cut bool, scratch *rawScratch) (seq uint64, 
 			// Read in place by the layout mcpscope writes; anything else
 			// is measured and handed to encoding/json.
 			start := sc.i
-			if !fastMeta(&sc, &f.Meta) {
+			if fastMeta(&sc, &f.Meta, true) {
+				if f.Meta.URL != "" {
+					f.Meta.URL = redactedURL(f.Meta.URL) // the headers came redacted
+				}
+			} else {
 				var m transport.Meta // its own variable: &f.Meta given to encoding/json would put every f on the heap
 				sc.i = start
 				if !sc.skip() || json.Unmarshal(sc.b[start:sc.i], &m) != nil {
 					return 0, f, false
 				}
+				redactMeta(&m)
 				f.Meta = m
 			}
 			haveMeta = true
@@ -427,22 +462,77 @@ func fastRecord(line []byte, owned, cut bool, scratch *rawScratch) (seq uint64, 
 		default:
 			return 0, f, false
 		}
-		switch sc.peek() {
-		case ',':
-			sc.i++
-		case '}':
-			sc.i++
-			if sc.i != len(sc.b) || !haveSeq || !haveDir || !haveKind {
-				return 0, f, false
-			}
-			if f.Data == nil && f.Kind == transport.Message {
-				f.Data = []byte{} // as json gives "raw":""
-			}
-			return seq, f, true
-		default:
-			return 0, f, false
-		}
 	}
+}
+
+// recordHead reads the head AppendRecord writes,
+// `{"seq":N,"t":"…","dir":"…","kind":"…"`, into seq and f's time,
+// direction and kind, as the member walk would; i is the index after it,
+// 0 when line does not start so (nothing is then set).
+func recordHead(line []byte, f *transport.Frame) (seq uint64, i int) {
+	const seqKey, tKey, dirKey, kindKey = `{"seq":`, `,"t":"`, `","dir":"`, `","kind":"`
+	if len(line) < len(seqKey) || string(line[:len(seqKey)]) != seqKey {
+		return 0, 0
+	}
+	i = len(seqKey)
+	digits := i
+	for i < len(line) && line[i] >= '0' && line[i] <= '9' && i-digits < 19 { // 19 digits fit
+		seq = seq*10 + uint64(line[i]-'0')
+		i++
+	}
+	if i == digits || i-digits == 19 || len(line)-i < len(tKey) || string(line[i:i+len(tKey)]) != tKey {
+		return 0, 0
+	}
+	i += len(tKey)
+	end := bytes.IndexByte(line[i:min(len(line), i+40)], '"')
+	if end < 0 {
+		return 0, 0
+	}
+	t, ok := fastTime(line[i : i+end]) // its bytes are plain ASCII when it says yes
+	if !ok {
+		return 0, 0
+	}
+	i += end
+	if len(line)-i < len(dirKey) || string(line[i:i+len(dirKey)]) != dirKey {
+		return 0, 0
+	}
+	i += len(dirKey)
+	end = bytes.IndexByte(line[i:min(len(line), i+8)], '"')
+	if end < 0 {
+		return 0, 0
+	}
+	dir := dirOf(string(line[i : i+end]))
+	i += end
+	if dir == 0 || len(line)-i < len(kindKey) || string(line[i:i+len(kindKey)]) != kindKey {
+		return 0, 0
+	}
+	i += len(kindKey)
+	end = bytes.IndexByte(line[i:min(len(line), i+10)], '"')
+	if end < 0 {
+		return 0, 0
+	}
+	kind := kindOf(string(line[i : i+end]))
+	if kind == 0 {
+		return 0, 0
+	}
+	f.Time, f.Dir, f.Kind = t, dir, kind
+	return seq, i + end + 1
+}
+
+// recordKey reads a key of a record in place. Each is a short ASCII word;
+// a key that is not (one with an escape, say) comes back as bytes that
+// name none, and the record is then not in the layout mcpscope writes.
+func (sc *scanner) recordKey() ([]byte, bool) {
+	if sc.peek() != '"' {
+		return nil, false
+	}
+	n := bytes.IndexByte(sc.b[sc.i+1:min(len(sc.b), sc.i+16)], '"')
+	if n < 0 {
+		return nil, false
+	}
+	k := sc.b[sc.i+1 : sc.i+1+n]
+	sc.i += n + 2
+	return k, true
 }
 
 // plainBytes reads a string token without escapes: its text, in place.
@@ -480,11 +570,15 @@ func fastTime(b []byte) (time.Time, bool) {
 		}
 		return n
 	}
-	if len(b) < 20 || b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' || b[16] != ':' {
+	if len(b) < 20 || b[16] != ':' {
 		return time.Time{}, false
 	}
-	y, mo, d, h, mi, sec := num(b[0:4]), num(b[5:7]), num(b[8:10]), num(b[11:13]), num(b[14:16]), num(b[17:19])
-	if y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 || sec < 0 || sec > 59 {
+	sec := num(b[17:19])
+	if sec < 0 || sec > 59 {
+		return time.Time{}, false
+	}
+	minute, ok := minuteOf(b[:16], num)
+	if !ok {
 		return time.Time{}, false
 	}
 	rest := b[19:]
@@ -518,11 +612,40 @@ func fastTime(b []byte) (time.Time, bool) {
 	default:
 		return time.Time{}, false
 	}
-	t := time.Date(y, time.Month(mo), d, h, mi, sec, ns, time.UTC)
-	if t.Day() != d {
-		return time.Time{}, false // 31 February: let time.Parse say no
+	return time.Unix(minute+int64(sec)-int64(off), int64(ns)), true
+}
+
+// minuteRead is a minute fastTime read: its text and its Unix time.
+type minuteRead struct {
+	text [16]byte
+	unix int64
+}
+
+// lastMinute is the minute fastTime read last: a journal's frames share
+// one for a minute, so the calendar is worked out once a minute.
+var lastMinute atomic.Pointer[minuteRead]
+
+// minuteOf reads "2006-01-02T15:04" as a Unix time (UTC); false when it is
+// not one.
+func minuteOf(b []byte, num func([]byte) int) (int64, bool) {
+	if m := lastMinute.Load(); m != nil && string(m.text[:]) == string(b) {
+		return m.unix, true
 	}
-	return time.Unix(t.Unix()-int64(off), int64(ns)), true
+	if b[4] != '-' || b[7] != '-' || b[10] != 'T' || b[13] != ':' {
+		return 0, false
+	}
+	y, mo, d, h, mi := num(b[0:4]), num(b[5:7]), num(b[8:10]), num(b[11:13]), num(b[14:16])
+	if y < 0 || mo < 1 || mo > 12 || d < 1 || d > 31 || h < 0 || h > 23 || mi < 0 || mi > 59 {
+		return 0, false
+	}
+	t := time.Date(y, time.Month(mo), d, h, mi, 0, 0, time.UTC)
+	if t.Day() != d {
+		return 0, false // 31 February: let time.Parse say no
+	}
+	m := &minuteRead{unix: t.Unix()}
+	copy(m.text[:], b)
+	lastMinute.Store(m)
+	return m.unix, true
 }
 
 func dirOf(s string) transport.Dir {
@@ -574,7 +697,7 @@ func unescapeRaw(b []byte, i int, owned, cut bool, scratch *rawScratch) (data []
 	var dst []byte
 	switch {
 	case owned:
-		dst = b[start:start] // decoding never writes past where it reads
+		dst = b[start:start] // decoding never writes past where it reads (but see U+FFFD below)
 	case scratch != nil && !cut && len(b)-start <= maxScratch:
 		if cap(scratch.buf) < len(b)-start {
 			scratch.buf = make([]byte, 0, len(b)-start)
@@ -586,6 +709,12 @@ func unescapeRaw(b []byte, i int, owned, cut bool, scratch *rawScratch) (data []
 	dst = append(dst, b[start:j]...)
 	i = j
 	for i < len(b) {
+		if !owned {
+			// Plain text and the short escapes, a word at a time.
+			if dst, i = unescapeWords(b, i, dst); i >= len(b) {
+				break
+			}
+		}
 		c := b[i]
 		switch {
 		case c == '"':
@@ -635,6 +764,12 @@ func unescapeRaw(b []byte, i int, owned, cut bool, scratch *rawScratch) (data []
 				if cut && !utf8.FullRune(b[i:]) {
 					return dst, len(b), true
 				}
+				if owned {
+					// Three bytes for one: decoding in place would now
+					// overtake the reading. The rest goes to a buffer.
+					dst = append(make([]byte, 0, len(b)-start+8), dst...)
+					owned = false
+				}
 				dst = utf8.AppendRune(dst, utf8.RuneError) // as encoding/json does
 			} else {
 				dst = append(dst, b[i:i+n]...)
@@ -643,6 +778,41 @@ func unescapeRaw(b []byte, i int, owned, cut bool, scratch *rawScratch) (data []
 		}
 	}
 	return dst, len(b), cut
+}
+
+// shortEscapes are the bytes the two-byte escapes stand for, by the byte
+// after the backslash (0: not one).
+var shortEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f', 'n': '\n', 'r': '\r', 't': '\t'}
+
+// unescapeWords is unescapeRaw's run from b[i] over plain ASCII and
+// two-byte escapes, eight bytes at a time, into dst, which is not b (each
+// word is stored whole before it is looked at: the bytes past a special one
+// are written over next). It stops at anything else, or where fewer than
+// eight bytes are left to read or room to write, and returns where.
+func unescapeWords(b []byte, i int, dst []byte) ([]byte, int) {
+	buf := dst[:cap(dst)]
+	j := len(dst)
+	for i+8 <= len(b) && j+8 <= len(buf) {
+		x := binary.LittleEndian.Uint64(b[i:])
+		binary.LittleEndian.PutUint64(buf[j:], x)
+		m := jsonscan.SpecialMask(x)
+		if m == 0 {
+			i, j = i+8, j+8
+			continue
+		}
+		k := bits.TrailingZeros64(m) / 8
+		i, j = i+k, j+k
+		if b[i] != '\\' || i+1 >= len(b) {
+			break
+		}
+		e := shortEscapes[b[i+1]]
+		if e == 0 {
+			break
+		}
+		buf[j] = e
+		i, j = i+2, j+1
+	}
+	return buf[:j], i
 }
 
 // readU reads \uXXXX (and a low surrogate after a high one) at b, as

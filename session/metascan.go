@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
 	"strconv"
 	"sync"
@@ -19,7 +20,7 @@ import (
 func readMetaJSON(b []byte, m *transport.Meta) bool {
 	var fast transport.Meta
 	sc := scanner{b: b}
-	if fastMeta(&sc, &fast) && sc.i == len(b) {
+	if fastMeta(&sc, &fast, false) && sc.i == len(b) {
 		*m = fast
 		return true
 	}
@@ -48,14 +49,16 @@ const (
 
 // fastMeta reads the meta layout mcpscope writes, from sc.i (its '{') to
 // just after the object, with the scanner's own member walk; false for
-// anything else (m is then partly filled and must be dropped).
-func fastMeta(sc *scanner, m *transport.Meta) bool {
+// anything else (m is then partly filled and must be dropped). With
+// shared, the headers come redacted (as redactMeta would leave them) and
+// may be a map other frames hold too, which no reader writes to.
+func fastMeta(sc *scanner, m *transport.Meta, shared bool) bool {
 	if !sc.enter() {
 		return false
 	}
 	seen := 0
 	for first := true; ; first = false {
-		key, done, ok := sc.member(first)
+		key, done, ok := sc.metaMember(first)
 		if !ok {
 			return false
 		}
@@ -104,6 +107,12 @@ func fastMeta(sc *scanner, m *transport.Meta) bool {
 		}
 		seen |= bit
 		switch {
+		case bit == mURL:
+			ok = sc.metaStringAs(s, metaURL)
+		case bit == mStream || bit == mResumes:
+			ok = sc.metaStringAs(s, recentWord) // a call's stream: no list names it
+		case bit == mEventID:
+			ok = sc.metaStringAs(s, newString) // one per event: no use looking it up
 		case s != nil:
 			ok = sc.metaString(s)
 		case n != nil:
@@ -113,6 +122,8 @@ func fastMeta(sc *scanner, m *transport.Meta) bool {
 			if ok = sc.metaInt(&code); ok {
 				m.ExitCode = &code
 			}
+		case shared:
+			ok = sc.sharedHeaders(&m.Headers)
 		default:
 			ok = sc.metaHeaders(&m.Headers)
 		}
@@ -125,6 +136,11 @@ func fastMeta(sc *scanner, m *transport.Meta) bool {
 // metaString reads a string value (not null) as encoding/json does. The
 // words journals repeat on every frame come back without an allocation.
 func (sc *scanner) metaString(dst *string) bool {
+	return sc.metaStringAs(dst, metaWord)
+}
+
+// metaStringAs is metaString with the text of a plain string made by as.
+func (sc *scanner) metaStringAs(dst *string, as func([]byte) string) bool {
 	if sc.peek() != '"' {
 		return false
 	}
@@ -134,11 +150,36 @@ func (sc *scanner) metaString(dst *string) bool {
 		return false
 	}
 	if plain {
-		*dst = metaWord(sc.b[start+1 : sc.i-1])
+		*dst = as(sc.b[start+1 : sc.i-1])
 		return true
 	}
 	*dst = unquote(sc.b[start:sc.i], plain)
 	return true
+}
+
+func newString(b []byte) string { return string(b) }
+
+// metaMember is the scanner's member for a meta object, with the layout
+// mcpscope writes (no space, a key without escapes) read in place and
+// anything else left to member. A key it returns is its bytes as they
+// stand, which is its text when it names a field.
+func (sc *scanner) metaMember(first bool) (key []byte, done, ok bool) {
+	i := sc.i
+	if !first {
+		if i >= len(sc.b) || sc.b[i] != ',' {
+			return sc.member(first)
+		}
+		i++
+	}
+	if i < len(sc.b) && sc.b[i] == '"' {
+		if n := bytes.IndexByte(sc.b[i+1:min(len(sc.b), i+32)], '"'); n >= 0 {
+			if e := i + 2 + n; e < len(sc.b) && sc.b[e] == ':' && bytes.IndexByte(sc.b[i+1:i+1+n], '\\') < 0 {
+				sc.i = e + 1
+				return sc.b[i+1 : i+1+n], false, true
+			}
+		}
+	}
+	return sc.member(first)
 }
 
 // lastMetaURL is the URL the last meta read held: a session's frames all
@@ -149,15 +190,33 @@ var lastMetaURL atomic.Pointer[string]
 // session's URL shared, anything else a copy.
 func metaWord(b []byte) string {
 	if len(b) > 8 && (string(b[:7]) == "http://" || string(b[:8]) == "https://") {
-		if u := lastMetaURL.Load(); u != nil && *u == string(b) {
-			return *u
-		}
-		u := string(b)
-		lastMetaURL.Store(&u)
-		return u
+		return metaURL(b)
 	}
 	return word(b)
 }
+
+// metaURL is b, a URL, as a string: the last one read when it is the same.
+func metaURL(b []byte) string {
+	if u := lastMetaURL.Load(); u != nil && *u == string(b) {
+		return *u
+	}
+	u := string(b)
+	lastMetaURL.Store(&u)
+	return u
+}
+
+// redactedURL is transport.RedactURL(u), worked out once for the URL a
+// journal's frames repeat.
+func redactedURL(u string) string {
+	if r := lastRedactedURL.Load(); r != nil && r[0] == u {
+		return r[1]
+	}
+	r := &[2]string{u, transport.RedactURL(u)}
+	lastRedactedURL.Store(r)
+	return r[1]
+}
+
+var lastRedactedURL atomic.Pointer[[2]string]
 
 // word is b as a string, without an allocation when it is one of the words
 // every journal repeats: the JSON-RPC version, MCP's methods, HTTP methods,
@@ -319,4 +378,47 @@ func (sc *scanner) metaHeaders(dst *map[string]string) bool {
 		}
 		h[metaWord(key)] = v
 	}
+}
+
+// headerSet is a headers object as it stands in a journal and the map it
+// reads as, redacted.
+type headerSet struct {
+	raw []byte
+	h   map[string]string
+}
+
+// headerSets are the headers objects read last: an HTTP journal repeats
+// a handful on every frame (the same Accept, Content-Type and session id),
+// so one read there is one comparison, not a map built and redacted again.
+var (
+	headerSets    [8]atomic.Pointer[headerSet]
+	headerSetNext atomic.Uint32
+)
+
+// maxHeaderSet bounds the headers objects kept.
+const maxHeaderSet = 1024
+
+// sharedHeaders reads a flat object of strings, redacted, into a map it
+// may share with other frames: one read before when the bytes are the
+// same. A valid object that starts where a kept one's bytes stand ends
+// where they end, so comparing them is the whole read.
+func (sc *scanner) sharedHeaders(dst *map[string]string) bool {
+	rest := sc.b[sc.i:]
+	for i := range headerSets {
+		if s := headerSets[i].Load(); s != nil && len(rest) >= len(s.raw) && string(rest[:len(s.raw)]) == string(s.raw) {
+			sc.i += len(s.raw)
+			*dst = s.h
+			return true
+		}
+	}
+	start := sc.i
+	if !sc.metaHeaders(dst) {
+		return false
+	}
+	redactHeaders(*dst)
+	if n := sc.i - start; n <= maxHeaderSet {
+		s := &headerSet{raw: bytes.Clone(sc.b[start:sc.i]), h: *dst}
+		headerSets[headerSetNext.Add(1)%uint32(len(headerSets))].Store(s)
+	}
+	return true
 }

@@ -2,8 +2,10 @@ package session
 
 import (
 	"encoding/json"
+	"fmt"
 	"reflect"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -69,7 +71,7 @@ func TestMetaMatchesJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	var m transport.Meta
-	if sc := (scanner{b: rec.Meta}); !fastMeta(&sc, &m) || sc.i != len(rec.Meta) {
+	if sc := (scanner{b: rec.Meta}); !fastMeta(&sc, &m, false) || sc.i != len(rec.Meta) {
 		t.Fatalf("the meta mcpscope writes took the slow path: %s", rec.Meta)
 	}
 	checkMeta(t, rec.Meta)
@@ -145,6 +147,50 @@ func TestIDKeyIntegers(t *testing.T) {
 		}
 		if got := idKey([]byte(id)); got != want {
 			t.Errorf("idKey(%s) = %q, want %q", id, got, want)
+		}
+	}
+}
+
+// TestRepeatedHeadersReadRedacted: headers objects repeated from frame to
+// frame are read once and shared, and every frame's headers (and URL) come
+// out as encoding/json reads them, redacted as redactMeta redacts them:
+// the first sighting, the repeats, and objects that only start alike.
+func TestRepeatedHeadersReadRedacted(t *testing.T) {
+	metas := []string{
+		`{"httpMethod":"POST","url":"http://u:pw@h/mcp?token=s3cret","headers":{"Authorization":"Bearer s3cret","X-Api-Key":"k3y","Accept":"a"},"stream":"post:1"}`,
+		`{"httpMethod":"POST","url":"http://u:pw@h/mcp?token=s3cret","headers":{"Authorization":"Bearer s3cret","X-Api-Key":"k3y","Accept":"a"},"stream":"post:2"}`,
+		`{"headers":{"Authorization":"Bearer s3cret","X-Api-Key":"k3y","Accept":"a"}}`,
+		`{"headers":{"Authorization":"Bearer s3cret","X-Api-Key":"k3y","Accept":"a","Cookie":"c=1"}}`,
+		`{"headers":{"Authorization":"Bearer s3cret","X-Api-Key":"k3y","Accept":"a"},"eventId":"e1"}`,
+		`{"headers":{"Authorization":"Bearer s3cret"}}`,
+		`{"headers":{"Authorization":"Bearer s3cret"}, "pid":1}`,
+		`{"headers":{"Authori\u007aation":"Bearer s3cret"}}`,
+		`{"headers":{"Authorization":"Bearer s3cret"},"headers":{"Accept":"x"}}`,
+		`{ "headers" : {"Authorization":"Bearer s3cret"} }`,
+	}
+	for round := 0; round < 2; round++ {
+		for i, m := range metas {
+			line := fmt.Sprintf(`{"seq":%d,"t":"2026-01-02T03:04:05Z","dir":"out","kind":"message","meta":%s,"raw":"{}"}`, i+1, m)
+			_, got, err := parseRecordScratch([]byte(line), false, false, &rawScratch{})
+			if err != nil {
+				t.Fatalf("%s: %v", line, err)
+			}
+			var want transport.Meta
+			if err := json.Unmarshal([]byte(m), &want); err != nil {
+				t.Fatal(err)
+			}
+			redactMeta(&want)
+			if !reflect.DeepEqual(got.Meta, want) {
+				t.Fatalf("round %d, %s:\n got  %+v\n want %+v", round, m, got.Meta, want)
+			}
+			for k, v := range got.Meta.Headers {
+				if strings.Contains(v, "s3cret") || strings.Contains(v, "k3y") {
+					t.Fatalf("%s: header %s kept its secret: %q", m, k, v)
+				}
+			}
+			if strings.Contains(got.Meta.URL, "s3cret") || strings.Contains(got.Meta.URL, "pw") {
+				t.Fatalf("%s: the URL kept its secret: %q", m, got.Meta.URL)
+			}
 		}
 	}
 }

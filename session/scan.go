@@ -2,7 +2,9 @@ package session
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
+	"math/bits"
 	"mcpscope/internal/jsonscan"
 	"strconv"
 	"unicode/utf8"
@@ -17,6 +19,12 @@ import (
 
 // hints are what one pass reads beside the envelope.
 type hints struct {
+	paramHints
+	resultHints
+}
+
+// paramHints are the hints read from params.
+type paramHints struct {
 	token     json.RawMessage // params.progressToken (a progress notification)
 	metaToken json.RawMessage // params._meta.progressToken (a request)
 	sub       json.RawMessage // params._meta["io.modelcontextprotocol/subscriptionId"]
@@ -30,7 +38,11 @@ type hints struct {
 	progressBad bool
 	// metaBad: a _meta member is not an object, so (as with json.Unmarshal
 	// into the structs this replaces) neither token nor subscription counts.
-	metaBad    bool
+	metaBad bool
+}
+
+// resultHints are the hints read from a result.
+type resultHints struct {
 	resultType string // result.resultType ("" = none or unreadable)
 	isError    bool   // result.isError is true
 	hasTask    bool   // result has a "task" member
@@ -154,7 +166,6 @@ func (sc *scanner) envelope(e *Envelope) bool {
 		sc.bad = true // valid JSON, but not an object
 		return true
 	}
-	var params, result []byte
 	ok := sc.object(func(key []byte) bool {
 		start := sc.i
 		switch keyName(key, envelopeKeys) {
@@ -168,17 +179,18 @@ func (sc *scanner) envelope(e *Envelope) bool {
 		case "method":
 			return sc.stringInto(&e.Method)
 		case "params":
-			if !sc.skip() {
+			// Its hints are read on the way; a repeated key: the last.
+			e.h.paramHints = paramHints{}
+			if !sc.params(&e.h) {
 				return false
 			}
-			params = sc.b[start:sc.i]
-			e.Params = params
+			e.Params = sc.b[start:sc.i]
 		case "result":
-			if !sc.skip() {
+			e.h.resultHints = resultHints{}
+			if !sc.result(&e.h) {
 				return false
 			}
-			result = sc.b[start:sc.i]
-			e.Result = result
+			e.Result = sc.b[start:sc.i]
 		case "error":
 			return sc.rpcError(&e.Error)
 		default:
@@ -189,14 +201,8 @@ func (sc *scanner) envelope(e *Envelope) bool {
 	if !ok {
 		return false
 	}
-	// Hints come from the members that won (a repeated key: the last).
-	if e.Params != nil {
-		readParams(e.Params, &e.h)
-	} else {
+	if e.Params == nil {
 		e.h.progressBad = true
-	}
-	if e.Result != nil {
-		readResult(e.Result, &e.h)
 	}
 	return true
 }
@@ -299,8 +305,17 @@ func keyName(key []byte, names []string) string {
 			return n
 		}
 	}
+	// An ASCII key folds to an (ASCII) name only at its length: most keys
+	// are names of neither, and each would cost an EqualFold per name.
+	ascii := true
+	for _, c := range key {
+		if c >= utf8.RuneSelf {
+			ascii = false
+			break
+		}
+	}
 	for _, n := range names {
-		if keyIs(key, n) {
+		if (!ascii || len(key) == len(n)) && keyIs(key, n) {
 			return n
 		}
 	}
@@ -335,17 +350,6 @@ func (sc *scanner) stringInto(dst *string) bool {
 	}
 	*dst = unquote(sc.b[start:sc.i], plain)
 	return true
-}
-
-// readString reads a string (or null) into dst and reports whether the
-// value was one: a member json.Unmarshal would fail on.
-func (sc *scanner) readString(dst *string) bool {
-	bad := sc.bad
-	sc.bad = false
-	sc.stringInto(dst)
-	ok := !sc.bad
-	sc.bad = bad
-	return ok
 }
 
 // unquote turns a scanned string token into Go text, as encoding/json
@@ -471,7 +475,18 @@ func (sc *scanner) str() (plain, ok bool) {
 	sc.i++ // the opening quote
 	plain = true
 	for sc.i < len(sc.b) {
-		sc.i = jsonscan.PlainRun(sc.b, sc.i) // plain text, eight bytes at a time
+		// Plain text, eight bytes at a time (jsonscan.PlainRun, inline:
+		// most strings are short, and the call would cost more than them).
+		for sc.i+8 <= len(sc.b) {
+			if m := jsonscan.SpecialMask(binary.LittleEndian.Uint64(sc.b[sc.i:])); m != 0 {
+				sc.i += bits.TrailingZeros64(m) / 8
+				break
+			}
+			sc.i += 8
+		}
+		if sc.i+8 > len(sc.b) {
+			sc.i = jsonscan.PlainRun(sc.b, sc.i)
+		}
 		if sc.i >= len(sc.b) {
 			break
 		}
@@ -524,34 +539,57 @@ func (sc *scanner) number() bool {
 	return true
 }
 
-// readParams reads the members of params correlation needs. params is
-// already known to be valid JSON, so this pass only looks, never fails.
+// readParams reads the members of params correlation needs from params,
+// which is known to be valid JSON.
 func readParams(params []byte, h *hints) {
 	sc := scanner{b: params}
 	sc.ws()
+	h.paramHints = paramHints{}
+	sc.params(h)
+}
+
+// params steps over the value at sc.i (false: it is not valid JSON) and
+// reads on the way what correlation needs from it as params, so the
+// envelope's one pass reads it once.
+func (sc *scanner) params(h *hints) bool {
 	if sc.literal("null") {
-		return // json.Unmarshal of null leaves every field alone
+		return true // json.Unmarshal of null leaves every field alone
 	}
 	if sc.peek() != '{' {
 		h.progressBad = true
-		return
+		return sc.skip()
 	}
 	var name, uri, taskID string
 	nameBad := false
-	sc.object(func(key []byte) bool {
+	if !sc.enter() {
+		return false
+	}
+	for first := true; ; first = false {
+		key, done, ok := sc.member(first)
+		if !ok {
+			return false
+		}
+		if done {
+			break
+		}
 		start := sc.i
 		switch k := keyName(key, paramsKeys); k {
 		case "progressToken":
-			sc.skip()
+			ok = sc.skip()
 			h.token = sc.b[start:sc.i]
-		case "progress":
-			h.progressBad = !sc.float(&h.progress) || h.progressBad
-		case "total":
-			h.progressBad = !sc.float(&h.total) || h.progressBad
+		case "progress", "total":
+			dst := &h.progress
+			if k == "total" {
+				dst = &h.total
+			}
+			ok = sc.skip()
+			h.progressBad = !floatOf(sc.b[start:sc.i], dst) || h.progressBad
 		case "message":
-			h.progressBad = !sc.readString(&h.message) || h.progressBad
+			var typed bool
+			typed, ok = sc.stringMember(&h.message)
+			h.progressBad = !typed || h.progressBad
 		case "requestId":
-			sc.skip()
+			ok = sc.skip()
 			h.requestID = sc.b[start:sc.i]
 		case "name", "uri", "taskId":
 			dst := &name
@@ -560,14 +598,18 @@ func readParams(params []byte, h *hints) {
 			} else if k == "taskId" {
 				dst = &taskID
 			}
-			nameBad = !sc.readString(dst) || nameBad
+			var typed bool
+			typed, ok = sc.stringMember(dst)
+			nameBad = !typed || nameBad
 		case "_meta":
-			readMeta(&sc, h)
+			ok = sc.meta(h)
 		default:
-			sc.skip()
+			ok = sc.skip()
 		}
-		return true
-	})
+		if !ok {
+			return false
+		}
+	}
 	if !nameBad {
 		h.name = name
 		if h.name == "" {
@@ -580,46 +622,67 @@ func readParams(params []byte, h *hints) {
 	if h.metaBad {
 		h.metaToken, h.sub = nil, nil
 	}
+	return true
 }
 
-// readMeta reads params._meta: the progress token of a request and the
-// subscription id of a listen stream's notification. Like json.Unmarshal
-// into the structs this replaces, a _meta that is not an object yields
-// neither.
-func readMeta(sc *scanner, h *hints) {
+// stringMember reads a string (or null) into dst: ok false for bytes that
+// are not JSON, typed false for a value json.Unmarshal into a string
+// fails on.
+func (sc *scanner) stringMember(dst *string) (typed, ok bool) {
+	bad := sc.bad
+	sc.bad = false
+	ok = sc.stringInto(dst)
+	typed = !sc.bad
+	sc.bad = bad
+	return typed, ok
+}
+
+// meta steps over params._meta, reading the progress token of a request
+// and the subscription id of a listen stream's notification. Like
+// json.Unmarshal into the structs this replaces, a _meta that is not an
+// object yields neither.
+func (sc *scanner) meta(h *hints) bool {
 	if sc.literal("null") {
-		return
+		return true
 	}
 	if sc.peek() != '{' {
 		h.metaBad = true
-		sc.skip()
-		return
+		return sc.skip()
 	}
-	sc.object(func(key []byte) bool {
+	if !sc.enter() {
+		return false
+	}
+	for first := true; ; first = false {
+		key, done, ok := sc.member(first)
+		if !ok {
+			return false
+		}
+		if done {
+			return true
+		}
 		start := sc.i
-		sc.skip()
+		if !sc.skip() {
+			return false
+		}
 		switch keyName(key, metaKeys) {
 		case "progressToken":
 			h.metaToken = sc.b[start:sc.i]
 		case metaSubscriptionID:
 			h.sub = sc.b[start:sc.i]
 		}
-		return true
-	})
+	}
 }
 
-// float reads a number (or null) as json.Unmarshal into float64 would.
-func (sc *scanner) float(dst *float64) bool {
-	if sc.literal("null") {
+// floatOf reads a number value (or null) as json.Unmarshal into float64
+// would: false for any other value.
+func floatOf(v []byte, dst *float64) bool {
+	if string(v) == "null" {
 		return true
 	}
-	start := sc.i
-	c := sc.peek()
-	sc.skip()
-	if c != '-' && (c < '0' || c > '9') {
+	if len(v) == 0 || (v[0] != '-' && (v[0] < '0' || v[0] > '9')) {
 		return false
 	}
-	f, err := strconv.ParseFloat(string(sc.b[start:sc.i]), 64)
+	f, err := strconv.ParseFloat(string(v), 64)
 	if err != nil {
 		return false
 	}
@@ -628,21 +691,41 @@ func (sc *scanner) float(dst *float64) bool {
 }
 
 // readResult reads result.resultType, result.isError and whether a task
-// came back, the only things correlation needs from a result.
+// came back, the only things correlation needs from a result, which is
+// known to be valid JSON.
 func readResult(result []byte, h *hints) {
 	sc := scanner{b: result}
 	sc.ws()
+	h.resultHints = resultHints{}
+	sc.result(h)
+}
+
+// result steps over the value at sc.i (false: it is not valid JSON),
+// reading on the way what correlation needs from it as a result.
+func (sc *scanner) result(h *hints) bool {
 	if sc.peek() != '{' {
-		return
+		return sc.skip()
 	}
 	var rt string
 	rtBad, errBad := false, false
 	var isErr bool
-	sc.object(func(key []byte) bool {
+	if !sc.enter() {
+		return false
+	}
+	for first := true; ; first = false {
+		key, done, ok := sc.member(first)
+		if !ok {
+			return false
+		}
+		if done {
+			break
+		}
 		start := sc.i
 		switch keyName(key, resultKeys) {
 		case "resultType":
-			rtBad = !sc.readString(&rt) || rtBad
+			var typed bool
+			typed, ok = sc.stringMember(&rt)
+			rtBad = !typed || rtBad
 		case "isError":
 			switch {
 			case sc.literal("true"):
@@ -651,22 +734,25 @@ func readResult(result []byte, h *hints) {
 				isErr = false
 			case sc.literal("null"):
 			default:
-				sc.skip()
+				ok = sc.skip()
 				errBad = true
 			}
 		case "task":
-			sc.skip()
+			ok = sc.skip()
 			h.hasTask = string(sc.b[start:sc.i]) != "null"
 		default:
-			sc.skip()
+			ok = sc.skip()
 		}
-		return true
-	})
+		if !ok {
+			return false
+		}
+	}
 	if !rtBad {
 		h.resultType = rt
 	}
 	h.resultTypeBad = rtBad
 	h.isError = isErr && !errBad
+	return true
 }
 
 // decodeHead reads what the head of a huge message says about it (the

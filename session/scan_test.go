@@ -196,6 +196,10 @@ var decodeSeeds = []string{
 	`{"jsonrpc":"2.0","id":-0.5e+3,"result":[]}`,
 	`{"jsonrpc":"2.0","id":01,"result":1}`,
 	`{"jsonrpc":"2.0","method":"m","params":{"_meta":{"progressToken":1},"_meta":"x"}}`,
+	`{"jsonrpc":"2.0","method":"m","params":{"name":"a","progress":1},"params":{"total":2}}`,
+	`{"jsonrpc":"2.0","id":1,"result":{"isError":true,"task":{}},"result":{"resultType":"r"}}`,
+	`{"jsonrpc":"2.0","id":1,"result":{"taſk":{},"iſError":true,"ISERROR":null}}`,
+	`{"jsonrpc":"2.0","method":"m","params":{"NAME":"n","proGreSS":2,"_META":{"progreſſToken":3}}}`,
 }
 
 func TestDecodeMatchesJSON(t *testing.T) {
@@ -205,6 +209,21 @@ func TestDecodeMatchesJSON(t *testing.T) {
 	deep := strings.Repeat("[", maxDepth) + strings.Repeat("]", maxDepth)
 	checkDecode(t, []byte(`{"id":1,"result":`+deep+`}`))
 	checkDecode(t, []byte(`{"id":1,"result":[`+deep+`]}`))
+	// params and results are read during the envelope's own pass: its
+	// depth limit and its syntax checks hold inside them too.
+	checkDecode(t, []byte(`{"id":1,"method":"m","params":{"a":`+deep+`}}`))
+	checkDecode(t, []byte(`{"id":1,"method":"m","params":{"_meta":{"progressToken":`+deep+`}}}`))
+	checkDecode(t, []byte(`{"id":1,"result":{"task":[`+deep+`]}}`))
+	for _, s := range []string{
+		`{"id":1,"method":"m","params":{"progress":1.}}`, `{"id":1,"method":"m","params":{"total":-}}`,
+		`{"id":1,"method":"m","params":{"message":"\x"}}`, `{"id":1,"method":"m","params":{"name":tru}}`,
+		`{"id":1,"method":"m","params":{"_meta":{"progressToken":[1,]}}}`, `{"id":1,"method":"m","params":{"_meta":nul}}`,
+		`{"id":1,"result":{"isError":truex}}`, `{"id":1,"result":{"resultType":"a" "b"}}`, `{"id":1,"result":{"task":}}`,
+		`{"id":1,"method":"m","params":{"name":"a"},"params":{"uri":"u"},"params":null}`,
+		`{"id":1,"result":{"isError":true},"result":{"task":null}}`, `{"id":1,"result":{"resultType":"x"},"result":[]}`,
+	} {
+		checkDecode(t, []byte(s))
+	}
 }
 
 // FuzzDecodeMatchesJSON: the one-pass scanner reads every input exactly as

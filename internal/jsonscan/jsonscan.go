@@ -83,7 +83,7 @@ func digits(b []byte, i int) int {
 // escapes cost a fraction of a byte-by-byte loop.
 func PlainRun(b []byte, i int) int {
 	for ; i+8 <= len(b); i += 8 {
-		if m := specialMask(binary.LittleEndian.Uint64(b[i:])); m != 0 {
+		if m := SpecialMask(binary.LittleEndian.Uint64(b[i:])); m != 0 {
 			// The lowest flagged byte is exact (a borrow only runs
 			// upward), so it is the first special byte.
 			return i + bits.TrailingZeros64(m)/8
@@ -102,10 +102,11 @@ const (
 	high = 0x8080808080808080
 )
 
-// specialMask flags (with its high bit) each byte of x that is '"',
+// SpecialMask flags (with its high bit) each byte of x that is '"',
 // '\\', below 0x20 or 0x80 and above; 0 when none is. The zero-byte test
-// may flag a byte above a true one, never below it.
-func specialMask(x uint64) uint64 {
+// may flag a byte above a true one, never below it: the lowest flagged
+// byte (bits.TrailingZeros64(m)/8, x read little-endian) is exact.
+func SpecialMask(x uint64) uint64 {
 	q := x ^ (ones * '"')
 	s := x ^ (ones * '\\')
 	return ((q-ones)&^q | (s-ones)&^s | (x-ones*0x20)&^x | x) & high
