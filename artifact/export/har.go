@@ -146,7 +146,10 @@ func HAR(w io.Writer, path string, o Options) error {
 	bw.Write(termsafe.JSON(head[:len(head)-1]))
 	bw.WriteString(`,"entries":[`)
 	var last time.Time
-	_, err = scan.File(path, scan.Options{Final: hx.m.final(), Borrow: true}, func(fr *scan.Frame) error {
+	// Without a filter nothing reads a frame's message or call: the frames
+	// go by bare, undecoded.
+	so := scan.Options{Final: hx.m.final(), Borrow: true, Bare: o.Filter == nil}
+	_, err = scan.File(path, so, func(fr *scan.Frame) error {
 		last = fr.Time
 		return hx.frame(fr)
 	})
