@@ -301,7 +301,7 @@ func (c *correlator) step(seq uint64, f transport.Frame) *Frame {
 	case f.Kind == transport.Event:
 		cl = c.event(fr)
 	}
-	if cl != nil {
+	if cl != nil && !c.collect { // the first pass hands no frame over
 		c.snap = cl.snap
 		if c.final && cl.ordinal < len(c.outcomes) {
 			c.outcomes[cl.ordinal].apply(&c.snap)
@@ -352,7 +352,7 @@ func (c *correlator) message(fr *Frame, e *session.Envelope) *call {
 		}
 		if class == session.ClassError {
 			cl.snap.RPCError = e.Error
-			if c.borrow && e.Error != nil {
+			if c.borrow && e.Error != nil && !c.collect { // the first pass reads only that there is one
 				er := *e.Error
 				er.Data = bytes.Clone(er.Data)
 				cl.snap.RPCError = &er
@@ -371,6 +371,9 @@ func (c *correlator) message(fr *Frame, e *session.Envelope) *call {
 		c.end(cl, session.StateOK, at)
 		return cl
 	case session.ClassNotification:
+		if c.collect {
+			return nil // neither progress nor a call's stream changes how it ends
+		}
 		if e.Method == "notifications/progress" {
 			if cl := c.progress(fr, e); cl != nil {
 				return cl
@@ -423,7 +426,11 @@ func (c *correlator) request(e *session.Envelope, at time.Time) *call {
 	cl.snap = session.CallSnapshot{Key: key, Method: e.Method, Name: e.Name(), ID: e.ID,
 		Params: e.Params, State: session.StatePending, Started: at,
 		Probe: e.Method == session.ProbeMethod && cl.ordinal == 0} // a journal's first request, server/discover, is the era probe
-	if c.borrow {
+	if c.collect {
+		// The first pass keeps how calls end, not what they asked or
+		// their progress.
+		cl.snap.ID, cl.snap.Params, token = nil, nil, nil
+	} else if c.borrow {
 		cl.snap.ID, cl.snap.Params = bytes.Clone(e.ID), bytes.Clone(e.Params)
 	}
 	if len(token) > 0 {
