@@ -325,7 +325,8 @@ func (ox *tracer) step(fr *scan.Frame) error {
 		} else {
 			_ = json.Unmarshal(e.Params, &p) // what fields it fills before it fails
 		}
-		attrs := []otlpKV{integer("mcpscope.seq", int64(fr.Seq)), double("mcpscope.progress", p.Progress)}
+		attrs := make([]otlpKV, 2, 4)
+		attrs[0], attrs[1] = integer("mcpscope.seq", int64(fr.Seq)), double("mcpscope.progress", p.Progress)
 		if p.Total != 0 {
 			attrs = append(attrs, double("mcpscope.progress.total", p.Total))
 		}
@@ -377,7 +378,9 @@ func (ox *tracer) start(fr *scan.Frame) *span {
 	c := fr.Call
 	sp := &span{index: fr.CallIndex, key: c.Key, method: c.Method, name: c.Name}
 	name := c.Method
-	attrs := []otlpKV{str("mcp.method.name", c.Method)}
+	// Room for what a span is given as it starts, ends and is written.
+	attrs := make([]otlpKV, 1, 16)
+	attrs[0] = str("mcp.method.name", c.Method)
 	if id := idText(c.Key); id != "" {
 		attrs = append(attrs, str("jsonrpc.request.id", id))
 	}
@@ -412,9 +415,11 @@ func (ox *tracer) start(fr *scan.Frame) *span {
 			}
 		}
 	}
-	if prev, ok := ox.rounds[c.Method+" "+c.Name]; sp.retry && ok {
-		prev.Attributes = []otlpKV{str("mcpscope.link", "continues the input_required round")}
-		sp.s.Links = append(sp.s.Links, prev)
+	if sp.retry {
+		if prev, ok := ox.rounds[c.Method+" "+c.Name]; ok {
+			prev.Attributes = []otlpKV{str("mcpscope.link", "continues the input_required round")}
+			sp.s.Links = append(sp.s.Links, prev)
+		}
 	}
 	return sp
 }
