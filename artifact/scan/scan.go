@@ -79,7 +79,9 @@ type Options struct {
 // *session.JournalDamage after every other frame (as session.ReadJournal
 // does); an error from fn stops the scan and is returned.
 func File(path string, o Options, fn func(*Frame) error) (session.Header, error) {
-	defer runtime.KeepAlive(make([]byte, gcFloor))
+	if st, err := os.Stat(path); err == nil && st.Size() >= gcFloor {
+		defer runtime.KeepAlive(make([]byte, gcFloor))
+	}
 	if o.Bare {
 		return bare(path, fn)
 	}
@@ -118,7 +120,8 @@ func File(path string, o Options, fn func(*Frame) error) (session.Header, error)
 // flight), and at the runtime's 4 MB minimum goal a million-frame journal
 // cost 400 collections, a quarter of the CPU of an export. The pages are
 // never written, so they are not resident; the heap goal grows by twice
-// this, whatever the journal's size.
+// this, whatever the journal's size. A journal smaller than this (journals
+// lists many) goes without.
 const gcFloor = 16 << 20
 
 // bare is File with Options.Bare: frames only, their data borrowed.
