@@ -154,9 +154,16 @@ func appendJSONString(buf, s []byte) []byte {
 	return append(buf, '"')
 }
 
-// appendJSONText is appendJSONString without the quotes. Plain bytes are
-// told apart by one table look-up each and appended a run at a time.
-func appendJSONText(buf, s []byte) []byte {
+// appendJSONText is appendJSONString without the quotes.
+func appendJSONText(buf, s []byte) []byte { return AppendJSONText(buf, s, false) }
+
+// AppendJSONText appends s as the inside of a JSON string: quotes,
+// backslashes, controls and the characters that could hijack a terminal
+// (termsafe.Hidden) escaped. Invalid UTF-8 is copied as it is (the journal
+// writes only valid text this way), or with replace written as \ufffd (the
+// exports, whose bodies may hold any bytes). Plain bytes are told apart by
+// one table look-up each and appended a run at a time.
+func AppendJSONText(buf, s []byte, replace bool) []byte {
 	const hex = "0123456789abcdef"
 	start := 0
 	for i := 0; i < len(s); {
@@ -170,6 +177,10 @@ func appendJSONText(buf, s []byte) []byte {
 			if termsafe.Hidden(r) {
 				buf = append(buf, s[start:i]...)
 				buf = append(buf, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
+				start = i + n
+			} else if replace && r == utf8.RuneError && n == 1 {
+				buf = append(buf, s[start:i]...)
+				buf = append(buf, `\ufffd`...)
 				start = i + n
 			}
 			i += n

@@ -13,16 +13,12 @@
 package export
 
 import (
-	"bytes"
 	"fmt"
 	"io"
 	"strings"
-	"unicode/utf8"
 
 	"mcpscope/artifact/scan"
 	"mcpscope/filter"
-	"mcpscope/internal/jsonscan"
-	"mcpscope/internal/termsafe"
 	"mcpscope/session"
 )
 
@@ -70,51 +66,6 @@ func (m *matcher) match(fr *scan.Frame) bool {
 // final says whether the filter needs each call as it ended (a second pass).
 func (m *matcher) final() bool { return m.f != nil && m.f.Volatile() }
 
-// appendJSONText appends s as the inside of a JSON string: quotes,
-// backslashes, controls and the characters that could hijack a terminal
-// escaped; invalid UTF-8 becomes U+FFFD.
-func appendJSONText(buf []byte, s []byte) []byte {
-	const hex = "0123456789abcdef"
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
-			// A run of bytes that stand for themselves, appended at once.
-			j := jsonscan.PlainRun(s, i)
-			if k := bytes.IndexByte(s[i:j], 0x7f); k >= 0 {
-				j = i + k
-			}
-			buf = append(buf, s[i:j]...)
-			i = j
-			continue
-		}
-		if c < utf8.RuneSelf {
-			switch {
-			case c == '"' || c == '\\':
-				buf = append(buf, '\\', c)
-			case c == '\n':
-				buf = append(buf, '\\', 'n')
-			case c == '\r':
-				buf = append(buf, '\\', 'r')
-			case c == '\t':
-				buf = append(buf, '\\', 't')
-			case c < 0x20 || c == 0x7f:
-				buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-			default:
-				buf = append(buf, c)
-			}
-			i++
-			continue
-		}
-		r, n := utf8.DecodeRune(s[i:])
-		switch {
-		case r == utf8.RuneError && n == 1:
-			buf = append(buf, `\ufffd`...)
-		case termsafe.Hidden(r):
-			buf = append(buf, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
-		default:
-			buf = append(buf, s[i:i+n]...)
-		}
-		i += n
-	}
-	return buf
-}
+// appendJSONText appends s as the inside of a JSON string, as the journal
+// escapes text (session.AppendJSONText), invalid UTF-8 as U+FFFD.
+func appendJSONText(buf []byte, s []byte) []byte { return session.AppendJSONText(buf, s, true) }

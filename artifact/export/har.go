@@ -146,7 +146,10 @@ func HAR(w io.Writer, path string, o Options) error {
 	bw.Write(termsafe.JSON(head[:len(head)-1]))
 	bw.WriteString(`,"entries":[`)
 	var last time.Time
-	_, err = scan.File(path, scan.Options{Final: hx.m.final(), Borrow: true}, func(fr *scan.Frame) error {
+	// Without a filter nothing reads a frame's message or call: the frames
+	// go by bare, undecoded.
+	so := scan.Options{Final: hx.m.final(), Borrow: true, Bare: o.Filter == nil}
+	_, err = scan.File(path, so, func(fr *scan.Frame) error {
 		last = fr.Time
 		return hx.frame(fr)
 	})
@@ -176,6 +179,12 @@ type harWriter struct {
 	written int
 	marker  string
 	buf     []byte // an entry's JSON, reused
+	bufs    spoolBufs
+	// The last header list and query made, and what from: most exchanges
+	// repeat them, and a list is only read once made.
+	headers []harNV
+	query   []harNV
+	queryOf string
 }
 
 func newMarker() string {
@@ -206,7 +215,7 @@ func (hx *harWriter) frame(fr *scan.Frame) error {
 			return err
 		}
 		x := hx.newExchange(fr, http.MethodPost, fr.Time)
-		x.e.Request.Headers = headerList(m.Headers)
+		x.e.Request.Headers = hx.headerList(m.Headers)
 		x.e.Request.PostData = &harPostData{MimeType: "application/json", Text: strings.ToValidUTF8(string(fr.Data), "\uFFFD")}
 		x.e.Request.BodySize = len(fr.Data)
 		if m.Stream != "" {
@@ -346,8 +355,12 @@ func (hx *harWriter) noteID(m *transport.Meta) {
 
 func (hx *harWriter) newExchange(fr *scan.Frame, method string, at time.Time) *exchange {
 	x := &exchange{start: at}
+	x.body.bufs = &hx.bufs
+	if fr.Meta.URL != hx.queryOf || hx.query == nil {
+		hx.query, hx.queryOf = queryList(fr.Meta.URL), fr.Meta.URL
+	}
 	x.e.Request = harRequest{Method: method, URL: fr.Meta.URL, HTTPVersion: "HTTP/1.1", Cookies: []harNV{}, Headers: []harNV{},
-		QueryString: queryList(fr.Meta.URL), HeadersSize: -1, BodySize: 0}
+		QueryString: hx.query, HeadersSize: -1, BodySize: 0}
 	x.e.Response = harResponse{HTTPVersion: "HTTP/1.1", Cookies: []harNV{}, Headers: []harNV{}, HeadersSize: -1, BodySize: -1}
 	x.e.Connection = fr.Meta.Stream
 	x.e.MCP = harMCP{Stream: fr.Meta.Stream, Resumes: fr.Meta.Resumes, Seqs: [2]uint64{fr.Seq, fr.Seq}}
@@ -370,7 +383,7 @@ func (hx *harWriter) respond(x *exchange, fr *scan.Frame) {
 		x.e.Response.Status, x.e.Response.StatusText = m.Status, http.StatusText(m.Status)
 	}
 	if len(m.Headers) > 0 {
-		x.e.Response.Headers = headerList(m.Headers)
+		x.e.Response.Headers = hx.headerList(m.Headers)
 	}
 	x.e.Response.Comment = ""
 	if x.headersAt.IsZero() || x == hx.keyless {
@@ -462,6 +475,24 @@ func orDefault(s, def string) string {
 	return s
 }
 
+// headerList is headerList(h), the last one made when h holds the same.
+func (hx *harWriter) headerList(h map[string]string) []harNV {
+	if hx.headers != nil && len(hx.headers) == len(h) {
+		same := true
+		for _, nv := range hx.headers {
+			if v, ok := h[nv.Name]; !ok || v != nv.Value {
+				same = false
+				break
+			}
+		}
+		if same {
+			return hx.headers
+		}
+	}
+	hx.headers = headerList(h)
+	return hx.headers
+}
+
 func headerList(h map[string]string) []harNV {
 	out := make([]harNV, 0, len(h))
 	for k, v := range h {
@@ -497,13 +528,26 @@ func queryList(raw string) []harNV {
 // spoolMem bytes and in a temporary file beyond, so that one long stream
 // does not hold the export's memory.
 type spool struct {
-	mem     []byte
-	f       *os.File
-	raw     int // the body's own length, unescaped
-	err     error
-	scratch []byte // a chunk escaped
-	event   []byte // a small SSE event assembled
+	mem  []byte
+	f    *os.File
+	raw  int // the body's own length, unescaped
+	err  error
+	bufs *spoolBufs
 }
+
+// spoolBufs are the buffers every spool of an export shares, one body
+// being written at a time.
+type spoolBufs struct {
+	scratch []byte   // a chunk escaped
+	event   []byte   // a small SSE event assembled
+	free    [][]byte // bodies' memory, written out, for the next bodies
+}
+
+// keepFree bounds the bodies' buffers kept for reuse, and how big one may be.
+const (
+	keepFree    = 16
+	keepFreeCap = 64 << 10
+)
 
 const spoolMem = 1 << 20
 
@@ -513,14 +557,27 @@ const spoolChunk = 64 << 10
 
 func (s *spool) writeText(p []byte) {
 	s.raw += len(p)
+	if s.f == nil && s.err == nil && len(s.mem)+6*len(p) <= spoolMem {
+		// Escaped in place: at most six bytes a byte (\u00XX).
+		if s.mem == nil && s.bufs != nil && len(s.bufs.free) > 0 {
+			s.mem = s.bufs.free[len(s.bufs.free)-1]
+			s.bufs.free = s.bufs.free[:len(s.bufs.free)-1]
+		}
+		s.mem = appendJSONText(s.mem, p)
+		return
+	}
+	b := s.bufs
+	if b == nil {
+		b = &spoolBufs{}
+	}
 	for len(p) > 0 {
 		n := textCut(p, spoolChunk)
-		s.scratch = appendJSONText(s.scratch[:0], p[:n])
-		s.put(s.scratch)
+		b.scratch = appendJSONText(b.scratch[:0], p[:n])
+		s.put(b.scratch)
 		p = p[n:]
 	}
-	if cap(s.scratch) > 4*spoolChunk {
-		s.scratch = nil
+	if cap(b.scratch) > 4*spoolChunk {
+		b.scratch = nil
 	}
 }
 
@@ -544,7 +601,10 @@ func textCut(p []byte, max int) int {
 // event is assembled in a kept buffer and escaped at once; a big one's data
 // goes line by line from the frame (never assembled in a copy).
 func (s *spool) sse(id, typ string, retry int, data []byte) {
-	b := s.event[:0]
+	if s.bufs == nil {
+		s.bufs = &spoolBufs{}
+	}
+	b := s.bufs.event[:0]
 	if id != "" {
 		b = append(append(append(b, "id: "...), id...), '\n')
 	}
@@ -576,7 +636,7 @@ func (s *spool) sse(id, typ string, retry int, data []byte) {
 	b = append(b, '\n')
 	s.writeText(b)
 	if cap(b) <= 4*spoolChunk {
-		s.event = b
+		s.bufs.event = b
 	}
 }
 
@@ -621,6 +681,9 @@ func (s *spool) close() {
 	if s.f != nil {
 		s.f.Close()
 		s.f = nil
+	}
+	if b := s.bufs; b != nil && s.mem != nil && cap(s.mem) <= keepFreeCap && len(b.free) < keepFree {
+		b.free = append(b.free, s.mem[:0])
 	}
 	s.mem = nil
 }

@@ -108,6 +108,7 @@ func nanos(t time.Time) unixNano { return unixNano(t.UnixNano()) }
 // span is a call being read.
 type span struct {
 	s       otlpSpan
+	index   int // the call's index: its place in tracer.open
 	key     string
 	method  string
 	name    string
@@ -324,7 +325,8 @@ func (ox *tracer) step(fr *scan.Frame) error {
 		} else {
 			_ = json.Unmarshal(e.Params, &p) // what fields it fills before it fails
 		}
-		attrs := []otlpKV{integer("mcpscope.seq", int64(fr.Seq)), double("mcpscope.progress", p.Progress)}
+		attrs := make([]otlpKV, 2, 4)
+		attrs[0], attrs[1] = integer("mcpscope.seq", int64(fr.Seq)), double("mcpscope.progress", p.Progress)
 		if p.Total != 0 {
 			attrs = append(attrs, double("mcpscope.progress.total", p.Total))
 		}
@@ -374,9 +376,11 @@ func lostWord(reason string) string {
 // start opens the span of a request.
 func (ox *tracer) start(fr *scan.Frame) *span {
 	c := fr.Call
-	sp := &span{key: c.Key, method: c.Method, name: c.Name}
+	sp := &span{index: fr.CallIndex, key: c.Key, method: c.Method, name: c.Name}
 	name := c.Method
-	attrs := []otlpKV{str("mcp.method.name", c.Method)}
+	// Room for what a span is given as it starts, ends and is written.
+	attrs := make([]otlpKV, 1, 16)
+	attrs[0] = str("mcp.method.name", c.Method)
 	if id := idText(c.Key); id != "" {
 		attrs = append(attrs, str("jsonrpc.request.id", id))
 	}
@@ -411,9 +415,11 @@ func (ox *tracer) start(fr *scan.Frame) *span {
 			}
 		}
 	}
-	if prev, ok := ox.rounds[c.Method+" "+c.Name]; sp.retry && ok {
-		prev.Attributes = []otlpKV{str("mcpscope.link", "continues the input_required round")}
-		sp.s.Links = append(sp.s.Links, prev)
+	if sp.retry {
+		if prev, ok := ox.rounds[c.Method+" "+c.Name]; ok {
+			prev.Attributes = []otlpKV{str("mcpscope.link", "continues the input_required round")}
+			sp.s.Links = append(sp.s.Links, prev)
+		}
 	}
 	return sp
 }
@@ -498,11 +504,8 @@ func (ox *tracer) end(sp *span, fr *scan.Frame) error {
 
 // write emits the span (when the filter kept it) and forgets it.
 func (ox *tracer) write(sp *span, end time.Time) error {
-	for i, x := range ox.open {
-		if x == sp {
-			delete(ox.open, i)
-			break
-		}
+	if ox.open[sp.index] == sp {
+		delete(ox.open, sp.index)
 	}
 	delete(ox.byKey, sp.key)
 	if !sp.matched {
@@ -575,13 +578,18 @@ func mayHoldKey(json []byte, keys ...string) bool {
 			return true // an escaped or non-ASCII name may fold to a key
 		}
 	}
-	for _, k := range keys {
-		kb := []byte(k)
-		for i := 0; i+len(kb) <= len(json); i++ {
-			if bytes.EqualFold(json[i:i+len(kb)], kb) {
+	// Without escapes a member's name starts right after its opening
+	// quote: only there can a key begin.
+	for i := 0; ; {
+		j := bytes.IndexByte(json[i:], '"')
+		if j < 0 {
+			return false
+		}
+		i += j + 1
+		for _, k := range keys {
+			if len(json)-i >= len(k) && bytes.EqualFold(json[i:i+len(k)], []byte(k)) {
 				return true
 			}
 		}
 	}
-	return false
 }

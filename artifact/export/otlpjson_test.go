@@ -103,6 +103,11 @@ func TestMayHoldKey(t *testing.T) {
 		`{"requeſtState":"x"}`:                         true, // ſ folds to s in encoding/json
 		`{"name":"é"}`:                                 true,
 		``:                                             false,
+		`{"query":"what is a traceparent"}`:            false, // only where a name can start
+		`{"query":"x","n":1,"t":"requestStateful"}`:    true,  // a value that starts like one: decoded to know
+		`{"query":"x","n":1,"t":"requestState"`:        true,
+		`"traceparent`:                                 true,
+		`"tracepar`:                                    false,
 	} {
 		if got := mayHoldKey([]byte(in), keys...); got != want {
 			t.Errorf("mayHoldKey(%s) = %v, want %v", in, got, want)

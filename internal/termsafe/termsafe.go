@@ -65,7 +65,28 @@ func clean(s string, multiline bool) string {
 }
 
 // isPlain is the fast path: printable ASCII plus tab (and newline when multiline).
+// It tests eight bytes at a time (every JSON line an export writes passes
+// here), looking closer only at a word that holds a byte outside 0x20–0x7e.
 func isPlain(s string, multiline bool) bool {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		w := uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56
+		// A byte ≥ 0x80, a byte < 0x20 or DEL sets its high bit here; a
+		// flag above a real one may be false, never one below it.
+		const ones, high = 0x0101010101010101, 0x8080808080808080
+		d := w ^ (0x7f * ones)
+		if (w|((w-0x20*ones)&^w)|((d-ones)&^d))&high == 0 {
+			continue
+		}
+		if !plainBytes(s[i:i+8], multiline) {
+			return false
+		}
+	}
+	return plainBytes(s[i:], multiline)
+}
+
+func plainBytes(s string, multiline bool) bool {
 	for i := 0; i < len(s); i++ {
 		c := s[i]
 		if c >= 0x7f || (c < 0x20 && c != '\t' && (c != '\n' || !multiline)) {

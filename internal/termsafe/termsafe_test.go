@@ -1,6 +1,7 @@
 package termsafe
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"strings"
@@ -76,6 +77,27 @@ func TestJSON(t *testing.T) {
 		var a, b any
 		if json.Unmarshal([]byte(c.in), &a) == nil && json.Unmarshal([]byte(got), &b) == nil && !reflect.DeepEqual(a, b) {
 			t.Errorf("JSON(%q) changed the value: %v became %v", c.in, a, b)
+		}
+	}
+}
+
+// TestIsPlainWords: the eight-at-a-time test says what a byte-by-byte loop
+// says, for every byte value at every place of a word and of the tail, each
+// side of plain text, tabs and newlines.
+func TestIsPlainWords(t *testing.T) {
+	for _, multiline := range []bool{false, true} {
+		for _, fill := range []byte{'a', '\t', '\n', ' ', '~'} {
+			for n := 0; n <= 19; n++ {
+				for at := 0; at < n; at++ {
+					for c := 0; c < 256; c++ {
+						b := bytes.Repeat([]byte{fill}, n)
+						b[at] = byte(c)
+						if got, want := isPlain(string(b), multiline), plainBytes(string(b), multiline); got != want {
+							t.Fatalf("isPlain(%q, %v) = %v, byte by byte %v", b, multiline, got, want)
+						}
+					}
+				}
+			}
 		}
 	}
 }
