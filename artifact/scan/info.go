@@ -38,7 +38,7 @@ type Info struct {
 // Observe learns from one frame.
 func (in *Info) Observe(fr *Frame) {
 	in.Frames++
-	m := fr.Meta
+	m := &fr.Meta // read only: no copy of it per frame
 	switch {
 	case m.Event == transport.EvSpawned && in.Transport == "":
 		in.Transport = "stdio"

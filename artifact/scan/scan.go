@@ -245,6 +245,19 @@ type correlator struct {
 	fr       Frame
 	snap     session.CallSnapshot
 	told     session.CallSnapshot // what CallEnded is given
+	free     []*call              // calls forgotten, for new requests to reuse
+}
+
+// newCall is a call to follow, reused when one was forgotten: a journal
+// makes one per request, and all but the last keepEnded are dropped.
+func (c *correlator) newCall() *call {
+	if n := len(c.free); n > 0 {
+		cl := c.free[n-1]
+		c.free = c.free[:n-1]
+		*cl = call{}
+		return cl
+	}
+	return &call{}
 }
 
 func newCorrelator(final []outcome) *correlator {
@@ -423,7 +436,8 @@ func (c *correlator) progress(fr *Frame, e *session.Envelope) *call {
 // request starts following a client request.
 func (c *correlator) request(e *session.Envelope, at time.Time) *call {
 	key := e.Key()
-	cl := &call{ordinal: c.ordinal}
+	cl := c.newCall()
+	cl.ordinal = c.ordinal
 	c.ordinal++
 	token := e.MetaProgressToken() // read by the decoding pass, as the name is
 	cl.snap = session.CallSnapshot{Key: key, Method: e.Method, Name: e.Name(), ID: e.ID,
@@ -474,6 +488,9 @@ func (c *correlator) end(cl *call, st session.State, at time.Time) {
 		delete(c.calls, old)
 		if x.token != "" && c.byToken[x.token] == x {
 			delete(c.byToken, x.token)
+		}
+		if x != c.held && x != cl {
+			c.free = append(c.free, x) // nothing knows it any more: the next request's
 		}
 	}
 	c.ended[c.endedAt] = cl.snap.Key
