@@ -140,7 +140,8 @@ func OTLP(w io.Writer, path string, o Options) error {
 	var b []byte // one buffer for every span's JSON
 	ox := newTracer(h, o.Filter, func(s *otlpSpan) error {
 		var err error
-		b, err = appendSpanJSON(b[:0], s)
+		var plain bool
+		b, plain, err = appendSpanJSONPlain(b[:0], s)
 		if err != nil {
 			return err
 		}
@@ -149,7 +150,10 @@ func OTLP(w io.Writer, path string, o Options) error {
 		}
 		written++
 		bw.WriteByte('\n')
-		_, err = bw.Write(termsafe.JSON(b))
+		if !plain {
+			b = termsafe.JSON(b)
+		}
+		_, err = bw.Write(b)
 		return err
 	})
 	res, _ := json.Marshal(resourceAttrs(h, o.Version))

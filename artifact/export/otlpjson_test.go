@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"math"
 	"testing"
+
+	"mcpscope/internal/termsafe"
 )
 
 // TestAppendSpanJSONMatchesMarshal: the hand-written span JSON is the
@@ -38,6 +40,13 @@ func TestAppendSpanJSONMatchesMarshal(t *testing.T) {
 		if err != nil || !bytes.Equal(got, append([]byte("keep"), want...)) {
 			t.Errorf("span %d:\n got %s (%v)\nwant keep%s", i, got, err, want)
 		}
+		checkPlain(t, &spans[i])
+	}
+	if _, plain, _ := appendSpanJSONPlain(nil, &spans[2]); plain {
+		t.Error("a span with DEL, C1 and non-ASCII strings: said plain")
+	}
+	if _, plain, _ := appendSpanJSONPlain(nil, &spans[1]); !plain {
+		t.Error("an ASCII span: not said plain")
 	}
 	for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
 		s := otlpSpan{Events: []otlpEvent{{Attributes: []otlpKV{double("p", bad)}}}}
@@ -60,7 +69,18 @@ func FuzzAppendSpanJSON(f *testing.F) {
 		if (werr != nil) != (gerr != nil) || (werr == nil && !bytes.Equal(got, want)) {
 			t.Fatalf("got %s (%v), want %s (%v)", got, gerr, want, werr)
 		}
+		checkPlain(t, &s)
 	})
+}
+
+// checkPlain: a span said plain is JSON that termsafe.JSON leaves as it
+// is, so the export may skip it.
+func checkPlain(t *testing.T, s *otlpSpan) {
+	t.Helper()
+	got, plain, err := appendSpanJSONPlain([]byte("keep"), s)
+	if err == nil && plain && !bytes.Equal(termsafe.JSON(got[4:]), got[4:]) {
+		t.Fatalf("said plain, but termsafe.JSON changes %q", got[4:])
+	}
 }
 
 // TestAppendHAREntryMatchesMarshal: the hand-written HAR entry is the
