@@ -203,6 +203,9 @@ type tracer struct {
 	// worked out from): the same for nearly every span.
 	net    []otlpKV
 	netFor [2]string
+	// version and session are the last mcp.protocol.version and
+	// mcp.session.id attributes, shared by the spans that carry the same.
+	version, session otlpKV
 }
 
 func newTracer(h session.Header, f *filter.Filter, emit func(*otlpSpan) error) *tracer {
@@ -239,9 +242,10 @@ func (ox *tracer) finish() error {
 }
 
 func (ox *tracer) spanID(i int) string {
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], uint64(i))
-	sum := sha256.Sum256(append([]byte(ox.trace), b[:]...))
+	var b [64]byte // the trace (32 hex digits, longer only in tests) and i, on the stack
+	in := append(b[:0], ox.trace...)
+	in = binary.BigEndian.AppendUint64(in, uint64(i))
+	sum := sha256.Sum256(in)
 	return hex.EncodeToString(sum[:8])
 }
 
@@ -518,10 +522,16 @@ func (ox *tracer) write(sp *span, end time.Time) error {
 	s := &sp.s
 	s.EndTimeUnixNano = nanos(end)
 	if ox.info.ProtocolVersion != "" {
-		s.Attributes = append(s.Attributes, str("mcp.protocol.version", ox.info.ProtocolVersion))
+		if ox.version.Value.StringValue == nil || *ox.version.Value.StringValue != ox.info.ProtocolVersion {
+			ox.version = str("mcp.protocol.version", ox.info.ProtocolVersion)
+		}
+		s.Attributes = append(s.Attributes, ox.version)
 	}
 	if ox.info.SessionID != "" {
-		s.Attributes = append(s.Attributes, str("mcp.session.id", ox.info.SessionID))
+		if ox.session.Value.StringValue == nil || *ox.session.Value.StringValue != ox.info.SessionID {
+			ox.session = str("mcp.session.id", ox.info.SessionID)
+		}
+		s.Attributes = append(s.Attributes, ox.session)
 	}
 	if k := [2]string{ox.info.Transport, ox.info.URL}; k != ox.netFor || ox.net == nil {
 		ox.net, ox.netFor = ox.network(), k

@@ -145,3 +145,31 @@ func TestMayHoldKey(t *testing.T) {
 		}
 	}
 }
+
+// TestPlainWord: a word said plain holds only bytes otlpPlain allows, for
+// every byte in every place and pairs of bytes around the limits.
+func TestPlainWord(t *testing.T) {
+	check := func(w []byte) {
+		all := true
+		for _, c := range w {
+			all = all && otlpPlain[c]
+		}
+		if plainWord(string(w)) && !all {
+			t.Fatalf("plainWord(%q) = true", w)
+		}
+		if all && !plainWord(string(w)) {
+			t.Errorf("plainWord(%q) = false for plain bytes", w)
+		}
+	}
+	for c := 0; c < 256; c++ {
+		for i := 0; i < 8; i++ {
+			w := []byte("abcdefgh")
+			w[i] = byte(c)
+			check(w)
+			for d := 0; d < 256; d += 7 {
+				w[(i+3)%8] = byte(d)
+				check(w)
+			}
+		}
+	}
+}
