@@ -29,7 +29,8 @@ type spanWriter struct {
 func (w *spanWriter) str(s string) {
 	i := 0
 	for ; i+8 <= len(s); i += 8 {
-		if !plainWord(s[i : i+8]) {
+		if !plainWord(uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56) {
 			break
 		}
 	}
@@ -45,20 +46,18 @@ func (w *spanWriter) str(s string) {
 	w.buf = append(w.buf, '"')
 }
 
-// plainWord reports whether the 8 bytes of s are all ones otlpPlain
+// plainWord reports whether the 8 bytes of w (little-endian) are all ones otlpPlain
 // allows, a word at a time: false may be wrong (the bytes are then looked
 // at one by one), true never is.
-func plainWord(s string) bool {
+func plainWord(w uint64) bool {
 	const ones, high = 0x0101010101010101, 0x8080808080808080
-	w := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-	// A byte's high bit is set in zero(x) when that byte of x may be 0
-	// (always when it is).
-	zero := func(x uint64) uint64 { return (x - ones) &^ x & high }
-	bad := (w | ^(w&^high + 0x60*ones)) & high // ≥ 0x80, or < 0x20 (+0x60 carries into the high bit from 0x20 up)
-	bad |= zero(w^(0x7f*ones)) | zero(w^('"'*ones)) | zero(w^('\\'*ones)) |
-		zero(w^('<'*ones)) | zero(w^('>'*ones)) | zero(w^('&'*ones))
-	return bad == 0
+	// A byte's high bit is set in (x-ones)&^x when that byte of x may be
+	// 0 (always when it is); x is w xor a byte not allowed, with the one
+	// bit masked off in which '"' and '&', or '<' and '>', differ.
+	qa, lg, b, del := w&^(4*ones)^('"'*ones), w&^(2*ones)^('<'*ones), w^('\\'*ones), w^(0x7f*ones)
+	bad := w | ^(w&^high + 0x60*ones) // ≥ 0x80, or < 0x20 (+0x60 carries into the high bit from 0x20 up)
+	bad |= (qa-ones)&^qa | (lg-ones)&^lg | (b-ones)&^b | (del-ones)&^del
+	return bad&high == 0
 }
 
 func asciiNoDEL(s string) bool {
