@@ -587,10 +587,8 @@ func idText(key string) string {
 // without escapes and no key appears in it, whatever the case, so that
 // decoding it would find none of them.
 func mayHoldKey(json []byte, keys ...string) bool {
-	for _, c := range json {
-		if c == '\\' || c >= utf8.RuneSelf {
-			return true // an escaped or non-ASCII name may fold to a key
-		}
+	if bytes.IndexByte(json, '\\') >= 0 || !asciiBytes(json) {
+		return true // an escaped or non-ASCII name may fold to a key
 	}
 	// Without escapes a member's name starts right after its opening
 	// quote: only there can a key begin.
@@ -601,9 +599,32 @@ func mayHoldKey(json []byte, keys ...string) bool {
 		}
 		i += j + 1
 		for _, k := range keys {
-			if len(json)-i >= len(k) && bytes.EqualFold(json[i:i+len(k)], []byte(k)) {
+			if len(json)-i >= len(k) && (k == "" || lowerASCII(json[i]) == lowerASCII(k[0])) && bytes.EqualFold(json[i:i+len(k)], []byte(k)) {
 				return true
 			}
 		}
 	}
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// asciiBytes reports whether b is all ASCII, a word at a time.
+func asciiBytes(b []byte) bool {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		if binary.LittleEndian.Uint64(b[i:])&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

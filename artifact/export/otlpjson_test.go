@@ -115,20 +115,24 @@ func TestAppendHAREntryMatchesMarshal(t *testing.T) {
 func TestMayHoldKey(t *testing.T) {
 	keys := []string{"inputResponses", "requestState", "traceparent"}
 	for in, want := range map[string]bool{
-		`{"name":"fetch","_meta":{"progressToken":1}}`: false,
-		`{"_meta":{"traceparent":"00-x"}}`:             true,
-		`{"_meta":{"TRACEPARENT":"00-x"}}`:             true,
-		`{"inputresponses":{}}`:                        true,
-		`{"requestState":"x"}`:                         true,
-		`{"_meta":{"tr\u0061ceparent":"00-x"}}`:        true, // an escape: decoded to know
-		`{"requeſtState":"x"}`:                         true, // ſ folds to s in encoding/json
-		`{"name":"é"}`:                                 true,
-		``:                                             false,
-		`{"query":"what is a traceparent"}`:            false, // only where a name can start
-		`{"query":"x","n":1,"t":"requestStateful"}`:    true,  // a value that starts like one: decoded to know
-		`{"query":"x","n":1,"t":"requestState"`:        true,
-		`"traceparent`:                                 true,
-		`"tracepar`:                                    false,
+		`{"name":"fetch","_meta":{"progressToken":1}}`:   false,
+		`{"_meta":{"traceparent":"00-x"}}`:               true,
+		`{"_meta":{"TRACEPARENT":"00-x"}}`:               true,
+		`{"inputresponses":{}}`:                          true,
+		`{"requestState":"x"}`:                           true,
+		`{"_meta":{"tr\u0061ceparent":"00-x"}}`:          true, // an escape: decoded to know
+		`{"requeſtState":"x"}`:                           true, // ſ folds to s in encoding/json
+		`{"name":"é"}`:                                   true,
+		``:                                               false,
+		`{"query":"what is a traceparent"}`:              false, // only where a name can start
+		`{"query":"x","n":1,"t":"requestStateful"}`:      true,  // a value that starts like one: decoded to know
+		`{"query":"x","n":1,"t":"requestState"`:          true,
+		`"traceparent`:                                   true,
+		`"tracepar`:                                      false,
+		`{"query":"a long ASCII value, then é"}`:         true, // non-ASCII past the first words
+		`{"query":"a long ASCII value, then \u00e9"}`:    true,
+		`{"query":"a long ASCII value"`:                  false,
+		`{"query":"a long ASCII value","Traceparent":1}`: true,
 	} {
 		if got := mayHoldKey([]byte(in), keys...); got != want {
 			t.Errorf("mayHoldKey(%s) = %v, want %v", in, got, want)
