@@ -206,6 +206,9 @@ type tracer struct {
 	// version and session are the last mcp.protocol.version and
 	// mcp.session.id attributes, shared by the spans that carry the same.
 	version, session otlpKV
+	// free holds the attribute slices of written spans, for the next
+	// spans to fill (nothing keeps a span once emit has returned).
+	free [][]otlpKV
 }
 
 func newTracer(h session.Header, f *filter.Filter, emit func(*otlpSpan) error) *tracer {
@@ -387,7 +390,12 @@ func (ox *tracer) start(fr *scan.Frame) *span {
 	sp := &span{index: fr.CallIndex, key: c.Key, method: c.Method, name: c.Name}
 	name := c.Method
 	// Room for what a span is given as it starts, ends and is written.
-	attrs := make([]otlpKV, 1, 16)
+	var attrs []otlpKV
+	if n := len(ox.free); n > 0 {
+		attrs, ox.free = ox.free[n-1][:1], ox.free[:n-1]
+	} else {
+		attrs = make([]otlpKV, 1, 16)
+	}
 	attrs[0] = str("mcp.method.name", c.Method)
 	if id := idText(c.Key); id != "" {
 		attrs = append(attrs, str("jsonrpc.request.id", id))
@@ -516,6 +524,7 @@ func (ox *tracer) write(sp *span, end time.Time) error {
 		delete(ox.open, sp.index)
 	}
 	delete(ox.byKey, sp.key)
+	defer ox.recycle(sp)
 	if !sp.matched {
 		return nil
 	}
@@ -538,6 +547,15 @@ func (ox *tracer) write(sp *span, end time.Time) error {
 	}
 	s.Attributes = append(s.Attributes, ox.net...)
 	return ox.emit(s)
+}
+
+// recycle keeps a written span's attribute slice for a later span.
+func (ox *tracer) recycle(sp *span) {
+	if a := sp.s.Attributes; cap(a) >= 16 && len(ox.free) < 64 {
+		clear(a[:cap(a)]) // drop what it points to
+		ox.free = append(ox.free, a[:0])
+	}
+	sp.s.Attributes = nil
 }
 
 // network is where the server was: a pipe (stdio) or an HTTP endpoint.
