@@ -140,7 +140,8 @@ func OTLP(w io.Writer, path string, o Options) error {
 	var b []byte // one buffer for every span's JSON
 	ox := newTracer(h, o.Filter, func(s *otlpSpan) error {
 		var err error
-		b, err = appendSpanJSON(b[:0], s)
+		var plain bool
+		b, plain, err = appendSpanJSONPlain(b[:0], s)
 		if err != nil {
 			return err
 		}
@@ -149,7 +150,10 @@ func OTLP(w io.Writer, path string, o Options) error {
 		}
 		written++
 		bw.WriteByte('\n')
-		_, err = bw.Write(termsafe.JSON(b))
+		if !plain {
+			b = termsafe.JSON(b)
+		}
+		_, err = bw.Write(b)
 		return err
 	})
 	res, _ := json.Marshal(resourceAttrs(h, o.Version))
@@ -199,6 +203,12 @@ type tracer struct {
 	// worked out from): the same for nearly every span.
 	net    []otlpKV
 	netFor [2]string
+	// version and session are the last mcp.protocol.version and
+	// mcp.session.id attributes, shared by the spans that carry the same.
+	version, session otlpKV
+	// free holds the attribute slices of written spans, for the next
+	// spans to fill (nothing keeps a span once emit has returned).
+	free [][]otlpKV
 }
 
 func newTracer(h session.Header, f *filter.Filter, emit func(*otlpSpan) error) *tracer {
@@ -235,9 +245,10 @@ func (ox *tracer) finish() error {
 }
 
 func (ox *tracer) spanID(i int) string {
-	var b [8]byte
-	binary.BigEndian.PutUint64(b[:], uint64(i))
-	sum := sha256.Sum256(append([]byte(ox.trace), b[:]...))
+	var b [64]byte // the trace (32 hex digits, longer only in tests) and i, on the stack
+	in := append(b[:0], ox.trace...)
+	in = binary.BigEndian.AppendUint64(in, uint64(i))
+	sum := sha256.Sum256(in)
 	return hex.EncodeToString(sum[:8])
 }
 
@@ -379,7 +390,12 @@ func (ox *tracer) start(fr *scan.Frame) *span {
 	sp := &span{index: fr.CallIndex, key: c.Key, method: c.Method, name: c.Name}
 	name := c.Method
 	// Room for what a span is given as it starts, ends and is written.
-	attrs := make([]otlpKV, 1, 16)
+	var attrs []otlpKV
+	if n := len(ox.free); n > 0 {
+		attrs, ox.free = ox.free[n-1][:1], ox.free[:n-1]
+	} else {
+		attrs = make([]otlpKV, 1, 16)
+	}
 	attrs[0] = str("mcp.method.name", c.Method)
 	if id := idText(c.Key); id != "" {
 		attrs = append(attrs, str("jsonrpc.request.id", id))
@@ -508,22 +524,38 @@ func (ox *tracer) write(sp *span, end time.Time) error {
 		delete(ox.open, sp.index)
 	}
 	delete(ox.byKey, sp.key)
+	defer ox.recycle(sp)
 	if !sp.matched {
 		return nil
 	}
 	s := &sp.s
 	s.EndTimeUnixNano = nanos(end)
 	if ox.info.ProtocolVersion != "" {
-		s.Attributes = append(s.Attributes, str("mcp.protocol.version", ox.info.ProtocolVersion))
+		if ox.version.Value.StringValue == nil || *ox.version.Value.StringValue != ox.info.ProtocolVersion {
+			ox.version = str("mcp.protocol.version", ox.info.ProtocolVersion)
+		}
+		s.Attributes = append(s.Attributes, ox.version)
 	}
 	if ox.info.SessionID != "" {
-		s.Attributes = append(s.Attributes, str("mcp.session.id", ox.info.SessionID))
+		if ox.session.Value.StringValue == nil || *ox.session.Value.StringValue != ox.info.SessionID {
+			ox.session = str("mcp.session.id", ox.info.SessionID)
+		}
+		s.Attributes = append(s.Attributes, ox.session)
 	}
 	if k := [2]string{ox.info.Transport, ox.info.URL}; k != ox.netFor || ox.net == nil {
 		ox.net, ox.netFor = ox.network(), k
 	}
 	s.Attributes = append(s.Attributes, ox.net...)
 	return ox.emit(s)
+}
+
+// recycle keeps a written span's attribute slice for a later span.
+func (ox *tracer) recycle(sp *span) {
+	if a := sp.s.Attributes; cap(a) >= 16 && len(ox.free) < 64 {
+		clear(a[:cap(a)]) // drop what it points to
+		ox.free = append(ox.free, a[:0])
+	}
+	sp.s.Attributes = nil
 }
 
 // network is where the server was: a pipe (stdio) or an HTTP endpoint.
@@ -573,10 +605,8 @@ func idText(key string) string {
 // without escapes and no key appears in it, whatever the case, so that
 // decoding it would find none of them.
 func mayHoldKey(json []byte, keys ...string) bool {
-	for _, c := range json {
-		if c == '\\' || c >= utf8.RuneSelf {
-			return true // an escaped or non-ASCII name may fold to a key
-		}
+	if bytes.IndexByte(json, '\\') >= 0 || !asciiBytes(json) {
+		return true // an escaped or non-ASCII name may fold to a key
 	}
 	// Without escapes a member's name starts right after its opening
 	// quote: only there can a key begin.
@@ -587,9 +617,32 @@ func mayHoldKey(json []byte, keys ...string) bool {
 		}
 		i += j + 1
 		for _, k := range keys {
-			if len(json)-i >= len(k) && bytes.EqualFold(json[i:i+len(k)], []byte(k)) {
+			if len(json)-i >= len(k) && (k == "" || lowerASCII(json[i]) == lowerASCII(k[0])) && bytes.EqualFold(json[i:i+len(k)], []byte(k)) {
 				return true
 			}
 		}
 	}
+}
+
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+// asciiBytes reports whether b is all ASCII, a word at a time.
+func asciiBytes(b []byte) bool {
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		if binary.LittleEndian.Uint64(b[i:])&0x8080808080808080 != 0 {
+			return false
+		}
+	}
+	for ; i < len(b); i++ {
+		if b[i] >= utf8.RuneSelf {
+			return false
+		}
+	}
+	return true
 }

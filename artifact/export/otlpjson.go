@@ -12,157 +12,218 @@ import (
 // fifth of export --format otlp's CPU. A double that JSON cannot hold
 // (NaN, ±Inf) is left to json.Marshal, which fails on it as before.
 func appendSpanJSON(buf []byte, s *otlpSpan) ([]byte, error) {
-	if !finiteSpan(s) {
-		b, err := json.Marshal(s)
-		return append(buf, b...), err
-	}
-	buf = append(buf, `{"traceId":`...)
-	buf = appendMarshalString(buf, s.TraceID)
-	buf = append(buf, `,"spanId":`...)
-	buf = appendMarshalString(buf, s.SpanID)
-	if s.TraceState != "" {
-		buf = append(buf, `,"traceState":`...)
-		buf = appendMarshalString(buf, s.TraceState)
-	}
-	if s.ParentSpanID != "" {
-		buf = append(buf, `,"parentSpanId":`...)
-		buf = appendMarshalString(buf, s.ParentSpanID)
-	}
-	buf = append(buf, `,"name":`...)
-	buf = appendMarshalString(buf, s.Name)
-	buf = append(buf, `,"kind":`...)
-	buf = strconv.AppendInt(buf, int64(s.Kind), 10)
-	buf = append(buf, `,"startTimeUnixNano":`...)
-	buf = appendNanos(buf, s.StartTimeUnixNano)
-	buf = append(buf, `,"endTimeUnixNano":`...)
-	buf = appendNanos(buf, s.EndTimeUnixNano)
-	buf = append(buf, `,"attributes":`...)
-	buf = appendKVs(buf, s.Attributes)
-	if len(s.Events) > 0 {
-		buf = append(buf, `,"events":[`...)
-		for i := range s.Events {
-			e := &s.Events[i]
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = append(buf, `{"timeUnixNano":`...)
-			buf = appendNanos(buf, e.TimeUnixNano)
-			buf = append(buf, `,"name":`...)
-			buf = appendMarshalString(buf, e.Name)
-			if len(e.Attributes) > 0 {
-				buf = append(buf, `,"attributes":`...)
-				buf = appendKVs(buf, e.Attributes)
-			}
-			buf = append(buf, '}')
-		}
-		buf = append(buf, ']')
-	}
-	if s.DroppedEventsCount != 0 {
-		buf = append(buf, `,"droppedEventsCount":`...)
-		buf = strconv.AppendUint(buf, uint64(s.DroppedEventsCount), 10)
-	}
-	if len(s.Links) > 0 {
-		buf = append(buf, `,"links":[`...)
-		for i := range s.Links {
-			l := &s.Links[i]
-			if i > 0 {
-				buf = append(buf, ',')
-			}
-			buf = append(buf, `{"traceId":`...)
-			buf = appendMarshalString(buf, l.TraceID)
-			buf = append(buf, `,"spanId":`...)
-			buf = appendMarshalString(buf, l.SpanID)
-			if len(l.Attributes) > 0 {
-				buf = append(buf, `,"attributes":`...)
-				buf = appendKVs(buf, l.Attributes)
-			}
-			buf = append(buf, '}')
-		}
-		buf = append(buf, ']')
-	}
-	buf = append(buf, `,"status":{`...)
-	if s.Status.Message != "" {
-		buf = append(buf, `"message":`...)
-		buf = appendMarshalString(buf, s.Status.Message)
-	}
-	if s.Status.Code != 0 {
-		if s.Status.Message != "" {
-			buf = append(buf, ',')
-		}
-		buf = append(buf, `"code":`...)
-		buf = strconv.AppendInt(buf, int64(s.Status.Code), 10)
-	}
-	return append(buf, '}', '}'), nil
+	b, _, err := appendSpanJSONPlain(buf, s)
+	return b, err
 }
 
-// finiteSpan reports whether every double in s is one JSON can hold.
-func finiteSpan(s *otlpSpan) bool {
-	ok := func(kvs []otlpKV) bool {
-		for _, kv := range kvs {
-			if d := kv.Value.DoubleValue; d != nil && (math.IsNaN(*d) || math.IsInf(*d, 0)) {
-				return false
-			}
+// spanWriter appends a span's JSON and notes whether every string in it
+// was plain ASCII (no DEL, nothing ≥ 0x80): then the JSON is already
+// what termsafe.JSON returns, and the writer need not check it again.
+type spanWriter struct {
+	buf    []byte
+	plain  bool
+	finite bool
+}
+
+// str appends s quoted as encoding/json does.
+func (w *spanWriter) str(s string) {
+	i := 0
+	for ; i+8 <= len(s); i += 8 {
+		if !plainWord(uint64(s[i]) | uint64(s[i+1])<<8 | uint64(s[i+2])<<16 | uint64(s[i+3])<<24 |
+			uint64(s[i+4])<<32 | uint64(s[i+5])<<40 | uint64(s[i+6])<<48 | uint64(s[i+7])<<56) {
+			break
 		}
-		return true
 	}
-	if !ok(s.Attributes) {
-		return false
-	}
-	for _, e := range s.Events {
-		if !ok(e.Attributes) {
-			return false
+	for ; i < len(s); i++ {
+		if !otlpPlain[s[i]] {
+			w.plain = w.plain && asciiNoDEL(s[i:])
+			w.buf = appendMarshalString(w.buf, s)
+			return
 		}
 	}
-	for _, l := range s.Links {
-		if !ok(l.Attributes) {
+	w.buf = append(w.buf, '"')
+	w.buf = append(w.buf, s...)
+	w.buf = append(w.buf, '"')
+}
+
+// plainWord reports whether the 8 bytes of w (little-endian) are all ones otlpPlain
+// allows, a word at a time: false may be wrong (the bytes are then looked
+// at one by one), true never is.
+func plainWord(w uint64) bool {
+	const ones, high = 0x0101010101010101, 0x8080808080808080
+	// A byte's high bit is set in (x-ones)&^x when that byte of x may be
+	// 0 (always when it is); x is w xor a byte not allowed, with the one
+	// bit masked off in which '"' and '&', or '<' and '>', differ.
+	qa, lg, b, del := w&^(4*ones)^('"'*ones), w&^(2*ones)^('<'*ones), w^('\\'*ones), w^(0x7f*ones)
+	bad := w | ^(w&^high + 0x60*ones) // ≥ 0x80, or < 0x20 (+0x60 carries into the high bit from 0x20 up)
+	bad |= (qa-ones)&^qa | (lg-ones)&^lg | (b-ones)&^b | (del-ones)&^del
+	return bad&high == 0
+}
+
+func asciiNoDEL(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x7f {
 			return false
 		}
 	}
 	return true
 }
 
-// appendKVs appends attributes as json.Marshal does (nil is null).
-func appendKVs(buf []byte, kvs []otlpKV) []byte {
-	if kvs == nil {
-		return append(buf, "null"...)
+// otlpPlain: the bytes that appendMarshalString writes as they are and
+// termsafe leaves alone.
+var otlpPlain = func() (t [256]bool) {
+	for c := 0x20; c < 0x7f; c++ {
+		t[c] = marshalSafe[c]
 	}
-	buf = append(buf, '[')
+	return t
+}()
+
+// appendSpanJSONPlain is appendSpanJSON that also says whether the JSON
+// it appended holds only plain ASCII.
+func appendSpanJSONPlain(buf []byte, s *otlpSpan) ([]byte, bool, error) {
+	start := len(buf)
+	w := spanWriter{buf: buf, plain: true, finite: true}
+	w.span(s)
+	if !w.finite {
+		b, err := json.Marshal(s)
+		return append(w.buf[:start], b...), false, err
+	}
+	return w.buf, w.plain, nil
+}
+
+func (w *spanWriter) span(s *otlpSpan) {
+	w.buf = append(w.buf, `{"traceId":`...)
+	w.str(s.TraceID)
+	w.buf = append(w.buf, `,"spanId":`...)
+	w.str(s.SpanID)
+	if s.TraceState != "" {
+		w.buf = append(w.buf, `,"traceState":`...)
+		w.str(s.TraceState)
+	}
+	if s.ParentSpanID != "" {
+		w.buf = append(w.buf, `,"parentSpanId":`...)
+		w.str(s.ParentSpanID)
+	}
+	w.buf = append(w.buf, `,"name":`...)
+	w.str(s.Name)
+	w.buf = append(w.buf, `,"kind":`...)
+	w.buf = strconv.AppendInt(w.buf, int64(s.Kind), 10)
+	w.buf = append(w.buf, `,"startTimeUnixNano":`...)
+	w.buf = appendNanos(w.buf, s.StartTimeUnixNano)
+	w.buf = append(w.buf, `,"endTimeUnixNano":`...)
+	w.buf = appendNanos(w.buf, s.EndTimeUnixNano)
+	w.buf = append(w.buf, `,"attributes":`...)
+	w.kvs(s.Attributes)
+	if len(s.Events) > 0 {
+		w.buf = append(w.buf, `,"events":[`...)
+		for i := range s.Events {
+			e := &s.Events[i]
+			if i > 0 {
+				w.buf = append(w.buf, ',')
+			}
+			w.buf = append(w.buf, `{"timeUnixNano":`...)
+			w.buf = appendNanos(w.buf, e.TimeUnixNano)
+			w.buf = append(w.buf, `,"name":`...)
+			w.str(e.Name)
+			if len(e.Attributes) > 0 {
+				w.buf = append(w.buf, `,"attributes":`...)
+				w.kvs(e.Attributes)
+			}
+			w.buf = append(w.buf, '}')
+		}
+		w.buf = append(w.buf, ']')
+	}
+	if s.DroppedEventsCount != 0 {
+		w.buf = append(w.buf, `,"droppedEventsCount":`...)
+		w.buf = strconv.AppendUint(w.buf, uint64(s.DroppedEventsCount), 10)
+	}
+	if len(s.Links) > 0 {
+		w.buf = append(w.buf, `,"links":[`...)
+		for i := range s.Links {
+			l := &s.Links[i]
+			if i > 0 {
+				w.buf = append(w.buf, ',')
+			}
+			w.buf = append(w.buf, `{"traceId":`...)
+			w.str(l.TraceID)
+			w.buf = append(w.buf, `,"spanId":`...)
+			w.str(l.SpanID)
+			if len(l.Attributes) > 0 {
+				w.buf = append(w.buf, `,"attributes":`...)
+				w.kvs(l.Attributes)
+			}
+			w.buf = append(w.buf, '}')
+		}
+		w.buf = append(w.buf, ']')
+	}
+	w.buf = append(w.buf, `,"status":{`...)
+	if s.Status.Message != "" {
+		w.buf = append(w.buf, `"message":`...)
+		w.str(s.Status.Message)
+	}
+	if s.Status.Code != 0 {
+		if s.Status.Message != "" {
+			w.buf = append(w.buf, ',')
+		}
+		w.buf = append(w.buf, `"code":`...)
+		w.buf = strconv.AppendInt(w.buf, int64(s.Status.Code), 10)
+	}
+	w.buf = append(w.buf, '}', '}')
+}
+
+// kvs appends attributes as json.Marshal does (nil is null), and notes a
+// double JSON cannot hold (json.Marshal fails on it).
+func (w *spanWriter) kvs(kvs []otlpKV) {
+	if kvs == nil {
+		w.buf = append(w.buf, "null"...)
+		return
+	}
+	w.buf = append(w.buf, '[')
 	for i := range kvs {
 		kv := &kvs[i]
 		if i > 0 {
-			buf = append(buf, ',')
+			w.buf = append(w.buf, ',')
 		}
-		buf = append(buf, `{"key":`...)
-		buf = appendMarshalString(buf, kv.Key)
-		buf = append(buf, `,"value":{`...)
+		w.buf = append(w.buf, `{"key":`...)
+		w.str(kv.Key)
+		w.buf = append(w.buf, `,"value":{`...)
 		v := &kv.Value
 		sep := false
-		field := func(name string) {
-			if sep {
-				buf = append(buf, ',')
-			}
-			sep = true
-			buf = append(buf, name...)
-		}
 		if v.StringValue != nil {
-			field(`"stringValue":`)
-			buf = appendMarshalString(buf, *v.StringValue)
+			w.buf = append(w.buf, `"stringValue":`...)
+			w.str(*v.StringValue)
+			sep = true
 		}
 		if v.IntValue != nil {
-			field(`"intValue":`)
-			buf = appendMarshalString(buf, *v.IntValue)
+			if sep {
+				w.buf = append(w.buf, ',')
+			}
+			w.buf = append(w.buf, `"intValue":`...)
+			w.str(*v.IntValue)
+			sep = true
 		}
 		if v.DoubleValue != nil {
-			field(`"doubleValue":`)
-			buf = appendMarshalFloat(buf, *v.DoubleValue)
+			if sep {
+				w.buf = append(w.buf, ',')
+			}
+			w.buf = append(w.buf, `"doubleValue":`...)
+			if d := *v.DoubleValue; math.IsNaN(d) || math.IsInf(d, 0) {
+				w.finite = false
+			} else {
+				w.buf = appendMarshalFloat(w.buf, d)
+			}
+			sep = true
 		}
 		if v.BoolValue != nil {
-			field(`"boolValue":`)
-			buf = strconv.AppendBool(buf, *v.BoolValue)
+			if sep {
+				w.buf = append(w.buf, ',')
+			}
+			w.buf = append(w.buf, `"boolValue":`...)
+			w.buf = strconv.AppendBool(w.buf, *v.BoolValue)
 		}
-		buf = append(buf, '}', '}')
+		w.buf = append(w.buf, '}', '}')
 	}
-	return append(buf, ']')
+	w.buf = append(w.buf, ']')
 }
 
 func appendNanos(buf []byte, n unixNano) []byte {

@@ -2,9 +2,12 @@ package export
 
 import (
 	"bytes"
+	"encoding/binary"
 	"encoding/json"
 	"math"
 	"testing"
+
+	"mcpscope/internal/termsafe"
 )
 
 // TestAppendSpanJSONMatchesMarshal: the hand-written span JSON is the
@@ -38,6 +41,13 @@ func TestAppendSpanJSONMatchesMarshal(t *testing.T) {
 		if err != nil || !bytes.Equal(got, append([]byte("keep"), want...)) {
 			t.Errorf("span %d:\n got %s (%v)\nwant keep%s", i, got, err, want)
 		}
+		checkPlain(t, &spans[i])
+	}
+	if _, plain, _ := appendSpanJSONPlain(nil, &spans[2]); plain {
+		t.Error("a span with DEL, C1 and non-ASCII strings: said plain")
+	}
+	if _, plain, _ := appendSpanJSONPlain(nil, &spans[1]); !plain {
+		t.Error("an ASCII span: not said plain")
 	}
 	for _, bad := range []float64{math.NaN(), math.Inf(1), math.Inf(-1)} {
 		s := otlpSpan{Events: []otlpEvent{{Attributes: []otlpKV{double("p", bad)}}}}
@@ -60,7 +70,18 @@ func FuzzAppendSpanJSON(f *testing.F) {
 		if (werr != nil) != (gerr != nil) || (werr == nil && !bytes.Equal(got, want)) {
 			t.Fatalf("got %s (%v), want %s (%v)", got, gerr, want, werr)
 		}
+		checkPlain(t, &s)
 	})
+}
+
+// checkPlain: a span said plain is JSON that termsafe.JSON leaves as it
+// is, so the export may skip it.
+func checkPlain(t *testing.T, s *otlpSpan) {
+	t.Helper()
+	got, plain, err := appendSpanJSONPlain([]byte("keep"), s)
+	if err == nil && plain && !bytes.Equal(termsafe.JSON(got[4:]), got[4:]) {
+		t.Fatalf("said plain, but termsafe.JSON changes %q", got[4:])
+	}
 }
 
 // TestAppendHAREntryMatchesMarshal: the hand-written HAR entry is the
@@ -94,20 +115,24 @@ func TestAppendHAREntryMatchesMarshal(t *testing.T) {
 func TestMayHoldKey(t *testing.T) {
 	keys := []string{"inputResponses", "requestState", "traceparent"}
 	for in, want := range map[string]bool{
-		`{"name":"fetch","_meta":{"progressToken":1}}`: false,
-		`{"_meta":{"traceparent":"00-x"}}`:             true,
-		`{"_meta":{"TRACEPARENT":"00-x"}}`:             true,
-		`{"inputresponses":{}}`:                        true,
-		`{"requestState":"x"}`:                         true,
-		`{"_meta":{"tr\u0061ceparent":"00-x"}}`:        true, // an escape: decoded to know
-		`{"requeſtState":"x"}`:                         true, // ſ folds to s in encoding/json
-		`{"name":"é"}`:                                 true,
-		``:                                             false,
-		`{"query":"what is a traceparent"}`:            false, // only where a name can start
-		`{"query":"x","n":1,"t":"requestStateful"}`:    true,  // a value that starts like one: decoded to know
-		`{"query":"x","n":1,"t":"requestState"`:        true,
-		`"traceparent`:                                 true,
-		`"tracepar`:                                    false,
+		`{"name":"fetch","_meta":{"progressToken":1}}`:   false,
+		`{"_meta":{"traceparent":"00-x"}}`:               true,
+		`{"_meta":{"TRACEPARENT":"00-x"}}`:               true,
+		`{"inputresponses":{}}`:                          true,
+		`{"requestState":"x"}`:                           true,
+		`{"_meta":{"tr\u0061ceparent":"00-x"}}`:          true, // an escape: decoded to know
+		`{"requeſtState":"x"}`:                           true, // ſ folds to s in encoding/json
+		`{"name":"é"}`:                                   true,
+		``:                                               false,
+		`{"query":"what is a traceparent"}`:              false, // only where a name can start
+		`{"query":"x","n":1,"t":"requestStateful"}`:      true,  // a value that starts like one: decoded to know
+		`{"query":"x","n":1,"t":"requestState"`:          true,
+		`"traceparent`:                                   true,
+		`"tracepar`:                                      false,
+		`{"query":"a long ASCII value, then é"}`:         true, // non-ASCII past the first words
+		`{"query":"a long ASCII value, then \u00e9"}`:    true,
+		`{"query":"a long ASCII value"`:                  false,
+		`{"query":"a long ASCII value","Traceparent":1}`: true,
 	} {
 		if got := mayHoldKey([]byte(in), keys...); got != want {
 			t.Errorf("mayHoldKey(%s) = %v, want %v", in, got, want)
@@ -122,6 +147,34 @@ func TestMayHoldKey(t *testing.T) {
 		}
 		if !mayHoldKey([]byte(in), keys...) && json.Unmarshal([]byte(in), &p) == nil && (p.InputResponses != nil || p.RequestState != nil || p.Meta.TraceParent != "") {
 			t.Errorf("mayHoldKey(%s) said no, json.Unmarshal found one", in)
+		}
+	}
+}
+
+// TestPlainWord: a word said plain holds only bytes otlpPlain allows, for
+// every byte in every place and pairs of bytes around the limits.
+func TestPlainWord(t *testing.T) {
+	check := func(w []byte) {
+		all := true
+		for _, c := range w {
+			all = all && otlpPlain[c]
+		}
+		if plainWord(binary.LittleEndian.Uint64(w)) && !all {
+			t.Fatalf("plainWord(%q) = true", w)
+		}
+		if all && !plainWord(binary.LittleEndian.Uint64(w)) {
+			t.Errorf("plainWord(%q) = false for plain bytes", w)
+		}
+	}
+	for c := 0; c < 256; c++ {
+		for i := 0; i < 8; i++ {
+			w := []byte("abcdefgh")
+			w[i] = byte(c)
+			check(w)
+			for d := 0; d < 256; d += 7 {
+				w[(i+3)%8] = byte(d)
+				check(w)
+			}
 		}
 	}
 }
