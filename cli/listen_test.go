@@ -2,6 +2,7 @@ package cli
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -89,13 +90,35 @@ func (l *listenRun) waitAcknowledged(t *testing.T, n int) {
 }
 
 // seeToolAdded adds a tool to h's server and waits for listen to print the
-// tools/list_changed it causes.
+// tools/list_changed it causes. The Go SDK's server sends that notification
+// to every subscribed listen stream under one shared 10 s bound, so a stream
+// it has not yet seen die (the cut one, in TestListenRelistensAfterDrop) can
+// use the bound up and the live stream gets nothing: while none is printed,
+// each few seconds it adds another tool, a new notification, up to a minute.
 func (l *listenRun) seeToolAdded(t *testing.T, h *testservers.HTTPServer, name string) {
 	t.Helper()
-	h.Server.AddTool(&mcp.Tool{Name: name, InputSchema: &jsonschema.Schema{Type: "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-		return &mcp.CallToolResult{}, nil
-	})
-	clienttest.WaitText(t, &l.stdout, "notifications/tools/list_changed")
+	const want = "notifications/tools/list_changed"
+	for i, deadline := 1, time.Now().Add(time.Minute); ; i++ {
+		h.Server.AddTool(&mcp.Tool{Name: fmt.Sprintf("%s-%d", name, i), InputSchema: &jsonschema.Schema{Type: "object"}}, func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return &mcp.CallToolResult{}, nil
+		})
+		for again := time.Now().Add(5 * time.Second); !strings.Contains(l.stdout.String(), want); {
+			if time.Now().After(deadline) { // a hang guard
+				t.Fatalf("no %q within a minute of adding %d tools; stdout:\n%s\nstderr:\n%s", want, i, l.stdout.String(), l.stderr.String())
+			}
+			if time.Now().After(again) {
+				break
+			}
+			select {
+			case <-time.After(10 * time.Millisecond):
+			case code := <-l.done:
+				t.Fatalf("listen ended (exit %d) before printing %q:\n%s", code, want, l.stderr.String())
+			}
+		}
+		if strings.Contains(l.stdout.String(), want) {
+			return
+		}
+	}
 }
 
 // stop is Ctrl-C: listen must end, exit 0.
