@@ -320,7 +320,8 @@ func FuzzRecordReaderMatchesJSON(f *testing.F) {
 	f.Add([]byte(`{"seq":6,"t":"2026-01-01T00:00:00Z","dir":"in","kind":"message","dir":"out","t":"2027-01-01T00:00:00Z","raw":"x"}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		line = bytes.TrimSuffix(line, []byte("\n"))
-		seq, fr, ok := fastRecord(bytes.Clone(line), false, false, nil)
+		var fr transport.Frame
+		seq, ok := fastRecord(bytes.Clone(line), false, false, nil, &fr)
 		if !ok {
 			return
 		}
