@@ -392,7 +392,7 @@ func fastRecord(line []byte, owned, cut bool, scratch *rawScratch, f *transport.
 				sc.i++
 			}
 			n, err := strconv.ParseUint(string(sc.b[start:sc.i]), 10, 64)
-			if err != nil {
+			if err != nil || sc.i-start > 1 && sc.b[start] == '0' { // JSON has no leading zeros
 				return 0, false
 			}
 			seq, haveSeq = n, true
@@ -493,7 +493,7 @@ func recordHead(line []byte, f *transport.Frame) (seq uint64, i int) {
 		seq = seq*10 + uint64(line[i]-'0')
 		i++
 	}
-	if i == digits || i-digits == 19 || len(line)-i < len(tKey) || string(line[i:i+len(tKey)]) != tKey {
+	if i == digits || i-digits == 19 || line[digits] == '0' && i-digits > 1 || len(line)-i < len(tKey) || string(line[i:i+len(tKey)]) != tKey {
 		return 0, 0
 	}
 	i += len(tKey)
