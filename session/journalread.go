@@ -99,6 +99,7 @@ func readLines(lr *lineReader, fn func(seq uint64, f transport.Frame, pos linePo
 	var h Header
 	var damage JournalDamage
 	first := true // the next line decides whether this is a journal at all
+	var f transport.Frame
 	for {
 		b, pos, owned, err := lr.next()
 		if len(b) > 0 {
@@ -115,7 +116,7 @@ func readLines(lr *lineReader, fn func(seq uint64, f transport.Frame, pos linePo
 				first = false
 				continue
 			}
-			seq, f, perr := parseRecordScratch(b[:len(b)-1], owned, false, &lr.scratch)
+			seq, perr := parseRecordInto(b[:len(b)-1], owned, false, &lr.scratch, &f)
 			switch {
 			case perr != nil && first:
 				return h, fmt.Errorf("%w: line %d is neither a journal header nor a record (%v)", ErrNotJournal, lr.line, perr)
@@ -269,19 +270,31 @@ func parseRecord(line []byte, owned, cut bool) (uint64, transport.Frame, error) 
 
 // parseRecordScratch is parseRecord with fastRecord's scratch buffer.
 func parseRecordScratch(line []byte, owned, cut bool, scratch *rawScratch) (uint64, transport.Frame, error) {
-	if seq, f, ok := fastRecord(line, owned, cut, scratch); ok {
-		return seq, f, nil // its meta comes redacted
+	var f transport.Frame
+	seq, err := parseRecordInto(line, owned, cut, scratch, &f)
+	return seq, f, err
+}
+
+// parseRecordInto is parseRecordScratch reading into *f (reset first):
+// the journal walk's frame is then filled where it lives, not copied out
+// of each call on the way up.
+func parseRecordInto(line []byte, owned, cut bool, scratch *rawScratch, f *transport.Frame) (uint64, error) {
+	*f = transport.Frame{}
+	if seq, ok := fastRecord(line, owned, cut, scratch, f); ok {
+		return seq, nil // its meta comes redacted
 	}
+	*f = transport.Frame{}
 	if cut {
-		return 0, transport.Frame{}, errors.New("the head of the line is not in the layout mcpscope writes")
+		return 0, errors.New("the head of the line is not in the layout mcpscope writes")
 	}
 	var rec Record
 	if err := json.Unmarshal(line, &rec); err != nil {
-		return 0, transport.Frame{}, err
+		return 0, err
 	}
-	f, err := rec.Frame()
-	redactMeta(&f.Meta)
-	return rec.Seq, f, err
+	fr, err := rec.Frame()
+	redactMeta(&fr.Meta)
+	*f = fr
+	return rec.Seq, err
 }
 
 // redactMeta redacts what a frame's metadata read from a journal may hold
@@ -336,16 +349,16 @@ func redactedAlready(v string) bool {
 // and the older layout with meta last. ok is false for anything else. The
 // meta comes redacted as redactMeta leaves it. scratch, when not nil, is a buffer to unescape a line that is not owned
 // into (kept between calls), so its data costs one allocation of its size.
-func fastRecord(line []byte, owned, cut bool, scratch *rawScratch) (seq uint64, f transport.Frame, ok bool) {
+func fastRecord(line []byte, owned, cut bool, scratch *rawScratch, f *transport.Frame) (seq uint64, ok bool) {
 	sc := scanner{b: line}
 	if sc.peek() != '{' {
-		return 0, f, false
+		return 0, false
 	}
 	sc.i++
 	var haveSeq, haveDir, haveKind, haveMeta bool
 	// The head every record starts with, read in place: the member walk
 	// below then goes on from there (and reads any other line whole).
-	if n, i := recordHead(line, &f); i > 0 {
+	if n, i := recordHead(line, f); i > 0 {
 		seq, sc.i = n, i
 		haveSeq, haveDir, haveKind = true, true, true
 	}
@@ -357,19 +370,19 @@ func fastRecord(line []byte, owned, cut bool, scratch *rawScratch) (seq uint64, 
 			case '}':
 				sc.i++
 				if sc.i != len(sc.b) || !haveSeq || !haveDir || !haveKind {
-					return 0, f, false
+					return 0, false
 				}
 				if f.Data == nil && f.Kind == transport.Message {
 					f.Data = []byte{} // as json gives "raw":""
 				}
-				return seq, f, true
+				return seq, true
 			default:
-				return 0, f, false
+				return 0, false
 			}
 		}
 		key, kok := sc.recordKey()
 		if !kok || sc.peek() != ':' {
-			return 0, f, false
+			return 0, false
 		}
 		sc.i++
 		switch string(key) {
@@ -379,35 +392,35 @@ func fastRecord(line []byte, owned, cut bool, scratch *rawScratch) (seq uint64, 
 				sc.i++
 			}
 			n, err := strconv.ParseUint(string(sc.b[start:sc.i]), 10, 64)
-			if err != nil {
-				return 0, f, false
+			if err != nil || sc.i-start > 1 && sc.b[start] == '0' { // JSON has no leading zeros
+				return 0, false
 			}
 			seq, haveSeq = n, true
 		case "t":
 			tb, tok := sc.plainBytes()
 			if !tok {
-				return 0, f, false
+				return 0, false
 			}
 			t, tok := parseTime(tb)
 			if !tok {
-				return 0, f, false
+				return 0, false
 			}
 			f.Time = t
 		case "dir":
 			s, sok := sc.plainBytes()
 			if f.Dir = dirOf(string(s)); !sok || f.Dir == 0 {
-				return 0, f, false
+				return 0, false
 			}
 			haveDir = true
 		case "kind":
 			s, sok := sc.plainBytes()
 			if f.Kind = kindOf(string(s)); !sok || f.Kind == 0 {
-				return 0, f, false
+				return 0, false
 			}
 			haveKind = true
 		case "meta":
 			if haveMeta || sc.peek() != '{' {
-				return 0, f, false // a second meta merges into the first: encoding/json's way
+				return 0, false // a second meta merges into the first: encoding/json's way
 			}
 			// Read in place by the layout mcpscope writes; anything else
 			// is measured and handed to encoding/json.
@@ -420,7 +433,7 @@ func fastRecord(line []byte, owned, cut bool, scratch *rawScratch) (seq uint64, 
 				var m transport.Meta // its own variable: &f.Meta given to encoding/json would put every f on the heap
 				sc.i = start
 				if !sc.skip() || json.Unmarshal(sc.b[start:sc.i], &m) != nil {
-					return 0, f, false
+					return 0, false
 				}
 				redactMeta(&m)
 				f.Meta = m
@@ -429,20 +442,20 @@ func fastRecord(line []byte, owned, cut bool, scratch *rawScratch) (seq uint64, 
 		case "raw":
 			data, end, rok := unescapeRaw(sc.b, sc.i, owned, cut, scratch)
 			if !rok {
-				return 0, f, false
+				return 0, false
 			}
 			f.Data, sc.i = data, end
 			if end == len(sc.b) && cut {
-				return seq, f, haveSeq && haveDir && haveKind // the head ends in the data
+				return seq, haveSeq && haveDir && haveKind // the head ends in the data
 			}
 		case "b64":
 			start := sc.i
 			if sc.peek() != '"' {
-				return 0, f, false
+				return 0, false
 			}
 			if _, sok := sc.str(); !sok {
 				if !cut {
-					return 0, f, false
+					return 0, false
 				}
 				sc.i = len(sc.b)
 			}
@@ -453,14 +466,14 @@ func fastRecord(line []byte, owned, cut bool, scratch *rawScratch) (seq uint64, 
 			d := make([]byte, base64.StdEncoding.DecodedLen(len(enc)))
 			n, err := base64.StdEncoding.Decode(d, enc)
 			if err != nil {
-				return 0, f, false
+				return 0, false
 			}
 			f.Data = d[:n]
 			if sc.i == len(sc.b) && cut {
-				return seq, f, haveSeq && haveDir && haveKind
+				return seq, haveSeq && haveDir && haveKind
 			}
 		default:
-			return 0, f, false
+			return 0, false
 		}
 	}
 }
@@ -480,7 +493,7 @@ func recordHead(line []byte, f *transport.Frame) (seq uint64, i int) {
 		seq = seq*10 + uint64(line[i]-'0')
 		i++
 	}
-	if i == digits || i-digits == 19 || len(line)-i < len(tKey) || string(line[i:i+len(tKey)]) != tKey {
+	if i == digits || i-digits == 19 || line[digits] == '0' && i-digits > 1 || len(line)-i < len(tKey) || string(line[i:i+len(tKey)]) != tKey {
 		return 0, 0
 	}
 	i += len(tKey)
@@ -526,13 +539,15 @@ func (sc *scanner) recordKey() ([]byte, bool) {
 	if sc.peek() != '"' {
 		return nil, false
 	}
-	n := bytes.IndexByte(sc.b[sc.i+1:min(len(sc.b), sc.i+16)], '"')
-	if n < 0 {
-		return nil, false
+	// A byte loop, not IndexByte: keys are shorter than a call's setup.
+	for j, end := sc.i+1, min(len(sc.b), sc.i+16); j < end; j++ {
+		if sc.b[j] == '"' {
+			k := sc.b[sc.i+1 : j]
+			sc.i = j + 1
+			return k, true
+		}
 	}
-	k := sc.b[sc.i+1 : sc.i+1+n]
-	sc.i += n + 2
-	return k, true
+	return nil, false
 }
 
 // plainBytes reads a string token without escapes: its text, in place.

@@ -172,10 +172,17 @@ func (sc *scanner) metaMember(first bool) (key []byte, done, ok bool) {
 		i++
 	}
 	if i < len(sc.b) && sc.b[i] == '"' {
-		if n := bytes.IndexByte(sc.b[i+1:min(len(sc.b), i+32)], '"'); n >= 0 {
-			if e := i + 2 + n; e < len(sc.b) && sc.b[e] == ':' && bytes.IndexByte(sc.b[i+1:i+1+n], '\\') < 0 {
-				sc.i = e + 1
-				return sc.b[i+1 : i+1+n], false, true
+		// One byte loop, not two IndexByte calls: keys are a few bytes,
+		// shorter than a call's setup.
+		for j, end := i+1, min(len(sc.b), i+32); j < end; j++ {
+			if c := sc.b[j]; c == '"' {
+				if j+1 < len(sc.b) && sc.b[j+1] == ':' {
+					sc.i = j + 2
+					return sc.b[i+1 : j], false, true
+				}
+				break
+			} else if c == '\\' {
+				break
 			}
 		}
 	}

@@ -276,6 +276,16 @@ func (sc *scanner) key() ([]byte, bool) {
 		return nil, false
 	}
 	start := sc.i
+	// A short key of printable ASCII, byte by byte: cheaper than str's
+	// word-at-a-time setup for the few bytes keys are.
+	for j, end := start+1, min(len(sc.b), start+24); j < end; j++ {
+		if c := sc.b[j]; c == '"' {
+			sc.i = j + 1
+			return sc.b[start+1 : j], true
+		} else if c < 0x20 || c >= utf8.RuneSelf || c == '\\' {
+			break
+		}
+	}
 	plain, ok := sc.str()
 	if !ok {
 		return nil, false

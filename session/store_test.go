@@ -318,9 +318,12 @@ func FuzzRecordReaderMatchesJSON(f *testing.F) {
 	f.Add([]byte(`{"seq":4,"t":"2026-01-01T00:00:60Z","dir":"in","kind":"message","raw":"x"}`))
 	f.Add([]byte(`{"seq":5,"t":"2026-01-01T24:00:00Z","dir":"up","kind":"message","raw":"x"}`))
 	f.Add([]byte(`{"seq":6,"t":"2026-01-01T00:00:00Z","dir":"in","kind":"message","dir":"out","t":"2027-01-01T00:00:00Z","raw":"x"}`))
+	f.Add([]byte(`{"seq":00,"dir":"local","kind":"stderr"}`)) // a leading zero is not JSON
+	f.Add([]byte(`{"seq":01,"t":"2026-01-01T00:00:00Z","dir":"in","kind":"message","raw":"x"}`))
 	f.Fuzz(func(t *testing.T, line []byte) {
 		line = bytes.TrimSuffix(line, []byte("\n"))
-		seq, fr, ok := fastRecord(bytes.Clone(line), false, false, nil)
+		var fr transport.Frame
+		seq, ok := fastRecord(bytes.Clone(line), false, false, nil, &fr)
 		if !ok {
 			return
 		}
