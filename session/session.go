@@ -828,10 +828,24 @@ func (s *Session) sendLoop() {
 // then meaning.
 func (s *Session) Ingest(f transport.Frame) {
 	it, x := s.newItem(&f)
-	if c := s.markStep(it.Frame, it.Env); c != nil {
+	c := s.markStep(it.Frame, it.Env)
+	if c != nil {
 		defer c.xw().persistMu.Unlock() // held from the mark until the step counts
 	}
-	if s.ingestItem(it, linePos{off: -1}, true, 0) && x != nil {
+	free := s.ingestItem(it, linePos{off: -1}, true, 0)
+	if c != nil {
+		// The step is marked in the store already: its line goes to the
+		// file now, not at the writer's next paced wake-up, so a kill -9
+		// leaves the journal (what a rejoin on this machine reads as
+		// delivered) behind the store by as little as it can.
+		s.mu.Lock()
+		j := s.journal
+		s.mu.Unlock()
+		if j != nil {
+			j.signal()
+		}
+	}
+	if free && x != nil {
 		s.items.put(x) // the store keeps no window: nothing refers to it now
 	}
 }
