@@ -11,7 +11,7 @@ import (
 
 // TestAppendJSONTextCallers: the one escaper writes, for each caller, what
 // its own copy wrote before they were merged: the journal's (invalid UTF-8
-// copied) and the exports' (invalid UTF-8 as \ufffd), on hostile text and
+// copied; escapeByteLoop is its reference) and the exports' (invalid UTF-8 as \ufffd), on hostile text and
 // on random bytes.
 func TestAppendJSONTextCallers(t *testing.T) {
 	cases := []string{
@@ -31,7 +31,7 @@ func TestAppendJSONTextCallers(t *testing.T) {
 		cases = append(cases, string(b))
 	}
 	for _, c := range cases {
-		if got, want := AppendJSONText(nil, []byte(c), false), oldJournalText(nil, []byte(c)); !bytes.Equal(got, want) {
+		if got, want := AppendJSONText(nil, []byte(c), false), escapeByteLoop(nil, []byte(c)); !bytes.Equal(got, want) {
 			t.Fatalf("journal text of %q = %q, was %q", c, got, want)
 		}
 		if got, want := AppendJSONText([]byte("x"), []byte(c), true), oldExportText([]byte("x"), []byte(c)); !bytes.Equal(got, want) {
@@ -40,46 +40,6 @@ func TestAppendJSONTextCallers(t *testing.T) {
 	}
 }
 
-// oldJournalText is session's appendJSONText before the merge.
-func oldJournalText(buf, s []byte) []byte {
-	const hex = "0123456789abcdef"
-	start := 0
-	for i := 0; i < len(s); {
-		c := s[i]
-		if c >= 0x20 && c < 0x7f && c != '"' && c != '\\' {
-			i++
-			continue
-		}
-		if c >= 0x80 || c == 0x7f {
-			r, n := utf8.DecodeRune(s[i:])
-			if termsafe.Hidden(r) {
-				buf = append(buf, s[start:i]...)
-				buf = append(buf, '\\', 'u', hex[r>>12&0xf], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
-				start = i + n
-			}
-			i += n
-			continue
-		}
-		buf = append(buf, s[start:i]...)
-		switch c {
-		case '"', '\\':
-			buf = append(buf, '\\', c)
-		case '\n':
-			buf = append(buf, '\\', 'n')
-		case '\r':
-			buf = append(buf, '\\', 'r')
-		case '\t':
-			buf = append(buf, '\\', 't')
-		default:
-			buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
-		}
-		i++
-		start = i
-	}
-	return append(buf, s[start:]...)
-}
-
-// oldExportText is artifact/export's appendJSONText before the merge
 // (its runs of plain bytes read a byte at a time here).
 func oldExportText(buf []byte, s []byte) []byte {
 	const hex = "0123456789abcdef"
