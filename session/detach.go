@@ -148,14 +148,12 @@ func persistDelay(c *Call) time.Duration {
 	return persistEvery
 }
 
-// markStep writes the place of a progress step of a call kept in the state
-// store (Mark) before the step counts or is shown: a kill -9 at any moment
-// leaves the store no behind what was shown, on any machine, so a rejoin
-// never shows a step twice. It returns the call with its persistMu held
-// (the caller ingests the step, then unlocks): a record write or a detach
-// comes before the mark or after the step, never between. nil: not a
-// step to mark.
-func (s *Session) markStep(f transport.Frame, env *Envelope) *Call {
+// stepCall is the call whose progress step f may be, when that call is
+// kept in the state store (a step to mark: ingestItem), with its persistMu
+// held (the caller unlocks once the step counts): a record write or a
+// detach comes before the mark or after the step, never between. nil: not
+// a step to mark.
+func (s *Session) stepCall(f *transport.Frame, env *Envelope) *Call {
 	if f.Dir != transport.In || f.Meta.EventID == "" || env == nil || env.Method != "notifications/progress" ||
 		env.h.progressBad || s.opts.StateStore == nil || s.opts.Rejoin.Target == "" || s.offline {
 		return nil
@@ -163,32 +161,55 @@ func (s *Session) markStep(f transport.Frame, env *Envelope) *Call {
 	s.mu.Lock()
 	c := s.byToken[idKey(env.h.token)]
 	s.mu.Unlock()
-	if c == nil {
-		return nil
-	}
-	c.xw().persistMu.Lock()
-	s.mu.Lock()
-	stream := f.Meta.LogicalStream()
-	dup := false
-	if st := s.streams[stream]; st != nil {
-		_, dup = st.seen[f.Meta.EventID]
-	}
-	if c.state.Ended() || !c.persisted || c.x().handle == "" || c.markOff || dup || stream != "post:"+c.Key {
-		s.mu.Unlock()
-		c.xw().persistMu.Unlock()
-		return nil
-	}
-	m := Mark{Stream: stream, EventID: f.Meta.EventID, Progress: c.progressLocked()}
-	m.Progress.step(env.h.progress, env.h.total, env.h.message, f.Time)
-	handle := c.x().handle
-	s.mu.Unlock()
-	if err := s.opts.StateStore.Mark(handle, m); err != nil {
-		c.markOff = true
-		s.Note(fmt.Sprintf("the progress of call %s is no longer marked in the state store (%v): a rejoin elsewhere may show up to %s of its steps again",
-			c.Key, err, persistEvery))
+	if c != nil {
+		c.xw().persistMu.Lock()
 	}
 	return c
 }
+
+// stepMarkLocked is the mark of c's progress step it in the state store
+// and the record it goes to ("": none to write; the call ended, is not
+// stored yet, or the step is a duplicate or on another stream).
+func (s *Session) stepMarkLocked(c *Call, it *Item) (handle string, m Mark) {
+	f, env := &it.Frame, it.Env
+	stream := f.Meta.LogicalStream()
+	if st := s.streams[stream]; st != nil {
+		if _, dup := st.seen[f.Meta.EventID]; dup {
+			return "", m
+		}
+	}
+	if c.state.Ended() || !c.persisted || c.x().handle == "" || c.markOff || stream != "post:"+c.Key {
+		return "", m
+	}
+	m = Mark{Stream: stream, EventID: f.Meta.EventID, Progress: c.progressLocked()}
+	m.Progress.step(env.h.progress, env.h.total, env.h.message, f.Time)
+	return c.x().handle, m
+}
+
+// markStep writes a progress step's mark to the state store, once the
+// step's line is in the journal's file (waiting at most stepWriteWait for
+// the disk) and before the step counts or is shown. So a kill -9 at any
+// moment leaves the store no behind what was shown, on any machine (a
+// rejoin never shows a step twice), and the journal no behind the store
+// (a rejoin on this machine, which reads both, never skips a step the
+// first process did not journal). It reports why the store refused the
+// mark ("": it took it), for a note once the step is in.
+func (s *Session) markStep(c *Call, handle string, m Mark, j *Journal, end int64) string {
+	if j != nil {
+		j.writtenTo(end, stepWriteWait)
+	}
+	if err := s.opts.StateStore.Mark(handle, m); err != nil {
+		c.markOff = true
+		return fmt.Sprintf("the progress of call %s is no longer marked in the state store (%v): a rejoin elsewhere may show up to %s of its steps again",
+			c.Key, err, persistEvery)
+	}
+	return ""
+}
+
+// stepWriteWait bounds how long a step to mark waits for its journal line
+// to reach the file: a disk slower than that, and a kill -9 at that moment
+// may leave the step out of the journal, which a rejoin here then skips.
+const stepWriteWait = time.Second
 
 // forgetLocked lets go of what a call that ended here still holds: an
 // armed resume of its stream, and its rejoin record.

@@ -260,6 +260,30 @@ func (j *Journal) Flush() error {
 	return j.err
 }
 
+// writtenTo wakes the writer and waits until the file holds the
+// journal's first end bytes, the journal failed or closed, or wait passed;
+// it reports whether they are in.
+func (j *Journal) writtenTo(end int64, wait time.Duration) bool {
+	j.signal()
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	if j.size >= end {
+		return true
+	}
+	late := false
+	t := time.AfterFunc(wait, func() {
+		j.mu.Lock()
+		late = true
+		j.moved.Broadcast()
+		j.mu.Unlock()
+	})
+	defer t.Stop()
+	for j.size < end && j.err == nil && !late && !j.closed {
+		j.moved.Wait()
+	}
+	return j.size >= end
+}
+
 // Close writes what is queued (waiting at most JournalCloseWait) and
 // closes the file.
 func (j *Journal) Close() error {

@@ -111,6 +111,7 @@ type Session struct {
 	ctx   context.Context
 	stop  context.CancelFunc
 
+	ingestMu  sync.Mutex // frames go from their number to the store in that order (ingestStep)
 	mu        sync.Mutex
 	seq       uint64
 	nextID    int64
@@ -823,27 +824,15 @@ func (s *Session) sendLoop() {
 	}
 }
 
-// Ingest takes one frame from the transport: the step's mark in the state
-// store first (a progress step of a call kept there), then the journal,
+// Ingest takes one frame from the transport: into the journal, then (a
+// progress step of a call kept in the state store) its mark in the store,
 // then meaning.
 func (s *Session) Ingest(f transport.Frame) {
 	it, x := s.newItem(&f)
-	c := s.markStep(it.Frame, it.Env)
+	c := s.stepCall(&it.Frame, it.Env)
+	free := s.ingestStep(it, linePos{off: -1}, true, 0, c)
 	if c != nil {
-		defer c.xw().persistMu.Unlock() // held from the mark until the step counts
-	}
-	free := s.ingestItem(it, linePos{off: -1}, true, 0)
-	if c != nil {
-		// The step is marked in the store already: its line goes to the
-		// file now, not at the writer's next paced wake-up, so a kill -9
-		// leaves the journal (what a rejoin on this machine reads as
-		// delivered) behind the store by as little as it can.
-		s.mu.Lock()
-		j := s.journal
-		s.mu.Unlock()
-		if j != nil {
-			j.signal()
-		}
+		c.xw().persistMu.Unlock() // held from before the mark until the step counts
 	}
 	if free && x != nil {
 		s.items.put(x) // the store keeps no window: nothing refers to it now
@@ -932,14 +921,25 @@ func (s *Session) ingest(f transport.Frame, pos linePos, journal bool, at uint64
 // ingestItem is ingest of a decoded frame. It reports whether the store
 // let go of it (see Store.add): then nothing refers to it any more.
 func (s *Session) ingestItem(it *Item, pos linePos, journal bool, at uint64) (free bool) {
+	return s.ingestStep(it, pos, journal, at, nil)
+}
+
+// ingestStep is ingestItem of a frame that may be a progress step of c (a
+// call kept in the state store, its persistMu held; nil: none), whose
+// mark goes to the store between the journal and the rest (markStep).
+// ingestMu keeps frames in one order from their number to the store while
+// the mark is written without s.mu (the UI reads on).
+func (s *Session) ingestStep(it *Item, pos linePos, journal bool, at uint64, c *Call) (free bool) {
 	f, env, batch, class := &it.Frame, it.Env, it.Batch, it.Class
 	var after []func()
+	s.ingestMu.Lock()
 	s.mu.Lock()
 	if at > s.seq {
 		s.seq = at - 1
 	}
 	s.seq++
 	it.Seq = s.seq
+	var end int64
 	if journal && s.journal != nil {
 		off, n, err := s.journal.append(it.Seq, f)
 		if err != nil && s.info.JournalErr == "" {
@@ -948,9 +948,22 @@ func (s *Session) ingestItem(it *Item, pos linePos, journal bool, at uint64) (fr
 		if s.journal.seekable { // else nothing can be read back: the frame is held as without a journal
 			pos = linePos{off: off, n: n}
 		}
+		end = off + int64(n)
 	}
 	if journal && s.opts.Observe != nil {
 		s.opts.Observe(it.Seq, *f)
+	}
+	var refused string
+	if c != nil {
+		if handle, m := s.stepMarkLocked(c, it); handle != "" {
+			j := s.journal
+			if end <= 0 {
+				j = nil // not in the journal: nothing to wait for
+			}
+			s.mu.Unlock()
+			refused = s.markStep(c, handle, m, j, end)
+			s.mu.Lock()
+		}
 	}
 	dup := false
 	if f.Dir == transport.In || f.Meta.Event == transport.EvPrime {
@@ -978,6 +991,10 @@ func (s *Session) ingestItem(it *Item, pos linePos, journal bool, at uint64) (fr
 		s.changed = nil
 	}
 	s.mu.Unlock()
+	s.ingestMu.Unlock()
+	if refused != "" {
+		s.Note(refused)
+	}
 	for _, fn := range after {
 		fn()
 	}
