@@ -122,7 +122,7 @@ func appendRecordHead(buf []byte, seq uint64, f *transport.Frame) []byte {
 	buf = append(buf, `{"seq":`...)
 	buf = strconv.AppendUint(buf, seq, 10)
 	buf = append(buf, `,"t":"`...)
-	buf = f.Time.AppendFormat(buf, time.RFC3339Nano)
+	buf = appendStamp(buf, f.Time)
 	buf = append(buf, `","dir":"`...)
 	buf = append(buf, f.Dir.String()...)
 	buf = append(buf, `","kind":"`...)
