@@ -245,6 +245,27 @@ func (sc *scanner) enter() bool {
 // JSON. It is object's walk for readers that would rather loop than pass a
 // closure (one that captures a result makes the result escape).
 func (sc *scanner) member(first bool) (key []byte, done, ok bool) {
+	// Compact JSON (`,"key":value`, a short key of printable ASCII) is
+	// read in place by one byte loop: most frames are written so, and the
+	// walk below costs a ws call per token.
+	if i := sc.i; i < len(sc.b) {
+		if !first && sc.b[i] == ',' {
+			i++
+		}
+		if (i > sc.i || first) && i < len(sc.b) && sc.b[i] == '"' {
+			for j, end := i+1, min(len(sc.b)-2, i+24); j < end; j++ {
+				if c := sc.b[j]; c == '"' {
+					if sc.b[j+1] != ':' || sc.b[j+2] <= ' ' {
+						break // space around the colon, or nothing after it: the walk
+					}
+					sc.i = j + 2
+					return sc.b[i+1 : j], false, true
+				} else if c < 0x20 || c >= utf8.RuneSelf || c == '\\' {
+					break
+				}
+			}
+		}
+	}
 	sc.ws()
 	if c := sc.peek(); c == '}' {
 		sc.i++
@@ -343,11 +364,11 @@ var (
 
 // stringInto reads a string (or null, which leaves dst alone) into dst.
 func (sc *scanner) stringInto(dst *string) bool {
-	if sc.literal("null") {
-		return true
-	}
 	start := sc.i
 	if sc.peek() != '"' {
+		if sc.literal("null") {
+			return true
+		}
 		if !sc.skip() {
 			return false
 		}
@@ -691,6 +712,22 @@ func floatOf(v []byte, dst *float64) bool {
 	}
 	if len(v) == 0 || (v[0] != '-' && (v[0] < '0' || v[0] > '9')) {
 		return false
+	}
+	if len(v) <= 15 && v[0] != '-' {
+		// A small non-negative integer (progress counts mostly are) is
+		// exact in a float64: no need for ParseFloat.
+		n := 0
+		for _, c := range v {
+			if c < '0' || c > '9' {
+				n = -1
+				break
+			}
+			n = n*10 + int(c-'0')
+		}
+		if n >= 0 {
+			*dst = float64(n)
+			return true
+		}
 	}
 	f, err := strconv.ParseFloat(string(v), 64)
 	if err != nil {
