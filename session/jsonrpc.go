@@ -179,6 +179,12 @@ func DecodeInto(into *Envelope, data []byte) (env *Envelope, batch []*Envelope) 
 // decodeFrameInto is decodeFrame reading a single message into into, or
 // into a new Envelope when into is nil.
 func decodeFrameInto(data []byte, into *Envelope) (env *Envelope, batch []*Envelope, class Class, isJSON bool) {
+	return decodeFrameQuoted(data, into, nil)
+}
+
+// decodeFrameQuoted is decodeFrameInto with data's quote table (nil: none),
+// which a journal's reader noted as it unescaped data (quoteTable).
+func decodeFrameQuoted(data []byte, into *Envelope, quotes []int32) (env *Envelope, batch []*Envelope, class Class, isJSON bool) {
 	d := bytes.TrimLeft(data, " \t\r\n")
 	if len(d) == 0 {
 		return nil, nil, ClassInvalid, false
@@ -193,7 +199,7 @@ func decodeFrameInto(data []byte, into *Envelope) (env *Envelope, batch []*Envel
 	if into == nil {
 		into = &Envelope{}
 	}
-	e, syntax := decodeEnvelopeInto(d, into)
+	e, syntax := decodeEnvelopeQuoted(d, into, quotes, len(data)-len(d))
 	if e == nil {
 		return nil, nil, ClassInvalid, syntax
 	}

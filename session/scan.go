@@ -61,13 +61,57 @@ type scanner struct {
 	i     int
 	depth int
 	bad   bool // a value had a type Envelope cannot hold: the message is invalid
+	// quotes, when not nil, are where b's quotes are, less qoff, for a b
+	// that is clean (quoteTable): a string then ends at the next quote.
+	quotes []int32
+	qoff   int
+	qk     int // the quote the walk is likely at next
 }
 
-// decodeEnvelopeInto reads one message into e (reset first): nil when json.Unmarshal into Envelope
-// would fail (invalid JSON, or a member of the wrong type); syntax says
-// whether data is valid JSON at all.
-func decodeEnvelopeInto(data []byte, e *Envelope) (*Envelope, bool) {
-	sc := scanner{b: data}
+// closing is the index of the quote that ends the string opening at b[i]
+// (a quote), from the quote table; -1 when there is none to tell.
+func (sc *scanner) closing(i int) int {
+	// Where the walk is expected, inline; anywhere else, a call.
+	if k, q := sc.qk, sc.quotes; k+1 < len(q) && int(q[k]) == i+sc.qoff {
+		sc.qk = k + 2
+		return int(q[k+1]) - sc.qoff
+	}
+	return sc.closingFound(i)
+}
+
+// closingFound is closing for a quote the walk did not expect: it went
+// back, or past a quote the table holds.
+func (sc *scanner) closingFound(i int) int {
+	q, at := sc.quotes, int32(i+sc.qoff)
+	k := sc.qk
+	if k >= len(q) || q[k] != at {
+		// The walk went back, or past a quote the table holds: look it up.
+		lo, hi := 0, len(q)
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if q[m] < at {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		if k = lo; k >= len(q) || q[k] != at {
+			return -1
+		}
+	}
+	if k+1 >= len(q) {
+		return -1 // no quote ends it: the walk finds it unfinished
+	}
+	sc.qk = k + 2
+	return int(q[k+1]) - sc.qoff
+}
+
+// decodeEnvelopeQuoted reads one message into e (reset first): nil when
+// json.Unmarshal into Envelope would fail (invalid JSON, or a member of the
+// wrong type); syntax says whether data is valid JSON at all. quotes is
+// data's quote table (scanner.quotes), nil when there is none.
+func decodeEnvelopeQuoted(data []byte, e *Envelope, quotes []int32, qoff int) (*Envelope, bool) {
+	sc := scanner{b: data, quotes: quotes, qoff: qoff}
 	sc.ws()
 	*e = Envelope{}
 	if !sc.envelope(e) {
@@ -253,6 +297,12 @@ func (sc *scanner) member(first bool) (key []byte, done, ok bool) {
 			i++
 		}
 		if (i > sc.i || first) && i < len(sc.b) && sc.b[i] == '"' {
+			if sc.quotes != nil {
+				if j := sc.closing(i); j >= 0 && j+2 < len(sc.b) && sc.b[j+1] == ':' && sc.b[j+2] > ' ' {
+					sc.i = j + 2
+					return sc.b[i+1 : j], false, true
+				}
+			}
 			for j, end := i+1, min(len(sc.b)-2, i+24); j < end; j++ {
 				if c := sc.b[j]; c == '"' {
 					if sc.b[j+1] != ':' || sc.b[j+2] <= ' ' {
@@ -503,6 +553,12 @@ func (sc *scanner) array() bool {
 // str steps over a string token; plain reports that it has no escapes and
 // is valid UTF-8, so its bytes are its text.
 func (sc *scanner) str() (plain, ok bool) {
+	if sc.quotes != nil {
+		if j := sc.closing(sc.i); j >= 0 {
+			sc.i = j + 1
+			return true, true
+		}
+	}
 	sc.i++ // the opening quote
 	plain = true
 	for sc.i < len(sc.b) {
