@@ -382,7 +382,9 @@ func keyIs(key []byte, want string) bool {
 // this is the first of names that keyIs accepts.
 func keyName(key []byte, names []string) string {
 	for _, n := range names {
-		if string(key) == n {
+		// Length and first byte inline: most names are not the key, and
+		// each comparison would otherwise be a call.
+		if len(key) == len(n) && key[0] == n[0] && string(key) == n {
 			return n
 		}
 	}
