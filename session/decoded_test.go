@@ -52,7 +52,8 @@ func readDecodedBoth(journal []byte) (one, two []decodedRead, oneErr, twoErr err
 		return decodedRead{seq, f, msgs}
 	}
 	var into Envelope
-	_, oneErr = ReadJournalDecoded(bytes.NewReader(journal), &into, func(seq uint64, f transport.Frame, env *Envelope, batch []*Envelope) error {
+	_, oneErr = ReadJournalDecoded(bytes.NewReader(journal), &into, func(seq uint64, fp *transport.Frame, env *Envelope, batch []*Envelope) error {
+		f := *fp
 		var msgs []string
 		if f.Kind == transport.Message {
 			msgs = describeDecoded(env, batch)

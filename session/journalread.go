@@ -89,19 +89,21 @@ func ReadJournal(r io.Reader, fn func(seq uint64, f transport.Frame) error) (Hea
 func ReadJournalBorrowed(r io.Reader, fn func(seq uint64, f transport.Frame) error) (Header, error) {
 	lr := newLineReader(r)
 	lr.scratch.borrow = true
-	return readLines(lr, func(seq uint64, f transport.Frame, _ linePos) error { return fn(seq, f) })
+	return readLines(lr, func(seq uint64, f *transport.Frame, _ linePos) error { return fn(seq, *f) })
 }
 
 // ReadJournalDecoded is ReadJournalBorrowed that also decodes each message
 // frame, as DecodeInto(into, f.Data) does (env and batch are nil for other
 // frames), in the same pass as its record: unescaping the frame notes where
 // its quotes are, and the decoder takes its strings' ends from there rather
-// than scanning for them again. env and batch are borrowed as f's data is.
-func ReadJournalDecoded(r io.Reader, into *Envelope, fn func(seq uint64, f transport.Frame, env *Envelope, batch []*Envelope) error) (Header, error) {
+// than scanning for them again. env and batch are borrowed as f's data is,
+// and f itself (the reader's own, not copied on the way) is valid only
+// during fn.
+func ReadJournalDecoded(r io.Reader, into *Envelope, fn func(seq uint64, f *transport.Frame, env *Envelope, batch []*Envelope) error) (Header, error) {
 	lr := newLineReader(r)
 	lr.scratch.borrow = true
 	lr.scratch.quotes.want = true
-	return readLines(lr, func(seq uint64, f transport.Frame, _ linePos) error {
+	return readLines(lr, func(seq uint64, f *transport.Frame, _ linePos) error {
 		var env *Envelope
 		var batch []*Envelope
 		if f.Kind == transport.Message {
@@ -112,10 +114,12 @@ func ReadJournalDecoded(r io.Reader, into *Envelope, fn func(seq uint64, f trans
 }
 
 func readJournal(r io.Reader, fn func(seq uint64, f transport.Frame, pos linePos) error) (Header, error) {
-	return readLines(newLineReader(r), fn)
+	return readLines(newLineReader(r), func(seq uint64, f *transport.Frame, pos linePos) error { return fn(seq, *f, pos) })
 }
 
-func readLines(lr *lineReader, fn func(seq uint64, f transport.Frame, pos linePos) error) (Header, error) {
+// readLines reads lr's lines, calling fn with each frame: the walk's own,
+// valid during fn (a frame is a few hundred bytes, not copied on each hop).
+func readLines(lr *lineReader, fn func(seq uint64, f *transport.Frame, pos linePos) error) (Header, error) {
 	var h Header
 	var damage JournalDamage
 	first := true // the next line decides whether this is a journal at all
@@ -144,7 +148,7 @@ func readLines(lr *lineReader, fn func(seq uint64, f transport.Frame, pos linePo
 				damage.add(lr.line, perr)
 			default:
 				first = false
-				if ferr := fn(seq, f, pos); ferr != nil {
+				if ferr := fn(seq, &f, pos); ferr != nil {
 					return h, ferr
 				}
 			}

@@ -94,7 +94,7 @@ func File(path string, o Options, fn func(*Frame) error) (session.Header, error)
 		if err != nil {
 			return session.Header{}, fmt.Errorf("open journal: %w", err)
 		}
-		_, err = session.ReadJournalDecoded(f, &c.env, func(seq uint64, fr transport.Frame, env *session.Envelope, batch []*session.Envelope) error {
+		_, err = session.ReadJournalDecoded(f, &c.env, func(seq uint64, fr *transport.Frame, env *session.Envelope, batch []*session.Envelope) error {
 			c.stepDecoded(seq, fr, env, batch)
 			return nil
 		})
@@ -154,7 +154,7 @@ func read(r io.Reader, final []outcome, ended func(int, *session.CallSnapshot), 
 	if borrow {
 		// The frame's message decoded as its record is read: one Envelope
 		// reused, borrowed as the frame's data is.
-		h, err = session.ReadJournalDecoded(r, &c.env, func(seq uint64, fr transport.Frame, env *session.Envelope, batch []*session.Envelope) error {
+		h, err = session.ReadJournalDecoded(r, &c.env, func(seq uint64, fr *transport.Frame, env *session.Envelope, batch []*session.Envelope) error {
 			return fn(c.stepDecoded(seq, fr, env, batch))
 		})
 	} else {
@@ -284,14 +284,14 @@ func (c *correlator) step(seq uint64, f transport.Frame) *Frame {
 			env, batch = session.Decode(f.Data)
 		}
 	}
-	return c.stepDecoded(seq, f, env, batch)
+	return c.stepDecoded(seq, &f, env, batch)
 }
 
 // stepDecoded is step for a frame whose message is decoded already (env
-// and batch as session.Decode gives them).
-func (c *correlator) stepDecoded(seq uint64, f transport.Frame, env *session.Envelope, batch []*session.Envelope) *Frame {
+// and batch as session.Decode gives them); f is copied, not kept.
+func (c *correlator) stepDecoded(seq uint64, f *transport.Frame, env *session.Envelope, batch []*session.Envelope) *Frame {
 	fr := &c.fr
-	*fr = Frame{Seq: seq, Frame: f, CallIndex: -1}
+	*fr = Frame{Seq: seq, Frame: *f, CallIndex: -1}
 	if f.Time.After(c.last) {
 		c.last = f.Time
 	}
