@@ -210,40 +210,48 @@ func (sc *scanner) envelope(e *Envelope) bool {
 		sc.bad = true // valid JSON, but not an object
 		return true
 	}
-	ok := sc.object(func(key []byte) bool {
+	// The member walk as a loop, not object's closure: it runs for every
+	// message.
+	if !sc.enter() {
+		return false
+	}
+	for first := true; ; first = false {
+		key, done, ok := sc.member(first)
+		if !ok {
+			return false
+		}
+		if done {
+			break
+		}
 		start := sc.i
 		switch keyName(key, envelopeKeys) {
 		case "jsonrpc":
-			return sc.stringInto(&e.JSONRPC)
+			ok = sc.stringInto(&e.JSONRPC)
 		case "id":
-			if !sc.skip() {
-				return false
+			if ok = sc.skip(); ok {
+				e.ID = sc.b[start:sc.i]
 			}
-			e.ID = sc.b[start:sc.i]
 		case "method":
-			return sc.stringInto(&e.Method)
+			ok = sc.stringInto(&e.Method)
 		case "params":
 			// Its hints are read on the way; a repeated key: the last.
 			e.h.paramHints = paramHints{}
-			if !sc.params(&e.h) {
-				return false
+			if ok = sc.params(&e.h); ok {
+				e.Params = sc.b[start:sc.i]
 			}
-			e.Params = sc.b[start:sc.i]
 		case "result":
 			e.h.resultHints = resultHints{}
-			if !sc.result(&e.h) {
-				return false
+			if ok = sc.result(&e.h); ok {
+				e.Result = sc.b[start:sc.i]
 			}
-			e.Result = sc.b[start:sc.i]
 		case "error":
-			return sc.rpcError(&e.Error)
+			ok = sc.rpcError(&e.Error)
 		default:
-			return sc.skip()
+			ok = sc.skip()
 		}
-		return true
-	})
-	if !ok {
-		return false
+		if !ok {
+			return false
+		}
 	}
 	if e.Params == nil {
 		e.h.progressBad = true
