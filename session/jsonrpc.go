@@ -185,7 +185,10 @@ func decodeFrameInto(data []byte, into *Envelope) (env *Envelope, batch []*Envel
 // decodeFrameQuoted is decodeFrameInto with data's quote table (nil: none),
 // which a journal's reader noted as it unescaped data (quoteTable).
 func decodeFrameQuoted(data []byte, into *Envelope, quotes []int32) (env *Envelope, batch []*Envelope, class Class, isJSON bool) {
-	d := bytes.TrimLeft(data, " \t\r\n")
+	d := data
+	for len(d) > 0 && (d[0] == ' ' || d[0] == '\t' || d[0] == '\r' || d[0] == '\n') {
+		d = d[1:] // bytes.TrimLeft builds its set of four on every call
+	}
 	if len(d) == 0 {
 		return nil, nil, ClassInvalid, false
 	}
