@@ -537,26 +537,37 @@ func recordHead(line []byte, f *transport.Frame) (seq uint64, i int) {
 		return 0, 0
 	}
 	i += len(dirKey)
-	end = bytes.IndexByte(line[i:min(len(line), i+8)], '"')
-	if end < 0 {
-		return 0, 0
-	}
-	dir := dirOf(string(line[i : i+end]))
-	i += end
+	dir, n := headWord(line[i:], dirWords[:])
+	i += n
 	if dir == 0 || len(line)-i < len(kindKey) || string(line[i:i+len(kindKey)]) != kindKey {
 		return 0, 0
 	}
 	i += len(kindKey)
-	end = bytes.IndexByte(line[i:min(len(line), i+10)], '"')
-	if end < 0 {
-		return 0, 0
-	}
-	kind := kindOf(string(line[i : i+end]))
+	kind, n := headWord(line[i:], kindWords[:])
 	if kind == 0 {
 		return 0, 0
 	}
-	f.Time, f.Dir, f.Kind = t, dir, kind
-	return seq, i + end + 1
+	f.Time, f.Dir, f.Kind = t, transport.Dir(dir), transport.Kind(kind)
+	return seq, i + n + 1
+}
+
+// The words a record's dir and kind may be, each with its closing quote,
+// by value (dirOf's and kindOf's).
+var (
+	dirWords  = [...]string{transport.Out: `out"`, transport.In: `in"`, transport.Local: `local"`}
+	kindWords = [...]string{transport.Message: `message"`, transport.Garbage: `garbage"`, transport.Stderr: `stderr"`, transport.Event: `event"`}
+)
+
+// headWord is the index in words of the one b starts with (0: none) and
+// its length without the quote: a string in the head compared in place,
+// not looked for and then named.
+func headWord(b []byte, words []string) (int, int) {
+	for v, w := range words {
+		if w != "" && len(b) >= len(w) && string(b[:len(w)]) == w {
+			return v, len(w) - 1
+		}
+	}
+	return 0, 0
 }
 
 // recordKey reads a key of a record in place. Each is a short ASCII word;
