@@ -9,6 +9,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"math/bits"
 	"os"
 	"runtime"
@@ -88,14 +89,37 @@ func ReadJournal(r io.Reader, fn func(seq uint64, f transport.Frame) error) (Hea
 func ReadJournalBorrowed(r io.Reader, fn func(seq uint64, f transport.Frame) error) (Header, error) {
 	lr := newLineReader(r)
 	lr.scratch.borrow = true
-	return readLines(lr, func(seq uint64, f transport.Frame, _ linePos) error { return fn(seq, f) })
+	return readLines(lr, func(seq uint64, f *transport.Frame, _ linePos) error { return fn(seq, *f) })
+}
+
+// ReadJournalDecoded is ReadJournalBorrowed that also decodes each message
+// frame, as DecodeInto(into, f.Data) does (env and batch are nil for other
+// frames), in the same pass as its record: unescaping the frame notes where
+// its quotes are, and the decoder takes its strings' ends from there rather
+// than scanning for them again. env and batch are borrowed as f's data is,
+// and f itself (the reader's own, not copied on the way) is valid only
+// during fn.
+func ReadJournalDecoded(r io.Reader, into *Envelope, fn func(seq uint64, f *transport.Frame, env *Envelope, batch []*Envelope) error) (Header, error) {
+	lr := newLineReader(r)
+	lr.scratch.borrow = true
+	lr.scratch.quotes.want = true
+	return readLines(lr, func(seq uint64, f *transport.Frame, _ linePos) error {
+		var env *Envelope
+		var batch []*Envelope
+		if f.Kind == transport.Message {
+			env, batch, _, _ = decodeFrameQuoted(f.Data, into, lr.scratch.quotesOf(f.Data))
+		}
+		return fn(seq, f, env, batch)
+	})
 }
 
 func readJournal(r io.Reader, fn func(seq uint64, f transport.Frame, pos linePos) error) (Header, error) {
-	return readLines(newLineReader(r), fn)
+	return readLines(newLineReader(r), func(seq uint64, f *transport.Frame, pos linePos) error { return fn(seq, *f, pos) })
 }
 
-func readLines(lr *lineReader, fn func(seq uint64, f transport.Frame, pos linePos) error) (Header, error) {
+// readLines reads lr's lines, calling fn with each frame: the walk's own,
+// valid during fn (a frame is a few hundred bytes, not copied on each hop).
+func readLines(lr *lineReader, fn func(seq uint64, f *transport.Frame, pos linePos) error) (Header, error) {
 	var h Header
 	var damage JournalDamage
 	first := true // the next line decides whether this is a journal at all
@@ -124,7 +148,7 @@ func readLines(lr *lineReader, fn func(seq uint64, f transport.Frame, pos linePo
 				damage.add(lr.line, perr)
 			default:
 				first = false
-				if ferr := fn(seq, f, pos); ferr != nil {
+				if ferr := fn(seq, &f, pos); ferr != nil {
 					return h, ferr
 				}
 			}
@@ -280,6 +304,9 @@ func parseRecordScratch(line []byte, owned, cut bool, scratch *rawScratch) (uint
 // of each call on the way up.
 func parseRecordInto(line []byte, owned, cut bool, scratch *rawScratch, f *transport.Frame) (uint64, error) {
 	*f = transport.Frame{}
+	if scratch != nil {
+		scratch.quotes.data = nil // the last line's
+	}
 	if seq, ok := fastRecord(line, owned, cut, scratch, f); ok {
 		return seq, nil // its meta comes redacted
 	}
@@ -510,26 +537,37 @@ func recordHead(line []byte, f *transport.Frame) (seq uint64, i int) {
 		return 0, 0
 	}
 	i += len(dirKey)
-	end = bytes.IndexByte(line[i:min(len(line), i+8)], '"')
-	if end < 0 {
-		return 0, 0
-	}
-	dir := dirOf(string(line[i : i+end]))
-	i += end
+	dir, n := headWord(line[i:], dirWords[:])
+	i += n
 	if dir == 0 || len(line)-i < len(kindKey) || string(line[i:i+len(kindKey)]) != kindKey {
 		return 0, 0
 	}
 	i += len(kindKey)
-	end = bytes.IndexByte(line[i:min(len(line), i+10)], '"')
-	if end < 0 {
-		return 0, 0
-	}
-	kind := kindOf(string(line[i : i+end]))
+	kind, n := headWord(line[i:], kindWords[:])
 	if kind == 0 {
 		return 0, 0
 	}
-	f.Time, f.Dir, f.Kind = t, dir, kind
-	return seq, i + end + 1
+	f.Time, f.Dir, f.Kind = t, transport.Dir(dir), transport.Kind(kind)
+	return seq, i + n + 1
+}
+
+// The words a record's dir and kind may be, each with its closing quote,
+// by value (dirOf's and kindOf's).
+var (
+	dirWords  = [...]string{transport.Out: `out"`, transport.In: `in"`, transport.Local: `local"`}
+	kindWords = [...]string{transport.Message: `message"`, transport.Garbage: `garbage"`, transport.Stderr: `stderr"`, transport.Event: `event"`}
+)
+
+// headWord is the index in words of the one b starts with (0: none) and
+// its length without the quote: a string in the head compared in place,
+// not looked for and then named.
+func headWord(b []byte, words []string) (int, int) {
+	for v, w := range words {
+		if w != "" && len(b) >= len(w) && string(b[:len(w)]) == w {
+			return v, len(w) - 1
+		}
+	}
+	return 0, 0
 }
 
 // recordKey reads a key of a record in place. Each is a short ASCII word;
@@ -698,6 +736,15 @@ func unescapeRaw(b []byte, i int, owned, cut bool, scratch *rawScratch) (data []
 	if i >= len(b) || b[i] != '"' {
 		return nil, 0, false
 	}
+	// The quotes of the data, when its reader wants them: noted at the
+	// escapes that make them, on a buffer the data is decoded into, for a
+	// line in the read buffer (so the table kept stays small: 4 bytes a
+	// quote of one such line at most).
+	var qt *quoteTable
+	if scratch != nil && scratch.quotes.want && !owned && !cut && len(b)-i <= readBuffer {
+		qt = &scratch.quotes
+		qt.data, qt.at, qt.clean = nil, qt.at[:0], true
+	}
 	i++
 	start := i
 	// The common case: no escapes up to the closing quote.
@@ -726,7 +773,7 @@ func unescapeRaw(b []byte, i int, owned, cut bool, scratch *rawScratch) (data []
 	for i < len(b) {
 		if !owned {
 			// Plain text and the short escapes, a word at a time.
-			if dst, i = unescapeWords(b, i, dst); i >= len(b) {
+			if dst, i = unescapeWords(b, i, dst, qt); i >= len(b) {
 				break
 			}
 		}
@@ -736,10 +783,16 @@ func unescapeRaw(b []byte, i int, owned, cut bool, scratch *rawScratch) (data []
 			if !owned && !borrow {
 				dst = bytes.Clone(dst) // give back the spare capacity, or the scratch
 			}
+			if qt != nil && qt.clean && len(dst) > 0 {
+				qt.data = dst
+			}
 			return dst, i + 1, true
 		case c == '\\':
 			if i+1 >= len(b) {
 				return dst, len(b), cut
+			}
+			if qt != nil {
+				qt.note(b[i+1], len(dst))
 			}
 			switch b[i+1] {
 			case '"', '\\', '/':
@@ -804,7 +857,10 @@ var shortEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f
 // word is stored whole before it is looked at: the bytes past a special one
 // are written over next). It stops at anything else, or where fewer than
 // eight bytes are left to read or room to write, and returns where.
-func unescapeWords(b []byte, i int, dst []byte) ([]byte, int) {
+//
+// qt, when not nil, notes the quotes it writes and whether the data is
+// still clean, as quoteTable.note does.
+func unescapeWords(b []byte, i int, dst []byte, qt *quoteTable) ([]byte, int) {
 	buf := dst[:cap(dst)]
 	j := len(dst)
 	for i+8 <= len(b) && j+8 <= len(buf) {
@@ -815,6 +871,25 @@ func unescapeWords(b []byte, i int, dst []byte) ([]byte, int) {
 			i, j = i+8, j+8
 			continue
 		}
+		// A word whose only special bytes are whole \" escapes (a
+		// message's quotes: most of what a record escapes) is unescaped
+		// at once, its backslashes taken out and what is above each
+		// shifted down over it.
+		if bs := jsonscan.ByteMask(x, '\\'); bs>>56 == 0 && m == bs|bs<<8 && jsonscan.ByteMask(x, '"') == bs<<8 {
+			out, n := x, 0
+			for r := bs; r != 0; r &= r - 1 {
+				p := bits.TrailingZeros64(r)/8 - n // where it is now
+				lo := uint64(1)<<(8*p) - 1
+				out = out&lo | out>>8&^lo
+				if qt != nil {
+					qt.at = append(qt.at, int32(j+p))
+				}
+				n++
+			}
+			binary.LittleEndian.PutUint64(buf[j:], out)
+			i, j = i+8, j+8-n
+			continue
+		}
 		k := bits.TrailingZeros64(m) / 8
 		i, j = i+k, j+k
 		if b[i] != '\\' || i+1 >= len(b) {
@@ -823,6 +898,9 @@ func unescapeWords(b []byte, i int, dst []byte) ([]byte, int) {
 		e := shortEscapes[b[i+1]]
 		if e == 0 {
 			break
+		}
+		if qt != nil {
+			qt.note(b[i+1], j)
 		}
 		buf[j] = e
 		i, j = i+2, j+1
@@ -852,9 +930,45 @@ func readU(b []byte, cut bool) (rune, int) {
 	return utf8.RuneError, 6
 }
 
+// quoteTable is where the quotes of a raw frame's data are, noted as it
+// is unescaped (a quote there is always an escape in the record), for the
+// decoder to take its strings' ends from. It holds only while the data is
+// clean: no escape made a backslash or a control byte, and none was \u, so
+// each string in it ends at the next quote and is its own text (the data
+// is valid UTF-8 whatever the record held: unescaping makes it so).
+type quoteTable struct {
+	want  bool    // the reader decodes frames: note their quotes
+	at    []int32 // the quotes' indexes in data, ascending
+	clean bool
+	data  []byte // the data at describes; nil: none (not clean, or not noted)
+}
+
+// note is the escape `\` + string(c) written at data index j.
+func (qt *quoteTable) note(c byte, j int) {
+	switch c {
+	case '"':
+		qt.at = append(qt.at, int32(j))
+	case '/':
+	default:
+		qt.clean = false
+	}
+}
+
+// quotesOf is the quote table of data, nil when none was noted for it.
+func (s *rawScratch) quotesOf(data []byte) []int32 {
+	if d := s.quotes.data; len(d) == 0 || len(d) != len(data) || &d[0] != &data[0] || len(d) > math.MaxInt32 {
+		return nil
+	}
+	if s.quotes.at == nil {
+		return []int32{} // clean, and no quote at all
+	}
+	return s.quotes.at
+}
+
 // rawScratch is the buffer a reader unescapes raw frames into.
 type rawScratch struct {
-	buf []byte
+	quotes quoteTable
+	buf    []byte
 	// borrow: the frame's data may stay in buf or in the line (its reader
 	// uses it before the next line), not copied out at its size.
 	borrow bool

@@ -179,7 +179,16 @@ func DecodeInto(into *Envelope, data []byte) (env *Envelope, batch []*Envelope) 
 // decodeFrameInto is decodeFrame reading a single message into into, or
 // into a new Envelope when into is nil.
 func decodeFrameInto(data []byte, into *Envelope) (env *Envelope, batch []*Envelope, class Class, isJSON bool) {
-	d := bytes.TrimLeft(data, " \t\r\n")
+	return decodeFrameQuoted(data, into, nil)
+}
+
+// decodeFrameQuoted is decodeFrameInto with data's quote table (nil: none),
+// which a journal's reader noted as it unescaped data (quoteTable).
+func decodeFrameQuoted(data []byte, into *Envelope, quotes []int32) (env *Envelope, batch []*Envelope, class Class, isJSON bool) {
+	d := data
+	for len(d) > 0 && (d[0] == ' ' || d[0] == '\t' || d[0] == '\r' || d[0] == '\n') {
+		d = d[1:] // bytes.TrimLeft builds its set of four on every call
+	}
 	if len(d) == 0 {
 		return nil, nil, ClassInvalid, false
 	}
@@ -193,7 +202,7 @@ func decodeFrameInto(data []byte, into *Envelope) (env *Envelope, batch []*Envel
 	if into == nil {
 		into = &Envelope{}
 	}
-	e, syntax := decodeEnvelopeInto(d, into)
+	e, syntax := decodeEnvelopeQuoted(d, into, quotes, len(data)-len(d))
 	if e == nil {
 		return nil, nil, ClassInvalid, syntax
 	}

@@ -356,6 +356,19 @@ func (sc *scanner) metaInt(dst *int) bool {
 	if c := sc.peek(); c == '.' || c == 'e' || c == 'E' {
 		return false
 	}
+	if sc.i-digits <= strconv.IntSize/4 {
+		// Fits an int whatever its digits: added up here, not parsed
+		// from a string (a pid on every stdio frame).
+		v := 0
+		for _, c := range sc.b[digits:sc.i] {
+			v = v*10 + int(c-'0')
+		}
+		if digits > start {
+			v = -v
+		}
+		*dst = v
+		return true
+	}
 	v, err := strconv.Atoi(string(sc.b[start:sc.i]))
 	if err != nil {
 		return false

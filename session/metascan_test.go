@@ -18,6 +18,10 @@ var hostileMetas = []string{
 	`{}`,
 	`{"pid":42}`,
 	`{"pid":-0}`,
+	// metaInt adds up the digits of an int that fits whatever they are,
+	// and parses longer ones: at the edges of both.
+	`{"pid":9999999999999999}`, `{"pid":-9999999999999999}`, `{"pid":99999999999999999}`, `{"status":9223372036854775807}`,
+	`{"status":9223372036854775808}`, `{"exitCode":-9223372036854775808}`, `{"retryMs":0}`, `{"retryMs":-1}`,
 	`{"pid":1e3}`,
 	`{"pid":1.0}`,
 	`{"pid":99999999999999999999}`,

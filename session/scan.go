@@ -61,13 +61,57 @@ type scanner struct {
 	i     int
 	depth int
 	bad   bool // a value had a type Envelope cannot hold: the message is invalid
+	// quotes, when not nil, are where b's quotes are, less qoff, for a b
+	// that is clean (quoteTable): a string then ends at the next quote.
+	quotes []int32
+	qoff   int
+	qk     int // the quote the walk is likely at next
 }
 
-// decodeEnvelopeInto reads one message into e (reset first): nil when json.Unmarshal into Envelope
-// would fail (invalid JSON, or a member of the wrong type); syntax says
-// whether data is valid JSON at all.
-func decodeEnvelopeInto(data []byte, e *Envelope) (*Envelope, bool) {
-	sc := scanner{b: data}
+// closing is the index of the quote that ends the string opening at b[i]
+// (a quote), from the quote table; -1 when there is none to tell.
+func (sc *scanner) closing(i int) int {
+	// Where the walk is expected, inline; anywhere else, a call.
+	if k, q := sc.qk, sc.quotes; k+1 < len(q) && int(q[k]) == i+sc.qoff {
+		sc.qk = k + 2
+		return int(q[k+1]) - sc.qoff
+	}
+	return sc.closingFound(i)
+}
+
+// closingFound is closing for a quote the walk did not expect: it went
+// back, or past a quote the table holds.
+func (sc *scanner) closingFound(i int) int {
+	q, at := sc.quotes, int32(i+sc.qoff)
+	k := sc.qk
+	if k >= len(q) || q[k] != at {
+		// The walk went back, or past a quote the table holds: look it up.
+		lo, hi := 0, len(q)
+		for lo < hi {
+			m := int(uint(lo+hi) >> 1)
+			if q[m] < at {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		if k = lo; k >= len(q) || q[k] != at {
+			return -1
+		}
+	}
+	if k+1 >= len(q) {
+		return -1 // no quote ends it: the walk finds it unfinished
+	}
+	sc.qk = k + 2
+	return int(q[k+1]) - sc.qoff
+}
+
+// decodeEnvelopeQuoted reads one message into e (reset first): nil when
+// json.Unmarshal into Envelope would fail (invalid JSON, or a member of the
+// wrong type); syntax says whether data is valid JSON at all. quotes is
+// data's quote table (scanner.quotes), nil when there is none.
+func decodeEnvelopeQuoted(data []byte, e *Envelope, quotes []int32, qoff int) (*Envelope, bool) {
+	sc := scanner{b: data, quotes: quotes, qoff: qoff}
 	sc.ws()
 	*e = Envelope{}
 	if !sc.envelope(e) {
@@ -166,40 +210,48 @@ func (sc *scanner) envelope(e *Envelope) bool {
 		sc.bad = true // valid JSON, but not an object
 		return true
 	}
-	ok := sc.object(func(key []byte) bool {
+	// The member walk as a loop, not object's closure: it runs for every
+	// message.
+	if !sc.enter() {
+		return false
+	}
+	for first := true; ; first = false {
+		key, done, ok := sc.member(first)
+		if !ok {
+			return false
+		}
+		if done {
+			break
+		}
 		start := sc.i
 		switch keyName(key, envelopeKeys) {
 		case "jsonrpc":
-			return sc.stringInto(&e.JSONRPC)
+			ok = sc.stringInto(&e.JSONRPC)
 		case "id":
-			if !sc.skip() {
-				return false
+			if ok = sc.skip(); ok {
+				e.ID = sc.b[start:sc.i]
 			}
-			e.ID = sc.b[start:sc.i]
 		case "method":
-			return sc.stringInto(&e.Method)
+			ok = sc.stringInto(&e.Method)
 		case "params":
 			// Its hints are read on the way; a repeated key: the last.
 			e.h.paramHints = paramHints{}
-			if !sc.params(&e.h) {
-				return false
+			if ok = sc.params(&e.h); ok {
+				e.Params = sc.b[start:sc.i]
 			}
-			e.Params = sc.b[start:sc.i]
 		case "result":
 			e.h.resultHints = resultHints{}
-			if !sc.result(&e.h) {
-				return false
+			if ok = sc.result(&e.h); ok {
+				e.Result = sc.b[start:sc.i]
 			}
-			e.Result = sc.b[start:sc.i]
 		case "error":
-			return sc.rpcError(&e.Error)
+			ok = sc.rpcError(&e.Error)
 		default:
-			return sc.skip()
+			ok = sc.skip()
 		}
-		return true
-	})
-	if !ok {
-		return false
+		if !ok {
+			return false
+		}
 	}
 	if e.Params == nil {
 		e.h.progressBad = true
@@ -245,6 +297,33 @@ func (sc *scanner) enter() bool {
 // JSON. It is object's walk for readers that would rather loop than pass a
 // closure (one that captures a result makes the result escape).
 func (sc *scanner) member(first bool) (key []byte, done, ok bool) {
+	// Compact JSON (`,"key":value`, a short key of printable ASCII) is
+	// read in place by one byte loop: most frames are written so, and the
+	// walk below costs a ws call per token.
+	if i := sc.i; i < len(sc.b) {
+		if !first && sc.b[i] == ',' {
+			i++
+		}
+		if (i > sc.i || first) && i < len(sc.b) && sc.b[i] == '"' {
+			if sc.quotes != nil {
+				if j := sc.closing(i); j >= 0 && j+2 < len(sc.b) && sc.b[j+1] == ':' && sc.b[j+2] > ' ' {
+					sc.i = j + 2
+					return sc.b[i+1 : j], false, true
+				}
+			}
+			for j, end := i+1, min(len(sc.b)-2, i+24); j < end; j++ {
+				if c := sc.b[j]; c == '"' {
+					if sc.b[j+1] != ':' || sc.b[j+2] <= ' ' {
+						break // space around the colon, or nothing after it: the walk
+					}
+					sc.i = j + 2
+					return sc.b[i+1 : j], false, true
+				} else if c < 0x20 || c >= utf8.RuneSelf || c == '\\' {
+					break
+				}
+			}
+		}
+	}
 	sc.ws()
 	if c := sc.peek(); c == '}' {
 		sc.i++
@@ -311,7 +390,9 @@ func keyIs(key []byte, want string) bool {
 // this is the first of names that keyIs accepts.
 func keyName(key []byte, names []string) string {
 	for _, n := range names {
-		if string(key) == n {
+		// Length and first byte inline: most names are not the key, and
+		// each comparison would otherwise be a call.
+		if len(key) == len(n) && key[0] == n[0] && string(key) == n {
 			return n
 		}
 	}
@@ -343,11 +424,11 @@ var (
 
 // stringInto reads a string (or null, which leaves dst alone) into dst.
 func (sc *scanner) stringInto(dst *string) bool {
-	if sc.literal("null") {
-		return true
-	}
 	start := sc.i
 	if sc.peek() != '"' {
+		if sc.literal("null") {
+			return true
+		}
 		if !sc.skip() {
 			return false
 		}
@@ -482,6 +563,12 @@ func (sc *scanner) array() bool {
 // str steps over a string token; plain reports that it has no escapes and
 // is valid UTF-8, so its bytes are its text.
 func (sc *scanner) str() (plain, ok bool) {
+	if sc.quotes != nil {
+		if j := sc.closing(sc.i); j >= 0 {
+			sc.i = j + 1
+			return true, true
+		}
+	}
 	sc.i++ // the opening quote
 	plain = true
 	for sc.i < len(sc.b) {
@@ -691,6 +778,22 @@ func floatOf(v []byte, dst *float64) bool {
 	}
 	if len(v) == 0 || (v[0] != '-' && (v[0] < '0' || v[0] > '9')) {
 		return false
+	}
+	if len(v) <= 15 && v[0] != '-' {
+		// A small non-negative integer (progress counts mostly are) is
+		// exact in a float64: no need for ParseFloat.
+		n := 0
+		for _, c := range v {
+			if c < '0' || c > '9' {
+				n = -1
+				break
+			}
+			n = n*10 + int(c-'0')
+		}
+		if n >= 0 {
+			*dst = float64(n)
+			return true
+		}
 	}
 	f, err := strconv.ParseFloat(string(v), 64)
 	if err != nil {

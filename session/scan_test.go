@@ -200,6 +200,14 @@ var decodeSeeds = []string{
 	`{"jsonrpc":"2.0","id":1,"result":{"isError":true,"task":{}},"result":{"resultType":"r"}}`,
 	`{"jsonrpc":"2.0","id":1,"result":{"taſk":{},"iſError":true,"ISERROR":null}}`,
 	`{"jsonrpc":"2.0","method":"m","params":{"NAME":"n","proGreSS":2,"_META":{"progreſſToken":3}}}`,
+	// member's compact fast path and floatOf's integer one, at their edges.
+	`{"jsonrpc":"2.0","method":"m","params":{"progress":999999999999999,"total":9999999999999999}}`,
+	`{"jsonrpc":"2.0","method":"m","params":{"progress":0,"total":-0,"message":"m"}}`,
+	`{"jsonrpc":"2.0","method":"m","params":{"progress":12345678901234567890123,"total":1.5e3}}`,
+	`{"jsonrpc":"2.0","method":"m","params":{"progress": 1,"total":` + "\t" + `2}}`,
+	`{"a":1,"b" :2,"c": 3,"d"` + "\n" + `:4}`, `{"a":1,"b":`, `{"a":1,"b":}`, `{"a":1,"b"`, `{"a":1,"b":"`,
+	"{\"a\":1,\"k\x01\":2}", "{\"a\":1,\"k\xc3\xa9\":2}", `{"a":1,"k\"y":2}`, `{"a":1,,"b":2}`, `{"a":1 ,"b":2}`,
+	`{"a":1,"a2345678901234567890123456789":2}`, `{"method":"m","method":null,"jsonrpc":null}`,
 }
 
 func TestDecodeMatchesJSON(t *testing.T) {

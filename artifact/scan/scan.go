@@ -94,8 +94,8 @@ func File(path string, o Options, fn func(*Frame) error) (session.Header, error)
 		if err != nil {
 			return session.Header{}, fmt.Errorf("open journal: %w", err)
 		}
-		_, err = session.ReadJournalBorrowed(f, func(seq uint64, fr transport.Frame) error {
-			c.step(seq, fr)
+		_, err = session.ReadJournalDecoded(f, &c.env, func(seq uint64, fr *transport.Frame, env *session.Envelope, batch []*session.Envelope) error {
+			c.stepDecoded(seq, fr, env, batch)
 			return nil
 		})
 		f.Close()
@@ -149,13 +149,19 @@ func read(r io.Reader, final []outcome, ended func(int, *session.CallSnapshot), 
 	c := newCorrelator(final)
 	c.onEnd = ended
 	c.borrow = borrow
-	readJournal := session.ReadJournal
+	var h session.Header
+	var err error
 	if borrow {
-		readJournal = session.ReadJournalBorrowed
+		// The frame's message decoded as its record is read: one Envelope
+		// reused, borrowed as the frame's data is.
+		h, err = session.ReadJournalDecoded(r, &c.env, func(seq uint64, fr *transport.Frame, env *session.Envelope, batch []*session.Envelope) error {
+			return fn(c.stepDecoded(seq, fr, env, batch))
+		})
+	} else {
+		h, err = session.ReadJournal(r, func(seq uint64, fr transport.Frame) error {
+			return fn(c.step(seq, fr))
+		})
 	}
-	h, err := readJournal(r, func(seq uint64, fr transport.Frame) error {
-		return fn(c.step(seq, fr))
-	})
 	c.endOpen()
 	return h, err
 }
@@ -264,35 +270,35 @@ func newCorrelator(final []outcome) *correlator {
 	return &correlator{calls: map[string]*call{}, byToken: map[string]*call{}, outcomes: final, final: final != nil}
 }
 
-// decode reads a frame's message leniently, as the session does, with the
-// session's own decoder: params and result are slices of data, never
-// copies, so a huge frame is held once (its line), not twice.
-func decode(data []byte) (*session.Envelope, []*session.Envelope) {
-	env, batch := session.Decode(data)
-	if len(batch) > 0 {
-		return batch[0], batch
+// step ties a frame to its call, its message read leniently, as the
+// session does, with the session's own decoder: params and result are
+// slices of data, never copies, so a huge frame is held once (its line),
+// not twice.
+func (c *correlator) step(seq uint64, f transport.Frame) *Frame {
+	var env *session.Envelope
+	var batch []*session.Envelope
+	if f.Kind == transport.Message {
+		if c.borrow {
+			env, batch = session.DecodeInto(&c.env, f.Data) // one Envelope, reused: borrowed too
+		} else {
+			env, batch = session.Decode(f.Data)
+		}
 	}
-	return env, nil
+	return c.stepDecoded(seq, &f, env, batch)
 }
 
-func (c *correlator) step(seq uint64, f transport.Frame) *Frame {
+// stepDecoded is step for a frame whose message is decoded already (env
+// and batch as session.Decode gives them); f is copied, not kept.
+func (c *correlator) stepDecoded(seq uint64, f *transport.Frame, env *session.Envelope, batch []*session.Envelope) *Frame {
 	fr := &c.fr
-	*fr = Frame{Seq: seq, Frame: f, CallIndex: -1}
+	*fr = Frame{Seq: seq, Frame: *f, CallIndex: -1}
 	if f.Time.After(c.last) {
 		c.last = f.Time
 	}
-	if f.Kind == transport.Message {
-		if c.borrow {
-			env, batch := session.DecodeInto(&c.env, f.Data) // one Envelope, reused: borrowed too
-			if len(batch) > 0 {
-				env = batch[0]
-			} else {
-				batch = nil
-			}
-			fr.Env, fr.Batch = env, batch
-		} else {
-			fr.Env, fr.Batch = decode(f.Data)
-		}
+	if len(batch) > 0 {
+		fr.Env, fr.Batch = batch[0], batch
+	} else {
+		fr.Env = env
 	}
 	if h := c.held; h != nil {
 		// The probe held open by its HTTP error ends now, failed, unless

@@ -111,3 +111,11 @@ func SpecialMask(x uint64) uint64 {
 	s := x ^ (ones * '\\')
 	return ((q-ones)&^q | (s-ones)&^s | (x-ones*0x20)&^x | x) & high
 }
+
+// ByteMask flags (with its high bit) each byte of x that is c, exactly:
+// unlike SpecialMask's, no byte is flagged that is not c.
+func ByteMask(x uint64, c byte) uint64 {
+	const low7 = ^uint64(high)
+	t := x ^ (ones * uint64(c))
+	return ^((t&low7 + low7) | t | low7)
+}

@@ -1,6 +1,9 @@
 package jsonscan
 
-import "testing"
+import (
+	"encoding/binary"
+	"testing"
+)
 
 func TestSkipString(t *testing.T) {
 	for _, c := range []struct {
@@ -81,4 +84,32 @@ func FuzzPlainRun(f *testing.F) {
 			t.Fatalf("PlainRun(%q, %d) = %d, want %d", b, from, got, want)
 		}
 	})
+}
+
+// TestByteMask: each byte is flagged when, and only when, it is c, whatever
+// its neighbours (no borrow from one byte reaches the next).
+func TestByteMask(t *testing.T) {
+	for _, c := range []byte{'"', '\\', 0, 0x7f, 0x80, 0xff} {
+		for _, v := range []byte{c, c ^ 1, c + 1, c - 1, c ^ 0x80, 0, 0xff, '"', '\\', '#', ']'} {
+			for pos := 0; pos < 8; pos++ {
+				for _, fill := range []byte{0, c, c + 1, c - 1, 0xff, 0x80} {
+					var w [8]byte
+					for k := range w {
+						w[k] = fill
+					}
+					w[pos] = v
+					x := binary.LittleEndian.Uint64(w[:])
+					var want uint64
+					for k, b := range w {
+						if b == c {
+							want |= 0x80 << (8 * k)
+						}
+					}
+					if got := ByteMask(x, c); got != want {
+						t.Fatalf("ByteMask(% x, %#x) = %#x, want %#x", w, c, got, want)
+					}
+				}
+			}
+		}
+	}
 }
