@@ -305,22 +305,17 @@ func (sc *scanner) member(first bool) (key []byte, done, ok bool) {
 			i++
 		}
 		if (i > sc.i || first) && i < len(sc.b) && sc.b[i] == '"' {
+			j := -1
 			if sc.quotes != nil {
-				if j := sc.closing(i); j >= 0 && j+2 < len(sc.b) && sc.b[j+1] == ':' && sc.b[j+2] > ' ' {
-					sc.i = j + 2
-					return sc.b[i+1 : j], false, true
-				}
+				j = sc.closing(i)
 			}
-			for j, end := i+1, min(len(sc.b)-2, i+24); j < end; j++ {
-				if c := sc.b[j]; c == '"' {
-					if sc.b[j+1] != ':' || sc.b[j+2] <= ' ' {
-						break // space around the colon, or nothing after it: the walk
-					}
-					sc.i = j + 2
-					return sc.b[i+1 : j], false, true
-				} else if c < 0x20 || c >= utf8.RuneSelf || c == '\\' {
-					break
-				}
+			if j < 0 {
+				j = shortKeyEnd(sc.b, i)
+			}
+			// Space around the colon, or nothing after it: the walk.
+			if j >= 0 && j+2 < len(sc.b) && sc.b[j+1] == ':' && sc.b[j+2] > ' ' {
+				sc.i = j + 2
+				return sc.b[i+1 : j], false, true
 			}
 		}
 	}
@@ -349,21 +344,30 @@ func (sc *scanner) member(first bool) (key []byte, done, ok bool) {
 	return key, false, true
 }
 
+// shortKeyEnd is the index of the quote that ends the key opening at
+// b[i] (a quote), when the key is short printable ASCII without escapes;
+// -1 otherwise. Byte by byte: cheaper than str's word-at-a-time setup for
+// the few bytes keys are.
+func shortKeyEnd(b []byte, i int) int {
+	for j, end := i+1, min(len(b), i+24); j < end; j++ {
+		if c := b[j]; c == '"' {
+			return j
+		} else if c < 0x20 || c >= utf8.RuneSelf || c == '\\' {
+			return -1
+		}
+	}
+	return -1
+}
+
 // key reads an object key, unquoted (escapes are rare: the slow path).
 func (sc *scanner) key() ([]byte, bool) {
 	if sc.peek() != '"' {
 		return nil, false
 	}
 	start := sc.i
-	// A short key of printable ASCII, byte by byte: cheaper than str's
-	// word-at-a-time setup for the few bytes keys are.
-	for j, end := start+1, min(len(sc.b), start+24); j < end; j++ {
-		if c := sc.b[j]; c == '"' {
-			sc.i = j + 1
-			return sc.b[start+1 : j], true
-		} else if c < 0x20 || c >= utf8.RuneSelf || c == '\\' {
-			break
-		}
+	if j := shortKeyEnd(sc.b, start); j >= 0 {
+		sc.i = j + 1
+		return sc.b[start+1 : j], true
 	}
 	plain, ok := sc.str()
 	if !ok {
