@@ -1,6 +1,7 @@
 package proxy
 
 import (
+	"bytes"
 	"encoding/binary"
 	"math/bits"
 	"slices"
@@ -27,6 +28,21 @@ type runEncoder struct {
 	meta metaCache
 	seq  uint64 // the last seq written, in decimal in digits
 	text []byte
+	memo lineMemo
+	head recordHead
+}
+
+// recordHead is what a record holds between its seq and its raw string's
+// opening quote, for the last kind, pid and via met (and the encoder's
+// time and dir): mid, meta and rawOpen in one, so that a line's record is
+// three appends and its string.
+type recordHead struct {
+	ok     bool // b is for these
+	kind   transport.Kind
+	pid    int
+	via    string
+	b      []byte // nil: the record has not that shape (encode it whole)
+	midLen int
 }
 
 // appendSeq appends seq in decimal; the next seq after the last one is
@@ -54,44 +70,51 @@ func (e *runEncoder) appendSeq(buf []byte, seq uint64) []byte {
 // appendLine appends the record of line (a line of run, its terminator
 // left out, of via), numbered seq.
 func (e *runEncoder) appendLine(buf []byte, seq uint64, run *lineRun, line []byte, via string) []byte {
-	f := transport.Frame{Time: run.t, Dir: run.dir, Kind: run.kind, Data: line}
-	if f.Time != e.t || f.Dir != e.dir {
-		e.t, e.dir, e.mids = f.Time, f.Dir, [len(e.mids)][]byte{}
+	if run.t != e.t || run.dir != e.dir {
+		e.t, e.dir, e.mids = run.t, run.dir, [len(e.mids)][]byte{}
+		e.head.ok = false
 	}
 	// The kind comes before the raw string, which says it: the record is
 	// written as a message's, and its kind mended if it is not one.
-	kind := f.Kind
+	kind := run.kind
 	if kind == 0 {
 		kind = transport.Message
 	}
-	meta := e.meta.of(run.pid, via)
-	if mid := e.mid(kind); len(mid) > 0 && meta != nil {
+	if h := &e.head; !h.ok || h.kind != kind || h.pid != run.pid || h.via != via {
+		*h = recordHead{ok: true, kind: kind, pid: run.pid, via: via, b: h.b[:0]}
+		mid, meta := e.mid(kind), e.meta.of(run.pid, via)
+		if len(mid) > 0 && meta != nil {
+			h.b = append(append(append(h.b, mid...), meta...), rawOpen...)
+			h.midLen = len(mid)
+		} else {
+			h.b = nil
+		}
+	}
+	if h := &e.head; h.b != nil {
 		mark := len(buf)
 		buf = append(buf, seqOpen...)
 		buf = e.appendSeq(buf, seq)
 		at := len(buf)
-		buf = append(buf, mid...)
-		buf = append(buf, meta...)
-		buf = append(buf, rawOpen...)
-		out, valid, ascii := appendLineJSON(buf, f.Data, f.Kind == 0)
+		buf = append(buf, h.b...)
+		out, valid, ascii := e.memo.appendLineJSON(buf, line, run.kind == 0)
 		if ascii {
-			if f.Kind != 0 || valid {
+			if run.kind != 0 || valid {
 				return append(out, recordEnd...)
 			}
-			if g := e.mid(transport.Garbage); len(g) == len(mid) {
+			if g := e.mid(transport.Garbage); len(g) == h.midLen {
 				copy(out[at:], g)
 				return append(out, recordEnd...)
 			}
 		}
 		buf = buf[:mark]
 	}
+	f := transport.Frame{Time: run.t, Dir: run.dir, Kind: run.kind, Data: line, Meta: transport.Meta{PID: run.pid, Via: via}}
 	if f.Kind == 0 {
 		f.Kind = transport.Garbage
 		if validJSON(f.Data) {
 			f.Kind = transport.Message
 		}
 	}
-	f.Meta = transport.Meta{PID: run.pid, Via: via}
 	return session.AppendRecord(buf, seq, f)
 }
 
@@ -170,96 +193,190 @@ const (
 	highs = 0x8080808080808080
 )
 
-// zeroBytes flags (high bit) the zero bytes of v; above the lowest one
-// flagged it may flag others wrongly.
-func zeroBytes(v uint64) uint64 { return (v - ones) & ^v & highs }
-
-// specials flags the bytes of v a journal string escapes or that end an
-// ASCII run: controls, '"', '\\', DEL and beyond. Its lowest flag is
-// exact.
+// specials flags (high bit) the bytes of v, read little-endian, that a
+// journal string escapes or that end an ASCII run: controls, '"', '\\',
+// DEL and beyond. A borrow may flag a byte above a flagged one, never
+// below: the lowest flag is exact. (jsonscan.SpecialMask, and DEL.)
 func specials(v uint64) uint64 {
-	return zeroBytes(v^(ones*'"')) | zeroBytes(v^(ones*'\\')) | zeroBytes(v^(ones*0x7f)) | (v-ones*0x20)&^v&highs | v&highs
+	q := v ^ (ones * '"')
+	s := v ^ (ones * '\\')
+	d := v ^ (ones * 0x7f)
+	return ((q-ones)&^q | (s-ones)&^s | (d-ones)&^d | (v-ones*0x20)&^v | v) & highs
+}
+
+// word is the eight bytes of b from i, little-endian; past b's end (fewer
+// than eight left) they read as 0, which specials flags as a control.
+func word(b []byte, i int) uint64 {
+	if i+8 <= len(b) {
+		return binary.LittleEndian.Uint64(b[i:])
+	}
+	if n := len(b); n >= 8 {
+		return binary.LittleEndian.Uint64(b[n-8:]) >> (8 * (8 - (n - i)))
+	}
+	var v uint64
+	for k := len(b) - 1; k >= i; k-- {
+		v = v<<8 | uint64(b[k])
+	}
+	return v
+}
+
+// lineMemo is what appendLineJSON remembers of the last line it checked,
+// so that the next one, when it begins the same way (the lines of a flood
+// differ in a field or two, most often near their end), resumes from there
+// rather than from its first byte: the line, its escaped string, and the
+// checker's state at the start of each member name (a checkpoint). Up to
+// a checkpoint the two lines are the same bytes, so the checker's state
+// and its output there are the same too.
+type lineMemo struct {
+	line []byte       // the last line checked (empty: nothing to resume)
+	out  []byte       // its journal string so far: dst[:j] at its end
+	cps  []checkpoint // in the order met, i growing
+}
+
+// checkpoint is the checker's state at a member name's opening quote,
+// line[i], whose escape starts at dst[j]: the objects (1) and arrays (0)
+// it is in, innermost in bit 0. Getting there looked at line[i] itself
+// (a '{' followed by '}' is no member), so a line resumes from it only
+// when it has that quote too.
+type checkpoint struct {
+	i, j  int
+	depth int
+	bits  uint64
+}
+
+const (
+	memoLineMax     = 16 << 10 // longer lines are not remembered
+	memoCheckpoints = 64       // per line, the first ones
+)
+
+// commonPrefix is how many bytes a and b begin with alike.
+func commonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)>>3
+		}
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
 }
 
 // appendLineJSON appends line as a journal string, quotes included, escaped
 // as session.AppendRecord escapes it, and reports whether line is one JSON
-// value (as json.Valid and validJSON say) when check is set. In one pass:
-// the line's bytes are copied eight at a time inside JSON strings. ascii is
-// false (and buf is to be cut back) when line holds a byte beyond
+// value (as json.Valid and validJSON say) when check is set. In one pass,
+// written into room reserved up front: inside strings (and in what is not
+// JSON) the line's bytes are copied eight at a time up to the next one to
+// look at; between them, the JSON's structure is checked byte by byte.
+// ascii is false (and buf is to be cut back) when line holds a byte beyond
 // printable ASCII (DEL or over 0x7f).
-func appendLineJSON(buf, line []byte, check bool) (out []byte, valid, ascii bool) {
-	const maxDepth = 10000             // encoding/json's maxNestingDepth
-	n, room := len(buf), 2*len(line)+2 // room for every byte escaped in two
+func (mm *lineMemo) appendLineJSON(buf, line []byte, check bool) (out []byte, valid, ascii bool) {
+	const maxDepth = 10000 // encoding/json's maxNestingDepth
+	n := len(buf)
+	// Room for every byte escaped in two (what JSON holds, whitespace
+	// and escapes included, never takes more), the quotes, and the
+	// eight bytes a word's store may write past the last one; rest makes
+	// more if a control needs its six.
+	room := 2*len(line) + 2 + 8
 	buf = slices.Grow(buf, room)
 	dst := buf[n : n+room]
 	dst[0] = '"'
 	var (
 		i, j  = 0, 1
-		ok    bool
+		key   bool     // the string is a member's name
 		small [64]bool // true: in an object; false: in an array
 		stack = small[:0]
+		nest  uint64 // stack's last 64, innermost in bit 0
+		deep  bool   // the stack was over 64 deep
+		// line[:same] is mm.line[:same] and dst[:sameOut] mm.out[:sameOut]
+		same, sameOut int
+		c             byte
+		m, v          uint64
+		e             int
 	)
 	// Below, i and j always agree: line[:i] is in dst[:j], escaped; where
 	// the line stops being JSON, rest escapes what is left.
 	if !check {
 		goto rest
 	}
-	if i, j, ok = copySpace(line, dst, i, j); !ok {
-		goto rest
+	// Resume from the last checkpoint of the previous line that this
+	// one reaches with the same bytes: most often its last one (one
+	// vector compare), else the last one before where they part.
+	if k := len(mm.cps) - 1; k >= 0 {
+		if at := mm.cps[k].i + 1; at > len(line) || at > len(mm.line) || !bytes.Equal(line[:at], mm.line[:at]) {
+			p := commonPrefix(line, mm.line)
+			for k--; k >= 0 && mm.cps[k].i >= p; k-- {
+			}
+		}
+		if k >= 0 {
+			cp := mm.cps[k]
+			j = copy(dst[:cp.j], mm.out[:cp.j])
+			i, nest = cp.i, cp.bits
+			for d := cp.depth - 1; d >= 0; d-- {
+				stack = append(stack, nest>>d&1 == 1)
+			}
+			mm.cps = mm.cps[:k] // key records it again
+			same, sameOut = cp.i, cp.j
+			goto key
+		}
 	}
+	mm.cps = mm.cps[:0]
 value:
+	if i < len(line) && line[i] <= ' ' {
+		i, j = copySpace(line, dst, i, j)
+	}
 	if i >= len(line) {
 		goto rest
 	}
-	switch line[i] {
+	switch c = line[i]; c {
+	case '"':
+		key = false
+		goto str
 	case '{', '[':
 		if len(stack) >= maxDepth {
 			goto rest
 		}
-		obj := line[i] == '{'
-		stack = append(stack, obj)
-		dst[j] = line[i]
+		stack = append(stack, c == '{')
+		nest = nest<<1 | uint64(c>>5&1) // '{' is 0x7b, '[' 0x5b
+		deep = deep || len(stack) > 64  // nest lost the outermost: no more checkpoints
+		dst[j] = c
 		i, j = i+1, j+1
-		if i, j, ok = copySpace(line, dst, i, j); !ok {
-			goto rest
+		if i < len(line) && line[i] <= ' ' {
+			i, j = copySpace(line, dst, i, j)
 		}
-		if i < len(line) && (obj && line[i] == '}' || !obj && line[i] == ']') {
+		if i < len(line) && line[i] == c+2 { // '}' or ']'
 			stack = stack[:len(stack)-1]
-			dst[j] = line[i]
+			nest >>= 1
+			dst[j] = c + 2
 			i, j = i+1, j+1
 			goto after
 		}
-		if obj {
+		if c == '{' {
 			goto key
 		}
 		goto value
-	case '"':
-		if i, j, ok = copyString(line, dst, i, j); !ok {
-			goto rest
-		}
+	case 't':
+		e = validLiteral(line, i, "true")
+	case 'f':
+		e = validLiteral(line, i, "false")
+	case 'n':
+		e = validLiteral(line, i, "null")
 	default:
-		var e int
-		switch c := line[i]; {
-		case c == '-' || c >= '0' && c <= '9':
-			e = jsonscan.SkipNumber(line, i)
-		case c == 't':
-			e = validLiteral(line, i, "true")
-		case c == 'f':
-			e = validLiteral(line, i, "false")
-		case c == 'n':
-			e = validLiteral(line, i, "null")
-		default:
+		if c != '-' && (c < '0' || c > '9') {
 			goto rest
 		}
-		if e < 0 {
-			goto rest
-		}
-		j += copy(dst[j:], line[i:e]) // digits, signs, letters: as they are
-		i = e
+		e = jsonscan.SkipNumber(line, i)
 	}
-after:
-	if i, j, ok = copySpace(line, dst, i, j); !ok {
+	if e < 0 {
 		goto rest
+	}
+	j += copy(dst[j:], line[i:e]) // digits, signs, letters: as they are
+	i = e
+after:
+	if i < len(line) && line[i] <= ' ' {
+		i, j = copySpace(line, dst, i, j)
 	}
 	if len(stack) == 0 {
 		valid = i == len(line)
@@ -268,19 +385,20 @@ after:
 	if i >= len(line) {
 		goto rest
 	}
-	switch c := line[i]; {
+	switch c = line[i]; {
 	case c == ',':
 		dst[j] = c
 		i, j = i+1, j+1
-		if i, j, ok = copySpace(line, dst, i, j); !ok {
-			goto rest
+		if !stack[len(stack)-1] {
+			goto value
 		}
-		if stack[len(stack)-1] {
-			goto key
+		if i < len(line) && line[i] <= ' ' {
+			i, j = copySpace(line, dst, i, j)
 		}
-		goto value
+		goto key
 	case c == '}' && stack[len(stack)-1], c == ']' && !stack[len(stack)-1]:
 		stack = stack[:len(stack)-1]
+		nest >>= 1
 		dst[j] = c
 		i, j = i+1, j+1
 		goto after
@@ -288,44 +406,136 @@ after:
 		goto rest
 	}
 key:
+	if !deep && len(mm.cps) < memoCheckpoints {
+		mm.cps = append(mm.cps, checkpoint{i: i, j: j, depth: len(stack), bits: nest})
+	}
 	if i >= len(line) || line[i] != '"' {
 		goto rest
 	}
-	if i, j, ok = copyString(line, dst, i, j); !ok {
-		goto rest
+	key = true
+str:
+	// The string at line[i] == '"', eight bytes at a time up to the next
+	// byte to look at. dst has room for each word: j <= 2i+1.
+	dst[j], dst[j+1] = '\\', '"'
+	i, j = i+1, j+2
+	for {
+		v = word(line, i)
+		binary.LittleEndian.PutUint64(dst[j:], v)
+		if m = specials(v); m == 0 {
+			i, j = i+8, j+8
+			continue
+		}
+		// The byte flagged, read from v rather than line: the flag is
+		// its high bit, bit 8e+7.
+		e = bits.TrailingZeros64(m)
+		c = byte(v >> (e - 7))
+		e >>= 3
+		i, j = i+e, j+e
+		if c == '"' {
+			dst[j], dst[j+1] = '\\', '"'
+			i, j = i+1, j+2
+			break
+		}
+		if c != '\\' || i+1 >= len(line) {
+			// A control (the line's end reads as one), a byte beyond
+			// ASCII, or a lone backslash.
+			goto rest
+		}
+		switch c = line[i+1]; c {
+		case '"', '\\':
+			dst[j], dst[j+1], dst[j+2], dst[j+3] = '\\', '\\', '\\', c
+			i, j = i+2, j+4
+		case '/', 'b', 'f', 'n', 'r', 't':
+			dst[j], dst[j+1], dst[j+2] = '\\', '\\', c
+			i, j = i+2, j+3
+		case 'u':
+			if i+5 >= len(line) || !isHex4(line[i+2:i+6]) {
+				goto rest
+			}
+			dst[j], dst[j+1] = '\\', '\\'
+			copy(dst[j+2:j+7], line[i+1:i+6])
+			i, j = i+6, j+7
+		default:
+			goto rest
+		}
 	}
-	if i, j, ok = copySpace(line, dst, i, j); !ok || i >= len(line) || line[i] != ':' {
+	if !key {
+		goto after
+	}
+	if i < len(line) && line[i] <= ' ' {
+		i, j = copySpace(line, dst, i, j)
+	}
+	if i >= len(line) || line[i] != ':' {
 		goto rest
 	}
 	dst[j] = ':'
 	i, j = i+1, j+1
-	if i, j, ok = copySpace(line, dst, i, j); !ok {
-		goto rest
-	}
 	goto value
 
 rest:
-	// The rest of the line (all of it when it is no JSON): escaped only.
-	buf = buf[:n+j]
-	for ; i < len(line); i++ {
-		c := line[i]
-		switch x := asciiEscape[c]; x {
-		case 0:
-			buf = append(buf, c)
+	// The rest of the line (all of it when it is no JSON): escaped only,
+	// eight bytes at a time up to the next byte to escape.
+	for i < len(line) {
+		v = word(line, i)
+		binary.LittleEndian.PutUint64(dst[j:], v)
+		if m = specials(v); m == 0 {
+			i, j = i+8, j+8
+			continue
+		}
+		e = bits.TrailingZeros64(m)
+		c = byte(v >> (e - 7))
+		e >>= 3
+		i, j = i+e, j+e
+		if i >= len(line) {
+			break
+		}
+		switch asciiEscape[c] {
 		case 1:
+			if check {
+				mm.forget()
+			}
 			return buf[:n], false, false
 		case 'u':
+			if need := j + 6*(len(line)-i) + 1 + 8; need > len(dst) {
+				// Six bytes for each control from here on, at most.
+				buf = slices.Grow(buf[:n+j], need-j)
+				dst = buf[n : n+need]
+			}
 			const hex = "0123456789abcdef"
-			buf = append(buf, '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf])
+			dst[j], dst[j+1], dst[j+2], dst[j+3], dst[j+4], dst[j+5] = '\\', 'u', '0', '0', hex[c>>4], hex[c&0xf]
+			i, j = i+1, j+6
 		default:
-			buf = append(buf, '\\', x)
+			dst[j], dst[j+1] = '\\', asciiEscape[c]
+			i, j = i+1, j+2
 		}
 	}
-	return append(buf, '"'), valid, true
+	if check {
+		if len(line) > memoLineMax {
+			mm.forget()
+		} else {
+			mm.line = append(mm.line[:same], line[same:]...)
+			mm.out = append(mm.out[:sameOut], dst[sameOut:j]...)
+		}
+	}
+	dst[j] = '"'
+	return buf[:n+j+1], valid, true
+}
+
+// forget drops what the memo holds: the next line starts afresh.
+func (mm *lineMemo) forget() { mm.line, mm.cps = mm.line[:0], mm.cps[:0] }
+
+// isHex4 reports whether h holds four hex digits.
+func isHex4(h []byte) bool {
+	for _, c := range h {
+		if !(c >= '0' && c <= '9' || c >= 'a' && c <= 'f' || c >= 'A' && c <= 'F') {
+			return false
+		}
+	}
+	return true
 }
 
 // copySpace copies the JSON whitespace at line[i:] to dst[j:], escaped.
-func copySpace(line, dst []byte, i, j int) (int, int, bool) {
+func copySpace(line, dst []byte, i, j int) (int, int) {
 	for ; i < len(line); i++ {
 		switch line[i] {
 		case ' ':
@@ -341,69 +551,8 @@ func copySpace(line, dst []byte, i, j int) (int, int, bool) {
 			dst[j], dst[j+1] = '\\', 'n'
 			j += 2
 		default:
-			return i, j, true
+			return i, j
 		}
 	}
-	return i, j, true
-}
-
-// copyString copies the JSON string starting at line[i] == '"' to dst[j:],
-// escaped; false where it stops being one (or holds a control character
-// or a byte beyond ASCII, which rest escapes).
-func copyString(line, dst []byte, i, j int) (int, int, bool) {
-	dst[j], dst[j+1] = '\\', '"'
-	i, j = i+1, j+2
-	for {
-		// Eight bytes at a time up to the first one to look at. dst has
-		// room: j <= 2i+1 and i+8 <= len(line).
-		for i+8 <= len(line) {
-			v := binary.LittleEndian.Uint64(line[i:])
-			binary.LittleEndian.PutUint64(dst[j:], v)
-			if m := specials(v); m != 0 {
-				k := bits.TrailingZeros64(m) >> 3
-				i, j = i+k, j+k
-				break
-			}
-			i, j = i+8, j+8
-		}
-		if i >= len(line) {
-			return i, j, false
-		}
-		switch c := line[i]; {
-		case c == '"':
-			dst[j], dst[j+1] = '\\', '"'
-			return i + 1, j + 2, true
-		case c == '\\':
-			if i+1 >= len(line) {
-				return i, j, false
-			}
-			switch e := line[i+1]; e {
-			case '"', '\\':
-				dst[j], dst[j+1], dst[j+2], dst[j+3] = '\\', '\\', '\\', e
-				i, j = i+2, j+4
-			case '/', 'b', 'f', 'n', 'r', 't':
-				dst[j], dst[j+1], dst[j+2] = '\\', '\\', e
-				i, j = i+2, j+3
-			case 'u':
-				if i+5 >= len(line) {
-					return i, j, false
-				}
-				for _, h := range line[i+2 : i+6] {
-					if !(h >= '0' && h <= '9' || h >= 'a' && h <= 'f' || h >= 'A' && h <= 'F') {
-						return i, j, false
-					}
-				}
-				dst[j], dst[j+1] = '\\', '\\'
-				copy(dst[j+2:], line[i+1:i+6])
-				i, j = i+6, j+7
-			default:
-				return i, j, false
-			}
-		case c < 0x20 || c >= 0x7f:
-			return i, j, false
-		default:
-			dst[j] = c
-			i, j = i+1, j+1
-		}
-	}
+	return i, j
 }

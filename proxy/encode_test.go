@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"math/rand/v2"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -131,6 +132,18 @@ func BenchmarkRunEncoder(b *testing.B) {
 			buf = enc.appendLine(buf[:0], 123456, run, run.data, transport.ViaHost)
 		}
 	})
+	// A flood as the bench's server sends it: lines alike but for a
+	// number near their end, numbered in turn.
+	flood := make([][]byte, 1000)
+	for i := range flood {
+		flood[i] = []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"flood","data":"n ` + strconv.Itoa(i*997) + `"}}`)
+	}
+	b.Run("runEncoder-flood", func(b *testing.B) {
+		var enc runEncoder
+		for i := 0; b.Loop(); i++ {
+			buf = enc.appendLine(buf[:0], uint64(1+i), run, flood[i%len(flood)], transport.ViaHost)
+		}
+	})
 	b.Run("AppendRecord", func(b *testing.B) {
 		f := transport.Frame{Time: run.t, Dir: transport.In, Kind: transport.Message, Data: run.data, Meta: transport.Meta{PID: 4242, Via: transport.ViaHost}}
 		for b.Loop() {
@@ -149,4 +162,79 @@ func TestRunEncoderSeq(t *testing.T) {
 			}
 		}
 	}
+}
+
+// Lines that begin as the previous one did resume from its checkpoints
+// (lineMemo): each record is still AppendRecord's, whatever the lines
+// share, where they part, and how deep they nest on the way.
+func TestRunEncoderResumes(t *testing.T) {
+	var enc runEncoder
+	run := &lineRun{t: time.Now(), dir: transport.In, pid: 4242}
+	deep := strings.Repeat("[", 70) + strings.Repeat("]", 70)
+	pairs := [][2]string{
+		{`{"a":1}`, `{}`},
+		{`{"a":1}`, `{ }`},
+		{`{"a":1,"b":2}`, `{"a":1,"b"}`},
+		{`{"a":1,"b":2}`, `{"a":1,"b":2,"c":3}`},
+		{`{"a":1,"b":2}`, `{"a":1,"b":2}x`},
+		{`{"a":1,"b":2}`, `{"a":1,"b":2`},
+		{`{"a":1,"b":2}`, `{"a":1,`},
+		{`{"a":1,"b":2}`, `{"a":1,"b":2}` + "\x7f"},
+		{`{"a":[1,{"b":2}]}`, `{"a":[1,{"b":2}],"c":3}`},
+		{`{"a":[1,{"b":2}]}`, `{"a":[1,{"b":2]}}`},
+		{`{"a":` + deep + `,"b":1}`, `{"a":` + deep + `,"b":2}`},
+		{`[` + deep + `,{"b":1}]`, `[` + deep + `,{"b":2}]`},
+		{`{"a":{"b":` + deep + `,"c":1}}`, `{"a":{"b":` + deep + `,"c":2}}`},
+		{strings.Repeat(`{"a":`, 70) + "1" + strings.Repeat(`}`, 70), strings.Repeat(`{"a":`, 70) + "2" + strings.Repeat(`}`, 70)},
+		{`{"x":"` + strings.Repeat("y", memoLineMax) + `"}`, `{"x":"` + strings.Repeat("y", memoLineMax) + `"}`},
+		{floodNote, floodNote},
+		{floodNote, strings.Replace(floodNote, `"info"`, `"warning"`, 1)},
+		{floodNote, strings.Replace(floodNote, `"data":`, `"data" :`, 1)},
+		{floodNote, strings.Replace(floodNote, `"data":`, `"data\"":`, 1)},
+		{floodNote, strings.Replace(floodNote, `"data":"`, `"data":"é`, 1)},
+		{floodNote, strings.Replace(floodNote, `"data":"`, "\"data\":\"\x01", 1)},
+		{floodNote, strings.Replace(floodNote, `}}`, `}`, 1)},
+	}
+	for i, p := range pairs {
+		checkRunEncoder(t, &enc, run, []string{p[0], p[1], p[0], p[1], p[1]}, uint64(1+10*i))
+	}
+	// Every seed against itself cut short, a byte changed, and its tail
+	// replaced, at every offset.
+	const alphabet = "{}[],:\"\\ \t\r0123456789-.eEtrufalsn\x00\x1f\x7f\xff"
+	r := rand.New(rand.NewPCG(9, 10))
+	for _, s := range append(validSeeds[:len(validSeeds)-4], encodeSeeds...) {
+		for k := range len(s) + 1 {
+			changed := []byte(s)
+			if k < len(s) {
+				changed[k] = alphabet[r.IntN(len(alphabet))]
+			}
+			tail := s[:k] + validSeeds[r.IntN(len(validSeeds)-4)]
+			lines := []string{s, s[:k], s, string(changed), s, tail, tail}
+			for _, l := range lines {
+				if l == "" {
+					lines = nil // runs hold no empty lines
+				}
+			}
+			if lines != nil {
+				checkRunEncoder(t, &enc, run, lines, uint64(k))
+			}
+		}
+	}
+}
+
+// FuzzRunEncoderPair encodes two lines in turn with one encoder, the
+// second resuming from the first where they begin alike.
+func FuzzRunEncoderPair(f *testing.F) {
+	f.Add([]byte(floodNote), []byte(strings.Replace(floodNote, "some", "any", 1)))
+	f.Add([]byte(`{"a":{"b":[1,{"c":2}]}}`), []byte(`{"a":{"b":[1,{"c":3}],"d":[]}}`))
+	f.Add([]byte(`{"a":1}`), []byte(`{}`))
+	f.Add([]byte(`{"a":`+strings.Repeat("[", 70)+strings.Repeat("]", 70)+`,"b":1}`), []byte(`{"a":`+strings.Repeat("[", 70)+strings.Repeat("]", 70)+`,"b":2}`))
+	f.Fuzz(func(t *testing.T, a, b []byte) {
+		if len(a) == 0 || len(b) == 0 {
+			return // runs hold no empty lines
+		}
+		var enc runEncoder
+		run := &lineRun{t: time.Unix(0, int64(len(a))), dir: transport.In, pid: 7}
+		checkRunEncoder(t, &enc, run, []string{string(a), string(b), string(a), string(b)}, 1)
+	})
 }
