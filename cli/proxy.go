@@ -174,6 +174,13 @@ func runStdioProxy(cmd *cobra.Command, c proxy.StdioConfig) error {
 		// other core more than the proxy does (see proxy/doc.go).
 		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
 	}
+	// MCPSCOPE_BENCH_CPUPROFILE profiles the proxy under a flood, as it
+	// does the HTTP proxy (proxy/doc.go's figures come from it).
+	stopProfile, err := bench.StartCPUProfile()
+	if err != nil {
+		return err
+	}
+	defer stopProfile()
 	// Signals arrive on sigs, not as a cancelled context: the server must
 	// get the very signal the host sent.
 	res, err := proxy.RunStdio(context.WithoutCancel(cmd.Context()), c)
