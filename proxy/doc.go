@@ -131,11 +131,40 @@
 // proxy's writer does, and with two Ps each run handed over woke a second
 // thread that spun for work. Paired on 2 cores under a 1M-line flood, 6
 // rounds, load 2-3.5: the proxy's CPU 1.06 s against 1.23 s (medians, less
-// in every round) and the flood's wall time 2.90 s against 3.11 s. Of what
-// is left, a profile gives about 40 % to the writer's encoding
-// (appendLineJSON: checking the line is JSON while escaping it), a third
-// to the three system calls' copies (the server's pipe, the host's, the
-// journal file) and a tenth to the ring the viewers catch up from.
+// in every round) and the flood's wall time 2.90 s against 3.11 s.
+//
+// Of what was left, a profile gave about 40 % to the writer's encoding
+// (appendLineJSON: checking the line is JSON while escaping it). A
+// flood's lines differ in a field or two, mostly near their end, so the
+// encoder resumes each line from the last member name it begins with as
+// the previous line did (encode.go, lineMemo: the checker's state and the
+// string so far at each member name's opening quote) and checks and
+// escapes only the rest, eight bytes at a time: 107 ns against 259 ns a
+// line of the bench's flood (appendLineJSON alone, medians of 5
+// interleaved runs). Under the bench's 1M-line flood, 5 paired runs, load
+// 3.6: the proxy's user CPU 0.44 s against 0.64 s, its system time
+// unmoved at 0.4-0.5 s (both with the flood server's, about 0.07 s user
+// and 0.1 s system; /usr/bin/time). What is left is mostly the kernel's:
+// the three copies (the server's pipe, the host's, and 250 MB of journal
+// file a million lines) and the wake-ups. With one P the proxy goes idle
+// between the host's reads (64 KiB at a time), and when it wakes, its
+// first system call wakes the runtime's monitor thread (sysmon), which
+// then polls every 20 µs until the proxy is idle again: about 1,300 such
+// turns and 4,000 nanosleeps a million lines, a tenth of the proxy's
+// samples in perf. A host pipe of 1 MiB (F_SETPIPE_SZ) and writing to
+// the host through the poller (a second, non-blocking open of the pipe)
+// were tried: fewer context switches, no change in CPU or wall time
+// beyond the noise; not kept.
+//
+// The row depends on the machine's load more than on the proxy. The
+// minimal client is the flood's bottleneck (1.45 s of CPU, the server
+// 0.17 s, the proxy now about 0.7 s); while other work keeps one of the
+// two cores busy, the three share the other and the wall time is close
+// to their CPU added up. So measured, load 3.5-5: the row read 0.71×
+// twice against 0.64× and 0.68× before (runs interleaved); 7 interleaved
+// rounds, 2.46 s against 2.68 s, direct 1.85 s (medians). With the
+// machine to itself the client would have a core of its own and the
+// proxy and server would fit in the other; that was not measured here.
 //
 // # Socket protocol (mcpscope-proxy/1)
 //
