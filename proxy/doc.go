@@ -158,7 +158,7 @@
 //
 // The row depends on the machine's load more than on the proxy. The
 // minimal client is the flood's bottleneck (1.45 s of CPU, the server
-// 0.17 s, the proxy now about 0.7 s); while other work keeps one of the
+// 0.17 s, the proxy now 0.7-0.8 s); while other work keeps one of the
 // two cores busy, the three share the other and the wall time is close
 // to their CPU added up. So measured, load 3.5-5: the row read 0.71×
 // twice against 0.64× and 0.68× before (runs interleaved); 7 interleaved
