@@ -3,6 +3,8 @@ package cli
 import (
 	"bufio"
 	"errors"
+	"os"
+	"runtime"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -50,6 +52,13 @@ func newRecordCmd() *cobra.Command {
 			// Frames go out through a buffer flushed when record has caught
 			// up with the store (and by bufio when it fills): a write(2) per
 			// frame was a quarter of record's CPU under a flood.
+			if os.Getenv("GOMAXPROCS") == "" {
+				// One P, as in the proxy: ingest hands frames to the
+				// journal's writer and to this printer, and with a second P
+				// each hand-over woke a second thread that spun for work,
+				// on the core the server needs for its side of the flood.
+				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
+			}
 			out := bufio.NewWriterSize(cmd.OutOrStdout(), recordOut)
 			defer out.Flush()
 			var last uint64

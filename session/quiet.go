@@ -50,7 +50,7 @@ func (s *Session) armQuietLocked(key string) {
 
 // touchQuietLocked notes a frame on stream key: a quiet clock armed there
 // starts again, and a new message ends a run of quiet resumes.
-func (s *Session) touchQuietLocked(m transport.Meta, newMessage bool) {
+func (s *Session) touchQuietLocked(m *transport.Meta, newMessage bool) {
 	key := m.LogicalStream()
 	st := s.streams[key]
 	if st == nil || st.quiet == nil {

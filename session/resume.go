@@ -63,7 +63,7 @@ func (s *Session) streamLocked(key string) *streamState {
 
 // trackEventLocked records an SSE id and retry; it reports a duplicate id.
 // Only a message (not a priming event) shows the stream is alive again.
-func (s *Session) trackEventLocked(m transport.Meta, message bool) (dup bool) {
+func (s *Session) trackEventLocked(m *transport.Meta, message bool) (dup bool) {
 	key := m.LogicalStream()
 	if message && strings.HasPrefix(key, "post:") { // for DetachWhenRejoinable
 		st := s.streamLocked(key)

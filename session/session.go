@@ -967,10 +967,10 @@ func (s *Session) ingestStep(it *Item, pos linePos, journal bool, at uint64, c *
 	}
 	dup := false
 	if f.Dir == transport.In || f.Meta.Event == transport.EvPrime {
-		if dup = s.trackEventLocked(f.Meta, f.Kind == transport.Message); dup {
+		if dup = s.trackEventLocked(&f.Meta, f.Kind == transport.Message); dup {
 			it.Note = "duplicate SSE event " + f.Meta.EventID + " (delivered before; not applied again)"
 		}
-		s.touchQuietLocked(f.Meta, f.Kind == transport.Message && !dup)
+		s.touchQuietLocked(&f.Meta, f.Kind == transport.Message && !dup)
 	}
 	switch {
 	case dup:
