@@ -13,6 +13,7 @@ import (
 
 	"mcpscope/artifact/scan"
 	"mcpscope/filter"
+	"mcpscope/internal/bench"
 	"mcpscope/internal/render"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
@@ -47,6 +48,12 @@ func newJournalCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// The bench's journal row profiles a read-back this way too.
+			stopProfile, err := bench.StartCPUProfile()
+			if err != nil {
+				return err
+			}
+			defer stopProfile()
 			out, path := cmd.OutOrStdout(), args[0]
 			if !summary && !asJSON && flt == nil && isTerminal(out) && isTerminal(cmd.InOrStdin()) {
 				return openOffline(cmd, path, &connFlags{}, "", nil)
@@ -155,7 +162,8 @@ func (sum *journalSummary) read(path string, flt *filter.Filter, each func(journ
 		each(c)
 	}
 	// One pass, unless the filter reads how calls end (~s ~e ~dur).
-	o := scan.Options{Final: flt != nil && flt.Volatile(), CallEnded: list, Borrow: true} // nothing here keeps a frame's bytes
+	o := scan.Options{Final: flt != nil && flt.Volatile(), CallEnded: list, Borrow: true, // nothing here keeps a frame's bytes
+		NoParams: true} // nor reads a call's params or id (the filter's subject is the frame's)
 	_, err := scan.File(path, o, func(fr *scan.Frame) error {
 		in.Observe(fr)
 		sum.Frames++

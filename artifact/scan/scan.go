@@ -72,6 +72,10 @@ type Options struct {
 	// copies what it keeps of a call (its id, params and error), so Call
 	// stays whole. A frame then costs no copy of its message.
 	Borrow bool
+	// NoParams: the reader reads neither the Params nor the ID of a Call
+	// (nor of what CallEnded is given), so the scan keeps them nil: with
+	// Borrow, a request then costs no copy of them.
+	NoParams bool
 }
 
 // File scans the journal at path, calling fn for every frame in order.
@@ -111,7 +115,7 @@ func File(path string, o Options, fn func(*Frame) error) (session.Header, error)
 		return session.Header{}, fmt.Errorf("open journal: %w", err)
 	}
 	defer f.Close()
-	return read(f, outcomes, o.CallEnded, o.Borrow, fn)
+	return read(f, outcomes, o, fn)
 }
 
 // gcFloor is the heap a scan holds untouched while it reads, so that the
@@ -141,17 +145,19 @@ func bare(path string, fn func(*Frame) error) (session.Header, error) {
 // Reader scans a journal from r in one pass: each frame's Call is the call
 // as known at that frame. ended is Options.CallEnded (nil: none).
 func Reader(r io.Reader, ended func(int, *session.CallSnapshot), fn func(*Frame) error) (session.Header, error) {
-	return read(r, nil, ended, false, fn)
+	return read(r, nil, Options{CallEnded: ended}, fn)
 }
 
-// read scans r; final, when not nil, is what a first pass learnt.
-func read(r io.Reader, final []outcome, ended func(int, *session.CallSnapshot), borrow bool, fn func(*Frame) error) (session.Header, error) {
+// read scans r as o says (its Final and Bare aside); final, when not nil,
+// is what a first pass learnt.
+func read(r io.Reader, final []outcome, o Options, fn func(*Frame) error) (session.Header, error) {
 	c := newCorrelator(final)
-	c.onEnd = ended
-	c.borrow = borrow
+	c.onEnd = o.CallEnded
+	c.borrow = o.Borrow
+	c.noParams = o.NoParams
 	var h session.Header
 	var err error
-	if borrow {
+	if o.Borrow {
 		// The frame's message decoded as its record is read: one Envelope
 		// reused, borrowed as the frame's data is.
 		h, err = session.ReadJournalDecoded(r, &c.env, func(seq uint64, fr *transport.Frame, env *session.Envelope, batch []*session.Envelope) error {
@@ -244,6 +250,7 @@ type correlator struct {
 	outcomes []outcome        // pass 1: filled; pass 2: read
 	collect  bool             // pass 1: record how calls end
 	borrow   bool             // frames' data is borrowed: a call copies what it keeps of it
+	noParams bool             // Options.NoParams: a call keeps neither its ID nor its params
 	env      session.Envelope // with borrow, each frame's message, read into the same Envelope
 	final    bool             // pass 2: outcomes say how calls end
 	onEnd    func(int, *session.CallSnapshot)
@@ -453,6 +460,8 @@ func (c *correlator) request(e *session.Envelope, at time.Time) *call {
 		// The first pass keeps how calls end, not what they asked or
 		// their progress.
 		cl.snap.ID, cl.snap.Params, token = nil, nil, nil
+	} else if c.noParams {
+		cl.snap.ID, cl.snap.Params = nil, nil
 	} else if c.borrow {
 		cl.snap.ID, cl.snap.Params = bytes.Clone(e.ID), bytes.Clone(e.Params)
 	}
