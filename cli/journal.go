@@ -102,7 +102,8 @@ type journalSummary struct {
 	Protocol string                 `json:"protocolVersion,omitempty"`
 	Total    int                    `json:"totalCalls"` // every call in the journal, matched or not
 	listed   int
-	line     []byte // printCall's, reused
+	line     []byte   // printCall's, reused
+	durs     []string // printCall's durations under a second, by millisecond, each written once
 }
 
 type journalCallJSON struct {
@@ -155,7 +156,7 @@ func (sum *journalSummary) read(path string, flt *filter.Filter, each func(journ
 		listed.set(i)
 		c := journalCallJSON{Key: sn.Key, Method: sn.Method, Name: sn.Name, State: session.StateWord(sn)}
 		if !sn.Ended.IsZero() {
-			c.ended, c.dur = true, sn.Duration(sn.Started).Round(time.Millisecond)
+			c.ended, c.dur = true, sn.Ended.Sub(sn.Started).Round(time.Millisecond) // sn.Duration, without copying sn
 			c.DurationMS = float64(c.dur) / float64(time.Millisecond)
 		}
 		sum.listed++
@@ -242,13 +243,30 @@ func (sum *journalSummary) printCall(out io.Writer, c journalCallJSON) {
 	b = appendPadded(b, 10, utf8.RuneCountInString(c.State), c.State)
 	b = append(b, ' ')
 	if c.ended {
-		b = append(b, c.dur.String()...)
+		b = append(b, sum.durText(c.dur)...)
 	} else {
 		b = append(b, '-')
 	}
 	b = append(b, '\n')
 	out.Write(b) //nolint:errcheck // as fmt.Fprintf's error was: bufio keeps it for Flush
 	sum.line = b
+}
+
+// durText is d.String(), d a whole number of milliseconds: made once for
+// each under a second, the durations most calls take (a string each was
+// an allocation a call).
+func (sum *journalSummary) durText(d time.Duration) string {
+	ms := d / time.Millisecond
+	if d%time.Millisecond != 0 || ms < 0 || ms >= 1000 {
+		return d.String()
+	}
+	if sum.durs == nil {
+		sum.durs = make([]string, 1000)
+	}
+	if sum.durs[ms] == "" {
+		sum.durs[ms] = d.String()
+	}
+	return sum.durs[ms]
 }
 
 // appendPadded appends s, then spaces up to width when the text of the
