@@ -863,6 +863,12 @@ var shortEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f
 func unescapeWords(b []byte, i int, dst []byte, qt *quoteTable) ([]byte, int) {
 	buf := dst[:cap(dst)]
 	j := len(dst)
+	// The quotes noted go to a local table, not through qt (whose header
+	// each append would load and store), and to qt at the end.
+	var at []int32
+	if qt != nil {
+		at = qt.at
+	}
 	for i+8 <= len(b) && j+8 <= len(buf) {
 		x := binary.LittleEndian.Uint64(b[i:])
 		binary.LittleEndian.PutUint64(buf[j:], x)
@@ -882,7 +888,7 @@ func unescapeWords(b []byte, i int, dst []byte, qt *quoteTable) ([]byte, int) {
 				lo := uint64(1)<<(8*p) - 1
 				out = out&lo | out>>8&^lo
 				if qt != nil {
-					qt.at = append(qt.at, int32(j+p))
+					at = append(at, int32(j+p))
 				}
 				n++
 			}
@@ -900,10 +906,15 @@ func unescapeWords(b []byte, i int, dst []byte, qt *quoteTable) ([]byte, int) {
 			break
 		}
 		if qt != nil {
+			qt.at = at
 			qt.note(b[i+1], j)
+			at = qt.at
 		}
 		buf[j] = e
 		i, j = i+2, j+1
+	}
+	if qt != nil {
+		qt.at = at
 	}
 	return buf[:j], i
 }

@@ -224,7 +224,7 @@ func (sc *scanner) envelope(e *Envelope) bool {
 			break
 		}
 		start := sc.i
-		switch keyName(key, envelopeKeys) {
+		switch envelopeKey(key) {
 		case "jsonrpc":
 			ok = sc.stringInto(&e.JSONRPC)
 		case "id":
@@ -400,6 +400,69 @@ func keyName(key []byte, names []string) string {
 			return n
 		}
 	}
+	return foldedKeyName(key, names)
+}
+
+// envelopeKey, paramsKey and resultKey are keyName for the members every
+// message has, an exact key found by a switch (which the compiler makes a
+// search by length, then bytes: the loop compared it with each name in
+// turn), the rest folded as keyName does.
+func envelopeKey(key []byte) string {
+	switch string(key) {
+	case "jsonrpc":
+		return "jsonrpc"
+	case "id":
+		return "id"
+	case "method":
+		return "method"
+	case "params":
+		return "params"
+	case "result":
+		return "result"
+	case "error":
+		return "error"
+	}
+	return foldedKeyName(key, envelopeKeys)
+}
+
+func paramsKey(key []byte) string {
+	switch string(key) {
+	case "progressToken":
+		return "progressToken"
+	case "progress":
+		return "progress"
+	case "total":
+		return "total"
+	case "message":
+		return "message"
+	case "requestId":
+		return "requestId"
+	case "name":
+		return "name"
+	case "uri":
+		return "uri"
+	case "taskId":
+		return "taskId"
+	case "_meta":
+		return "_meta"
+	}
+	return foldedKeyName(key, paramsKeys)
+}
+
+func resultKey(key []byte) string {
+	switch string(key) {
+	case "resultType":
+		return "resultType"
+	case "isError":
+		return "isError"
+	case "task":
+		return "task"
+	}
+	return foldedKeyName(key, resultKeys)
+}
+
+// foldedKeyName is keyName for a key that is none of names exactly.
+func foldedKeyName(key []byte, names []string) string {
 	// An ASCII key folds to an (ASCII) name only at its length: most keys
 	// are names of neither, and each would cost an EqualFold per name.
 	ascii := true
@@ -674,7 +737,7 @@ func (sc *scanner) params(h *hints) bool {
 			break
 		}
 		start := sc.i
-		switch k := keyName(key, paramsKeys); k {
+		switch k := paramsKey(key); k {
 		case "progressToken":
 			ok = sc.skip()
 			h.token = sc.b[start:sc.i]
@@ -838,7 +901,7 @@ func (sc *scanner) result(h *hints) bool {
 			break
 		}
 		start := sc.i
-		switch keyName(key, resultKeys) {
+		switch resultKey(key) {
 		case "resultType":
 			var typed bool
 			typed, ok = sc.stringMember(&rt)

@@ -280,3 +280,24 @@ func TestDecodeHeadReadsWhatIsBeforeTheCut(t *testing.T) {
 		}
 	}
 }
+
+// TestKeySwitchesAreKeyName: each member set's switch names the key its
+// list does (keyName), for its names, their case folds (ASCII and the
+// Kelvin and long-s folds encoding/json accepts), other keys and none.
+func TestKeySwitchesAreKeyName(t *testing.T) {
+	sets := []struct {
+		names []string
+		fast  func([]byte) string
+	}{{envelopeKeys, envelopeKey}, {paramsKeys, paramsKey}, {resultKeys, resultKey}}
+	for _, set := range sets {
+		keys := []string{"", "x", "arguments", "content", "ID", "_META", "Name\u017f", "tas\u212a"}
+		for _, n := range set.names {
+			keys = append(keys, n, strings.ToUpper(n), n[:len(n)-1], n+"s", strings.ReplaceAll(n, "k", "\u212a"), strings.ReplaceAll(n, "s", "\u017f"))
+		}
+		for _, k := range keys {
+			if got, want := set.fast([]byte(k)), keyName([]byte(k), set.names); got != want {
+				t.Errorf("%v: key %q names %q, keyName says %q", set.names, k, got, want)
+			}
+		}
+	}
+}
