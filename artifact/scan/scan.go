@@ -70,7 +70,9 @@ type Options struct {
 	// Batch), are valid only during the callback, for a reader that copies
 	// what it keeps (Env itself is reused from frame to frame); the scan
 	// copies what it keeps of a call (its id, params and error), so Call
-	// stays whole. A frame then costs no copy of its message.
+	// stays whole. A frame then costs no copy of its message. Without
+	// Final, Call (and the call CallEnded is given) is then the scan's own:
+	// read it, never write it.
 	Borrow bool
 	// NoParams: the reader reads neither the Params nor the ID of a Call
 	// (nor of what CallEnded is given), so the scan keeps them nil: with
@@ -191,6 +193,10 @@ func (c *correlator) endOpen() {
 
 // tell gives a call to the CallEnded hook, as it ended.
 func (c *correlator) tell(cl *call) {
+	if c.borrow && !c.final {
+		c.onEnd(cl.ordinal, &cl.snap) // lent, as the frames' calls are
+		return
+	}
 	c.told = cl.snap // the correlator's own copy: one a call would put on the heap
 	if c.final && cl.ordinal < len(c.outcomes) {
 		c.outcomes[cl.ordinal].apply(&c.told)
@@ -331,6 +337,12 @@ func (c *correlator) stepDecoded(seq uint64, f *transport.Frame, env *session.En
 		cl = c.event(fr)
 	}
 	if cl != nil && !c.collect { // the first pass hands no frame over
+		if c.borrow && !c.final {
+			// The call itself, lent as the frame is (a copy of its
+			// snapshot a frame was a fiftieth of a read-back).
+			fr.Call, fr.CallIndex = &cl.snap, cl.ordinal
+			return fr
+		}
 		c.snap = cl.snap
 		if c.final && cl.ordinal < len(c.outcomes) {
 			c.outcomes[cl.ordinal].apply(&c.snap)
