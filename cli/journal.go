@@ -164,7 +164,10 @@ func (sum *journalSummary) read(path string, flt *filter.Filter, each func(journ
 	}
 	// One pass, unless the filter reads how calls end (~s ~e ~dur).
 	o := scan.Options{Final: flt != nil && flt.Volatile(), CallEnded: list, Borrow: true, // nothing here keeps a frame's bytes
-		NoParams: true} // nor reads a call's params or id (the filter's subject is the frame's)
+		NoParams: true, // nor reads a call's params or id (the filter's subject is the frame's)
+		// Without a filter, nothing printed reads progress: not how calls
+		// end, nor which call a progress notification is of.
+		NoProgress: flt == nil}
 	_, err := scan.File(path, o, func(fr *scan.Frame) error {
 		in.Observe(fr)
 		sum.Frames++

@@ -78,6 +78,12 @@ type Options struct {
 	// (nor of what CallEnded is given), so the scan keeps them nil: with
 	// Borrow, a request then costs no copy of them.
 	NoParams bool
+	// NoProgress: the reader reads no call's progress, nor which call a
+	// progress notification belongs to, so the scan follows no progress
+	// token: a call's Progress stays zero, its state pending until it ends,
+	// and a progress notification is tied to a call only by its HTTP
+	// stream, as any other notification. How calls end is the same.
+	NoProgress bool
 }
 
 // File scans the journal at path, calling fn for every frame in order.
@@ -157,6 +163,7 @@ func read(r io.Reader, final []outcome, o Options, fn func(*Frame) error) (sessi
 	c.onEnd = o.CallEnded
 	c.borrow = o.Borrow
 	c.noParams = o.NoParams
+	c.noProgress = o.NoProgress
 	var h session.Header
 	var err error
 	if o.Borrow {
@@ -246,25 +253,26 @@ const keepEnded = 4096
 
 // correlator ties frames to calls as they stream by.
 type correlator struct {
-	held     *call            // the era probe answered with an HTTP error, its body still to come
-	heldAt   time.Time        // when that error came
-	calls    map[string]*call // by id key: in flight, and the last keepEnded ended
-	byToken  map[string]*call
-	ended    []string // ring of ended keys, oldest first once full
-	endedAt  int
-	ordinal  int
-	outcomes []outcome        // pass 1: filled; pass 2: read
-	collect  bool             // pass 1: record how calls end
-	borrow   bool             // frames' data is borrowed: a call copies what it keeps of it
-	noParams bool             // Options.NoParams: a call keeps neither its ID nor its params
-	env      session.Envelope // with borrow, each frame's message, read into the same Envelope
-	final    bool             // pass 2: outcomes say how calls end
-	onEnd    func(int, *session.CallSnapshot)
-	last     time.Time // the latest frame's time: where the recording ends
-	fr       Frame
-	snap     session.CallSnapshot
-	told     session.CallSnapshot // what CallEnded is given
-	free     []*call              // calls forgotten, for new requests to reuse
+	held       *call            // the era probe answered with an HTTP error, its body still to come
+	heldAt     time.Time        // when that error came
+	calls      map[string]*call // by id key: in flight, and the last keepEnded ended
+	byToken    map[string]*call
+	ended      []string // ring of ended keys, oldest first once full
+	endedAt    int
+	ordinal    int
+	outcomes   []outcome        // pass 1: filled; pass 2: read
+	collect    bool             // pass 1: record how calls end
+	borrow     bool             // frames' data is borrowed: a call copies what it keeps of it
+	noParams   bool             // Options.NoParams: a call keeps neither its ID nor its params
+	noProgress bool             // Options.NoProgress: no progress token is followed
+	env        session.Envelope // with borrow, each frame's message, read into the same Envelope
+	final      bool             // pass 2: outcomes say how calls end
+	onEnd      func(int, *session.CallSnapshot)
+	last       time.Time // the latest frame's time: where the recording ends
+	fr         Frame
+	snap       session.CallSnapshot
+	told       session.CallSnapshot // what CallEnded is given
+	free       []*call              // calls forgotten, for new requests to reuse
 }
 
 // newCall is a call to follow, reused when one was forgotten: a journal
@@ -415,7 +423,7 @@ func (c *correlator) message(fr *Frame, e *session.Envelope) *call {
 		if c.collect {
 			return nil // neither progress nor a call's stream changes how it ends
 		}
-		if e.Method == "notifications/progress" {
+		if e.Method == "notifications/progress" && !c.noProgress {
 			if cl := c.progress(fr, e); cl != nil {
 				return cl
 			}
@@ -464,7 +472,10 @@ func (c *correlator) request(e *session.Envelope, at time.Time) *call {
 	cl := c.newCall()
 	cl.ordinal = c.ordinal
 	c.ordinal++
-	token := e.MetaProgressToken() // read by the decoding pass, as the name is
+	var token json.RawMessage
+	if !c.noProgress {
+		token = e.MetaProgressToken() // read by the decoding pass, as the name is
+	}
 	cl.snap = session.CallSnapshot{Key: key, Method: e.Method, Name: e.Name(), ID: e.ID,
 		Params: e.Params, State: session.StatePending, Started: at,
 		Probe: e.Method == session.ProbeMethod && cl.ordinal == 0} // a journal's first request, server/discover, is the era probe
