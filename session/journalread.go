@@ -100,6 +100,19 @@ func ReadJournalBorrowed(r io.Reader, fn func(seq uint64, f transport.Frame) err
 // and f itself (the reader's own, not copied on the way) is valid only
 // during fn.
 func ReadJournalDecoded(r io.Reader, into *Envelope, fn func(seq uint64, f *transport.Frame, env *Envelope, batch []*Envelope) error) (Header, error) {
+	return readJournalDecoded(r, into, false, fn)
+}
+
+// ReadJournalDecodedNoProgress is ReadJournalDecoded for a reader that
+// reads no progress: a progress notification's params are stepped over,
+// not read, so its Envelope tells nothing of them (ProgressParams is not
+// ok; no name, token or request id). Its Params are there as ever, and
+// every other message is decoded whole.
+func ReadJournalDecodedNoProgress(r io.Reader, into *Envelope, fn func(seq uint64, f *transport.Frame, env *Envelope, batch []*Envelope) error) (Header, error) {
+	return readJournalDecoded(r, into, true, fn)
+}
+
+func readJournalDecoded(r io.Reader, into *Envelope, noProgress bool, fn func(seq uint64, f *transport.Frame, env *Envelope, batch []*Envelope) error) (Header, error) {
 	lr := newLineReader(r)
 	lr.scratch.borrow = true
 	lr.scratch.quotes.want = true
@@ -107,7 +120,7 @@ func ReadJournalDecoded(r io.Reader, into *Envelope, fn func(seq uint64, f *tran
 		var env *Envelope
 		var batch []*Envelope
 		if f.Kind == transport.Message {
-			env, batch, _, _ = decodeFrameQuoted(f.Data, into, lr.scratch.quotesOf(f.Data))
+			env, batch, _, _ = decodeFrameQuoted(f.Data, into, lr.scratch.quotesOf(f.Data), noProgress)
 		}
 		return fn(seq, f, env, batch)
 	})

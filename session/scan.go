@@ -66,6 +66,9 @@ type scanner struct {
 	quotes []int32
 	qoff   int
 	qk     int // the quote the walk is likely at next
+	// noProgress: a progress notification's params are stepped over, not
+	// read (ReadJournalDecodedNoProgress).
+	noProgress bool
 }
 
 // closing is the index of the quote that ends the string opening at b[i]
@@ -110,8 +113,8 @@ func (sc *scanner) closingFound(i int) int {
 // json.Unmarshal into Envelope would fail (invalid JSON, or a member of the
 // wrong type); syntax says whether data is valid JSON at all. quotes is
 // data's quote table (scanner.quotes), nil when there is none.
-func decodeEnvelopeQuoted(data []byte, e *Envelope, quotes []int32, qoff int) (*Envelope, bool) {
-	sc := scanner{b: data, quotes: quotes, qoff: qoff}
+func decodeEnvelopeQuoted(data []byte, e *Envelope, quotes []int32, qoff int, noProgress bool) (*Envelope, bool) {
+	sc := scanner{b: data, quotes: quotes, qoff: qoff, noProgress: noProgress}
 	sc.ws()
 	*e = Envelope{}
 	if !sc.envelope(e) {
@@ -215,6 +218,7 @@ func (sc *scanner) envelope(e *Envelope) bool {
 	if !sc.enter() {
 		return false
 	}
+	skipped := false // the last params were stepped over (noProgress)
 	for first := true; ; first = false {
 		key, done, ok := sc.member(first)
 		if !ok {
@@ -236,7 +240,12 @@ func (sc *scanner) envelope(e *Envelope) bool {
 		case "params":
 			// Its hints are read on the way; a repeated key: the last.
 			e.h.paramHints = paramHints{}
-			if ok = sc.params(&e.h); ok {
+			if skipped = sc.noProgress && e.Method == "notifications/progress"; skipped {
+				ok = sc.skip() // as valid JSON as params would find it: they read their values with skip
+			} else {
+				ok = sc.params(&e.h)
+			}
+			if ok {
 				e.Params = sc.b[start:sc.i]
 			}
 		case "result":
@@ -252,6 +261,11 @@ func (sc *scanner) envelope(e *Envelope) bool {
 		if !ok {
 			return false
 		}
+	}
+	if sc.noProgress && e.Method == "notifications/progress" {
+		e.h.paramHints = paramHints{progressBad: true} // not read (or, params before method, not kept)
+	} else if skipped {
+		readParams(e.Params, &e.h) // a later "method" made it another message
 	}
 	if e.Params == nil {
 		e.h.progressBad = true

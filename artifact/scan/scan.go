@@ -82,7 +82,9 @@ type Options struct {
 	// progress notification belongs to, so the scan follows no progress
 	// token: a call's Progress stays zero, its state pending until it ends,
 	// and a progress notification is tied to a call only by its HTTP
-	// stream, as any other notification. How calls end is the same.
+	// stream, as any other notification; with Borrow, its Env says nothing
+	// of its params but that they are there (session.ReadJournalDecodedNoProgress).
+	// How calls end is the same.
 	NoProgress bool
 }
 
@@ -106,7 +108,8 @@ func File(path string, o Options, fn func(*Frame) error) (session.Header, error)
 		if err != nil {
 			return session.Header{}, fmt.Errorf("open journal: %w", err)
 		}
-		_, err = session.ReadJournalDecoded(f, &c.env, func(seq uint64, fr *transport.Frame, env *session.Envelope, batch []*session.Envelope) error {
+		// Progress does not change how a call ends: this pass reads none.
+		_, err = session.ReadJournalDecodedNoProgress(f, &c.env, func(seq uint64, fr *transport.Frame, env *session.Envelope, batch []*session.Envelope) error {
 			c.stepDecoded(seq, fr, env, batch)
 			return nil
 		})
@@ -169,7 +172,11 @@ func read(r io.Reader, final []outcome, o Options, fn func(*Frame) error) (sessi
 	if o.Borrow {
 		// The frame's message decoded as its record is read: one Envelope
 		// reused, borrowed as the frame's data is.
-		h, err = session.ReadJournalDecoded(r, &c.env, func(seq uint64, fr *transport.Frame, env *session.Envelope, batch []*session.Envelope) error {
+		decoded := session.ReadJournalDecoded
+		if o.NoProgress {
+			decoded = session.ReadJournalDecodedNoProgress // a progress notification's params unread
+		}
+		h, err = decoded(r, &c.env, func(seq uint64, fr *transport.Frame, env *session.Envelope, batch []*session.Envelope) error {
 			return fn(c.stepDecoded(seq, fr, env, batch))
 		})
 	} else {
