@@ -894,7 +894,8 @@ func unescapeWords(b []byte, i int, dst []byte, qt *quoteTable) ([]byte, int) {
 		// message's quotes: most of what a record escapes) is unescaped
 		// at once, its backslashes taken out and what is above each
 		// shifted down over it.
-		if bs := jsonscan.ByteMask(x, '\\'); bs>>56 == 0 && m == bs|bs<<8 && jsonscan.ByteMask(x, '"') == bs<<8 {
+		bs := jsonscan.ByteMask(x, '\\')
+		if bs>>56 == 0 && m == bs|bs<<8 && jsonscan.ByteMask(x, '"') == bs<<8 {
 			out, n := x, 0
 			for r := bs; r != 0; r &= r - 1 {
 				p := bits.TrailingZeros64(r)/8 - n // where it is now
@@ -908,6 +909,29 @@ func unescapeWords(b []byte, i int, dst []byte, qt *quoteTable) ([]byte, int) {
 			binary.LittleEndian.PutUint64(buf[j:], out)
 			i, j = i+8, j+8-n
 			continue
+		}
+		// The same with a \" that the word's last byte starts (one
+		// escape in eight does): its quote is taken as the last byte.
+		if bs>>56 != 0 && i+8 < len(b) && b[i+8] == '"' {
+			in := bs &^ (0x80 << 56) // the escapes within the word
+			if m == bs|in<<8 && jsonscan.ByteMask(x, '"') == in<<8 {
+				out, n := x&^(0xff<<56)|'"'<<56, 0
+				for r := in; r != 0; r &= r - 1 {
+					p := bits.TrailingZeros64(r)/8 - n
+					lo := uint64(1)<<(8*p) - 1
+					out = out&lo | out>>8&^lo
+					if qt != nil {
+						at = append(at, int32(j+p))
+					}
+					n++
+				}
+				if qt != nil {
+					at = append(at, int32(j+7-n))
+				}
+				binary.LittleEndian.PutUint64(buf[j:], out)
+				i, j = i+9, j+8-n
+				continue
+			}
 		}
 		k := bits.TrailingZeros64(m) / 8
 		i, j = i+k, j+k
