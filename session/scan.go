@@ -487,11 +487,22 @@ func foldedKeyName(key []byte, names []string) string {
 		}
 	}
 	for _, n := range names {
-		if (!ascii || len(key) == len(n)) && keyIs(key, n) {
+		if ascii && (len(key) != len(n) || lowerASCII(key[0]) != lowerASCII(n[0])) {
+			continue // ASCII folds only letters' case: a first byte that differs so decides (an argument of tools/call would be an EqualFold call a frame)
+		}
+		if keyIs(key, n) {
 			return n
 		}
 	}
 	return ""
+}
+
+// lowerASCII is c in lower case when it is an ASCII letter, else c.
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // The members each reader looks for, in the order it tries them.
