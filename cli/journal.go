@@ -13,6 +13,7 @@ import (
 
 	"mcpscope/artifact/scan"
 	"mcpscope/filter"
+	"mcpscope/internal/bench"
 	"mcpscope/internal/render"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
@@ -47,6 +48,12 @@ func newJournalCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
+			// The bench's journal row profiles a read-back this way too.
+			stopProfile, err := bench.StartCPUProfile()
+			if err != nil {
+				return err
+			}
+			defer stopProfile()
 			out, path := cmd.OutOrStdout(), args[0]
 			if !summary && !asJSON && flt == nil && isTerminal(out) && isTerminal(cmd.InOrStdin()) {
 				return openOffline(cmd, path, &connFlags{}, "", nil)
@@ -95,7 +102,8 @@ type journalSummary struct {
 	Protocol string                 `json:"protocolVersion,omitempty"`
 	Total    int                    `json:"totalCalls"` // every call in the journal, matched or not
 	listed   int
-	line     []byte // printCall's, reused
+	line     []byte   // printCall's, reused
+	durs     []string // printCall's durations under a second, by millisecond, each written once
 }
 
 type journalCallJSON struct {
@@ -148,14 +156,18 @@ func (sum *journalSummary) read(path string, flt *filter.Filter, each func(journ
 		listed.set(i)
 		c := journalCallJSON{Key: sn.Key, Method: sn.Method, Name: sn.Name, State: session.StateWord(sn)}
 		if !sn.Ended.IsZero() {
-			c.ended, c.dur = true, sn.Duration(sn.Started).Round(time.Millisecond)
+			c.ended, c.dur = true, sn.Ended.Sub(sn.Started).Round(time.Millisecond) // sn.Duration, without copying sn
 			c.DurationMS = float64(c.dur) / float64(time.Millisecond)
 		}
 		sum.listed++
 		each(c)
 	}
 	// One pass, unless the filter reads how calls end (~s ~e ~dur).
-	o := scan.Options{Final: flt != nil && flt.Volatile(), CallEnded: list, Borrow: true} // nothing here keeps a frame's bytes
+	o := scan.Options{Final: flt != nil && flt.Volatile(), CallEnded: list, Borrow: true, // nothing here keeps a frame's bytes
+		NoParams: true, // nor reads a call's params or id (the filter's subject is the frame's)
+		// Without a filter, nothing printed reads progress: not how calls
+		// end, nor which call a progress notification is of.
+		NoProgress: flt == nil}
 	_, err := scan.File(path, o, func(fr *scan.Frame) error {
 		in.Observe(fr)
 		sum.Frames++
@@ -234,13 +246,30 @@ func (sum *journalSummary) printCall(out io.Writer, c journalCallJSON) {
 	b = appendPadded(b, 10, utf8.RuneCountInString(c.State), c.State)
 	b = append(b, ' ')
 	if c.ended {
-		b = append(b, c.dur.String()...)
+		b = append(b, sum.durText(c.dur)...)
 	} else {
 		b = append(b, '-')
 	}
 	b = append(b, '\n')
 	out.Write(b) //nolint:errcheck // as fmt.Fprintf's error was: bufio keeps it for Flush
 	sum.line = b
+}
+
+// durText is d.String(), d a whole number of milliseconds: made once for
+// each under a second, the durations most calls take (a string each was
+// an allocation a call).
+func (sum *journalSummary) durText(d time.Duration) string {
+	ms := d / time.Millisecond
+	if d%time.Millisecond != 0 || ms < 0 || ms >= 1000 {
+		return d.String()
+	}
+	if sum.durs == nil {
+		sum.durs = make([]string, 1000)
+	}
+	if sum.durs[ms] == "" {
+		sum.durs[ms] = d.String()
+	}
+	return sum.durs[ms]
 }
 
 // appendPadded appends s, then spaces up to width when the text of the

@@ -128,3 +128,22 @@ func TestJournalJSONAndCancelledCalls(t *testing.T) {
 		t.Errorf("journal --summary:\n%s", text)
 	}
 }
+
+// durText is Duration.String for every duration journal prints (whole
+// milliseconds, under a second from its cache, longer or odd ones as
+// they are), asked twice so that a cached text is read back too.
+func TestJournalDurText(t *testing.T) {
+	var sum journalSummary
+	ds := []time.Duration{0, time.Millisecond, 999 * time.Millisecond, time.Second, 1001 * time.Millisecond,
+		-time.Millisecond, -999 * time.Millisecond, time.Microsecond, 1500 * time.Microsecond, 90 * time.Minute}
+	for ms := range 1000 {
+		ds = append(ds, time.Duration(ms)*time.Millisecond)
+	}
+	for range 2 {
+		for _, d := range ds {
+			if got, want := sum.durText(d), d.String(); got != want {
+				t.Fatalf("durText(%d) = %q, want %q", d, got, want)
+			}
+		}
+	}
+}

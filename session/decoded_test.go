@@ -89,7 +89,34 @@ func sameDecoded(t *testing.T, journal []byte) []decodedRead {
 	if fmt.Sprint(oneErr) != fmt.Sprint(twoErr) {
 		t.Fatalf("errors differ: one pass %v, two passes %v", oneErr, twoErr)
 	}
+	sameDecodedNoProgress(t, journal, one, oneErr)
 	return one
+}
+
+// sameDecodedNoProgress: ReadJournalDecodedNoProgress reads journal as
+// ReadJournalDecoded did (one, err), each message decoded as decoding
+// for a reader of no progress does on its own (checkDecodeNoProgress).
+func sameDecodedNoProgress(t *testing.T, journal []byte, one []decodedRead, oneErr error) {
+	t.Helper()
+	var into Envelope
+	i := 0
+	_, err := ReadJournalDecodedNoProgress(bytes.NewReader(journal), &into, func(seq uint64, f *transport.Frame, env *Envelope, batch []*Envelope) error {
+		if i >= len(one) || seq != one[i].seq || !bytes.Equal(f.Data, one[i].f.Data) {
+			t.Fatalf("no-progress read: frame %d (seq %d) is not the one-pass read's", i, seq)
+		}
+		i++
+		if f.Kind != transport.Message {
+			return nil
+		}
+		wenv, wbatch, _, _ := decodeFrameQuoted(f.Data, nil, nil, true)
+		if got, want := describeDecoded(env, batch), describeDecoded(wenv, wbatch); !reflect.DeepEqual(got, want) {
+			t.Fatalf("no-progress read: frame %d decoded\n%q\nwant\n%q", i-1, got, want)
+		}
+		return nil
+	})
+	if i != len(one) || fmt.Sprint(err) != fmt.Sprint(oneErr) {
+		t.Fatalf("no-progress read: %d frames, error %v; want %d, %v", i, err, len(one), oneErr)
+	}
 }
 
 const decodedHeader = `{"format":"mcpscope-journal/1","started":"2026-11-26T04:00:00Z","target":"stdio: x","pid":1}` + "\n"

@@ -100,6 +100,19 @@ func ReadJournalBorrowed(r io.Reader, fn func(seq uint64, f transport.Frame) err
 // and f itself (the reader's own, not copied on the way) is valid only
 // during fn.
 func ReadJournalDecoded(r io.Reader, into *Envelope, fn func(seq uint64, f *transport.Frame, env *Envelope, batch []*Envelope) error) (Header, error) {
+	return readJournalDecoded(r, into, false, fn)
+}
+
+// ReadJournalDecodedNoProgress is ReadJournalDecoded for a reader that
+// reads no progress: a progress notification's params are stepped over,
+// not read, so its Envelope tells nothing of them (ProgressParams is not
+// ok; no name, token or request id). Its Params are there as ever, and
+// every other message is decoded whole.
+func ReadJournalDecodedNoProgress(r io.Reader, into *Envelope, fn func(seq uint64, f *transport.Frame, env *Envelope, batch []*Envelope) error) (Header, error) {
+	return readJournalDecoded(r, into, true, fn)
+}
+
+func readJournalDecoded(r io.Reader, into *Envelope, noProgress bool, fn func(seq uint64, f *transport.Frame, env *Envelope, batch []*Envelope) error) (Header, error) {
 	lr := newLineReader(r)
 	lr.scratch.borrow = true
 	lr.scratch.quotes.want = true
@@ -107,7 +120,7 @@ func ReadJournalDecoded(r io.Reader, into *Envelope, fn func(seq uint64, f *tran
 		var env *Envelope
 		var batch []*Envelope
 		if f.Kind == transport.Message {
-			env, batch, _, _ = decodeFrameQuoted(f.Data, into, lr.scratch.quotesOf(f.Data))
+			env, batch, _, _ = decodeFrameQuoted(f.Data, into, lr.scratch.quotesOf(f.Data), noProgress)
 		}
 		return fn(seq, f, env, batch)
 	})
@@ -863,6 +876,12 @@ var shortEscapes = [256]byte{'"': '"', '\\': '\\', '/': '/', 'b': '\b', 'f': '\f
 func unescapeWords(b []byte, i int, dst []byte, qt *quoteTable) ([]byte, int) {
 	buf := dst[:cap(dst)]
 	j := len(dst)
+	// The quotes noted go to a local table, not through qt (whose header
+	// each append would load and store), and to qt at the end.
+	var at []int32
+	if qt != nil {
+		at = qt.at
+	}
 	for i+8 <= len(b) && j+8 <= len(buf) {
 		x := binary.LittleEndian.Uint64(b[i:])
 		binary.LittleEndian.PutUint64(buf[j:], x)
@@ -875,20 +894,44 @@ func unescapeWords(b []byte, i int, dst []byte, qt *quoteTable) ([]byte, int) {
 		// message's quotes: most of what a record escapes) is unescaped
 		// at once, its backslashes taken out and what is above each
 		// shifted down over it.
-		if bs := jsonscan.ByteMask(x, '\\'); bs>>56 == 0 && m == bs|bs<<8 && jsonscan.ByteMask(x, '"') == bs<<8 {
+		bs := jsonscan.ByteMask(x, '\\')
+		if bs>>56 == 0 && m == bs|bs<<8 && jsonscan.ByteMask(x, '"') == bs<<8 {
 			out, n := x, 0
 			for r := bs; r != 0; r &= r - 1 {
 				p := bits.TrailingZeros64(r)/8 - n // where it is now
 				lo := uint64(1)<<(8*p) - 1
 				out = out&lo | out>>8&^lo
 				if qt != nil {
-					qt.at = append(qt.at, int32(j+p))
+					at = append(at, int32(j+p))
 				}
 				n++
 			}
 			binary.LittleEndian.PutUint64(buf[j:], out)
 			i, j = i+8, j+8-n
 			continue
+		}
+		// The same with a \" that the word's last byte starts (one
+		// escape in eight does): its quote is taken as the last byte.
+		if bs>>56 != 0 && i+8 < len(b) && b[i+8] == '"' {
+			in := bs &^ (0x80 << 56) // the escapes within the word
+			if m == bs|in<<8 && jsonscan.ByteMask(x, '"') == in<<8 {
+				out, n := x&^(0xff<<56)|'"'<<56, 0
+				for r := in; r != 0; r &= r - 1 {
+					p := bits.TrailingZeros64(r)/8 - n
+					lo := uint64(1)<<(8*p) - 1
+					out = out&lo | out>>8&^lo
+					if qt != nil {
+						at = append(at, int32(j+p))
+					}
+					n++
+				}
+				if qt != nil {
+					at = append(at, int32(j+7-n))
+				}
+				binary.LittleEndian.PutUint64(buf[j:], out)
+				i, j = i+9, j+8-n
+				continue
+			}
 		}
 		k := bits.TrailingZeros64(m) / 8
 		i, j = i+k, j+k
@@ -900,10 +943,15 @@ func unescapeWords(b []byte, i int, dst []byte, qt *quoteTable) ([]byte, int) {
 			break
 		}
 		if qt != nil {
+			qt.at = at
 			qt.note(b[i+1], j)
+			at = qt.at
 		}
 		buf[j] = e
 		i, j = i+2, j+1
+	}
+	if qt != nil {
+		qt.at = at
 	}
 	return buf[:j], i
 }

@@ -179,12 +179,14 @@ func DecodeInto(into *Envelope, data []byte) (env *Envelope, batch []*Envelope) 
 // decodeFrameInto is decodeFrame reading a single message into into, or
 // into a new Envelope when into is nil.
 func decodeFrameInto(data []byte, into *Envelope) (env *Envelope, batch []*Envelope, class Class, isJSON bool) {
-	return decodeFrameQuoted(data, into, nil)
+	return decodeFrameQuoted(data, into, nil, false)
 }
 
 // decodeFrameQuoted is decodeFrameInto with data's quote table (nil: none),
-// which a journal's reader noted as it unescaped data (quoteTable).
-func decodeFrameQuoted(data []byte, into *Envelope, quotes []int32) (env *Envelope, batch []*Envelope, class Class, isJSON bool) {
+// which a journal's reader noted as it unescaped data (quoteTable); with
+// noProgress, a progress notification's params are stepped over, not read
+// (ReadJournalDecodedNoProgress).
+func decodeFrameQuoted(data []byte, into *Envelope, quotes []int32, noProgress bool) (env *Envelope, batch []*Envelope, class Class, isJSON bool) {
 	d := data
 	for len(d) > 0 && (d[0] == ' ' || d[0] == '\t' || d[0] == '\r' || d[0] == '\n') {
 		d = d[1:] // bytes.TrimLeft builds its set of four on every call
@@ -202,7 +204,7 @@ func decodeFrameQuoted(data []byte, into *Envelope, quotes []int32) (env *Envelo
 	if into == nil {
 		into = &Envelope{}
 	}
-	e, syntax := decodeEnvelopeQuoted(d, into, quotes, len(data)-len(d))
+	e, syntax := decodeEnvelopeQuoted(d, into, quotes, len(data)-len(d), noProgress)
 	if e == nil {
 		return nil, nil, ClassInvalid, syntax
 	}

@@ -66,6 +66,9 @@ type scanner struct {
 	quotes []int32
 	qoff   int
 	qk     int // the quote the walk is likely at next
+	// noProgress: a progress notification's params are stepped over, not
+	// read (ReadJournalDecodedNoProgress).
+	noProgress bool
 }
 
 // closing is the index of the quote that ends the string opening at b[i]
@@ -110,8 +113,8 @@ func (sc *scanner) closingFound(i int) int {
 // json.Unmarshal into Envelope would fail (invalid JSON, or a member of the
 // wrong type); syntax says whether data is valid JSON at all. quotes is
 // data's quote table (scanner.quotes), nil when there is none.
-func decodeEnvelopeQuoted(data []byte, e *Envelope, quotes []int32, qoff int) (*Envelope, bool) {
-	sc := scanner{b: data, quotes: quotes, qoff: qoff}
+func decodeEnvelopeQuoted(data []byte, e *Envelope, quotes []int32, qoff int, noProgress bool) (*Envelope, bool) {
+	sc := scanner{b: data, quotes: quotes, qoff: qoff, noProgress: noProgress}
 	sc.ws()
 	*e = Envelope{}
 	if !sc.envelope(e) {
@@ -215,6 +218,7 @@ func (sc *scanner) envelope(e *Envelope) bool {
 	if !sc.enter() {
 		return false
 	}
+	skipped := false // the last params were stepped over (noProgress)
 	for first := true; ; first = false {
 		key, done, ok := sc.member(first)
 		if !ok {
@@ -224,7 +228,7 @@ func (sc *scanner) envelope(e *Envelope) bool {
 			break
 		}
 		start := sc.i
-		switch keyName(key, envelopeKeys) {
+		switch envelopeKey(key) {
 		case "jsonrpc":
 			ok = sc.stringInto(&e.JSONRPC)
 		case "id":
@@ -236,7 +240,12 @@ func (sc *scanner) envelope(e *Envelope) bool {
 		case "params":
 			// Its hints are read on the way; a repeated key: the last.
 			e.h.paramHints = paramHints{}
-			if ok = sc.params(&e.h); ok {
+			if skipped = sc.noProgress && e.Method == "notifications/progress"; skipped {
+				ok = sc.skip() // as valid JSON as params would find it: they read their values with skip
+			} else {
+				ok = sc.params(&e.h)
+			}
+			if ok {
 				e.Params = sc.b[start:sc.i]
 			}
 		case "result":
@@ -252,6 +261,11 @@ func (sc *scanner) envelope(e *Envelope) bool {
 		if !ok {
 			return false
 		}
+	}
+	if sc.noProgress && e.Method == "notifications/progress" {
+		e.h.paramHints = paramHints{progressBad: true} // not read (or, params before method, not kept)
+	} else if skipped {
+		readParams(e.Params, &e.h) // a later "method" made it another message
 	}
 	if e.Params == nil {
 		e.h.progressBad = true
@@ -400,6 +414,69 @@ func keyName(key []byte, names []string) string {
 			return n
 		}
 	}
+	return foldedKeyName(key, names)
+}
+
+// envelopeKey, paramsKey and resultKey are keyName for the members every
+// message has, an exact key found by a switch (which the compiler makes a
+// search by length, then bytes: the loop compared it with each name in
+// turn), the rest folded as keyName does.
+func envelopeKey(key []byte) string {
+	switch string(key) {
+	case "jsonrpc":
+		return "jsonrpc"
+	case "id":
+		return "id"
+	case "method":
+		return "method"
+	case "params":
+		return "params"
+	case "result":
+		return "result"
+	case "error":
+		return "error"
+	}
+	return foldedKeyName(key, envelopeKeys)
+}
+
+func paramsKey(key []byte) string {
+	switch string(key) {
+	case "progressToken":
+		return "progressToken"
+	case "progress":
+		return "progress"
+	case "total":
+		return "total"
+	case "message":
+		return "message"
+	case "requestId":
+		return "requestId"
+	case "name":
+		return "name"
+	case "uri":
+		return "uri"
+	case "taskId":
+		return "taskId"
+	case "_meta":
+		return "_meta"
+	}
+	return foldedKeyName(key, paramsKeys)
+}
+
+func resultKey(key []byte) string {
+	switch string(key) {
+	case "resultType":
+		return "resultType"
+	case "isError":
+		return "isError"
+	case "task":
+		return "task"
+	}
+	return foldedKeyName(key, resultKeys)
+}
+
+// foldedKeyName is keyName for a key that is none of names exactly.
+func foldedKeyName(key []byte, names []string) string {
 	// An ASCII key folds to an (ASCII) name only at its length: most keys
 	// are names of neither, and each would cost an EqualFold per name.
 	ascii := true
@@ -410,11 +487,22 @@ func keyName(key []byte, names []string) string {
 		}
 	}
 	for _, n := range names {
-		if (!ascii || len(key) == len(n)) && keyIs(key, n) {
+		if ascii && (len(key) != len(n) || lowerASCII(key[0]) != lowerASCII(n[0])) {
+			continue // ASCII folds only letters' case: a first byte that differs so decides (an argument of tools/call would be an EqualFold call a frame)
+		}
+		if keyIs(key, n) {
 			return n
 		}
 	}
 	return ""
+}
+
+// lowerASCII is c in lower case when it is an ASCII letter, else c.
+func lowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
 }
 
 // The members each reader looks for, in the order it tries them.
@@ -519,7 +607,23 @@ func (sc *scanner) skip() bool {
 		_, ok := sc.str()
 		return ok
 	case c == '{':
-		return sc.object(func([]byte) bool { return sc.skip() })
+		// object's walk as a loop: a closure call a member was a tenth
+		// of stepping over an object.
+		if !sc.enter() {
+			return false
+		}
+		for first := true; ; first = false {
+			_, done, ok := sc.member(first)
+			if !ok {
+				return false
+			}
+			if done {
+				return true
+			}
+			if !sc.skip() {
+				return false
+			}
+		}
 	case c == '[':
 		return sc.array()
 	case c == '-' || (c >= '0' && c <= '9'):
@@ -674,7 +778,7 @@ func (sc *scanner) params(h *hints) bool {
 			break
 		}
 		start := sc.i
-		switch k := keyName(key, paramsKeys); k {
+		switch k := paramsKey(key); k {
 		case "progressToken":
 			ok = sc.skip()
 			h.token = sc.b[start:sc.i]
@@ -838,7 +942,7 @@ func (sc *scanner) result(h *hints) bool {
 			break
 		}
 		start := sc.i
-		switch keyName(key, resultKeys) {
+		switch resultKey(key) {
 		case "resultType":
 			var typed bool
 			typed, ok = sc.stringMember(&rt)

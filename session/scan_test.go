@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"reflect"
 	"strings"
 	"testing"
 )
@@ -166,6 +167,29 @@ func checkDecode(t *testing.T, data []byte) {
 			t.Fatalf("%q: batch element %d: %s", data, i, d)
 		}
 	}
+	checkDecodeNoProgress(t, data)
+}
+
+// checkDecodeNoProgress: decoding for a reader of no progress gives what
+// decoding does, but for a progress notification's params' hints, which
+// it does not read (ProgressParams not ok, the rest empty).
+func checkDecodeNoProgress(t *testing.T, data []byte) {
+	t.Helper()
+	env, batch, class, isJSON := decodeFrameQuoted(data, nil, nil, false)
+	lenv, lbatch, lclass, lisJSON := decodeFrameQuoted(data, nil, nil, true)
+	if lclass != class || lisJSON != isJSON || env == nil && !reflect.DeepEqual(describeDecoded(lenv, lbatch), describeDecoded(env, batch)) {
+		t.Fatalf("%q: noProgress decodes %v %v %q, want %v %v %q", data, lclass, lisJSON, describeDecoded(lenv, lbatch), class, isJSON, describeDecoded(env, batch))
+	}
+	if env == nil {
+		return
+	}
+	want := *env
+	if env.Method == "notifications/progress" {
+		want.h.paramHints = paramHints{progressBad: true}
+	}
+	if got, want := describeEnvelope(lenv), describeEnvelope(&want); got != want {
+		t.Fatalf("%q: noProgress decodes\n%s\nwant\n%s", data, got, want)
+	}
 }
 
 var decodeSeeds = []string{
@@ -208,6 +232,12 @@ var decodeSeeds = []string{
 	`{"a":1,"b" :2,"c": 3,"d"` + "\n" + `:4}`, `{"a":1,"b":`, `{"a":1,"b":}`, `{"a":1,"b"`, `{"a":1,"b":"`,
 	"{\"a\":1,\"k\x01\":2}", "{\"a\":1,\"k\xc3\xa9\":2}", `{"a":1,"k\"y":2}`, `{"a":1,,"b":2}`, `{"a":1 ,"b":2}`,
 	`{"a":1,"a2345678901234567890123456789":2}`, `{"method":"m","method":null,"jsonrpc":null}`,
+	// A progress notification's params, which a reader of no progress
+	// steps over, until a later method makes it another message.
+	`{"jsonrpc":"2.0","method":"notifications/progress","params":{"name":"n","_meta":{"progressToken":1}},"method":"tools/call","id":1}`,
+	`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1},"method":"notifications/progress","params":null}`,
+	`{"jsonrpc":"2.0","params":{"progressToken":1,"progress":2},"method":"notifications/progress"}`,
+	`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":1,"progress":[1,}}`,
 }
 
 func TestDecodeMatchesJSON(t *testing.T) {
@@ -277,6 +307,27 @@ func TestDecodeHeadReadsWhatIsBeforeTheCut(t *testing.T) {
 	for _, head := range []string{`{}`, `{"jsonrpc":"2.0"}`, `{"params":{"method":"x"`, `{"meth`, `[{"method":"x"}]`, ``} {
 		if e := decodeHead([]byte(head)); e != nil {
 			t.Errorf("decodeHead(%q) = %+v, want nil", head, e)
+		}
+	}
+}
+
+// TestKeySwitchesAreKeyName: each member set's switch names the key its
+// list does (keyName), for its names, their case folds (ASCII and the
+// Kelvin and long-s folds encoding/json accepts), other keys and none.
+func TestKeySwitchesAreKeyName(t *testing.T) {
+	sets := []struct {
+		names []string
+		fast  func([]byte) string
+	}{{envelopeKeys, envelopeKey}, {paramsKeys, paramsKey}, {resultKeys, resultKey}}
+	for _, set := range sets {
+		keys := []string{"", "x", "arguments", "content", "ID", "_META", "Name\u017f", "tas\u212a"}
+		for _, n := range set.names {
+			keys = append(keys, n, strings.ToUpper(n), n[:len(n)-1], n+"s", strings.ReplaceAll(n, "k", "\u212a"), strings.ReplaceAll(n, "s", "\u017f"))
+		}
+		for _, k := range keys {
+			if got, want := set.fast([]byte(k)), keyName([]byte(k), set.names); got != want {
+				t.Errorf("%v: key %q names %q, keyName says %q", set.names, k, got, want)
+			}
 		}
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math/rand"
+	"slices"
 	"testing"
 
 	"mcpscope/transport"
@@ -19,11 +20,12 @@ func checkUnescape(t *testing.T, tok []byte) {
 	werr := json.Unmarshal(tok, &s)
 	want = []byte(s)
 	line := append(bytes.Clone(tok), `,"x":1}`...)
-	for _, mode := range []string{"copy", "scratch", "borrow", "owned"} {
+	for _, mode := range []string{"copy", "scratch", "borrow", "owned", "quotes"} {
 		b := bytes.Clone(line)
 		var scratch *rawScratch
-		if mode == "scratch" || mode == "borrow" {
-			scratch = &rawScratch{borrow: mode == "borrow", buf: make([]byte, 3)}
+		if mode == "scratch" || mode == "borrow" || mode == "quotes" {
+			scratch = &rawScratch{borrow: mode != "scratch", buf: make([]byte, 3)}
+			scratch.quotes.want = mode == "quotes"
 		}
 		got, end, ok := unescapeRaw(b, 0, mode == "owned", false, scratch)
 		if ok != (werr == nil) {
@@ -35,6 +37,27 @@ func checkUnescape(t *testing.T, tok []byte) {
 		if wend := len(bytes.TrimRight(tok, " \t\r\n")); ok && (!bytes.Equal(got, want) || end != wend) {
 			t.Fatalf("%s %q: got %q (end %d), want %q (end %d)", mode, tok, got, end, want, wend)
 		}
+		if mode == "quotes" && ok {
+			checkQuoteTable(t, tok, got, scratch.quotesOf(got))
+		}
+	}
+}
+
+// checkQuoteTable: a quote table, when the data has one (it is clean:
+// no escape but \" and \/), is where every quote of the data is.
+func checkQuoteTable(t *testing.T, tok, data []byte, table []int32) {
+	t.Helper()
+	if table == nil {
+		return
+	}
+	want := []int32{}
+	for i, c := range data {
+		if c == '"' {
+			want = append(want, int32(i))
+		}
+	}
+	if !slices.Equal(table, want) {
+		t.Fatalf("%q: quotes at %v, want %v", tok, table, want)
 	}
 }
 

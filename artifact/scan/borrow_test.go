@@ -51,8 +51,8 @@ func scanAll(t *testing.T, path string, o scan.Options) (frames []seen, ended ma
 // hands over the frames, messages and calls an eager one does, and the
 // calls it gives (their ids, params and errors) stay whole after the
 // frames they came from are gone; a bare scan gives the same frames
-// without messages or calls. Escaped and plain messages alike, one pass
-// and two.
+// without messages or calls, and one with NoParams the same calls without
+// their params and ids. Escaped and plain messages alike, one pass and two.
 func TestBorrowReadsTheSame(t *testing.T) {
 	at := time.Date(2026, 11, 26, 4, 0, 0, 0, time.UTC)
 	var j []byte
@@ -92,6 +92,26 @@ func TestBorrowReadsTheSame(t *testing.T) {
 		}
 		if !reflect.DeepEqual(eagerEnded, borrowedEnded) {
 			t.Errorf("final %v: the borrowing scan's ended calls differ from the eager one's", final)
+		}
+		// NoParams: the same, but for the calls' params and ids, which
+		// are not kept.
+		lean, leanEnded := scanAll(t, path, scan.Options{Final: final, Borrow: true, NoParams: true})
+		for i := range eager {
+			want := eager[i]
+			if want.Call != nil {
+				c := *want.Call
+				c.ID, c.Params = nil, nil
+				want.Call = &c
+			}
+			if !reflect.DeepEqual(lean[i], want) {
+				t.Fatalf("final %v: NoParams frame %d = %+v, want %+v", final, i, lean[i], want)
+			}
+		}
+		for i, c := range eagerEnded {
+			c.ID, c.Params = nil, nil
+			if !reflect.DeepEqual(leanEnded[i], c) {
+				t.Fatalf("final %v: NoParams call %d ended as %+v, want %+v", final, i, leanEnded[i], c)
+			}
 		}
 		if c := eagerEnded[1]; c.RPCError == nil || string(c.RPCError.Data) != `{"why":"because\n1"}` || string(c.ID) != "1" {
 			t.Errorf("call 1 ended as %+v, want its error and its data", c)

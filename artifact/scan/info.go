@@ -84,6 +84,9 @@ func (in *Info) Observe(fr *Frame) {
 // handshake request: initialize carries them in params, server/discover
 // (and every 2026-07-28 request) in _meta.
 func (in *Info) observeClient(e *session.Envelope) {
+	if e.Method != "initialize" && e.Method != "server/discover" {
+		return // before p, which json.Unmarshal puts on the heap: one a request
+	}
 	var p struct {
 		Capabilities json.RawMessage            `json:"capabilities"`
 		Meta         map[string]json.RawMessage `json:"_meta"`

@@ -70,8 +70,22 @@ type Options struct {
 	// Batch), are valid only during the callback, for a reader that copies
 	// what it keeps (Env itself is reused from frame to frame); the scan
 	// copies what it keeps of a call (its id, params and error), so Call
-	// stays whole. A frame then costs no copy of its message.
+	// stays whole. A frame then costs no copy of its message. Without
+	// Final, Call (and the call CallEnded is given) is then the scan's own:
+	// read it, never write it.
 	Borrow bool
+	// NoParams: the reader reads neither the Params nor the ID of a Call
+	// (nor of what CallEnded is given), so the scan keeps them nil: with
+	// Borrow, a request then costs no copy of them.
+	NoParams bool
+	// NoProgress: the reader reads no call's progress, nor which call a
+	// progress notification belongs to, so the scan follows no progress
+	// token: a call's Progress stays zero, its state pending until it ends,
+	// and a progress notification is tied to a call only by its HTTP
+	// stream, as any other notification; with Borrow, its Env says nothing
+	// of its params but that they are there (session.ReadJournalDecodedNoProgress).
+	// How calls end is the same.
+	NoProgress bool
 }
 
 // File scans the journal at path, calling fn for every frame in order.
@@ -94,7 +108,8 @@ func File(path string, o Options, fn func(*Frame) error) (session.Header, error)
 		if err != nil {
 			return session.Header{}, fmt.Errorf("open journal: %w", err)
 		}
-		_, err = session.ReadJournalDecoded(f, &c.env, func(seq uint64, fr *transport.Frame, env *session.Envelope, batch []*session.Envelope) error {
+		// Progress does not change how a call ends: this pass reads none.
+		_, err = session.ReadJournalDecodedNoProgress(f, &c.env, func(seq uint64, fr *transport.Frame, env *session.Envelope, batch []*session.Envelope) error {
 			c.stepDecoded(seq, fr, env, batch)
 			return nil
 		})
@@ -111,7 +126,7 @@ func File(path string, o Options, fn func(*Frame) error) (session.Header, error)
 		return session.Header{}, fmt.Errorf("open journal: %w", err)
 	}
 	defer f.Close()
-	return read(f, outcomes, o.CallEnded, o.Borrow, fn)
+	return read(f, outcomes, o, fn)
 }
 
 // gcFloor is the heap a scan holds untouched while it reads, so that the
@@ -141,20 +156,27 @@ func bare(path string, fn func(*Frame) error) (session.Header, error) {
 // Reader scans a journal from r in one pass: each frame's Call is the call
 // as known at that frame. ended is Options.CallEnded (nil: none).
 func Reader(r io.Reader, ended func(int, *session.CallSnapshot), fn func(*Frame) error) (session.Header, error) {
-	return read(r, nil, ended, false, fn)
+	return read(r, nil, Options{CallEnded: ended}, fn)
 }
 
-// read scans r; final, when not nil, is what a first pass learnt.
-func read(r io.Reader, final []outcome, ended func(int, *session.CallSnapshot), borrow bool, fn func(*Frame) error) (session.Header, error) {
+// read scans r as o says (its Final and Bare aside); final, when not nil,
+// is what a first pass learnt.
+func read(r io.Reader, final []outcome, o Options, fn func(*Frame) error) (session.Header, error) {
 	c := newCorrelator(final)
-	c.onEnd = ended
-	c.borrow = borrow
+	c.onEnd = o.CallEnded
+	c.borrow = o.Borrow
+	c.noParams = o.NoParams
+	c.noProgress = o.NoProgress
 	var h session.Header
 	var err error
-	if borrow {
+	if o.Borrow {
 		// The frame's message decoded as its record is read: one Envelope
 		// reused, borrowed as the frame's data is.
-		h, err = session.ReadJournalDecoded(r, &c.env, func(seq uint64, fr *transport.Frame, env *session.Envelope, batch []*session.Envelope) error {
+		decoded := session.ReadJournalDecoded
+		if o.NoProgress {
+			decoded = session.ReadJournalDecodedNoProgress // a progress notification's params unread
+		}
+		h, err = decoded(r, &c.env, func(seq uint64, fr *transport.Frame, env *session.Envelope, batch []*session.Envelope) error {
 			return fn(c.stepDecoded(seq, fr, env, batch))
 		})
 	} else {
@@ -185,6 +207,10 @@ func (c *correlator) endOpen() {
 
 // tell gives a call to the CallEnded hook, as it ended.
 func (c *correlator) tell(cl *call) {
+	if c.borrow && !c.final {
+		c.onEnd(cl.ordinal, &cl.snap) // lent, as the frames' calls are
+		return
+	}
 	c.told = cl.snap // the correlator's own copy: one a call would put on the heap
 	if c.final && cl.ordinal < len(c.outcomes) {
 		c.outcomes[cl.ordinal].apply(&c.told)
@@ -234,24 +260,26 @@ const keepEnded = 4096
 
 // correlator ties frames to calls as they stream by.
 type correlator struct {
-	held     *call            // the era probe answered with an HTTP error, its body still to come
-	heldAt   time.Time        // when that error came
-	calls    map[string]*call // by id key: in flight, and the last keepEnded ended
-	byToken  map[string]*call
-	ended    []string // ring of ended keys, oldest first once full
-	endedAt  int
-	ordinal  int
-	outcomes []outcome        // pass 1: filled; pass 2: read
-	collect  bool             // pass 1: record how calls end
-	borrow   bool             // frames' data is borrowed: a call copies what it keeps of it
-	env      session.Envelope // with borrow, each frame's message, read into the same Envelope
-	final    bool             // pass 2: outcomes say how calls end
-	onEnd    func(int, *session.CallSnapshot)
-	last     time.Time // the latest frame's time: where the recording ends
-	fr       Frame
-	snap     session.CallSnapshot
-	told     session.CallSnapshot // what CallEnded is given
-	free     []*call              // calls forgotten, for new requests to reuse
+	held       *call            // the era probe answered with an HTTP error, its body still to come
+	heldAt     time.Time        // when that error came
+	calls      map[string]*call // by id key: in flight, and the last keepEnded ended
+	byToken    map[string]*call
+	ended      []string // ring of ended keys, oldest first once full
+	endedAt    int
+	ordinal    int
+	outcomes   []outcome        // pass 1: filled; pass 2: read
+	collect    bool             // pass 1: record how calls end
+	borrow     bool             // frames' data is borrowed: a call copies what it keeps of it
+	noParams   bool             // Options.NoParams: a call keeps neither its ID nor its params
+	noProgress bool             // Options.NoProgress: no progress token is followed
+	env        session.Envelope // with borrow, each frame's message, read into the same Envelope
+	final      bool             // pass 2: outcomes say how calls end
+	onEnd      func(int, *session.CallSnapshot)
+	last       time.Time // the latest frame's time: where the recording ends
+	fr         Frame
+	snap       session.CallSnapshot
+	told       session.CallSnapshot // what CallEnded is given
+	free       []*call              // calls forgotten, for new requests to reuse
 }
 
 // newCall is a call to follow, reused when one was forgotten: a journal
@@ -324,6 +352,12 @@ func (c *correlator) stepDecoded(seq uint64, f *transport.Frame, env *session.En
 		cl = c.event(fr)
 	}
 	if cl != nil && !c.collect { // the first pass hands no frame over
+		if c.borrow && !c.final {
+			// The call itself, lent as the frame is (a copy of its
+			// snapshot a frame was a fiftieth of a read-back).
+			fr.Call, fr.CallIndex = &cl.snap, cl.ordinal
+			return fr
+		}
 		c.snap = cl.snap
 		if c.final && cl.ordinal < len(c.outcomes) {
 			c.outcomes[cl.ordinal].apply(&c.snap)
@@ -396,7 +430,7 @@ func (c *correlator) message(fr *Frame, e *session.Envelope) *call {
 		if c.collect {
 			return nil // neither progress nor a call's stream changes how it ends
 		}
-		if e.Method == "notifications/progress" {
+		if e.Method == "notifications/progress" && !c.noProgress {
 			if cl := c.progress(fr, e); cl != nil {
 				return cl
 			}
@@ -445,7 +479,10 @@ func (c *correlator) request(e *session.Envelope, at time.Time) *call {
 	cl := c.newCall()
 	cl.ordinal = c.ordinal
 	c.ordinal++
-	token := e.MetaProgressToken() // read by the decoding pass, as the name is
+	var token json.RawMessage
+	if !c.noProgress {
+		token = e.MetaProgressToken() // read by the decoding pass, as the name is
+	}
 	cl.snap = session.CallSnapshot{Key: key, Method: e.Method, Name: e.Name(), ID: e.ID,
 		Params: e.Params, State: session.StatePending, Started: at,
 		Probe: e.Method == session.ProbeMethod && cl.ordinal == 0} // a journal's first request, server/discover, is the era probe
@@ -453,6 +490,8 @@ func (c *correlator) request(e *session.Envelope, at time.Time) *call {
 		// The first pass keeps how calls end, not what they asked or
 		// their progress.
 		cl.snap.ID, cl.snap.Params, token = nil, nil, nil
+	} else if c.noParams {
+		cl.snap.ID, cl.snap.Params = nil, nil
 	} else if c.borrow {
 		cl.snap.ID, cl.snap.Params = bytes.Clone(e.ID), bytes.Clone(e.Params)
 	}
