@@ -191,7 +191,12 @@ func read(r io.Reader, final []outcome, o Options, fn func(*Frame) error) (sessi
 // endOpen ends the calls still open when the journal ends, at its last
 // frame, lost (session.RecordingEnded), in the order they were made
 // (CallEnded hears of them then): an open session says the same.
-func (c *correlator) endOpen() {
+func (c *correlator) endOpen() { c.endAllOpen(session.RecordingEnded, c.last) }
+
+// endAllOpen ends the calls still open, in the order they were made (not
+// the map's, which changes from run to run): CallEnded hears of them, and
+// a listing prints them, in that order.
+func (c *correlator) endAllOpen(reason string, at time.Time) {
 	var open []*call
 	for _, cl := range c.calls {
 		if !cl.snap.State.Ended() {
@@ -200,8 +205,8 @@ func (c *correlator) endOpen() {
 	}
 	sort.Slice(open, func(i, j int) bool { return open[i].ordinal < open[j].ordinal })
 	for _, cl := range open {
-		cl.snap.Failure = &session.Failure{Reason: session.RecordingEnded, Kind: session.ErrClosed}
-		c.end(cl, session.StateError, c.last)
+		cl.snap.Failure = &session.Failure{Reason: reason, Kind: session.ErrClosed}
+		c.end(cl, session.StateError, at)
 	}
 }
 
@@ -551,12 +556,7 @@ func (c *correlator) event(fr *Frame) *call {
 		if fr.Meta.Event == transport.EvExited {
 			why = "the server process exited"
 		}
-		for _, cl := range c.calls {
-			if !cl.snap.State.Ended() {
-				cl.snap.Failure = &session.Failure{Reason: why + " before answering", Kind: session.ErrClosed}
-				c.end(cl, session.StateError, fr.Time)
-			}
-		}
+		c.endAllOpen(why+" before answering", fr.Time)
 	case transport.EvHTTPError:
 		// A POST answered with an HTTP error failed its request, as the
 		// session reads it (a fallback's calls may reuse its id later).

@@ -242,3 +242,37 @@ func TestInfo(t *testing.T) {
 		}
 	}
 }
+
+// TestExitEndsOpenCallsInOrder: the calls a server's exit leaves open end
+// in the order they were made, every time (the correlator's map iterates
+// in another order each run), so CallEnded and a listing are the same
+// from one read to the next.
+func TestExitEndsOpenCallsInOrder(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(`{"format":"mcpscope-journal/1","started":"2026-01-01T00:00:00Z","target":"stdio: x","pid":1}` + "\n")
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	const open = 12
+	for i := 1; i <= open; i++ {
+		b.Write(session.AppendRecord(nil, uint64(i), transport.Frame{Time: at, Dir: transport.Out, Kind: transport.Message,
+			Data: []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"t%d"}}`, i, i))}))
+	}
+	b.Write(session.AppendRecord(nil, open+1, transport.Frame{Time: at, Dir: transport.Local, Kind: transport.Event,
+		Meta: transport.Meta{Event: transport.EvExited}}))
+	for run := 0; run < 20; run++ {
+		var names []string
+		_, err := scan.Reader(bytes.NewReader(b.Bytes()), func(_ int, c *session.CallSnapshot) {
+			names = append(names, c.Name)
+		}, func(*scan.Frame) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(names) != open {
+			t.Fatalf("run %d: %d calls ended, want %d: %v", run, len(names), open, names)
+		}
+		for i, n := range names {
+			if want := fmt.Sprintf("t%d", i+1); n != want {
+				t.Fatalf("run %d: the calls the exit left open ended in the order %v, want t1…t%d", run, names, open)
+			}
+		}
+	}
+}
