@@ -153,9 +153,9 @@ func writeHeapProfile() error {
 	return pprof.Lookup("heap").WriteTo(f, 0)
 }
 
-// CPUProfileEnv names a file the HTTP proxy child of the proxy row writes
-// a CPU profile of its whole run to (go tool pprof), for finding where
-// its CPU per request goes.
+// CPUProfileEnv names a file that mcpscope proxy (HTTP or stdio) and
+// mcpscope journal write a CPU profile of their whole run to (go tool
+// pprof), for finding where the proxy and read-back rows' CPU goes.
 const CPUProfileEnv = "MCPSCOPE_BENCH_CPUPROFILE"
 
 // StartCPUProfile starts the CPU profile CPUProfileEnv names, if it names
