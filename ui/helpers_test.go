@@ -185,11 +185,17 @@ type fakeTransport struct {
 func newFake() *fakeTransport { return &fakeTransport{done: make(chan struct{})} }
 
 func (f *fakeTransport) Start(s transport.Sink) error { f.sink = s; return nil }
+
+// Send hands the Out frame to the session before the message counts as
+// sent, as the real transports do (the answer may come before the write
+// returns): a test that sees it sent and answers it then answers a request
+// the session has already ingested. The other order raced (an MRTR retry
+// read the call's Seq while the late Out frame set it).
 func (f *fakeTransport) Send(m transport.Outgoing, done func(error)) {
+	f.sink(transport.Frame{Time: time.Now(), Dir: transport.Out, Kind: transport.Message, Data: m.Data})
 	f.mu.Lock()
 	f.sent = append(f.sent, m.Data)
 	f.mu.Unlock()
-	f.sink(transport.Frame{Time: time.Now(), Dir: transport.Out, Kind: transport.Message, Data: m.Data})
 	done(nil)
 }
 func (f *fakeTransport) Close() error          { f.once.Do(func() { close(f.done) }); return nil }
