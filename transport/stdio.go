@@ -532,8 +532,14 @@ func stdioTail(t [2]byte, frag []byte) [2]byte {
 
 // line emits one complete line; owned says b is already the frame's alone.
 func (s *Stdio) line(stream string, kind Kind, b []byte, owned bool) {
-	b = bytes.TrimSuffix(b, []byte{'\n'})
-	b = bytes.TrimSuffix(b, []byte{'\r'})
+	// Byte tests, not bytes.TrimSuffix: its comparison call (memeqbody)
+	// was 3-4 % of record's CPU profile under a flood.
+	if n := len(b); n > 0 && b[n-1] == '\n' {
+		b = b[:n-1]
+	}
+	if n := len(b); n > 0 && b[n-1] == '\r' {
+		b = b[:n-1]
+	}
 	if len(b) == 0 {
 		return
 	}
