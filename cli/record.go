@@ -11,6 +11,7 @@ import (
 
 	"mcpscope/connect"
 	"mcpscope/filter"
+	"mcpscope/internal/bench"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
 )
@@ -52,6 +53,11 @@ func newRecordCmd() *cobra.Command {
 			// Frames go out through a buffer flushed when record has caught
 			// up with the store (and by bufio when it fills): a write(2) per
 			// frame was a quarter of record's CPU under a flood.
+			stopProfile, err := bench.StartCPUProfile()
+			if err != nil {
+				return err
+			}
+			defer stopProfile()
 			if os.Getenv("GOMAXPROCS") == "" {
 				// One P, as in the proxy: ingest hands frames to the
 				// journal's writer and to this printer, and with a second P

@@ -153,9 +153,10 @@ func writeHeapProfile() error {
 	return pprof.Lookup("heap").WriteTo(f, 0)
 }
 
-// CPUProfileEnv names a file that mcpscope proxy (HTTP or stdio) and
-// mcpscope journal write a CPU profile of their whole run to (go tool
-// pprof), for finding where the proxy and read-back rows' CPU goes.
+// CPUProfileEnv names a file that mcpscope proxy (HTTP or stdio),
+// mcpscope journal and mcpscope record write a CPU profile of their whole
+// run to (go tool pprof), for finding where the proxy, read-back and
+// record rows' CPU goes.
 const CPUProfileEnv = "MCPSCOPE_BENCH_CPUPROFILE"
 
 // StartCPUProfile starts the CPU profile CPUProfileEnv names, if it names
