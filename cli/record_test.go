@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"mcpscope/internal/bench"
 	"mcpscope/internal/testservers"
 )
 
@@ -61,5 +62,29 @@ func TestRecordPrintsTheJournalLines(t *testing.T) {
 		if n == 0 {
 			t.Errorf("record --filter %q printed nothing", filter)
 		}
+	}
+}
+
+// TestRecordWritesTheCPUProfile: with MCPSCOPE_BENCH_CPUPROFILE set,
+// record writes a CPU profile of its run there (gzipped, as pprof writes
+// it), as journal and proxy do.
+func TestRecordWritesTheCPUProfile(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	prof := filepath.Join(t.TempDir(), "record.prof")
+	t.Setenv(bench.CPUProfileEnv, prof)
+	server := testservers.BuildStdio(t)
+	ctx, cancel := context.WithTimeout(context.Background(), 2*time.Minute)
+	defer cancel()
+	out := &stopAtLine{want: []byte(`\"result\"`), stop: cancel}
+	var errb bytes.Buffer
+	if code := Run(ctx, []string{"record", "--journal", filepath.Join(t.TempDir(), "r.jsonl"), "--", server}, out, &errb); code != exitOK {
+		t.Fatalf("record: exit %d\n%s", code, errb.String())
+	}
+	b, err := os.ReadFile(prof)
+	if err != nil {
+		t.Fatalf("no CPU profile: %v", err)
+	}
+	if len(b) < 2 || b[0] != 0x1f || b[1] != 0x8b {
+		t.Fatalf("the CPU profile is not a gzipped pprof file: % x", b[:min(len(b), 8)])
 	}
 }
