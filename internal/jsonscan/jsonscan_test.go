@@ -2,6 +2,7 @@ package jsonscan
 
 import (
 	"encoding/binary"
+	"strings"
 	"testing"
 )
 
@@ -112,4 +113,24 @@ func TestByteMask(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkPlainRun: the eight-at-a-time scan over a long run of prose and
+// over a JSON frame's short strings (B/s is bytes scanned).
+func BenchmarkPlainRun(b *testing.B) {
+	prose := []byte(strings.Repeat("Plain prose of a long resource, line after line. ", 200) + `"`)
+	frame := []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"flood","data":"n 123456"}}`)
+	b.Run("prose", func(b *testing.B) {
+		b.SetBytes(int64(len(prose)))
+		for b.Loop() {
+			PlainRun(prose, 0)
+		}
+	})
+	b.Run("frame", func(b *testing.B) {
+		b.SetBytes(int64(len(frame)))
+		for b.Loop() {
+			for i := 0; i < len(frame); i = PlainRun(frame, i) + 1 {
+			}
+		}
+	})
 }
