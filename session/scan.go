@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math/bits"
+	"mcpscope/internal/ascii"
 	"mcpscope/internal/jsonscan"
 	"strconv"
 	"unicode/utf8"
@@ -479,15 +480,15 @@ func resultKey(key []byte) string {
 func foldedKeyName(key []byte, names []string) string {
 	// An ASCII key folds to an (ASCII) name only at its length: most keys
 	// are names of neither, and each would cost an EqualFold per name.
-	ascii := true
+	asciiKey := true
 	for _, c := range key {
 		if c >= utf8.RuneSelf {
-			ascii = false
+			asciiKey = false
 			break
 		}
 	}
 	for _, n := range names {
-		if ascii && (len(key) != len(n) || lowerASCII(key[0]) != lowerASCII(n[0])) {
+		if asciiKey && (len(key) != len(n) || ascii.Lower(key[0]) != ascii.Lower(n[0])) {
 			continue // ASCII folds only letters' case: a first byte that differs so decides (an argument of tools/call would be an EqualFold call a frame)
 		}
 		if keyIs(key, n) {
@@ -495,14 +496,6 @@ func foldedKeyName(key []byte, names []string) string {
 		}
 	}
 	return ""
-}
-
-// lowerASCII is c in lower case when it is an ASCII letter, else c.
-func lowerASCII(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
 }
 
 // The members each reader looks for, in the order it tries them.
