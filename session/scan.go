@@ -263,6 +263,10 @@ func (sc *scanner) envelope(e *Envelope) bool {
 			return false
 		}
 	}
+	// The check at "params" saw the method so far; this one sees the last,
+	// and is needed too: params may come before the method (read, then
+	// dropped here), or a later method make them another message's (read
+	// here), and a skipped notification's hints are still to be marked bad.
 	if sc.noProgress && e.Method == "notifications/progress" {
 		e.h.paramHints = paramHints{progressBad: true} // not read (or, params before method, not kept)
 	} else if skipped {
