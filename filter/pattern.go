@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"mcpscope/internal/ascii"
 )
 
 // pattern is one compiled text value. As a name (~m ~t ~id ~h) it is a glob
@@ -162,7 +164,7 @@ func hasPrefixFold[T ~string | ~[]byte](h T, lower string) bool {
 			return false
 		}
 		if pc, hc := lower[k], h[j]; pc < utf8.RuneSelf && hc < utf8.RuneSelf {
-			if toLower(hc) != pc {
+			if ascii.Lower(hc) != pc {
 				return false
 			}
 			j, k = j+1, k+1
@@ -176,13 +178,6 @@ func hasPrefixFold[T ~string | ~[]byte](h T, lower string) bool {
 		j, k = j+hw, k+pw
 	}
 	return true
-}
-
-func toLower(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
 }
 
 // globMatch matches items against all of s. A * remembers where it was and

@@ -238,3 +238,29 @@ func FuzzRunEncoderPair(f *testing.F) {
 		checkRunEncoder(t, &enc, run, []string{string(a), string(b), string(a), string(b)}, 1)
 	})
 }
+
+// BenchmarkAppendLineJSON: the checker and escaper on lines it meets first
+// (no memo to resume from), JSON and not (B/s is bytes of line).
+func BenchmarkAppendLineJSON(b *testing.B) {
+	lines := []struct {
+		name  string
+		line  []byte
+		check bool
+	}{
+		{"notification", []byte(floodNote), true},
+		{"nested", []byte(`{"jsonrpc":"2.0","id":12,"result":{"content":[{"type":"text","text":"{\"rows\":[{\"id\":1,\"name\":\"alpha\"},{\"id\":2,\"name\":\"beta\"}],\n\"total\":2}"}],"isError":false}}`), true},
+		{"prose", []byte(`{"jsonrpc":"2.0","id":3,"result":{"contents":[{"uri":"file:///a.md","text":"` + strings.Repeat("Plain prose of a long resource, line after line. ", 80) + `"}]}}`), true},
+		{"notjson", []byte(strings.Repeat(`log: "quoted" and \ plain text, `, 20)), false},
+	}
+	for _, l := range lines {
+		b.Run(l.name, func(b *testing.B) {
+			buf := make([]byte, 0, 4*len(l.line))
+			b.SetBytes(int64(len(l.line)))
+			var mm lineMemo
+			for b.Loop() {
+				mm.forget()
+				buf, _, _ = mm.appendLineJSON(buf[:0], l.line, l.check)
+			}
+		})
+	}
+}

@@ -51,3 +51,20 @@ func BenchmarkEscapeByteLoop(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkUnescapeRaw: read-back's string decoder on each frame as the
+// journal writes it (B/s is bytes of frame decoded).
+func BenchmarkUnescapeRaw(b *testing.B) {
+	for _, f := range benchFrames {
+		b.Run(f.name, func(b *testing.B) {
+			raw := appendJSONString(nil, f.data)
+			scratch := &rawScratch{borrow: true}
+			b.SetBytes(int64(len(f.data)))
+			for b.Loop() {
+				if _, _, ok := unescapeRaw(raw, 0, false, false, scratch); !ok {
+					b.Fatal("unescapeRaw failed")
+				}
+			}
+		})
+	}
+}

@@ -13,6 +13,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"mcpscope/internal/jsonscan"
 	"mcpscope/internal/termsafe"
 	"mcpscope/transport"
 )
@@ -168,10 +169,10 @@ func appendJSONText(buf, s []byte) []byte { return AppendJSONText(buf, s, false)
 //
 // It runs for every frame journaled, so s goes 8 bytes at a time: each
 // word is stored whole at the end of the output and tested at once
-// (escapeMask); a word with nothing to escape is done, and in one with
-// quotes or backslashes (a JSON frame has one every few bytes) each gets
-// its backslash in place. Only the rarer bytes (controls, DEL, non-ASCII
-// but the commonest characters) leave the loop, one at a time. The
+// (jsonscan.SpecialDELMask); a word with nothing to escape is done, and in
+// one with quotes or backslashes (a JSON frame has one every few bytes)
+// each gets its backslash in place. Only the rarer bytes (controls, DEL,
+// non-ASCII but the commonest characters) leave the loop, one at a time. The
 // byte-at-a-time escapers in escape_test.go are its references.
 func AppendJSONText(buf, s []byte, replace bool) []byte {
 	const hex = "0123456789abcdef"
@@ -191,7 +192,7 @@ func AppendJSONText(buf, s []byte, replace bool) []byte {
 			}
 			w := binary.LittleEndian.Uint64(s[i:])
 			binary.LittleEndian.PutUint64(b[n:], w)
-			m := escapeMask(w)
+			m := jsonscan.SpecialDELMask(w) // every flag exact: each is looked at
 			if m == 0 {
 				n, i = n+8, i+8
 				continue
@@ -300,24 +301,6 @@ func plainChar(s []byte) int {
 		return 3
 	}
 	return 0
-}
-
-// escapeMask has the high bit set of each byte of w (8 bytes of text) that
-// AppendJSONText cannot copy without a look: a control (< 0x20), '"', '\\',
-// DEL, or a byte of a UTF-8 character (≥ 0x80). Each byte is tested on its
-// own low 7 bits, so no carry crosses into the next and every flag is
-// exact.
-func escapeMask(w uint64) uint64 {
-	const (
-		ones = 0x0101010101010101
-		low7 = 0x7f7f7f7f7f7f7f7f
-		high = 0x8080808080808080
-	)
-	t := w & low7
-	// The high bit of each term is set where the byte is ≥ 0x20, is not
-	// '"', is not '\\'; the last, where it is DEL or ≥ 0x80.
-	plain := (t + 0x60*ones) & ((t ^ '"'*ones) + low7) & ((t ^ '\\'*ones) + low7) &^ (w | (t + ones))
-	return ^plain & high
 }
 
 // plainByte: the bytes AppendJSONText copies as they are without a look

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"encoding/json"
 	"math/bits"
+	"mcpscope/internal/ascii"
 	"mcpscope/internal/jsonscan"
 	"strconv"
 	"unicode/utf8"
@@ -262,6 +263,10 @@ func (sc *scanner) envelope(e *Envelope) bool {
 			return false
 		}
 	}
+	// The check at "params" saw the method so far; this one sees the last,
+	// and is needed too: params may come before the method (read, then
+	// dropped here), or a later method make them another message's (read
+	// here), and a skipped notification's hints are still to be marked bad.
 	if sc.noProgress && e.Method == "notifications/progress" {
 		e.h.paramHints = paramHints{progressBad: true} // not read (or, params before method, not kept)
 	} else if skipped {
@@ -479,15 +484,15 @@ func resultKey(key []byte) string {
 func foldedKeyName(key []byte, names []string) string {
 	// An ASCII key folds to an (ASCII) name only at its length: most keys
 	// are names of neither, and each would cost an EqualFold per name.
-	ascii := true
+	asciiKey := true
 	for _, c := range key {
 		if c >= utf8.RuneSelf {
-			ascii = false
+			asciiKey = false
 			break
 		}
 	}
 	for _, n := range names {
-		if ascii && (len(key) != len(n) || lowerASCII(key[0]) != lowerASCII(n[0])) {
+		if asciiKey && (len(key) != len(n) || ascii.Lower(key[0]) != ascii.Lower(n[0])) {
 			continue // ASCII folds only letters' case: a first byte that differs so decides (an argument of tools/call would be an EqualFold call a frame)
 		}
 		if keyIs(key, n) {
@@ -495,14 +500,6 @@ func foldedKeyName(key []byte, names []string) string {
 		}
 	}
 	return ""
-}
-
-// lowerASCII is c in lower case when it is an ASCII letter, else c.
-func lowerASCII(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
 }
 
 // The members each reader looks for, in the order it tries them.

@@ -70,8 +70,8 @@ var unescapeSeeds = []string{
 	`"12345678\`, `"\q12345678"`,
 	// Words whose only specials are \" escapes are unescaped at once: at
 	// each place in a word, two in one, one across two words, next to
-	// bytes SpecialMask may flag falsely ('#' after a quote), and beside
-	// other escapes.
+	// bytes a mask with borrows would flag falsely ('#' after a quote),
+	// and beside other escapes.
 	`"\"a\"bcdefgh\"ijklmn"`, `"abcdefg\"hijklmnop\"qrstuvw"`, `"ab\"#cd\"#ef\"#gh\"#ij"`,
 	`"\"\"\"\"abcdefgh"`, `"abcdef\\\"ghijklmn"`, `"abcd\\\\\"\"efghijkl"`, `"a\"b\nc\"d\u0022e\"f12345678"`,
 	`"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{\"t\":\"\u00e9\"}}"`, "\"a\\\"b\xffc\\\"d12345678\"",

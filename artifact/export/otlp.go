@@ -18,6 +18,7 @@ import (
 
 	"mcpscope/artifact/scan"
 	"mcpscope/filter"
+	"mcpscope/internal/ascii"
 	"mcpscope/internal/render"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
@@ -617,18 +618,11 @@ func mayHoldKey(json []byte, keys ...string) bool {
 		}
 		i += j + 1
 		for _, k := range keys {
-			if len(json)-i >= len(k) && (k == "" || lowerASCII(json[i]) == lowerASCII(k[0])) && bytes.EqualFold(json[i:i+len(k)], []byte(k)) {
+			if len(json)-i >= len(k) && (k == "" || ascii.Lower(json[i]) == ascii.Lower(k[0])) && bytes.EqualFold(json[i:i+len(k)], []byte(k)) {
 				return true
 			}
 		}
 	}
-}
-
-func lowerASCII(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
 }
 
 // asciiBytes reports whether b is all ASCII, a word at a time.

@@ -84,8 +84,6 @@ func digits(b []byte, i int) int {
 func PlainRun(b []byte, i int) int {
 	for ; i+8 <= len(b); i += 8 {
 		if m := SpecialMask(binary.LittleEndian.Uint64(b[i:])); m != 0 {
-			// The lowest flagged byte is exact (a borrow only runs
-			// upward), so it is the first special byte.
 			return i + bits.TrailingZeros64(m)/8
 		}
 	}
@@ -100,22 +98,36 @@ func PlainRun(b []byte, i int) int {
 const (
 	ones = 0x0101010101010101
 	high = 0x8080808080808080
+	low7 = ^uint64(high)
 )
 
 // SpecialMask flags (with its high bit) each byte of x that is '"',
-// '\\', below 0x20 or 0x80 and above; 0 when none is. The zero-byte test
-// may flag a byte above a true one, never below it: the lowest flagged
-// byte (bits.TrailingZeros64(m)/8, x read little-endian) is exact.
+// '\\', below 0x20 or 0x80 and above; 0 when none is. Every flag is
+// exact: each byte is tested on its own low 7 bits (t), where no sum
+// carries into the next byte. So the lowest flagged byte
+// (bits.TrailingZeros64(m)/8, x read little-endian) is the first special
+// one, and a loop may take the flags one by one.
 func SpecialMask(x uint64) uint64 {
-	q := x ^ (ones * '"')
-	s := x ^ (ones * '\\')
-	return ((q-ones)&^q | (s-ones)&^s | (x-ones*0x20)&^x | x) & high
+	t := x & low7
+	// The high bit of each term is set where the byte is ≥ 0x20, is not
+	// '"', is not '\\', is below 0x80.
+	plain := (t + ones*0x60) & ((t ^ ones*'"') + low7) & ((t ^ ones*'\\') + low7) &^ x
+	return high &^ plain
 }
 
-// ByteMask flags (with its high bit) each byte of x that is c, exactly:
-// unlike SpecialMask's, no byte is flagged that is not c.
+// SpecialDELMask is SpecialMask with DEL (0x7f) flagged too: the bytes the
+// journal's string writers escape or look at (a DEL is escaped beyond
+// ASCII's rules). Every flag is exact, as SpecialMask's.
+func SpecialDELMask(x uint64) uint64 {
+	t := x & low7
+	// As SpecialMask's, and t+1 has its high bit set where t is 0x7f: DEL
+	// (or 0xff, flagged already).
+	plain := (t + ones*0x60) & ((t ^ ones*'"') + low7) & ((t ^ ones*'\\') + low7) &^ (x | (t + ones))
+	return high &^ plain
+}
+
+// ByteMask flags (with its high bit) each byte of x that is c, exactly.
 func ByteMask(x uint64, c byte) uint64 {
-	const low7 = ^uint64(high)
 	t := x ^ (ones * uint64(c))
 	return ^((t&low7 + low7) | t | low7)
 }

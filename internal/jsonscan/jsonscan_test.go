@@ -2,6 +2,7 @@ package jsonscan
 
 import (
 	"encoding/binary"
+	"strings"
 	"testing"
 )
 
@@ -86,6 +87,63 @@ func FuzzPlainRun(f *testing.F) {
 	})
 }
 
+// special and specialDEL are the byte-by-byte references of SpecialMask
+// and SpecialDELMask.
+func special(c byte) bool    { return c == '"' || c == '\\' || c < 0x20 || c >= 0x80 }
+func specialDEL(c byte) bool { return special(c) || c == 0x7f }
+
+// checkMasks: each mask flags exactly the bytes of w its reference names.
+func checkMasks(t *testing.T, w [8]byte) {
+	t.Helper()
+	x := binary.LittleEndian.Uint64(w[:])
+	var want, wantDEL uint64
+	for k, c := range w {
+		if special(c) {
+			want |= 0x80 << (8 * k)
+		}
+		if specialDEL(c) {
+			wantDEL |= 0x80 << (8 * k)
+		}
+	}
+	if got := SpecialMask(x); got != want {
+		t.Fatalf("SpecialMask(% x) = %#x, want %#x", w, got, want)
+	}
+	if got := SpecialDELMask(x); got != wantDEL {
+		t.Fatalf("SpecialDELMask(% x) = %#x, want %#x", w, got, wantDEL)
+	}
+}
+
+// TestSpecialMasks: every byte value at every position of a word, beside
+// every byte value (the neighbour a carry or borrow would reach), among
+// fillers special and not, is flagged as its reference says, and no other
+// byte is.
+func TestSpecialMasks(t *testing.T) {
+	for pos := 0; pos < 7; pos++ {
+		for a := 0; a < 256; a++ {
+			for b := 0; b < 256; b++ {
+				for _, fill := range []byte{'a', 0, '"', 0x7f, 0xff} {
+					var w [8]byte
+					for k := range w {
+						w[k] = fill
+					}
+					w[pos], w[pos+1] = byte(a), byte(b)
+					checkMasks(t, w)
+				}
+			}
+		}
+	}
+}
+
+func FuzzSpecialMasks(f *testing.F) {
+	f.Add(uint64(0x2322225c5d5c7f80))
+	f.Add(uint64(0x6867666564636261))
+	f.Fuzz(func(t *testing.T, x uint64) {
+		var w [8]byte
+		binary.LittleEndian.PutUint64(w[:], x)
+		checkMasks(t, w)
+	})
+}
+
 // TestByteMask: each byte is flagged when, and only when, it is c, whatever
 // its neighbours (no borrow from one byte reaches the next).
 func TestByteMask(t *testing.T) {
@@ -112,4 +170,24 @@ func TestByteMask(t *testing.T) {
 			}
 		}
 	}
+}
+
+// BenchmarkPlainRun: the eight-at-a-time scan over a long run of prose and
+// over a JSON frame's short strings (B/s is bytes scanned).
+func BenchmarkPlainRun(b *testing.B) {
+	prose := []byte(strings.Repeat("Plain prose of a long resource, line after line. ", 200) + `"`)
+	frame := []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"flood","data":"n 123456"}}`)
+	b.Run("prose", func(b *testing.B) {
+		b.SetBytes(int64(len(prose)))
+		for b.Loop() {
+			PlainRun(prose, 0)
+		}
+	})
+	b.Run("frame", func(b *testing.B) {
+		b.SetBytes(int64(len(frame)))
+		for b.Loop() {
+			for i := 0; i < len(frame); i = PlainRun(frame, i) + 1 {
+			}
+		}
+	})
 }
