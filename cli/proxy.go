@@ -9,7 +9,6 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"syscall"
 	"time"
@@ -164,16 +163,14 @@ func runStdioProxy(cmd *cobra.Command, c proxy.StdioConfig) error {
 	signal.Notify(pipes, syscall.SIGPIPE)
 	defer signal.Stop(pipes)
 	c.In, c.Out, c.Err, c.Signals = cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr(), sigs
-	if os.Getenv("GOMAXPROCS") == "" {
-		// One P, as over HTTP: the forwarders hand each run of lines to
-		// the journal's writer, and with a second P each hand-over woke a
-		// second thread (futex) that then spun for work. Measured under a
-		// 1M-line flood on 2 cores, paired, 6 rounds: the proxy's CPU
-		// 1.06 s against 1.23 s (medians; less in all 6), the flood's wall
-		// time 2.90 s against 3.11 s; the server and the host need the
-		// other core more than the proxy does (see proxy/doc.go).
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	}
+	// One P, as over HTTP: the forwarders hand each run of lines to the
+	// journal's writer, and with a second P each hand-over woke a second
+	// thread (futex) that then spun for work. Measured under a 1M-line
+	// flood on 2 cores, paired, 6 rounds: the proxy's CPU 1.06 s against
+	// 1.23 s (medians; less in all 6), the flood's wall time 2.90 s
+	// against 3.11 s; the server and the host need the other core more
+	// than the proxy does (see proxy/doc.go).
+	defer oneP()()
 	// MCPSCOPE_BENCH_CPUPROFILE profiles the proxy under a flood, as it
 	// does the HTTP proxy (proxy/doc.go's figures come from it).
 	stopProfile, err := bench.StartCPUProfile()
@@ -195,17 +192,15 @@ func runStdioProxy(cmd *cobra.Command, c proxy.StdioConfig) error {
 
 func runHTTPProxy(cmd *cobra.Command, name, listen, url, journal string, records func([]byte)) error {
 	errw := cmd.ErrOrStderr()
-	if os.Getenv("GOMAXPROCS") == "" {
-		// One P: a request's goroutines (net/http's connection reader, the
-		// handler, the journal's writer) hand over to each other on one
-		// thread, where a second P made the runtime wake a second thread
-		// (futex) for each one made ready, which then spun looking for
-		// work (nanosleep, epoll): a fifth of the proxy's CPU a request
-		// and a wait on each wake-up. A host's requests are handled one
-		// after another; the proxy needs no second core for them (see
-		// proxy/doc.go, What a request costs).
-		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-	}
+	// One P: a request's goroutines (net/http's connection reader, the
+	// handler, the journal's writer) hand over to each other on one
+	// thread, where a second P made the runtime wake a second thread
+	// (futex) for each one made ready, which then spun looking for work
+	// (nanosleep, epoll): a fifth of the proxy's CPU a request and a wait
+	// on each wake-up. A host's requests are handled one after another;
+	// the proxy needs no second core for them (see proxy/doc.go, What a
+	// request costs).
+	defer oneP()()
 	stopProfile, err := bench.StartCPUProfile()
 	if err != nil {
 		return err

@@ -3,8 +3,6 @@ package cli
 import (
 	"bufio"
 	"errors"
-	"os"
-	"runtime"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -50,21 +48,19 @@ func newRecordCmd() *cobra.Command {
 			"  mcpscope record --filter '~m tools/call' http://127.0.0.1:3001/mcp",
 		Args: headlessArgs(0, 0, ""),
 		RunE: withSession(&f, 2*time.Second, parse, func(cmd *cobra.Command, _ []string, s *session.Session, _ connect.Spec) error {
-			// Frames go out through a buffer flushed when record has caught
-			// up with the store (and by bufio when it fills): a write(2) per
-			// frame was a quarter of record's CPU under a flood.
 			stopProfile, err := bench.StartCPUProfile()
 			if err != nil {
 				return err
 			}
 			defer stopProfile()
-			if os.Getenv("GOMAXPROCS") == "" {
-				// One P, as in the proxy: ingest hands frames to the
-				// journal's writer and to this printer, and with a second P
-				// each hand-over woke a second thread that spun for work,
-				// on the core the server needs for its side of the flood.
-				defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(1))
-			}
+			// One P, as in the proxy: ingest hands frames to the journal's
+			// writer and to this printer, and with a second P each
+			// hand-over woke a second thread that spun for work, on the
+			// core the server needs for its side of the flood.
+			defer oneP()()
+			// Frames go out through a buffer flushed when record has caught
+			// up with the store (and by bufio when it fills): a write(2) per
+			// frame was a quarter of record's CPU under a flood.
 			out := bufio.NewWriterSize(cmd.OutOrStdout(), recordOut)
 			defer out.Flush()
 			var last uint64
