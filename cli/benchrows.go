@@ -3,6 +3,8 @@ package cli
 import (
 	"fmt"
 	"io"
+	"net"
+	"os"
 
 	"github.com/spf13/cobra"
 
@@ -67,4 +69,32 @@ func newBenchDrainCmd() *cobra.Command {
 			return err
 		},
 	}
+}
+
+// newBenchRelayCmd is the proxy rows' yardstick: bytes through, nothing
+// else, over TCP (--listen) or a spawned server's stdio.
+func newBenchRelayCmd() *cobra.Command {
+	var listen string
+	cmd := &cobra.Command{
+		Use:    "relay (--listen HOST:PORT UPSTREAM_HOST:PORT | -- CMD [ARGS...])",
+		Short:  "Pass bytes between a client and a server and do nothing else (bench's yardstick for the proxy)",
+		Hidden: true,
+		Args:   cobra.MinimumNArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			defer oneP()() // as the proxy runs
+			if listen == "" {
+				return bench.RelayStdio(args, os.Stdin, os.Stdout, os.Stderr)
+			}
+			if len(args) != 1 {
+				return usagef(cmd.CommandPath(), "--listen takes one upstream HOST:PORT, got %d arguments", len(args))
+			}
+			ln, err := net.Listen("tcp", listen)
+			if err != nil {
+				return err
+			}
+			return bench.RelayTCP(ln, args[0])
+		},
+	}
+	cmd.Flags().StringVar(&listen, "listen", "", "relay TCP connections accepted on HOST:PORT to the upstream HOST:PORT")
+	return cmd
 }

@@ -20,6 +20,10 @@ func TestBenchRowsPrint(t *testing.T) {
 		t.Fatalf("bench: %v\n%s", err, out)
 	}
 	text := string(out)
+	yardsticks := map[string]string{ // measured in the same rounds (bench relay)
+		"proxy, 20 sequential pings": "a bare TCP relay +",
+		"proxy throughput":           "a bare relay ",
+	}
 	for _, row := range []string{"journal, HTTP", "journal, stdio", "export --format har", "export --format otlp",
 		"export --format jsonl", "journal --filter '~m tools/call'", "diff HTTP stdio", "record of a 2000-notification flood",
 		"proxy, 20 sequential pings", "proxy throughput"} {
@@ -35,6 +39,9 @@ func TestBenchRowsPrint(t *testing.T) {
 		}
 		if strings.Contains(line, "failed:") {
 			t.Fatalf("row %q failed: %s", row, line)
+		}
+		if yard := yardsticks[row]; yard != "" && !strings.Contains(line, yard) {
+			t.Fatalf("row %q lacks its yardstick %q: %s", row, yard, line)
 		}
 		if !strings.Contains(line, "skipped:") && !strings.Contains(line, "goal ") ||
 			!strings.HasSuffix(line, ": met") && !strings.HasSuffix(line, ": NOT met") && !strings.Contains(line, "skipped:") {

@@ -185,9 +185,10 @@ func pings(c *http.Client, url string, n int) (time.Duration, error) {
 }
 
 // ProxyOverhead is the proxy rows: n sequential pings over HTTP straight
-// to a server and through `mcpscope proxy --listen` (journaling), paired
-// rounds, the time each request adds; and the proxy's throughput, a flood
-// of flood notifications through `mcpscope proxy -- server` (stdio,
+// to a server, through `mcpscope proxy --listen` (journaling) and through
+// the bare TCP relay (bench relay: the extra hop alone), paired rounds,
+// the time each request adds; and the proxy's throughput, a flood of
+// flood notifications through `mcpscope proxy -- server` (stdio,
 // journaling) against the same flood direct, both read by the minimal
 // client (Drain). Sequential pings are latency, not throughput: their
 // ratio (printed in the first row) is 1/(1 + added/direct) whatever the
@@ -204,71 +205,37 @@ func ProxyOverhead(self string, n, flood, rounds int) []Row {
 		return fail(err)
 	}
 	defer stop()
+	upstream := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp")
 	dir, err := os.MkdirTemp("", "mcpscope-bench-proxy-")
 	if err != nil {
 		return fail(err)
 	}
 	defer os.RemoveAll(dir)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	env := []string{"XDG_STATE_HOME=" + dir, "XDG_CONFIG_HOME=" + dir, "XDG_RUNTIME_DIR=" + dir}
+	proxy, err := listening(env, self, "proxy", "--name", "bench", "--journal", filepath.Join(dir, "p.jsonl"), "--listen", "ADDR", url)
 	if err != nil {
 		return fail(err)
 	}
-	addr := ln.Addr().String()
-	ln.Close()
-	cmd := exec.Command(self, "proxy", "--name", "bench", "--journal", filepath.Join(dir, "p.jsonl"), "--listen", addr, url)
-	cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+dir, "XDG_CONFIG_HOME="+dir, "XDG_RUNTIME_DIR="+dir)
-	var errb bytes.Buffer
-	cmd.Stderr = &errb
-	if err := cmd.Start(); err != nil {
+	defer proxy.stop()
+	relay, err := listening(env, self, "bench", "relay", "--listen", "ADDR", upstream)
+	if err != nil {
 		return fail(err)
 	}
-	stopProxy := func() time.Duration {
-		cmd.Process.Signal(syscall.SIGTERM)
-		done := make(chan struct{})
-		go func() { cmd.Wait(); close(done) }()
-		select {
-		case <-done:
-		case <-time.After(10 * time.Second):
-			cmd.Process.Kill()
-			<-done
-		}
-		if cmd.ProcessState == nil {
-			return 0
-		}
-		return cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-	}
-	stopped := false
-	defer func() {
-		if !stopped {
-			stopProxy()
-		}
-	}()
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	for {
-		c, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
-		if err == nil {
-			c.Close()
-			break
-		}
-		if ctx.Err() != nil {
-			return fail(fmt.Errorf("the proxy did not listen on %s within 30s: %s", addr, tail(errb.String(), 500)))
-		}
-		time.Sleep(20 * time.Millisecond) // polling a port that is not open yet
-	}
-	proxied := "http://" + addr + "/mcp"
+	defer relay.stop()
+	proxied, relayed := "http://"+proxy.addr+"/mcp", "http://"+relay.addr+"/mcp"
 	c := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 4}, Timeout: 30 * time.Second}
-	for _, u := range []string{url, proxied} { // warm-up: connections, caches
+	for _, u := range []string{url, proxied, relayed} { // warm-up: connections, caches
 		if _, err := pings(c, u, 100); err != nil {
 			return fail(err)
 		}
 	}
-	var ds, ps []time.Duration
+	var ds, ps, rs []time.Duration
 	// The proxy's own CPU per request it forwarded, over the measured
 	// rounds only (not its start, the session's set-up or the warm-up):
 	// what it costs whatever the load on the machine, which stretches the
 	// wall times.
-	cpu0, cpuOK := procCPU(cmd.Process.Pid)
+	cpu0, cpuOK := procCPU(proxy.cmd.Process.Pid)
+	var cpu1 time.Duration
 	for r := 0; r < max(1, rounds); r++ {
 		d, err := pings(c, url, n)
 		if err != nil {
@@ -278,27 +245,102 @@ func ProxyOverhead(self string, n, flood, rounds int) []Row {
 		if err != nil {
 			return fail(err)
 		}
-		ds, ps = append(ds, d), append(ps, p)
+		c1, ok := procCPU(proxy.cmd.Process.Pid)
+		cpuOK = cpuOK && ok
+		cpu1 += c1 - cpu0
+		rl, err := pings(c, relayed, n)
+		if err != nil {
+			return fail(err)
+		}
+		if cpu0, ok = procCPU(proxy.cmd.Process.Pid); !ok {
+			cpuOK = false
+		}
+		ds, ps, rs = append(ds, d), append(ps, p), append(rs, rl)
 	}
-	cpu1, ok := procCPU(cmd.Process.Pid)
-	stopped = true
-	total := stopProxy()
+	total := proxy.stop()
 	requests := n * max(1, rounds)
 	cpuPer := float64(total.Microseconds()) / float64(100+requests)
 	cpuWhat := "proxy CPU %.0f µs a request, its start included"
-	if cpuOK && ok {
-		cpuPer = float64((cpu1 - cpu0).Microseconds()) / float64(requests)
+	if cpuOK {
+		cpuPer = float64(cpu1.Microseconds()) / float64(requests)
 		cpuWhat = "proxy CPU %.0f µs a request"
 	}
-	slices.Sort(ds)
-	slices.Sort(ps)
-	d, p := ds[len(ds)/2], ps[len(ps)/2]
+	d, p, rl := median(ds), median(ps), median(rs)
 	per := func(t time.Duration) float64 { return float64(t.Microseconds()) / float64(n) }
 	added := per(p) - per(d)
-	over.Figure = fmt.Sprintf("%6.1f µs each, direct %6.1f µs: %+6.1f µs, %4.2f× the rate ("+cpuWhat+")",
-		per(p), per(d), added, d.Seconds()/p.Seconds(), cpuPer)
+	over.Figure = fmt.Sprintf("%6.1f µs each, direct %6.1f µs: %+6.1f µs, %4.2f× the rate ("+cpuWhat+"; a bare TCP relay %+.1f µs)",
+		per(p), per(d), added, d.Seconds()/p.Seconds(), cpuPer, per(rl)-per(d))
 	over.Met = added <= 30
 	return []Row{over, thru}
+}
+
+// listener is a child process listening on a loopback port of its own.
+type listener struct {
+	cmd     *exec.Cmd
+	addr    string
+	errb    *bytes.Buffer
+	stopped bool
+	cpu     time.Duration
+}
+
+// listening starts argv (env added), an "ADDR" in it replaced by a free
+// loopback address, and returns once that address takes connections
+// (within 30 s).
+func listening(env []string, argv ...string) (*listener, error) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		return nil, err
+	}
+	l := &listener{addr: ln.Addr().String(), errb: &bytes.Buffer{}}
+	ln.Close()
+	argv = slices.Clone(argv)
+	for i, a := range argv {
+		if a == "ADDR" {
+			argv[i] = l.addr
+		}
+	}
+	l.cmd = exec.Command(argv[0], argv[1:]...)
+	l.cmd.Env = append(os.Environ(), env...)
+	l.cmd.Stderr = l.errb
+	if err := l.cmd.Start(); err != nil {
+		return nil, err
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	for {
+		c, err := (&net.Dialer{}).DialContext(ctx, "tcp", l.addr)
+		if err == nil {
+			c.Close()
+			return l, nil
+		}
+		if ctx.Err() != nil {
+			l.stop()
+			return nil, fmt.Errorf("%s did not listen on %s within 30s: %s", strings.Join(argv[:2], " "), l.addr, tail(l.errb.String(), 500))
+		}
+		time.Sleep(20 * time.Millisecond) // polling a port that is not open yet
+	}
+}
+
+// stop ends the child (SIGTERM, then SIGKILL after 10 s) and returns the
+// CPU it used; again, it returns that figure once more.
+func (l *listener) stop() time.Duration {
+	if l.stopped {
+		return l.cpu
+	}
+	l.stopped = true
+	l.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan struct{})
+	go func() { l.cmd.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(10 * time.Second):
+		l.cmd.Process.Kill()
+		<-done
+	}
+	if l.cmd.ProcessState != nil {
+		l.cpu = l.cmd.ProcessState.UserTime() + l.cmd.ProcessState.SystemTime()
+	}
+	return l.cpu
 }
 
 // procCPU is the user and system CPU process pid has used so far, from
@@ -326,9 +368,9 @@ func procCPU(pid int) (time.Duration, bool) {
 }
 
 // ProxyFlood is the proxy's throughput row: the minimal client (bench
-// drain) reading a flood of n notifications from the flood server direct
-// and through `mcpscope proxy` over stdio (journaling every line), wall
-// time, paired rounds.
+// drain) reading a flood of n notifications from the flood server direct,
+// through `mcpscope proxy` over stdio (journaling every line) and through
+// the bare stdio relay (bench relay), wall time, paired rounds.
 func ProxyFlood(self string, n, rounds int) Row {
 	row := Row{Name: fmt.Sprintf("proxy throughput, %d-notification flood (stdio)", n), Goal: "≥ 0.9× direct"}
 	dir, err := os.MkdirTemp("", "mcpscope-bench-proxyflood-")
@@ -339,28 +381,29 @@ func ProxyFlood(self string, n, rounds int) Row {
 	defer os.RemoveAll(dir)
 	env := []string{"XDG_STATE_HOME=" + dir, "XDG_CONFIG_HOME=" + dir, "XDG_RUNTIME_DIR=" + dir}
 	serve := []string{self, "bench", "serve", "--burst", strconv.Itoa(n), "--exit"}
-	direct := append([]string{self, "bench", "drain", "--"}, serve...)
+	drain := []string{self, "bench", "drain", "--"}
 	journal := filepath.Join(dir, "p.jsonl")
-	proxied := append([]string{self, "bench", "drain", "--", self, "proxy", "--name", "bench", "--journal", journal, "--"}, serve...)
-	var ds, ps []time.Duration
+	direct := append(slices.Clone(drain), serve...)
+	proxied := append(append(slices.Clone(drain), self, "proxy", "--name", "bench", "--journal", journal, "--"), serve...)
+	relayed := append(append(slices.Clone(drain), self, "bench", "relay", "--"), serve...)
+	var ds, ps, rs []time.Duration
 	for r := 0; r < max(1, rounds); r++ {
-		d, _, err := wall(direct, env, 0)
-		if err != nil {
-			row.Err = err
-			return row
-		}
-		p, _, err := wall(proxied, env, 0)
-		if err != nil {
-			row.Err = err
-			return row
+		var t [3]time.Duration
+		for i, argv := range [][]string{direct, proxied, relayed} {
+			d, _, err := wall(argv, env, 0)
+			if err != nil {
+				row.Err = err
+				return row
+			}
+			t[i] = d
 		}
 		os.Remove(journal)
-		ds, ps = append(ds, d), append(ps, p)
+		ds, ps, rs = append(ds, t[0]), append(ps, t[1]), append(rs, t[2])
 	}
-	d, p := median(ds), median(ps)
+	d, p, rl := median(ds), median(ps), median(rs)
 	x := d.Seconds() / p.Seconds()
-	row.Figure = fmt.Sprintf("%6.2f s, direct %6.2f s: %5.2f× (%.0f and %.0f notifications/s)", p.Seconds(), d.Seconds(), x,
-		float64(n)/p.Seconds(), float64(n)/d.Seconds())
+	row.Figure = fmt.Sprintf("%6.2f s, direct %6.2f s: %5.2f× (%.0f and %.0f notifications/s; a bare relay %.2f×)", p.Seconds(), d.Seconds(), x,
+		float64(n)/p.Seconds(), float64(n)/d.Seconds(), d.Seconds()/rl.Seconds())
 	row.Met = x >= 0.9
 	return row
 }

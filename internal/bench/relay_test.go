@@ -1,0 +1,94 @@
+package bench
+
+import (
+	"bytes"
+	"io"
+	"math/rand/v2"
+	"net"
+	"os/exec"
+	"strings"
+	"testing"
+)
+
+// noise is n bytes of every value, newlines and NULs included.
+func noise(n int) []byte {
+	r := rand.New(rand.NewPCG(1, 2))
+	b := make([]byte, n)
+	for i := range b {
+		b[i] = byte(r.UintN(256))
+	}
+	return b
+}
+
+// TestRelayTCPPassesBytesExactly sends 1 MiB of every byte value through
+// the relay to an echo server, in both directions at once, and reads back
+// exactly what went out; then the client's half-close reaches the server
+// and the server's close ends the client's read.
+func TestRelayTCPPassesBytesExactly(t *testing.T) {
+	echo, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer echo.Close()
+	go func() {
+		c, err := echo.Accept()
+		if err != nil {
+			return
+		}
+		io.Copy(c, c) // until the relay passes the client's half-close on
+		c.Close()
+	}()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := make(chan error, 1)
+	go func() { served <- RelayTCP(ln, echo.Addr().String()) }()
+
+	c, err := net.Dial("tcp", ln.Addr().String())
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	want := noise(1 << 20)
+	go func() {
+		c.Write(want)
+		c.(*net.TCPConn).CloseWrite()
+	}()
+	got, err := io.ReadAll(c) // ends only when the echo server's close came through
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("read back %d bytes, not the %d sent (or not the same bytes)", len(got), len(want))
+	}
+	ln.Close()
+	if err := <-served; err != nil {
+		t.Fatalf("RelayTCP after its listener closed: %v", err)
+	}
+}
+
+// TestRelayStdioPassesBytesExactly relays 1 MiB of every byte value
+// through cat: what comes out is what went in, the child's stderr goes to
+// errw, and the child's failure is returned.
+func TestRelayStdioPassesBytesExactly(t *testing.T) {
+	if _, err := exec.LookPath("cat"); err != nil {
+		t.Fatal("cat is not on PATH")
+	}
+	want := noise(1 << 20)
+	var out bytes.Buffer
+	if err := RelayStdio([]string{"cat"}, bytes.NewReader(want), &out, io.Discard); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out.Bytes(), want) {
+		t.Fatalf("relayed %d bytes, not the %d sent (or not the same bytes)", out.Len(), len(want))
+	}
+	var errb strings.Builder
+	err := RelayStdio([]string{"sh", "-c", "echo oops >&2; exit 7"}, strings.NewReader(""), io.Discard, &errb)
+	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 7 {
+		t.Fatalf("err %v, want the child's exit status 7", err)
+	}
+	if errb.String() != "oops\n" {
+		t.Fatalf("stderr %q, want the child's", errb.String())
+	}
+}
