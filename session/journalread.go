@@ -912,6 +912,9 @@ func unescapeWords(b []byte, i int, dst []byte, qt *quoteTable) ([]byte, int) {
 		}
 		// The same with a \" that the word's last byte starts (one
 		// escape in eight does): its quote is taken as the last byte.
+		// Its shift loop is written out again: one loop serving both
+		// branches made BenchmarkUnescapeRaw 7-29 % slower on three of
+		// its six frames (medians of 6 interleaved runs).
 		if bs>>56 != 0 && i+8 < len(b) && b[i+8] == '"' {
 			in := bs &^ (0x80 << 56) // the escapes within the word
 			if m == bs|in<<8 && jsonscan.ByteMask(x, '"') == in<<8 {
