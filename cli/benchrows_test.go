@@ -40,6 +40,11 @@ func TestBenchRowsPrint(t *testing.T) {
 		if strings.Contains(line, "failed:") {
 			t.Fatalf("row %q failed: %s", row, line)
 		}
+		if strings.HasPrefix(row, "record") || strings.HasPrefix(row, "proxy") {
+			if !strings.Contains(line, "(pairs ") {
+				t.Fatalf("row %q lacks its pairs' spread: %s", row, line)
+			}
+		}
 		if yard := yardsticks[row]; yard != "" && !strings.Contains(line, yard) {
 			t.Fatalf("row %q lacks its yardstick %q: %s", row, yard, line)
 		}

@@ -132,9 +132,26 @@ func Run(n, rounds int, dir string) (Result, error) {
 	return r, nil
 }
 
+// median sorts d: take what else is wanted of its order first (spread).
 func median(d []time.Duration) time.Duration {
 	slices.Sort(d)
 	return d[len(d)/2]
+}
+
+// spread is the smallest and largest of f(a[i], b[i]) over paired rounds:
+// how far one pair can stray from the median, which says how much a
+// single run on this machine can be trusted.
+func spread(a, b []time.Duration, f func(a, b time.Duration) float64) (lo, hi float64) {
+	for i := range min(len(a), len(b)) {
+		x := f(a[i], b[i])
+		if i == 0 || x < lo {
+			lo = x
+		}
+		if i == 0 || x > hi {
+			hi = x
+		}
+	}
+	return lo, hi
 }
 
 func rate(n int, d time.Duration) float64 { return float64(n) / d.Seconds() }

@@ -65,3 +65,16 @@ func TestProcCPUCounts(t *testing.T) {
 	}
 	t.Fatalf("procCPU stayed at %v after 20s of spinning (%d)", c0, x)
 }
+
+// TestSpread: the smallest and largest of a pair-by-pair figure, pairs
+// taken in their rounds' order (not sorted first), extra rounds of one
+// side ignored.
+func TestSpread(t *testing.T) {
+	s := time.Second
+	a := []time.Duration{2 * s, 3 * s, 8 * s, 5 * s}
+	b := []time.Duration{4 * s, 1 * s, 4 * s}
+	lo, hi := spread(a, b, func(a, b time.Duration) float64 { return a.Seconds() / b.Seconds() })
+	if lo != 0.5 || hi != 3 {
+		t.Fatalf("spread %v to %v, want 0.5 to 3", lo, hi)
+	}
+}

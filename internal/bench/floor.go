@@ -137,10 +137,11 @@ func RecordFloor(self string, n, rounds int) Row {
 		}
 		fs, fc = append(fs, d), append(fc, c)
 	}
+	lo, hi := spread(fs, rs, func(f, r time.Duration) float64 { return 100 * f.Seconds() / r.Seconds() })
 	rd, fd := median(rs), median(fs)
 	x := fd.Seconds() / rd.Seconds()
-	row.Figure = fmt.Sprintf("%6.2f s, minimal client %6.2f s: %5.1f %% of its speed (CPU %.2f s, minimal %.2f s)",
-		rd.Seconds(), fd.Seconds(), 100*x, median(rc).Seconds(), median(fc).Seconds())
+	row.Figure = fmt.Sprintf("%6.2f s, minimal client %6.2f s: %5.1f %% of its speed (pairs %.0f–%.0f %%; CPU %.2f s, minimal %.2f s)",
+		rd.Seconds(), fd.Seconds(), 100*x, lo, hi, median(rc).Seconds(), median(fc).Seconds())
 	row.Met = x >= 0.8
 	return row
 }
@@ -265,11 +266,12 @@ func ProxyOverhead(self string, n, flood, rounds int) []Row {
 		cpuPer = float64(cpu1.Microseconds()) / float64(requests)
 		cpuWhat = "proxy CPU %.0f µs a request"
 	}
-	d, p, rl := median(ds), median(ps), median(rs)
 	per := func(t time.Duration) float64 { return float64(t.Microseconds()) / float64(n) }
+	lo, hi := spread(ps, ds, func(p, d time.Duration) float64 { return per(p) - per(d) })
+	d, p, rl := median(ds), median(ps), median(rs)
 	added := per(p) - per(d)
-	over.Figure = fmt.Sprintf("%6.1f µs each, direct %6.1f µs: %+6.1f µs, %4.2f× the rate ("+cpuWhat+"; a bare TCP relay %+.1f µs)",
-		per(p), per(d), added, d.Seconds()/p.Seconds(), cpuPer, per(rl)-per(d))
+	over.Figure = fmt.Sprintf("%6.1f µs each, direct %6.1f µs: %+6.1f µs (pairs %+.0f to %+.0f), %4.2f× the rate ("+cpuWhat+"; a bare TCP relay %+.1f µs)",
+		per(p), per(d), added, lo, hi, d.Seconds()/p.Seconds(), cpuPer, per(rl)-per(d))
 	over.Met = added <= 30
 	return []Row{over, thru}
 }
@@ -400,10 +402,11 @@ func ProxyFlood(self string, n, rounds int) Row {
 		os.Remove(journal)
 		ds, ps, rs = append(ds, t[0]), append(ps, t[1]), append(rs, t[2])
 	}
+	lo, hi := spread(ds, ps, func(d, p time.Duration) float64 { return d.Seconds() / p.Seconds() })
 	d, p, rl := median(ds), median(ps), median(rs)
 	x := d.Seconds() / p.Seconds()
-	row.Figure = fmt.Sprintf("%6.2f s, direct %6.2f s: %5.2f× (%.0f and %.0f notifications/s; a bare relay %.2f×)", p.Seconds(), d.Seconds(), x,
-		float64(n)/p.Seconds(), float64(n)/d.Seconds(), d.Seconds()/rl.Seconds())
+	row.Figure = fmt.Sprintf("%6.2f s, direct %6.2f s: %5.2f× (pairs %.2f–%.2f×; %.0f and %.0f notifications/s; a bare relay %.2f×)", p.Seconds(), d.Seconds(), x,
+		lo, hi, float64(n)/p.Seconds(), float64(n)/d.Seconds(), d.Seconds()/rl.Seconds())
 	row.Met = x >= 0.9
 	return row
 }
