@@ -236,7 +236,7 @@ func ProxyOverhead(self string, n, flood, rounds int) []Row {
 	// what it costs whatever the load on the machine, which stretches the
 	// wall times.
 	cpu0, cpuOK := procCPU(proxy.cmd.Process.Pid)
-	var cpu1 time.Duration
+	var cpuUsed time.Duration // the proxy's, over its own pings
 	for r := 0; r < max(1, rounds); r++ {
 		d, err := pings(c, url, n)
 		if err != nil {
@@ -248,7 +248,7 @@ func ProxyOverhead(self string, n, flood, rounds int) []Row {
 		}
 		c1, ok := procCPU(proxy.cmd.Process.Pid)
 		cpuOK = cpuOK && ok
-		cpu1 += c1 - cpu0
+		cpuUsed += c1 - cpu0
 		rl, err := pings(c, relayed, n)
 		if err != nil {
 			return fail(err)
@@ -263,7 +263,7 @@ func ProxyOverhead(self string, n, flood, rounds int) []Row {
 	cpuPer := float64(total.Microseconds()) / float64(100+requests)
 	cpuWhat := "proxy CPU %.0f µs a request, its start included"
 	if cpuOK {
-		cpuPer = float64(cpu1.Microseconds()) / float64(requests)
+		cpuPer = float64(cpuUsed.Microseconds()) / float64(requests)
 		cpuWhat = "proxy CPU %.0f µs a request"
 	}
 	per := func(t time.Duration) float64 { return float64(t.Microseconds()) / float64(n) }
