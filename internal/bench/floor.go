@@ -148,7 +148,7 @@ func RecordFloor(self string, n, rounds int) Row {
 
 // pingServer is the smallest Streamable HTTP answer to a ping: the
 // upstream of the proxy rows, in this process.
-func pingServer() (url string, stop func(), err error) {
+func pingServer() (addr string, stop func(), err error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		return "", nil, err
@@ -161,7 +161,7 @@ func pingServer() (url string, stop func(), err error) {
 		w.Write(body)
 	})}
 	go srv.Serve(ln)
-	return "http://" + ln.Addr().String() + "/mcp", func() { srv.Close() }, nil
+	return ln.Addr().String(), func() { srv.Close() }, nil
 }
 
 // pings sends n pings one after the other and returns the time they took.
@@ -201,24 +201,34 @@ func ProxyOverhead(self string, n, flood, rounds int) []Row {
 		over.Err = err
 		return []Row{over, thru}
 	}
-	url, stop, err := pingServer()
+	upstreamAddr, stop, err := pingServer()
 	if err != nil {
 		return fail(err)
 	}
 	defer stop()
-	upstream := strings.TrimSuffix(strings.TrimPrefix(url, "http://"), "/mcp")
+	url := "http://" + upstreamAddr + "/mcp"
 	dir, err := os.MkdirTemp("", "mcpscope-bench-proxy-")
 	if err != nil {
 		return fail(err)
 	}
 	defer os.RemoveAll(dir)
-	env := []string{"XDG_STATE_HOME=" + dir, "XDG_CONFIG_HOME=" + dir, "XDG_RUNTIME_DIR=" + dir}
-	proxy, err := listening(env, self, "proxy", "--name", "bench", "--journal", filepath.Join(dir, "p.jsonl"), "--listen", "ADDR", url)
+	// start runs one of the two in between: argv --listen ADDR upstream,
+	// on an address of its own.
+	start := func(upstream string, argv ...string) (*listener, error) {
+		addr, err := freeAddr()
+		if err != nil {
+			return nil, err
+		}
+		cmd := exec.Command(argv[0], append(argv[1:], "--listen", addr, upstream)...)
+		cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+dir, "XDG_CONFIG_HOME="+dir, "XDG_RUNTIME_DIR="+dir)
+		return listening(cmd, addr, 30*time.Second)
+	}
+	proxy, err := start(url, self, "proxy", "--name", "bench", "--journal", filepath.Join(dir, "p.jsonl"))
 	if err != nil {
 		return fail(err)
 	}
 	defer proxy.stop()
-	relay, err := listening(env, self, "bench", "relay", "--listen", "ADDR", upstream)
+	relay, err := start(upstreamAddr, self, "bench", "relay")
 	if err != nil {
 		return fail(err)
 	}
@@ -285,39 +295,38 @@ type listener struct {
 	cpu     time.Duration
 }
 
-// listening starts argv (env added), an "ADDR" in it replaced by a free
-// loopback address, and returns once that address takes connections
-// (within 30 s).
-func listening(env []string, argv ...string) (*listener, error) {
+// freeAddr is a loopback address nothing listens on now, for a child to
+// listen on (another process could take it first: a port the kernel just
+// gave out and took back is seldom handed out again at once).
+func freeAddr() (string, error) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
+		return "", err
+	}
+	defer ln.Close()
+	return ln.Addr().String(), nil
+}
+
+// listening starts cmd, told to listen on addr, and returns once addr
+// takes connections, within wait; else it stops cmd and returns the end
+// of what cmd wrote to stderr (kept for that).
+func listening(cmd *exec.Cmd, addr string, wait time.Duration) (*listener, error) {
+	l := &listener{cmd: cmd, addr: addr, errb: &bytes.Buffer{}}
+	cmd.Stderr = l.errb
+	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
-	l := &listener{addr: ln.Addr().String(), errb: &bytes.Buffer{}}
-	ln.Close()
-	argv = slices.Clone(argv)
-	for i, a := range argv {
-		if a == "ADDR" {
-			argv[i] = l.addr
-		}
-	}
-	l.cmd = exec.Command(argv[0], argv[1:]...)
-	l.cmd.Env = append(os.Environ(), env...)
-	l.cmd.Stderr = l.errb
-	if err := l.cmd.Start(); err != nil {
-		return nil, err
-	}
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	for {
-		c, err := (&net.Dialer{}).DialContext(ctx, "tcp", l.addr)
+		c, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
 		if err == nil {
 			c.Close()
 			return l, nil
 		}
 		if ctx.Err() != nil {
 			l.stop()
-			return nil, fmt.Errorf("%s did not listen on %s within 30s: %s", strings.Join(argv[:2], " "), l.addr, tail(l.errb.String(), 500))
+			return nil, fmt.Errorf("%s did not listen on %s within %s: %s", strings.Join(cmd.Args[:min(2, len(cmd.Args))], " "), addr, wait, tail(l.errb.String(), 500))
 		}
 		time.Sleep(20 * time.Millisecond) // polling a port that is not open yet
 	}

@@ -11,7 +11,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
-	"strconv"
 	"syscall"
 	"time"
 )
@@ -126,29 +125,20 @@ func exists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 // httpServer starts the HTTP server of the comparison on a free port.
 func httpServer(o OneShotOptions, peers bool, everything string) (url string, stop func(), err error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := freeAddr()
 	if err != nil {
 		return "", nil, err
 	}
-	port := ln.Addr().(*net.TCPAddr).Port
-	ln.Close()
-	cmd := exec.Command(o.Self, "demo", "--http", "127.0.0.1:"+strconv.Itoa(port))
+	cmd := exec.Command(o.Self, "demo", "--http", addr)
 	if peers {
+		_, port, _ := net.SplitHostPort(addr)
 		cmd = exec.Command(o.Node, everything, "streamableHttp")
-		cmd.Env = append(os.Environ(), "PORT="+strconv.Itoa(port))
+		cmd.Env = append(os.Environ(), "PORT="+port)
 	}
-	if err := cmd.Start(); err != nil {
-		return "", nil, fmt.Errorf("start the HTTP server: %w", err)
+	if _, err := listening(cmd, addr, 20*time.Second); err != nil {
+		return "", nil, fmt.Errorf("the HTTP server: %w", err)
 	}
-	stop = func() { cmd.Process.Kill(); cmd.Wait() }
-	for deadline := time.Now().Add(20 * time.Second); time.Now().Before(deadline); time.Sleep(50 * time.Millisecond) {
-		if c, err := net.Dial("tcp", "127.0.0.1:"+strconv.Itoa(port)); err == nil {
-			c.Close()
-			return "http://127.0.0.1:" + strconv.Itoa(port) + "/mcp", stop, nil
-		}
-	}
-	stop()
-	return "", nil, fmt.Errorf("the HTTP server did not listen on port %d within 20s", port)
+	return "http://" + addr + "/mcp", func() { cmd.Process.Kill(); cmd.Wait() }, nil
 }
 
 // curlExchange is the raw HTTP exchange with three curl processes, the

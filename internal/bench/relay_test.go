@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"time"
 )
 
 // noise is n bytes of every value, newlines and NULs included.
@@ -90,5 +91,23 @@ func TestRelayStdioPassesBytesExactly(t *testing.T) {
 	}
 	if errb.String() != "oops\n" {
 		t.Fatalf("stderr %q, want the child's", errb.String())
+	}
+}
+
+// TestListeningSaysWhyNothingListens: a child that never listens on its
+// address is stopped when the wait is over, and the error names it, the
+// address and the end of what it wrote to stderr.
+func TestListeningSaysWhyNothingListens(t *testing.T) {
+	addr, err := freeAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("sh", "-c", "echo cannot bind >&2; exec sleep 60")
+	_, err = listening(cmd, addr, 200*time.Millisecond)
+	if err == nil || !strings.Contains(err.Error(), "sh -c did not listen on "+addr) || !strings.Contains(err.Error(), "cannot bind") {
+		t.Fatalf("err %v, want the child named, its address and its stderr", err)
+	}
+	if cmd.ProcessState == nil {
+		t.Fatal("the child was not stopped and reaped")
 	}
 }
