@@ -103,16 +103,19 @@ const (
 
 // SpecialMask flags (with its high bit) each byte of x that is '"',
 // '\\', below 0x20 or 0x80 and above; 0 when none is. Every flag is
-// exact: each byte is tested on its own low 7 bits (t), where no sum
+// exact: each byte is tested on its own low 7 bits, where no sum
 // carries into the next byte. So the lowest flagged byte
 // (bits.TrailingZeros64(m)/8, x read little-endian) is the first special
 // one, and a loop may take the flags one by one.
 func SpecialMask(x uint64) uint64 {
-	t := x & low7
-	// The high bit of each term is set where the byte is ≥ 0x20, is not
-	// '"', is not '\\', is below 0x80.
-	plain := (t + ones*0x60) & ((t ^ ones*'"') + low7) & ((t ^ ones*'\\') + low7) &^ x
-	return high &^ plain
+	return high &^ (printable(x&low7) &^ x) // &^ x: and below 0x80
+}
+
+// printable has the high bit set of each byte of t (bytes of 7 bits) that
+// is ≥ 0x20, is not '"' and is not '\\': each term's sum stays within its
+// byte, so the two masks' flags are exact.
+func printable(t uint64) uint64 {
+	return (t + ones*0x60) & ((t ^ ones*'"') + low7) & ((t ^ ones*'\\') + low7)
 }
 
 // SpecialDELMask is SpecialMask with DEL (0x7f) flagged too: the bytes the
@@ -120,10 +123,9 @@ func SpecialMask(x uint64) uint64 {
 // ASCII's rules). Every flag is exact, as SpecialMask's.
 func SpecialDELMask(x uint64) uint64 {
 	t := x & low7
-	// As SpecialMask's, and t+1 has its high bit set where t is 0x7f: DEL
-	// (or 0xff, flagged already).
-	plain := (t + ones*0x60) & ((t ^ ones*'"') + low7) & ((t ^ ones*'\\') + low7) &^ (x | (t + ones))
-	return high &^ plain
+	// t+1 has its high bit set where t is 0x7f: DEL (or 0xff, flagged
+	// already).
+	return high &^ (printable(t) &^ (x | (t + ones)))
 }
 
 // ByteMask flags (with its high bit) each byte of x that is c, exactly.
