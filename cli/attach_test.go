@@ -13,10 +13,16 @@ import (
 )
 
 // noProxies points every place proxies' sockets are looked for at empty
-// temporary directories (a proxy running on this machine is not seen).
+// temporary directories (a proxy running on this machine is not seen, and a
+// proxy the test starts is seen by no other test). The runtime dir is short
+// enough for any proxy name's socket, so that is where a test's proxy goes.
 func noProxies(t *testing.T) string {
 	t.Helper()
-	run := t.TempDir()
+	run, err := os.MkdirTemp("", "np")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(run) })
 	t.Setenv("XDG_RUNTIME_DIR", run)
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	t.Setenv("TMPDIR", t.TempDir())

@@ -47,9 +47,7 @@ func TestCompletionBash(t *testing.T) {
 	if err != nil {
 		t.Skip("no bash")
 	}
-	state := t.TempDir()
-	t.Setenv("XDG_STATE_HOME", state)
-	t.Setenv("XDG_RUNTIME_DIR", state)
+	noProxies(t)
 	// A call left running, for rejoin HANDLE.
 	if err := session.DefaultStateStore().Put(session.Detached{Handle: "20261126T010000-42-7", Target: "http://127.0.0.1:1/mcp",
 		Transport: "http", RequestID: []byte("7"), Method: "tools/call", Name: "slow", Started: time.Now()}); err != nil {

@@ -25,9 +25,8 @@ import (
 func TestOTLPHTTPProxyJoinsHostTrace(t *testing.T) {
 	col := peers.StartCollector(t)
 	upstream := testservers.StartHTTP(t, testservers.HTTPOpts{})
+	noProxies(t)
 	dir := t.TempDir()
-	t.Setenv("XDG_STATE_HOME", dir)
-	t.Setenv("XDG_RUNTIME_DIR", dir)
 	journal := filepath.Join(dir, "proxy.jsonl")
 
 	ctx, stop := context.WithCancel(context.Background())

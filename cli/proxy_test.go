@@ -46,8 +46,7 @@ func TestProxyUsage(t *testing.T) {
 
 // The server's exit code is the proxy's, with nothing added on stderr.
 func TestProxyExitCodeIsTheServers(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	t.Setenv("XDG_RUNTIME_DIR", "")
+	noProxies(t)
 	var out, errb bytes.Buffer
 	code := Run(context.Background(), []string{"proxy", "--no-journal", "--", "sh", "-c", "echo '{\"a\":1}'; echo oops >&2; exit 4"}, &out, &errb)
 	if code != 4 || out.String() != "{\"a\":1}\n" || strings.TrimSpace(errb.String()) != "oops" {
@@ -56,8 +55,7 @@ func TestProxyExitCodeIsTheServers(t *testing.T) {
 }
 
 func TestProxiesNoneRunning(t *testing.T) {
-	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	t.Setenv("XDG_RUNTIME_DIR", t.TempDir())
+	noProxies(t)
 	var out, errb bytes.Buffer
 	if code := Run(context.Background(), []string{"proxies"}, &out, &errb); code != 0 || out.Len() != 0 || !strings.Contains(errb.String(), "no mcpscope proxy") {
 		t.Fatalf("exit %d, %q %q", code, out.String(), errb.String())

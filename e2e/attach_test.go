@@ -132,9 +132,17 @@ func (h *scriptedHost) call(id int, tool string, args string) hostLine {
 	return h.answer(id)
 }
 
-func attachEnv(dir string) []string {
-	env := []string{"XDG_STATE_HOME=" + dir + "/state", "XDG_RUNTIME_DIR=" + dir + "/run", "XDG_CONFIG_HOME=" + dir + "/config"}
-	os.MkdirAll(dir+"/run", 0o700)
+func attachEnv(t *testing.T, dir string) []string {
+	t.Helper()
+	// The runtime dir is short so that proxies' sockets go there and not
+	// to the per-user fallback under /tmp, which other packages' tests
+	// running at the same time would see (and list).
+	run, err := os.MkdirTemp("", "e2e")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(run) })
+	env := []string{"XDG_STATE_HOME=" + dir + "/state", "XDG_RUNTIME_DIR=" + run, "XDG_CONFIG_HOME=" + dir + "/config"}
 	var keep []string
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "XDG_") {
@@ -151,7 +159,7 @@ func attachEnv(dir string) []string {
 // the TUI, after confirming, ends in the host with the proxy's error.
 func TestE2EAttach(t *testing.T) {
 	dir := t.TempDir()
-	env := attachEnv(dir)
+	env := attachEnv(t, dir)
 	if testing.Short() {
 		t.Skip("e2e: skipped in -short mode")
 	}
@@ -227,7 +235,7 @@ func TestE2EAttach(t *testing.T) {
 // FILE` on a terminal opens the same view.
 func TestE2EOpen(t *testing.T) {
 	dir := t.TempDir()
-	env := attachEnv(dir)
+	env := attachEnv(t, dir)
 	path := filepath.Join(dir, "session.jsonl")
 	rec := exec.Command(binary(t), "call", "echo", "message=recorded-hello", "--journal", path)
 	rec.Env = env
@@ -297,7 +305,7 @@ func TestE2EOpenLargeJournal(t *testing.T) {
 	if err := f.Close(); err != nil {
 		t.Fatal(err)
 	}
-	tm := pane(t, dir, attachEnv(dir), 120, 30, "open", path)
+	tm := pane(t, dir, attachEnv(t, dir), 120, 30, "open", path)
 	tm.waitRe(`recording: offline · long\.jsonl`, `loading \d+%`)
 	tm.waitUntil("every call, the reading over", func(s string) bool {
 		return strings.Contains(s, fmt.Sprintf("calls %d ", calls)) && !strings.Contains(s, "loading")

@@ -57,7 +57,7 @@ func TestE2EAttachOTLP(t *testing.T) {
 	}
 	col := peers.StartCollector(t)
 	dir := t.TempDir()
-	env := attachEnv(dir)
+	env := attachEnv(t, dir)
 	h := startHost(t, env, "otlp-host")
 	h.send(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"scripted-host","version":"1"}}}`)
 	if a := h.answer(1); a.Error != nil {
@@ -92,7 +92,7 @@ func TestE2EOpenOTLP(t *testing.T) {
 	}
 	col := peers.StartCollector(t)
 	dir := t.TempDir()
-	env := attachEnv(dir)
+	env := attachEnv(t, dir)
 	path := filepath.Join(dir, "session.jsonl")
 	rec := exec.Command(binary(t), "call", "echo", "message=recorded-hello", "--journal", path)
 	rec.Env = env

@@ -155,7 +155,7 @@ func TestE2EOpenAndAttachListTheStateStore(t *testing.T) {
 		t.Fatal(err)
 	}
 	dir := t.TempDir()
-	env := attachEnv(dir)
+	env := attachEnv(t, dir)
 	path := filepath.Join(dir, "session.jsonl")
 	rec := exec.Command(binary(t), "call", "echo", "message=recorded", "--journal", path)
 	rec.Env = env

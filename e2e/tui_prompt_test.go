@@ -41,7 +41,7 @@ func TestE2EHeadlessPromptAndSchemaRendered(t *testing.T) {
 // result: the description, the message under its role, as text.
 func TestE2EPromptResponseRendered(t *testing.T) {
 	dir := t.TempDir()
-	env := attachEnv(dir)
+	env := attachEnv(t, dir)
 	path := filepath.Join(dir, "prompt.jsonl")
 	rec := exec.Command(binary(t), "prompt", "greeting", "name=Ada", "--journal", path)
 	rec.Env = env
