@@ -280,6 +280,7 @@ func TestListAndStale(t *testing.T) {
 	dir := shortTemp(t)
 	t.Setenv("XDG_RUNTIME_DIR", dir)
 	t.Setenv("XDG_STATE_HOME", dir)
+	t.Setenv("TMPDIR", dir) // List looks in the per-user fallback too: other proxies there are not this test's
 	cmd, args := fakeCmd(t)
 	r := startProxy(t, StdioConfig{Name: "my server", Command: cmd, Args: args, Env: []string{"PROXY_FAKE=1", "GORACE=atexit_sleep_ms=0"}, SocketDir: SocketDir()})
 	// A stale socket of a process that is gone.

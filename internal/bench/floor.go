@@ -207,7 +207,7 @@ func ProxyOverhead(self string, n, flood, rounds int) []Row {
 	}
 	defer stop()
 	url := "http://" + upstreamAddr + "/mcp"
-	dir, err := os.MkdirTemp("", "mcpscope-bench-proxy-")
+	dir, err := runtimeDir("proxy")
 	if err != nil {
 		return fail(err)
 	}
@@ -293,6 +293,14 @@ type listener struct {
 	errb    *bytes.Buffer
 	stopped bool
 	cpu     time.Duration
+}
+
+// runtimeDir is a private directory for a proxy the bench starts, to be its
+// XDG_RUNTIME_DIR: short enough that the proxy's socket goes in it. A
+// longer one sends the socket to the per-user fallback under the temp dir,
+// where `mcpscope proxies` and tests listing proxies would see the bench's.
+func runtimeDir(kind string) (string, error) {
+	return os.MkdirTemp("", "msb-"+kind+"-")
 }
 
 // freeAddr is a loopback address nothing listens on now, for a child to
@@ -384,7 +392,7 @@ func procCPU(pid int) (time.Duration, bool) {
 // the bare stdio relay (bench relay), wall time, paired rounds.
 func ProxyFlood(self string, n, rounds int) Row {
 	row := Row{Name: fmt.Sprintf("proxy throughput, %d-notification flood (stdio)", n), Goal: "≥ 0.9× direct"}
-	dir, err := os.MkdirTemp("", "mcpscope-bench-proxyflood-")
+	dir, err := runtimeDir("flood")
 	if err != nil {
 		row.Err = err
 		return row

@@ -147,7 +147,12 @@ func ProxyAttach(self string, n int, dir, idle string, gcWait time.Duration) (Pr
 		return r, err
 	}
 	defer os.RemoveAll(pdir)
-	env := append(os.Environ(), "XDG_STATE_HOME="+pdir, "XDG_CONFIG_HOME="+pdir, "XDG_CACHE_HOME="+pdir, "XDG_RUNTIME_DIR="+pdir)
+	run, err := runtimeDir("attach")
+	if err != nil {
+		return r, err
+	}
+	defer os.RemoveAll(run)
+	env := append(os.Environ(), "XDG_STATE_HOME="+pdir, "XDG_CONFIG_HOME="+pdir, "XDG_CACHE_HOME="+pdir, "XDG_RUNTIME_DIR="+run)
 	px := exec.Command(self, "proxy", "--name", proxyName, "--journal", filepath.Join(pdir, "p.jsonl"), "--",
 		self, "bench", "serve", "--burst", strconv.Itoa(n))
 	// The proxy reports its GC cycles (gctrace) so that it is measured
