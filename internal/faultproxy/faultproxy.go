@@ -9,7 +9,9 @@
 package faultproxy
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -85,6 +87,7 @@ type Proxy struct {
 // exchange is one request in flight.
 type exchange struct {
 	req    *http.Request
+	method string             // the JSON-RPC request's method, when the body is one
 	cancel context.CancelFunc // ends the upstream request
 	cut    atomic.Bool        // set by Cut: drop the client connection
 }
@@ -136,11 +139,22 @@ func (p *Proxy) CutAll() int { return p.Cut(nil) }
 //
 //	p.Cut(func(r *http.Request) bool { return r.Method == http.MethodGet })
 func (p *Proxy) Cut(match func(*http.Request) bool) int {
+	return p.cut(func(x *exchange) bool { return match == nil || match(x.req) })
+}
+
+// CutCall drops the in-flight responses to JSON-RPC requests with this
+// method (the stream of a tools/call, not the POSTs of notifications or
+// answers that may still be finishing beside it) and returns how many.
+func (p *Proxy) CutCall(method string) int {
+	return p.cut(func(x *exchange) bool { return x.method == method })
+}
+
+func (p *Proxy) cut(match func(*exchange) bool) int {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	n := 0
 	for x := range p.live {
-		if match == nil || match(x.req) {
+		if match(x) {
 			if !x.cut.Swap(true) {
 				n++
 			}
@@ -196,6 +210,16 @@ func (p *Proxy) count(fn func(*Stats)) {
 }
 
 func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
+	// The request's body is read whole before anything is forwarded. Handed
+	// to the upstream request as it was, the transport's writer could still
+	// be reading it (for the EOF after its last byte) when the response's
+	// headers go out here, at which point the server closes it: the writer
+	// then failed, and the transport closed the upstream connection under
+	// a stream nobody had cut.
+	reqBody, err := io.ReadAll(r.Body)
+	if err != nil {
+		return // the client left mid-request
+	}
 	pl := p.plan(r)
 	if pl.fail {
 		p.count(func(s *Stats) { s.Fail500++ })
@@ -207,7 +231,7 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	defer cancel()
 	stopWithProxy := context.AfterFunc(p.ctx, cancel)
 	defer stopWithProxy()
-	x := &exchange{req: r, cancel: cancel}
+	x := &exchange{req: r, method: rpcMethod(reqBody), cancel: cancel}
 	p.mu.Lock()
 	p.live[x] = struct{}{}
 	p.mu.Unlock()
@@ -229,15 +253,11 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 
-	out, err := http.NewRequestWithContext(ctx, r.Method, p.target(r), r.Body)
+	out, err := http.NewRequestWithContext(ctx, r.Method, p.target(r), bytes.NewReader(reqBody))
 	if err != nil {
 		http.Error(w, "faultproxy: "+err.Error(), http.StatusBadGateway)
 		return
 	}
-	if r.ContentLength == 0 {
-		out.Body = http.NoBody
-	}
-	out.ContentLength = r.ContentLength
 	copyHeaders(out.Header, r.Header)
 	p.count(func(s *Stats) { s.Forwarded++ })
 	resp, err := p.tr.RoundTrip(out)
@@ -255,6 +275,19 @@ func (p *Proxy) serve(w http.ResponseWriter, r *http.Request) {
 	w.WriteHeader(resp.StatusCode)
 	flush(w)
 	p.relay(w, resp.Body, x, pl.cutAt)
+}
+
+// rpcMethod is the method of the JSON-RPC request in body ("" for anything
+// else: a notification, a response, a batch).
+func rpcMethod(body []byte) string {
+	var m struct {
+		Method string          `json:"method"`
+		ID     json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(body, &m) != nil || len(m.ID) == 0 || string(m.ID) == "null" {
+		return ""
+	}
+	return m.Method
 }
 
 // relay streams the body with a flush per read (SSE must not be buffered)

@@ -338,6 +338,46 @@ func TestCutOneThenAll(t *testing.T) {
 	}
 }
 
+// CutCall cuts the stream of a request with that method and leaves a
+// notification's POST and another request's stream alone.
+func TestCutCall(t *testing.T) {
+	up := newUpstream(t)
+	pu, p := Start(t, up.URL+"/hold", Faults{})
+	c := client(t)
+	post := func(name, body string) *bufio.Reader {
+		resp, err := c.Post(pu+"?name="+name, "application/json", strings.NewReader(body))
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { resp.Body.Close() })
+		br := bufio.NewReader(resp.Body)
+		if line, err := br.ReadString('\n'); line != "data: hello\n" || err != nil {
+			t.Fatalf("%s: first line %q, %v", name, line, err)
+		}
+		return br
+	}
+	call := post("call", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow"}}`)
+	post("note", `{"jsonrpc":"2.0","method":"tools/call"}`) // no id: not a request
+	post("ping", `{"jsonrpc":"2.0","id":8,"method":"ping"}`)
+	if n := p.CutCall("tools/call"); n != 1 {
+		t.Fatalf("CutCall matched %d", n)
+	}
+	if _, err := io.ReadAll(call); !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Errorf("the call after the cut: %v", err)
+	}
+	select {
+	case got := <-up.gone:
+		if got != "call" {
+			t.Errorf("upstream saw %q go, want the call", got)
+		}
+	case <-time.After(2 * time.Minute): // a hang guard
+		t.Fatal("upstream never saw the call go")
+	}
+	if n := p.CutAll(); n != 2 {
+		t.Errorf("CutAll after CutCall matched %d, want the two left", n)
+	}
+}
+
 func TestDelay(t *testing.T) {
 	up := newUpstream(t)
 	pu, p := Start(t, up.URL+"/echo", Faults{Delay: 40 * time.Millisecond, Jitter: 20 * time.Millisecond, Seed: 1})
