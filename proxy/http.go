@@ -250,6 +250,13 @@ func (p *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var rest io.Reader
 	if len(body) > journalMax {
 		rest = r.Body // forwarded as it comes, journaled only in part
+		if r.ContentLength > 0 {
+			// Ended at its length: the transport's writer reads once more
+			// for the end, and the host's body is closed once the answer's
+			// headers go out; a read of it then would fail the write and
+			// close the upstream connection under the answer's stream.
+			rest = io.LimitReader(r.Body, r.ContentLength-int64(len(body)))
+		}
 	}
 
 	n := p.seq.Add(1)

@@ -1,9 +1,12 @@
 package proxy
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
+	"io"
 	"net/http"
+	"net/http/httptest"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -206,3 +209,30 @@ func TestHTTPCancelHostCall(t *testing.T) {
 func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 var _ = http.MethodGet
+
+// A request body over journalMax is forwarded whole and byte for byte (the
+// journal keeps its head), and its answer comes back.
+func TestHTTPBodyOverJournalMaxForwardedWhole(t *testing.T) {
+	body := bytes.Repeat([]byte("0123456789abcdef"), (journalMax+100_000)/16)
+	got := make(chan []byte, 1)
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		got <- b
+		w.Header().Set("Content-Type", "application/json")
+		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
+	}))
+	defer up.Close()
+	h, _ := startHTTPProxy(t, up.URL+"/mcp")
+	resp, err := http.Post(h.Listen, "application/json", bytes.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	answer, err := io.ReadAll(resp.Body)
+	resp.Body.Close()
+	if err != nil || resp.StatusCode != http.StatusOK || string(answer) != `{"jsonrpc":"2.0","id":1,"result":{}}` {
+		t.Fatalf("HTTP %d %q %v", resp.StatusCode, answer, err)
+	}
+	if b := <-got; !bytes.Equal(b, body) {
+		t.Fatalf("upstream got %d bytes, want the %d sent", len(b), len(body))
+	}
+}
