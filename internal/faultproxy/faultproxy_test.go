@@ -284,23 +284,34 @@ func TestFail500EveryNthMatching(t *testing.T) {
 	}
 }
 
+// hold opens a held stream named name through the proxy at pu: a GET, or a
+// POST of body when there is one; it returns once the first event is in.
+func hold(t *testing.T, c *http.Client, pu, name, body string) *bufio.Reader {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodGet, pu+"?name="+name, nil)
+	if body != "" {
+		req, err = http.NewRequest(http.MethodPost, pu+"?name="+name, strings.NewReader(body))
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { resp.Body.Close() })
+	br := bufio.NewReader(resp.Body)
+	if line, err := br.ReadString('\n'); line != "data: hello\n" || err != nil {
+		t.Fatalf("%s: first line %q, %v", name, line, err)
+	}
+	return br
+}
+
 func TestCutOneThenAll(t *testing.T) {
 	up := newUpstream(t)
 	pu, p := Start(t, up.URL+"/hold", Faults{})
 	c := client(t)
-	open := func(name string) *bufio.Reader {
-		resp, err := c.Get(pu + "?name=" + name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { resp.Body.Close() })
-		br := bufio.NewReader(resp.Body)
-		if line, err := br.ReadString('\n'); line != "data: hello\n" || err != nil {
-			t.Fatalf("%s: first line %q, %v", name, line, err)
-		}
-		return br
-	}
-	a, b := open("a"), open("b")
+	a, b := hold(t, c, pu, "a", ""), hold(t, c, pu, "b", "")
 	waitGone := func(want string) {
 		t.Helper()
 		select {
@@ -344,21 +355,9 @@ func TestCutCall(t *testing.T) {
 	up := newUpstream(t)
 	pu, p := Start(t, up.URL+"/hold", Faults{})
 	c := client(t)
-	post := func(name, body string) *bufio.Reader {
-		resp, err := c.Post(pu+"?name="+name, "application/json", strings.NewReader(body))
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { resp.Body.Close() })
-		br := bufio.NewReader(resp.Body)
-		if line, err := br.ReadString('\n'); line != "data: hello\n" || err != nil {
-			t.Fatalf("%s: first line %q, %v", name, line, err)
-		}
-		return br
-	}
-	call := post("call", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow"}}`)
-	post("note", `{"jsonrpc":"2.0","method":"tools/call"}`) // no id: not a request
-	post("ping", `{"jsonrpc":"2.0","id":8,"method":"ping"}`)
+	call := hold(t, c, pu, "call", `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow"}}`)
+	hold(t, c, pu, "note", `{"jsonrpc":"2.0","method":"tools/call"}`) // no id: not a request
+	hold(t, c, pu, "ping", `{"jsonrpc":"2.0","id":8,"method":"ping"}`)
 	if n := p.CutCall("tools/call"); n != 1 {
 		t.Fatalf("CutCall matched %d", n)
 	}
