@@ -250,13 +250,14 @@ func (p *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	var rest io.Reader
 	if len(body) > journalMax {
 		rest = r.Body // forwarded as it comes, journaled only in part
-		if r.ContentLength > 0 {
-			// Ended at its length: the transport's writer reads once more
-			// for the end, and the host's body is closed once the answer's
-			// headers go out; a read of it then would fail the write and
-			// close the upstream connection under the answer's stream.
-			rest = io.LimitReader(r.Body, r.ContentLength-int64(len(body)))
-		}
+		// The answer's headers may go out to the host before the rest has
+		// been forwarded (an upstream may answer early, and the transport's
+		// writer reads once more for the end). HTTP/1's server would then
+		// discard what is left of the host's body, or close it: the
+		// upstream would get it short, or the write fail and close the
+		// connection under the answer. HTTP/2 reads and writes at once
+		// anyway (ErrNotSupported).
+		http.NewResponseController(w).EnableFullDuplex()
 	}
 
 	n := p.seq.Add(1)

@@ -211,28 +211,53 @@ func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 var _ = http.MethodGet
 
 // A request body over journalMax is forwarded whole and byte for byte (the
-// journal keeps its head), and its answer comes back.
+// journal keeps its head), and its answer comes back: whether its length
+// is known or it comes chunked, and whether the upstream answers after
+// reading it or (as a server may) before. The answer's headers going out
+// to the host must not end or eat the part still to be forwarded.
 func TestHTTPBodyOverJournalMaxForwardedWhole(t *testing.T) {
 	body := bytes.Repeat([]byte("0123456789abcdef"), (journalMax+100_000)/16)
-	got := make(chan []byte, 1)
-	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		b, _ := io.ReadAll(r.Body)
-		got <- b
-		w.Header().Set("Content-Type", "application/json")
-		io.WriteString(w, `{"jsonrpc":"2.0","id":1,"result":{}}`)
-	}))
-	defer up.Close()
-	h, _ := startHTTPProxy(t, up.URL+"/mcp")
-	resp, err := http.Post(h.Listen, "application/json", bytes.NewReader(body))
-	if err != nil {
-		t.Fatal(err)
-	}
-	answer, err := io.ReadAll(resp.Body)
-	resp.Body.Close()
-	if err != nil || resp.StatusCode != http.StatusOK || string(answer) != `{"jsonrpc":"2.0","id":1,"result":{}}` {
-		t.Fatalf("HTTP %d %q %v", resp.StatusCode, answer, err)
-	}
-	if b := <-got; !bytes.Equal(b, body) {
-		t.Fatalf("upstream got %d bytes, want the %d sent", len(b), len(body))
+	for _, tc := range []struct {
+		name           string
+		chunked, early bool
+	}{
+		{"length known, answered after", false, false},
+		{"length known, answered before", false, true},
+		{"chunked, answered before", true, true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			got := make(chan []byte, 1)
+			up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				w.Header().Set("Content-Type", "text/event-stream")
+				if tc.early {
+					if err := http.NewResponseController(w).EnableFullDuplex(); err != nil {
+						t.Error(err)
+					}
+					w.WriteHeader(http.StatusOK)
+					w.(http.Flusher).Flush()
+				}
+				b, _ := io.ReadAll(r.Body)
+				got <- b
+				io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n")
+			}))
+			defer up.Close()
+			h, _ := startHTTPProxy(t, up.URL+"/mcp")
+			var src io.Reader = bytes.NewReader(body)
+			if tc.chunked {
+				src = io.MultiReader(src) // no length: sent chunked
+			}
+			resp, err := http.Post(h.Listen, "application/json", src)
+			if err != nil {
+				t.Fatal(err)
+			}
+			answer, err := io.ReadAll(resp.Body)
+			resp.Body.Close()
+			if want := "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"; err != nil || resp.StatusCode != http.StatusOK || string(answer) != want {
+				t.Fatalf("HTTP %d %q %v", resp.StatusCode, answer, err)
+			}
+			if b := <-got; !bytes.Equal(b, body) {
+				t.Fatalf("upstream got %d bytes, want the %d sent", len(b), len(body))
+			}
+		})
 	}
 }
