@@ -288,10 +288,11 @@ func TestFail500EveryNthMatching(t *testing.T) {
 // POST of body when there is one; it returns once the first event is in.
 func hold(t *testing.T, c *http.Client, pu, name, body string) *bufio.Reader {
 	t.Helper()
-	req, err := http.NewRequest(http.MethodGet, pu+"?name="+name, nil)
+	method, rd := http.MethodGet, io.Reader(nil)
 	if body != "" {
-		req, err = http.NewRequest(http.MethodPost, pu+"?name="+name, strings.NewReader(body))
+		method, rd = http.MethodPost, strings.NewReader(body)
 	}
+	req, err := http.NewRequest(method, pu+"?name="+name, rd)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -307,22 +308,25 @@ func hold(t *testing.T, c *http.Client, pu, name, body string) *bufio.Reader {
 	return br
 }
 
+// waitGone waits for the next held stream the upstream saw its client
+// leave, and checks it is the one named want.
+func (u *upstream) waitGone(t *testing.T, want string) {
+	t.Helper()
+	select {
+	case got := <-u.gone:
+		if got != want {
+			t.Errorf("upstream saw %q go, want %q", got, want)
+		}
+	case <-time.After(2 * time.Minute): // a hang guard
+		t.Fatalf("upstream never saw %s go", want)
+	}
+}
+
 func TestCutOneThenAll(t *testing.T) {
 	up := newUpstream(t)
 	pu, p := Start(t, up.URL+"/hold", Faults{})
 	c := client(t)
 	a, b := hold(t, c, pu, "a", ""), hold(t, c, pu, "b", "")
-	waitGone := func(want string) {
-		t.Helper()
-		select {
-		case got := <-up.gone:
-			if got != want {
-				t.Errorf("upstream saw %q go, want %q", got, want)
-			}
-		case <-time.After(2 * time.Minute): // a hang guard
-			t.Fatalf("upstream never saw %s go", want)
-		}
-	}
 
 	if n := p.Cut(func(r *http.Request) bool { return r.URL.Query().Get("name") == "b" }); n != 1 {
 		t.Fatalf("Cut matched %d", n)
@@ -330,7 +334,7 @@ func TestCutOneThenAll(t *testing.T) {
 	if _, err := io.ReadAll(b); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("b after cut: %v", err)
 	}
-	waitGone("b")
+	up.waitGone(t, "b")
 	select {
 	case name := <-up.gone:
 		t.Fatalf("%s went too", name)
@@ -343,7 +347,7 @@ func TestCutOneThenAll(t *testing.T) {
 	if _, err := io.ReadAll(a); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("a after CutAll: %v", err)
 	}
-	waitGone("a")
+	up.waitGone(t, "a")
 	if s := p.Stats(); s.Cuts != 2 || !slices.Equal(s.CutAt, []int64{13, 13}) {
 		t.Errorf("stats %+v", s)
 	}
@@ -364,14 +368,7 @@ func TestCutCall(t *testing.T) {
 	if _, err := io.ReadAll(call); !errors.Is(err, io.ErrUnexpectedEOF) {
 		t.Errorf("the call after the cut: %v", err)
 	}
-	select {
-	case got := <-up.gone:
-		if got != "call" {
-			t.Errorf("upstream saw %q go, want the call", got)
-		}
-	case <-time.After(2 * time.Minute): // a hang guard
-		t.Fatal("upstream never saw the call go")
-	}
+	up.waitGone(t, "call")
 	if n := p.CutAll(); n != 2 {
 		t.Errorf("CutAll after CutCall matched %d, want the two left", n)
 	}
