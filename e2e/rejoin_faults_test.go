@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -16,6 +15,7 @@ import (
 
 	"mcpscope/connect"
 	"mcpscope/internal/clienttest"
+	"mcpscope/internal/loopback"
 	"mcpscope/internal/peers"
 	"mcpscope/internal/testservers"
 	"mcpscope/session"
@@ -127,12 +127,10 @@ func (b *box) files() []string {
 
 // deadRedis is a redis:// URL nothing listens on.
 func deadRedis(t *testing.T) string {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := loopback.FreeAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := l.Addr().String()
-	l.Close()
 	return "redis://" + addr + "/0"
 }
 

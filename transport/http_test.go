@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -16,6 +15,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"mcpscope/internal/loopback"
 )
 
 func httpIsEvent(name, stream string) func(Frame) bool {
@@ -600,12 +601,10 @@ func TestHTTPErrorsAndOddBodies(t *testing.T) {
 }
 
 func TestHTTPConnectionRefused(t *testing.T) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := loopback.FreeAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := l.Addr().String()
-	l.Close()
 	rec := newFrameRec()
 	h := NewHTTP(HTTPOptions{URL: "http://" + addr + "/mcp"})
 	h.Start(rec.sink)

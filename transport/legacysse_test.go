@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -16,6 +15,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"mcpscope/internal/faultproxy"
+	"mcpscope/internal/loopback"
 	"mcpscope/internal/peers"
 )
 
@@ -342,12 +342,10 @@ func TestLegacySSEServerDies(t *testing.T) {
 
 func TestLegacySSEStartFailures(t *testing.T) {
 	refused := func() string {
-		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		addr, err := loopback.FreeAddr()
 		if err != nil {
 			t.Fatal(err)
 		}
-		addr := ln.Addr().String()
-		ln.Close()
 		return "http://" + addr + "/sse"
 	}()
 	block := make(chan struct{})

@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"mcpscope/internal/loopback"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -215,7 +216,7 @@ func ProxyOverhead(self string, n, flood, rounds int) []Row {
 	// start runs one of the two in between: argv --listen ADDR upstream,
 	// on an address of its own.
 	start := func(upstream string, argv ...string) (*listener, error) {
-		addr, err := freeAddr()
+		addr, err := loopback.FreeAddr()
 		if err != nil {
 			return nil, err
 		}
@@ -291,6 +292,7 @@ type listener struct {
 	cmd     *exec.Cmd
 	addr    string
 	errb    *bytes.Buffer
+	exited  chan struct{} // closed once cmd has been waited for
 	stopped bool
 	cpu     time.Duration
 }
@@ -303,41 +305,28 @@ func runtimeDir(kind string) (string, error) {
 	return os.MkdirTemp("", "msb-"+kind+"-")
 }
 
-// freeAddr is a loopback address nothing listens on now, for a child to
-// listen on (another process could take it first: a port the kernel just
-// gave out and took back is seldom handed out again at once).
-func freeAddr() (string, error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", err
-	}
-	defer ln.Close()
-	return ln.Addr().String(), nil
-}
-
-// listening starts cmd, told to listen on addr, and returns once addr
-// takes connections, within wait; else it stops cmd and returns the end
-// of what cmd wrote to stderr (kept for that).
+// listening starts cmd, told to listen on addr, and returns once it
+// listens there, within wait; else (it exited, or the wait is over) it
+// stops cmd and returns the end of what cmd wrote to stderr (kept for
+// that).
 func listening(cmd *exec.Cmd, addr string, wait time.Duration) (*listener, error) {
-	l := &listener{cmd: cmd, addr: addr, errb: &bytes.Buffer{}}
+	l := &listener{cmd: cmd, addr: addr, errb: &bytes.Buffer{}, exited: make(chan struct{})}
 	cmd.Stderr = l.errb
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
+	go func() { cmd.Wait(); close(l.exited) }()
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
-	for {
-		c, err := (&net.Dialer{}).DialContext(ctx, "tcp", addr)
-		if err == nil {
-			c.Close()
-			return l, nil
+	if err := loopback.Wait(ctx, addr, cmd.Process.Pid, l.exited); err != nil {
+		l.stop()
+		why := fmt.Sprintf("did not listen on %s within %s", addr, wait)
+		if errors.Is(err, loopback.ErrExited) {
+			why = fmt.Sprintf("exited (%v) before it listened on %s", cmd.ProcessState, addr)
 		}
-		if ctx.Err() != nil {
-			l.stop()
-			return nil, fmt.Errorf("%s did not listen on %s within %s: %s", strings.Join(cmd.Args[:min(2, len(cmd.Args))], " "), addr, wait, tail(l.errb.String(), 500))
-		}
-		time.Sleep(20 * time.Millisecond) // polling a port that is not open yet
+		return nil, fmt.Errorf("%s %s: %s", strings.Join(cmd.Args[:min(2, len(cmd.Args))], " "), why, tail(l.errb.String(), 500))
 	}
+	return l, nil
 }
 
 // stop ends the child (SIGTERM, then SIGKILL after 10 s) and returns the
@@ -348,17 +337,13 @@ func (l *listener) stop() time.Duration {
 	}
 	l.stopped = true
 	l.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan struct{})
-	go func() { l.cmd.Wait(); close(done) }()
 	select {
-	case <-done:
+	case <-l.exited:
 	case <-time.After(10 * time.Second):
 		l.cmd.Process.Kill()
-		<-done
+		<-l.exited
 	}
-	if l.cmd.ProcessState != nil {
-		l.cpu = l.cmd.ProcessState.UserTime() + l.cmd.ProcessState.SystemTime()
-	}
+	l.cpu = l.cmd.ProcessState.UserTime() + l.cmd.ProcessState.SystemTime()
 	return l.cpu
 }
 

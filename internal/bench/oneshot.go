@@ -13,6 +13,8 @@ import (
 	"slices"
 	"syscall"
 	"time"
+
+	"mcpscope/internal/loopback"
 )
 
 // OneShotOptions say which clients and servers the one-shot comparison
@@ -125,7 +127,7 @@ func exists(p string) bool { _, err := os.Stat(p); return err == nil }
 
 // httpServer starts the HTTP server of the comparison on a free port.
 func httpServer(o OneShotOptions, peers bool, everything string) (url string, stop func(), err error) {
-	addr, err := freeAddr()
+	addr, err := loopback.FreeAddr()
 	if err != nil {
 		return "", nil, err
 	}
@@ -135,10 +137,11 @@ func httpServer(o OneShotOptions, peers bool, everything string) (url string, st
 		cmd = exec.Command(o.Node, everything, "streamableHttp")
 		cmd.Env = append(os.Environ(), "PORT="+port)
 	}
-	if _, err := listening(cmd, addr, 20*time.Second); err != nil {
+	l, err := listening(cmd, addr, 20*time.Second)
+	if err != nil {
 		return "", nil, fmt.Errorf("the HTTP server: %w", err)
 	}
-	return "http://" + addr + "/mcp", func() { cmd.Process.Kill(); cmd.Wait() }, nil
+	return "http://" + addr + "/mcp", func() { l.stop() }, nil
 }
 
 // curlExchange is the raw HTTP exchange with three curl processes, the

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"mcpscope/internal/loopback"
 )
 
 // noise is n bytes of every value, newlines and NULs included.
@@ -98,7 +100,7 @@ func TestRelayStdioPassesBytesExactly(t *testing.T) {
 // address is stopped when the wait is over, and the error names it, the
 // address and the end of what it wrote to stderr.
 func TestListeningSaysWhyNothingListens(t *testing.T) {
-	addr, err := freeAddr()
+	addr, err := loopback.FreeAddr()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ package peers
 import (
 	"bytes"
 	"context"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -26,6 +27,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"mcpscope/internal/loopback"
 )
 
 // Environment variables read by this package.
@@ -283,7 +286,7 @@ func startOnFreePorts(t testing.TB, what, host string, n int, launch func(ports 
 	for attempt := 0; attempt < 3; attempt++ {
 		ports := make([]int, 0, n)
 		for len(ports) < n {
-			port, err := freePort()
+			port, err := loopback.FreePort()
 			if err != nil {
 				t.Fatalf("peers: no free port: %v", err)
 			}
@@ -401,15 +404,6 @@ func Inspector(t testing.TB) (node, script string) {
 	return Node22(t), script
 }
 
-func freePort() (int, error) {
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return 0, err
-	}
-	defer l.Close()
-	return l.Addr().(*net.TCPAddr).Port, nil
-}
-
 // proc is a started peer in its own process group.
 type proc struct {
 	t       testing.TB
@@ -452,25 +446,18 @@ func start(t testing.TB, name, node string, args []string, env ...string) *proc 
 	return p
 }
 
-// waitPort polls a TCP connect to addr until it succeeds, the process exits,
-// or the deadline passes.
+// waitPort waits until the peer listens on addr (not another process that
+// took the port first), exits, or the timeout passes.
 func (p *proc) waitPort(addr string, timeout time.Duration) error {
-	deadline := time.Now().Add(timeout)
-	for {
-		c, err := net.DialTimeout("tcp", addr, time.Second)
-		if err == nil {
-			c.Close()
-			return nil
-		}
-		select {
-		case <-p.exited:
-			return fmt.Errorf("exited (%v) before listening on %s; output:\n%s", p.waitErr, addr, p.out.String())
-		case <-time.After(50 * time.Millisecond):
-		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("not listening on %s after %v; output:\n%s", addr, timeout, p.out.String())
-		}
+	ctx, cancel := context.WithTimeout(context.Background(), timeout)
+	defer cancel()
+	switch err := loopback.Wait(ctx, addr, p.cmd.Process.Pid, p.exited); {
+	case errors.Is(err, loopback.ErrExited):
+		return fmt.Errorf("exited (%v) before listening on %s; output:\n%s", p.waitErr, addr, p.out.String())
+	case err != nil:
+		return fmt.Errorf("not listening on %s after %v; output:\n%s", addr, timeout, p.out.String())
 	}
+	return nil
 }
 
 // waitListening waits for the "listening <url>" line.

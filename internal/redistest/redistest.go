@@ -13,6 +13,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"mcpscope/internal/loopback"
 )
 
 // Server is one redis-server process.
@@ -37,12 +39,10 @@ func Start(t testing.TB) *Server {
 		}
 		t.Skip(msg)
 	}
-	l, err := net.Listen("tcp", "127.0.0.1:0")
+	addr, err := loopback.FreeAddr()
 	if err != nil {
 		t.Fatal(err)
 	}
-	addr := l.Addr().String()
-	l.Close()
 	s := &Server{Addr: addr, Dir: t.TempDir()}
 	s.start(t, bin)
 	t.Cleanup(func() { s.Kill() })
