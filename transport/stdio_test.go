@@ -689,3 +689,42 @@ func TestStdioCloseFreesBlockedSend(t *testing.T) {
 		t.Fatalf("closed %q", cl.Meta.Detail)
 	}
 }
+
+// A line's frame is timed when its bytes arrived, not when the sink got
+// to it: while the sink holds the first of two lines written at once, the
+// second has already arrived, and its time is from before it was let go.
+func TestStdioLineTimeIsArrival(t *testing.T) {
+	s := NewStdio(stdioShell(`printf '{"n":1}\n{"n":2}\n'; exec cat >/dev/null`))
+	held, release := make(chan struct{}), make(chan struct{})
+	second := make(chan Frame, 1)
+	n := 0
+	if err := s.Start(func(f Frame) {
+		if f.Dir != In {
+			return
+		}
+		if n++; n == 1 {
+			close(held)
+			<-release
+			return
+		}
+		second <- f
+	}); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	select {
+	case <-held:
+	case <-time.After(testWait): // a hang guard
+		t.Fatal("no first line")
+	}
+	let := time.Now()
+	close(release)
+	select {
+	case f := <-second:
+		if string(f.Data) != `{"n":2}` || f.Time.IsZero() || f.Time.After(let) {
+			t.Fatalf("second line %q at %v, after the first was let go at %v", f.Data, f.Time, let)
+		}
+	case <-time.After(testWait):
+		t.Fatal("no second line")
+	}
+}
