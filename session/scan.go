@@ -407,19 +407,38 @@ func keyIs(key []byte, want string) bool {
 	return string(key) == want || (len(key) >= len(want)/2 && bytes.EqualFold(key, []byte(want)))
 }
 
-// keyName is the one of names that key matches as encoding/json matches a
-// member, "" when none: an exact name first (the common case, no folding),
-// else the first that matches folded. No two names fold to each other, so
-// this is the first of names that keyIs accepts.
-func keyName(key []byte, names []string) string {
+// keySet is the members one reader looks for, in the order it tries them,
+// with what lets most other ASCII keys be turned away at a glance: the
+// lengths and the (lower-cased) first bytes of its names.
+type keySet struct {
+	names  []string
+	lens   uint64    // bit n: a name is n bytes long (names are shorter than 64)
+	firsts [2]uint64 // bit c: a name begins with ASCII letter or byte c, either case
+}
+
+func newKeySet(names ...string) *keySet {
+	k := &keySet{names: names}
 	for _, n := range names {
+		k.lens |= 1 << len(n)
+		c := ascii.Lower(n[0])
+		k.firsts[c>>6] |= 1 << (c & 63)
+	}
+	return k
+}
+
+// keyName is the one of set's names that key matches as encoding/json
+// matches a member, "" when none: an exact name first (the common case, no
+// folding), else the first that matches folded. No two names fold to each
+// other, so this is the first of names that keyIs accepts.
+func keyName(key []byte, set *keySet) string {
+	for _, n := range set.names {
 		// Length and first byte inline: most names are not the key, and
 		// each comparison would otherwise be a call.
 		if len(key) == len(n) && key[0] == n[0] && string(key) == n {
 			return n
 		}
 	}
-	return foldedKeyName(key, names)
+	return foldedKeyName(key, set)
 }
 
 // envelopeKey, paramsKey and resultKey are keyName for the members every
@@ -480,10 +499,14 @@ func resultKey(key []byte) string {
 	return foldedKeyName(key, resultKeys)
 }
 
-// foldedKeyName is keyName for a key that is none of names exactly.
-func foldedKeyName(key []byte, names []string) string {
-	// An ASCII key folds to an (ASCII) name only at its length: most keys
-	// are names of neither, and each would cost an EqualFold per name.
+// foldedKeyName is keyName for a key that is none of set's names exactly.
+func foldedKeyName(key []byte, set *keySet) string {
+	if len(key) == 0 {
+		return ""
+	}
+	// An ASCII key folds to an (ASCII) name only at its length and with its
+	// first letter: most keys are names of neither, and each would cost an
+	// EqualFold per name.
 	asciiKey := true
 	for _, c := range key {
 		if c >= utf8.RuneSelf {
@@ -491,9 +514,15 @@ func foldedKeyName(key []byte, names []string) string {
 			break
 		}
 	}
-	for _, n := range names {
+	if asciiKey {
+		c := ascii.Lower(key[0])
+		if len(key) >= 64 || set.lens&(1<<len(key)) == 0 || set.firsts[c>>6]&(1<<(c&63)) == 0 {
+			return ""
+		}
+	}
+	for _, n := range set.names {
 		if asciiKey && (len(key) != len(n) || ascii.Lower(key[0]) != ascii.Lower(n[0])) {
-			continue // ASCII folds only letters' case: a first byte that differs so decides (an argument of tools/call would be an EqualFold call a frame)
+			continue
 		}
 		if keyIs(key, n) {
 			return n
@@ -504,11 +533,11 @@ func foldedKeyName(key []byte, names []string) string {
 
 // The members each reader looks for, in the order it tries them.
 var (
-	envelopeKeys = []string{"jsonrpc", "id", "method", "params", "result", "error"}
-	errorKeys    = []string{"code", "message", "data"}
-	paramsKeys   = []string{"progressToken", "progress", "total", "message", "requestId", "name", "uri", "taskId", "_meta"}
-	metaKeys     = []string{"progressToken", metaSubscriptionID}
-	resultKeys   = []string{"resultType", "isError", "task"}
+	envelopeKeys = newKeySet("jsonrpc", "id", "method", "params", "result", "error")
+	errorKeys    = newKeySet("code", "message", "data")
+	paramsKeys   = newKeySet("progressToken", "progress", "total", "message", "requestId", "name", "uri", "taskId", "_meta")
+	metaKeys     = newKeySet("progressToken", metaSubscriptionID)
+	resultKeys   = newKeySet("resultType", "isError", "task")
 )
 
 // stringInto reads a string (or null, which leaves dst alone) into dst.

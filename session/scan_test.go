@@ -316,17 +316,28 @@ func TestDecodeHeadReadsWhatIsBeforeTheCut(t *testing.T) {
 // Kelvin and long-s folds encoding/json accepts), other keys and none.
 func TestKeySwitchesAreKeyName(t *testing.T) {
 	sets := []struct {
-		names []string
-		fast  func([]byte) string
+		set  *keySet
+		fast func([]byte) string
 	}{{envelopeKeys, envelopeKey}, {paramsKeys, paramsKey}, {resultKeys, resultKey}}
 	for _, set := range sets {
-		keys := []string{"", "x", "arguments", "content", "ID", "_META", "Name\u017f", "tas\u212a"}
-		for _, n := range set.names {
+		keys := []string{"", "x", "arguments", "content", "ID", "_META", "Name\u017f", "tas\u212a", "level", "logger", "data", strings.Repeat("n", 70)}
+		for _, n := range set.set.names {
 			keys = append(keys, n, strings.ToUpper(n), n[:len(n)-1], n+"s", strings.ReplaceAll(n, "k", "\u212a"), strings.ReplaceAll(n, "s", "\u017f"))
 		}
 		for _, k := range keys {
-			if got, want := set.fast([]byte(k)), keyName([]byte(k), set.names); got != want {
-				t.Errorf("%v: key %q names %q, keyName says %q", set.names, k, got, want)
+			if got, want := set.fast([]byte(k)), keyName([]byte(k), set.set); got != want {
+				t.Errorf("%v: key %q names %q, keyName says %q", set.set.names, k, got, want)
+			}
+			// keyName against its definition: the first name keyIs accepts.
+			want := ""
+			for _, n := range set.set.names {
+				if keyIs([]byte(k), n) {
+					want = n
+					break
+				}
+			}
+			if got := keyName([]byte(k), set.set); got != want {
+				t.Errorf("%v: keyName(%q) = %q, keyIs says %q", set.set.names, k, got, want)
 			}
 		}
 	}
