@@ -91,13 +91,14 @@ func owns(pid int, addr string) bool {
 	if _, err := os.Stat("/proc/net/tcp"); err != nil {
 		return true
 	}
-	fds, err := os.ReadDir(fmt.Sprintf("/proc/%d/fd", pid))
+	dir := fmt.Sprintf("/proc/%d/fd", pid)
+	fds, err := os.ReadDir(dir)
 	if err != nil {
 		return false // it has ended
 	}
 	mine := map[string]bool{}
 	for _, fd := range fds {
-		l, err := os.Readlink(filepath.Join(fmt.Sprintf("/proc/%d/fd", pid), fd.Name()))
+		l, err := os.Readlink(filepath.Join(dir, fd.Name()))
 		if inode, ok := strings.CutPrefix(l, "socket:["); err == nil && ok {
 			mine[strings.TrimSuffix(inode, "]")] = true
 		}
@@ -121,17 +122,22 @@ func listenAddrs(ip net.IP, port int) map[string]bool {
 		"00000000000000000000000000000000" + p: true,
 	}
 	if v4 := ip.To4(); v4 != nil {
-		le := fmt.Sprintf("%02X%02X%02X%02X", v4[3], v4[2], v4[1], v4[0])
-		out[le+p] = true
-		out["0000000000000000FFFF0000"+le+p] = true
+		out[procWord(v4)+p] = true
+		out["0000000000000000FFFF0000"+procWord(v4)+p] = true
 		return out
 	}
 	var b strings.Builder
-	for i := 0; i < 16; i += 4 { // each 32-bit word in host (little-endian) order
-		fmt.Fprintf(&b, "%02X%02X%02X%02X", ip[i+3], ip[i+2], ip[i+1], ip[i])
+	for i := 0; i < 16; i += 4 {
+		b.WriteString(procWord(ip[i : i+4]))
 	}
 	out[b.String()+p] = true
 	return out
+}
+
+// procWord is how /proc/net/tcp{,6} spell four bytes of an address: one
+// 32-bit word in host (little-endian) order, in hex.
+func procWord(b []byte) string {
+	return fmt.Sprintf("%02X%02X%02X%02X", b[3], b[2], b[1], b[0])
 }
 
 // listensIn reports whether table lists a listening socket at one of want
