@@ -217,6 +217,7 @@ var _ = http.MethodGet
 // to the host must not end or eat the part still to be forwarded.
 func TestHTTPBodyOverJournalMaxForwardedWhole(t *testing.T) {
 	body := bytes.Repeat([]byte("0123456789abcdef"), (journalMax+100_000)/16)
+	const event = "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n" // the upstream's answer
 	for _, tc := range []struct {
 		name           string
 		chunked, early bool
@@ -238,7 +239,7 @@ func TestHTTPBodyOverJournalMaxForwardedWhole(t *testing.T) {
 				}
 				b, _ := io.ReadAll(r.Body)
 				got <- b
-				io.WriteString(w, "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n")
+				io.WriteString(w, event)
 			}))
 			defer up.Close()
 			h, _ := startHTTPProxy(t, up.URL+"/mcp")
@@ -252,7 +253,7 @@ func TestHTTPBodyOverJournalMaxForwardedWhole(t *testing.T) {
 			}
 			answer, err := io.ReadAll(resp.Body)
 			resp.Body.Close()
-			if want := "data: {\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n\n"; err != nil || resp.StatusCode != http.StatusOK || string(answer) != want {
+			if err != nil || resp.StatusCode != http.StatusOK || string(answer) != event {
 				t.Fatalf("HTTP %d %q %v", resp.StatusCode, answer, err)
 			}
 			if b := <-got; !bytes.Equal(b, body) {
