@@ -413,7 +413,7 @@ func keyIs(key []byte, want string) bool {
 type keySet struct {
 	names  []string
 	lens   uint64    // bit n: a name is n bytes long (names are shorter than 64)
-	firsts [2]uint64 // bit c: a name begins with ASCII letter or byte c, either case
+	firsts [4]uint64 // bit c: a name begins with byte c, either case for a letter
 }
 
 func newKeySet(names ...string) *keySet {
