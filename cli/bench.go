@@ -44,8 +44,8 @@ func newBenchCmd() *cobra.Command {
 			"stdio journals (scripts/bigjournal's), CPU time against a Go loop that only splits lines and a Python json.loads " +
 			"loop (when python3 is on PATH).\n\n" +
 			"record: mcpscope record of a flood of --frames notifications against a minimal client reading the same server.\n\n" +
-			"proxy: --pings sequential pings over HTTP through mcpscope proxy --listen against the same server direct (the time " +
-			"each request adds); throughput: a flood of --frames notifications through mcpscope proxy over stdio against the same " +
+			"proxy: --pings sequential pings over HTTP through mcpscope proxy --listen against the same server direct, the " +
+			"server a process of its own (the time each request adds); throughput: a flood of --frames notifications through mcpscope proxy over stdio against the same " +
 			"flood direct, both read by the minimal client. Each beside a bare relay (bytes through, nothing else) measured in " +
 			"the same rounds: what the extra hop alone costs on this machine.\n\n" +
 			"Each row of memory, journal, record and proxy prints its goal and whether it is met.",
@@ -126,7 +126,7 @@ func newBenchCmd() *cobra.Command {
 	cmd.Flags().StringVar(&only, "only", "ingest,scale,memory,oneshot,journal,record,proxy", "the sections to run")
 	cmd.Flags().StringVar(&mem, "memory-sizes", "1000000,10000000", "journal and flood sizes for the memory rows, comma-separated, smallest first")
 	cmd.Flags().StringVar(&memO, "memory-open-sizes", "", "journal sizes for the open rows when not --memory-sizes")
-	cmd.AddCommand(newBenchServeCmd(), newBenchTUICmd(), newBenchExchangeCmd(), newBenchOpenCmd(), newBenchAttachCmd(), newBenchLinesCmd(), newBenchDrainCmd(), newBenchRelayCmd())
+	cmd.AddCommand(newBenchServeCmd(), newBenchTUICmd(), newBenchExchangeCmd(), newBenchOpenCmd(), newBenchAttachCmd(), newBenchLinesCmd(), newBenchDrainCmd(), newBenchRelayCmd(), newBenchPongCmd())
 	return cmd
 }
 

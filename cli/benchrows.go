@@ -71,6 +71,29 @@ func newBenchDrainCmd() *cobra.Command {
 	}
 }
 
+// newBenchPongCmd is the proxy rows' upstream: a server of its own.
+func newBenchPongCmd() *cobra.Command {
+	var listen string
+	cmd := &cobra.Command{
+		Use:    "pong --listen HOST:PORT",
+		Short:  "Answer every HTTP request with a ping's result (the upstream of bench's proxy rows)",
+		Hidden: true,
+		Args:   noArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			if listen == "" {
+				return usagef(cmd.CommandPath(), "--listen HOST:PORT is required")
+			}
+			ln, err := net.Listen("tcp", listen)
+			if err != nil {
+				return err
+			}
+			return bench.PingServer(ln)
+		},
+	}
+	cmd.Flags().StringVar(&listen, "listen", "", "serve on HOST:PORT")
+	return cmd
+}
+
 // newBenchRelayCmd is the proxy rows' yardstick: bytes through, nothing
 // else, over TCP (--listen) or a spawned server's stdio.
 func newBenchRelayCmd() *cobra.Command {

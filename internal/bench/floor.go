@@ -147,13 +147,13 @@ func RecordFloor(self string, n, rounds int) Row {
 	return row
 }
 
-// pingServer is the smallest Streamable HTTP answer to a ping: the
-// upstream of the proxy rows, in this process.
-func pingServer() (addr string, stop func(), err error) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		return "", nil, err
-	}
+// PingServer answers every request on ln with the smallest Streamable
+// HTTP answer to a ping, until ln is closed: the proxy rows' upstream. It
+// runs as a process of its own (bench pong), as a server does: a client
+// and server in one Go process hand each exchange over without either
+// side's thread sleeping, which no host and server ever do (here that
+// made a direct exchange a third of its time between two processes).
+func PingServer(ln net.Listener) error {
 	body := []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)
 	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
@@ -161,8 +161,10 @@ func pingServer() (addr string, stop func(), err error) {
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		w.Write(body)
 	})}
-	go srv.Serve(ln)
-	return ln.Addr().String(), func() { srv.Close() }, nil
+	if err := srv.Serve(ln); !errors.Is(err, net.ErrClosed) {
+		return err
+	}
+	return nil
 }
 
 // pings sends n pings one after the other and returns the time they took.
@@ -187,7 +189,7 @@ func pings(c *http.Client, url string, n int) (time.Duration, error) {
 }
 
 // ProxyOverhead is the proxy rows: n sequential pings over HTTP straight
-// to a server, through `mcpscope proxy --listen` (journaling) and through
+// to a server (PingServer, in a process of its own), through `mcpscope proxy --listen` (journaling) and through
 // the bare TCP relay (bench relay: the extra hop alone), paired rounds,
 // the time each request adds; and the proxy's throughput, a flood of
 // flood notifications through `mcpscope proxy -- server` (stdio,
@@ -202,28 +204,33 @@ func ProxyOverhead(self string, n, flood, rounds int) []Row {
 		over.Err = err
 		return []Row{over, thru}
 	}
-	upstreamAddr, stop, err := pingServer()
-	if err != nil {
-		return fail(err)
-	}
-	defer stop()
-	url := "http://" + upstreamAddr + "/mcp"
 	dir, err := runtimeDir("proxy")
 	if err != nil {
 		return fail(err)
 	}
 	defer os.RemoveAll(dir)
-	// start runs one of the two in between: argv --listen ADDR upstream,
-	// on an address of its own.
+	// start runs argv --listen ADDR [upstream] on an address of its own:
+	// the server, or one of the two in between.
 	start := func(upstream string, argv ...string) (*listener, error) {
 		addr, err := loopback.FreeAddr()
 		if err != nil {
 			return nil, err
 		}
-		cmd := exec.Command(argv[0], append(argv[1:], "--listen", addr, upstream)...)
+		argv = append(argv, "--listen", addr)
+		if upstream != "" {
+			argv = append(argv, upstream)
+		}
+		cmd := exec.Command(argv[0], argv[1:]...)
 		cmd.Env = append(os.Environ(), "XDG_STATE_HOME="+dir, "XDG_CONFIG_HOME="+dir, "XDG_RUNTIME_DIR="+dir)
 		return listening(cmd, addr, 30*time.Second)
 	}
+	server, err := start("", self, "bench", "pong")
+	if err != nil {
+		return fail(err)
+	}
+	defer server.stop()
+	upstreamAddr := server.addr
+	url := "http://" + upstreamAddr + "/mcp"
 	proxy, err := start(url, self, "proxy", "--name", "bench", "--journal", filepath.Join(dir, "p.jsonl"))
 	if err != nil {
 		return fail(err)
