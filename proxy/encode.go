@@ -5,7 +5,6 @@ import (
 	"encoding/binary"
 	"math/bits"
 	"slices"
-	"strconv"
 	"time"
 
 	"mcpscope/internal/jsonscan"
@@ -26,8 +25,7 @@ type runEncoder struct {
 	dir  transport.Dir
 	mids [transport.Event + 1][]byte // by kind, for t and dir: from after the seq to the raw string
 	meta metaCache
-	seq  uint64 // the last seq written, in decimal in digits
-	text []byte
+	seq  session.SeqDigits
 	memo lineMemo
 	head recordHead
 }
@@ -43,28 +41,6 @@ type recordHead struct {
 	via    string
 	b      []byte // nil: the record has not that shape (encode it whole)
 	midLen int
-}
-
-// appendSeq appends seq in decimal; the next seq after the last one is
-// the last one's digits counted up, which is all a run's lines need.
-func (e *runEncoder) appendSeq(buf []byte, seq uint64) []byte {
-	if seq != e.seq+1 || len(e.text) == 0 {
-		e.text = strconv.AppendUint(e.text[:0], seq, 10)
-	} else {
-		i := len(e.text) - 1
-		for ; i >= 0 && e.text[i] == '9'; i-- {
-			e.text[i] = '0'
-		}
-		if i < 0 {
-			e.text = append(e.text, 0)
-			copy(e.text[1:], e.text)
-			e.text[0] = '1'
-		} else {
-			e.text[i]++
-		}
-	}
-	e.seq = seq
-	return append(buf, e.text...)
 }
 
 // appendLine appends the record of line (a line of run, its terminator
@@ -93,7 +69,7 @@ func (e *runEncoder) appendLine(buf []byte, seq uint64, run *lineRun, line []byt
 	if h := &e.head; h.b != nil {
 		mark := len(buf)
 		buf = append(buf, seqOpen...)
-		buf = e.appendSeq(buf, seq)
+		buf = e.seq.Append(buf, seq)
 		at := len(buf)
 		buf = append(buf, h.b...)
 		out, valid, ascii := e.memo.appendLineJSON(buf, line, run.kind == 0)
@@ -234,21 +210,6 @@ const (
 	memoCheckpoints = 64       // per line, the first ones
 )
 
-// commonPrefix is how many bytes a and b begin with alike.
-func commonPrefix(a, b []byte) int {
-	n := min(len(a), len(b))
-	i := 0
-	for ; i+8 <= n; i += 8 {
-		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
-			return i + bits.TrailingZeros64(x)>>3
-		}
-	}
-	for i < n && a[i] == b[i] {
-		i++
-	}
-	return i
-}
-
 // appendLineJSON appends line as a journal string, quotes included, escaped
 // as session.AppendRecord escapes it, and reports whether line is one JSON
 // value (as json.Valid and validJSON say) when check is set. In one pass,
@@ -291,7 +252,7 @@ func (mm *lineMemo) appendLineJSON(buf, line []byte, check bool) (out []byte, va
 	// vector compare), else the last one before where they part.
 	if k := len(mm.cps) - 1; k >= 0 {
 		if at := mm.cps[k].i + 1; at > len(line) || at > len(mm.line) || !bytes.Equal(line[:at], mm.line[:at]) {
-			p := commonPrefix(line, mm.line)
+			p := jsonscan.CommonPrefix(line, mm.line)
 			for k--; k >= 0 && mm.cps[k].i >= p; k-- {
 			}
 		}

@@ -152,18 +152,6 @@ func BenchmarkRunEncoder(b *testing.B) {
 	})
 }
 
-// appendSeq counts up as strconv does, across carries and new digits.
-func TestRunEncoderSeq(t *testing.T) {
-	var e runEncoder
-	for _, start := range []uint64{1, 7, 98, 999, 1_099_995, 1<<64 - 3} {
-		for seq := start; seq >= start && seq < start+12; seq++ {
-			if got, want := string(e.appendSeq(nil, seq)), strconv.FormatUint(seq, 10); got != want {
-				t.Fatalf("seq %d written %s", seq, got)
-			}
-		}
-	}
-}
-
 // Lines that begin as the previous one did resume from its checkpoints
 // (lineMemo): each record is still AppendRecord's, whatever the lines
 // share, where they part, and how deep they nest on the way.

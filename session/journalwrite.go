@@ -38,6 +38,7 @@ type Journal struct {
 	done     chan struct{} // closed when the writer is gone
 	pace     *time.Timer   // wakes the writer JournalPace after the first frame queued
 	paced    bool          // on mu: pace is armed
+	memo     recordMemo    // on mu
 }
 
 // Bounds of the writer.
@@ -197,7 +198,7 @@ func (j *Journal) append(seq uint64, f *transport.Frame) (off int64, n int, err 
 		return -1, 0, &JournalError{Path: j.path, Err: os.ErrClosed}
 	}
 	was := len(j.pending)
-	j.pending = appendRecord(j.pending, seq, f)
+	j.pending = j.memo.append(j.pending, seq, f)
 	n = len(j.pending) - was
 	off = j.end
 	j.end += int64(n)

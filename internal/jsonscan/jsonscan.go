@@ -1,5 +1,6 @@
 // Package jsonscan holds the small pieces the hand-written JSON scanners
-// (the proxy's envelope scanner, the detail view's indexer) share.
+// (the proxy's envelope scanner, the detail view's indexer) and the
+// journal encoders share.
 package jsonscan
 
 import (
@@ -132,4 +133,20 @@ func SpecialDELMask(x uint64) uint64 {
 func ByteMask(x uint64, c byte) uint64 {
 	t := x ^ (ones * uint64(c))
 	return ^((t&low7 + low7) | t | low7)
+}
+
+// CommonPrefix is how many bytes a and b begin with alike, compared eight
+// at a time (the encoders' memos of the last line).
+func CommonPrefix(a, b []byte) int {
+	n := min(len(a), len(b))
+	i := 0
+	for ; i+8 <= n; i += 8 {
+		if x := binary.LittleEndian.Uint64(a[i:]) ^ binary.LittleEndian.Uint64(b[i:]); x != 0 {
+			return i + bits.TrailingZeros64(x)>>3
+		}
+	}
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	return i
 }

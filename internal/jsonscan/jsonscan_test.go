@@ -191,3 +191,26 @@ func BenchmarkPlainRun(b *testing.B) {
 		}
 	})
 }
+
+func TestCommonPrefix(t *testing.T) {
+	for _, c := range []struct {
+		a, b string
+		want int
+	}{
+		{"", "", 0},
+		{"abc", "", 0},
+		{"abc", "abd", 2},
+		{"abcdefgh", "abcdefgh", 8},
+		{"abcdefghij", "abcdefghiX", 9},
+		{"abcdefgXij", "abcdefghij", 7},
+		{"abcdefghijklmnopq", "abcdefghijklmnop", 16},
+		{"0123456789abcdef0123456789", "0123456789abcdef0123X", 20},
+	} {
+		if got := CommonPrefix([]byte(c.a), []byte(c.b)); got != c.want {
+			t.Errorf("CommonPrefix(%q, %q) = %d, want %d", c.a, c.b, got, c.want)
+		}
+		if got := CommonPrefix([]byte(c.b), []byte(c.a)); got != c.want {
+			t.Errorf("CommonPrefix(%q, %q) = %d, want %d", c.b, c.a, got, c.want)
+		}
+	}
+}
