@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"strconv"
 	"time"
 	"unicode/utf8"
@@ -97,13 +98,17 @@ func (m *recordMemo) append(buf []byte, seq uint64, f *transport.Frame) []byte {
 
 // escape returns appendJSONText(s), valid until the next call.
 func (m *recordMemo) escape(s []byte) []byte {
-	k := 0 // the checkpoint to resume from: the last one s shares
-	if len(m.cps) > 0 {
-		p := jsonscan.CommonPrefix(s, m.data)
-		for k = len(m.cps) - 1; m.cps[k].i > p; k-- {
-		}
-	} else {
+	if len(m.cps) == 0 {
 		m.cps = append(m.cps, memoPoint{})
+	}
+	// Resume from the last checkpoint s shares with the last data: most
+	// often its last one (one vector compare), else the last one before
+	// where the two part.
+	k := len(m.cps) - 1
+	if at := m.cps[k].i; at > len(s) || !bytes.Equal(s[:at], m.data[:at]) {
+		p := jsonscan.CommonPrefix(s, m.data)
+		for k--; m.cps[k].i > p; k-- {
+		}
 	}
 	m.cps = m.cps[:k+1]
 	i := m.cps[k].i
