@@ -318,7 +318,9 @@ func TestKeySwitchesAreKeyName(t *testing.T) {
 	sets := []struct {
 		set  *keySet
 		fast func([]byte) string
-	}{{envelopeKeys, envelopeKey}, {paramsKeys, paramsKey}, {resultKeys, resultKey}}
+	}{{envelopeKeys, envelopeKey}, {paramsKeys, paramsKey}, {resultKeys, resultKey},
+		// names that begin with the letters a non-ASCII character folds to
+		{newKeySet("kind", "size", "Skip"), func(k []byte) string { return keyName(k, newKeySet("kind", "size", "Skip")) }}}
 	for _, set := range sets {
 		keys := []string{"", "x", "arguments", "content", "ID", "_META", "Name\u017f", "tas\u212a", "level", "logger", "data", strings.Repeat("n", 70)}
 		for _, n := range set.set.names {
