@@ -728,3 +728,28 @@ func TestStdioLineTimeIsArrival(t *testing.T) {
 		t.Fatal("no second line")
 	}
 }
+
+// A line's bytes from a shared chunk are its own: a copy, not the
+// reader's buffer, and an append to one line never writes over the next
+// line's bytes, across chunks and for a line too long to share one.
+func TestLineChunkCopiesAreTheirOwn(t *testing.T) {
+	var c lineChunk
+	var lines, want [][]byte
+	for i := range 2000 {
+		src := []byte(fmt.Sprintf(`{"jsonrpc":"2.0","method":"m","params":{"n":%d}}`, i))
+		if i%300 == 7 {
+			src = bytes.Repeat([]byte{byte('a' + i%26)}, stdioChunkMax+1+i)
+		}
+		want = append(want, bytes.Clone(src))
+		lines = append(lines, c.copy(src))
+		clear(src) // the reader's buffer is read into again
+	}
+	for i := range lines {
+		_ = append(lines[i], "appended"...)
+	}
+	for i := range lines {
+		if !bytes.Equal(lines[i], want[i]) {
+			t.Fatalf("line %d is %q, want %q", i, lines[i], want[i])
+		}
+	}
+}
