@@ -45,8 +45,8 @@ func newBenchCmd() *cobra.Command {
 			"loop (when python3 is on PATH).\n\n" +
 			"record: mcpscope record of a flood of --frames notifications against a minimal client reading the same server.\n\n" +
 			"proxy: --pings sequential pings over HTTP through mcpscope proxy --listen against the same server direct, the " +
-			"server a process of its own (the time each request adds); throughput: a flood of --frames notifications through mcpscope proxy over stdio against the same " +
-			"flood direct, both read by the minimal client. Each beside a bare relay (bytes through, nothing else) measured in " +
+			"server a process of its own (the time each request adds); throughput: a flood of --frames notifications " +
+			"through mcpscope proxy over stdio against the same flood direct, both read by the minimal client. Each beside a bare relay (bytes through, nothing else) measured in " +
 			"the same rounds: what the extra hop alone costs on this machine.\n\n" +
 			"Each row of memory, journal, record and proxy prints its goal and whether it is met.",
 		GroupID: groupServers,

@@ -82,8 +82,8 @@
 // the difference, about +90 µs and 0.12×. (The server then ran inside
 // the bench, and its client and it handed each exchange over without a
 // thread sleeping; since it runs apart, as no host and server ever share
-// a process, a direct ping takes 113-140 µs on the 2-core VM the figures
-// below come from, against 40 µs in the bench's own process. There: +74
+// a process, a direct ping takes 113-140 µs on the 2-core VM of the
+// README's figures, against 40 µs in the bench's own process. There: +74
 // µs through the relay, +136 µs through the proxy, and 60 µs of CPU a
 // request in the relay against 130-140 µs in the proxy. A C relay
 // (socat) added +60 to +65 µs there, so the hop itself, not Go, is what

@@ -541,7 +541,8 @@ func stdioTail(t [2]byte, frag []byte) [2]byte {
 	return [2]byte{frag[len(frag)-2], frag[len(frag)-1]}
 }
 
-// line emits one complete line; owned says b is already the frame's alone.
+// line emits one complete line. b is bufio's when chunk is given (the
+// line's bytes are copied into it), else already the frame's alone.
 func (s *Stdio) line(stream string, kind Kind, b []byte, chunk *lineChunk, at time.Time) {
 	// Byte tests, not bytes.TrimSuffix: its comparison call (memeqbody)
 	// was 3-4 % of record's CPU profile under a flood.

@@ -189,9 +189,10 @@ func pings(c *http.Client, url string, n int) (time.Duration, error) {
 }
 
 // ProxyOverhead is the proxy rows: n sequential pings over HTTP straight
-// to a server (PingServer, in a process of its own), through `mcpscope proxy --listen` (journaling) and through
-// the bare TCP relay (bench relay: the extra hop alone), paired rounds,
-// the time each request adds; and the proxy's throughput, a flood of
+// to a server (PingServer, in a process of its own), through `mcpscope
+// proxy --listen` (journaling) and through the bare TCP relay (bench
+// relay: the extra hop alone), paired rounds, the time each request
+// adds; and the proxy's throughput, a flood of
 // flood notifications through `mcpscope proxy -- server` (stdio,
 // journaling) against the same flood direct, both read by the minimal
 // client (Drain). Sequential pings are latency, not throughput: their
