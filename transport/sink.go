@@ -24,9 +24,12 @@ func (h *sinkHolder) emit(f Frame) {
 	}
 }
 
-func (h *sinkHolder) event(name string, m Meta) {
+func (h *sinkHolder) event(name string, m Meta) { h.eventAt(name, m, time.Time{}) }
+
+// eventAt is event for what happened at a time already known (zero: now).
+func (h *sinkHolder) eventAt(name string, m Meta, at time.Time) {
 	m.Event = name
-	h.emit(Frame{Dir: Local, Kind: Event, Meta: m})
+	h.emit(Frame{Time: at, Dir: Local, Kind: Event, Meta: m})
 }
 
 // applyHeaders sets the bearer, then each header map in order, so a later

@@ -602,9 +602,9 @@ func (s *Stdio) tooLong(stream string, kind Kind, head []byte, n int, at time.Ti
 	if kind != Stderr {
 		kind = Garbage
 	}
-	s.emit(Frame{Time: at, Dir: Local, Kind: Event, Meta: Meta{Event: EvLineTooLong, PID: s.pid, Detail: fmt.Sprintf(
+	s.eventAt(EvLineTooLong, Meta{PID: s.pid, Detail: fmt.Sprintf(
 		"%s line of %d bytes is over the %d-byte limit (MaxLine); kept its first %d bytes as %s, dropped the rest",
-		stream, n, s.maxLine, len(head), kind)}})
+		stream, n, s.maxLine, len(head), kind)}, at)
 	s.emit(Frame{Time: at, Dir: In, Kind: kind, Data: head, Meta: Meta{PID: s.pid}})
 }
 
