@@ -514,14 +514,12 @@ func foldedKeyName(key []byte, set *keySet) string {
 			break
 		}
 	}
-	if asciiKey {
-		c := ascii.Lower(key[0])
-		if len(key) >= 64 || set.lens&(1<<len(key)) == 0 || set.firsts[c>>6]&(1<<(c&63)) == 0 {
-			return ""
-		}
+	first := ascii.Lower(key[0])
+	if asciiKey && (len(key) >= 64 || set.lens&(1<<len(key)) == 0 || set.firsts[first>>6]&(1<<(first&63)) == 0) {
+		return ""
 	}
 	for _, n := range set.names {
-		if asciiKey && (len(key) != len(n) || ascii.Lower(key[0]) != ascii.Lower(n[0])) {
+		if asciiKey && (len(key) != len(n) || first != ascii.Lower(n[0])) {
 			continue
 		}
 		if keyIs(key, n) {
