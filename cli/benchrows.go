@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"net"
@@ -83,7 +84,7 @@ func newBenchPongCmd() *cobra.Command {
 			if listen == "" {
 				return usagef(cmd.CommandPath(), "--listen HOST:PORT is required")
 			}
-			ln, err := net.Listen("tcp", listen)
+			ln, err := listenUntilDone(cmd.Context(), listen)
 			if err != nil {
 				return err
 			}
@@ -92,6 +93,18 @@ func newBenchPongCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&listen, "listen", "", "serve on HOST:PORT")
 	return cmd
+}
+
+// listenUntilDone listens on addr until ctx is done: Main ends ctx on
+// SIGTERM, which is how the bench stops these children; a child that
+// went on serving would cost the bench its wait before SIGKILL.
+func listenUntilDone(ctx context.Context, addr string) (net.Listener, error) {
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return nil, err
+	}
+	context.AfterFunc(ctx, func() { ln.Close() })
+	return ln, nil
 }
 
 // newBenchRelayCmd is the proxy rows' yardstick: bytes through, nothing
@@ -111,7 +124,7 @@ func newBenchRelayCmd() *cobra.Command {
 			if len(args) != 1 {
 				return usagef(cmd.CommandPath(), "--listen takes one upstream HOST:PORT, got %d arguments", len(args))
 			}
-			ln, err := net.Listen("tcp", listen)
+			ln, err := listenUntilDone(cmd.Context(), listen)
 			if err != nil {
 				return err
 			}

@@ -1,11 +1,16 @@
 package cli
 
 import (
+	"context"
 	"os/exec"
 	"regexp"
+	"slices"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 
+	"mcpscope/internal/loopback"
 	"mcpscope/internal/testservers"
 )
 
@@ -64,5 +69,49 @@ func TestBenchRejectsBadSizes(t *testing.T) {
 	var out, errb strings.Builder
 	if code := Main([]string{"bench", "--only", "journal", "--frames", "0"}, &out, &errb); code != 2 {
 		t.Fatalf("exit %d, want 2 (usage): %s", code, errb.String())
+	}
+}
+
+// TestBenchListenersStopOnSIGTERM checks that the proxy rows' children
+// that listen (the ping server and the bare relay) end on SIGTERM, which
+// is how the bench stops them: one that served on held every bench run up
+// for the wait before its SIGKILL.
+func TestBenchListenersStopOnSIGTERM(t *testing.T) {
+	bin := testservers.BuildMCPScope(t)
+	for _, argv := range [][]string{{"bench", "pong"}, {"bench", "relay", "--listen", "", "127.0.0.1:9"}} {
+		t.Run(argv[1], func(t *testing.T) {
+			addr, err := loopback.FreeAddr()
+			if err != nil {
+				t.Fatal(err)
+			}
+			args := slices.Clone(argv)
+			if args[1] == "pong" {
+				args = append(args, "--listen", addr)
+			} else {
+				args[3] = addr
+			}
+			cmd := exec.Command(bin, args...)
+			if err := cmd.Start(); err != nil {
+				t.Fatal(err)
+			}
+			exited := make(chan struct{})
+			var werr error
+			go func() { werr = cmd.Wait(); close(exited) }()
+			t.Cleanup(func() { cmd.Process.Kill(); <-exited })
+			ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+			defer cancel()
+			if err := loopback.Wait(ctx, addr, cmd.Process.Pid, exited); err != nil {
+				t.Fatalf("%v did not listen: %v", args, err)
+			}
+			cmd.Process.Signal(syscall.SIGTERM)
+			select {
+			case <-exited:
+				if werr != nil {
+					t.Fatalf("%v ended with %v on SIGTERM, want exit 0", args, werr)
+				}
+			case <-ctx.Done():
+				t.Fatalf("%v still running a minute after SIGTERM", args)
+			}
+		})
 	}
 }
