@@ -58,6 +58,25 @@ func newBenchLinesCmd() *cobra.Command {
 	}
 }
 
+// newBenchStringsCmd is the read-back rows' floor: split a file into
+// lines and find their JSON strings, nothing else.
+func newBenchStringsCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:    "strings FILE",
+		Short:  "Count the JSON strings of a file's lines (bench's floor under every journal reader)",
+		Hidden: true,
+		Args:   cobra.ExactArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			n, err := bench.CountStrings(args[0])
+			if err != nil {
+				return err
+			}
+			fmt.Fprintln(cmd.OutOrStdout(), n)
+			return nil
+		},
+	}
+}
+
 // newBenchDrainCmd is the floor client of the record row.
 func newBenchDrainCmd() *cobra.Command {
 	return &cobra.Command{

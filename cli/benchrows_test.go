@@ -33,8 +33,10 @@ func TestBenchRowsPrint(t *testing.T) {
 	yardsticks := map[string]*regexp.Regexp{
 		"proxy, 20 sequential pings": regexp.MustCompile(`a bare TCP relay [+-]\d+\.\d µs\)`),
 		"proxy throughput":           regexp.MustCompile(`a bare relay \d+\.\d\d×\)`),
+		// The Go-loop rows' floor: the loop that also finds the strings.
+		"Go line loop": regexp.MustCompile(`a loop that only finds the strings: \d+\.\d %\)`),
 	}
-	for _, row := range []string{"journal, HTTP", "journal, stdio", "export --format har", "export --format otlp",
+	for _, row := range []string{"journal, HTTP", "journal, stdio", "Go line loop", "export --format har", "export --format otlp",
 		"export --format jsonl", "journal --filter '~m tools/call'", "diff HTTP stdio", "record of a 2000-notification flood",
 		"proxy, 20 sequential pings", "proxy throughput"} {
 		line := ""
