@@ -127,7 +127,9 @@ func newBenchCmd() *cobra.Command {
 	cmd.Flags().StringVar(&only, "only", "ingest,scale,memory,oneshot,journal,record,proxy", "the sections to run")
 	cmd.Flags().StringVar(&mem, "memory-sizes", "1000000,10000000", "journal and flood sizes for the memory rows, comma-separated, smallest first")
 	cmd.Flags().StringVar(&memO, "memory-open-sizes", "", "journal sizes for the open rows when not --memory-sizes")
-	cmd.AddCommand(newBenchServeCmd(), newBenchTUICmd(), newBenchExchangeCmd(), newBenchOpenCmd(), newBenchAttachCmd(), newBenchLinesCmd(), newBenchStringsCmd(), newBenchDrainCmd(), newBenchRelayCmd(), newBenchPongCmd())
+	cmd.AddCommand(newBenchServeCmd(), newBenchTUICmd(), newBenchExchangeCmd(), newBenchOpenCmd(), newBenchAttachCmd(), newBenchCountCmd("lines", "Count a file's lines (bench's Go baseline)", bench.CountLines),
+		newBenchCountCmd("strings", "Count the JSON strings of a file's lines (bench's floor under a journal reader)", bench.CountStrings),
+		newBenchDrainCmd(), newBenchRelayCmd(), newBenchPongCmd())
 	return cmd
 }
 

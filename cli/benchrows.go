@@ -39,35 +39,17 @@ func runRowSections(out io.Writer, self string, sections map[string]bool, o rowO
 	return nil
 }
 
-// newBenchLinesCmd is the Go baseline of the read-back rows: split a
-// file into lines, nothing else.
-func newBenchLinesCmd() *cobra.Command {
+// newBenchCountCmd is one of the read-back rows' Go baselines: count
+// what count counts in FILE, print it, nothing else. Lines: the line
+// loop; strings: the same loop finding each line's JSON strings too.
+func newBenchCountCmd(use, short string, count func(path string) (int, error)) *cobra.Command {
 	return &cobra.Command{
-		Use:    "lines FILE",
-		Short:  "Count a file's lines (bench's Go baseline)",
+		Use:    use + " FILE",
+		Short:  short,
 		Hidden: true,
 		Args:   cobra.ExactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			n, err := bench.CountLines(args[0])
-			if err != nil {
-				return err
-			}
-			fmt.Fprintln(cmd.OutOrStdout(), n)
-			return nil
-		},
-	}
-}
-
-// newBenchStringsCmd is the read-back rows' floor: split a file into
-// lines and find their JSON strings, nothing else.
-func newBenchStringsCmd() *cobra.Command {
-	return &cobra.Command{
-		Use:    "strings FILE",
-		Short:  "Count the JSON strings of a file's lines (bench's floor under every journal reader)",
-		Hidden: true,
-		Args:   cobra.ExactArgs(1),
-		RunE: func(cmd *cobra.Command, args []string) error {
-			n, err := bench.CountStrings(args[0])
+			n, err := count(args[0])
 			if err != nil {
 				return err
 			}
