@@ -164,23 +164,6 @@ var asciiEscape = func() (t [256]byte) {
 	return t
 }()
 
-// word is the eight bytes of b from i, little-endian; past b's end (fewer
-// than eight left) they read as 0, which jsonscan.SpecialDELMask flags as a
-// control.
-func word(b []byte, i int) uint64 {
-	if i+8 <= len(b) {
-		return binary.LittleEndian.Uint64(b[i:])
-	}
-	if n := len(b); n >= 8 {
-		return binary.LittleEndian.Uint64(b[n-8:]) >> (8 * (8 - (n - i)))
-	}
-	var v uint64
-	for k := len(b) - 1; k >= i; k-- {
-		v = v<<8 | uint64(b[k])
-	}
-	return v
-}
-
 // lineMemo is what appendLineJSON remembers of the last line it checked,
 // so that the next one, when it begins the same way (the lines of a flood
 // differ in a field or two, most often near their end), resumes from there
@@ -365,7 +348,7 @@ str:
 	dst[j], dst[j+1] = '\\', '"'
 	i, j = i+1, j+2
 	for {
-		v = word(line, i)
+		v = jsonscan.Word(line, i)
 		binary.LittleEndian.PutUint64(dst[j:], v)
 		if m = jsonscan.SpecialDELMask(v); m == 0 {
 			i, j = i+8, j+8
@@ -424,7 +407,7 @@ rest:
 	// is str's, written out again: as a helper it does not inline, and the
 	// call made short lines 2-18 % slower (BenchmarkAppendLineJSON).
 	for i < len(line) {
-		v = word(line, i)
+		v = jsonscan.Word(line, i)
 		binary.LittleEndian.PutUint64(dst[j:], v)
 		if m = jsonscan.SpecialDELMask(v); m == 0 {
 			i, j = i+8, j+8

@@ -2,7 +2,6 @@ package bench
 
 import (
 	"bufio"
-	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -153,9 +152,9 @@ func quotes(b []byte, esc bool) (n int, more bool) {
 	if esc {
 		skip = 0
 	}
-	i := 0
-	for ; i+8 <= len(b); i += 8 {
-		w := binary.LittleEndian.Uint64(b[i:])
+	for i := 0; i < len(b); i += 8 {
+		// Past b's end the word reads zeros, which neither mask flags.
+		w := jsonscan.Word(b, i)
 		for m := jsonscan.ByteMask(w, '"') | jsonscan.ByteMask(w, '\\'); m != 0; m &= m - 1 {
 			switch p := i + bits.TrailingZeros64(m)>>3; {
 			case p == skip:
@@ -164,15 +163,6 @@ func quotes(b []byte, esc bool) (n int, more bool) {
 			default:
 				n++
 			}
-		}
-	}
-	for ; i < len(b); i++ {
-		switch {
-		case i == skip:
-		case b[i] == '\\':
-			skip = i + 1
-		case b[i] == '"':
-			n++
 		}
 	}
 	return n, skip == len(b)

@@ -150,3 +150,21 @@ func CommonPrefix(a, b []byte) int {
 	}
 	return i
 }
+
+// Word is the eight bytes of b from i, little-endian; past b's end (fewer
+// than eight left) they read as 0, which SpecialDELMask flags as a control
+// and ByteMask flags only for c 0. A loop over b eight bytes at a time
+// needs no second loop for its tail.
+func Word(b []byte, i int) uint64 {
+	if i+8 <= len(b) {
+		return binary.LittleEndian.Uint64(b[i:])
+	}
+	if n := len(b); n >= 8 {
+		return binary.LittleEndian.Uint64(b[n-8:]) >> (8 * (8 - (n - i)))
+	}
+	var v uint64
+	for k := len(b) - 1; k >= i; k-- {
+		v = v<<8 | uint64(b[k])
+	}
+	return v
+}

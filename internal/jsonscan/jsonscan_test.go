@@ -214,3 +214,19 @@ func TestCommonPrefix(t *testing.T) {
 		}
 	}
 }
+
+// TestWord checks every start in buffers of every length up to 20: the
+// bytes left, in order, then zeros.
+func TestWord(t *testing.T) {
+	src := []byte("\x01\x02\x03\x04\x05\x06\x07\x08\x09\x0a\x0b\x0c\x0d\x0e\x0f\x10\x11\x12\x13\x14")
+	for n := 0; n <= len(src); n++ {
+		b := src[:n]
+		for i := 0; i < n; i++ {
+			var pad [8]byte
+			copy(pad[:], b[i:])
+			if got, want := Word(b, i), binary.LittleEndian.Uint64(pad[:]); got != want {
+				t.Errorf("Word(%d bytes, %d) = %#x, want %#x", n, i, got, want)
+			}
+		}
+	}
+}
