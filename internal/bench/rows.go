@@ -200,8 +200,8 @@ func eachPiece(path string, f func(b []byte, end bool)) error {
 // stdio, by CPU time against a Go loop that only splits the file into
 // lines and a Python json.loads loop (when python3 is there), all in the
 // same run, and the Go loop that also finds every line's strings (the
-// least a reader does). self is the mcpscope binary; rounds the measurements of each
-// (the median is shown). Every run reads journals with no index file beside
+// least a reader that reads a record member by member does). self is the
+// mcpscope binary; rounds the measurements of each (the median is shown). Every run reads journals with no index file beside
 // them (any one a reader left is removed first): what a user gets on a
 // journal copied from elsewhere, the index never a shortcut for the figure.
 func ReadBack(self string, frames, rounds int) ([]Row, error) {
@@ -238,11 +238,11 @@ func ReadBack(self string, frames, rounds int) ([]Row, error) {
 		return float64(st.Size()) / (1 << 20)
 	}
 	paths := map[bool]string{}
-	// Before each measurement: no index (above), and nothing of the files
-	// written so far (the journals, the last export) left to write back
-	// to disk, which on this kind of VM cost a run 0.3 to 0.7 CPU-s of
-	// system time when it fell on it.
-	noIndex := func() {
+	// settle runs before each measurement: no index (above), and nothing
+	// of the files written so far (the journals, the last export) left to
+	// write back to disk, which on this kind of VM cost a run up to 0.6
+	// CPU-s more system time when it fell on it.
+	settle := func() {
 		for _, p := range paths {
 			os.Remove(p + session.IndexSuffix)
 		}
@@ -255,7 +255,7 @@ func ReadBack(self string, frames, rounds int) ([]Row, error) {
 			return nil, err
 		}
 		paths[http] = p
-		ds, err := paired(rounds, env, 0, noIndex, []string{self, "journal", "--summary", p}, []string{self, "bench", "lines", p},
+		ds, err := paired(rounds, env, 0, settle, []string{self, "journal", "--summary", p}, []string{self, "bench", "lines", p},
 			[]string{self, "bench", "strings", p}, pyArgv(p))
 		if err != nil {
 			return nil, err
@@ -286,7 +286,7 @@ func ReadBack(self string, frames, rounds int) ([]Row, error) {
 	} {
 		// Every round exports into a new file, as the first does, not
 		// over the last round's.
-		fresh := func() { os.Remove(out); noIndex() }
+		fresh := func() { os.Remove(out); settle() }
 		ds, err := paired(rounds, env, c.answer, fresh, c.argv, c.base)
 		if err != nil {
 			rows = append(rows, Row{Name: c.name, Err: err})
