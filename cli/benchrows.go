@@ -85,27 +85,11 @@ func newBenchPongCmd() *cobra.Command {
 			if listen == "" {
 				return usagef(cmd.CommandPath(), "--listen HOST:PORT is required")
 			}
-			ln, err := listenUntilDone(cmd.Context(), listen)
-			if err != nil {
-				return err
-			}
-			return bench.PingServer(ln)
+			return bench.PingServer(cmd.Context(), listen)
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "", "serve on HOST:PORT")
 	return cmd
-}
-
-// listenUntilDone listens on addr until ctx is done: Main ends ctx on
-// SIGTERM, which is how the bench stops these children; a child that
-// went on serving would cost the bench its wait before SIGKILL.
-func listenUntilDone(ctx context.Context, addr string) (net.Listener, error) {
-	ln, err := net.Listen("tcp", addr)
-	if err != nil {
-		return nil, err
-	}
-	context.AfterFunc(ctx, func() { ln.Close() })
-	return ln, nil
 }
 
 // newBenchRelayCmd is the proxy rows' yardstick: bytes through, nothing
@@ -125,10 +109,13 @@ func newBenchRelayCmd() *cobra.Command {
 			if len(args) != 1 {
 				return usagef(cmd.CommandPath(), "--listen takes one upstream HOST:PORT, got %d arguments", len(args))
 			}
-			ln, err := listenUntilDone(cmd.Context(), listen)
+			ln, err := net.Listen("tcp", listen)
 			if err != nil {
 				return err
 			}
+			// Main ends the context on SIGTERM, which is how the bench
+			// stops its children: RelayTCP returns once ln is closed.
+			context.AfterFunc(cmd.Context(), func() { ln.Close() })
 			return bench.RelayTCP(ln, args[0])
 		},
 	}

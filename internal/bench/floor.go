@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net"
 	"net/http"
 	"os"
 	"os/exec"
@@ -18,6 +17,7 @@ import (
 	"syscall"
 	"time"
 
+	"mcpscope/internal/httpserve"
 	"mcpscope/internal/loopback"
 	"mcpscope/session"
 	"mcpscope/transport"
@@ -147,24 +147,22 @@ func RecordFloor(self string, n, rounds int) Row {
 	return row
 }
 
-// PingServer answers every request on ln with the smallest Streamable
-// HTTP answer to a ping, until ln is closed: the proxy rows' upstream. It
-// runs as a process of its own (bench pong), as a server does: a client
-// and server in one Go process hand each exchange over without either
-// side's thread sleeping, which no host and server ever do (here that
-// made a direct exchange a third of its time between two processes).
-func PingServer(ln net.Listener) error {
+// PingServer answers every request on addr with the smallest Streamable
+// HTTP answer to a ping, until ctx ends (httpserve's lifecycle, as the
+// demo's): the proxy rows' upstream. It runs as a process of its own
+// (bench pong), as a server does: a client and server in one Go process
+// hand each exchange over without either side's thread sleeping, which no
+// host and server ever do (here that made a direct exchange a third of its
+// time between two processes).
+func PingServer(ctx context.Context, addr string) error {
 	body := []byte(`{"jsonrpc":"2.0","id":1,"result":{}}`)
-	srv := &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	h := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		io.Copy(io.Discard, r.Body)
 		w.Header().Set("Content-Type", "application/json")
 		w.Header().Set("Content-Length", strconv.Itoa(len(body)))
 		w.Write(body)
-	})}
-	if err := srv.Serve(ln); !errors.Is(err, net.ErrClosed) {
-		return err
-	}
-	return nil
+	})
+	return httpserve.Serve(ctx, addr, "/mcp", h, nil, nil)
 }
 
 // pings sends n pings one after the other and returns the time they took.
