@@ -4,7 +4,6 @@ import (
 	"context"
 	"os/exec"
 	"regexp"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -80,18 +79,16 @@ func TestBenchRejectsBadSizes(t *testing.T) {
 // for the wait before its SIGKILL.
 func TestBenchListenersStopOnSIGTERM(t *testing.T) {
 	bin := testservers.BuildMCPScope(t)
-	for _, argv := range [][]string{{"bench", "pong"}, {"bench", "relay", "--listen", "", "127.0.0.1:9"}} {
-		t.Run(argv[1], func(t *testing.T) {
+	for _, c := range []struct {
+		name  string
+		after []string // after --listen ADDR
+	}{{"pong", nil}, {"relay", []string{"127.0.0.1:9"}}} {
+		t.Run(c.name, func(t *testing.T) {
 			addr, err := loopback.FreeAddr()
 			if err != nil {
 				t.Fatal(err)
 			}
-			args := slices.Clone(argv)
-			if args[1] == "pong" {
-				args = append(args, "--listen", addr)
-			} else {
-				args[3] = addr
-			}
+			args := append([]string{"bench", c.name, "--listen", addr}, c.after...)
 			cmd := exec.Command(bin, args...)
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
