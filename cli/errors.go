@@ -24,6 +24,7 @@ const (
 	exitUsage     = 2
 	exitTransport = 3 // could not connect, or the transport failed
 	exitTimeout   = 4
+	exitHeld      = 5 // another mcpscope holds the call: a rejoin race lost, or the lease lost while paused or cut off
 	exitInterrupt = 130
 )
 
@@ -61,8 +62,10 @@ func exitCode(err error) int {
 	case errors.Is(err, context.Canceled):
 		return exitInterrupt
 	case errors.As(err, &tool), errors.As(err, &rpc), errors.As(err, &un), errors.Is(err, errServerState),
-		errors.Is(err, session.ErrTaskEnded), errors.Is(err, session.ErrInvalidResult), errors.Is(err, session.ErrRoundLimit), errors.As(err, &held):
+		errors.Is(err, session.ErrTaskEnded), errors.Is(err, session.ErrInvalidResult), errors.Is(err, session.ErrRoundLimit):
 		return exitServerErr
+	case errors.As(err, &held), errors.Is(err, session.ErrLeaseLost), errors.Is(err, session.ErrStoreLost):
+		return exitHeld
 	case errors.Is(err, session.ErrTimeout):
 		return exitTimeout
 	}

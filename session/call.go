@@ -255,6 +255,7 @@ type callExtra struct {
 	handle       string      // StateStore record, once persisted
 	persistTimer *time.Timer // pending debounced write
 	claim        *Held       // this process's lease on the record (persistMu)
+	recordGone   bool        // the record was deleted under the claim before the result counted (persistMu)
 	persistMu    sync.Mutex  // orders state-file writes with the final delete (only calls that persist, which have a callExtra)
 }
 

@@ -101,41 +101,131 @@ func (s *Session) persistLocked(c *Call) {
 		defer c.xw().persistMu.Unlock()
 		s.mu.Lock()
 		c.xw().persistTimer = nil
+		ended := c.state.Ended()
+		s.mu.Unlock()
+		if ended {
+			return
+		}
+		if c.x().claim == nil && !c.claiming {
+			// The call's lease first, then its record: a record never
+			// names an owner that holds no lease, and every write after
+			// the claim is fenced by it.
+			c.claiming = true
+			if h, err := Hold(s.opts.StateStore, CallLease(c.x().handle), false); err == nil {
+				c.xw().claim = h
+				s.watchClaim(c, h)
+			} else {
+				s.storeTrouble(fmt.Sprintf("could not take the lease on call %s in the state store (%s): %v; its record is written without one",
+					c.Key, s.opts.StateStore, err))
+			}
+		}
+		s.mu.Lock()
 		if c.state.Ended() {
 			s.mu.Unlock()
 			return
 		}
 		d := s.recordLocked(c)
+		create := !c.persisted
 		c.persisted = true
 		s.mu.Unlock()
-		if s.putRecord(d, false) == nil && c.x().claim == nil && !c.claiming {
-			c.claiming = true
-			s.persisting.Add(1)
-			go s.holdAsOwner(c, d.Handle)
+		s.storeHealth()
+		if claim := c.x().claim; claim != nil {
+			err := claim.Write(func(l Lease) error { return s.opts.StateStore.PutFenced(d, l, create) })
+			var lost *LeaseLostError
+			if errors.As(err, &lost) {
+				go s.leaseLost(c, lost)
+				return
+			}
+			_ = s.putResult(d, err, false)
+			return
+		}
+		_ = s.putRecord(d, false)
+	})
+}
+
+// watchClaim ends c here once its lease is lost (renewal refused, or not
+// possible for the whole TTL): another process may act on it now. While
+// the store cannot be reached, the person is told that c's steps wait.
+func (s *Session) watchClaim(c *Call, h *Held) {
+	h.OnTrouble(func(err error) {
+		s.storeTrouble(fmt.Sprintf("the state store (%s) cannot be reached (%v): call %s shows no step until it answers again, and is given up here if it does not within its lease (%s)",
+			s.opts.StateStore, err, c.Key, h.Lease().TTL))
+	})
+	go func() {
+		select {
+		case <-h.Lost():
+			var lost *LeaseLostError
+			if errors.As(h.LostErr(), &lost) {
+				s.leaseLost(c, lost)
+			}
+		case <-h.done:
+		}
+	}()
+}
+
+// leaseLost stops acting on c: its lease went to another process (or the
+// store lost it), so no step, result, record write or delete comes from
+// here any more. The call goes on on the server; its stream here is
+// closed without a cancel, and the person is told (stderr, the call's
+// row, the journal).
+func (s *Session) leaseLost(c *Call, lost *LeaseLostError) {
+	msg := fmt.Sprintf("call %s: %s", c.Key, lost.Error())
+	if ex, ok := s.opts.StateStore.(LossExplainer); ok && errors.Is(lost, ErrStoreLost) {
+		if why := ex.ExplainLoss(); why != "" {
+			msg += " (" + why + ")"
+		}
+	}
+	s.mu.Lock()
+	ok := s.endLocked(c, StateDetached, nil, nil, &Failure{Reason: msg, Cause: lost, Kind: ErrLeaseLost}, s.opts.Now())
+	s.mu.Unlock()
+	if !ok {
+		return
+	}
+	s.store.Notify()
+	if h, ok := s.t.(transport.StreamCloser); ok {
+		h.CloseStream(c.Key)
+	}
+	s.Note(msg)
+	if w := s.opts.Warn; w != nil {
+		w(msg)
+	}
+}
+
+// LossExplainer is a store that can say why it lost what was written to
+// it (a restart, an eviction), for the message that reports the loss.
+type LossExplainer interface{ ExplainLoss() string }
+
+// StoreHealth is a store that can say, once, how it may lose calls kept
+// in it (a Redis that evicts keys, or keeps nothing across a restart).
+type StoreHealth interface{ Health() []string }
+
+// storeHealth tells the person, once per session and before the first
+// record goes to the store, how that store may lose it.
+func (s *Session) storeHealth() {
+	h, ok := s.opts.StateStore.(StoreHealth)
+	if !ok {
+		return
+	}
+	s.healthOnce.Do(func() {
+		for _, w := range h.Health() {
+			s.Note(w)
+			if s.opts.Warn != nil {
+				s.opts.Warn(w)
+			}
 		}
 	})
 }
 
-// holdAsOwner takes the call's lease for the process that runs it: killed,
-// it loses the call within the TTL and anyone may rejoin it. Beside the
-// record's write, not before the record's delete: a short call's record
-// goes as soon as it ends.
-func (s *Session) holdAsOwner(c *Call, handle string) {
-	defer s.persisting.Done()
-	h, err := Hold(s.opts.StateStore, CallLease(handle), false)
-	if err != nil {
-		return
-	}
-	c.xw().persistMu.Lock()
+// storeTrouble tells the person that the state store failed them, once
+// per session (the journal gets every one).
+func (s *Session) storeTrouble(msg string) {
+	s.Note(msg)
 	s.mu.Lock()
-	keep := !c.state.Ended() && c.x().claim == nil
+	told := s.toldTrouble
+	s.toldTrouble = true
 	s.mu.Unlock()
-	if keep {
-		c.xw().claim = h
-	}
-	c.xw().persistMu.Unlock()
-	if !keep {
-		h.Release()
+	if w := s.opts.Warn; w != nil && !told {
+		w(msg)
 	}
 }
 
@@ -154,17 +244,55 @@ func persistDelay(c *Call) time.Duration {
 // detach comes before the mark or after the step, never between. nil: not
 // a step to mark.
 func (s *Session) stepCall(f *transport.Frame, env *Envelope) *Call {
-	if f.Dir != transport.In || f.Meta.EventID == "" || env == nil || env.Method != "notifications/progress" ||
-		env.h.progressBad || s.opts.StateStore == nil || s.opts.Rejoin.Target == "" || s.offline {
+	if f.Dir != transport.In || env == nil || s.opts.StateStore == nil || s.opts.Rejoin.Target == "" || s.offline {
 		return nil
 	}
-	s.mu.Lock()
-	c := s.byToken[idKey(env.h.token)]
-	s.mu.Unlock()
+	var c *Call
+	switch {
+	case env.Method == "notifications/progress" && f.Meta.EventID != "" && !env.h.progressBad:
+		s.mu.Lock()
+		c = s.byToken[idKey(env.h.token)]
+		s.mu.Unlock()
+	case env.Method == "" && len(env.ID) > 0 && (env.Result != nil || env.Error != nil):
+		// The answer of a call held under a claim: its record goes,
+		// fenced, before the result counts (resultDeleteLocked).
+		s.mu.Lock()
+		c = s.calls[env.Key()]
+		s.mu.Unlock()
+		if c != nil && c.x().handle == "" {
+			c = nil
+		}
+	}
 	if c != nil {
 		c.xw().persistMu.Lock()
 	}
 	return c
+}
+
+// resultDeleteLocked is the handle of c's record when env is the answer
+// that ends c, a call held under a claim: the record is deleted, fenced,
+// before the answer counts, so a holder that lost the call never shows
+// its result ("": not such an answer).
+func (s *Session) resultDeleteLocked(c *Call, env *Envelope) string {
+	if env == nil || env.Method != "" || len(env.ID) == 0 || c.x().claim == nil || c.x().handle == "" ||
+		c.state.Ended() || c.givenUp || s.calls[env.Key()] != c {
+		return ""
+	}
+	return c.x().handle
+}
+
+// finishFenced deletes c's record under its claim (c's persistMu held):
+// lost, the answer is not applied here.
+func (s *Session) finishFenced(c *Call, handle string) *LeaseLostError {
+	err := c.x().claim.Write(func(l Lease) error { return s.opts.StateStore.DeleteFenced(handle, l) })
+	var lost *LeaseLostError
+	if errors.As(err, &lost) {
+		return lost
+	}
+	if err == nil {
+		c.xw().recordGone = true
+	}
+	return nil
 }
 
 // stepMarkLocked is the mark of c's progress step it in the state store
@@ -172,6 +300,9 @@ func (s *Session) stepCall(f *transport.Frame, env *Envelope) *Call {
 // stored yet, or the step is a duplicate or on another stream).
 func (s *Session) stepMarkLocked(c *Call, it *Item) (handle string, m Mark) {
 	f, env := &it.Frame, it.Env
+	if env == nil || env.Method != "notifications/progress" {
+		return "", m
+	}
 	stream := f.Meta.LogicalStream()
 	if st := s.streams[stream]; st != nil {
 		if _, dup := st.seen[f.Meta.EventID]; dup {
@@ -194,16 +325,29 @@ func (s *Session) stepMarkLocked(c *Call, it *Item) (handle string, m Mark) {
 // (a rejoin on this machine, which reads both, never skips a step the
 // first process did not journal). It reports why the store refused the
 // mark ("": it took it), for a note once the step is in.
-func (s *Session) markStep(c *Call, handle string, m Mark, j *Journal, end int64) string {
+func (s *Session) markStep(c *Call, handle string, m Mark, j *Journal, end int64) (string, *LeaseLostError) {
 	if j != nil {
 		j.writtenTo(end, stepWriteWait)
 	}
-	if err := s.opts.StateStore.Mark(handle, m); err != nil {
-		c.markOff = true
-		return fmt.Sprintf("the progress of call %s is no longer marked in the state store (%v): a rejoin elsewhere may show up to %s of its steps again",
-			c.Key, err, persistEvery)
+	var err error
+	if claim := c.x().claim; claim != nil {
+		// Fenced: a holder paused or cut off past its TTL, once another
+		// claimed the call, shows nothing more (Write waits while the
+		// store is away and the lease is surely still ours).
+		err = claim.Write(func(l Lease) error { return s.opts.StateStore.MarkFenced(handle, m, l) })
+		var lost *LeaseLostError
+		if errors.As(err, &lost) {
+			return "", lost
+		}
+	} else {
+		err = s.opts.StateStore.Mark(handle, m)
 	}
-	return ""
+	if err != nil {
+		c.markOff = true
+		return fmt.Sprintf("the progress of call %s is no longer marked in the state store (%v): a rejoin elsewhere may show again the steps since its record was last written (every %s at most)",
+			c.Key, err, persistEvery), nil
+	}
+	return "", nil
 }
 
 // stepWriteWait bounds how long a step to mark waits for its journal line
@@ -233,8 +377,16 @@ func (s *Session) forgetLocked(c *Call) {
 			defer s.persisting.Done()
 			c.xw().persistMu.Lock()
 			defer c.xw().persistMu.Unlock()
-			_ = s.opts.StateStore.Delete(h)
-			c.x().claim.Release()
+			claim := c.x().claim
+			switch {
+			case c.x().recordGone: // deleted with the result, under the claim
+			case claim != nil:
+				// Fenced: a holder that lost the call deletes nothing.
+				_ = claim.Write(func(l Lease) error { return s.opts.StateStore.DeleteFenced(h, l) })
+			default:
+				_ = s.opts.StateStore.Delete(h)
+			}
+			claim.Release()
 			c.xw().claim = nil
 			s.store.Notify() // readers waiting on the record's removal
 		}()
@@ -281,7 +433,18 @@ func (s *Session) detach(c *Call, why *Failure) (string, error) {
 	s.endLocked(c, StateDetached, nil, nil, f, s.opts.Now())
 	s.mu.Unlock()
 	s.store.Notify()
-	err := s.putRecord(d, true)
+	var err error
+	if claim := c.x().claim; claim != nil {
+		// Fenced, tried once: a lost lease means another process holds
+		// the call (nothing to write), an unreachable store the local
+		// fallback (StoredElsewhere).
+		err = s.putResult(d, s.opts.StateStore.PutFenced(d, claim.Lease(), false), true)
+		if errors.Is(err, ErrLeaseLost) || errors.Is(err, ErrStoreLost) || errors.Is(err, ErrNoSuchCall) {
+			err = fmt.Errorf("call %s is not this process's to detach any more: %w", c.Key, err)
+		}
+	} else {
+		err = s.putRecord(d, true)
+	}
 	if err == nil {
 		c.x().claim.Release()
 		c.xw().claim = nil
@@ -343,6 +506,20 @@ func (s *Session) Rejoin(ctx context.Context, d Detached) (*Call, error) {
 	if err != nil {
 		return nil, err
 	}
+	s.storeHealth()
+	if claim != nil {
+		// The record names its new owner, fenced and only over the
+		// record as it is: a call that ended while this process waited
+		// for its lease is never written back.
+		me := Me()
+		rec := d
+		rec.Owner, rec.OwnerPID = &me, 0
+		err := claim.Write(func(l Lease) error { return s.opts.StateStore.PutFenced(rec, l, false) })
+		if err != nil {
+			claim.Release()
+			return nil, fmt.Errorf("rejoin %s: %w", d.Handle, err)
+		}
+	}
 	key := idKey(d.RequestID)
 	c := s.newCall(key, d.RequestID, d.Method, d.Started)
 	c.Params, c.Name, c.xw().taskID, c.xw().handle, c.persisted = d.Params, d.Name, d.TaskID, d.Handle, true
@@ -390,13 +567,7 @@ func (s *Session) Rejoin(ctx context.Context, d Detached) (*Call, error) {
 	// This process uses the call's MCP session now: nobody may end it.
 	s.shareSession(d.SessionID)
 	if claim != nil {
-		// The record names its new owner, so a kill -9 here shows.
-		c.xw().persistMu.Lock()
-		s.mu.Lock()
-		rec := s.recordLocked(c)
-		s.mu.Unlock()
-		_ = s.putRecord(rec, false)
-		c.xw().persistMu.Unlock()
+		s.watchClaim(c, claim)
 	}
 	s.armTimers(c, CallOptions{})
 	s.localEvent(transport.Meta{Event: transport.EvNote, Stream: stream,

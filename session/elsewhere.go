@@ -72,6 +72,26 @@ func (s *Session) lookAtDetached() bool {
 				s.mu.Unlock()
 			}
 		case errors.Is(err, ErrNoSuchCall):
+			lostBy := ""
+			if ex, ok := s.opts.StateStore.(LossExplainer); ok {
+				lostBy = ex.ExplainLoss()
+			}
+			if lostBy != "" {
+				// Not finished elsewhere: the store lost it. Said, not
+				// followed: nobody may be following it now.
+				msg := fmt.Sprintf("the record of detached call %s (%s) vanished from the state store: %s; the call may still run on the server, but no mcpscope can rejoin it from there",
+					c.Key, c.x().handle, lostBy)
+				s.mu.Lock()
+				c.xw().endedAway = "record lost by the state store"
+				c.xw().failure = &Failure{Reason: msg}
+				s.mu.Unlock()
+				s.store.Notify()
+				s.Note(msg)
+				if w := s.opts.Warn; w != nil {
+					w(msg)
+				}
+				continue
+			}
 			s.endedElsewhere(c)
 		}
 	}

@@ -151,6 +151,8 @@ type Session struct {
 	elsewhere     map[string]string          // handle → the fallback store that kept its record (putRecord)
 	watching      bool                       // watchDetached runs (elsewhere.go)
 	toldElsewhere bool                       // a person was told a record went to the fallback store (putRecord)
+	toldTrouble   bool                       // a person was told the state store failed (storeTrouble)
+	healthOnce    sync.Once                  // the store's health said (storeHealth)
 	changed       chan struct{}              // closed and replaced at every frame taken in (changedLocked)
 
 	outMu   sync.Mutex
@@ -953,7 +955,10 @@ func (s *Session) ingestStep(it *Item, pos linePos, journal bool, at uint64, c *
 	if journal && s.opts.Observe != nil {
 		s.opts.Observe(it.Seq, *f)
 	}
-	var refused string
+	var (
+		refused string
+		lost    *LeaseLostError
+	)
 	if c != nil {
 		if handle, m := s.stepMarkLocked(c, it); handle != "" {
 			j := s.journal
@@ -961,9 +966,18 @@ func (s *Session) ingestStep(it *Item, pos linePos, journal bool, at uint64, c *
 				j = nil // not in the journal: nothing to wait for
 			}
 			s.mu.Unlock()
-			refused = s.markStep(c, handle, m, j, end)
+			refused, lost = s.markStep(c, handle, m, j, end)
+			s.mu.Lock()
+		} else if handle := s.resultDeleteLocked(c, env); handle != "" {
+			s.mu.Unlock()
+			lost = s.finishFenced(c, handle)
 			s.mu.Lock()
 		}
+	}
+	if lost != nil {
+		// Journaled, never applied: the process that holds the call now
+		// shows it.
+		it.Note = "not applied here: " + lost.Error()
 	}
 	dup := false
 	if f.Dir == transport.In || f.Meta.Event == transport.EvPrime {
@@ -973,7 +987,7 @@ func (s *Session) ingestStep(it *Item, pos linePos, journal bool, at uint64, c *
 		s.touchQuietLocked(&f.Meta, f.Kind == transport.Message && !dup)
 	}
 	switch {
-	case dup:
+	case dup, lost != nil:
 	case class == ClassBatch:
 		for _, e := range batch {
 			after = s.correlate(it, e, after)
@@ -994,6 +1008,9 @@ func (s *Session) ingestStep(it *Item, pos linePos, journal bool, at uint64, c *
 	s.ingestMu.Unlock()
 	if refused != "" {
 		s.Note(refused)
+	}
+	if lost != nil {
+		s.leaseLost(c, lost)
 	}
 	for _, fn := range after {
 		fn()

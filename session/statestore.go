@@ -91,8 +91,10 @@ type StateStore interface {
 	// Mark keeps m beside handle's record, one cheap write per progress
 	// step; it writes nothing when the record is gone (the call ended).
 	Mark(handle string, m Mark) error
-	// Leases on calls and sessions (lease.go).
+	// Leases on calls and sessions (lease.go), and the writes fenced by
+	// a claim.
 	Leaser
+	Fenced
 	// String names the store for people (a Redis URL with its password
 	// redacted, or the folder).
 	String() string
@@ -123,7 +125,12 @@ func (e *StoredElsewhere) Unwrap() error { return e.Cause }
 // a fallback store; tell (a record left to be rejoined: a detach, a task)
 // also tells a person at once (Options.Warn), once per session.
 func (s *Session) putRecord(d Detached, tell bool) error {
-	err := s.opts.StateStore.Put(d)
+	return s.putResult(d, s.opts.StateStore.Put(d), tell)
+}
+
+// putResult is what putRecord does with a write's outcome err (a fenced
+// write's too).
+func (s *Session) putResult(d Detached, err error, tell bool) error {
 	var se *StoredElsewhere
 	if errors.As(err, &se) {
 		msg := fmt.Sprintf("the record of call %s could not be written to the state store (%v); it is kept in %s: rejoin it on this machine with %s",
@@ -146,6 +153,8 @@ func (s *Session) putRecord(d Detached, tell bool) error {
 		s.mu.Lock()
 		delete(s.elsewhere, d.Handle) // the store took it back
 		s.mu.Unlock()
+	} else {
+		s.storeTrouble(fmt.Sprintf("the record of call %s could not be written to the state store: %v", d.Handle, err))
 	}
 	return err
 }
@@ -359,6 +368,11 @@ func (fs *FileStore) readLease(path string) (Lease, bool) {
 
 func (fs *FileStore) writeLease(path string, l Lease) error {
 	b, _ := json.Marshal(l)
+	return fs.writeFile(path, b)
+}
+
+// writeFile replaces path with b (under the lock: one writer at a time).
+func (fs *FileStore) writeFile(path string, b []byte) error {
 	tmp := path + ".tmp"
 	if err := os.WriteFile(tmp, b, 0o600); err != nil {
 		return fmt.Errorf("state store %s: %w", fs.Dir, err)
@@ -377,10 +391,24 @@ func (fs *FileStore) leasePath(l Lease) (string, error) {
 	return filepath.Join(fs.leaseDir(), n+".lease"), nil
 }
 
-// Claim takes name alone unless another holder's lease is live.
+// fencePath is where the newest claim of name is kept (Lease.FenceValue).
+func (fs *FileStore) fencePath(name string) (string, error) {
+	n, err := leaseFileName(name)
+	if err != nil {
+		return "", err
+	}
+	return filepath.Join(fs.leaseDir(), n+".fence"), nil
+}
+
+// Claim takes name alone unless another holder's lease is live; the claim
+// takes the next fence number.
 func (fs *FileStore) Claim(name string) (Lease, error) {
 	l := NewLease(name, fs.ttl(), false)
 	p, err := fs.leasePath(l)
+	if err != nil {
+		return l, err
+	}
+	fp, err := fs.fencePath(name)
 	if err != nil {
 		return l, err
 	}
@@ -388,9 +416,79 @@ func (fs *FileStore) Claim(name string) (Lease, error) {
 		if cur, ok := fs.readLease(p); ok && cur.Live(time.Now()) {
 			return &HeldError{Holder: cur}
 		}
+		var n int64
+		if b, err := os.ReadFile(fp); err == nil {
+			_, _ = fmt.Sscanf(string(b), "%d:", &n)
+		}
+		l.Fence = n + 1
+		if err := fs.writeFile(fp, []byte(l.FenceValue())); err != nil {
+			return err
+		}
 		return fs.writeLease(p, l)
 	})
 	return l, err
+}
+
+// fenced checks, under the lock, that l is the newest claim of its name.
+func (fs *FileStore) fenced(l Lease) error {
+	fp, err := fs.fencePath(l.Name)
+	if err != nil {
+		return err
+	}
+	b, err := os.ReadFile(fp)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return ErrStoreLost
+	case err != nil:
+		return fmt.Errorf("state store %s: %w", fs.Dir, err)
+	case string(b) != l.FenceValue():
+		return ErrLeaseLost
+	}
+	return nil
+}
+
+// PutFenced writes d while l is the newest claim on its call.
+func (fs *FileStore) PutFenced(d Detached, l Lease, create bool) error {
+	p, err := fs.path(d.Handle)
+	if err != nil {
+		return err
+	}
+	return fs.locked(func() error {
+		if err := fs.fenced(l); err != nil {
+			return err
+		}
+		if _, err := os.Stat(p); !create && errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("%w %q: it left the store (the call ended, or the record was forgotten)", ErrNoSuchCall, d.Handle)
+		}
+		return fs.Put(d)
+	})
+}
+
+// MarkFenced is Mark while l is the newest claim on the call.
+func (fs *FileStore) MarkFenced(handle string, m Mark, l Lease) error {
+	p, err := fs.path(handle)
+	if err != nil {
+		return err
+	}
+	return fs.locked(func() error {
+		if err := fs.fenced(l); err != nil {
+			return err
+		}
+		if _, err := os.Stat(p); errors.Is(err, os.ErrNotExist) {
+			return ErrStoreLost // the holder's record is gone
+		}
+		return fs.Mark(handle, m)
+	})
+}
+
+// DeleteFenced removes the record while l is the newest claim on the call.
+func (fs *FileStore) DeleteFenced(handle string, l Lease) error {
+	return fs.locked(func() error {
+		if err := fs.fenced(l); err != nil {
+			return err
+		}
+		return fs.Delete(handle)
+	})
 }
 
 // Share adds this process to name's holders.
@@ -403,16 +501,21 @@ func (fs *FileStore) Share(name string) (Lease, error) {
 	return l, fs.locked(func() error { return fs.writeLease(p, l) })
 }
 
-// Renew extends l if it is still the caller's.
+// Renew extends l if it is still the caller's: a share while its file
+// holds l's token; a claim while it is the newest claim of its name (a
+// lease that expired with no claim since is taken back).
 func (fs *FileStore) Renew(l *Lease) error {
 	p, err := fs.leasePath(*l)
 	if err != nil {
 		return err
 	}
 	return fs.locked(func() error {
-		cur, ok := fs.readLease(p)
-		if !ok || cur.Token != l.Token {
-			return ErrLeaseLost
+		if l.Shared {
+			if cur, ok := fs.readLease(p); !ok || cur.Token != l.Token {
+				return ErrLeaseLost
+			}
+		} else if err := fs.fenced(*l); err != nil {
+			return err
 		}
 		n := *l
 		n.Expires = time.Now().Add(n.TTL)
@@ -424,13 +527,30 @@ func (fs *FileStore) Renew(l *Lease) error {
 	})
 }
 
-// Release removes l if it is still the caller's.
+// hasRecord reports whether handle has a record.
+func (fs *FileStore) hasRecord(handle string) bool {
+	p, err := fs.path(handle)
+	if err != nil {
+		return false
+	}
+	_, err = os.Stat(p)
+	return err == nil
+}
+
+// Release removes l if it is still the caller's (a claim's fence with it,
+// once its call has no record).
 func (fs *FileStore) Release(l Lease) error {
 	p, err := fs.leasePath(l)
 	if err != nil {
 		return err
 	}
 	return fs.locked(func() error {
+		if !l.Shared && fs.fenced(l) == nil && !fs.hasRecord(strings.TrimPrefix(l.Name, "call:")) {
+			// While the call has a record, fence numbers only grow.
+			if fp, err := fs.fencePath(l.Name); err == nil {
+				_ = os.Remove(fp)
+			}
+		}
 		if cur, ok := fs.readLease(p); ok && cur.Token == l.Token {
 			return os.Remove(p)
 		}

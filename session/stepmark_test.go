@@ -14,8 +14,8 @@ import (
 	"mcpscope/transport"
 )
 
-// journalFirst is a real FileStore that, at each Mark, reads the journal
-// file and the session's store as they are then.
+// journalFirst is a real FileStore that, at each (fenced) mark, reads the
+// journal file and the session's store as they are then.
 type journalFirst struct {
 	*session.FileStore
 	journal string
@@ -26,7 +26,7 @@ type journalFirst struct {
 	problems []string
 }
 
-func (w *journalFirst) Mark(handle string, m session.Mark) error {
+func (w *journalFirst) MarkFenced(handle string, m session.Mark, l session.Lease) error {
 	inFile := false
 	if f, err := os.Open(w.journal); err == nil {
 		_, _ = session.ReadJournal(f, func(_ uint64, fr transport.Frame) error {
@@ -48,7 +48,7 @@ func (w *journalFirst) Mark(handle string, m session.Mark) error {
 		w.problems = append(w.problems, fmt.Sprintf("event %s was in the session's store before its mark", m.EventID))
 	}
 	w.mu.Unlock()
-	return w.FileStore.Mark(handle, m)
+	return w.FileStore.MarkFenced(handle, m, l)
 }
 
 // A progress step of a call kept in the state store is in the journal's

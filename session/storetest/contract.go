@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -36,6 +37,13 @@ func Run(t *testing.T, b Backend) {
 		{"CallState", callState},
 		{"CyclesLeaveNothing", cyclesLeaveNothing},
 		{"MarkKeepsTheNewestStep", markKeepsNewestStep},
+		{"FencedWritesRefusedAfterTakeover", fencedAfterTakeover},
+		{"FencedWritesGoOnWithoutTakeover", fencedWithoutTakeover},
+		{"FencedPutNeverWritesBack", fencedNeverWritesBack},
+		{"FenceNumbersGrow", fenceGrows},
+		{"FencedRacesOneWriter", fencedRaces},
+		{"PausedHolderStopsActing", pausedHolderStops},
+		{"StoreLosingTheFenceIsReported", storeLostFence},
 	} {
 		t.Run(b.Name+"/"+tc.name, func(t *testing.T) { tc.run(t, b) })
 	}
@@ -334,5 +342,265 @@ func markKeepsNewestStep(t *testing.T, b Backend) {
 	}
 	if left := b.Leftovers(t, s); len(left) != 0 {
 		t.Fatalf("left after Delete and a late mark: %v", left)
+	}
+}
+
+// A holder whose lease expired and was claimed by another writes nothing
+// more under it: mark, record, delete and renewal are all refused, and
+// the new holder's writes go on.
+func fencedAfterTakeover(t *testing.T, b Backend) {
+	s := b.New(t, 300*time.Millisecond)
+	old, err := s.Claim(session.CallLease("f1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutFenced(record("f1"), old, true); err != nil {
+		t.Fatal(err)
+	}
+	cur := waitClaim(t, s, session.CallLease("f1"))
+	if cur.Fence <= old.Fence {
+		t.Fatalf("the new claim's fence %d is not past the old one's %d", cur.Fence, old.Fence)
+	}
+	m := session.Mark{Stream: "post:7", EventID: "ev-9", Progress: session.Progress{Updates: 9, Value: 9, Total: 10}}
+	if err := s.MarkFenced("f1", m, old); !errors.Is(err, session.ErrLeaseLost) {
+		t.Fatalf("the old holder's mark: %v", err)
+	}
+	d := record("f1")
+	d.Progress.Updates = 9
+	if err := s.PutFenced(d, old, false); !errors.Is(err, session.ErrLeaseLost) {
+		t.Fatalf("the old holder's record write: %v", err)
+	}
+	if err := s.DeleteFenced("f1", old); !errors.Is(err, session.ErrLeaseLost) {
+		t.Fatalf("the old holder's delete: %v", err)
+	}
+	if err := s.Renew(&old); !errors.Is(err, session.ErrLeaseLost) {
+		t.Fatalf("the old holder's renewal: %v", err)
+	}
+	if got, err := s.Get("f1"); err != nil || got.Progress.Updates != 3 {
+		t.Fatalf("the record after the old holder's writes: %+v %v", got, err)
+	}
+	m.EventID, m.Progress.Updates = "ev-4", 4
+	if err := s.MarkFenced("f1", m, cur); err != nil {
+		t.Fatalf("the new holder's mark: %v", err)
+	}
+	if err := s.DeleteFenced("f1", cur); err != nil {
+		t.Fatalf("the new holder's delete: %v", err)
+	}
+	if _, err := s.Get("f1"); !errors.Is(err, session.ErrNoSuchCall) {
+		t.Fatalf("after the new holder's delete: %v", err)
+	}
+	_ = s.Release(cur)
+}
+
+// A lease that merely expired, with no claim since, still fences its
+// holder's writes in (nobody else can have acted), and a renewal takes it
+// back.
+func fencedWithoutTakeover(t *testing.T, b Backend) {
+	s := b.New(t, 200*time.Millisecond)
+	l, err := s.Claim(session.CallLease("f2"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutFenced(record("f2"), l, true); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(30 * time.Second); ; {
+		if hs, _ := s.Holders(session.CallLease("f2")); len(hs) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the lease never expired")
+		}
+		time.Sleep(20 * time.Millisecond) // a hang guard's poll: the store's own TTL decides
+	}
+	m := session.Mark{Stream: "post:7", EventID: "ev-4", Progress: session.Progress{Updates: 4, Value: 4, Total: 10}}
+	if err := s.MarkFenced("f2", m, l); err != nil {
+		t.Fatalf("mark after expiry with no other claim: %v", err)
+	}
+	if err := s.Renew(&l); err != nil {
+		t.Fatalf("renewal after expiry with no other claim: %v", err)
+	}
+	if hs, _ := s.Holders(session.CallLease("f2")); len(hs) != 1 || hs[0].Token != l.Token {
+		t.Fatalf("holders after the renewal: %+v", hs)
+	}
+	if _, err := s.Claim(session.CallLease("f2")); err == nil {
+		t.Fatal("a claim went through a renewed lease")
+	}
+	_ = s.DeleteFenced("f2", l)
+	_ = s.Release(l)
+}
+
+// A record deleted at the call's end is never written back by a holder
+// that claimed it after (a late rejoiner of a finished call).
+func fencedNeverWritesBack(t *testing.T, b Backend) {
+	s := b.New(t, session.DefaultLeaseTTL)
+	first, err := s.Claim(session.CallLease("f3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutFenced(record("f3"), first, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.DeleteFenced("f3", first); err != nil {
+		t.Fatal(err)
+	}
+	_ = s.Release(first)
+	late, err := s.Claim(session.CallLease("f3"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutFenced(record("f3"), late, false); !errors.Is(err, session.ErrNoSuchCall) {
+		t.Fatalf("a late holder's write of a finished call's record: %v", err)
+	}
+	if l, _ := s.List(); len(l) != 0 {
+		t.Fatalf("a finished call's record came back: %+v", l)
+	}
+	_ = s.Release(late)
+	if left := b.Leftovers(t, s); len(left) != 0 {
+		t.Fatalf("left behind: %v", left)
+	}
+}
+
+// Every claim of a call with a record takes a larger fence number, across
+// detach and rejoin (release and claim again).
+func fenceGrows(t *testing.T, b Backend) {
+	s := b.New(t, session.DefaultLeaseTTL)
+	if err := s.Put(record("f4")); err != nil {
+		t.Fatal(err)
+	}
+	var last int64
+	for i := 0; i < 5; i++ {
+		l, err := s.Claim(session.CallLease("f4"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if l.Fence <= last {
+			t.Fatalf("claim %d took fence %d after %d", i, l.Fence, last)
+		}
+		last = l.Fence
+		_ = s.Release(l)
+	}
+	_ = s.Delete("f4")
+}
+
+// Of four processes racing to claim, only the winner's fenced writes go
+// through, even when the losers write anyway.
+func fencedRaces(t *testing.T, b Backend) {
+	s := b.New(t, session.DefaultLeaseTTL)
+	if err := s.Put(record("f5")); err != nil {
+		t.Fatal(err)
+	}
+	var (
+		wg     sync.WaitGroup
+		mu     sync.Mutex
+		marked []string
+	)
+	for i := 0; i < 4; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			l, err := s.Claim(session.CallLease("f5"))
+			var he *session.HeldError
+			if err != nil && !errors.As(err, &he) {
+				t.Error(err)
+				return
+			}
+			// A loser that writes with a claim it never got (its own
+			// token, no fence) is refused like a stale holder.
+			m := session.Mark{Stream: "post:7", EventID: fmt.Sprintf("ev-%d", 10+i), Progress: session.Progress{Updates: 10 + i}}
+			if s.MarkFenced("f5", m, l) == nil {
+				mu.Lock()
+				marked = append(marked, l.Token)
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	if len(marked) != 1 {
+		t.Fatalf("%d processes marked under one call's claim", len(marked))
+	}
+	hs, _ := s.Holders(session.CallLease("f5"))
+	if len(hs) != 1 || hs[0].Token != marked[0] {
+		t.Fatalf("the writer is not the holder: %v %+v", marked, hs)
+	}
+	_ = s.Delete("f5")
+	_ = s.Release(hs[0])
+}
+
+// pausing is a store whose renewals wait while paused: the holder's
+// process stands still (SIGSTOP, a laptop lid) while the store's clock
+// runs.
+type pausing struct {
+	session.StateStore
+	paused chan struct{} // receives while a renewal waits; closed to resume
+}
+
+func (p *pausing) Renew(l *session.Lease) error {
+	if p.paused != nil && !l.Shared {
+		<-p.paused
+	}
+	return p.StateStore.Renew(l)
+}
+
+// A holder paused past its TTL while another claims the call learns it on
+// waking: Lost closes, the error names the new holder, and every fenced
+// write it tries fails without writing.
+func pausedHolderStops(t *testing.T, b Backend) {
+	real := b.New(t, 300*time.Millisecond)
+	s := &pausing{StateStore: real, paused: make(chan struct{})}
+	name := session.CallLease("f6")
+	h, err := session.Hold(s, name, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer h.Release()
+	if err := h.Write(func(l session.Lease) error { return real.PutFenced(record("f6"), l, true) }); err != nil {
+		t.Fatal(err)
+	}
+	other := waitClaim(t, real, name) // the holder's renewals stand still meanwhile
+	close(s.paused)                   // wake up
+	select {
+	case <-h.Lost():
+	case <-time.After(30 * time.Second):
+		t.Fatal("the woken holder never learnt it lost its lease")
+	}
+	var lost *session.LeaseLostError
+	if err := h.LostErr(); !errors.As(err, &lost) || lost.Holder == nil || lost.Holder.Token != other.Token ||
+		!strings.Contains(err.Error(), "lost to "+other.Owner.String()) {
+		t.Fatalf("the loss does not name the new holder: %v", err)
+	}
+	m := session.Mark{Stream: "post:7", EventID: "ev-8", Progress: session.Progress{Updates: 8}}
+	if err := h.Write(func(l session.Lease) error { return real.MarkFenced("f6", m, l) }); !errors.As(err, &lost) {
+		t.Fatalf("a write after the loss: %v", err)
+	}
+	if got, _ := real.Get("f6"); got.Progress.Updates != 3 {
+		t.Fatalf("the lost holder's mark went in: %+v", got.Progress)
+	}
+	_ = real.Delete("f6")
+	_ = real.Release(other)
+}
+
+// A store that forgot a claim (Redis restarted without persistence,
+// evicted the key; here: its fence removed by hand) refuses the holder's
+// writes with ErrStoreLost, which the holder reports.
+func storeLostFence(t *testing.T, b Backend) {
+	s := b.New(t, session.DefaultLeaseTTL)
+	l, err := s.Claim(session.CallLease("f7"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.PutFenced(record("f7"), l, true); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Delete("f7"); err != nil { // the record is lost
+		t.Fatal(err)
+	}
+	m := session.Mark{Stream: "post:7", EventID: "ev-4", Progress: session.Progress{Updates: 4}}
+	if err := s.MarkFenced("f7", m, l); !errors.Is(err, session.ErrStoreLost) {
+		t.Fatalf("a mark of a record the store lost: %v", err)
+	}
+	_ = s.Release(l)
+	if err := s.Renew(&l); err == nil {
+		t.Fatal("a released claim renewed")
 	}
 }

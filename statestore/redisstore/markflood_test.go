@@ -13,15 +13,15 @@ import (
 	"mcpscope/transport"
 )
 
-// timedStore counts a store's Marks and the time spent in them.
+// timedStore counts a store's (fenced) marks and the time spent in them.
 type timedStore struct {
 	session.StateStore
 	marks, ns atomic.Int64
 }
 
-func (s *timedStore) Mark(handle string, m session.Mark) error {
+func (s *timedStore) MarkFenced(handle string, m session.Mark, l session.Lease) error {
 	start := time.Now()
-	err := s.StateStore.Mark(handle, m)
+	err := s.StateStore.MarkFenced(handle, m, l)
 	s.ns.Add(int64(time.Since(start)))
 	s.marks.Add(1)
 	return err

@@ -8,7 +8,10 @@
 // mark:HANDLE the call's place as of its last progress step (session.Mark,
 // one SET per step, expiring with the record); lease:NAME a claim (SET NX PX; renewed and released only by its holder,
 // by a compare-and-set script on its token); share:NAME:TOKEN one user of
-// a shared lease (an MCP session).
+// a shared lease (an MCP session); fence:NAME the newest claim of a name
+// ("N:TOKEN", N one more than the claim before): every write made under a
+// claim checks it in the same script, so a holder paused or cut off past
+// its TTL, once another claimed the call, writes nothing.
 package redisstore
 
 import (
@@ -19,6 +22,7 @@ import (
 	"net/url"
 	"os"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -56,9 +60,18 @@ type Store struct {
 	stateTTL time.Duration
 	timeout  time.Duration
 	fallback *session.FileStore
+
+	healthOnce sync.Once
+	health     []string
+	mu         sync.Mutex
+	seen       serverFacts // as Health first found the server
 }
 
-var _ session.StateStore = (*Store)(nil)
+var (
+	_ session.StateStore    = (*Store)(nil)
+	_ session.StoreHealth   = (*Store)(nil)
+	_ session.LossExplainer = (*Store)(nil)
+)
 
 // quiet drops go-redis's own log lines: they would write to stderr under
 // the TUI, and every failure reaches the caller as an error anyway.
@@ -153,6 +166,9 @@ func (e *UnreachableError) Error() string {
 }
 
 func (e *UnreachableError) Unwrap() error { return e.Err }
+
+// StoreUnreachable says a write may go through when tried again.
+func (e *UnreachableError) StoreUnreachable() bool { return true }
 
 func (s *Store) wrap(op string, err error) error {
 	if err == nil || errors.Is(err, redis.Nil) {
@@ -359,7 +375,32 @@ func leaseKey(l session.Lease) string {
 	return prefix + "lease:" + l.Name
 }
 
-// Claim takes name alone: SET NX PX. The loser is told who holds it.
+func fenceKey(name string) string { return prefix + "fence:" + name }
+
+// claimScript takes KEYS[1] (a lease) when no live lease holds it, with
+// the next fence number in KEYS[2]: {1, N} taken, {0, lease} held.
+var claimScript = redis.NewScript(`
+local cur = redis.call('GET', KEYS[1])
+if cur then return {0, cur} end
+local n = 0
+local f = redis.call('GET', KEYS[2])
+if f then n = tonumber(string.match(f, '^(%d+):')) or 0 end
+n = n + 1
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+redis.call('SET', KEYS[2], n .. ':' .. ARGV[3], 'PX', ARGV[4])
+return {1, n}`)
+
+// fenceTTL is how long a fence lives without a renewal: as long as a
+// record, and never shorter than a lease.
+func (s *Store) fenceTTL() time.Duration {
+	if s.stateTTL > s.leaseTTL {
+		return s.stateTTL
+	}
+	return s.leaseTTL
+}
+
+// Claim takes name alone, with the next fence number. The loser is told
+// who holds it.
 func (s *Store) Claim(name string) (session.Lease, error) {
 	l := session.NewLease(name, s.leaseTTL, false)
 	if err := checkName("lease", name); err != nil {
@@ -368,28 +409,144 @@ func (s *Store) Claim(name string) (session.Lease, error) {
 	b, _ := json.Marshal(l)
 	ctx, cancel := s.ctx()
 	defer cancel()
-	for attempt := 0; attempt < 3; attempt++ {
-		ok, err := s.c.SetNX(ctx, leaseKey(l), b, s.leaseTTL).Result()
-		if err != nil {
-			return l, s.wrap("claim "+name, err)
-		}
-		if ok {
-			return l, nil
-		}
-		cur, err := s.c.Get(ctx, leaseKey(l)).Bytes()
-		if errors.Is(err, redis.Nil) {
-			continue // it expired between the two: try again
-		}
-		if err != nil {
-			return l, s.wrap("claim "+name, err)
-		}
-		var held session.Lease
-		if json.Unmarshal(cur, &held) != nil {
-			held = session.Lease{Name: name}
-		}
-		return l, &session.HeldError{Holder: held}
+	res, err := claimScript.Run(ctx, s.c, []string{leaseKey(l), fenceKey(name)}, b, s.leaseTTL.Milliseconds(), l.Token,
+		s.fenceTTL().Milliseconds()).Slice()
+	if err != nil {
+		return l, s.wrap("claim "+name, err)
 	}
-	return l, fmt.Errorf("could not claim %s in %s: it changed hands three times", name, s)
+	if len(res) != 2 {
+		return l, fmt.Errorf("claim %s in %s: unexpected answer %v", name, s, res)
+	}
+	if ok, _ := res[0].(int64); ok == 1 {
+		l.Fence, _ = res[1].(int64)
+		return l, nil
+	}
+	var held session.Lease
+	if str, _ := res[1].(string); json.Unmarshal([]byte(str), &held) != nil {
+		held = session.Lease{Name: name}
+	}
+	return l, &session.HeldError{Holder: held}
+}
+
+// fenceCheck is the start of every fenced script: KEYS[n] holds the
+// claim's fence value ARGV[1], else -2 (the store lost it) or 0 (another
+// claimed since).
+func fenceCheck(n int) string {
+	return fmt.Sprintf(`
+local f = redis.call('GET', KEYS[%d])
+if not f then return -2 end
+if f ~= ARGV[1] then return 0 end
+`, n)
+}
+
+// fencedResult turns a fenced script's answer into the contract's error.
+func (s *Store) fencedResult(op string, n int, err error) error {
+	switch {
+	case err != nil:
+		return s.wrap(op, err)
+	case n == 0:
+		return session.ErrLeaseLost
+	case n == -2:
+		return session.ErrStoreLost
+	case n == -3:
+		return session.ErrNoSuchCall
+	}
+	return nil
+}
+
+// putFencedScript writes KEYS[2] (a record) under the fence KEYS[1];
+// unless ARGV[4] is 1, only over an existing record (-3).
+var putFencedScript = redis.NewScript(fenceCheck(1) + `
+if ARGV[4] ~= '1' and redis.call('EXISTS', KEYS[2]) == 0 then return -3 end
+redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
+return 1`)
+
+// PutFenced writes d while l is the newest claim on its call. When Redis
+// cannot be reached and a fallback is set, d goes there, as with Put.
+func (s *Store) PutFenced(d session.Detached, l session.Lease, create bool) error {
+	if err := checkName("call handle", d.Handle); err != nil {
+		return err
+	}
+	d.Updated = time.Now()
+	b, err := json.Marshal(d)
+	if err != nil {
+		return err
+	}
+	flag := "0"
+	if create {
+		flag = "1"
+	}
+	ctx, cancel := s.ctx()
+	defer cancel()
+	n, err := putFencedScript.Run(ctx, s.c, []string{fenceKey(l.Name), callKey(d.Handle)}, l.FenceValue(), b,
+		s.stateTTL.Milliseconds(), flag).Int()
+	err = s.fencedResult("write the record of call "+d.Handle, n, err)
+	if errors.Is(err, session.ErrNoSuchCall) {
+		return fmt.Errorf("%w %q in %s: it left the store (the call ended, or the record was forgotten)", session.ErrNoSuchCall, d.Handle, s)
+	}
+	var ue *UnreachableError
+	if !errors.As(err, &ue) {
+		if err == nil && s.fallback != nil {
+			_ = s.fallback.Delete(d.Handle) // an older copy kept while Redis was away
+		}
+		return err
+	}
+	if s.fallback == nil {
+		return err
+	}
+	if ferr := s.fallback.Put(d); ferr != nil {
+		return fmt.Errorf("%w; the local fallback failed too: %v", err, ferr)
+	}
+	return &session.StoredElsewhere{Where: s.fallback.String(), Cause: err}
+}
+
+// markFencedScript is markScript under the fence KEYS[3]; a missing
+// record is -2 (the store lost it: the holder's record cannot end by
+// itself).
+var markFencedScript = redis.NewScript(fenceCheck(3) + `
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl == -2 then return -2 end
+if ttl > 0 then
+  redis.call('SET', KEYS[2], ARGV[2], 'PX', ttl)
+else
+  redis.call('SET', KEYS[2], ARGV[2])
+end
+return 1`)
+
+// MarkFenced is Mark while l is the newest claim on the call: one round
+// trip per progress step, as Mark.
+func (s *Store) MarkFenced(handle string, m session.Mark, l session.Lease) error {
+	if err := checkName("call handle", handle); err != nil {
+		return err
+	}
+	b, err := json.Marshal(m)
+	if err != nil {
+		return err
+	}
+	ctx, cancel := s.ctx()
+	defer cancel()
+	n, err := markFencedScript.Run(ctx, s.c, []string{callKey(handle), markKey(handle), fenceKey(l.Name)}, l.FenceValue(), b).Int()
+	return s.fencedResult("mark the progress of call "+handle, n, err)
+}
+
+// deleteFencedScript deletes a record and its mark under the fence KEYS[3].
+var deleteFencedScript = redis.NewScript(fenceCheck(3) + `
+redis.call('DEL', KEYS[1], KEYS[2])
+return 1`)
+
+// DeleteFenced removes a record (and a fallback copy) while l is the
+// newest claim on the call.
+func (s *Store) DeleteFenced(handle string, l session.Lease) error {
+	if err := checkName("call handle", handle); err != nil {
+		return err
+	}
+	ctx, cancel := s.ctx()
+	defer cancel()
+	n, err := deleteFencedScript.Run(ctx, s.c, []string{callKey(handle), markKey(handle), fenceKey(l.Name)}, l.FenceValue()).Int()
+	if err = s.fencedResult("delete call "+handle, n, err); err == nil && s.fallback != nil {
+		_ = s.fallback.Delete(handle)
+	}
+	return err
 }
 
 // Share adds this process to name's holders.
@@ -404,7 +561,7 @@ func (s *Store) Share(name string) (session.Lease, error) {
 	return l, s.wrap("share "+name, s.c.Set(ctx, leaseKey(l), b, s.leaseTTL).Err())
 }
 
-// renewScript extends a lease only while KEYS[1] holds the caller's token.
+// renewScript extends a share only while KEYS[1] holds the caller's token.
 var renewScript = redis.NewScript(`
 local v = redis.call('GET', KEYS[1])
 if not v then return 0 end
@@ -413,13 +570,26 @@ if not ok or l['token'] ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 return 1`)
 
-// releaseScript deletes a lease only while KEYS[1] holds the caller's token.
+// renewClaimScript extends a claim (KEYS[2]) while its fence (KEYS[1]) is
+// the caller's: a lease that expired with no claim since is taken back.
+var renewClaimScript = redis.NewScript(fenceCheck(1) + `
+redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return 1`)
+
+// releaseScript deletes a lease only while KEYS[1] holds the caller's
+// token, and a claim's fence (KEYS[2]) while it is the caller's and its
+// call has no record (KEYS[3]) left: while one is, fence numbers only grow.
 var releaseScript = redis.NewScript(`
 local v = redis.call('GET', KEYS[1])
-if not v then return 0 end
-local ok, l = pcall(cjson.decode, v)
-if not ok or l['token'] ~= ARGV[1] then return 0 end
-return redis.call('DEL', KEYS[1])`)
+if v then
+  local ok, l = pcall(cjson.decode, v)
+  if ok and l['token'] == ARGV[1] then redis.call('DEL', KEYS[1]) end
+end
+if KEYS[2] and redis.call('GET', KEYS[2]) == ARGV[2] and redis.call('EXISTS', KEYS[3]) == 0 then
+  redis.call('DEL', KEYS[2])
+end
+return 1`)
 
 // Renew extends l by its TTL if it is still the caller's.
 func (s *Store) Renew(l *session.Lease) error {
@@ -428,6 +598,15 @@ func (s *Store) Renew(l *session.Lease) error {
 	b, _ := json.Marshal(n)
 	ctx, cancel := s.ctx()
 	defer cancel()
+	if !n.Shared {
+		r, err := renewClaimScript.Run(ctx, s.c, []string{fenceKey(n.Name), leaseKey(n)}, n.FenceValue(), b, n.TTL.Milliseconds(),
+			s.fenceTTL().Milliseconds()).Int()
+		if err := s.fencedResult("renew "+n.Name, r, err); err != nil {
+			return err
+		}
+		*l = n
+		return nil
+	}
 	ok, err := renewScript.Run(ctx, s.c, []string{leaseKey(n)}, n.Token, b, n.TTL.Milliseconds()).Int()
 	if err != nil {
 		return s.wrap("renew "+n.Name, err)
@@ -443,7 +622,11 @@ func (s *Store) Renew(l *session.Lease) error {
 func (s *Store) Release(l session.Lease) error {
 	ctx, cancel := s.ctx()
 	defer cancel()
-	return s.wrap("release "+l.Name, releaseScript.Run(ctx, s.c, []string{leaseKey(l)}, l.Token).Err())
+	keys := []string{leaseKey(l)}
+	if !l.Shared {
+		keys = append(keys, fenceKey(l.Name), callKey(strings.TrimPrefix(l.Name, "call:")))
+	}
+	return s.wrap("release "+l.Name, releaseScript.Run(ctx, s.c, keys, l.Token, l.FenceValue()).Err())
 }
 
 // Holders lists the live leases on name: its claim and its shares.
