@@ -173,9 +173,17 @@ func startRecorder(f *os.File, path string, note func(string)) *recorder {
 
 // lockRoom locks r once the queue has room, or reports false (r unlocked)
 // when the recorder is closed.
+//
+// A full queue wakes the writer before it waits: only the writer makes
+// room, and a forwarder queues its run before writing it and wakes the
+// writer only after (signal). When that write stalls (a host that stopped
+// reading) and its error path, or the other direction, waited here for
+// room without waking the writer, the queue stayed full for ever and the
+// proxy deadlocked with its host gone.
 func (r *recorder) lockRoom() bool {
 	r.mu.Lock()
 	for !r.closed && (r.qbytes > recQueueBytes || r.qframes >= recQueueFrames) {
+		r.signal()
 		r.room.Wait()
 	}
 	if r.closed {
