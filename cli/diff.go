@@ -112,6 +112,9 @@ func newDiffCmd() *cobra.Command {
 			snaps := make([]*diff.Snapshot, len(sides))
 			for i, sd := range sides {
 				if specs[i] == nil {
+					if err := journalFile(cmd, sd.file); err != nil {
+						return err // a FIFO or a device would never end
+					}
 					s, err := diff.Load(sd.file)
 					if err != nil {
 						if _, jerr := journalHeader(cmd, sd.file); jerr != nil {

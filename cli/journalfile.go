@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"mcpscope/artifact/scan"
+	"mcpscope/internal/shell"
 	"mcpscope/session"
 )
 
@@ -20,9 +21,8 @@ import (
 // A journal is a file whose first line is a journal header or, for
 // `mcpscope record` output, a journal record (session.ReadJournal decides).
 func journalHeader(cmd *cobra.Command, path string) (session.Header, error) {
-	if fi, err := os.Stat(path); err == nil && fi.IsDir() {
-		return session.Header{}, usagef(cmd.CommandPath(), "%s is a folder, not a journal: give one journal file (journals are in %s)",
-			path, session.DefaultJournalDir())
+	if err := journalFile(cmd, path); err != nil {
+		return session.Header{}, err
 	}
 	h, err := scan.Header(path)
 	switch {
@@ -34,6 +34,44 @@ func journalHeader(cmd *cobra.Command, path string) (session.Header, error) {
 		return h, usagef(cmd.CommandPath(), "%s holds no frames and no journal header: it is empty", path)
 	}
 	return h, err
+}
+
+// journalFile refuses, as the command line's mistake (exit 2), a journal
+// path that is not a regular file: a folder, standard input ("-"), a FIFO,
+// a device (/dev/zero) or a socket. A journal is read more than once (its
+// header, then its frames, then paged back from its index) and to its end,
+// so a pipe would be read once and then hang, and a device never end. A
+// symlink to a journal is followed; a path that does not exist is left to
+// the reader, which says so.
+func journalFile(cmd *cobra.Command, path string) error {
+	if path == "-" {
+		return usagef(cmd.CommandPath(), "a journal is read from a file, not from standard input (it is read more than once): save it to a file first, then give its path")
+	}
+	fi, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return nil
+	case fi.IsDir():
+		return usagef(cmd.CommandPath(), "%s is a folder, not a journal: give one journal file (journals are in %s)",
+			path, session.DefaultJournalDir())
+	case !fi.Mode().IsRegular():
+		return usagef(cmd.CommandPath(), "%s is %s, not a regular file: a journal is read more than once and to its end; copy it to a file first (cat %s > saved.jsonl)",
+			path, fileKind(fi.Mode()), shell.Quote(path))
+	}
+	return nil
+}
+
+// fileKind names what a path that is not a regular file is.
+func fileKind(m os.FileMode) string {
+	switch {
+	case m&os.ModeNamedPipe != 0:
+		return "a named pipe (FIFO)"
+	case m&os.ModeSocket != 0:
+		return "a socket"
+	case m&os.ModeDevice != 0:
+		return "a device"
+	}
+	return "not a regular file"
 }
 
 // notJournal is the usage error for a file that is not a journal, quoting

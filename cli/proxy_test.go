@@ -3,8 +3,12 @@ package cli
 import (
 	"bytes"
 	"context"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
+
+	"mcpscope/proxy"
 )
 
 func TestDefaultProxyName(t *testing.T) {
@@ -44,13 +48,26 @@ func TestProxyUsage(t *testing.T) {
 	}
 }
 
-// The server's exit code is the proxy's, with nothing added on stderr.
+// The server's exit code is the proxy's, with nothing added on stderr,
+// however long the runtime dir and $TMPDIR are (with a long one the proxy
+// once said "no socket for viewers").
 func TestProxyExitCodeIsTheServers(t *testing.T) {
-	noProxies(t)
-	var out, errb bytes.Buffer
-	code := Run(context.Background(), []string{"proxy", "--no-journal", "--", "sh", "-c", "echo '{\"a\":1}'; echo oops >&2; exit 4"}, &out, &errb)
-	if code != 4 || out.String() != "{\"a\":1}\n" || strings.TrimSpace(errb.String()) != "oops" {
-		t.Fatalf("exit %d, stdout %q, stderr %q", code, out.String(), errb.String())
+	for _, long := range []bool{false, true} {
+		noProxies(t)
+		if long {
+			d := filepath.Join(t.TempDir(), strings.Repeat("d", 120))
+			if err := os.MkdirAll(d, 0o700); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("XDG_RUNTIME_DIR", d)
+			t.Setenv("TMPDIR", d)
+			t.Cleanup(func() { os.RemoveAll(proxy.SocketDir()) })
+		}
+		var out, errb bytes.Buffer
+		code := Run(context.Background(), []string{"proxy", "--no-journal", "--", "sh", "-c", "echo '{\"a\":1}'; echo oops >&2; exit 4"}, &out, &errb)
+		if code != 4 || out.String() != "{\"a\":1}\n" || strings.TrimSpace(errb.String()) != "oops" {
+			t.Fatalf("long runtime dir %v: exit %d, stdout %q, stderr %q", long, code, out.String(), errb.String())
+		}
 	}
 }
 

@@ -43,6 +43,13 @@ func oldJournal(t *testing.T, dir string) (path, target string) {
 	} {
 		j += string(session.AppendRecord(nil, uint64(i+1), transport.Frame{Time: at.Add(time.Duration(i) * time.Millisecond), Dir: m.dir, Kind: transport.Message, Meta: m.meta, Data: []byte(m.data)}))
 	}
+	// A URL in an event's detail: in the layout mcpscope writes, and in a
+	// foreign one (an unknown member sends the meta to encoding/json).
+	j += string(session.AppendRecord(nil, 5, transport.Frame{Time: at.Add(5 * time.Millisecond), Dir: transport.Local, Kind: transport.Event,
+		Meta: transport.Meta{Event: transport.EvNote, Detail: "reconnecting to " + target + " now"}}))
+	foreign, _ := json.Marshal(map[string]any{"seq": 6, "t": at.Add(6 * time.Millisecond), "dir": "local", "kind": "event",
+		"meta": map[string]any{"detail": "redirected to " + url, "event": transport.EvNote, "foreign": true}})
+	j += string(foreign) + "\n"
 	path = filepath.Join(dir, "old.jsonl")
 	if err := os.WriteFile(path, []byte(j), 0o600); err != nil {
 		t.Fatal(err)
@@ -161,7 +168,7 @@ func TestOldJournalsSecretsStayHidden(t *testing.T) {
 		b, _ := json.Marshal(it.Frame.Meta)
 		metas = append(metas, b...)
 	}
-	if !strings.Contains(string(metas), "Bearer [redacted]") {
+	if !strings.Contains(string(metas), "Bearer [redacted]") || strings.Count(string(metas), "[redacted]@127.0.0.1:9/mcp?api_key=[redacted]") < 6 {
 		t.Errorf("no frame read back: %s", metas)
 	}
 	noSecret(t, "open's frames", string(metas))

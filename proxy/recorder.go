@@ -108,9 +108,12 @@ type recorder struct {
 	qframes int
 	seq     uint64 // last seq given out
 	closed  bool
-	done    chan struct{} // the writer has written everything and stopped
-	free    []*lineRun    // runs written, for the forwarders to reuse
-	freeB   int
+	// abandoned: the journal took nothing for too long after the host's
+	// signal; close waits for the writer only briefly.
+	abandoned bool
+	done      chan struct{} // the writer has written everything and stopped
+	free      []*lineRun    // runs written, for the forwarders to reuse
+	freeB     int
 
 	file *os.File // nil without a journal
 	path string
@@ -173,9 +176,17 @@ func startRecorder(f *os.File, path string, note func(string)) *recorder {
 
 // lockRoom locks r once the queue has room, or reports false (r unlocked)
 // when the recorder is closed.
+//
+// A full queue wakes the writer before it waits: only the writer makes
+// room, and a forwarder queues its run before writing it and wakes the
+// writer only after (signal). When that write stalls (a host that stopped
+// reading) and its error path, or the other direction, waited here for
+// room without waking the writer, the queue stayed full for ever and the
+// proxy deadlocked with its host gone.
 func (r *recorder) lockRoom() bool {
 	r.mu.Lock()
 	for !r.closed && (r.qbytes > recQueueBytes || r.qframes >= recQueueFrames) {
+		r.signal()
 		r.room.Wait()
 	}
 	if r.closed {
@@ -293,6 +304,40 @@ func (r *recorder) event(name string, m transport.Meta) uint64 {
 	m.Event = name
 	return r.record(transport.Frame{Dir: transport.Local, Kind: transport.Event, Meta: m}, false, nil)
 }
+
+// eventNow is event without waiting for room in the queue: for the main
+// loop's events, which must go on to pass the host's signal on and run
+// the shutdown ladder even while the journal takes nothing.
+func (r *recorder) eventNow(name string, m transport.Meta) {
+	m.Event = name
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return
+	}
+	r.seq++
+	r.queue = append(r.queue, item{f: transport.Frame{Time: time.Now(), Dir: transport.Local, Kind: transport.Event, Meta: m}})
+	r.qframes++
+	r.mu.Unlock()
+	r.signal()
+}
+
+// abandon stops waiting for a journal that takes nothing (a FIFO nobody
+// reads, a stuck disk): from here on frames are forwarded but not
+// journaled, nothing waits for room, and close waits for the writer only
+// briefly.
+func (r *recorder) abandon() {
+	r.mu.Lock()
+	r.closed, r.abandoned = true, true
+	r.room.Broadcast()
+	r.mu.Unlock()
+	r.signal()
+}
+
+// abandonWait is how long close waits for the writer of an abandoned
+// journal, before and after closing its file (which ends a write to a
+// pipe or FIFO).
+const abandonWait = 2 * time.Second
 
 // lastSeq is the seq of the last frame queued.
 func (r *recorder) lastSeq() uint64 {
@@ -427,14 +472,34 @@ func (r *recorder) close() {
 	if r.lazy != nil {
 		r.lazy.Stop()
 	}
+	abandoned := r.abandoned
 	r.mu.Unlock()
 	select {
 	case r.wake <- struct{}{}:
 	default:
 	}
+	if abandoned && !waitDone(r.done, abandonWait) {
+		if r.file != nil {
+			r.file.Close()
+		}
+		waitDone(r.done, abandonWait)
+		return
+	}
 	<-r.done
 	if r.file != nil {
 		r.file.Close()
+	}
+}
+
+// waitDone waits for done, at most d.
+func waitDone(done <-chan struct{}, d time.Duration) bool {
+	t := time.NewTimer(d)
+	defer t.Stop()
+	select {
+	case <-done:
+		return true
+	case <-t.C:
+		return false
 	}
 }
 

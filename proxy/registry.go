@@ -3,6 +3,8 @@ package proxy
 import (
 	"bufio"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -22,18 +24,29 @@ import (
 
 // Where the sockets live: $XDG_RUNTIME_DIR/mcpscope/proxies when there is a
 // runtime dir, else $XDG_STATE_HOME/mcpscope/proxies; when that path is too
-// long for a Unix socket, $TMPDIR/mcpscope-UID/proxies. Each socket is
-// NAME.PID.sock (mode 0600, its directory 0700).
+// long for a Unix socket address (sun_path: 104 bytes with its NUL on every
+// Unix), /tmp/mcpscope-UID/HASH, where HASH names the usual directory (so
+// that each runtime dir has its own, as it would have had) and whose length
+// is fixed: every proxy's socket fits there, whatever the names of the
+// user's directories. Each socket is NAME.PID.sock (mode 0600, its
+// directory and /tmp/mcpscope-UID 0700, the user's own).
 
-// SocketDir is where a new proxy puts its socket.
+// SocketDir is where a new proxy puts its socket: the first of SocketDirs
+// where the longest socket path fits; the last one always does.
 func SocketDir() string {
 	dirs := SocketDirs()
 	for _, d := range dirs {
-		if len(filepath.Join(d, strings.Repeat("x", 48)+socketSuffix)) < listenPathMax {
+		if socketFits(d) {
 			return d
 		}
 	}
 	return dirs[len(dirs)-1]
+}
+
+// socketFits says whether every socket path in dir fits in a socket
+// address: the longest name SafeName gives and the longest pid.
+func socketFits(dir string) bool {
+	return len(SocketPath(dir, strings.Repeat("x", 48), 1<<31-1)) < listenPathMax
 }
 
 // SocketDirs are the places proxies may have their sockets, the usual one
@@ -44,13 +57,33 @@ func SocketDirs() []string {
 		dirs = append(dirs, filepath.Join(d, "mcpscope", "proxies"))
 	}
 	dirs = append(dirs, filepath.Join(session.StateDir(), "proxies"))
-	dirs = append(dirs, filepath.Join(os.TempDir(), "mcpscope-"+strconv.Itoa(os.Getuid()), "proxies"))
-	return dirs
+	return append(dirs, shortSocketDir(dirs[0]))
+}
+
+// shortSocketRoot is /tmp/mcpscope-UID: /tmp, not $TMPDIR, whose length is
+// anyone's.
+func shortSocketRoot() string { return "/tmp/mcpscope-" + strconv.Itoa(os.Getuid()) }
+
+// shortSocketDir is the short directory for the sockets that would be in
+// usual: under shortSocketRoot, named by 8 hex digits of usual's hash.
+func shortSocketDir(usual string) string {
+	h := sha256.Sum256([]byte(usual))
+	return filepath.Join(shortSocketRoot(), hex.EncodeToString(h[:4]))
 }
 
 // ensureDir makes dir 0700 and refuses one that another user owns or that
-// others can enter (a shared /tmp).
+// others can enter (a shared /tmp); in the short directory, its parent
+// /tmp/mcpscope-UID too, which anyone could have made first.
 func ensureDir(dir string) error {
+	if root := shortSocketRoot(); filepath.Dir(dir) == root {
+		if err := ensureOneDir(root); err != nil {
+			return err
+		}
+	}
+	return ensureOneDir(dir)
+}
+
+func ensureOneDir(dir string) error {
 	if err := os.MkdirAll(dir, socketDirPerm); err != nil {
 		return err
 	}

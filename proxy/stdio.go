@@ -160,17 +160,32 @@ func RunStdio(ctx context.Context, c StdioConfig) (Result, error) {
 	go p.hostToServer()
 
 	ctxDone := ctx.Done()
+	// After the host's signal the proxy ends within the ladder (three steps
+	// of grace) and the drain, whatever the journal does: past that, a
+	// journal that takes nothing is abandoned, and a grace later the proxy
+	// stops waiting for the server's pipes.
+	var stuck, giveUp <-chan time.Time
 	for waiting := true; waiting; {
 		select {
 		case <-p.st.Done():
+			waiting = false
+		case <-stuck:
+			stuck = nil
+			p.note("the server's output is still not drained after the shutdown ladder: the journal takes nothing; ending without it")
+			p.rec.abandon()
+			giveUp = time.After(p.grace())
+		case <-giveUp:
 			waiting = false
 		case sig := <-c.Signals:
 			s, ok := sig.(syscall.Signal)
 			if !ok {
 				continue
 			}
-			p.rec.event(transport.EvNote, transport.Meta{PID: p.serverPID(),
+			p.rec.eventNow(transport.EvNote, transport.Meta{PID: p.serverPID(),
 				Detail: "the host sent " + signalName(s) + ": passed on to the server; the shutdown ladder follows if it stays"})
+			if stuck == nil && giveUp == nil {
+				stuck = time.After(4*p.grace() + 2*time.Second)
+			}
 			p.st.Signal(s)
 			go func() {
 				t := time.NewTimer(p.grace())
@@ -183,7 +198,7 @@ func RunStdio(ctx context.Context, c StdioConfig) (Result, error) {
 			}()
 		case <-ctxDone:
 			ctxDone = nil
-			p.rec.event(transport.EvNote, transport.Meta{PID: p.serverPID(), Detail: "stopping: the shutdown ladder"})
+			p.rec.eventNow(transport.EvNote, transport.Meta{PID: p.serverPID(), Detail: "stopping: the shutdown ladder"})
 			go p.st.Close()
 		}
 	}

@@ -414,3 +414,37 @@ func writeFile(p string) error {
 }
 
 func statFile(p string) (os.FileInfo, error) { return os.Stat(p) }
+
+// SIGTERM from the host ends the proxy even while its journal takes
+// nothing (a FIFO nobody reads) and a flood has filled the queue: the
+// signal's note does not wait for room, and past the shutdown ladder the
+// journal is given up. It used to wait for room for ever.
+func TestStdioSignalEndsItWithAStuckJournal(t *testing.T) {
+	dir := shortTemp(t)
+	fifo := filepath.Join(dir, "journal.jsonl")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skipf("no FIFO: %v", err)
+	}
+	// A reader that never reads, so that the proxy's open does not wait.
+	rd, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer rd.Close()
+	cmd, args := fakeCmd(t)
+	r := startProxy(t, StdioConfig{Command: cmd, Args: args, Journal: fifo, Grace: time.Second,
+		Env: []string{"PROXY_FAKE=1", "PROXY_FAKE_STUBBORN=1", "GORACE=atexit_sleep_ms=0"}})
+	r.send(`{"jsonrpc":"2.0","id":1,"method":"flood","params":{"n":2000000}}`)
+	r.read()
+	// The host reads on; the flood fills the journal's queue meanwhile.
+	go io.Copy(io.Discard, r.hostR)
+	r.sigs <- syscall.SIGTERM
+	select {
+	case <-r.done:
+	case <-time.After(waitLong):
+		t.Fatalf("the proxy did not end on SIGTERM with its journal stuck; stderr:\n%s", r.stderr)
+	}
+	if r.err != nil {
+		t.Fatal(r.err)
+	}
+}

@@ -84,16 +84,19 @@ func openIndex(journal string) *indexFile {
 		if p == "" {
 			continue
 		}
-		f, err := os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o600)
-		if err != nil && p != IndexPath(journal) && os.MkdirAll(filepath.Dir(p), 0o700) == nil {
-			f, err = os.OpenFile(p, os.O_RDWR|os.O_CREATE, 0o600)
+		f, err := openIndexFile(p)
+		if err != nil && !errors.Is(err, syscall.ELOOP) && p != IndexPath(journal) && os.MkdirAll(filepath.Dir(p), 0o700) == nil {
+			f, err = openIndexFile(p)
+		}
+		if errors.Is(err, syscall.ELOOP) {
+			break // a symlink planted where the index goes: never written through, a private one
 		}
 		if err != nil {
 			continue // a read-only directory: the cache directory's, then a private one
 		}
-		if st, err := f.Stat(); err != nil || !st.Mode().IsRegular() ||
+		if st, err := f.Stat(); err != nil || !ownIndex(st) ||
 			syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
-			f.Close() // not a file, or another process writes it: a private one
+			f.Close() // not a file of its own, or another process writes it: a private one
 			break
 		}
 		x := &indexFile{f: f, path: p, journal: journal, id: id}
@@ -105,6 +108,24 @@ func openIndex(journal string) *indexFile {
 		return nil
 	}
 	return &indexFile{f: f, journal: journal, id: id}
+}
+
+// openIndexFile opens (or makes) an index file at p without following a
+// symlink there (ELOOP) and without waiting on a FIFO or device planted
+// there (which ownIndex then refuses): the index is written in place, and a
+// planted link would have it written over the file it points to.
+func openIndexFile(p string) (*os.File, error) {
+	return os.OpenFile(p, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
+}
+
+// ownIndex says whether st is a file an index may be written to: a regular
+// file with no other name (a hard link planted there is someone's file).
+func ownIndex(st os.FileInfo) bool {
+	if !st.Mode().IsRegular() {
+		return false
+	}
+	sys, ok := st.Sys().(*syscall.Stat_t)
+	return !ok || sys.Nlink <= 1
 }
 
 // adopt reads the header of an existing file: one matching the journal

@@ -341,3 +341,48 @@ func TestIndexFileFailingKeepsPagesInMemory(t *testing.T) {
 		t.Fatalf("frame 1: %+v", it)
 	}
 }
+
+// An index path that is a symlink, or a hard link to someone's file, is
+// never written through: the session keeps a private index, and the file
+// the link names is left as it was.
+func TestIndexNeverWritesThroughAPlantedLink(t *testing.T) {
+	path := indexJournal(t, 10)
+	want := entries(loadIndexed(t, path).Store())
+	os.Remove(IndexPath(path))
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	for _, plant := range []string{"symlink", "dangling symlink", "hard link"} {
+		t.Run(plant, func(t *testing.T) {
+			victim := filepath.Join(t.TempDir(), "precious")
+			const content = "someone's file\n"
+			if plant != "dangling symlink" {
+				if err := os.WriteFile(victim, []byte(content), 0o600); err != nil {
+					t.Fatal(err)
+				}
+			}
+			link := os.Symlink
+			if plant == "hard link" {
+				link = os.Link
+			}
+			for _, p := range []string{IndexPath(path), cacheIndexPath(path)} {
+				os.MkdirAll(filepath.Dir(p), 0o700)
+				if err := link(victim, p); err != nil {
+					t.Fatal(err)
+				}
+				defer os.Remove(p)
+			}
+			s := loadIndexed(t, path)
+			if s.store.idx == nil || s.store.idx.path != "" {
+				t.Fatalf("the index is %+v, want a private one", s.store.idx)
+			}
+			sameEntries(t, "the private index", entries(s.Store()), want)
+			s.Close()
+			b, err := os.ReadFile(victim)
+			switch {
+			case plant == "dangling symlink" && !os.IsNotExist(err):
+				t.Fatalf("the link's target was created: %v, %d bytes", err, len(b))
+			case plant != "dangling symlink" && string(b) != content:
+				t.Fatalf("the link's target was written: %d bytes, %q…", len(b), b[:min(len(b), 16)])
+			}
+		})
+	}
+}

@@ -338,13 +338,14 @@ func parseRecordInto(line []byte, owned, cut bool, scratch *rawScratch, f *trans
 }
 
 // redactMeta redacts what a frame's metadata read from a journal may hold
-// of a secret (its URL, credential headers), as the transport does before
-// writing: journals from older builds hold them as sent. The message
-// itself stays byte for byte.
+// of a secret (its URL, credential headers, a URL in its detail), as the
+// transport does before writing: journals from older builds, and foreign
+// ones, hold them as sent. The message itself stays byte for byte.
 func redactMeta(m *transport.Meta) {
 	if m.URL != "" {
 		m.URL = transport.RedactURL(m.URL)
 	}
+	m.Detail = transport.RedactText(m.Detail)
 	redactHeaders(m.Headers)
 }
 
@@ -469,6 +470,7 @@ func fastRecord(line []byte, owned, cut bool, scratch *rawScratch, f *transport.
 				if f.Meta.URL != "" {
 					f.Meta.URL = redactedURL(f.Meta.URL) // the headers came redacted
 				}
+				f.Meta.Detail = transport.RedactText(f.Meta.Detail)
 			} else {
 				var m transport.Meta // its own variable: &f.Meta given to encoding/json would put every f on the heap
 				sc.i = start

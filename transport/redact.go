@@ -57,6 +57,59 @@ func RedactTarget(t string) string {
 	return kind + ": " + RedactURL(rest)
 }
 
+// RedactText is free text (an event's detail, an error) fit to show or
+// record: every URL in it (scheme://…, up to white space or a quote) gets
+// RedactURL, the rest is kept byte for byte. Text without "://" comes back
+// as it is; redacting twice changes nothing.
+func RedactText(s string) string {
+	if !strings.Contains(s, "://") {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.Index(s, "://")
+		if i < 0 {
+			break
+		}
+		start := i
+		for start > 0 && schemeByte(s[start-1]) {
+			start--
+		}
+		for start < i && !isLetter(s[start]) {
+			start++ // a scheme starts with a letter
+		}
+		end := i + 3
+		for end < len(s) && !textURLEnd(s[end]) {
+			end++
+		}
+		b.WriteString(s[:start])
+		if start < i {
+			b.WriteString(RedactURL(s[start:end]))
+		} else {
+			b.WriteString(s[start:end])
+		}
+		s = s[end:]
+	}
+	b.WriteString(s)
+	return b.String()
+}
+
+func isLetter(c byte) bool { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+
+func schemeByte(c byte) bool {
+	return isLetter(c) || c >= '0' && c <= '9' || c == '+' || c == '-' || c == '.'
+}
+
+// textURLEnd ends a URL in free text: white space, a quote or an angle
+// bracket (anything else may be part of a password).
+func textURLEnd(c byte) bool {
+	switch c {
+	case ' ', '\t', '\n', '\r', '\v', '\f', '"', '\'', '`', '<', '>':
+		return true
+	}
+	return false
+}
+
 // userinfoEnd is the index of the '@' that ends the userinfo in s (what
 // follows "scheme://"), or -1. A URL that parses has its authority end at the
 // first '/', '?' or '#'; one that does not may be a password with such a

@@ -92,3 +92,21 @@ func TestRedactTarget(t *testing.T) {
 		}
 	}
 }
+
+// Every URL in free text is redacted, the rest kept; twice changes nothing.
+func TestRedactText(t *testing.T) {
+	for in, want := range map[string]string{
+		"no url here":                        "no url here",
+		"http: http://u:pw@h/mcp?api_key=k1": "http: http://[redacted]@h/mcp?api_key=[redacted]",
+		`GET "https://h/x?token=t&a=1" then wss://u:p@h2 (3 tries)`: `GET "https://h/x?token=[redacted]&a=1" then wss://[redacted]@h2 (3 tries)`,
+		"a :// alone, 1http://u:p@h":                                "a :// alone, 1http://[redacted]@h",
+	} {
+		got := RedactText(in)
+		if got != want {
+			t.Errorf("RedactText(%q) = %q, want %q", in, got, want)
+		}
+		if again := RedactText(got); again != got {
+			t.Errorf("twice: %q, then %q", got, again)
+		}
+	}
+}
