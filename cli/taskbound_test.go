@@ -89,6 +89,9 @@ func TestTaskFollowIsBounded(t *testing.T) {
 		{"2026 stdio idle", func(t *testing.T) []string {
 			return append([]string{"call", "echo", "--task", "--timeout", "2s", "--max-timeout", "4s"}, stdio("modern-task-forever")...)
 		}, "idle limit", nil},
+		{"2026 stdio idle, a new message every poll", func(t *testing.T) []string {
+			return append([]string{"call", "echo", "--task", "--timeout", "2s", "--max-timeout", "20s"}, stdio("modern-task-chatty")...)
+		}, "idle limit", []string{"only a new status resets it"}},
 		{"2026 stdio hard", func(t *testing.T) []string {
 			return append([]string{"call", "echo", "--timeout", "30s", "--max-timeout", "3s"}, stdio("modern-task-forever")...)
 		}, "hard limit", nil},
