@@ -10,8 +10,8 @@ import (
 	"net/http/httptest"
 	"net/http/httputil"
 	"net/url"
-	"sync/atomic"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
