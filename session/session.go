@@ -1061,6 +1061,9 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 			return s.warnLocked(it.Note, after)
 		}
 		c := s.calls[key]
+		if c == nil && s.probeAnsweredAmissLocked(key, it) != nil {
+			return after
+		}
 		if c == nil {
 			it.Note = "response to unknown id " + key
 			if twin := s.typedTwinLocked(key); twin != nil {

@@ -14,6 +14,8 @@
 //	escapes         a legacy server whose texts carry terminal escapes, OSC 52, bidi overrides
 //	wrong-id        a legacy server that answers tools/call with the id as a string
 //	mute            reads everything, answers nothing
+//	discover-wrong-id  a legacy server that answers server/discover with -32601 under
+//	                the id as a string (as the @effect/ai MCP server does), the rest rightly
 //
 // Task modes (the task id needs shell quoting: taskID):
 //
@@ -105,6 +107,9 @@ func main() {
 			fmt.Fprintln(os.Stderr, "hostile: unknown method before initialize; exiting")
 			os.Exit(1)
 		case req.Method == "server/discover" && *mode == "silent-discover":
+		case req.Method == "server/discover" && *mode == "discover-wrong-id":
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":"%s","error":{"code":-32601,"message":"Method not found"}}`+"\n", strings.Trim(string(req.ID), `"`))
+			out.Flush()
 		case req.Method == "initialize" && modern:
 			fail(-32601, "Method not found: initialize")
 		case req.Method == "initialize":
