@@ -184,7 +184,7 @@ type harWriter struct {
 	// never quoted whole (nor made inert whole) in memory.
 	postMarker string
 	buf        []byte // an entry's JSON, reused
-	bufs    spoolBufs
+	bufs       spoolBufs
 	// The last header list and query made, and what from: most exchanges
 	// repeat them, and a list is only read once made.
 	headers []harNV
