@@ -152,3 +152,62 @@ func TestInspectorNeedsATerminal(t *testing.T) {
 		t.Errorf("attach: exit %d, stderr %q; want a usage error saying it needs a terminal", code, errb)
 	}
 }
+
+// The exit code of an HTTP+SSE server that fails says which failure it was:
+// a server that names its endpoint and answers 404 to every POST (a 404
+// whose body stays open) is a transport failure at once (exit 3), not a
+// wait for --timeout (before: exit 4 at the limit); a stream that never names its endpoint is a
+// timeout (exit 4) in auto mode too, where it comes after Streamable
+// HTTP's 404 (before: exit 3, the 404's).
+func TestLegacySSEExitCodes(t *testing.T) {
+	release := make(chan struct{})
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		switch {
+		case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/named"):
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			fmt.Fprint(w, "event: endpoint\ndata: /messages?sessionId=1\n\n")
+			w.(http.Flusher).Flush()
+		case r.Method == http.MethodGet && strings.HasPrefix(r.URL.Path, "/silent"):
+			w.Header().Set("Content-Type", "text/event-stream")
+			w.WriteHeader(http.StatusOK)
+			w.(http.Flusher).Flush()
+		default: // every POST, and any GET of another path: a 404 whose body never ends
+			w.WriteHeader(http.StatusNotFound)
+			fmt.Fprint(w, "no such session")
+			w.(http.Flusher).Flush()
+		}
+		select { // the stream stays open, saying nothing more
+		case <-r.Context().Done():
+		case <-release:
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(release) })
+	const limit = 20 * time.Second
+	for _, tc := range []struct {
+		name   string
+		argv   []string
+		code   int
+		want   string
+		within time.Duration
+	}{
+		{"post-404 sse", []string{"--transport", "sse", srv.URL + "/named/sse"}, exitTransport, "no such session", limit / 2},
+		{"post-404 auto", []string{srv.URL + "/named/sse"}, exitTransport, "404", limit / 2},
+		{"no-endpoint auto", []string{"--timeout", "2s", srv.URL + "/silent/sse"}, exitTimeout, "no endpoint event", limit},
+		{"no-endpoint sse", []string{"--timeout", "2s", "--transport", "sse", srv.URL + "/silent/sse"}, exitTimeout, "no endpoint event", limit},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			began := time.Now()
+			argv := append([]string{"tools", "--no-journal", "--timeout", limit.String()}, tc.argv...)
+			code, out, errb := runIn(t, t.TempDir(), argv...)
+			took := time.Since(began)
+			if code != tc.code || !strings.Contains(errb, tc.want) {
+				t.Fatalf("exit %d, want %d with %q in stderr (after %s)\nstdout: %s\nstderr: %s", code, tc.code, tc.want, took.Round(time.Millisecond), out, errb)
+			}
+			if took > tc.within {
+				t.Fatalf("took %s: the failure was known at once", took.Round(time.Millisecond))
+			}
+		})
+	}
+}

@@ -1,9 +1,17 @@
 package cli
 
 import (
+	"bytes"
 	"context"
 	"fmt"
+	"io"
+	"log"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -51,6 +59,52 @@ func TestListenRelistensAfterDrop(t *testing.T) {
 	// notification goes to it.
 	l.waitAcknowledged(t, 2)
 	l.seeToolAdded(t, h, "after-the-drop")
+	l.stop(t)
+}
+
+// A re-listen the server refuses (a 503 while it restarts) is one more
+// drop, not the end: listen tries again within its bound of re-listens and
+// goes on when the server takes one. (Before: exit 3 at the first refusal,
+// right after saying "re-listen 1 of at most 5".)
+func TestListenRelistenRefused(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	h := testservers.StartHTTPServer(t, testservers.HTTPOpts{Stateless: true})
+	u, fp := faultproxy.Start(t, h.URL, faultproxy.Faults{})
+	target, err := url.Parse(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var refuse atomic.Int32 // subscriptions/listen POSTs still to refuse
+	path := target.Path
+	target.Path = ""
+	rp := httputil.NewSingleHostReverseProxy(target)
+	rp.FlushInterval = -1
+	rp.ErrorLog = log.New(io.Discard, "", 0) // the cut streams
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method == http.MethodPost {
+			b, _ := io.ReadAll(r.Body)
+			r.Body = io.NopCloser(bytes.NewReader(b))
+			if bytes.Contains(b, []byte(`"subscriptions/listen"`)) && refuse.Add(-1) >= 0 {
+				http.Error(w, "restarting", http.StatusServiceUnavailable)
+				return
+			}
+		}
+		rp.ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	l := startListen(t, front.URL+path)
+	l.waitAcknowledged(t, 1)
+	refuse.Store(2)
+	if n := fp.CutAll(); n == 0 {
+		t.Fatal("no stream in flight to cut")
+	}
+	l.waitAcknowledged(t, 2)
+	for _, want := range []string{"re-listen 1 of at most 5", "503", "re-listen 3 of at most 5"} {
+		if !strings.Contains(l.stderr.String(), want) {
+			t.Errorf("stderr lacks %q:\n%s", want, l.stderr.String())
+		}
+	}
+	l.seeToolAdded(t, h, "after-the-refusals")
 	l.stop(t)
 }
 

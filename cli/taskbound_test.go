@@ -89,6 +89,9 @@ func TestTaskFollowIsBounded(t *testing.T) {
 		{"2026 stdio idle", func(t *testing.T) []string {
 			return append([]string{"call", "echo", "--task", "--timeout", "2s", "--max-timeout", "4s"}, stdio("modern-task-forever")...)
 		}, "idle limit", nil},
+		{"2026 stdio idle, a new message every poll", func(t *testing.T) []string {
+			return append([]string{"call", "echo", "--task", "--timeout", "2s", "--max-timeout", "20s"}, stdio("modern-task-chatty")...)
+		}, "idle limit", []string{"only a new status resets it"}},
 		{"2026 stdio hard", func(t *testing.T) []string {
 			return append([]string{"call", "echo", "--timeout", "30s", "--max-timeout", "3s"}, stdio("modern-task-forever")...)
 		}, "hard limit", nil},
@@ -161,7 +164,8 @@ func TestTaskFollowHonoursTTL(t *testing.T) {
 }
 
 // An unknown resultType (2026-07-28) is an invalid result: exit 1 with the
-// resultType named, sanitised, while the journal keeps the frame as it came.
+// resultType named, sanitised, while the journal keeps the frame as it came
+// and a note saying why the call failed (before: no note).
 func TestUnknownResultTypeFails(t *testing.T) {
 	journal := filepath.Join(t.TempDir(), "j.jsonl")
 	code, out, errb, _ := runGuarded(t, "call", "echo", "--journal", journal, "--", testservers.BuildHostile(t), "-mode", "modern-bad-resulttype")
@@ -184,6 +188,19 @@ func TestUnknownResultTypeFails(t *testing.T) {
 	}
 	if !kept {
 		t.Fatalf("the journal lacks the frame as it came:\n%s", b)
+	}
+	noted := false
+	for _, line := range bytes.Split(b, []byte("\n")) {
+		var f struct {
+			Meta struct {
+				Event, Detail string
+			} `json:"meta"`
+		}
+		noted = noted || json.Unmarshal(line, &f) == nil && f.Meta.Event == "note" &&
+			strings.Contains(f.Meta.Detail, "tools/call") && strings.Contains(f.Meta.Detail, `unknown resultType "bogus\x1b[2J"`)
+	}
+	if !noted {
+		t.Fatalf("the journal has no note saying why the call failed:\n%s", b)
 	}
 }
 

@@ -146,7 +146,9 @@ func Connect(ctx context.Context, sp Spec) (*session.Session, error) {
 	sse.Transport, sse.firstNote = "sse", why
 	s2, _, err2 := connectOnce(ctx, sse, last)
 	if err2 != nil {
-		return nil, fmt.Errorf("%w\nthe HTTP+SSE fallback failed too: %v", err, err2)
+		// The fallback's failure is the verdict (a stream that never named
+		// its endpoint is a timeout, exit 4); the first answer stays in the text.
+		return nil, fmt.Errorf("%v\nthe HTTP+SSE fallback failed too: %w", err, err2)
 	}
 	return s2, nil
 }

@@ -68,6 +68,10 @@ func TestStdioProbeStartsTheServerOnce(t *testing.T) {
 	}{
 		{"go-sdk", goSDK, session.EraModern, []string{"server/discover"}, false},
 		{"legacy", legacy, session.EraLegacy, []string{"initialize"}, true},
+		// server/discover answered under the wrong id (as @effect/ai's
+		// server does): said so at once and remembered (before: 3 s of
+		// probe timeout on every run, never remembered).
+		{"discover-wrong-id", []string{testservers.BuildHostile(t), "-mode", "discover-wrong-id", "-count", count}, session.EraLegacy, []string{"initialize"}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			os.Remove(count)
@@ -75,6 +79,9 @@ func TestStdioProbeStartsTheServerOnce(t *testing.T) {
 			in, sent := connectIn(t, state, connect.Spec{Command: c.argv})
 			if in.Era != c.era || sent[0] != "server/discover" {
 				t.Fatalf("first run: era %s (%s), sent %v", in.Era, in.EraReason, sent)
+			}
+			if c.name == "discover-wrong-id" && !strings.Contains(in.EraReason, `under the id "1": it does not echo request ids`) {
+				t.Fatalf("first run's reason %q does not say what the server did", in.EraReason)
 			}
 			if n := starts(t, count); n != 1 {
 				t.Fatalf("the first run started the server %d times, want 1", n)

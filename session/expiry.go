@@ -34,6 +34,7 @@ func sessionGone(err error) (*transport.HTTPError, bool) {
 // sendFailed ends a call whose message could not be sent, and starts a
 // re-initialize when the reason is an expired session.
 func (s *Session) sendFailed(c *Call, err error) {
+	s.relistenRefused(c) // a refused re-listen is re-listened, bounded
 	if he, gone := sessionGone(err); gone && c.Method != "initialize" && s.Era() == EraLegacy {
 		if readOnly(c.Method) && c.x().opts.reissues == 0 && s.sessionExpired(he) {
 			return // sent again in the new session

@@ -60,6 +60,23 @@ func (s *Session) relistenLocked(c *Call, after []func()) []func() {
 	})
 }
 
+// relistenRefused is called when a listen call's message could not be
+// sent. A re-listen the server would not take (a 503 while it restarts, a
+// refused connection) is one more drop: it is tried again after a backoff,
+// within MaxRelistens, rather than ending listen at the first refusal. The
+// first listen's failure ends it, as any call's does.
+func (s *Session) relistenRefused(c *Call) {
+	var after []func()
+	s.mu.Lock()
+	if c.x().listen != nil && c.x().listenAttempt > 0 && !c.state.Ended() {
+		after = s.relistenLocked(c, after)
+	}
+	s.mu.Unlock()
+	for _, f := range after {
+		f()
+	}
+}
+
 // relistenWhy says, for a listen call whose stream ended, what happens
 // next: 2026-07-28 has no resumption, so mcpscope listens again, bounded.
 func relistenWhy(c *Call) string {

@@ -118,6 +118,11 @@ func (s *Session) Probe(ctx context.Context, timeout time.Duration) (EraVerdict,
 			}
 			return EraVerdict{Era: EraLegacy, Reason: fmt.Sprintf("server/discover lists only %v", d.SupportedVersions), Answered: true}, nil
 		}
+		if errors.Is(err, ErrProbeWrongID) {
+			var f *Failure
+			errors.As(err, &f)
+			return EraVerdict{Era: EraLegacy, Reason: f.Reason + "; taken as the initialize era", Answered: true}, nil
+		}
 		var rpc *RPCError
 		if errors.As(err, &rpc) {
 			if rpc.Code != CodeUnsupportedProtocolVersion {

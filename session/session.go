@@ -1078,6 +1078,9 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 			return s.warnLocked(it.Note, after)
 		}
 		c := s.calls[key]
+		if c == nil && s.probeAnsweredAmissLocked(key, it) != nil {
+			return after
+		}
 		if c == nil {
 			it.Note = "response to unknown id " + key
 			if twin := s.typedTwinLocked(key); twin != nil {
@@ -1116,6 +1119,10 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 			// client does not recognise.
 			it.Note = f.Reason
 			s.endLocked(c, StateError, nil, nil, f, it.Frame.Time)
+			if !s.offline { // the journal says why the call failed, beside the frame
+				why := fmt.Sprintf("%s %s (seq %d) failed: %s; the spec says a client must treat it as invalid", c.Method, c.Key, it.Seq, f.Reason)
+				after = append(after, func() { s.Note(why) })
+			}
 		} else {
 			result, rt := e.Result, resultTypeOf(e.h.resultType)
 			// A journal read back holds a call for every call: a tool's

@@ -17,7 +17,9 @@ var ErrTaskExpired = fmt.Errorf("task ttl: %w", ErrTimeout)
 //     that created the task, when this session made it, else from when
 //     following began (a rejoin is a command of its own);
 //   - the idle limit (Options.Timeout) counts from the last change of the
-//     task's status or status message;
+//     task's status (working, input_required, …); a status message that
+//     changes on every poll is not progress and resets nothing, so a task
+//     whose server only rewrites its message still ends at the idle limit;
 //   - the task's ttl counts from its createdAt (clamped to now, against a
 //     server clock ahead of ours): past it the task may be gone.
 //
@@ -29,7 +31,7 @@ type taskBound struct {
 	idle       time.Duration // 0: no idle limit
 	lastChange time.Time
 	ttlAt      time.Time // zero: no ttl known
-	seen       string    // status and message at the last change
+	seen       string    // the status at the last change
 }
 
 func (s *Session) newTaskBound(id string) *taskBound {
@@ -58,10 +60,11 @@ func (s *Session) newTaskBound(id string) *taskBound {
 }
 
 // saw notes what a poll (or a notification) said about the task: a new
-// status or status message restarts the idle limit; a ttl sets the expiry.
+// status restarts the idle limit (its message does not); a ttl sets the
+// expiry.
 func (b *taskBound) saw(t Task, now time.Time) {
-	if k := t.Status + "\x00" + t.StatusMessage; k != b.seen {
-		b.seen, b.lastChange = k, now
+	if t.Status != b.seen {
+		b.seen, b.lastChange = t.Status, now
 	}
 	if t.TTL != nil && *t.TTL > 0 {
 		from := now
@@ -117,7 +120,7 @@ func (b *taskBound) check(status string, now time.Time) error {
 	case !b.hardAt.IsZero() && !now.Before(b.hardAt):
 		return &Failure{Reason: fmt.Sprintf("timed out: task %s still not done %s after its call began (hard limit)%s", b.id, b.hard, still), Kind: ErrMaxTimeout}
 	case b.idle > 0 && !now.Before(b.idleAt()):
-		return &Failure{Reason: fmt.Sprintf("timed out: task %s: no change of status for %s (idle limit; a new status or status message resets it)%s", b.id, b.idle, still), Kind: ErrIdleTimeout}
+		return &Failure{Reason: fmt.Sprintf("timed out: task %s: no change of status for %s (idle limit; only a new status resets it)%s", b.id, b.idle, still), Kind: ErrIdleTimeout}
 	}
 	return nil
 }

@@ -8,7 +8,7 @@ import (
 )
 
 // The bounds of following a task, on a fixed clock: the idle limit counts
-// from the last change of status or message, the hard limit from its
+// from the last change of status (not of its message), the hard limit from its
 // start, the ttl from createdAt; a poll never sleeps past the next bound.
 func TestTaskBound(t *testing.T) {
 	t0 := time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)
@@ -20,9 +20,14 @@ func TestTaskBound(t *testing.T) {
 	if err := b.check("working", t0.Add(1900*time.Millisecond)); err != nil {
 		t.Fatalf("before any limit: %v", err)
 	}
-	b.saw(Task{Status: "working", StatusMessage: "step 2"}, t0.Add(1900*time.Millisecond)) // a change: the idle limit starts again
-	if err := b.check("working", t0.Add(3*time.Second)); err != nil {
-		t.Fatalf("a new status message restarts the idle limit: %v", err)
+	b.saw(Task{Status: "working", StatusMessage: "step 2"}, t0.Add(1900*time.Millisecond)) // a new message only: no change
+	if err := b.check("working", t0.Add(2*time.Second)); !errors.Is(err, ErrIdleTimeout) {
+		t.Fatalf("a new status message alone must not restart the idle limit: %v", err)
+	}
+	b.lastChange = t0
+	b.saw(Task{Status: "input_required"}, t0.Add(1900*time.Millisecond)) // a change of status: the idle limit starts again
+	if err := b.check("input_required", t0.Add(3*time.Second)); err != nil {
+		t.Fatalf("a new status restarts the idle limit: %v", err)
 	}
 	err := b.check("working", t0.Add(4*time.Second))
 	if !errors.Is(err, ErrIdleTimeout) || !strings.Contains(err.Error(), "t1") || !strings.Contains(err.Error(), "still working") {

@@ -148,8 +148,9 @@ var errHTTPClosed = errors.New("http transport closed")
 
 const (
 	httpExcerptMax  = 512
-	httpErrBodyMax  = 1 << 20     // non-2xx bodies: error pages, not payloads
-	httpBodyMax     = MaxSSEEvent // a single JSON answer
+	httpErrBodyMax  = 1 << 20                // non-2xx bodies: error pages, not payloads
+	httpErrBodyWait = 500 * time.Millisecond // a non-2xx body still coming after this is cut: the status has said it
+	httpBodyMax     = MaxSSEEvent            // a single JSON answer
 	httpDeleteGrace = 5 * time.Second
 	httpCloseWait   = 3 * time.Second
 	httpOrderWait   = 10 * time.Second // longest Send blocks to keep messages in order
@@ -507,7 +508,7 @@ func (h *HTTP) deleteSession(sid, ver string, grace time.Duration) {
 		var resp *http.Response
 		resp, err = h.client.Do(req)
 		if err == nil {
-			body, _ := io.ReadAll(io.LimitReader(resp.Body, httpErrBodyMax))
+			body := readErrBody(resp.Body, cancel)
 			resp.Body.Close()
 			meta.Status = resp.StatusCode
 			meta.Detail = "DELETE session " + sid + ": " + resp.Status
@@ -520,6 +521,47 @@ func (h *HTTP) deleteSession(sid, ver string, grace time.Duration) {
 		meta.Detail = (&HTTPError{Method: http.MethodDelete, URL: h.target, SessionID: sid, Err: err}).Error()
 	}
 	h.emit(Frame{Dir: Local, Kind: Event, Meta: meta})
+}
+
+// readErrBody reads the body of a non-2xx answer, at most httpErrBodyMax
+// bytes and for at most httpErrBodyWait: the status already says the
+// request failed, and a body that never ends (a 404 on a stream that stays
+// open) must not hold the failure until a timeout. Past the wait, abort
+// (the request's cancel) ends the read; the body keeps what came.
+func readErrBody(body io.Reader, abort func()) []byte {
+	var (
+		mu  sync.Mutex
+		got []byte
+	)
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		buf := make([]byte, 32<<10)
+		r := io.LimitReader(body, httpErrBodyMax)
+		for {
+			n, err := r.Read(buf)
+			mu.Lock()
+			got = append(got, buf[:n]...)
+			mu.Unlock()
+			if err != nil {
+				return
+			}
+		}
+	}()
+	cut := time.NewTimer(httpErrBodyWait)
+	defer cut.Stop()
+	select {
+	case <-done:
+	case <-cut.C:
+		abort()
+		select { // a cancelled request's read ends at once; bounded all the same
+		case <-done:
+		case <-time.After(httpErrBodyWait):
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	return append([]byte(nil), got...)
 }
 
 // run performs one exchange and turns its answer into frames. done is called
@@ -538,7 +580,7 @@ func (h *HTTP) run(req *http.Request, x *httpExchange, done func(error)) {
 	base := Meta{HTTPMethod: x.method, URL: h.target, Status: resp.StatusCode, Headers: hdr, Stream: x.key, Resumes: x.resumes}
 
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, httpErrBodyMax))
+		body := readErrBody(resp.Body, x.st.cancel)
 		herr := &HTTPError{Method: x.method, URL: h.target, Status: resp.StatusCode, Body: httpExcerpt(body), SessionID: x.sentSID}
 		h.forget(x)
 		if x.listen && resp.StatusCode == http.StatusMethodNotAllowed {

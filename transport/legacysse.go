@@ -186,7 +186,7 @@ func (l *LegacySSE) Start(sink Sink) error {
 		return fail(&LegacySSEError{Msg: herr.Error(), Err: herr})
 	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, httpErrBodyMax))
+		body := readErrBody(resp.Body, cancel)
 		resp.Body.Close()
 		herr := &HTTPError{Method: http.MethodGet, URL: l.target, Status: resp.StatusCode, Body: httpExcerpt(body)}
 		msg := "GET " + l.target + ": " + resp.Status
@@ -367,7 +367,7 @@ func (l *LegacySSE) Send(m Outgoing, done func(error)) {
 		defer l.wg.Done()
 		defer cancel()
 		defer close(answered)
-		l.post(ctx, req, rec, sid, done)
+		l.post(ctx, cancel, req, rec, sid, done)
 	}()
 	limit := time.NewTimer(l.orderWait)
 	defer limit.Stop()
@@ -380,7 +380,7 @@ func (l *LegacySSE) Send(m Outgoing, done func(error)) {
 }
 
 // post performs one POST; done gets nil at 2xx, else an *HTTPError.
-func (l *LegacySSE) post(ctx context.Context, req *http.Request, rec, sid string, done func(error)) {
+func (l *LegacySSE) post(ctx context.Context, abort context.CancelFunc, req *http.Request, rec, sid string, done func(error)) {
 	base := Meta{HTTPMethod: http.MethodPost, URL: rec}
 	resp, err := l.client.Do(req)
 	if err != nil {
@@ -401,7 +401,7 @@ func (l *LegacySSE) post(ctx context.Context, req *http.Request, rec, sid string
 	defer resp.Body.Close()
 	base.Status, base.Headers = resp.StatusCode, httpResponseHeaders(resp.Header)
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		body, _ := io.ReadAll(io.LimitReader(resp.Body, httpErrBodyMax))
+		body := readErrBody(resp.Body, abort)
 		herr := &HTTPError{Method: http.MethodPost, URL: rec, Status: resp.StatusCode, Body: httpExcerpt(body), SessionID: sid}
 		l.reportBadStatus(base, body, herr.Body)
 		done(herr)

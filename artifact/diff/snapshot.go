@@ -178,7 +178,9 @@ func FromJournal(path string) (*Snapshot, error) {
 	for _, l := range lists {
 		methods[l.Method] = l
 	}
-	_, err := scan.File(path, scan.Options{Borrow: true}, func(fr *scan.Frame) error { // what is kept is copied
+	// What is kept is copied; a call's params are never read (the cursor
+	// comes from the request frame itself), so a huge request costs nothing.
+	_, err := scan.File(path, scan.Options{Borrow: true, NoParams: true}, func(fr *scan.Frame) error {
 		in.Observe(fr)
 		if fr.Call == nil || fr.Env == nil || fr.Late {
 			return nil

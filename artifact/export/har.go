@@ -114,6 +114,7 @@ type exchange struct {
 	headersAt time.Time
 	end       time.Time
 	body      spool
+	post      spool // the request's body, as the response's: never held whole as a string
 	matched   bool
 	notes     []string
 	// errBody: an HTTP error status whose JSON body follows as its own
@@ -138,7 +139,7 @@ func HAR(w io.Writer, path string, o Options) error {
 	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	hx := &harWriter{w: bw, m: newMatcher(o.Filter), open: map[string]*exchange{}, lastID: map[string]string{}}
-	hx.marker = newMarker()
+	hx.marker, hx.postMarker = newMarker(), newMarker()
 	head, _ := json.Marshal(harLog{Version: "1.2", Creator: harCreator{Name: "mcpscope", Version: o.Version},
 		Comment: "exported by mcpscope from a journal of " + h.Target + " started " + h.Started.Format(time.RFC3339Nano)})
 	// {"log":{...fields...,"entries":[ ... ]}}
@@ -178,8 +179,12 @@ type harWriter struct {
 	idOrder []string             // lastID's keys, oldest first
 	written int
 	marker  string
-	buf     []byte // an entry's JSON, reused
-	bufs    spoolBufs
+	// postMarker stands for the request's postData text in an entry's
+	// JSON, which is then written a piece at a time: a huge request is
+	// never quoted whole (nor made inert whole) in memory.
+	postMarker string
+	buf        []byte // an entry's JSON, reused
+	bufs       spoolBufs
 	// The last header list and query made, and what from: most exchanges
 	// repeat them, and a list is only read once made.
 	headers []harNV
@@ -216,7 +221,9 @@ func (hx *harWriter) frame(fr *scan.Frame) error {
 		}
 		x := hx.newExchange(fr, http.MethodPost, fr.Time)
 		x.e.Request.Headers = hx.headerList(m.Headers)
-		x.e.Request.PostData = &harPostData{MimeType: "application/json", Text: strings.ToValidUTF8(string(fr.Data), "\uFFFD")}
+		x.e.Request.PostData = &harPostData{MimeType: "application/json"}
+		x.post.bufs = &hx.bufs
+		x.post.writeText(fr.Data)
 		x.e.Request.BodySize = len(fr.Data)
 		if m.Stream != "" {
 			hx.open[m.Stream] = x
@@ -417,6 +424,7 @@ func (x *exchange) note(s string) {
 // finish writes x (when the filter kept it) and frees its body.
 func (hx *harWriter) finish(x *exchange) error {
 	defer x.body.close()
+	defer x.post.close()
 	if x.errBody { // the error's body never came as a frame: its excerpt
 		x.body.writeText([]byte(x.errDetail))
 		x.errBody = false
@@ -442,6 +450,9 @@ func (hx *harWriter) finish(x *exchange) error {
 		c.MimeType = "x-unknown"
 	}
 	c.Text = hx.marker
+	if p := e.Request.PostData; p != nil {
+		p.Text = hx.postMarker
+	}
 	b, err := appendHAREntry(hx.buf[:0], e)
 	if err != nil {
 		return err
@@ -453,7 +464,15 @@ func (hx *harWriter) finish(x *exchange) error {
 	}
 	hx.written++
 	hx.w.WriteByte('\n')
-	hx.w.Write(termsafe.JSON(b[:i]))
+	if j := bytes.Index(b[:i], []byte(hx.postMarker)); e.Request.PostData != nil && j >= 0 {
+		hx.w.Write(termsafe.JSON(b[:j]))
+		if err := x.post.copyTo(hx.w); err != nil {
+			return err
+		}
+		hx.w.Write(termsafe.JSON(b[j+len(hx.postMarker) : i]))
+	} else {
+		hx.w.Write(termsafe.JSON(b[:i]))
+	}
 	if err := x.body.copyTo(hx.w); err != nil {
 		return err
 	}

@@ -164,7 +164,10 @@ func OTLP(w io.Writer, path string, o Options) error {
 	bw.WriteString(`},"scopeSpans":[{"scope":`)
 	bw.Write(termsafe.JSON(scope))
 	bw.WriteString(`,"spans":[`)
-	_, err = scan.File(path, scan.Options{Final: ox.m.final(), Borrow: true}, ox.frame)
+	// A span reads its request's params from the request's own frame; a
+	// call keeps them only for a filter to read, so without one a huge
+	// request is never cloned.
+	_, err = scan.File(path, scan.Options{Final: ox.m.final(), Borrow: true, NoParams: ox.m.f == nil}, ox.frame)
 	if ferr := ox.finish(); ferr != nil && err == nil {
 		err = ferr
 	}
@@ -422,7 +425,7 @@ func (ox *tracer) start(fr *scan.Frame) *span {
 			TraceState  string `json:"tracestate"`
 		} `json:"_meta"`
 	}
-	if mayHoldKey(c.Params, "inputResponses", "requestState", "traceparent") && json.Unmarshal(c.Params, &p) == nil {
+	if params := fr.Env.Params; mayHoldKey(params, "inputResponses", "requestState", "traceparent") && json.Unmarshal(params, &p) == nil {
 		sp.retry = p.InputResponses != nil || p.RequestState != nil
 		if trace, parent, ok := parseTraceParent(p.Meta.TraceParent); ok {
 			// The host traces this call: the span is its child, in its trace.

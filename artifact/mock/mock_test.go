@@ -6,8 +6,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net/http"
 	"net/http/httptest"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -472,5 +474,39 @@ func TestOtherArguments(t *testing.T) {
 		if w := warn.String(); !strings.Contains(w, "tools/call greet was called with other params than recorded") || !strings.Contains(w, "--strict") {
 			t.Errorf("no warning: %q", w)
 		}
+	}
+}
+
+// A recording of a 2025 server that refused the era probe as
+// server-everything does (HTTP 400, "id":null in the body), served over
+// stdio: the refusal is answered as the probe's own error, under the
+// probe's id, so the Go SDK client (which probes first) goes on to
+// initialize. (Before: the id-null error was replayed as it was, and the
+// client failed with "invalid request".)
+func TestProbeRefusalCarriesTheProbeID(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	s := testservers.StartScripted(t, func(w http.ResponseWriter, r *http.Request, id json.RawMessage, method string) {
+		w.Header().Set("Content-Type", "application/json")
+		if method == "server/discover" {
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"jsonrpc":"2.0","id":null,"error":{"code":-32000,"message":"Bad Request: Server not initialized"}}`)
+			return
+		}
+		w.WriteHeader(http.StatusAccepted)
+	})
+	path := recordtest.Record(t, "refused", connect.Spec{Journal: filepath.Join(t.TempDir(), "j.jsonl"), URL: s.URL}, func(ctx context.Context, t testing.TB, s *session.Session) {
+		if _, err := recordtest.Call(ctx, t, s, "tools/list", map[string]any{}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	srv := mock.New(load(t, path), mock.Options{NoWait: true})
+	client := mcp.NewClient(&mcp.Implementation{Name: "test", Version: "1"}, nil)
+	cs, err := client.Connect(ctx(t), serveStdio(t, srv), nil)
+	if err != nil {
+		t.Fatalf("the Go SDK client over stdio: %v", err)
+	}
+	defer cs.Close()
+	if tools, err := cs.ListTools(ctx(t), nil); err != nil || len(tools.Tools) != 1 {
+		t.Fatalf("tools/list: %v %v", tools, err)
 	}
 }

@@ -14,6 +14,8 @@
 //	escapes         a legacy server whose texts carry terminal escapes, OSC 52, bidi overrides
 //	wrong-id        a legacy server that answers tools/call with the id as a string
 //	mute            reads everything, answers nothing
+//	discover-wrong-id  a legacy server that answers server/discover with -32601 under
+//	                the id as a string (as the @effect/ai MCP server does), the rest rightly
 //
 // Task modes (the task id needs shell quoting: taskID):
 //
@@ -21,6 +23,8 @@
 //	                      "working" for ever (pollInterval 60 s); tasks/result never answers
 //	modern-task-forever   a 2026-07-28 server (tasks extension) whose tools/call makes such a task
 //	modern-task-ttl       the same, with a ttlMs of 1500 from its createdAt
+//	modern-task-chatty    the same, polled every 100 ms, with a new statusMessage on every
+//	                      tasks/get (a server that reports no progress but never stays quiet)
 //	modern-task-bare      its task is "completed" at once, and tasks/get carries the result from
 //	                      the second tasks/get on (the first is bare)
 //	modern-task-empty     its task is "completed" at once, and tasks/get never carries the result
@@ -103,6 +107,9 @@ func main() {
 			fmt.Fprintln(os.Stderr, "hostile: unknown method before initialize; exiting")
 			os.Exit(1)
 		case req.Method == "server/discover" && *mode == "silent-discover":
+		case req.Method == "server/discover" && *mode == "discover-wrong-id":
+			fmt.Fprintf(out, `{"jsonrpc":"2.0","id":"%s","error":{"code":-32601,"message":"Method not found"}}`+"\n", strings.Trim(string(req.ID), `"`))
+			out.Flush()
 		case req.Method == "initialize" && modern:
 			fail(-32601, "Method not found: initialize")
 		case req.Method == "initialize":
@@ -181,7 +188,14 @@ func modernTask(mode, status string, gets int) string {
 	if mode == "modern-task-ttl" {
 		ttl = "1500"
 	}
-	t := `"taskId":` + string(id) + `,"status":"` + status + `","createdAt":"` + started + `","ttlMs":` + ttl + `,"pollIntervalMs":60000`
+	poll := "60000"
+	if mode == "modern-task-chatty" {
+		poll = "100"
+	}
+	t := `"taskId":` + string(id) + `,"status":"` + status + `","createdAt":"` + started + `","ttlMs":` + ttl + `,"pollIntervalMs":` + poll
+	if mode == "modern-task-chatty" {
+		t += fmt.Sprintf(`,"statusMessage":"still thinking (%d)"`, gets)
+	}
 	if status == "completed" && mode == "modern-task-bare" && gets > 1 {
 		t += `,"result":{"content":[{"type":"text","text":"fetched again"}],"isError":false}`
 	}
