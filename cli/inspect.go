@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -14,6 +15,7 @@ import (
 	"mcpscope/hosts"
 	"mcpscope/internal/shell"
 	"mcpscope/internal/termsafe"
+	"mcpscope/session"
 	"mcpscope/transport"
 	"mcpscope/ui"
 )
@@ -121,11 +123,22 @@ func inspect(cmd *cobra.Command, sp connect.Spec, otlpStatus func() string) erro
 	defer s.Close()
 	notes.off.Store(true)
 	err = runTUI(cmd, ui.Options{Session: s, Responder: resp, Target: targetArgs(sp), TargetLine: targetLine(sp), StateStore: sp.StateStore,
-		OTLPStatus: otlpStatus})
+		OTLPStatus: otlpStatus, DetachOnQuit: true})
 	notes.off.Store(false)
 	journalHint(stderr, "the session's journal", s.Info().JournalPath)
-	// Quitting leaves long HTTP calls running on the server, to rejoin later.
-	if handles := s.DetachAll(); len(handles) > 0 {
+	// Quitting leaves long HTTP calls running on the server, to rejoin
+	// later, beside the ones detached in the TUI (d): each is printed with
+	// the command that rejoins it. The rest end with the process: said too.
+	handles := detachedHere(s)
+	for _, h := range s.DetachAll() {
+		if !slices.Contains(handles, h) {
+			handles = append(handles, h)
+		}
+	}
+	if lost := ui.Unfinished(s); len(lost) > 0 {
+		fmt.Fprintf(stderr, "mcpscope: %d running call(s) ended with the inspector, not rejoinable: %s\n", len(lost), termsafe.Line(strings.Join(lost, ", ")))
+	}
+	if len(handles) > 0 {
 		fmt.Fprintf(stderr, "mcpscope: left %d call(s) running on the server; rejoin with:\n", len(handles))
 		for _, h := range handles {
 			if where := s.KeptElsewhere(h); where != "" {
@@ -137,6 +150,18 @@ func inspect(cmd *cobra.Command, sp connect.Spec, otlpStatus func() string) erro
 		}
 	}
 	return err
+}
+
+// detachedHere is the handles of the calls detached in the TUI (d) that
+// are still waiting on the server: none rejoined by another process since.
+func detachedHere(s *session.Session) []string {
+	var hs []string
+	for _, c := range s.Calls() {
+		if sn := c.Snapshot(); sn.State == session.StateDetached && sn.Handle != "" && !slices.Contains(hs, sn.Handle) {
+			hs = append(hs, sn.Handle)
+		}
+	}
+	return hs
 }
 
 // journalHint says where a journal went and how to read it back, when

@@ -56,6 +56,10 @@ type Options struct {
 	// Context bounds what the UI starts in the background (a Live
 	// connection); nil is context.Background.
 	Context context.Context
+	// DetachOnQuit: the command detaches the calls that can be rejoined
+	// once the inspector exits (Session.DetachAll), so quitting loses only
+	// the others (quit.go asks about those).
+	DetachOnQuit bool
 	// OTLPStatus, when set, is the live OpenTelemetry exporter in one
 	// line (where to, spans sent and dropped), for the info view.
 	OTLPStatus func() string
