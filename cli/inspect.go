@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"slices"
@@ -116,8 +118,29 @@ func inspect(cmd *cobra.Command, sp connect.Spec, otlpStatus func() string) erro
 	sp.Notes = notes
 	sp.Auth.Interactive = true // a person watches the TUI
 	fmt.Fprintln(stderr, "mcpscope: connecting…")
-	s, err := connect.Connect(cmd.Context(), sp)
+	// q quits while connecting too (a server that never answers), as it
+	// does once the inspector draws; ctrl+c interrupts, as always.
+	ctx, cancel := context.WithCancel(cmd.Context())
+	defer cancel()           // after the session's Close: it may live on ctx
+	var quitWhy atomic.Int32 // 1: q, 2: ctrl+c
+	stopKeys := quitKeys(cmd.InOrStdin(), &notes.crlf, func(interrupt bool) {
+		quitWhy.Store(map[bool]int32{false: 1, true: 2}[interrupt])
+		cancel()
+	})
+	s, err := connect.Connect(ctx, sp)
+	stopKeys()
 	if err != nil {
+		switch quitWhy.Load() {
+		case 1:
+			what := "the embedded demo server"
+			if t := targetArgs(sp); len(t) > 0 {
+				what = shell.Join(t)
+			}
+			fmt.Fprintf(stderr, "mcpscope: quit while connecting to %s: nothing was connected\n", termsafe.Line(what))
+			return nil
+		case 2:
+			return context.Canceled
+		}
 		return err
 	}
 	defer s.Close()
@@ -177,14 +200,22 @@ func journalHint(w io.Writer, what, path string) {
 	fmt.Fprintf(w, "mcpscope: %s is %s (read it back with: %s)\n", what, termsafe.Line(path), shell.Join([]string{"mcpscope", "open", arg}))
 }
 
-// gate is a writer that can be switched off.
+// gate is a writer that can be switched off; with crlf (a terminal in
+// raw mode) each line ends in CR LF.
 type gate struct {
-	w   io.Writer
-	off atomic.Bool
+	w    io.Writer
+	off  atomic.Bool
+	crlf atomic.Bool
 }
 
 func (g *gate) Write(p []byte) (int, error) {
 	if g.off.Load() {
+		return len(p), nil
+	}
+	if g.crlf.Load() {
+		if _, err := g.w.Write(bytes.ReplaceAll(p, []byte("\n"), []byte("\r\n"))); err != nil {
+			return 0, err
+		}
 		return len(p), nil
 	}
 	return g.w.Write(p)

@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -328,4 +330,38 @@ func TestE2EEditInPlace(t *testing.T) {
 	tm.waitFor("request │ response")
 	tm.keys("Tab")
 	tm.waitFor("hello brave new world")
+}
+
+// TestE2EQuitWhileConnecting: q quits while the inspector is still
+// connecting to a server that accepts the connection and never answers,
+// as it does once the inspector draws (ctrl+c interrupts, as always): exit
+// 0, saying nothing was connected, long before the handshake's timeout.
+func TestE2EQuitWhileConnecting(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() { // accepts, reads, never answers
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go io.Copy(io.Discard, c)
+		}
+	}()
+	dir := t.TempDir()
+	tm := pane(t, dir, []string{"XDG_STATE_HOME=" + dir + "/state", "XDG_CONFIG_HOME=" + dir + "/config"}, 100, 20,
+		"--timeout", "10m", "http://"+ln.Addr().String()+"/mcp")
+	stderrHas := func(s string) func(string) bool {
+		return func(string) bool {
+			b, _ := os.ReadFile(filepath.Join(dir, "stderr.log"))
+			return strings.Contains(string(b), s)
+		}
+	}
+	tm.waitUntil("connecting…", stderrHas("mcpscope: connecting…"))
+	tm.text("q")
+	tm.waitFor("EXITED 0")
+	tm.waitUntil("the quit said", stderrHas("quit while connecting to http://"+ln.Addr().String()+"/mcp: nothing was connected"))
 }
