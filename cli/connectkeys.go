@@ -17,7 +17,9 @@ import (
 // watcher has let go of stdin, so the inspector reads every key after it.
 // On anything but a terminal it does nothing. While raw, notes written
 // through crlf keep their line starts.
-func quitKeys(in io.Reader, crlf *atomic.Bool, quit func(interrupt bool)) (stop func()) {
+// Every other key typed meanwhile is kept, in order, in typed: the
+// inspector takes them as if typed once it draws (ui.Options.Typeahead).
+func quitKeys(in io.Reader, crlf *atomic.Bool, typed *[]byte, quit func(interrupt bool)) (stop func()) {
 	f, ok := in.(*os.File)
 	if !ok || !term.IsTerminal(f.Fd()) {
 		return func() {}
@@ -41,6 +43,9 @@ func quitKeys(in io.Reader, crlf *atomic.Bool, quit func(interrupt bool)) (stop 
 			if i := bytes.IndexAny(b[:n], "qQ\x03"); i >= 0 {
 				quit(b[i] == 3)
 				return
+			}
+			if len(*typed) < 4096 { // written here only; read after stop
+				*typed = append(*typed, b[:n]...)
 			}
 			if err != nil {
 				return

@@ -123,7 +123,8 @@ func inspect(cmd *cobra.Command, sp connect.Spec, otlpStatus func() string) erro
 	ctx, cancel := context.WithCancel(cmd.Context())
 	defer cancel()           // after the session's Close: it may live on ctx
 	var quitWhy atomic.Int32 // 1: q, 2: ctrl+c
-	stopKeys := quitKeys(cmd.InOrStdin(), &notes.crlf, func(interrupt bool) {
+	var typed []byte // keys typed while connecting, for the inspector
+	stopKeys := quitKeys(cmd.InOrStdin(), &notes.crlf, &typed, func(interrupt bool) {
 		quitWhy.Store(map[bool]int32{false: 1, true: 2}[interrupt])
 		cancel()
 	})
@@ -146,7 +147,7 @@ func inspect(cmd *cobra.Command, sp connect.Spec, otlpStatus func() string) erro
 	defer s.Close()
 	notes.off.Store(true)
 	err = runTUI(cmd, ui.Options{Session: s, Responder: resp, Target: targetArgs(sp), TargetLine: targetLine(sp), StateStore: sp.StateStore,
-		OTLPStatus: otlpStatus, DetachOnQuit: true})
+		OTLPStatus: otlpStatus, DetachOnQuit: true, Typeahead: typed})
 	notes.off.Store(false)
 	journalHint(stderr, "the session's journal", s.Info().JournalPath)
 	// Quitting leaves long HTTP calls running on the server, to rejoin

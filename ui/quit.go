@@ -3,6 +3,8 @@ package ui
 import (
 	"strings"
 
+	tea "charm.land/bubbletea/v2"
+
 	"mcpscope/session"
 	"mcpscope/ui/quitask"
 	"mcpscope/ui/view"
@@ -89,6 +91,35 @@ func Unfinished(s *session.Session) []string {
 			continue
 		}
 		out = append(out, strings.TrimRight("#"+sn.Key+" "+sn.Method+" "+sn.Name, " "))
+	}
+	return out
+}
+
+// typeahead reads raw terminal bytes as key presses (Options.Typeahead).
+func typeahead(b []byte) []tea.KeyPressMsg {
+	var out []tea.KeyPressMsg
+	for i := 0; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case c == 0x1b:
+			if i+1 < len(b) && (b[i+1] == '[' || b[i+1] == 'O') {
+				// A sequence (an arrow, a function key): skipped whole.
+				for i += 2; i < len(b) && (b[i] < 0x40 || b[i] > 0x7e); i++ {
+				}
+				continue
+			}
+			out = append(out, tea.KeyPressMsg{Code: tea.KeyEscape})
+		case c == '\r' || c == '\n':
+			out = append(out, tea.KeyPressMsg{Code: tea.KeyEnter})
+		case c == '\t':
+			out = append(out, tea.KeyPressMsg{Code: tea.KeyTab})
+		case c == 0x7f || c == 0x08:
+			out = append(out, tea.KeyPressMsg{Code: tea.KeyBackspace})
+		case c >= 1 && c <= 26:
+			out = append(out, tea.KeyPressMsg{Code: rune('a' + c - 1), Mod: tea.ModCtrl})
+		case c >= 0x20 && c < 0x7f:
+			out = append(out, tea.KeyPressMsg{Code: rune(c), Text: string(rune(c))})
+		}
 	}
 	return out
 }

@@ -103,3 +103,15 @@ func TestQuitDetachesWithoutAsking(t *testing.T) {
 		t.Fatalf("q did not ask about a call nobody detaches:\n%s", screen(m))
 	}
 }
+
+// TestTypeahead: keys typed while the inspector connected are taken once
+// it draws, in order; an arrow's escape sequence is dropped whole.
+func TestTypeahead(t *testing.T) {
+	var got []string
+	for _, k := range typeahead([]byte("C\r\x1b[Ax\x1b\t\x7f\x05")) {
+		got = append(got, k.String())
+	}
+	if want := "C enter x esc tab backspace ctrl+e"; strings.Join(got, " ") != want {
+		t.Fatalf("typeahead: %q, want %q", strings.Join(got, " "), want)
+	}
+}
