@@ -17,24 +17,25 @@ import (
 // watcher has let go of stdin, so the inspector reads every key after it.
 // On anything but a terminal it does nothing. While raw, notes written
 // through crlf keep their line starts.
-// Every other key typed meanwhile is kept, in order, in typed: the
-// inspector takes them as if typed once it draws (ui.Options.Typeahead).
-func quitKeys(in io.Reader, crlf *atomic.Bool, typed *[]byte, quit func(interrupt bool)) (stop func()) {
+// Every other key typed meanwhile is kept, in order, and stop returns them:
+// the inspector takes them as if typed once it draws (ui.Options.Typeahead).
+func quitKeys(in io.Reader, crlf *atomic.Bool, quit func(interrupt bool)) (stop func() (typed []byte)) {
 	f, ok := in.(*os.File)
 	if !ok || !term.IsTerminal(f.Fd()) {
-		return func() {}
+		return func() []byte { return nil }
 	}
 	st, err := term.MakeRaw(f.Fd())
 	if err != nil {
-		return func() {}
+		return func() []byte { return nil }
 	}
 	cr, err := cancelreader.NewReader(f)
 	if err != nil {
 		_ = term.Restore(f.Fd(), st)
-		return func() {}
+		return func() []byte { return nil }
 	}
 	crlf.Store(true)
 	done := make(chan struct{})
+	var kept []byte
 	go func() {
 		defer close(done)
 		var b [64]byte
@@ -44,20 +45,23 @@ func quitKeys(in io.Reader, crlf *atomic.Bool, typed *[]byte, quit func(interrup
 				quit(b[i] == 3)
 				return
 			}
-			if len(*typed) < 4096 { // written here only; read after stop
-				*typed = append(*typed, b[:n]...)
+			if len(kept) < 4096 {
+				kept = append(kept, b[:n]...)
 			}
 			if err != nil {
 				return
 			}
 		}
 	}()
-	return func() {
+	return func() []byte {
+		var typed []byte
 		if cr.Cancel() {
 			<-done // bounded: a cancelled read returns at once
+			typed = kept
 		}
 		cr.Close()
 		crlf.Store(false)
 		_ = term.Restore(f.Fd(), st)
+		return typed
 	}
 }

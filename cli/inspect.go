@@ -123,13 +123,16 @@ func inspect(cmd *cobra.Command, sp connect.Spec, otlpStatus func() string) erro
 	ctx, cancel := context.WithCancel(cmd.Context())
 	defer cancel()           // after the session's Close: it may live on ctx
 	var quitWhy atomic.Int32 // 1: q, 2: ctrl+c
-	var typed []byte // keys typed while connecting, for the inspector
-	stopKeys := quitKeys(cmd.InOrStdin(), &notes.crlf, &typed, func(interrupt bool) {
+	stopKeys := quitKeys(cmd.InOrStdin(), &notes.crlf, func(interrupt bool) {
 		quitWhy.Store(map[bool]int32{false: 1, true: 2}[interrupt])
 		cancel()
 	})
 	s, err := connect.Connect(ctx, sp)
-	stopKeys()
+	typed := stopKeys() // keys typed while connecting, for the inspector
+	if quitWhy.Load() != 0 && s != nil {
+		s.Close() // connected as the key came: quit all the same
+		err = context.Canceled
+	}
 	if err != nil {
 		switch quitWhy.Load() {
 		case 1:
