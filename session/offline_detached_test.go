@@ -1,6 +1,8 @@
 package session
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -33,8 +35,17 @@ func TestOfflineDetachedCallReadsDetached(t *testing.T) {
 			t.Fatalf("call 3 ended at %s, after its note", sn.Ended)
 		}
 	}
+	// A copy: reading a journal back writes its index beside it.
+	b, err := os.ReadFile("testdata/detached.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "detached.jsonl")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
 	t.Run("Open", func(t *testing.T) {
-		s, _, err := Open("testdata/detached.jsonl")
+		s, _, err := Open(path)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,7 +56,7 @@ func TestOfflineDetachedCallReadsDetached(t *testing.T) {
 		check(t, s)
 	})
 	t.Run("Load", func(t *testing.T) {
-		s, _, err := Load("testdata/detached.jsonl")
+		s, _, err := Load(path)
 		if err != nil {
 			t.Fatal(err)
 		}

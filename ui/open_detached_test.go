@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -15,7 +17,16 @@ import (
 // "✗ error … transport closed".
 func TestOpenDetachedCallIsDetached(t *testing.T) {
 	const handle = "20261206T041540-f9f85a-23180-3"
-	s, _, err := session.Open("../session/testdata/detached.jsonl")
+	// A copy: reading a journal back writes its index beside it.
+	b, err := os.ReadFile("../session/testdata/detached.jsonl")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "detached.jsonl")
+	if err := os.WriteFile(path, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, _, err := session.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
