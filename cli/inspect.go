@@ -1,8 +1,11 @@
 package cli
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"io"
+	"slices"
 	"sort"
 	"strings"
 	"sync/atomic"
@@ -14,6 +17,7 @@ import (
 	"mcpscope/hosts"
 	"mcpscope/internal/shell"
 	"mcpscope/internal/termsafe"
+	"mcpscope/session"
 	"mcpscope/transport"
 	"mcpscope/ui"
 )
@@ -114,18 +118,54 @@ func inspect(cmd *cobra.Command, sp connect.Spec, otlpStatus func() string) erro
 	sp.Notes = notes
 	sp.Auth.Interactive = true // a person watches the TUI
 	fmt.Fprintln(stderr, "mcpscope: connecting…")
-	s, err := connect.Connect(cmd.Context(), sp)
+	// q quits while connecting too (a server that never answers), as it
+	// does once the inspector draws; ctrl+c interrupts, as always.
+	ctx, cancel := context.WithCancel(cmd.Context())
+	defer cancel()           // after the session's Close: it may live on ctx
+	var quitWhy atomic.Int32 // 1: q, 2: ctrl+c
+	stopKeys := quitKeys(cmd.InOrStdin(), &notes.crlf, func(interrupt bool) {
+		quitWhy.Store(map[bool]int32{false: 1, true: 2}[interrupt])
+		cancel()
+	})
+	s, err := connect.Connect(ctx, sp)
+	typed := stopKeys() // keys typed while connecting, for the inspector
+	if quitWhy.Load() != 0 && s != nil {
+		s.Close() // connected as the key came: quit all the same
+		err = context.Canceled
+	}
 	if err != nil {
+		switch quitWhy.Load() {
+		case 1:
+			what := "the embedded demo server"
+			if t := targetArgs(sp); len(t) > 0 {
+				what = shell.Join(t)
+			}
+			fmt.Fprintf(stderr, "mcpscope: quit while connecting to %s: nothing was connected\n", termsafe.Line(what))
+			return nil
+		case 2:
+			return context.Canceled
+		}
 		return err
 	}
 	defer s.Close()
 	notes.off.Store(true)
 	err = runTUI(cmd, ui.Options{Session: s, Responder: resp, Target: targetArgs(sp), TargetLine: targetLine(sp), StateStore: sp.StateStore,
-		OTLPStatus: otlpStatus})
+		OTLPStatus: otlpStatus, DetachOnQuit: true, Typeahead: typed})
 	notes.off.Store(false)
 	journalHint(stderr, "the session's journal", s.Info().JournalPath)
-	// Quitting leaves long HTTP calls running on the server, to rejoin later.
-	if handles := s.DetachAll(); len(handles) > 0 {
+	// Quitting leaves long HTTP calls running on the server, to rejoin
+	// later, beside the ones detached in the TUI (d): each is printed with
+	// the command that rejoins it. The rest end with the process: said too.
+	handles := detachedHere(s)
+	for _, h := range s.DetachAll() {
+		if !slices.Contains(handles, h) {
+			handles = append(handles, h)
+		}
+	}
+	if lost := ui.Unfinished(s); len(lost) > 0 {
+		fmt.Fprintf(stderr, "mcpscope: %d running call(s) ended with the inspector, not rejoinable: %s\n", len(lost), termsafe.Line(strings.Join(lost, ", ")))
+	}
+	if len(handles) > 0 {
 		fmt.Fprintf(stderr, "mcpscope: left %d call(s) running on the server; rejoin with:\n", len(handles))
 		for _, h := range handles {
 			if where := s.KeptElsewhere(h); where != "" {
@@ -137,6 +177,18 @@ func inspect(cmd *cobra.Command, sp connect.Spec, otlpStatus func() string) erro
 		}
 	}
 	return err
+}
+
+// detachedHere is the handles of the calls detached in the TUI (d) that
+// are still waiting on the server: none rejoined by another process since.
+func detachedHere(s *session.Session) []string {
+	var hs []string
+	for _, c := range s.Calls() {
+		if sn := c.Snapshot(); sn.State == session.StateDetached && sn.Handle != "" && !slices.Contains(hs, sn.Handle) {
+			hs = append(hs, sn.Handle)
+		}
+	}
+	return hs
 }
 
 // journalHint says where a journal went and how to read it back, when
@@ -152,14 +204,22 @@ func journalHint(w io.Writer, what, path string) {
 	fmt.Fprintf(w, "mcpscope: %s is %s (read it back with: %s)\n", what, termsafe.Line(path), shell.Join([]string{"mcpscope", "open", arg}))
 }
 
-// gate is a writer that can be switched off.
+// gate is a writer that can be switched off; with crlf (a terminal in
+// raw mode) each line ends in CR LF.
 type gate struct {
-	w   io.Writer
-	off atomic.Bool
+	w    io.Writer
+	off  atomic.Bool
+	crlf atomic.Bool
 }
 
 func (g *gate) Write(p []byte) (int, error) {
 	if g.off.Load() {
+		return len(p), nil
+	}
+	if g.crlf.Load() {
+		if _, err := g.w.Write(bytes.ReplaceAll(p, []byte("\n"), []byte("\r\n"))); err != nil {
+			return 0, err
+		}
 		return len(p), nil
 	}
 	return g.w.Write(p)

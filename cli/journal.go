@@ -112,8 +112,10 @@ type journalCallJSON struct {
 	Name       string  `json:"name,omitempty"`
 	State      string  `json:"state"` // session.StateWord: the TUI's word
 	DurationMS float64 `json:"durationMs,omitempty"`
-	ended      bool
-	dur        time.Duration
+	// Handle: a detached call's record, to rejoin (mcpscope rejoin HANDLE).
+	Handle string `json:"handle,omitempty"`
+	ended  bool
+	dur    time.Duration
 }
 
 // summariseJournal reads path once (twice when flt reads how calls end) and
@@ -154,7 +156,7 @@ func (sum *journalSummary) read(path string, flt *filter.Filter, each func(journ
 			return
 		}
 		listed.set(i)
-		c := journalCallJSON{Key: sn.Key, Method: sn.Method, Name: sn.Name, State: session.StateWord(sn)}
+		c := journalCallJSON{Key: sn.Key, Method: sn.Method, Name: sn.Name, State: session.StateWord(sn), Handle: sn.Handle}
 		if !sn.Ended.IsZero() {
 			c.ended, c.dur = true, sn.Ended.Sub(sn.Started).Round(time.Millisecond) // sn.Duration, without copying sn
 			c.DurationMS = float64(c.dur) / float64(time.Millisecond)
@@ -249,6 +251,10 @@ func (sum *journalSummary) printCall(out io.Writer, c journalCallJSON) {
 		b = append(b, sum.durText(c.dur)...)
 	} else {
 		b = append(b, '-')
+	}
+	if c.Handle != "" {
+		b = append(b, "  as "...)
+		b = append(b, termsafe.Line(c.Handle)...)
 	}
 	b = append(b, '\n')
 	out.Write(b) //nolint:errcheck // as fmt.Fprintf's error was: bufio keeps it for Flush

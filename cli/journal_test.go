@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -145,5 +146,31 @@ func TestJournalDurText(t *testing.T) {
 				t.Fatalf("durText(%d) = %q, want %q", d, got, want)
 			}
 		}
+	}
+}
+
+// TestJournalAndExportShowADetachedCall: a call detached in the recorded
+// session (the journal's note "detached call 3 as HANDLE") reads detached,
+// with its handle, in journal's summary (text and --json) and in an OTLP
+// export, not lost when the transport closed after it; export --filter
+// '~s detached' finds it.
+func TestJournalAndExportShowADetachedCall(t *testing.T) {
+	const path, handle = "../session/testdata/detached.jsonl", "20261206T041540-f9f85a-23180-3"
+	code, out, errb := run(t, "journal", path)
+	if code != exitOK || !regexp.MustCompile(`#3\s+tools/call slow\s+detached\s+40ms\s+as `+handle).MatchString(out) || strings.Contains(out, "lost") {
+		t.Fatalf("journal: exit %d\n%s%s", code, out, errb)
+	}
+	code, out, errb = run(t, "journal", path, "--json")
+	if code != exitOK || !strings.Contains(out, `"state":"detached","durationMs":40,"handle":"`+handle+`"`) {
+		t.Fatalf("journal --json: exit %d\n%s%s", code, out, errb)
+	}
+	code, out, errb = run(t, "export", "--format", "otlp", path)
+	if code != exitOK || !strings.Contains(out, `{"key":"mcpscope.call.handle","value":{"stringValue":"`+handle+`"}},{"key":"mcpscope.call.state","value":{"stringValue":"detached"}}`) ||
+		strings.Contains(out, "transport_closed") {
+		t.Fatalf("export --format otlp: exit %d\n%s%s", code, out, errb)
+	}
+	code, out, errb = run(t, "export", "--format", "jsonl", "--filter", "~s detached", path)
+	if code != exitOK || !strings.Contains(out, `"detail":"detached call 3 as `+handle+`"`) || !strings.Contains(out, `\"name\":\"slow\"`) {
+		t.Fatalf("export --filter '~s detached': exit %d\n%s%s", code, out, errb)
 	}
 }

@@ -2,6 +2,8 @@ package e2e
 
 import (
 	"fmt"
+	"io"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +15,7 @@ import (
 	"time"
 
 	"mcpscope/internal/peers"
+	"mcpscope/internal/testservers"
 )
 
 // TestE2ETmux runs the real binary against the embedded demo server in a
@@ -328,4 +331,101 @@ func TestE2EEditInPlace(t *testing.T) {
 	tm.waitFor("request │ response")
 	tm.keys("Tab")
 	tm.waitFor("hello brave new world")
+}
+
+// TestE2EQuitWhileConnecting: q quits while the inspector is still
+// connecting to a server that accepts the connection and never answers,
+// as it does once the inspector draws (ctrl+c interrupts, as always): exit
+// 0, saying nothing was connected, long before the handshake's timeout.
+func TestE2EQuitWhileConnecting(t *testing.T) {
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	go func() { // accepts, reads, never answers
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			go io.Copy(io.Discard, c)
+		}
+	}()
+	dir := t.TempDir()
+	tm := pane(t, dir, []string{"XDG_STATE_HOME=" + dir + "/state", "XDG_CONFIG_HOME=" + dir + "/config"}, 100, 20,
+		"--timeout", "10m", "http://"+ln.Addr().String()+"/mcp")
+	stderrHas := func(s string) func(string) bool {
+		return func(string) bool {
+			b, _ := os.ReadFile(filepath.Join(dir, "stderr.log"))
+			return strings.Contains(string(b), s)
+		}
+	}
+	tm.waitUntil("connecting…", stderrHas("mcpscope: connecting…"))
+	tm.text("q")
+	tm.waitFor("EXITED 0")
+	tm.waitUntil("the quit said", stderrHas("quit while connecting to http://"+ln.Addr().String()+"/mcp: nothing was connected"))
+}
+
+// TestE2EQuitPrintsEveryRejoinLine: a call detached with d, and one still
+// running that can be rejoined, are both left on the server when q quits
+// (no question: nothing is lost), and a `mcpscope rejoin …` line is
+// printed for each, the d one included.
+func TestE2EQuitPrintsEveryRejoinLine(t *testing.T) {
+	dir := t.TempDir()
+	tm, state := inspectorStreamingSlow(t, dir, "120", "120")
+	tm.keys("d")
+	tm.waitRe(`slow\s+detached`)
+	startSlow(tm, "120")
+	tm.waitRe(`slow\s+detached`, `slow\s+streaming`)
+	tm.keys("q")
+	tm.waitFor("EXITED 0")
+	b, _ := os.ReadFile(filepath.Join(dir, "stderr.log"))
+	l, err := callStore(state).List()
+	if err != nil || len(l) != 2 {
+		t.Fatalf("records after q: %+v %v\n%s", l, err, b)
+	}
+	if !strings.Contains(string(b), "left 2 call(s) running on the server; rejoin with:") || strings.Contains(string(b), "ended with the inspector") {
+		t.Fatalf("stderr:\n%s", b)
+	}
+	for _, d := range l {
+		if !strings.Contains(string(b), "  mcpscope rejoin "+d.Handle+"\n") {
+			t.Fatalf("no rejoin line for %s:\n%s", d.Handle, b)
+		}
+	}
+}
+
+// TestE2EQuitAsksBeforeLosingACall: against a server that keeps no event
+// store a running call cannot be detached: q asks, naming it; n stays; q
+// twice quits, and the call is named on exit as ended with the inspector.
+func TestE2EQuitAsksBeforeLosingACall(t *testing.T) {
+	dir := t.TempDir()
+	url := testservers.StartHTTP(t, testservers.HTTPOpts{})
+	tm := pane(t, dir, []string{"XDG_STATE_HOME=" + dir + "/state", "XDG_CONFIG_HOME=" + dir + "/config"}, 140, 40,
+		"--era", "legacy", "--no-journal", url)
+	startSlow(tm, "120")
+	tm.keys("q")
+	tm.waitRe(`Quit\? 1 running call would be lost`, `✗ #\d+ tools/call slow`, `q or y: quit anyway · esc or n: stay`)
+	tm.keys("n")
+	tm.waitUntil("the panel to go", func(s string) bool { return !strings.Contains(s, "would be lost") && strings.Contains(s, "streaming") })
+	tm.keys("q")
+	tm.waitFor("would be lost")
+	tm.keys("q")
+	tm.waitFor("EXITED 0")
+	b, _ := os.ReadFile(filepath.Join(dir, "stderr.log"))
+	if !regexp.MustCompile(`1 running call\(s\) ended with the inspector, not rejoinable: #\d+ tools/call slow`).Match(b) {
+		t.Fatalf("stderr:\n%s", b)
+	}
+}
+
+// startSlow starts the slow tool from the catalog for seconds, and waits
+// for it to stream.
+func startSlow(tm *tmux, seconds string) {
+	tm.t.Helper()
+	tm.openTool("slow", "slow")
+	tm.fillField("seconds", seconds)
+	tm.keys("Enter")
+	tm.waitFor("(waiting for the response)")
+	tm.keys("Escape")
+	tm.waitRe(`slow\s+streaming`)
 }

@@ -382,6 +382,10 @@ type CallSnapshot struct {
 	// through the proxy under an id of the proxy's ("mcpscope-<hex>-1");
 	// "" until the proxy says which, and for every other call.
 	WireKey string
+	// Handle names a detached call's record (mcpscope rejoin HANDLE): set
+	// when State is StateDetached, live or read back from the journal's
+	// note (DetachedNote); "" for every other call.
+	Handle string
 }
 
 // Duration is how long the call ran (so far, when still running).
@@ -422,6 +426,9 @@ func (c *Call) snapshotLocked() CallSnapshot {
 	}
 	if c.x().next != nil {
 		sn.Next = c.x().next.Key
+	}
+	if c.state == StateDetached {
+		sn.Handle = c.x().handle
 	}
 	if c.state == StateOK {
 		if c.rt == rtUnknown {

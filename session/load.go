@@ -59,6 +59,9 @@ func (s *Session) ingestNumbered(seq uint64, fr transport.Frame, pos linePos) {
 	}
 	s.mu.Unlock()
 	s.ingest(fr, pos, false, at)
+	if fr.Kind == transport.Event {
+		s.offlineDetached(&fr) // a detach's note ends its call, detached
+	}
 }
 
 // fileSource reads frames back from a journal file being read.

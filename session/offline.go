@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -377,4 +378,49 @@ func ParamsCursor(params json.RawMessage) string {
 	}
 	_ = json.Unmarshal(params, &p)
 	return p.Cursor
+}
+
+// DetachedNote reads the note a detach journals on the call's own stream
+// ("detached call KEY as HANDLE", stream "post:KEY"): the call's key and
+// the handle its record is kept under. Every reader of a journal (open,
+// journal, export, the waterfall) ends the call there, detached, rather
+// than lost with its transport later. A journal is untrusted input: the
+// handle is one word, and whoever prints it makes it inert.
+func DetachedNote(m *transport.Meta) (key, handle string, ok bool) {
+	if m.Event != transport.EvNote {
+		return "", "", false
+	}
+	key, ok = strings.CutPrefix(m.Stream, "post:")
+	if !ok || key == "" {
+		return "", "", false
+	}
+	handle, ok = strings.CutPrefix(m.Detail, "detached call "+key+" as ")
+	if !ok || handle == "" || strings.ContainsAny(handle, " \t\r\n") {
+		return "", "", false
+	}
+	return key, handle, true
+}
+
+// DetachedFailure is why a call read back from a journal ended detached:
+// left running on the server under handle, to rejoin.
+func DetachedFailure(handle string) *Failure {
+	return &Failure{Reason: "detached as " + handle + ": left running on the server, to rejoin (" + RejoinCommand(handle) + ")"}
+}
+
+// offlineDetached ends the call a journal's detach note names, detached
+// under its handle, as the live session ended it then.
+func (s *Session) offlineDetached(fr *transport.Frame) {
+	key, handle, ok := DetachedNote(&fr.Meta)
+	if !ok {
+		return
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	c := s.calls[key]
+	if c == nil || c.state.Ended() {
+		return
+	}
+	if s.endLocked(c, StateDetached, nil, nil, DetachedFailure(handle), fr.Time) {
+		c.xw().handle = handle
+	}
 }

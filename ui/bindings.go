@@ -12,8 +12,8 @@ import (
 // one cannot run now. Global ones are also given to every view, which
 // gives them its own meaning (up, help, copy…).
 var paneBindings = view.Bindings[*Model]{
-	{Binding: keys.Binding{Name: "quit", Scope: keys.Global, Keys: []string{"q", "ctrl+c"}, Help: "quit"},
-		Run: do(func(m *Model) { m.quit = true })},
+	{Binding: keys.Binding{Name: "quit", Scope: keys.Global, Keys: []string{"q", "ctrl+c"}, Help: "quit (q asks first when running calls would be lost, naming them; ctrl+c does not)"},
+		Run: do((*Model).requestQuit)},
 	{Binding: keys.Binding{Name: "help", Scope: keys.Global, Keys: []string{"?"}, Help: "help"},
 		Run: func(*Model, view.Context) view.Action { return view.Action{Help: true} }},
 	{Binding: keys.Binding{Name: "focus-next", Scope: keys.Global, Keys: []string{"tab"}, Help: "next pane", Short: "pane"},

@@ -56,6 +56,15 @@ type Options struct {
 	// Context bounds what the UI starts in the background (a Live
 	// connection); nil is context.Background.
 	Context context.Context
+	// DetachOnQuit: the command detaches the calls that can be rejoined
+	// once the inspector exits (Session.DetachAll), so quitting loses only
+	// the others (quit.go asks about those).
+	DetachOnQuit bool
+	// Typeahead is what was typed before the inspector drew (while it
+	// connected): taken as key presses first. Printable characters, enter,
+	// tab, backspace, a lone esc and ctrl+letter are read; the rest of an
+	// escape sequence (an arrow) is dropped.
+	Typeahead []byte
 	// OTLPStatus, when set, is the live OpenTelemetry exporter in one
 	// line (where to, spans sent and dropped), for the info view.
 	OTLPStatus func() string
@@ -171,6 +180,13 @@ func (m *Model) Keys() *keys.Map { return m.km }
 // Init starts the wake-up loops and fetches the catalog.
 func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{m.waitStore(0), tick()}
+	if keys := typeahead(m.opts.Typeahead); len(keys) > 0 {
+		var seq []tea.Cmd
+		for _, k := range keys {
+			seq = append(seq, func() tea.Msg { return k })
+		}
+		cmds = append(cmds, tea.Sequence(seq...))
+	}
 	if m.opts.AutoTheme && !m.th.NoColor {
 		cmds = append(cmds, tea.RequestBackgroundColor)
 	}

@@ -15,6 +15,7 @@ import (
 	"mcpscope/ui/info"
 	"mcpscope/ui/keys"
 	"mcpscope/ui/listen"
+	"mcpscope/ui/quitask"
 	"mcpscope/ui/rejoin"
 	"mcpscope/ui/tasks"
 	"mcpscope/ui/view"
@@ -38,6 +39,7 @@ var viewKeys = []view.Group{
 	rejoin.Keys,
 	waterfall.Keys,
 	filterline.Keys,
+	quitask.Keys,
 }
 
 // component puts a view of the contract on the root's stack of modals.
@@ -101,7 +103,7 @@ func (m *Model) apply(a view.Action, from modal) tea.Cmd {
 		cmds = append(cmds, m.copyText(a.Copy.Text, a.Copy.What))
 	}
 	if a.Quit {
-		m.quit = true
+		m.requestQuit()
 	}
 	return tea.Batch(cmds...)
 }

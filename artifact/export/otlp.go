@@ -323,6 +323,9 @@ func (ox *tracer) step(fr *scan.Frame) error {
 	}
 	switch {
 	case e == nil:
+		if _, _, ok := session.DetachedNote(&fr.Meta); ok && fr.Call.State == session.StateDetached {
+			return ox.end(sp, fr) // left running on the server, to rejoin: not lost
+		}
 	case fr.Dir == transport.Out && e.Method == "notifications/cancelled":
 		// The span ends with the cancellation: a late answer, if any, is
 		// not waited for.
@@ -503,6 +506,9 @@ func (ox *tracer) end(sp *span, fr *scan.Frame) error {
 	case fr.Env != nil && fr.Env.Method == "notifications/cancelled":
 		s.Status = otlpStatus{Message: "cancelled by the client"}
 		state = "cancelled"
+	case c.State == session.StateDetached && c.Handle != "":
+		s.Attributes = append(s.Attributes, str("mcpscope.call.handle", c.Handle))
+		s.Status = otlpStatus{Message: "detached as " + c.Handle + ": left running on the server, to rejoin"}
 	}
 	if state == "input" {
 		ox.rounds[sp.method+" "+sp.name] = otlpLink{TraceID: s.TraceID, SpanID: s.SpanID}

@@ -230,7 +230,7 @@ func skipReason(c *Call, destructive map[string]bool, o Options) string {
 	if c.retry {
 		return "a later round of an input_required call: the live session answers its own rounds"
 	}
-	if c.state == "" || c.state == "pending" || c.state == "streaming" || c.state == "lost" {
+	if c.state == "" || c.state == "pending" || c.state == "streaming" || c.state == "lost" || c.state == "detached" {
 		return "the recording holds no answer to compare with"
 	}
 	if c.Method == "tools/call" && destructive[c.Name] && !o.Yes {

@@ -100,8 +100,9 @@ func File(path string, o Options, fn func(*Frame) error) (session.Header, error)
 		return bare(path, fn)
 	}
 	var outcomes []outcome
+	var handles map[int]string
 	if o.Final {
-		c := newCorrelator(nil)
+		c := newCorrelator(nil, nil)
 		c.collect = true
 		c.borrow = true // no frame of this pass leaves the scan
 		f, err := os.Open(path)
@@ -119,14 +120,14 @@ func File(path string, o Options, fn func(*Frame) error) (session.Header, error)
 		}
 		c.endOpen()
 		c.finish()
-		outcomes = c.outcomes
+		outcomes, handles = c.outcomes, c.handles
 	}
 	f, err := os.Open(path)
 	if err != nil {
 		return session.Header{}, fmt.Errorf("open journal: %w", err)
 	}
 	defer f.Close()
-	return read(f, outcomes, o, fn)
+	return read(f, outcomes, handles, o, fn)
 }
 
 // gcFloor is the heap a scan holds untouched while it reads, so that the
@@ -156,13 +157,13 @@ func bare(path string, fn func(*Frame) error) (session.Header, error) {
 // Reader scans a journal from r in one pass: each frame's Call is the call
 // as known at that frame. ended is Options.CallEnded (nil: none).
 func Reader(r io.Reader, ended func(int, *session.CallSnapshot), fn func(*Frame) error) (session.Header, error) {
-	return read(r, nil, Options{CallEnded: ended}, fn)
+	return read(r, nil, nil, Options{CallEnded: ended}, fn)
 }
 
 // read scans r as o says (its Final and Bare aside); final, when not nil,
-// is what a first pass learnt.
-func read(r io.Reader, final []outcome, o Options, fn func(*Frame) error) (session.Header, error) {
-	c := newCorrelator(final)
+// and handles are what a first pass learnt.
+func read(r io.Reader, final []outcome, handles map[int]string, o Options, fn func(*Frame) error) (session.Header, error) {
+	c := newCorrelator(final, handles)
 	c.onEnd = o.CallEnded
 	c.borrow = o.Borrow
 	c.noParams = o.NoParams
@@ -219,6 +220,7 @@ func (c *correlator) tell(cl *call) {
 	c.told = cl.snap // the correlator's own copy: one a call would put on the heap
 	if c.final && cl.ordinal < len(c.outcomes) {
 		c.outcomes[cl.ordinal].apply(&c.told)
+		c.detachedAs(cl.ordinal, &c.told)
 	}
 	c.onEnd(cl.ordinal, &c.told)
 }
@@ -273,6 +275,7 @@ type correlator struct {
 	endedAt    int
 	ordinal    int
 	outcomes   []outcome        // pass 1: filled; pass 2: read
+	handles    map[int]string   // detached calls' handles by ordinal (pass 1: filled; pass 2: read)
 	collect    bool             // pass 1: record how calls end
 	borrow     bool             // frames' data is borrowed: a call copies what it keeps of it
 	noParams   bool             // Options.NoParams: a call keeps neither its ID nor its params
@@ -299,8 +302,8 @@ func (c *correlator) newCall() *call {
 	return &call{}
 }
 
-func newCorrelator(final []outcome) *correlator {
-	return &correlator{calls: map[string]*call{}, byToken: map[string]*call{}, outcomes: final, final: final != nil}
+func newCorrelator(final []outcome, handles map[int]string) *correlator {
+	return &correlator{calls: map[string]*call{}, byToken: map[string]*call{}, outcomes: final, handles: handles, final: final != nil}
 }
 
 // step ties a frame to its call, its message read leniently, as the
@@ -366,6 +369,7 @@ func (c *correlator) stepDecoded(seq uint64, f *transport.Frame, env *session.En
 		c.snap = cl.snap
 		if c.final && cl.ordinal < len(c.outcomes) {
 			c.outcomes[cl.ordinal].apply(&c.snap)
+			c.detachedAs(cl.ordinal, &c.snap)
 		}
 		fr.Call, fr.CallIndex = &c.snap, cl.ordinal
 	}
@@ -557,6 +561,23 @@ func (c *correlator) event(fr *Frame) *call {
 			why = "the server process exited"
 		}
 		c.endAllOpen(why+" before answering", fr.Time)
+	case transport.EvNote:
+		// A detach's note: the call was left running on the server, to
+		// rejoin, as the session reads it back (session.DetachedNote).
+		if key, handle, ok := session.DetachedNote(&fr.Meta); ok {
+			if cl := c.calls[key]; cl != nil && !cl.snap.State.Ended() {
+				cl.snap.Handle = handle
+				cl.snap.Failure = session.DetachedFailure(handle)
+				if c.collect {
+					if c.handles == nil {
+						c.handles = map[int]string{}
+					}
+					c.handles[cl.ordinal] = handle
+				}
+				c.end(cl, session.StateDetached, fr.Time)
+				return cl
+			}
+		}
 	case transport.EvHTTPError:
 		// A POST answered with an HTTP error failed its request, as the
 		// session reads it (a fallback's calls may reuse its id later).
@@ -640,6 +661,17 @@ func (o outcome) apply(s *session.CallSnapshot) {
 		if s.Failure == nil || !errors.Is(s.Failure, session.ErrClosed) {
 			s.Failure = &session.Failure{Reason: "the transport closed before answering", Kind: session.ErrClosed}
 		}
+	}
+}
+
+// detachedAs gives a call the first pass saw detached its handle and why
+// it ended, from the start.
+func (c *correlator) detachedAs(ordinal int, s *session.CallSnapshot) {
+	if s.State != session.StateDetached {
+		return
+	}
+	if h, ok := c.handles[ordinal]; ok {
+		s.Handle, s.Failure = h, session.DetachedFailure(h)
 	}
 }
 

@@ -276,3 +276,34 @@ func TestExitEndsOpenCallsInOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestDetachedCallEndsDetached: a call the journal's note says was detached
+// ends there, detached under its handle, in one pass and with Final (its
+// request frame then already knows), not lost when the transport closed.
+func TestDetachedCallEndsDetached(t *testing.T) {
+	const path, handle = "../../session/testdata/detached.jsonl", "20261206T041540-f9f85a-23180-3"
+	for _, o := range []scan.Options{{}, {Final: true}, {Borrow: true, NoParams: true, NoProgress: true}, {Final: true, Borrow: true}} {
+		t.Run(fmt.Sprintf("final=%v,borrow=%v", o.Final, o.Borrow), func(t *testing.T) {
+			var ended []string
+			o.CallEnded = func(_ int, c *session.CallSnapshot) {
+				ended = append(ended, c.Key+" "+session.StateWord(c)+" "+c.Handle)
+			}
+			var request string
+			_, err := scan.File(path, o, func(fr *scan.Frame) error {
+				if fr.Call != nil && fr.Call.Key == "3" && fr.Dir == transport.Out {
+					request = session.StateWord(fr.Call) + " " + fr.Call.Handle
+				}
+				return nil
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if want := "3 detached " + handle; len(ended) != 3 || ended[2] != want {
+				t.Fatalf("calls ended: %q; want the last %q", ended, want)
+			}
+			if want := "detached " + handle; o.Final && request != want {
+				t.Fatalf("with Final, the request frame's call is %q, want %q", request, want)
+			}
+		})
+	}
+}

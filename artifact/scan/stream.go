@@ -8,7 +8,7 @@ import "mcpscope/transport"
 type Stream struct{ c *correlator }
 
 // NewStream starts a stream of frames numbered from the journal's start.
-func NewStream() *Stream { return &Stream{c: newCorrelator(nil)} }
+func NewStream() *Stream { return &Stream{c: newCorrelator(nil, nil)} }
 
 // Step reads the next frame. The Frame it returns is valid until the next
 // Step.

@@ -288,7 +288,11 @@ func (v *View) title(c view.Context, w int) string {
 	}
 	sn := v.call.Snapshot()
 	head := strings.TrimRight(fmt.Sprintf(" call %s · %s %s", sn.Key, termsafe.Line(sn.Method), termsafe.Line(sn.Name)), " ")
-	tail := " · " + session.StateWord(&sn) + " · " + widget.Dur(sn.Duration(c.Now()))
+	word := session.StateWord(&sn)
+	if sn.Handle != "" {
+		word += " as " + termsafe.Line(sn.Handle) // detached: its record, to rejoin
+	}
+	tail := " · " + word + " · " + widget.Dur(sn.Duration(c.Now()))
 	if sn.Round > 0 {
 		tail += fmt.Sprintf(" · MRTR round %d of #%s (retries #%s)", sn.Round+1, v.s.RoundRoot(sn), sn.Parent)
 	}
