@@ -89,6 +89,7 @@ func newRoot() *cobra.Command {
 		newJournalsCmd(),
 		newExportCmd(),
 		newDiffCmd(),
+		newLintCmd(),
 		newServeCmd(),
 		newReplayCmd(),
 		newDemoCmd(),

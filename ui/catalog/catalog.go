@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"mcpscope/internal/termsafe"
+	"mcpscope/lint"
 	"mcpscope/session"
 	"mcpscope/ui/form"
 	"mcpscope/ui/keys"
@@ -61,6 +62,7 @@ type entry struct {
 	outSchema              json.RawMessage // tools: outputSchema
 	annotations            json.RawMessage // tools: annotations
 	taskSupport            string          // tools: execution.taskSupport ("", "forbidden", "optional", "required")
+	findings               []lint.Finding  // tools: what hosts will refuse or read unevenly (mcpscope lint)
 	args                   []struct {
 		Name        string `json:"name"`
 		Description string `json:"description"`
@@ -143,6 +145,7 @@ func (v *View) Poll() {
 			continue
 		}
 		s.entries, s.err = parseEntries(items), ""
+		v.lint(s, items)
 		v.filterSection(s)
 	}
 	// Lists the server changed are fetched again once the catalog is open
@@ -161,6 +164,7 @@ func (v *View) Poll() {
 func (v *View) Load(sec int, items []json.RawMessage) {
 	s := v.secs[sec]
 	s.entries, s.fetched, s.err = parseEntries(items), true, ""
+	v.lint(s, items)
 	v.filterSection(s)
 }
 
@@ -360,6 +364,18 @@ func (v *View) open(c view.Context) view.Action {
 			})}
 	}
 	return view.Action{}
+}
+
+// lint gives each tool of a tools section its findings (every host
+// profile), as mcpscope lint would report them.
+func (v *View) lint(s *section, items []json.RawMessage) {
+	if s.label != "tools" {
+		return
+	}
+	r := lint.Check(&lint.Catalog{ProtocolVersion: v.host.Info().ProtocolVersion, Tools: items}, nil)
+	for i := range s.entries {
+		s.entries[i].findings = r.For("tool", s.entries[i].name)
+	}
 }
 
 // parseEntries reads the items of a list (tools, resources, templates or prompts).

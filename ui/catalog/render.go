@@ -108,6 +108,7 @@ func (v *View) Render(c view.Context, w, h int) string {
 		if subs[e.uri] && s.label == "resources" {
 			mark = "●"
 		}
+		mark = findingMark(e, mark)
 		// The find's matched letters are marked in the field they matched.
 		var nameIdx, restIdx []int
 		if hit != nil {

@@ -10,6 +10,7 @@ import (
 
 	"mcpscope/internal/schemacheck"
 	"mcpscope/internal/termsafe"
+	"mcpscope/lint"
 	"mcpscope/ui/form"
 	"mcpscope/ui/view"
 	"mcpscope/ui/widget"
@@ -39,7 +40,40 @@ func schemaLines(c view.Context, e entry, w int) []string {
 	if e.taskSupport != "" {
 		faint("tasks: " + termsafe.Line(e.taskSupport))
 	}
+	if len(e.findings) > 0 {
+		l = append(l, "")
+		head("hosts (mcpscope lint)")
+		for _, f := range e.findings {
+			line := findingMark(entry{findings: []lint.Finding{f}}, " ") + " " + string(f.Severity) + " " + f.Rule + " " + termsafe.Line(f.Pointer)
+			if f.Severity == lint.Error {
+				l = append(l, c.Theme.Error.Render(widget.Fit(line, w)))
+			} else {
+				l = append(l, widget.Fit(line, w))
+			}
+			why := f.Reason
+			if f.Detail != "" {
+				why += ": " + f.Detail
+			}
+			for _, dl := range indentWrap(termsafe.Line(why+" ("+strings.Join(f.Hosts, ", ")+")"), 2, w, 3) {
+				l = append(l, c.Theme.Faint.Render(dl))
+			}
+		}
+	}
 	return l
+}
+
+// findingMark is a tool's mark in the list: ✗ when a host refuses it, !
+// when hosts read it unevenly, else mark.
+func findingMark(e entry, mark string) string {
+	for _, f := range e.findings {
+		if f.Severity == lint.Error {
+			return "✗"
+		}
+	}
+	if len(e.findings) > 0 {
+		return "!"
+	}
+	return mark
 }
 
 // propLines lists an object schema's properties, one line each (its
