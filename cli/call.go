@@ -82,6 +82,9 @@ func newCallCmd() *cobra.Command {
 				if errors.Is(err, session.ErrNotRejoinable) {
 					// Nobody could ever get its result: do not leave it running.
 					_ = s.Cancel(c, "mcpscope call --detach: the call cannot be rejoined")
+					if s.WhyNotDetachable() == "" { // the server's answer decided: say what else would work
+						return fmt.Errorf("%w; what would work: %s", err, detachAlternatives(s))
+					}
 					return err
 				}
 				if err != nil {
@@ -247,8 +250,11 @@ func detachAlternatives(s *session.Session) string {
 	if s.WhyNotRejoinable() != "" {
 		return "a server over HTTP that makes tasks (2026-07-28 tasks extension, or 2025-11-25 tasks with --task) or keeps an event store (its streams carry SSE event ids); or run the call without --detach"
 	}
-	return "--era legacy, if the server also speaks 2025-11-25 and keeps an event store (its streams carry SSE event ids, which a rejoin resumes); " +
-		"a server that offers the tasks extension; or run the call without --detach"
+	legacy := "--era legacy, if the server also speaks 2025-11-25 and keeps an event store (its streams carry SSE event ids, which a rejoin resumes); "
+	if s.Era() == session.EraModern && serverHasTasks(s.Info().Capabilities) {
+		return legacy + "a call the server makes a task of (it decides which: the demo does for slow of 30 s or more, or task=always); or run the call without --detach"
+	}
+	return legacy + "a server that offers the tasks extension; or run the call without --detach"
 }
 
 // printDetached tells where a call left running can be picked up again:
