@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -46,14 +47,23 @@ func newCallCmd() *cobra.Command {
 		}, func(cmd *cobra.Command, own []string, s *session.Session, sp connect.Spec) error {
 			ctx, out, errw := cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()
 			name := own[0]
-			arguments, err := toolArguments(cmd, s, name, args, own[1:])
+			if detach {
+				// Refused before anything is sent: nothing would be left to
+				// pick up again.
+				if why := s.WhyNotDetachable(); why != "" {
+					return usagef(cmd.CommandPath(), "--detach: %s; what would work: %s", why, detachAlternatives(s))
+				}
+			}
+			tools := &toolListing{s: s}
+			arguments, err := toolArguments(cmd, tools, name, args, own[1:])
 			if err != nil {
 				return err
 			}
-			if detach {
-				if why := s.WhyNotRejoinable(); why != "" {
-					return fmt.Errorf("--detach: %s: %w", why, session.ErrNotRejoinable)
-				}
+			if !asTask && requiresTask(ctx, s, tools, name) {
+				// execution.taskSupport "required": the server would refuse
+				// it as a plain call.
+				fmt.Fprintf(errw, "mcpscope: note: %s requires running as a task (execution.taskSupport \"required\"): it runs as one\n", termsafe.Line(name))
+				asTask = true
 			}
 			params := map[string]any{"name": name, "arguments": arguments}
 			var c *session.Call
@@ -72,6 +82,9 @@ func newCallCmd() *cobra.Command {
 				if errors.Is(err, session.ErrNotRejoinable) {
 					// Nobody could ever get its result: do not leave it running.
 					_ = s.Cancel(c, "mcpscope call --detach: the call cannot be rejoined")
+					if s.WhyNotDetachable() == "" { // the server's answer decided: say what else would work
+						return fmt.Errorf("%w; what would work: %s", err, detachAlternatives(s))
+					}
 					return err
 				}
 				if err != nil {
@@ -79,6 +92,12 @@ func newCallCmd() *cobra.Command {
 				}
 				if !ended {
 					return printDetached(out, errw, asJSON, d, s.RejoinCommandHere(d.Handle))
+				}
+				if _, err := c.Await(ctx); errors.Is(err, session.ErrTimeout) {
+					// It did not end by itself: nothing came that it could
+					// be detached on before mcpscope gave up on it.
+					return fmt.Errorf("--detach: %s timed out before it could be detached (the server made no task of it and sent no SSE event id for it): %w",
+						termsafe.Line(name), err)
 				}
 				fmt.Fprintln(errw, "the call ended before it could be detached: its result follows")
 			}
@@ -108,7 +127,7 @@ func newCallCmd() *cobra.Command {
 				}
 				final.IsError = session.IsToolError(res)
 			}
-			printResult(out, asJSON, res, render.Contents, func() json.RawMessage { return outputSchemaOf(cmd, s, name) })
+			printResult(out, asJSON, res, render.Contents, func() json.RawMessage { return outputSchemaOf(ctx, tools, name) })
 			if final.IsError {
 				return shown{withAnswerHint(&session.ToolError{Name: name}, s, sp.Answers, res)}
 			}
@@ -172,21 +191,70 @@ func printRendered(out io.Writer, res json.RawMessage, o result.Options, color b
 
 // outputSchemaOf is the tool's outputSchema as the server lists it (nil
 // when it has none, or the listing fails: the result shows without it).
-func outputSchemaOf(cmd *cobra.Command, s *session.Session, name string) json.RawMessage {
-	tools, err := s.ListAll(cmd.Context(), "tools/list", "tools")
-	if err != nil {
-		return nil
+func outputSchemaOf(ctx context.Context, tools *toolListing, name string) json.RawMessage {
+	t, _, _ := tools.find(ctx, name)
+	return t.OutputSchema
+}
+
+// listedTool is what a call reads of a tool as tools/list shows it.
+type listedTool struct {
+	Name         string          `json:"name"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema"`
+	Execution    struct {
+		TaskSupport string `json:"taskSupport"`
+	} `json:"execution"`
+}
+
+// toolListing is the server's tools/list, asked for once per command.
+type toolListing struct {
+	s     *session.Session
+	tools []json.RawMessage
+	err   error
+	done  bool
+}
+
+// find is the tool named name; ok false when the server lists none such
+// (err: the listing failed).
+func (l *toolListing) find(ctx context.Context, name string) (t listedTool, ok bool, err error) {
+	if !l.done {
+		l.tools, l.err = l.s.ListAll(ctx, "tools/list", "tools")
+		l.done = l.err == nil // a failed listing may be asked again
 	}
-	for _, raw := range tools {
-		var t struct {
-			Name         string          `json:"name"`
-			OutputSchema json.RawMessage `json:"outputSchema"`
-		}
-		if json.Unmarshal(raw, &t) == nil && t.Name == name {
-			return t.OutputSchema
+	if l.err != nil {
+		return t, false, l.err
+	}
+	for _, raw := range l.tools {
+		var lt listedTool
+		if json.Unmarshal(raw, &lt) == nil && lt.Name == name {
+			return lt, true, nil
 		}
 	}
-	return nil
+	return t, false, nil
+}
+
+// requiresTask reports whether the tool must run as a task: a 2025-11-25
+// server with the tasks capability that lists it with execution.taskSupport
+// "required". (The 2026-07-28 extension is declared on every request and
+// the server decides; a server without tasks is not asked.)
+func requiresTask(ctx context.Context, s *session.Session, tools *toolListing, name string) bool {
+	if s.Era() == session.EraModern || !serverHasTasks(s.Info().Capabilities) {
+		return false
+	}
+	t, ok, _ := tools.find(ctx, name)
+	return ok && t.Execution.TaskSupport == "required"
+}
+
+// detachAlternatives says what would let a call of s be detached.
+func detachAlternatives(s *session.Session) string {
+	if s.WhyNotRejoinable() != "" {
+		return "a server over HTTP that makes tasks (2026-07-28 tasks extension, or 2025-11-25 tasks with --task) or keeps an event store (its streams carry SSE event ids); or run the call without --detach"
+	}
+	legacy := "--era legacy, if the server also speaks 2025-11-25 and keeps an event store (its streams carry SSE event ids, which a rejoin resumes); "
+	if s.Era() == session.EraModern && serverHasTasks(s.Info().Capabilities) {
+		return legacy + "a call the server makes a task of (it decides which: the demo does for slow of 30 s or more, or task=always); or run the call without --detach"
+	}
+	return legacy + "a server that offers the tasks extension; or run the call without --detach"
 }
 
 // printDetached tells where a call left running can be picked up again:
@@ -215,7 +283,7 @@ func lastRound(c *session.Call) *session.Call {
 
 // toolArguments builds a call's arguments: --args, then key=value pairs
 // typed by the tool's inputSchema.
-func toolArguments(cmd *cobra.Command, s *session.Session, name, argsJSON string, kvs []string) (map[string]any, error) {
+func toolArguments(cmd *cobra.Command, tools *toolListing, name, argsJSON string, kvs []string) (map[string]any, error) {
 	args := map[string]any{}
 	if argsJSON != "" {
 		if err := json.Unmarshal([]byte(argsJSON), &args); err != nil {
@@ -225,7 +293,7 @@ func toolArguments(cmd *cobra.Command, s *session.Session, name, argsJSON string
 	if len(kvs) == 0 {
 		return args, nil
 	}
-	types, err := toolTypes(cmd, s, name)
+	types, err := toolTypes(cmd, tools, name)
 	if err != nil {
 		return nil, err
 	}
@@ -257,19 +325,13 @@ func checkPairs(cmd *cobra.Command, kvs []string) error {
 
 // toolTypes finds a tool's property types so key=value arguments get the
 // JSON types it expects.
-func toolTypes(cmd *cobra.Command, s *session.Session, name string) (map[string][]string, error) {
-	tools, err := s.ListAll(cmd.Context(), "tools/list", "tools")
+func toolTypes(cmd *cobra.Command, tools *toolListing, name string) (map[string][]string, error) {
+	t, ok, err := tools.find(cmd.Context(), name)
 	if err != nil {
 		return nil, fmt.Errorf("tools/list (to read %s's argument types): %w", name, err)
 	}
-	for _, raw := range tools {
-		var t struct {
-			Name        string          `json:"name"`
-			InputSchema json.RawMessage `json:"inputSchema"`
-		}
-		if json.Unmarshal(raw, &t) == nil && t.Name == name {
-			return schema.PropertyTypes(t.InputSchema), nil
-		}
+	if ok {
+		return schema.PropertyTypes(t.InputSchema), nil
 	}
 	return nil, usagef(cmd.CommandPath(), "the server has no tool named %q (see: mcpscope tools)", name)
 }
@@ -322,17 +384,7 @@ func shorten(s string, n int) string {
 // serverHasTasks reports whether the server's capabilities (caps) declare
 // tasks: the tasks capability (2025-11-25) or the tasks extension
 // (2026-07-28).
-func serverHasTasks(caps json.RawMessage) bool {
-	var c struct {
-		Tasks      json.RawMessage            `json:"tasks"`
-		Extensions map[string]json.RawMessage `json:"extensions"`
-	}
-	if json.Unmarshal(caps, &c) != nil {
-		return false
-	}
-	_, ext := c.Extensions[session.TasksExtension]
-	return len(c.Tasks) > 0 && string(c.Tasks) != "null" || ext
-}
+func serverHasTasks(caps json.RawMessage) bool { return session.ServerHasTasks(caps) }
 
 // needsAnswer is a call that failed for want of an answer to a server
 // request of the initialize era (elicitation, sampling) that headless

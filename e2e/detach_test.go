@@ -286,22 +286,27 @@ func TestDetachRejoinMCPGo(t *testing.T) {
 }
 
 // Calls that cannot be rejoined are not detached: stdio (the server ends
-// with this process), and an HTTP server whose stream has no event ids.
-// Exit 3 saying why, and no record left.
+// with this process) and a 2026-07-28 server without the tasks extension
+// are refused before the call is sent (exit 2); an HTTP server whose stream
+// turns out to have no event ids, once it answers (exit 3). Each says why,
+// and no record is left.
 func TestDetachRefused(t *testing.T) {
-	for name, target := range map[string][]string{
-		"stdio":       {"--", testservers.BuildStdio(t)},
-		"no event id": {testservers.StartHTTP(t, testservers.HTTPOpts{})},
-		"2026 stream": {testservers.StartMCPGoHTTPResumable(t)},
+	for name, target := range map[string]struct {
+		argv []string
+		code int
+	}{
+		"stdio":       {[]string{"--", testservers.BuildStdio(t)}, 2},
+		"no event id": {[]string{testservers.StartHTTP(t, testservers.HTTPOpts{})}, 3},
+		"2026 stream": {[]string{testservers.StartMCPGoHTTPResumable(t)}, 2},
 	} {
 		t.Run(name, func(t *testing.T) {
 			state := t.TempDir()
 			var out, errb bytes.Buffer
-			cmd := mcpscope(t, state, append([]string{"call", "slow", "seconds=5", "steps=5", "--detach", "--no-journal"}, target...)...)
+			cmd := mcpscope(t, state, append([]string{"call", "slow", "seconds=5", "steps=5", "--detach", "--no-journal"}, target.argv...)...)
 			cmd.Stdout, cmd.Stderr = &out, &errb
 			_ = cmd.Run()
-			if code := cmd.ProcessState.ExitCode(); code != 3 || !strings.Contains(errb.String(), "cannot be") {
-				t.Fatalf("exit %d (want 3)\nstdout: %s\nstderr: %s", code, out.String(), errb.String())
+			if code := cmd.ProcessState.ExitCode(); code != target.code || !strings.Contains(errb.String(), "--detach: ") && !strings.Contains(errb.String(), "cannot be") {
+				t.Fatalf("exit %d (want %d)\nstdout: %s\nstderr: %s", code, target.code, out.String(), errb.String())
 			}
 			if l, _ := callStore(state).List(); len(l) != 0 {
 				t.Fatalf("a refused --detach left records: %+v", l)

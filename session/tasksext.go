@@ -39,6 +39,37 @@ func (t *Task) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
+// ServerHasTasks reports whether a server's capabilities (caps) declare
+// tasks: the tasks capability (2025-11-25) or the tasks extension
+// (2026-07-28).
+func ServerHasTasks(caps json.RawMessage) bool {
+	var c struct {
+		Tasks      json.RawMessage            `json:"tasks"`
+		Extensions map[string]json.RawMessage `json:"extensions"`
+	}
+	if json.Unmarshal(caps, &c) != nil {
+		return false
+	}
+	ext, ok := c.Extensions[TasksExtension]
+	return hasValue(c.Tasks) || ok && string(ext) != "null"
+}
+
+// WhyNotDetachable says why no call of this session could be detached,
+// known before one is sent: WhyNotRejoinable's reasons, and a 2026-07-28
+// server (which cannot resume a stream) that declares no tasks extension.
+// "" when a call may be: whether it is depends on what the server answers
+// (an SSE event id, or a task).
+func (s *Session) WhyNotDetachable() string {
+	if why := s.WhyNotRejoinable(); why != "" {
+		return why
+	}
+	if s.Era() == EraModern && !ServerHasTasks(s.Info().Capabilities) {
+		return "the server speaks " + ModernVersion + ", which cannot resume a call's stream, and declares no tasks extension (" +
+			TasksExtension + "): it could only answer on the stream, which nothing could rejoin"
+	}
+	return ""
+}
+
 // withTasksExtension adds the extension to per-request client capabilities
 // (an empty object declares support), keeping everything else as it is.
 func withTasksExtension(caps json.RawMessage) json.RawMessage {

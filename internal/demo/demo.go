@@ -71,6 +71,10 @@ type Demo struct {
 
 	extraMu sync.Mutex
 	extraOn bool
+
+	// servesTasks: the 2026-07-28 tasks extension is served (over HTTP,
+	// tasks.go), so server/discover advertises it.
+	servesTasks atomic.Bool
 }
 
 // New builds the demo server.
@@ -95,7 +99,7 @@ func New(opts Options) *Demo {
 		Capabilities: &mcp.ServerCapabilities{Logging: &mcp.LoggingCapabilities{}},
 	})
 	d.clock = newClock(d.Server, opts.ClockInterval, d.shutdown.Done())
-	d.Server.AddReceivingMiddleware(d.guard)
+	d.Server.AddReceivingMiddleware(d.guard, d.advertiseTasks)
 	d.Server.AddSendingMiddleware(countSent)
 	d.addTools()
 	d.addResources()

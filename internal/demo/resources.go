@@ -27,7 +27,7 @@ const readme = `# mcpscope demo server
 
 This server exists to show what an MCP inspector sees. Things to try:
 
-- **slow** {seconds, steps}: progress notifications ("step 3/10"); cancel it mid-way.
+- **slow** {seconds, steps, task}: progress notifications ("step 3/10"); cancel it mid-way. On 2026-07-28 over HTTP a long one (30 s or more, or task "always") runs as a task (the tasks extension): detach it, rejoin it from anywhere.
 - **echo** {message}: the simplest round trip.
 - **log** {level, message, count}: log notifications; set a level first (logging/setLevel).
 - **ask**: an elicitation form (name, age, colour); answer, decline or cancel it.

@@ -47,21 +47,29 @@ const modernVersion = "2026-07-28"
 // so dropped SSE streams can be resumed with Last-Event-ID; sessions last
 // until the client deletes them. A 2026-07-28 request (its
 // MCP-Protocol-Version header says so) goes to a stateless handler: the SDK
-// speaks that era over HTTP only there.
-func newHTTPHandler(d *Demo) http.Handler {
+// speaks that era over HTTP only there. That era has no stream resumption;
+// the tasks extension (tasks.go), served in front of it, is what lets a
+// long call be left and picked up again. ts, the tasks, are waited for at
+// shutdown.
+func newHTTPHandler(d *Demo) (h http.Handler, ts *tasks) {
 	server := func(*http.Request) *mcp.Server { return d.Server }
 	stateful := mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{
 		EventStore: mcp.NewMemoryEventStore(nil),
 		Logger:     d.opts.Logger,
 	})
 	stateless := mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{Stateless: true, Logger: d.opts.Logger})
+	// A task's call is a request of the demo's own, which a tasks/cancel
+	// ends by cancelling its context.
+	ts = newTasks(mcp.NewStreamableHTTPHandler(server, &mcp.StreamableHTTPOptions{Stateless: true, Logger: d.opts.Logger,
+		PropagateRequestCancellation: true}), d.shutdown)
+	d.servesTasks.Store(true)
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method == http.MethodPost && r.Header.Get("MCP-Protocol-Version") >= modernVersion {
-			stateless.ServeHTTP(w, r)
+			ts.serve(w, r, stateless)
 			return
 		}
 		stateful.ServeHTTP(w, r)
-	})
+	}), ts
 }
 
 // ServeHTTP listens on addr (DefaultAddr if empty), serves the demo at /mcp,
@@ -74,7 +82,8 @@ func ServeHTTP(ctx context.Context, addr string, opts Options, ready func(url st
 	d := New(opts)
 	defer d.Close()
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", newHTTPHandler(d))
+	h, ts := newHTTPHandler(d)
+	mux.Handle("/mcp", h)
 	mux.HandleFunc("/", func(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "This is an MCP server; its Streamable HTTP endpoint is /mcp.", http.StatusNotFound)
 	})
@@ -83,6 +92,7 @@ func ServeHTTP(ctx context.Context, addr string, opts Options, ready func(url st
 	// every open request.
 	return httpserve.Serve(ctx, addr, "/mcp", mux, ready, func() {
 		d.Close()
+		ts.wait(httpserve.Grace) // their calls were cancelled by Close
 		closeSessions(d.Server)
 	})
 }

@@ -62,10 +62,11 @@ func (d *Demo) addTools() {
 	mcp.AddTool(d.Server, &mcp.Tool{
 		Name:        "slow",
 		Title:       "Slow task with progress",
-		Description: "Works for `seconds`, in `steps` equal steps, sending notifications/progress (\"step 3/10\") after each step when the request carries a progressToken. Cancel it to see the server stop at once.",
+		Description: "Works for `seconds`, in `steps` equal steps, sending notifications/progress (\"step 3/10\") after each step when the request carries a progressToken. Cancel it to see the server stop at once. On 2026-07-28 over HTTP, to a client that declares the tasks extension, it runs as a task (answered at once with a task id; tasks/get shows \"step 3/10\" as its status message, then the result) when `task` is \"always\", or \"auto\" and `seconds` is 30 or more.",
 		InputSchema: schemaFor[slowArgs](func(p map[string]*jsonschema.Schema) {
 			p["seconds"].Default, p["seconds"].Minimum, p["seconds"].Maximum = def(10), ptr(0.0), ptr(float64(maxSeconds))
 			p["steps"].Default, p["steps"].Minimum, p["steps"].Maximum = def(10), ptr(1.0), ptr(float64(maxSteps))
+			p["task"].Default, p["task"].Enum = def(taskModeAuto), []any{taskModeAuto, taskModeAlways, taskModeNever}
 		}),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(false)},
 	}, d.slow)
@@ -154,6 +155,7 @@ func (d *Demo) addTools() {
 type slowArgs struct {
 	Seconds float64 `json:"seconds,omitempty" jsonschema:"total duration in seconds"`
 	Steps   int     `json:"steps,omitempty" jsonschema:"number of steps, one progress notification each"`
+	Task    string  `json:"task,omitempty" jsonschema:"2026-07-28 over HTTP, to a client with the tasks extension: run as a task always, never, or auto (when seconds is 30 or more)"`
 }
 
 func (d *Demo) slow(ctx context.Context, req *mcp.CallToolRequest, in slowArgs) (*mcp.CallToolResult, any, error) {
