@@ -2,6 +2,7 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"time"
 
@@ -149,17 +150,23 @@ func leaseText(st session.LeaseState) string {
 // then its result.
 func rejoin(cmd *cobra.Command, sp connect.Spec, store session.StateStore, handle string, asJSON bool) error {
 	ctx, stdout, stderr := cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()
-	d, err := store.Get(handle)
-	if err != nil {
-		return err
-	}
-	// The call's lease first: a racing rejoiner learns who holds it (and
-	// until when) before either touches the server.
+	// The call's lease first, then its record: a racing rejoiner learns
+	// who holds it before either touches the server, and one that wins the
+	// lease after the winner finished finds the record gone (the winner
+	// deletes it before it lets the lease go) instead of rejoining, and
+	// writing back, a call that is over.
 	claim, err := session.ClaimCall(store, handle)
 	if err != nil {
 		return fmt.Errorf("rejoin %s: %w", handle, err)
 	}
 	defer claim.Release()
+	d, err := store.Get(handle)
+	if errors.Is(err, session.ErrNoSuchCall) {
+		return &callGoneError{handle: handle, store: store.String()}
+	}
+	if err != nil {
+		return err
+	}
 	s, err := connect.Rejoin(sp, d, store)
 	if err != nil {
 		return err
@@ -231,3 +238,14 @@ func rejoin(cmd *cobra.Command, sp connect.Spec, store session.StateStore, handl
 	printResult(stdout, asJSON, sn.Result, render.Contents, nil)
 	return nil
 }
+
+// callGoneError is a rejoin whose record is gone once its lease is held:
+// the call finished (rejoined elsewhere) or its record was forgotten.
+// Exit 1, like a server's no: nothing is left to pick up.
+type callGoneError struct{ handle, store string }
+
+func (e *callGoneError) Error() string {
+	return fmt.Sprintf("call %s already finished or was forgotten: %s has no record of it (see: mcpscope rejoin)", e.handle, e.store)
+}
+
+func (e *callGoneError) Is(target error) bool { return target == errServerState }
