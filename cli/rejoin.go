@@ -12,6 +12,7 @@ import (
 	"mcpscope/internal/render"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
+	"mcpscope/transport"
 )
 
 func newRejoinCmd() *cobra.Command {
@@ -27,7 +28,9 @@ func newRejoinCmd() *cobra.Command {
 		Use:     "rejoin [HANDLE]",
 		Short:   "List calls left running (detached, or their mcpscope died), or rejoin one",
 		GroupID: groupSessions,
-		Long:    `Without a handle, rejoin lists the calls mcpscope left running on HTTP servers: detached with d in the inspector, left when it quit, or left by a process that died. With a handle it picks the call up again: the progress it missed, then the result. Secrets are never stored: pass again the --bearer or -H the call was made with (or set the environment variable), and the --url if the call's URL had credentials in it.`,
+		Long:    `Without a handle, rejoin lists the calls mcpscope left running on HTTP servers: detached with d in the inspector, left when it quit, or left by a process that died. With a handle it picks the call up again: the progress it missed, then the result. Secrets are never stored: pass again the --bearer or -H the call was made with (or set the environment variable), and the --url if the call's URL had credentials in it.
+
+A record is read as untrusted input: anyone who can write to a shared store can plant one. rejoin prints the call's target before it connects, never runs a program for a record, reads no environment variable a record names except the ones mcpscope records itself (` + connect.EnvBearer + `), and sends credentials (--bearer, -H, an OAuth login) only to an origin you named: a record sealed with your state key, or the one --url gives. Records are sealed with an HMAC key from $` + session.EnvStateKey + `, else the file $XDG_CONFIG_HOME/mcpscope/state.key (made, 0600, on first use); copy that file to each machine that rejoins your calls with credentials. Other records are listed as foreign.`,
 		Example: "  mcpscope rejoin\n  mcpscope rejoin 7c1d… --bearer $TOKEN\n  mcpscope rejoin --forget 7c1d…",
 		ValidArgsFunction: func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 			if len(args) > 0 {
@@ -97,11 +100,25 @@ func newRejoinCmd() *cobra.Command {
 	return cmd
 }
 
-// listedCall is one line of mcpscope rejoin --json: the record and how its
-// call is held.
+// listedCall is one line of mcpscope rejoin --json: the record, how its
+// call is held, and whether it is foreign (not sealed with this user's
+// state key: someone else may have written it).
 type listedCall struct {
 	session.Detached
-	Lease session.LeaseState `json:"lease"`
+	Lease   session.LeaseState `json:"lease"`
+	Foreign bool               `json:"foreign"`
+}
+
+// trustText says how far a record is trusted, for the line rejoin prints
+// before it connects.
+func trustText(t connect.RecordTrust) string {
+	switch {
+	case t.Sealed:
+		return "record sealed with your state key"
+	case t.Named:
+		return "foreign record: not sealed with your state key; --url names its origin"
+	}
+	return "foreign record: not sealed with your state key; no credential goes there unless --url names it"
 }
 
 func listDetached(cmd *cobra.Command, store session.StateStore, asJSON bool) error {
@@ -113,7 +130,7 @@ func listDetached(cmd *cobra.Command, store session.StateStore, asJSON bool) err
 	if asJSON {
 		rows := make([]listedCall, 0, len(list))
 		for _, d := range list {
-			rows = append(rows, listedCall{d, session.CallState(store, d)})
+			rows = append(rows, listedCall{d, session.CallState(store, d), !session.RecordSealed(d)})
 		}
 		return render.Line(out, rows)
 	}
@@ -127,9 +144,13 @@ func listDetached(cmd *cobra.Command, store session.StateStore, asJSON bool) err
 		if d.Progress.Updates > 0 {
 			prog = fmt.Sprintf(" %g/%g", d.Progress.Value, d.Progress.Total)
 		}
-		fmt.Fprintf(out, "%-36s %-40s %s %s%s  session %s  %s  age %s\n", termsafe.Line(d.Handle),
-			termsafe.Line(leaseText(session.CallState(store, d))), termsafe.Line(d.Method), termsafe.Line(d.Name), prog,
-			termsafe.Line(d.SessionID), termsafe.Line(d.Target), now.Sub(d.Started).Round(time.Second))
+		foreign := ""
+		if !session.RecordSealed(d) {
+			foreign = "  foreign"
+		}
+		fmt.Fprintf(out, "%-36s %-40s %s %s%s  session %s  %s  age %s%s\n", termsafe.Cut(d.Handle, 80),
+			termsafe.Cut(leaseText(session.CallState(store, d)), 120), termsafe.Cut(d.Method, 60), termsafe.Cut(d.Name, 80), prog,
+			termsafe.Cut(d.SessionID, 80), termsafe.Cut(transport.RedactTarget(d.Target), 200), now.Sub(d.Started).Round(time.Second), foreign)
 	}
 	return nil
 }
@@ -167,6 +188,17 @@ func rejoin(cmd *cobra.Command, sp connect.Spec, store session.StateStore, handl
 	if err != nil {
 		return err
 	}
+	if d.Handle != handle { // a record planted under another's key
+		return &connect.SpecError{Msg: fmt.Sprintf("the record kept as call %s says it is call %s: refused (records are read as untrusted input)",
+			handle, termsafe.Cut(d.Handle, 80))}
+	}
+	// Where the call goes, before anything goes there; a record someone
+	// else may have written gets no credential unless --url names it.
+	d, trust, err := connect.CheckRecord(sp, d)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "rejoin: call %s on %s (%s)\n", termsafe.Cut(handle, 80), termsafe.Cut(trust.Target, 200), trustText(trust))
 	s, err := connect.Rejoin(sp, d, store)
 	if err != nil {
 		return err
@@ -178,8 +210,8 @@ func rejoin(cmd *cobra.Command, sp connect.Spec, store session.StateStore, handl
 		if d.SessionID != "" {
 			where = "session " + d.SessionID
 		}
-		fmt.Fprintf(stderr, "rejoining task %s (%s %s, %s)\n", termsafe.Line(d.TaskID), termsafe.Line(d.Method),
-			termsafe.Line(d.Name), termsafe.Line(where))
+		fmt.Fprintf(stderr, "rejoining task %s (%s %s, %s)\n", termsafe.Cut(d.TaskID, 80), termsafe.Cut(d.Method, 60),
+			termsafe.Cut(d.Name, 80), termsafe.Cut(where, 100))
 		res, err := s.FollowTask(ctx, d.TaskID, func(t session.Task) { printTaskStatus(stderr, t) })
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -194,8 +226,8 @@ func rejoin(cmd *cobra.Command, sp connect.Spec, store session.StateStore, handl
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "rejoining %s %s (session %s, progress so far %g/%g)\n", termsafe.Line(d.Method), termsafe.Line(d.Name),
-		termsafe.Line(d.SessionID), d.Progress.Value, d.Progress.Total)
+	fmt.Fprintf(stderr, "rejoining %s %s (session %s, progress so far %g/%g)\n", termsafe.Cut(d.Method, 60), termsafe.Cut(d.Name, 80),
+		termsafe.Cut(d.SessionID, 80), d.Progress.Value, d.Progress.Total)
 	// Print every progress notification that arrives, the replayed ones
 	// the old process missed included.
 	var seq uint64

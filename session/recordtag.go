@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -139,11 +140,23 @@ func recordTag(key []byte, d Detached) (string, error) {
 	return tagVersion + base64.RawURLEncoding.EncodeToString(m.Sum(nil)), nil
 }
 
+// foreignHandles are the records this process rejoined as foreign
+// (KeepForeign): written back, they stay untagged.
+var foreignHandles sync.Map // handle → struct{}
+
+// KeepForeign makes this process's writes of handle's record unsealed: a
+// record that came in foreign (someone else may have written it) is not
+// made trusted by being rejoined here and written back.
+func KeepForeign(handle string) { foreignHandles.Store(handle, struct{}{}) }
+
 // SealRecord tags d with the user's state key (made on first use). A
-// record that cannot be sealed (no key can be had) is left untagged: it
-// is rejoined as a foreign one.
+// record that cannot be sealed (no key can be had), or that came in
+// foreign (KeepForeign), is left untagged: it is rejoined as a foreign one.
 func SealRecord(d *Detached) {
 	d.Tag = ""
+	if _, foreign := foreignHandles.Load(d.Handle); foreign {
+		return
+	}
 	key, err := StateKey(true)
 	if err != nil {
 		return
