@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -28,7 +29,7 @@ func newRejoinCmd() *cobra.Command {
 		Use:     "rejoin [HANDLE]",
 		Short:   "List calls left running (detached, or their mcpscope died), or rejoin one",
 		GroupID: groupSessions,
-		Long:    `Without a handle, rejoin lists the calls mcpscope left running on HTTP servers: detached with d in the inspector, left when it quit, or left by a process that died. With a handle it picks the call up again: the progress it missed, then the result. Secrets are never stored: pass again the --bearer or -H the call was made with (or set the environment variable), and the --url if the call's URL had credentials in it.
+		Long: `Without a handle, rejoin lists the calls mcpscope left running on HTTP servers: detached with d in the inspector, left when it quit, or left by a process that died. With a handle it picks the call up again: the progress it missed, then the result. Secrets are never stored: pass again the --bearer or -H the call was made with (or set the environment variable), and the --url if the call's URL had credentials in it.
 
 A record is read as untrusted input: anyone who can write to a shared store can plant one. rejoin prints the call's target before it connects, never runs a program for a record, reads no environment variable a record names except the ones mcpscope records itself (` + connect.EnvBearer + `), and sends credentials (--bearer, -H, an OAuth login) only to an origin you named: a record sealed with your state key, or the one --url gives. Records are sealed with an HMAC key from $` + session.EnvStateKey + `, else the file $XDG_CONFIG_HOME/mcpscope/state.key (made, 0600, on first use); copy that file to each machine that rejoins your calls with credentials. Other records are listed as foreign.`,
 		Example: "  mcpscope rejoin\n  mcpscope rejoin 7c1d… --bearer $TOKEN\n  mcpscope rejoin --forget 7c1d…",
@@ -37,6 +38,7 @@ A record is read as untrusted input: anyone who can write to a shared store can 
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
 			var sp connect.Spec
+			sf.state.warn = io.Discard // completing, nobody reads it
 			if sf.fill(&sp, cmd.CommandPath()) != nil {
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
@@ -58,6 +60,7 @@ A record is read as untrusted input: anyone who can write to a shared store can 
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var sp connect.Spec
+			sf.state.warn = cmd.ErrOrStderr()
 			if err := sf.fill(&sp, cmd.CommandPath()); err != nil {
 				return err
 			}
