@@ -2,7 +2,9 @@ package cli
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -11,6 +13,7 @@ import (
 	"mcpscope/internal/render"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
+	"mcpscope/transport"
 )
 
 func newRejoinCmd() *cobra.Command {
@@ -26,13 +29,16 @@ func newRejoinCmd() *cobra.Command {
 		Use:     "rejoin [HANDLE]",
 		Short:   "List calls left running (detached, or their mcpscope died), or rejoin one",
 		GroupID: groupSessions,
-		Long:    `Without a handle, rejoin lists the calls mcpscope left running on HTTP servers: detached with d in the inspector, left when it quit, or left by a process that died. With a handle it picks the call up again: the progress it missed, then the result. Secrets are never stored: pass again the --bearer or -H the call was made with (or set the environment variable), and the --url if the call's URL had credentials in it.`,
+		Long: `Without a handle, rejoin lists the calls mcpscope left running on HTTP servers: detached with d in the inspector, left when it quit, or left by a process that died. With a handle it picks the call up again: the progress it missed, then the result. Secrets are never stored: pass again the --bearer or -H the call was made with (or set the environment variable), and the --url if the call's URL had credentials in it.
+
+A record is read as untrusted input: anyone who can write to a shared store can plant one. rejoin prints the call's target before it connects, never runs a program for a record, reads no environment variable a record names except the ones mcpscope records itself (` + connect.EnvBearer + `), and sends credentials (--bearer, -H, an OAuth login) only to an origin you named: a record sealed with your state key, or the one --url gives. Records are sealed with an HMAC key from $` + session.EnvStateKey + `, else the file $XDG_CONFIG_HOME/mcpscope/state.key (made, 0600, on first use); copy that file to each machine that rejoins your calls with credentials. Other records are listed as foreign.`,
 		Example: "  mcpscope rejoin\n  mcpscope rejoin 7c1d… --bearer $TOKEN\n  mcpscope rejoin --forget 7c1d…",
 		ValidArgsFunction: func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 			if len(args) > 0 {
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
 			var sp connect.Spec
+			sf.state.warn = io.Discard // completing, nobody reads it
 			if sf.fill(&sp, cmd.CommandPath()) != nil {
 				return nil, cobra.ShellCompDirectiveNoFileComp
 			}
@@ -54,6 +60,7 @@ func newRejoinCmd() *cobra.Command {
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			var sp connect.Spec
+			sf.state.warn = cmd.ErrOrStderr()
 			if err := sf.fill(&sp, cmd.CommandPath()); err != nil {
 				return err
 			}
@@ -96,11 +103,25 @@ func newRejoinCmd() *cobra.Command {
 	return cmd
 }
 
-// listedCall is one line of mcpscope rejoin --json: the record and how its
-// call is held.
+// listedCall is one line of mcpscope rejoin --json: the record, how its
+// call is held, and whether it is foreign (not sealed with this user's
+// state key: someone else may have written it).
 type listedCall struct {
 	session.Detached
-	Lease session.LeaseState `json:"lease"`
+	Lease   session.LeaseState `json:"lease"`
+	Foreign bool               `json:"foreign"`
+}
+
+// trustText says how far a record is trusted, for the line rejoin prints
+// before it connects.
+func trustText(t connect.RecordTrust) string {
+	switch {
+	case t.Sealed:
+		return "record sealed with your state key"
+	case t.Named:
+		return "foreign record: not sealed with your state key; --url names its origin"
+	}
+	return "foreign record: not sealed with your state key; no credential goes there unless --url names it"
 }
 
 func listDetached(cmd *cobra.Command, store session.StateStore, asJSON bool) error {
@@ -112,7 +133,7 @@ func listDetached(cmd *cobra.Command, store session.StateStore, asJSON bool) err
 	if asJSON {
 		rows := make([]listedCall, 0, len(list))
 		for _, d := range list {
-			rows = append(rows, listedCall{d, session.CallState(store, d)})
+			rows = append(rows, listedCall{d, session.CallState(store, d), !session.RecordSealed(d)})
 		}
 		return render.Line(out, rows)
 	}
@@ -126,9 +147,13 @@ func listDetached(cmd *cobra.Command, store session.StateStore, asJSON bool) err
 		if d.Progress.Updates > 0 {
 			prog = fmt.Sprintf(" %g/%g", d.Progress.Value, d.Progress.Total)
 		}
-		fmt.Fprintf(out, "%-36s %-40s %s %s%s  session %s  %s  age %s\n", termsafe.Line(d.Handle),
-			termsafe.Line(leaseText(session.CallState(store, d))), termsafe.Line(d.Method), termsafe.Line(d.Name), prog,
-			termsafe.Line(d.SessionID), termsafe.Line(d.Target), now.Sub(d.Started).Round(time.Second))
+		foreign := ""
+		if !session.RecordSealed(d) {
+			foreign = "  foreign"
+		}
+		fmt.Fprintf(out, "%-36s %-40s %s %s%s  session %s  %s  age %s%s\n", termsafe.Cut(d.Handle, 80),
+			termsafe.Cut(leaseText(session.CallState(store, d)), 120), termsafe.Cut(d.Method, 60), termsafe.Cut(d.Name, 80), prog,
+			termsafe.Cut(d.SessionID, 80), termsafe.Cut(transport.RedactTarget(d.Target), 200), now.Sub(d.Started).Round(time.Second), foreign)
 	}
 	return nil
 }
@@ -149,17 +174,34 @@ func leaseText(st session.LeaseState) string {
 // then its result.
 func rejoin(cmd *cobra.Command, sp connect.Spec, store session.StateStore, handle string, asJSON bool) error {
 	ctx, stdout, stderr := cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()
-	d, err := store.Get(handle)
-	if err != nil {
-		return err
-	}
-	// The call's lease first: a racing rejoiner learns who holds it (and
-	// until when) before either touches the server.
+	// The call's lease first, then its record: a racing rejoiner learns
+	// who holds it before either touches the server, and one that wins the
+	// lease after the winner finished finds the record gone (the winner
+	// deletes it before it lets the lease go) instead of rejoining, and
+	// writing back, a call that is over.
 	claim, err := session.ClaimCall(store, handle)
 	if err != nil {
 		return fmt.Errorf("rejoin %s: %w", handle, err)
 	}
 	defer claim.Release()
+	d, err := store.Get(handle)
+	if errors.Is(err, session.ErrNoSuchCall) {
+		return &callGoneError{handle: handle, store: store.String()}
+	}
+	if err != nil {
+		return err
+	}
+	if d.Handle != handle { // a record planted under another's key
+		return &connect.SpecError{Msg: fmt.Sprintf("the record kept as call %s says it is call %s: refused (records are read as untrusted input)",
+			handle, termsafe.Cut(d.Handle, 80))}
+	}
+	// Where the call goes, before anything goes there; a record someone
+	// else may have written gets no credential unless --url names it.
+	d, trust, err := connect.CheckRecord(sp, d)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "rejoin: call %s on %s (%s)\n", termsafe.Cut(handle, 80), termsafe.Cut(trust.Target, 200), trustText(trust))
 	s, err := connect.Rejoin(sp, d, store)
 	if err != nil {
 		return err
@@ -171,8 +213,8 @@ func rejoin(cmd *cobra.Command, sp connect.Spec, store session.StateStore, handl
 		if d.SessionID != "" {
 			where = "session " + d.SessionID
 		}
-		fmt.Fprintf(stderr, "rejoining task %s (%s %s, %s)\n", termsafe.Line(d.TaskID), termsafe.Line(d.Method),
-			termsafe.Line(d.Name), termsafe.Line(where))
+		fmt.Fprintf(stderr, "rejoining task %s (%s %s, %s)\n", termsafe.Cut(d.TaskID, 80), termsafe.Cut(d.Method, 60),
+			termsafe.Cut(d.Name, 80), termsafe.Cut(where, 100))
 		res, err := s.FollowTask(ctx, d.TaskID, func(t session.Task) { printTaskStatus(stderr, t) })
 		if ctx.Err() != nil {
 			return ctx.Err()
@@ -187,8 +229,8 @@ func rejoin(cmd *cobra.Command, sp connect.Spec, store session.StateStore, handl
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "rejoining %s %s (session %s, progress so far %g/%g)\n", termsafe.Line(d.Method), termsafe.Line(d.Name),
-		termsafe.Line(d.SessionID), d.Progress.Value, d.Progress.Total)
+	fmt.Fprintf(stderr, "rejoining %s %s (session %s, progress so far %g/%g)\n", termsafe.Cut(d.Method, 60), termsafe.Cut(d.Name, 80),
+		termsafe.Cut(d.SessionID, 80), d.Progress.Value, d.Progress.Total)
 	// Print every progress notification that arrives, the replayed ones
 	// the old process missed included.
 	var seq uint64
@@ -231,3 +273,14 @@ func rejoin(cmd *cobra.Command, sp connect.Spec, store session.StateStore, handl
 	printResult(stdout, asJSON, sn.Result, render.Contents, nil)
 	return nil
 }
+
+// callGoneError is a rejoin whose record is gone once its lease is held:
+// the call finished (rejoined elsewhere) or its record was forgotten.
+// Exit 1, like a server's no: nothing is left to pick up.
+type callGoneError struct{ handle, store string }
+
+func (e *callGoneError) Error() string {
+	return fmt.Sprintf("call %s already finished or was forgotten: %s has no record of it (see: mcpscope rejoin)", e.handle, e.store)
+}
+
+func (e *callGoneError) Is(target error) bool { return target == errServerState }

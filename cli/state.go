@@ -1,12 +1,15 @@
 package cli
 
 import (
+	"fmt"
+	"io"
 	"os"
 	"strings"
 	"time"
 
 	"github.com/spf13/pflag"
 
+	"mcpscope/internal/termsafe"
 	"mcpscope/session"
 	"mcpscope/statestore/redisstore"
 	"mcpscope/transport"
@@ -22,12 +25,19 @@ type stateFlags struct {
 	url      string
 	leaseTTL time.Duration
 	stateTTL time.Duration
+	tls      redisstore.TLSFiles
 	added    bool // the command takes these flags (open and journal read a recording and do not)
+	// warn is where the password warning goes (nil: os.Stderr); warned: said once.
+	warn   io.Writer
+	warned bool
 }
 
 func (f *stateFlags) add(fs *pflag.FlagSet) {
 	f.added = true
-	fs.StringVar(&f.url, "state", "", "keep detached calls in Redis, redis://[user@]host:port/db (rediss:// for TLS; password from REDISCLI_AUTH), so any machine that reaches it can rejoin them; default: files under $XDG_STATE_HOME/mcpscope/calls (or set "+EnvState+")")
+	fs.StringVar(&f.url, "state", "", "keep detached calls in Redis, redis://[user@]host:port/db (rediss:// for TLS, see --state-ca; the password from REDISCLI_AUTH, not the URL), so any machine that reaches it can rejoin them; default: files under $XDG_STATE_HOME/mcpscope/calls (or set "+EnvState+")")
+	fs.StringVar(&f.tls.CA, "state-ca", "", "with --state rediss://…, the CA file (PEM) that signed the Redis server's certificate (else the system's roots; or ?ca=FILE in the URL)")
+	fs.StringVar(&f.tls.Cert, "state-cert", "", "with --state rediss://…, a client certificate (PEM) for a Redis that asks for one (or ?cert=FILE in the URL), with --state-cert-key")
+	fs.StringVar(&f.tls.CertKey, "state-cert-key", "", "the key (PEM) of --state-cert (or ?cert_key=FILE in the URL)")
 	fs.DurationVar(&f.leaseTTL, "lease-ttl", session.DefaultLeaseTTL, "how long a claim on a call or session lives unless its holder renews it (every third of it): a killed mcpscope loses its calls within it")
 	fs.DurationVar(&f.stateTTL, "state-ttl", redisstore.DefaultStateTTL, "with --state redis://…, how long the record of a call nobody rejoins stays")
 }
@@ -47,6 +57,15 @@ func (f *stateFlags) open(cmd string) (session.StateStore, error) {
 	url := f.url
 	if url == "" {
 		url = os.Getenv(EnvState)
+	} else if redisstore.HasPassword(url) && !f.warned {
+		// A command line is visible to anyone who lists processes.
+		f.warned = true
+		w := f.warn
+		if w == nil {
+			w = os.Stderr
+		}
+		fmt.Fprintf(w, "warning: the --state URL %s has a password in it, which anyone on this machine can read in the process list; leave it out and set REDISCLI_AUTH instead\n",
+			termsafe.Line(transport.RedactURL(url)))
 	}
 	local := session.DefaultStateStore()
 	local.LeaseTTL = f.leaseTTL
@@ -54,7 +73,7 @@ func (f *stateFlags) open(cmd string) (session.StateStore, error) {
 	case url == "" || url == "file":
 		return local, nil
 	case strings.HasPrefix(url, "redis://"), strings.HasPrefix(url, "rediss://"):
-		s, err := redisstore.Open(redisstore.Options{URL: url, LeaseTTL: f.leaseTTL, StateTTL: f.stateTTL, Fallback: local})
+		s, err := redisstore.Open(redisstore.Options{URL: url, LeaseTTL: f.leaseTTL, StateTTL: f.stateTTL, Fallback: local, TLS: f.tls})
 		if err != nil {
 			return nil, usagef(cmd, "%v", err)
 		}

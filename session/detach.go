@@ -130,6 +130,7 @@ func (s *Session) persistLocked(c *Call) {
 		s.mu.Unlock()
 		s.storeHealth()
 		if claim := c.x().claim; claim != nil {
+			SealRecord(&d)
 			err := claim.Write(func(l Lease) error { return s.opts.StateStore.PutFenced(d, l, create) })
 			var lost *LeaseLostError
 			if errors.As(err, &lost) {
@@ -438,6 +439,7 @@ func (s *Session) detach(c *Call, why *Failure) (string, error) {
 		// Fenced, tried once: a lost lease means another process holds
 		// the call (nothing to write), an unreachable store the local
 		// fallback (StoredElsewhere).
+		SealRecord(&d)
 		err = s.putResult(d, s.opts.StateStore.PutFenced(d, claim.Lease(), false), true)
 		if errors.Is(err, ErrLeaseLost) || errors.Is(err, ErrStoreLost) || errors.Is(err, ErrNoSuchCall) {
 			err = fmt.Errorf("call %s is not this process's to detach any more: %w", c.Key, err)
@@ -514,6 +516,7 @@ func (s *Session) Rejoin(ctx context.Context, d Detached) (*Call, error) {
 		me := Me()
 		rec := d
 		rec.Owner, rec.OwnerPID = &me, 0
+		SealRecord(&rec)
 		err := claim.Write(func(l Lease) error { return s.opts.StateStore.PutFenced(rec, l, false) })
 		if err != nil {
 			claim.Release()

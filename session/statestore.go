@@ -46,6 +46,9 @@ type Detached struct {
 	// said (a process on this machine); read, never written.
 	OwnerPID   int `json:"ownerPid,omitempty"`
 	SessionPID int `json:"sessionPid,omitempty"`
+	// Tag is the record's integrity tag (recordtag.go): an HMAC with the
+	// user's state key, so a record someone else wrote reads as foreign.
+	Tag string `json:"tag,omitempty"`
 }
 
 // owner is d's owner, an old record's PID read as a process on this host.
@@ -125,6 +128,7 @@ func (e *StoredElsewhere) Unwrap() error { return e.Cause }
 // a fallback store; tell (a record left to be rejoined: a detach, a task)
 // also tells a person at once (Options.Warn), once per session.
 func (s *Session) putRecord(d Detached, tell bool) error {
+	SealRecord(&d)
 	return s.putResult(d, s.opts.StateStore.Put(d), tell)
 }
 

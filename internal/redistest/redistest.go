@@ -6,10 +6,18 @@ package redistest
 
 import (
 	"bufio"
+	"crypto/ecdsa"
+	"crypto/elliptic"
+	"crypto/rand"
+	"crypto/x509"
+	"crypto/x509/pkix"
+	"encoding/pem"
 	"fmt"
+	"math/big"
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -19,10 +27,11 @@ import (
 
 // Server is one redis-server process.
 type Server struct {
-	Addr string // 127.0.0.1:PORT
-	Dir  string // its data folder (appendonly files)
-	cmd  *exec.Cmd
-	exit chan struct{}
+	Addr  string // 127.0.0.1:PORT
+	Dir   string // its data folder (appendonly files)
+	cmd   *exec.Cmd
+	exit  chan struct{}
+	extra []string // more arguments (TLS); "" after --tls-port is the port
 }
 
 // URL is the server's redis:// URL, database db.
@@ -52,8 +61,18 @@ func Start(t testing.TB) *Server {
 func (s *Server) start(t testing.TB, bin string) {
 	t.Helper()
 	_, port, _ := net.SplitHostPort(s.Addr)
-	s.cmd = exec.Command(bin, "--port", port, "--bind", "127.0.0.1", "--dir", s.Dir, "--appendonly", "yes",
-		"--save", "", "--daemonize", "no", "--protected-mode", "yes")
+	args := []string{"--port", port, "--bind", "127.0.0.1", "--dir", s.Dir, "--appendonly", "yes",
+		"--save", "", "--daemonize", "no", "--protected-mode", "yes"}
+	if len(s.extra) > 0 {
+		args = args[2:]
+		for _, a := range s.extra {
+			if a == "" {
+				a = port
+			}
+			args = append(args, a)
+		}
+	}
+	s.cmd = exec.Command(bin, args...)
 	out, err := s.cmd.StdoutPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -139,4 +158,71 @@ func (s *Server) command(cmd string) error {
 		return fmt.Errorf("%s", strings.TrimSpace(line))
 	}
 	return err
+}
+
+// TLS is a redis-server that speaks TLS only, asking clients for a
+// certificate: its CA and a client certificate, as PEM files.
+type TLS struct {
+	*Server
+	CA, Cert, Key string // files: the CA, a client certificate it signed, its key
+}
+
+// URL is the server's rediss:// URL, database db.
+func (s *TLS) URL(db int) string { return fmt.Sprintf("rediss://%s/%d", s.Addr, db) }
+
+// StartTLS runs redis-server with --tls-port for t, with certificates made
+// here (a CA, the server's for 127.0.0.1, a client's).
+func StartTLS(t testing.TB) *TLS {
+	t.Helper()
+	bin, err := exec.LookPath("redis-server")
+	if err != nil {
+		t.Skip("redis-server is not installed (apt-get install redis-server)")
+	}
+	addr, err := loopback.FreeAddr()
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := t.TempDir()
+	files := makeCerts(t, dir)
+	s := &TLS{Server: &Server{Addr: addr, Dir: t.TempDir()}, CA: files["ca.pem"], Cert: files["client.pem"], Key: files["client.key"]}
+	s.extra = []string{"--port", "0", "--tls-port", "", "--tls-cert-file", files["server.pem"], "--tls-key-file", files["server.key"],
+		"--tls-ca-cert-file", files["ca.pem"], "--tls-auth-clients", "yes"}
+	s.start(t, bin)
+	t.Cleanup(func() { s.Kill() })
+	return s
+}
+
+func makeCerts(t testing.TB, dir string) map[string]string {
+	t.Helper()
+	out := map[string]string{}
+	write := func(name, typ string, der []byte) {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, pem.EncodeToMemory(&pem.Block{Type: typ, Bytes: der}), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		out[name] = p
+	}
+	now := time.Now()
+	caKey, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+	ca := &x509.Certificate{SerialNumber: big.NewInt(1), Subject: pkix.Name{CommonName: "redistest CA"}, NotBefore: now.Add(-time.Hour),
+		NotAfter: now.Add(24 * time.Hour), IsCA: true, BasicConstraintsValid: true, KeyUsage: x509.KeyUsageCertSign}
+	caDER, err := x509.CreateCertificate(rand.Reader, ca, ca, &caKey.PublicKey, caKey)
+	if err != nil {
+		t.Fatal(err)
+	}
+	write("ca.pem", "CERTIFICATE", caDER)
+	for i, name := range []string{"server", "client"} {
+		k, _ := ecdsa.GenerateKey(elliptic.P256(), rand.Reader)
+		c := &x509.Certificate{SerialNumber: big.NewInt(int64(i + 2)), Subject: pkix.Name{CommonName: name}, NotBefore: now.Add(-time.Hour),
+			NotAfter: now.Add(24 * time.Hour), KeyUsage: x509.KeyUsageDigitalSignature,
+			ExtKeyUsage: []x509.ExtKeyUsage{x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth}, IPAddresses: []net.IP{net.ParseIP("127.0.0.1")}}
+		der, err := x509.CreateCertificate(rand.Reader, c, ca, &k.PublicKey, caKey)
+		if err != nil {
+			t.Fatal(err)
+		}
+		kb, _ := x509.MarshalPKCS8PrivateKey(k)
+		write(name+".pem", "CERTIFICATE", der)
+		write(name+".key", "PRIVATE KEY", kb)
+	}
+	return out
 }

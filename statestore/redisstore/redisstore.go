@@ -49,6 +49,9 @@ type Options struct {
 	// Fallback keeps a record when Redis cannot be reached at Put (a
 	// detach, a quit): nothing is lost, and the user is told where.
 	Fallback *session.FileStore
+	// TLS names a CA file and a client certificate for rediss:// (tls.go);
+	// the URL's ca=, cert= and cert_key= parameters do the same.
+	TLS TLSFiles
 }
 
 // Store is the Redis backend of session.StateStore.
@@ -85,14 +88,21 @@ func init() { redis.SetLogger(quiet{}) }
 // a client; it connects on first use.
 func Open(o Options) (*Store, error) {
 	name := transport.RedactURL(o.URL)
-	ro, err := redis.ParseURL(o.URL)
+	raw, files, public, err := splitTLS(o.URL, o.TLS)
 	if err != nil {
-		return nil, fmt.Errorf("--state %s: %v (want redis://[user@]host:port/db or rediss://…)", name, redactErr(err, o.URL))
+		return nil, fmt.Errorf("--state %s: %v", name, err)
+	}
+	ro, err := redis.ParseURL(raw)
+	if err != nil {
+		return nil, fmt.Errorf("--state %s: %v (want redis://[user@]host:port/db or rediss://…)", name, redactErr(err, raw))
+	}
+	if err := files.apply(ro.TLSConfig); err != nil {
+		return nil, fmt.Errorf("--state %s: %v", name, err)
 	}
 	if ro.Password == "" {
 		ro.Password = os.Getenv("REDISCLI_AUTH")
 	}
-	s := &Store{name: name, public: withoutPassword(o.URL), leaseTTL: o.LeaseTTL, stateTTL: o.StateTTL, timeout: o.Timeout, fallback: o.Fallback}
+	s := &Store{name: name, public: withoutPassword(public), leaseTTL: o.LeaseTTL, stateTTL: o.StateTTL, timeout: o.Timeout, fallback: o.Fallback}
 	if s.leaseTTL <= 0 {
 		s.leaseTTL = session.DefaultLeaseTTL
 	}
