@@ -32,7 +32,7 @@ func newInspectCmd() *cobra.Command {
 
 With no target it inspects its own embedded demo server. Every command that talks to a server takes the target last: a Streamable HTTP (or HTTP+SSE) URL, or -- and the command that starts a stdio server. Flags may come before or after the other arguments.
 
-Exit codes: 0 success; 1 the server answered with an error (a tool result with isError, or input nobody gave); 2 usage; 3 could not connect or the transport failed; 4 timed out; 130 interrupted.`,
+Exit codes: 0 success; 1 the server answered with an error (a tool result with isError, or input nobody gave); 2 usage; 3 could not connect or the transport failed; 4 timed out; 5 another mcpscope holds the call (a rejoin race lost, or the lease lost while paused or cut off); 130 interrupted.`,
 		Example: `  mcpscope                                        # the embedded demo server
   mcpscope -- npx -y @modelcontextprotocol/server-everything
   mcpscope http://127.0.0.1:3001/mcp

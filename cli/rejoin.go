@@ -269,7 +269,8 @@ func rejoin(cmd *cobra.Command, sp connect.Spec, store session.StateStore, handl
 	if err := sn.Err(); err != nil {
 		return fmt.Errorf("rejoin %s: %w", handle, err)
 	}
-	_ = store.Delete(handle)
+	// Its record went, fenced, before the result counted (a holder that
+	// lost the call neither shows the result nor deletes the record).
 	printResult(stdout, asJSON, sn.Result, render.Contents, nil)
 	return nil
 }
