@@ -254,12 +254,19 @@ func (s *Store) Put(d session.Detached) error {
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
-	err = s.wrap("write the record of call "+d.Handle, s.c.Set(ctx, callKey(d.Handle), b, s.stateTTL).Err())
-	if err == nil {
-		if s.fallback != nil {
+	return s.written(d, s.wrap("write the record of call "+d.Handle, s.c.Set(ctx, callKey(d.Handle), b, s.stateTTL).Err()))
+}
+
+// written is what a record write's outcome err means with a fallback: a
+// write that went in lets go of an older local copy; one that could not
+// reach Redis goes to the fallback (StoredElsewhere); a refusal stays.
+func (s *Store) written(d session.Detached, err error) error {
+	var ue *UnreachableError
+	if !errors.As(err, &ue) {
+		if err == nil && s.fallback != nil {
 			_ = s.fallback.Delete(d.Handle) // an older copy kept while Redis was away
 		}
-		return nil
+		return err
 	}
 	if s.fallback == nil {
 		return err
@@ -494,20 +501,7 @@ func (s *Store) PutFenced(d session.Detached, l session.Lease, create bool) erro
 	if errors.Is(err, session.ErrNoSuchCall) {
 		return fmt.Errorf("%w %q in %s: it left the store (the call ended, or the record was forgotten)", session.ErrNoSuchCall, d.Handle, s)
 	}
-	var ue *UnreachableError
-	if !errors.As(err, &ue) {
-		if err == nil && s.fallback != nil {
-			_ = s.fallback.Delete(d.Handle) // an older copy kept while Redis was away
-		}
-		return err
-	}
-	if s.fallback == nil {
-		return err
-	}
-	if ferr := s.fallback.Put(d); ferr != nil {
-		return fmt.Errorf("%w; the local fallback failed too: %v", err, ferr)
-	}
-	return &session.StoredElsewhere{Where: s.fallback.String(), Cause: err}
+	return s.written(d, err)
 }
 
 // markFencedScript is markScript under the fence KEYS[3]; a missing
