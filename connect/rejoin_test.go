@@ -59,6 +59,9 @@ func TestRejoinSessionGone(t *testing.T) {
 	d := session.Detached{Handle: "gone", Target: url, Transport: "http", SessionID: "no-such-session",
 		ProtocolVersion: "2025-11-25", RequestID: json.RawMessage("3"), Method: "tools/call", Name: "slow",
 		LastEventIDs: map[string]string{"post:3": "x.1"}, Started: time.Now()}
+	if err := store.Put(d); err != nil { // a rejoin takes a record from its store
+		t.Fatal(err)
+	}
 	s := session.New(transport.NewHTTP(transport.HTTPOptions{URL: url}), session.Options{StateStore: store})
 	if err := s.Start(); err != nil {
 		t.Fatal(err)

@@ -97,6 +97,9 @@ func TestRejoinURLWithSecrets(t *testing.T) {
 		ProtocolVersion: "2025-11-25", RequestID: json.RawMessage("3"), Method: "tools/call", Name: "slow",
 		LastEventIDs: map[string]string{"post:3": "e.1"}, Started: time.Now()}
 	store := &session.FileStore{Dir: t.TempDir()}
+	if err := store.Put(d); err != nil { // a rejoin takes a record from its store
+		t.Fatal(err)
+	}
 
 	var missing *connect.MissingSecretError
 	if _, err := connect.Rejoin(connect.Spec{NoJournal: true}, d, store); !errors.As(err, &missing) || strings.Contains(err.Error(), "--") {

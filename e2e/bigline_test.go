@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -61,8 +60,7 @@ func bigJournal(t *testing.T, path string, bigLine int, request bool) {
 	msg(transport.In, "post:0", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"big","version":"1"}}}`)
 	ev(transport.EvStreamClosed, "post:0")
 	// The huge line is written a piece at a time, as AppendRecord would
-	// write it whole: this process stays small, since a child's peak
-	// memory (rusage) counts its parent's at the fork. It is the call's
+	// write it whole, so this process stays small. It is the call's
 	// result, or with request its arguments.
 	huge := func(dir transport.Dir, head, tail string) {
 		seq++
@@ -155,10 +153,10 @@ func checkBigLinePeaks(t *testing.T, dir, path string, line, allowance int64) {
 		cmd := mcpscope(t, t.TempDir(), args...)
 		var errb bytes.Buffer
 		cmd.Stderr = &errb
-		if err := cmd.Run(); err != nil {
+		peak, err := runMeasured(t, cmd)
+		if err != nil {
 			t.Fatalf("%s: %v\n%s", args[0:1], err, errb.String())
 		}
-		peak := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // KiB on Linux
 		t.Logf("%s: peak %d MiB for a %d MiB line (journal %d MiB)", strings.Join(append([]string{args[0]}, args[2:]...), " "), peak>>20, line>>20, st.Size()>>20)
 		if peak > limit {
 			t.Errorf("%v: peak memory %d MiB, want under %d MiB (1.5 × the %d MiB line + %d MiB)", args, peak>>20, limit>>20, line>>20, allowance>>20)

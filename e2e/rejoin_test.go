@@ -165,7 +165,14 @@ func TestRejoinForeignSessionHere(t *testing.T) {
 	state := t.TempDir()
 	rec := killMidCall(t, state, "slow", "steps=15", "intervalMs=100", "--era", "legacy", url)
 
-	s := clienttest.Connect(t, connect.Spec{URL: url, NoJournal: true, Era: "legacy"})
+	// The inspector shares the killed one's store: a rejoin takes the
+	// record's lease there and writes the record under it.
+	t.Setenv("XDG_STATE_HOME", state)
+	s, err := clienttest.TryConnect(connect.Spec{URL: url, NoJournal: true, Era: "legacy"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
 	sid := s.Info().SessionID
 	if sid == rec.SessionID {
 		t.Fatal("the new session has the killed one's id")

@@ -48,9 +48,9 @@ func (v *View) Render(c view.Context, w, h int) string {
 		e, _ := s.at(widget.Clamp(s.sel, 0, s.n()-1))
 		if w >= Wide {
 			w = full * 11 / 20
-			side = schemaLines(c, e, full-w-2)
+			side = schemaLines(c, e, full-w-2, false)
 		} else {
-			under = append([]string{""}, schemaLines(c, e, w-2)...)
+			under = append([]string{""}, schemaLines(c, e, w-2, true)...)
 			for i := range under {
 				under[i] = " " + under[i]
 			}

@@ -18,19 +18,38 @@ import (
 
 // schemaLines describe a tool for the catalog's schema pane, w columns
 // wide: its input properties (name, type, bounds, description), its
-// output properties when it declares an outputSchema, and its annotations.
-func schemaLines(c view.Context, e entry, w int) []string {
+// output properties when it declares an outputSchema, its annotations and
+// what hosts make of it. Under the list (short first) the few lines of
+// annotations and hosts come before the properties, which the pane may
+// have to cut.
+func schemaLines(c view.Context, e entry, w int, short bool) []string {
+	var l []string
+	head := func(s string) { l = append(l, c.Theme.Title.Render(widget.Fit(s, w))) }
+	props := func() {
+		head("input")
+		l = append(l, propLines(c, e.schema, w)...)
+		if len(e.outSchema) > 0 {
+			l = append(l, "")
+			head("output")
+			l = append(l, propLines(c, e.outSchema, w)...)
+		}
+	}
+	if short {
+		l = append(l, aboutLines(c, e, w)...)
+		l = append(l, "")
+		props()
+		return l
+	}
+	props()
+	l = append(l, "")
+	return append(l, aboutLines(c, e, w)...)
+}
+
+// aboutLines are a tool's annotations, task support and lint findings.
+func aboutLines(c view.Context, e entry, w int) []string {
 	var l []string
 	head := func(s string) { l = append(l, c.Theme.Title.Render(widget.Fit(s, w))) }
 	faint := func(s string) { l = append(l, c.Theme.Faint.Render(widget.Fit(s, w))) }
-	head("input")
-	l = append(l, propLines(c, e.schema, w)...)
-	if len(e.outSchema) > 0 {
-		l = append(l, "")
-		head("output")
-		l = append(l, propLines(c, e.outSchema, w)...)
-	}
-	l = append(l, "")
 	head("annotations")
 	if a := annotationText(e.annotations); a != "" {
 		l = append(l, wrapLines(a, w, 3)...)
