@@ -1,6 +1,7 @@
 package cli
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -215,12 +216,31 @@ func rejoin(cmd *cobra.Command, sp connect.Spec, store session.StateStore, handl
 		}
 		fmt.Fprintf(stderr, "rejoining task %s (%s %s, %s)\n", termsafe.Cut(d.TaskID, 80), termsafe.Cut(d.Method, 60),
 			termsafe.Cut(d.Name, 80), termsafe.Cut(where, 100))
-		res, err := s.FollowTask(ctx, d.TaskID, func(t session.Task) { printTaskStatus(stderr, t) })
+		// A holder that loses the lease stops following at once: the task
+		// goes on under its new holder, who shows its outcome.
+		fctx, stop := context.WithCancel(ctx)
+		defer stop()
+		go func() {
+			select {
+			case <-claim.Lost():
+				stop()
+			case <-fctx.Done():
+			}
+		}()
+		res, err := s.FollowTask(fctx, d.TaskID, func(t session.Task) { printTaskStatus(stderr, t) })
+		if lost := claim.LostErr(); lost != nil {
+			return fmt.Errorf("rejoin %s: %w", handle, lost)
+		}
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
 		if err != nil {
 			return withTaskHint(fmt.Errorf("rejoin task %s: %w", d.TaskID, err), s, d.TaskID, d.Target)
+		}
+		// The result counts once the record is gone under this lease, so
+		// only the one holder shows it.
+		if err := claim.Write(func(l session.Lease) error { return store.DeleteFenced(handle, l) }); err != nil {
+			return fmt.Errorf("rejoin %s: %w", handle, err)
 		}
 		printResult(stdout, asJSON, res, render.Contents, nil)
 		return nil

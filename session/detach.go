@@ -8,8 +8,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"mcpscope/transport"
@@ -43,11 +45,20 @@ func (s *Session) persistableLocked(c *Call) bool {
 
 // handleFor names c's record: when it started, this process (a random tag
 // and the pid: two machines, or two containers that all run as pid 1,
-// never make the same handle) and the call's id. File- and shell-safe.
-// Handles are opaque to every reader, so older ones (no tag) still work.
-func handleFor(c *Call) string {
-	return fmt.Sprintf("%s-%s-%d-%s", wallTime(c.started).UTC().Format("20060102T150405"), procTag, os.Getpid(), strings.Trim(c.Key, `"`))
+// never make the same handle), the session within the process when it is
+// not the first (two sessions number their calls alike) and the call's
+// id. File- and shell-safe. Handles are opaque to every reader, so older
+// ones (no tag) still work.
+func handleFor(c *Call, session int64) string {
+	proc := strconv.Itoa(os.Getpid())
+	if session > 1 {
+		proc += "." + strconv.FormatInt(session, 10)
+	}
+	return fmt.Sprintf("%s-%s-%s-%s", wallTime(c.started).UTC().Format("20060102T150405"), procTag, proc, strings.Trim(c.Key, `"`))
 }
+
+// sessions numbers the sessions of this process, for their handles.
+var sessions atomic.Int64
 
 // procTag is this process's part of its handles: 6 random hex digits.
 var procTag = newProcTag()
@@ -90,7 +101,7 @@ func (s *Session) persistLocked(c *Call) {
 		return
 	}
 	if c.x().handle == "" {
-		c.xw().handle = handleFor(c)
+		c.xw().handle = handleFor(c, s.num)
 	}
 	s.persisting.Add(1) // Done by the write, or by the Stop that cancels it
 	c.xw().persistTimer = time.AfterFunc(persistDelay(c), func() {
@@ -422,7 +433,7 @@ func (s *Session) detach(c *Call, why *Failure) (string, error) {
 		return "", fmt.Errorf("call %s cannot be rejoined later: only HTTP calls whose stream carries SSE event ids (a server with an event store), or tasks, can", c.Key)
 	}
 	if c.x().handle == "" {
-		c.xw().handle = handleFor(c)
+		c.xw().handle = handleFor(c, s.num)
 	}
 	d := s.recordLocked(c)
 	d.Owner = nil // nobody holds it now

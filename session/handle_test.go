@@ -14,16 +14,20 @@ import (
 // and shell-safe.
 func TestHandlesDifferAcrossMachines(t *testing.T) {
 	c := &Call{Key: "3", started: wallNano(time.Date(2026, 11, 26, 1, 2, 3, 0, time.UTC))}
-	here := handleFor(c)
+	here := handleFor(c, 1)
 	saved := procTag
 	defer func() { procTag = saved }()
 	procTag = newProcTag() // the same pid, another machine
 	for procTag == saved {
 		procTag = newProcTag()
 	}
-	there := handleFor(c)
+	there := handleFor(c, 1)
 	if here == there {
 		t.Fatalf("two machines made the same handle %s", here)
+	}
+	// Two sessions of one process number their calls alike.
+	if second := handleFor(c, 2); second == there || !regexp.MustCompile(`^20261126T010203-[0-9a-f]{6}-[0-9]+\.2-3$`).MatchString(second) {
+		t.Fatalf("the second session's handle %q", second)
 	}
 	for _, h := range []string{here, there} {
 		if !regexp.MustCompile(`^20261126T010203-[0-9a-f]{6}-[0-9]+-3$`).MatchString(h) || shell.Join([]string{h}) != h || len(h) > 40 {

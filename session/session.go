@@ -138,6 +138,8 @@ type Session struct {
 	expired       map[string]bool         // session ids the server forgot (expiry.go)
 	reinits       int
 	rejoined      bool                       // this session exists to rejoin a detached call
+	taskClaims    map[string]*Held           // task id → the lease a rejoin of the task holds
+	num           int64                      // this session's number in the process (handles)
 	sessLeases    map[string]*Held           // session id → this process's lease on it (detach.go)
 	tasks         map[string]*Task           // tasks seen, by id (tasks.go)
 	taskKeys      map[string]map[string]bool // inputRequests keys claimed for an answer, by task (tasksext.go)
@@ -186,7 +188,8 @@ func New(t transport.Transport, o Options) *Session {
 	}
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Session{
-		t: t, opts: o, store: newStore(journalPager(o.Journal), journalIndex(o.Journal)), ctx: ctx, stop: stop,
+		num: sessions.Add(1),
+		t:   t, opts: o, store: newStore(journalPager(o.Journal), journalIndex(o.Journal)), ctx: ctx, stop: stop,
 		calls: map[string]*Call{}, pending: map[string]*Call{}, byToken: map[string]*Call{},
 		serverReq: map[string]context.CancelFunc{}, subs: map[string]bool{},
 		journal: o.Journal, outWake: make(chan struct{}, 1),

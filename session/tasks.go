@@ -267,7 +267,17 @@ func (s *Session) forgetTaskLocked(taskID string) {
 		return
 	}
 	h := TaskHandle(taskID)
-	s.queueStoreOp(func() { _ = s.opts.StateStore.Delete(h) }) // after the task's Put, off the lock
+	claim := s.taskClaims[taskID]
+	delete(s.taskClaims, taskID)
+	s.queueStoreOp(func() { // after the task's Put, off the lock
+		if claim != nil {
+			// Rejoined under a lease: fenced, so a holder that lost the
+			// task deletes nothing of its new holder's.
+			_ = claim.Write(func(l Lease) error { return s.opts.StateStore.DeleteFenced(h, l) })
+			return
+		}
+		_ = s.opts.StateStore.Delete(h)
+	})
 }
 
 // RejoinTask prepares this new session to follow a task another mcpscope
@@ -276,6 +286,12 @@ func (s *Session) forgetTaskLocked(taskID string) {
 func (s *Session) RejoinTask(d Detached) {
 	s.mu.Lock()
 	s.rejoined = true
+	if v, ok := preClaims.LoadAndDelete(TaskHandle(d.TaskID)); ok { // the lease ClaimCall took
+		if s.taskClaims == nil {
+			s.taskClaims = map[string]*Held{}
+		}
+		s.taskClaims[d.TaskID] = v.(*Held)
+	}
 	s.info.ProtocolVersion = d.ProtocolVersion
 	if d.NextID > s.nextID {
 		s.nextID = d.NextID

@@ -118,6 +118,30 @@ func (s *Server) Restart(t testing.TB) {
 	s.start(t, bin)
 }
 
+// RestartEmpty kills the server (no SHUTDOWN: nothing is written) and
+// starts it again on the same port with an empty folder, as a Redis that
+// keeps nothing across a restart comes back.
+func (s *Server) RestartEmpty(t testing.TB) {
+	t.Helper()
+	s.Kill()
+	entries, _ := os.ReadDir(s.Dir)
+	for _, e := range entries {
+		if err := os.RemoveAll(filepath.Join(s.Dir, e.Name())); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin, _ := exec.LookPath("redis-server")
+	s.start(t, bin)
+}
+
+// Do sends one inline command (CONFIG SET …) and fails t on an error reply.
+func (s *Server) Do(t testing.TB, cmd string) {
+	t.Helper()
+	if err := s.command(cmd); err != nil {
+		t.Fatalf("redis %s: %v", cmd, err)
+	}
+}
+
 // Shutdown sends SHUTDOWN and waits for the process to end.
 func (s *Server) Shutdown(t testing.TB) {
 	t.Helper()
