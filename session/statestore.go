@@ -49,7 +49,16 @@ type Detached struct {
 	// Tag is the record's integrity tag (recordtag.go): an HMAC with the
 	// user's state key, so a record someone else wrote reads as foreign.
 	Tag string `json:"tag,omitempty"`
+	// Fallback is set by a store on a record it read from its local
+	// fallback (the folder): Redis could not be reached when the record
+	// was written, so it is on this machine only. Never stored nor
+	// sealed ("-"): it says where a copy was read from, not what the call is.
+	Fallback string `json:"-"`
 }
+
+// FallbackLabel is how a record read from a store's local fallback
+// (Detached.Fallback) is shown in lists.
+const FallbackLabel = "local copy (Redis was unreachable)"
 
 // owner is d's owner, an old record's PID read as a process on this host.
 func (d Detached) owner() *Owner {
@@ -111,8 +120,9 @@ type StateArgs interface {
 }
 
 // StoredElsewhere is what Put returns when its store could not keep the
-// record but another did (Redis unreachable: the local file store): the
-// record is safe, and the user is told where.
+// record but another did (Redis unreachable: that Redis's local fallback
+// folder, which only the same --state lists and reads): the record is
+// safe, and the user is told where.
 type StoredElsewhere struct {
 	Where string // the store that kept it
 	Cause error  // why the first could not
