@@ -147,8 +147,8 @@ func (s *Session) putRecord(d Detached, tell bool) error {
 func (s *Session) putResult(d Detached, err error, tell bool) error {
 	var se *StoredElsewhere
 	if errors.As(err, &se) {
-		msg := fmt.Sprintf("the record of call %s could not be written to the state store (%v); it is kept in %s: rejoin it on this machine with %s",
-			d.Handle, se.Cause, se.Where, shell.Join([]string{"mcpscope", "rejoin", "--state", "file", d.Handle}))
+		msg := fmt.Sprintf("the record of call %s could not be written to the state store (%v); it is kept in %s: once the store answers, rejoin it on this machine with %s",
+			d.Handle, se.Cause, se.Where, RejoinCommandIn(s.opts.StateStore, d.Handle))
 		s.Note(msg)
 		s.mu.Lock()
 		if s.elsewhere == nil {
@@ -183,12 +183,10 @@ func (s *Session) KeptElsewhere(handle string) string {
 }
 
 // RejoinCommandHere is the command line that rejoins handle from this
-// session's records: RejoinCommand, or for a record kept in the local
-// fallback store, the same with --state file.
+// session's records. A record kept in the store's local fallback is
+// rejoined with the same --state (the store reads its fallback), on this
+// machine once the store answers again.
 func (s *Session) RejoinCommandHere(handle string) string {
-	if s.KeptElsewhere(handle) != "" {
-		return shell.Join([]string{"mcpscope", "rejoin", "--state", "file", handle})
-	}
 	return RejoinCommandIn(s.opts.StateStore, handle)
 }
 
