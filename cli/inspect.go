@@ -169,7 +169,7 @@ func inspect(cmd *cobra.Command, sp connect.Spec, otlpStatus func() string) erro
 		fmt.Fprintf(stderr, "mcpscope: left %d call(s) running on the server; rejoin with:\n", len(handles))
 		for _, h := range handles {
 			if where := s.KeptElsewhere(h); where != "" {
-				fmt.Fprintf(stderr, "  %s   (the state store %s could not be reached: kept in %s)\n", termsafe.Line(s.RejoinCommandHere(h)),
+				fmt.Fprintf(stderr, "  %s   (the state store %s could not be reached: kept in %s on this machine; rejoin once it answers)\n", termsafe.Line(s.RejoinCommandHere(h)),
 					termsafe.Line(sp.StateStore.String()), termsafe.Line(where))
 				continue
 			}

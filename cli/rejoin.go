@@ -105,12 +105,16 @@ A record is read as untrusted input: anyone who can write to a shared store can 
 }
 
 // listedCall is one line of mcpscope rejoin --json: the record, how its
-// call is held, and whether it is foreign (not sealed with this user's
-// state key: someone else may have written it).
+// call is held, whether it is foreign (not sealed with this user's state
+// key: someone else may have written it), and whether it is a local copy
+// (kept in the store's fallback folder, on this machine only, while Redis
+// could not be reached).
 type listedCall struct {
 	session.Detached
-	Lease   session.LeaseState `json:"lease"`
-	Foreign bool               `json:"foreign"`
+	Lease       session.LeaseState `json:"lease"`
+	Foreign     bool               `json:"foreign"`
+	Local       bool               `json:"local,omitempty"`
+	LocalFolder string             `json:"localFolder,omitempty"`
 }
 
 // trustText says how far a record is trusted, for the line rejoin prints
@@ -134,7 +138,7 @@ func listDetached(cmd *cobra.Command, store session.StateStore, asJSON bool) err
 	if asJSON {
 		rows := make([]listedCall, 0, len(list))
 		for _, d := range list {
-			rows = append(rows, listedCall{d, session.CallState(store, d), !session.RecordSealed(d)})
+			rows = append(rows, listedCall{d, session.CallState(store, d), !session.RecordSealed(d), d.Fallback != "", d.Fallback})
 		}
 		return render.Line(out, rows)
 	}
@@ -148,13 +152,16 @@ func listDetached(cmd *cobra.Command, store session.StateStore, asJSON bool) err
 		if d.Progress.Updates > 0 {
 			prog = fmt.Sprintf(" %g/%g", d.Progress.Value, d.Progress.Total)
 		}
-		foreign := ""
+		notes := ""
 		if !session.RecordSealed(d) {
-			foreign = "  foreign"
+			notes = "  foreign"
+		}
+		if d.Fallback != "" {
+			notes += "  " + session.FallbackLabel
 		}
 		fmt.Fprintf(out, "%-36s %-40s %s %s%s  session %s  %s  age %s%s\n", termsafe.Cut(d.Handle, 80),
 			termsafe.Cut(leaseText(session.CallState(store, d)), 120), termsafe.Cut(d.Method, 60), termsafe.Cut(d.Name, 80), prog,
-			termsafe.Cut(d.SessionID, 80), termsafe.Cut(transport.RedactTarget(d.Target), 200), now.Sub(d.Started).Round(time.Second), foreign)
+			termsafe.Cut(d.SessionID, 80), termsafe.Cut(transport.RedactTarget(d.Target), 200), now.Sub(d.Started).Round(time.Second), notes)
 	}
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -67,13 +68,17 @@ func (f *stateFlags) open(cmd string) (session.StateStore, error) {
 		fmt.Fprintf(w, "warning: the --state URL %s has a password in it, which anyone on this machine can read in the process list; leave it out and set REDISCLI_AUTH instead\n",
 			termsafe.Line(transport.RedactURL(url)))
 	}
-	local := session.DefaultStateStore()
-	local.LeaseTTL = f.leaseTTL
 	switch {
 	case url == "" || url == "file":
+		local := session.DefaultStateStore()
+		local.LeaseTTL = f.leaseTTL
 		return local, nil
 	case strings.HasPrefix(url, "redis://"), strings.HasPrefix(url, "rediss://"):
-		s, err := redisstore.Open(redisstore.Options{URL: url, LeaseTTL: f.leaseTTL, StateTTL: f.stateTTL, Fallback: local, TLS: f.tls})
+		// A record Redis cannot take goes to a folder of that Redis's own,
+		// not the default file store: it is listed, and rejoined, under
+		// the same --state only, labelled as a local copy.
+		s, err := redisstore.Open(redisstore.Options{URL: url, LeaseTTL: f.leaseTTL, StateTTL: f.stateTTL,
+			FallbackRoot: filepath.Join(session.StateDir(), "fallback"), TLS: f.tls})
 		if err != nil {
 			return nil, usagef(cmd, "%v", err)
 		}

@@ -15,8 +15,9 @@ import (
 
 	"mcpscope/connect"
 	"mcpscope/internal/clienttest"
-	"mcpscope/internal/loopback"
 	"mcpscope/internal/peers"
+	"mcpscope/internal/redistest"
+	"mcpscope/internal/shell"
 	"mcpscope/internal/testservers"
 	"mcpscope/session"
 )
@@ -110,11 +111,12 @@ func inspectorStreamingSlow(t *testing.T, dir string, seconds, steps string, arg
 	return tm, state
 }
 
-// files lists what b's file store holds (records, marks, leases).
+// files lists what b's file store and Redis fallback folders hold
+// (records, marks, leases).
 func (b *box) files() []string {
 	var left []string
 	root := filepath.Join(b.home, "state", "mcpscope")
-	for _, dir := range []string{filepath.Join(root, "calls"), filepath.Join(root, "calls.leases")} {
+	for _, dir := range []string{filepath.Join(root, "calls"), filepath.Join(root, "calls.leases"), filepath.Join(root, "fallback")} {
 		_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 			if err == nil && !d.IsDir() && d.Name() != ".lock" {
 				left = append(left, p)
@@ -123,15 +125,6 @@ func (b *box) files() []string {
 		})
 	}
 	return left
-}
-
-// deadRedis is a redis:// URL nothing listens on.
-func deadRedis(t *testing.T) string {
-	addr, err := loopback.FreeAddr()
-	if err != nil {
-		t.Fatal(err)
-	}
-	return "redis://" + addr + "/0"
 }
 
 // Redis stopped with SHUTDOWN and started again on the same folder between
@@ -152,29 +145,59 @@ func TestRejoinAcrossARedisRestart(t *testing.T) {
 }
 
 // Redis unreachable when `call --detach` runs: the call is still detached,
-// its record kept in the local file store, and the user told where and how
-// to rejoin it; that rejoin gets the result and leaves no file. A rejoin
-// through the unreachable Redis fails at once, naming the store, exit 3.
+// its record kept in that Redis's local fallback folder, and the user told
+// where and how to rejoin it: the same --state. A rejoin while Redis is
+// down fails at once, naming the store, exit 3. The local copy is listed
+// under that Redis alone, labelled: neither another Redis nor the plain
+// file store lists it. Once Redis answers, the printed command gets the
+// result and leaves no file and no key.
 func TestDetachAndRejoinWhileRedisIsUnreachable(t *testing.T) {
-	dead := deadRedis(t)
+	srv, other := redistest.Start(t), redistest.Start(t)
+	state := srv.URL(0)
+	srv.Kill()
 	url := testservers.StartHTTP(t, testservers.HTTPOpts{EventStore: true})
 	a := newBox(t, "machine-a")
-	h, d := a.detach(url, "seconds=1", "steps=4", "--state", dead)
-	if !strings.Contains(d.stderr, "kept in file store "+filepath.Join(a.home, "state")) ||
-		!strings.Contains(d.stderr, "mcpscope rejoin --state file "+h) {
-		t.Fatalf("the user is not told where the record of %s went:\n%s", h, d.stderr)
+	h, d := a.detach(url, "seconds=1", "steps=4", "--state", state)
+	line := shell.Join([]string{"mcpscope", "rejoin", "--state", state, h})
+	if !strings.Contains(d.stderr, "kept in file store "+filepath.Join(a.home, "state", "mcpscope", "fallback")+"/") ||
+		!strings.Contains(d.stderr, line) {
+		t.Fatalf("the user is not told where the record of %s went, or how to rejoin it (%s):\n%s", h, line, d.stderr)
 	}
-	r := a.run("rejoin", h, "--state", dead, "--no-journal")
-	if r.code != 3 || !strings.Contains(r.stderr, "state store "+dead) || r.took > 30*time.Second {
+	r := a.run("rejoin", h, "--state", state, "--no-journal")
+	if r.code != 3 || !strings.Contains(r.stderr, "state store "+state) || r.took > 30*time.Second {
 		t.Fatalf("rejoin through an unreachable Redis: exit %d after %s\n%s", r.code, r.took, r.stderr)
 	}
 	t.Logf("a rejoin through an unreachable Redis failed in %s: %s", r.took, strings.TrimSpace(r.stderr))
-	r = a.run("rejoin", "--state", "file", h, "--no-journal")
+	for _, elsewhere := range []string{other.URL(0), "file"} {
+		if r := a.run("rejoin", "--state", elsewhere); r.code != 0 || strings.Contains(r.stdout, h) {
+			t.Fatalf("rejoin --state %s (not the Redis %s fell back from): exit %d\n%s\n%s", elsewhere, h, r.code, r.stdout, r.stderr)
+		}
+	}
+
+	srv.Restart(t)
+	r = a.run("rejoin", "--state", state)
+	if r.code != 0 || !strings.Contains(r.stdout, h) || !strings.Contains(r.stdout, session.FallbackLabel) {
+		t.Fatalf("rejoin --state %s does not list %s as a local copy: exit %d\n%s\n%s", state, h, r.code, r.stdout, r.stderr)
+	}
+	r = a.run("rejoin", "--state", state, "--json")
+	var rows []struct {
+		Handle      string `json:"handle"`
+		Local       bool   `json:"local"`
+		LocalFolder string `json:"localFolder"`
+	}
+	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil || len(rows) != 1 || rows[0].Handle != h || !rows[0].Local ||
+		!strings.HasPrefix(rows[0].LocalFolder, filepath.Join(a.home, "state", "mcpscope", "fallback")) {
+		t.Fatalf("rejoin --json: %v\n%s", err, r.stdout)
+	}
+	r = a.run(append(strings.Fields(line)[1:], "--no-journal")...)
 	if r.code != 0 || !strings.Contains(r.stdout, "finished 4 steps") {
-		t.Fatalf("rejoin from the local store: exit %d\n%s\n%s", r.code, r.stdout, r.stderr)
+		t.Fatalf("%s once Redis answers: exit %d\n%s\n%s", line, r.code, r.stdout, r.stderr)
 	}
 	if left := a.files(); len(left) != 0 {
 		t.Fatalf("files left: %v", left)
+	}
+	if left := redisKeys(t, srv); len(left) != 0 {
+		t.Fatalf("keys left in Redis: %v", left)
 	}
 }
 
@@ -263,37 +286,52 @@ func TestTwoRejoinersOneWinner(t *testing.T) {
 }
 
 // Redis unreachable when q in the inspector leaves a running call to the
-// server: the record is kept in the local file store, the user is told
-// where and given the command that rejoins it, and that command gets the
-// result and leaves no file.
+// server: the record is kept in that Redis's local fallback folder, the
+// user is told where and given the command that rejoins it (the same
+// --state), and that command, once Redis answers, gets the result and
+// leaves no file and no key.
 func TestE2EQuitWhileRedisIsUnreachable(t *testing.T) {
-	dead := deadRedis(t)
+	srv := redistest.Start(t)
+	redisURL := srv.URL(0)
+	srv.Kill()
 	dir := t.TempDir()
-	tm, state := inspectorStreamingSlow(t, dir, "3", "6", "--state", dead)
+	tm, state := inspectorStreamingSlow(t, dir, "3", "6", "--state", redisURL)
 	tm.keys("q")
 	tm.waitFor("EXITED 0")
 	b, err := os.ReadFile(filepath.Join(dir, "stderr.log"))
 	if err != nil {
 		t.Fatal(err)
 	}
+	fallback := filepath.Join(state, "mcpscope", "fallback")
 	var handle string
 	for _, l := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(l); len(f) >= 5 && f[0] == "mcpscope" && f[1] == "rejoin" && f[2] == "--state" && f[3] == "file" {
+		if f := strings.Fields(l); len(f) >= 5 && f[0] == "mcpscope" && f[1] == "rejoin" && f[2] == "--state" && f[3] == redisURL {
 			handle = f[4]
-			if !strings.Contains(l, "could not be reached: kept in file store "+state) || !strings.Contains(l, dead) {
+			if !strings.Contains(l, "could not be reached: kept in file store "+fallback+"/") {
 				t.Fatalf("the user is not told where the record went: %s", l)
 			}
 		}
 	}
 	if handle == "" {
-		t.Fatalf("no rejoin command with --state file after q:\n%s", b)
+		t.Fatalf("no rejoin command with --state %s after q:\n%s", redisURL, b)
 	}
-	out, err := mcpscope(t, state, "rejoin", "--state", "file", handle, "--no-journal").CombinedOutput()
+	srv.Restart(t)
+	out, err := mcpscope(t, state, "rejoin", "--state", redisURL, handle, "--no-journal").CombinedOutput()
 	if err != nil || !strings.Contains(string(out), "finished 6 steps") {
-		t.Fatalf("rejoin from the local store: %v\n%s", err, out)
+		t.Fatalf("rejoin once Redis answers: %v\n%s", err, out)
 	}
-	if l, _ := callStore(state).List(); len(l) != 0 {
-		t.Fatalf("records left: %+v", l)
+	var left []string
+	_ = filepath.WalkDir(fallback, func(p string, d fs.DirEntry, err error) error {
+		if err == nil && strings.HasSuffix(p, ".json") {
+			left = append(left, p)
+		}
+		return nil
+	})
+	if len(left) != 0 {
+		t.Fatalf("records left in the fallback: %v", left)
+	}
+	if keys := redisKeys(t, srv); len(keys) != 0 {
+		t.Fatalf("keys left in Redis: %v", keys)
 	}
 }
 

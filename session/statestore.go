@@ -49,7 +49,16 @@ type Detached struct {
 	// Tag is the record's integrity tag (recordtag.go): an HMAC with the
 	// user's state key, so a record someone else wrote reads as foreign.
 	Tag string `json:"tag,omitempty"`
+	// Fallback is set by a store on a record it read from its local
+	// fallback (the folder): Redis could not be reached when the record
+	// was written, so it is on this machine only. Never stored nor
+	// sealed ("-"): it says where a copy was read from, not what the call is.
+	Fallback string `json:"-"`
 }
+
+// FallbackLabel is how a record read from a store's local fallback
+// (Detached.Fallback) is shown in lists.
+const FallbackLabel = "local copy (Redis was unreachable)"
 
 // owner is d's owner, an old record's PID read as a process on this host.
 func (d Detached) owner() *Owner {
@@ -111,8 +120,9 @@ type StateArgs interface {
 }
 
 // StoredElsewhere is what Put returns when its store could not keep the
-// record but another did (Redis unreachable: the local file store): the
-// record is safe, and the user is told where.
+// record but another did (Redis unreachable: that Redis's local fallback
+// folder, which only the same --state lists and reads): the record is
+// safe, and the user is told where.
 type StoredElsewhere struct {
 	Where string // the store that kept it
 	Cause error  // why the first could not
@@ -137,8 +147,8 @@ func (s *Session) putRecord(d Detached, tell bool) error {
 func (s *Session) putResult(d Detached, err error, tell bool) error {
 	var se *StoredElsewhere
 	if errors.As(err, &se) {
-		msg := fmt.Sprintf("the record of call %s could not be written to the state store (%v); it is kept in %s: rejoin it on this machine with %s",
-			d.Handle, se.Cause, se.Where, shell.Join([]string{"mcpscope", "rejoin", "--state", "file", d.Handle}))
+		msg := fmt.Sprintf("the record of call %s could not be written to the state store (%v); it is kept in %s: once the store answers, rejoin it on this machine with %s",
+			d.Handle, se.Cause, se.Where, RejoinCommandIn(s.opts.StateStore, d.Handle))
 		s.Note(msg)
 		s.mu.Lock()
 		if s.elsewhere == nil {
@@ -173,12 +183,10 @@ func (s *Session) KeptElsewhere(handle string) string {
 }
 
 // RejoinCommandHere is the command line that rejoins handle from this
-// session's records: RejoinCommand, or for a record kept in the local
-// fallback store, the same with --state file.
+// session's records. A record kept in the store's local fallback is
+// rejoined with the same --state (the store reads its fallback), on this
+// machine once the store answers again.
 func (s *Session) RejoinCommandHere(handle string) string {
-	if s.KeptElsewhere(handle) != "" {
-		return shell.Join([]string{"mcpscope", "rejoin", "--state", "file", handle})
-	}
 	return RejoinCommandIn(s.opts.StateStore, handle)
 }
 

@@ -16,11 +16,14 @@ package redisstore
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
 	"os"
+	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -47,8 +50,13 @@ type Options struct {
 	StateTTL time.Duration // 0: DefaultStateTTL
 	Timeout  time.Duration // 0: DefaultTimeout
 	// Fallback keeps a record when Redis cannot be reached at Put (a
-	// detach, a quit): nothing is lost, and the user is told where.
+	// detach, a quit): nothing is lost, and the user is told where. It
+	// must be this Redis's own folder: the store lists and reads it as
+	// part of itself. FallbackRoot makes one.
 	Fallback *session.FileStore
+	// FallbackRoot, when Fallback is nil, is the folder under which this
+	// Redis gets its own fallback folder (FallbackDir).
+	FallbackRoot string
 	// TLS names a CA file and a client certificate for rediss:// (tls.go);
 	// the URL's ca=, cert= and cert_key= parameters do the same.
 	TLS TLSFiles
@@ -106,6 +114,9 @@ func Open(o Options) (*Store, error) {
 	if s.leaseTTL <= 0 {
 		s.leaseTTL = session.DefaultLeaseTTL
 	}
+	if s.fallback == nil && o.FallbackRoot != "" {
+		s.fallback = &session.FileStore{Dir: filepath.Join(o.FallbackRoot, fallbackName(ro)), LeaseTTL: s.leaseTTL}
+	}
 	if s.stateTTL <= 0 {
 		s.stateTTL = DefaultStateTTL
 	}
@@ -117,6 +128,26 @@ func Open(o Options) (*Store, error) {
 	ro.ContextTimeoutEnabled = true
 	s.c = redis.NewClient(ro)
 	return s, nil
+}
+
+// fallbackName names the fallback folder of the Redis ro reaches: a short
+// hash of its address and database, the same for every URL that reaches
+// that database (redis:// or rediss://, any user, any password), and a
+// different one for another Redis or database, so a record kept while
+// one Redis was away is listed under that Redis only. A hash rather than
+// the address: fixed length and safe in a path (IPv6, odd host names).
+func fallbackName(ro *redis.Options) string {
+	sum := sha256.Sum256([]byte(fmt.Sprintf("%s/%d", strings.ToLower(ro.Addr), ro.DB)))
+	return hex.EncodeToString(sum[:6])
+}
+
+// FallbackDir is the folder where the store keeps the records Redis could
+// not take ("" without a fallback).
+func (s *Store) FallbackDir() string {
+	if s.fallback == nil {
+		return ""
+	}
+	return s.fallback.Dir
 }
 
 // StateArgs is --state with the URL that reaches this store, its password
@@ -277,7 +308,7 @@ func (s *Store) written(d session.Detached, err error) error {
 	return &session.StoredElsewhere{Where: s.fallback.String(), Cause: err}
 }
 
-// Get reads one record (or its fallback copy).
+// Get reads one record (or its fallback copy, Fallback set).
 func (s *Store) Get(handle string) (session.Detached, error) {
 	var d session.Detached
 	if err := checkName("call handle", handle); err != nil {
@@ -292,6 +323,7 @@ func (s *Store) Get(handle string) (session.Detached, error) {
 	if errors.Is(err, redis.Nil) {
 		if s.fallback != nil {
 			if d, ferr := s.fallback.Get(handle); ferr == nil {
+				d.Fallback = s.fallback.Dir
 				return d, nil
 			}
 		}
@@ -318,8 +350,8 @@ func (s *Store) scan(ctx context.Context, pattern string) ([]string, error) {
 	return keys, it.Err()
 }
 
-// List returns every record, oldest first (and those a fallback kept while
-// Redis was away). Damaged records are skipped.
+// List returns every record, oldest first (and those the fallback kept
+// while Redis was away, Fallback set). Damaged records are skipped.
 func (s *Store) List() ([]session.Detached, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
@@ -356,6 +388,7 @@ func (s *Store) List() ([]session.Detached, error) {
 		local, _ := s.fallback.List()
 		for _, d := range local {
 			if !seen[d.Handle] {
+				d.Fallback = s.fallback.Dir
 				out = append(out, d)
 			}
 		}
@@ -490,7 +523,10 @@ func (s *Store) PutFenced(d session.Detached, l session.Lease, create bool) erro
 		return err
 	}
 	flag := "0"
-	if create {
+	if create || s.inFallback(d.Handle) {
+		// A record kept in the fallback exists for the contract: the
+		// claim's first write (a rejoin's) moves it into Redis, and the
+		// success lets go of the local copy (written).
 		flag = "1"
 	}
 	ctx, cancel := s.ctx()
@@ -502,6 +538,15 @@ func (s *Store) PutFenced(d session.Detached, l session.Lease, create bool) erro
 		return fmt.Errorf("%w %q in %s: it left the store (the call ended, or the record was forgotten)", session.ErrNoSuchCall, d.Handle, s)
 	}
 	return s.written(d, err)
+}
+
+// inFallback reports whether handle's record is in the fallback folder.
+func (s *Store) inFallback(handle string) bool {
+	if s.fallback == nil {
+		return false
+	}
+	_, err := s.fallback.Get(handle)
+	return err == nil
 }
 
 // markFencedScript is markScript under the fence KEYS[3]; a missing

@@ -170,8 +170,12 @@ func (v *View) Render(c view.Context, w, h int) string {
 				prog += "/" + widget.Num(d.Progress.Total)
 			}
 		}
-		row := fmt.Sprintf(" %-*s %-24s %s %s %s%s", hw, widget.Shorten(termsafe.Line(d.Handle), hw), widget.Shorten(state, 24),
-			d.Started.In(c.Location).Format("01-02 15:04"), termsafe.Line(d.Method), termsafe.Line(d.Name), prog)
+		local := ""
+		if d.Fallback != "" {
+			local = "  local copy"
+		}
+		row := fmt.Sprintf(" %-*s %-24s %s %s %s%s%s", hw, widget.Shorten(termsafe.Line(d.Handle), hw), widget.Shorten(state, 24),
+			d.Started.In(c.Location).Format("01-02 15:04"), termsafe.Line(d.Method), termsafe.Line(d.Name), prog, local)
 		if i == v.sel {
 			l = append(l, th.Selected.Render(widget.Pad("▸"+row, w)))
 		} else {
@@ -183,6 +187,11 @@ func (v *View) Render(c view.Context, w, h int) string {
 			" target   "+termsafe.Line(transport.RedactTarget(d.Target)), // a record an older build wrote may hold it as typed
 			" session  "+termsafe.Line(or(d.SessionID, "(none)"))+" · "+termsafe.Line(or(d.ProtocolVersion, "?"))+" "+termsafe.Line(d.Era),
 			" rejoin   "+th.Accent.Render(termsafe.Line(session.RejoinCommandIn(v.s.Store(), d.Handle))))
+		if d.Fallback != "" {
+			// On this machine only: another machine on the same Redis
+			// does not list it.
+			l = append(l, th.Faint.Render(" kept     "+session.FallbackLabel+", on this machine only: "+termsafe.Line(d.Fallback)))
+		}
 		if ok, why := v.s.CanRejoin(d); ok {
 			l = append(l, th.OK.Render(" "+c.KeyOf("rejoin-here")+" rejoins it in this session"))
 		} else {

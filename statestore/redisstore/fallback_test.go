@@ -1,0 +1,152 @@
+package redisstore_test
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"mcpscope/internal/redistest"
+	"mcpscope/session"
+	"mcpscope/statestore/redisstore"
+)
+
+func openFallback(t *testing.T, url, root string) *redisstore.Store {
+	t.Helper()
+	s, err := redisstore.Open(redisstore.Options{URL: url, FallbackRoot: root, Timeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	return s
+}
+
+func handles(l []session.Detached) []string {
+	var hs []string
+	for _, d := range l {
+		hs = append(hs, d.Handle)
+	}
+	return hs
+}
+
+// Every URL that reaches one Redis database shares one fallback folder,
+// whatever its scheme, user or password; another Redis or database has
+// its own, and none is the plain file store's.
+func TestFallbackFolderIsPerRedis(t *testing.T) {
+	root := t.TempDir()
+	dir := func(url string) string { return openFallback(t, url, root).FallbackDir() }
+	a := dir("redis://127.0.0.1:6390/2")
+	for _, same := range []string{"redis://:pw@127.0.0.1:6390/2", "rediss://ops@127.0.0.1:6390/2"} {
+		if got := dir(same); got != a {
+			t.Errorf("%s: fallback %s, want %s (the same Redis database)", same, got, a)
+		}
+	}
+	for _, other := range []string{"redis://127.0.0.1:6390/3", "redis://127.0.0.1:6391/2", "redis://10.0.0.1:6390/2"} {
+		if got := dir(other); got == a {
+			t.Errorf("%s shares the fallback %s of another Redis", other, a)
+		}
+	}
+	if filepath.Dir(a) != root {
+		t.Errorf("fallback %s is not under %s", a, root)
+	}
+}
+
+// A record that fell back from Redis A (unreachable at Put) is listed,
+// labelled, under A once A answers, and under neither Redis B nor the
+// plain file store; a rejoin through A (claim, fenced write, fenced
+// delete) moves it into Redis and then leaves nothing, in Redis or in the
+// folder. The label is no part of the record's seal.
+func TestFallbackRecordIsListedUnderItsRedisOnly(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Setenv(session.EnvStateKey, "a-test-state-key-0123456789")
+	root := filepath.Join(session.StateDir(), "fallback")
+	srvA, srvB := redistest.Start(t), redistest.Start(t)
+	a, b := openFallback(t, srvA.URL(0), root), openFallback(t, srvB.URL(0), root)
+	plain := session.DefaultStateStore()
+	if err := plain.Put(session.Detached{Handle: "plain-1", Method: "tools/call"}); err != nil {
+		t.Fatal(err)
+	}
+
+	srvA.Kill()
+	d := session.Detached{Handle: "h1", Method: "tools/call", Name: "slow", Started: time.Now()}
+	session.SealRecord(&d)
+	err := a.Put(d)
+	var se *session.StoredElsewhere
+	if !errors.As(err, &se) || !strings.Contains(se.Where, a.FallbackDir()) {
+		t.Fatalf("put while Redis A is down: %v; want it kept in %s", err, a.FallbackDir())
+	}
+
+	if l, err := b.List(); err != nil || len(l) != 0 {
+		t.Fatalf("Redis B lists %v (%v); want nothing: the record fell back from A", handles(l), err)
+	}
+	if _, err := b.Get("h1"); !errors.Is(err, session.ErrNoSuchCall) {
+		t.Fatalf("Redis B reads A's local copy: %v", err)
+	}
+	if l, err := plain.List(); err != nil || strings.Join(handles(l), ",") != "plain-1" {
+		t.Fatalf("the plain file store lists %v (%v); want plain-1 alone", handles(l), err)
+	}
+
+	srvA.Restart(t)
+	l, err := a.List()
+	if err != nil || len(l) != 1 || l[0].Handle != "h1" {
+		t.Fatalf("Redis A lists %v (%v); want h1", handles(l), err)
+	}
+	if l[0].Fallback != a.FallbackDir() {
+		t.Fatalf("h1 listed with Fallback %q; want %s", l[0].Fallback, a.FallbackDir())
+	}
+	if !session.RecordSealed(l[0]) {
+		t.Fatal("the local copy's label broke its seal")
+	}
+	got, err := a.Get("h1")
+	if err != nil || got.Fallback != a.FallbackDir() {
+		t.Fatalf("get h1 through A: %+v %v", got, err)
+	}
+
+	// A rejoin: the claim, then the record named with its new owner (only
+	// over the record as it is: the local copy counts), then the end.
+	lease, err := a.Claim(session.CallLease("h1"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	me := session.Me()
+	got.Owner = &me
+	if err := a.PutFenced(got, lease, false); err != nil {
+		t.Fatalf("the rejoin's first write of a local copy: %v", err)
+	}
+	if n := records(t, a.FallbackDir()); len(n) != 0 {
+		t.Fatalf("local copy left after the record went to Redis: %v", n)
+	}
+	if inRedis, err := a.Get("h1"); err != nil || inRedis.Fallback != "" || inRedis.Owner == nil {
+		t.Fatalf("h1 in Redis after the rejoin's write: %+v %v", inRedis, err)
+	}
+	if err := a.DeleteFenced("h1", lease); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Release(lease); err != nil {
+		t.Fatal(err)
+	}
+	if left := keys(t, srvA.URL(0)); len(left) != 0 {
+		t.Fatalf("keys left in Redis A: %v", left)
+	}
+	if n := records(t, a.FallbackDir()); len(n) != 0 {
+		t.Fatalf("files left in the fallback: %v", n)
+	}
+}
+
+// records lists the record files in dir.
+func records(t *testing.T, dir string) []string {
+	t.Helper()
+	ents, err := os.ReadDir(dir)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		t.Fatal(err)
+	}
+	var out []string
+	for _, e := range ents {
+		if strings.HasSuffix(e.Name(), ".json") {
+			out = append(out, e.Name())
+		}
+	}
+	return out
+}
