@@ -281,8 +281,8 @@ func TestSealedRecordFromAnotherMachine(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(machineB, "mcpscope", "state.key"), key, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, out, errs := rejoinRun("sealed-1")
-	if _, _, errs = rejoinRun("--bearer", trustBearer, "sealed-1"); !strings.HasPrefix(srv.leaked(), trustBearer) ||
+	_, out, _ := rejoinRun("sealed-1")
+	if _, _, errs := rejoinRun("--bearer", trustBearer, "sealed-1"); !strings.HasPrefix(srv.leaked(), trustBearer) ||
 		!strings.Contains(errs, "record sealed with your state key") {
 		t.Fatalf("with the shared key and --bearer: %q\n%s", srv.leaked(), errs)
 	}
