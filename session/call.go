@@ -172,13 +172,15 @@ type CallOptions struct {
 	// Headers are extra per-request transport headers.
 	Headers map[string]string
 
-	modernVersion string // send stateless _meta even before the era is known (the probe)
-	probe         bool   // the era probe: an error answer is the era's answer, not a failure
-	asTask        bool   // CallAsTask: the call asked for a task (rejoined by its task id, DetachWhenRejoinable)
-	reissueOf     string // key of the call this one sends again (2026-07-28, broken stream)
-	reissues      int    // how many times the request was sent again
-	round         int    // MRTR round of this request (0 = first)
-	parent        string // key of the round this one retries
+	modernVersion string        // send stateless _meta even before the era is known (the probe)
+	probe         bool          // the era probe: an error answer is the era's answer, not a failure
+	asTask        bool          // CallAsTask: the call asked for a task (rejoined by its task id, DetachWhenRejoinable)
+	reissueOf     string        // key of the call this one sends again (2026-07-28, broken stream)
+	reissues      int           // how many times the request was sent again
+	round         int           // MRTR round of this request (0 = first)
+	parent        string        // key of the round this one retries
+	listen        *ListenFilter // subscriptions/listen: set before the request is sent (a refusal may come back first)
+	listenAttempt int           // its re-listen number (0 = the first listen)
 }
 
 // Call is one client→server request. Read it through Snapshot or Wait;

@@ -28,12 +28,10 @@ func (s *Session) Listen(f ListenFilter) *Call {
 }
 
 func (s *Session) listen(f ListenFilter, attempt int) *Call {
-	c := s.CallWith("subscriptions/listen", map[string]any{"notifications": f},
-		CallOptions{Timeout: -1, MaxTimeout: -1, NoProgressToken: true})
-	s.mu.Lock()
-	c.xw().listen, c.xw().listenAttempt = &f, attempt
-	s.mu.Unlock()
-	return c
+	// The filter and attempt go with the call from the start: a refused
+	// send may be handled before CallWith returns.
+	return s.CallWith("subscriptions/listen", map[string]any{"notifications": f},
+		CallOptions{Timeout: -1, MaxTimeout: -1, NoProgressToken: true, listen: &f, listenAttempt: attempt})
 }
 
 // relistenLocked is called when a listen call ended by a broken stream:

@@ -303,6 +303,7 @@ func (s *Session) CallWith(method string, params any, o CallOptions) *Call {
 	}
 	c := s.newCall(key, idJSON, method, s.opts.Now())
 	c.xw().round, c.xw().parent = o.round, o.parent
+	c.xw().listen, c.xw().listenAttempt = o.listen, o.listenAttempt
 	c.xw().opts = o
 	if o.NoProgressToken {
 		token = ""
