@@ -1,33 +1,17 @@
 package cli
 
 import (
-	"context"
 	"strings"
 	"testing"
 
-	"mcpscope/internal/demo"
+	"mcpscope/internal/testservers"
 )
 
 // TestDemoHTTPBothEras: the demo over HTTP speaks both eras, as it does
 // over stdio: a 2026-07-28 client (stateless, server/discover) and an
 // initialize-era client both list its tools.
 func TestDemoHTTPBothEras(t *testing.T) {
-	ctx, cancel := context.WithCancel(context.Background())
-	urls := make(chan string, 1)
-	served := make(chan error, 1)
-	go func() { served <- demo.ServeHTTP(ctx, "127.0.0.1:0", demo.Options{}, func(u string) { urls <- u }) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-served; err != nil {
-			t.Errorf("ServeHTTP: %v", err)
-		}
-	})
-	var url string
-	select {
-	case url = <-urls:
-	case err := <-served:
-		t.Fatalf("ServeHTTP: %v", err)
-	}
+	url := testservers.StartDemoHTTP(t)
 	for _, era := range []string{"modern", "legacy", "auto"} {
 		code, out, errs := run(t, "tools", "--era", era, url)
 		if code != exitOK || !strings.Contains(out, "echo") {

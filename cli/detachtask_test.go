@@ -11,34 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/demo"
 	"mcpscope/internal/peers"
 	"mcpscope/internal/testservers"
 	"mcpscope/session"
 )
-
-// startDemoHTTP serves the embedded demo over HTTP in this process, as
-// `mcpscope demo --http` does, and returns its /mcp URL.
-func startDemoHTTP(t *testing.T) string {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	urls := make(chan string, 1)
-	served := make(chan error, 1)
-	go func() { served <- demo.ServeHTTP(ctx, "127.0.0.1:0", demo.Options{}, func(u string) { urls <- u }) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-served; err != nil {
-			t.Errorf("ServeHTTP: %v", err)
-		}
-	})
-	select {
-	case url := <-urls:
-		return url
-	case err := <-served:
-		t.Fatalf("ServeHTTP: %v", err)
-	}
-	return ""
-}
 
 // detachJSON runs `call … --detach --json` with its state in state and
 // returns what it printed.
@@ -59,7 +35,7 @@ func detachJSON(t *testing.T, state string, args ...string) session.Detachment {
 // ones, which hold the file store) rejoins a task and follows it to its
 // result, and the record goes.
 func TestDetachDemoDefaultEra(t *testing.T) {
-	url := startDemoHTTP(t)
+	url := testservers.StartDemoHTTP(t)
 	state := t.TempDir()
 	start := time.Now()
 	d := detachJSON(t, state, "slow", "seconds=600", url)

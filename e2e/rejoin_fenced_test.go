@@ -26,7 +26,6 @@ import (
 
 	"mcpscope/connect"
 	"mcpscope/internal/clienttest"
-	"mcpscope/internal/demo"
 	"mcpscope/internal/faultproxy"
 	"mcpscope/internal/peers"
 	"mcpscope/internal/redistest"
@@ -186,26 +185,6 @@ func stepCounts(from, to int, runs ...[]int) (twice, lost int) {
 	return twice, lost
 }
 
-// demoHTTP serves the demo over Streamable HTTP in this process, in its
-// default era (2026-07-28, with the tasks extension).
-func demoHTTP(t *testing.T) string {
-	t.Helper()
-	ctx, cancel := context.WithCancel(context.Background())
-	urls := make(chan string, 1)
-	done := make(chan error, 1)
-	go func() { done <- demo.ServeHTTP(ctx, "127.0.0.1:0", demo.Options{}, func(u string) { urls <- u }) }()
-	t.Cleanup(func() { cancel(); <-done })
-	select {
-	case u := <-urls:
-		return u
-	case err := <-done:
-		t.Fatalf("demo --http: %v", err)
-	case <-time.After(hangGuard):
-		t.Fatal("the demo did not listen")
-	}
-	return ""
-}
-
 // leaseGone waits until nobody holds the call's lease in the store (a
 // paused or cut-off holder's lease ran out).
 func leaseGone(t *testing.T, store *redisstore.Store, handle string) {
@@ -250,7 +229,7 @@ func holderLost(t *testing.T, name string, code int, stdout, stderr, result stri
 func TestPausedHolderStopsActing(t *testing.T) {
 	srv, state, store := sharedRedis(t)
 	everything := peers.StartEverythingHTTP(t, "streamableHttp")
-	demoURL := demoHTTP(t)
+	demoURL := testservers.StartDemoHTTP(t)
 	for _, sc := range []struct {
 		name, result string
 		call         []string
