@@ -146,11 +146,13 @@ func TestRejoinAcrossARedisRestart(t *testing.T) {
 
 // Redis unreachable when `call --detach` runs: the call is still detached,
 // its record kept in that Redis's local fallback folder, and the user told
-// where and how to rejoin it: the same --state. A rejoin while Redis is
-// down fails at once, naming the store, exit 3. The local copy is listed
-// under that Redis alone, labelled: neither another Redis nor the plain
-// file store lists it. Once Redis answers, the printed command gets the
-// result and leaves no file and no key.
+// where and how to rejoin it: the same --state. While Redis is down the
+// listing says it can show only the local copies (exit 3); another machine
+// cannot rejoin (exit 3, the store named); the machine that kept the copy
+// can: the call is claimed in the folder and finishes. The local copy is
+// listed under that Redis alone, labelled: neither another Redis nor the
+// plain file store lists it. Once Redis answers, the printed command gets
+// the result of a second such call. No file and no key is left.
 func TestDetachAndRejoinWhileRedisIsUnreachable(t *testing.T) {
 	srv, other := redistest.Start(t), redistest.Start(t)
 	state := srv.URL(0)
@@ -163,9 +165,16 @@ func TestDetachAndRejoinWhileRedisIsUnreachable(t *testing.T) {
 		!strings.Contains(d.stderr, line) {
 		t.Fatalf("the user is not told where the record of %s went, or how to rejoin it (%s):\n%s", h, line, d.stderr)
 	}
-	r := a.run("rejoin", h, "--state", state, "--no-journal")
+	h2, _ := a.detach(url, "seconds=1", "steps=4", "--state", state)
+
+	r := a.run("rejoin", "--state", state)
+	if r.code != 3 || !strings.Contains(r.stdout, h) || !strings.Contains(r.stdout, h2) || !strings.Contains(r.stdout, session.FallbackLabel) ||
+		!strings.Contains(r.stderr, "listed below are only the 2 call(s) this machine kept a local copy of") {
+		t.Fatalf("rejoin --state %s while it is down: exit %d\n%s\n%s", state, r.code, r.stdout, r.stderr)
+	}
+	r = newBox(t, "machine-b").run("rejoin", h, "--state", state, "--no-journal")
 	if r.code != 3 || !strings.Contains(r.stderr, "state store "+state) || r.took > 30*time.Second {
-		t.Fatalf("rejoin through an unreachable Redis: exit %d after %s\n%s", r.code, r.took, r.stderr)
+		t.Fatalf("rejoin through an unreachable Redis on another machine: exit %d after %s\n%s", r.code, r.took, r.stderr)
 	}
 	t.Logf("a rejoin through an unreachable Redis failed in %s: %s", r.took, strings.TrimSpace(r.stderr))
 	for _, elsewhere := range []string{other.URL(0), "file"} {
@@ -173,25 +182,25 @@ func TestDetachAndRejoinWhileRedisIsUnreachable(t *testing.T) {
 			t.Fatalf("rejoin --state %s (not the Redis %s fell back from): exit %d\n%s\n%s", elsewhere, h, r.code, r.stdout, r.stderr)
 		}
 	}
+	r = a.run(append(strings.Fields(line)[1:], "--no-journal")...)
+	if r.code != 0 || !strings.Contains(r.stdout, "finished 4 steps") || !strings.Contains(r.stderr, session.FallbackLabel) {
+		t.Fatalf("%s on the machine that kept it, Redis still down: exit %d\n%s\n%s", line, r.code, r.stdout, r.stderr)
+	}
 
 	srv.Restart(t)
-	r = a.run("rejoin", "--state", state)
-	if r.code != 0 || !strings.Contains(r.stdout, h) || !strings.Contains(r.stdout, session.FallbackLabel) {
-		t.Fatalf("rejoin --state %s does not list %s as a local copy: exit %d\n%s\n%s", state, h, r.code, r.stdout, r.stderr)
-	}
 	r = a.run("rejoin", "--state", state, "--json")
 	var rows []struct {
 		Handle      string `json:"handle"`
 		Local       bool   `json:"local"`
 		LocalFolder string `json:"localFolder"`
 	}
-	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil || len(rows) != 1 || rows[0].Handle != h || !rows[0].Local ||
+	if err := json.Unmarshal([]byte(r.stdout), &rows); err != nil || len(rows) != 1 || rows[0].Handle != h2 || !rows[0].Local ||
 		!strings.HasPrefix(rows[0].LocalFolder, filepath.Join(a.home, "state", "mcpscope", "fallback")) {
-		t.Fatalf("rejoin --json: %v\n%s", err, r.stdout)
+		t.Fatalf("rejoin --json once Redis answers: %v\n%s", err, r.stdout)
 	}
-	r = a.run(append(strings.Fields(line)[1:], "--no-journal")...)
+	r = a.run("rejoin", h2, "--state", state, "--no-journal")
 	if r.code != 0 || !strings.Contains(r.stdout, "finished 4 steps") {
-		t.Fatalf("%s once Redis answers: exit %d\n%s\n%s", line, r.code, r.stdout, r.stderr)
+		t.Fatalf("rejoin %s once Redis answers: exit %d\n%s\n%s", h2, r.code, r.stdout, r.stderr)
 	}
 	if left := a.files(); len(left) != 0 {
 		t.Fatalf("files left: %v", left)
@@ -283,6 +292,32 @@ func TestTwoRejoinersOneWinner(t *testing.T) {
 			t.Fatalf("round %d: after the winner's interrupt the record is %+v %v; want it kept, free", round, d, err)
 		}
 	}
+}
+
+// Redis unreachable while the inspector runs a call it keeps a record of:
+// the inspector says so in its footer at once (its stderr is the screen),
+// in the warning's own words, until a key is pressed; the notes pane keeps
+// it as well.
+func TestE2ERedisUnreachableIsShownInTheInspector(t *testing.T) {
+	srv := redistest.Start(t)
+	redisURL := srv.URL(0)
+	srv.Kill()
+	dir := t.TempDir()
+	url := testservers.StartHTTP(t, testservers.HTTPOpts{EventStore: true})
+	tm := pane(t, dir, []string{"XDG_STATE_HOME=" + filepath.Join(dir, "state"), "XDG_CONFIG_HOME=" + dir + "/config"}, 160, 40,
+		"--state", redisURL, "--era", "legacy", "--no-journal", url)
+	tm.openTool("slow", "slow")
+	tm.fillField("seconds", "2")
+	tm.fillField("steps", "4")
+	tm.keys("Enter")
+	screen := tm.waitRe(`⚠ .*state store`)
+	if !strings.Contains(screen, "(Redis "+redisURL+")") || !strings.Contains(screen, "(whole in the notes pane)") {
+		t.Fatalf("the warning does not name the Redis:\n%s", screen)
+	}
+	tm.keys("Escape")
+	tm.waitUntil("the warning to go on a key", func(s string) bool { return !strings.Contains(s, "⚠") })
+	tm.keys("q")
+	tm.waitFor("EXITED 0")
 }
 
 // Redis unreachable when q in the inspector leaves a running call to the

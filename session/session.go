@@ -100,6 +100,11 @@ type Info struct {
 	// Reconnecting counts the streams waiting for a resume (scheduled or
 	// under way): while it is not 0 the connection is being re-established.
 	Reconnecting int
+	// Warnings counts what a person was told at once (Options.Warn: the
+	// state store unreachable, a lease lost…); Warning is the newest, for
+	// a screen that cannot print to stderr (the inspector's footer).
+	Warnings int
+	Warning  string
 }
 
 // Session is one connection's engine. All methods are safe for concurrent use
@@ -196,6 +201,18 @@ func New(t transport.Transport, o Options) *Session {
 		toolHeaders: map[string][]headerParam{}, invalidTools: map[string]string{}, streams: map[string]*streamState{},
 		expired: map[string]bool{}, tasks: map[string]*Task{}, taskKeys: map[string]map[string]bool{},
 		holdWake: make(chan struct{}),
+	}
+	// Every warning is counted in Info as well, so the inspector shows
+	// it (its stderr is the screen); o.Warn still prints it.
+	warn := o.Warn
+	s.opts.Warn = func(msg string) {
+		s.mu.Lock()
+		s.info.Warnings++
+		s.info.Warning = msg
+		s.mu.Unlock()
+		if warn != nil {
+			warn(msg)
+		}
 	}
 	s.seq = o.SeqBase
 	s.info.Era = "legacy"

@@ -133,6 +133,11 @@ type Model struct {
 	// which id the call carried on the wire (WireKey, a few ms after the
 	// flash is made), the flash names that id, the one the journal has.
 	flashCall *session.Call
+	// flashWarn marks the flash as a session warning (Info.Warning),
+	// shown in the warning colour until a key is pressed (the notes pane
+	// keeps it too); warned counts those shown.
+	flashWarn bool
+	warned    int
 	quit      bool
 
 	// other is the session not shown: the live one replays went to while
@@ -234,6 +239,13 @@ func (m *Model) refresh() {
 	m.running = m.h.running()
 	m.find.refresh(m)
 	m.info = m.s.Info()
+	if m.info.Warnings != m.warned {
+		// stderr is this screen: a warning the session gives a person at
+		// once (the state store unreachable, a lease lost) goes here.
+		m.warned = m.info.Warnings
+		m.setFlash("⚠ " + m.info.Warning)
+		m.flashWarn = true
+	}
 	m.catalog.Poll()
 	if v, ok := m.top().(viewer); ok {
 		if r, ok := v.held().(view.Refresher); ok {
@@ -314,7 +326,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 }
 
 func (m *Model) setFlash(s string) {
-	m.flash, m.flashAt, m.flashCall = s, m.opts.Now(), nil
+	m.flash, m.flashAt, m.flashCall, m.flashWarn = s, m.opts.Now(), nil, false
 }
 
 // flashNaming sets a flash that names call c by its key.
@@ -376,6 +388,9 @@ func textScope(s keys.Scope) bool {
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {
 	k := msg.String()
+	if m.flashWarn {
+		m.flash, m.flashWarn = "", false // read: the key does what it does too
+	}
 	if k == "ctrl+c" {
 		m.quit = true
 		return nil

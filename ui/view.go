@@ -253,6 +253,13 @@ func shorten(s string, n int) string {
 }
 
 func (m *Model) footer(w int) string {
+	if m.flashWarn { // until a key is pressed: it may need reading twice
+		text := " " + termsafe.Line(m.flashText())
+		if more := " … (whole in the notes pane)"; ansi.StringWidth(text) > w && w > 2*len(more) {
+			text = ansi.Truncate(text, w-ansi.StringWidth(more), "") + more
+		}
+		return fit(m.th.Warn.Render(text), w)
+	}
 	if m.flash != "" && m.opts.Now().Sub(m.flashAt) < 8*time.Second {
 		return fit(m.th.Accent.Render(" "+termsafe.Line(m.flashText())), w)
 	}
