@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
 
 	"mcpscope/connect"
@@ -132,9 +134,23 @@ func trustText(t connect.RecordTrust) string {
 func listDetached(cmd *cobra.Command, store session.StateStore, asJSON bool) error {
 	out := cmd.OutOrStdout()
 	list, err := store.List()
-	if err != nil {
+	if err != nil && len(list) == 0 {
 		return err // it names the store
 	}
+	if err != nil {
+		// Redis unreachable: the local copies this machine kept are all
+		// that can be listed; said first, and the exit is still an error.
+		fmt.Fprintf(cmd.ErrOrStderr(), "mcpscope: %s cannot be reached: listed below are only the %d call(s) this machine kept a local copy of\n",
+			termsafe.Line(store.String()), len(list))
+	}
+	if lerr := listCalls(out, store, list, asJSON); lerr != nil {
+		return lerr
+	}
+	return err
+}
+
+// listCalls prints the records in list, a line each (or JSON).
+func listCalls(out io.Writer, store session.StateStore, list []session.Detached, asJSON bool) error {
 	if asJSON {
 		rows := make([]listedCall, 0, len(list))
 		for _, d := range list {
@@ -146,8 +162,17 @@ func listDetached(cmd *cobra.Command, store session.StateStore, asJSON bool) err
 		fmt.Fprintf(out, "(no detached calls in %s)\n", termsafe.Line(store.String()))
 		return nil
 	}
+	// Columns as wide as their widest cell, so a short lease state ("free")
+	// leaves no run of blanks.
+	leases := make([]string, len(list))
+	wHandle, wLease := 0, 0
+	for i, d := range list {
+		leases[i] = termsafe.Cut(leaseText(session.CallState(store, d)), 120)
+		wHandle = max(wHandle, ansi.StringWidth(termsafe.Cut(d.Handle, 80)))
+		wLease = max(wLease, ansi.StringWidth(leases[i]))
+	}
 	now := time.Now()
-	for _, d := range list {
+	for i, d := range list {
 		prog := ""
 		if d.Progress.Updates > 0 {
 			prog = fmt.Sprintf(" %g/%g", d.Progress.Value, d.Progress.Total)
@@ -159,8 +184,8 @@ func listDetached(cmd *cobra.Command, store session.StateStore, asJSON bool) err
 		if d.Fallback != "" {
 			notes += "  " + session.FallbackLabel
 		}
-		fmt.Fprintf(out, "%-36s %-40s %s %s%s  session %s  %s  age %s%s\n", termsafe.Cut(d.Handle, 80),
-			termsafe.Cut(leaseText(session.CallState(store, d)), 120), termsafe.Cut(d.Method, 60), termsafe.Cut(d.Name, 80), prog,
+		fmt.Fprintf(out, "%s  %s  %s %s%s  session %s  %s  age %s%s\n", pad(termsafe.Cut(d.Handle, 80), wHandle),
+			pad(leases[i], wLease), termsafe.Cut(d.Method, 60), termsafe.Cut(d.Name, 80), prog,
 			termsafe.Cut(d.SessionID, 80), termsafe.Cut(transport.RedactTarget(d.Target), 200), now.Sub(d.Started).Round(time.Second), notes)
 	}
 	return nil
@@ -205,11 +230,15 @@ func rejoin(cmd *cobra.Command, sp connect.Spec, store session.StateStore, handl
 	}
 	// Where the call goes, before anything goes there; a record someone
 	// else may have written gets no credential unless --url names it.
+	local := d.Fallback
 	d, trust, err := connect.CheckRecord(sp, d)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(stderr, "rejoin: call %s on %s (%s)\n", termsafe.Cut(handle, 80), termsafe.Cut(trust.Target, 200), trustText(trust))
+	if local != "" {
+		fmt.Fprintf(stderr, "rejoin: its record is the %s, kept in %s on this machine\n", session.FallbackLabel, termsafe.Line(local))
+	}
 	s, err := connect.Rejoin(sp, d, store)
 	if err != nil {
 		return err
@@ -300,6 +329,11 @@ func rejoin(cmd *cobra.Command, sp connect.Spec, store session.StateStore, handl
 	// lost the call neither shows the result nor deletes the record).
 	printResult(stdout, asJSON, sn.Result, render.Contents, nil)
 	return nil
+}
+
+// pad fills s with blanks to w cells.
+func pad(s string, w int) string {
+	return s + strings.Repeat(" ", max(0, w-ansi.StringWidth(s)))
 }
 
 // callGoneError is a rejoin whose record is gone once its lease is held:

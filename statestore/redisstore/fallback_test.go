@@ -150,3 +150,73 @@ func records(t *testing.T, dir string) []string {
 	}
 	return out
 }
+
+// While Redis is still down, a local copy can be rejoined on the machine
+// that kept it: listed (with the error: the list is partial), read,
+// claimed in the fallback folder (a second claim there refused), written
+// and marked under that claim, and deleted by it. A claim through Redis
+// once it answers again is refused while the local claim lives; nothing
+// is left anywhere after.
+func TestFallbackCopyIsRejoinedWhileRedisIsDown(t *testing.T) {
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	t.Setenv(session.EnvStateKey, "a-test-state-key-0123456789")
+	root := filepath.Join(session.StateDir(), "fallback")
+	srv := redistest.Start(t)
+	a, other := openFallback(t, srv.URL(0), root), openFallback(t, srv.URL(0), root)
+	srv.Kill()
+	d := session.Detached{Handle: "h2", Method: "tools/call", Name: "slow", Started: time.Now()}
+	session.SealRecord(&d)
+	var se *session.StoredElsewhere
+	if err := a.Put(d); !errors.As(err, &se) {
+		t.Fatalf("put while Redis is down: %v", err)
+	}
+
+	l, err := a.List()
+	var down *redisstore.UnreachableError
+	if !errors.As(err, &down) || len(l) != 1 || l[0].Handle != "h2" || l[0].Fallback == "" {
+		t.Fatalf("list while Redis is down: %v %v; want the local copy h2 and the error", handles(l), err)
+	}
+	got, err := a.Get("h2")
+	if err != nil || got.Fallback != a.FallbackDir() {
+		t.Fatalf("get while Redis is down: %+v %v", got, err)
+	}
+	lease, err := a.Claim(session.CallLease("h2"))
+	if err != nil {
+		t.Fatalf("claim of a local copy while Redis is down: %v", err)
+	}
+	var held *session.HeldError
+	if _, err := other.Claim(session.CallLease("h2")); !errors.As(err, &held) {
+		t.Fatalf("a second claim of the local copy: %v; want it held", err)
+	}
+	if hs, err := a.Holders(session.CallLease("h2")); err != nil || len(hs) != 1 || hs[0].Token != lease.Token {
+		t.Fatalf("holders while Redis is down: %+v %v", hs, err)
+	}
+	me := session.Me()
+	got.Owner = &me
+	if err := a.PutFenced(got, lease, false); err != nil {
+		t.Fatalf("fenced write under the local claim: %v", err)
+	}
+	if err := a.MarkFenced("h2", session.Mark{EventID: "3", Progress: session.Progress{Updates: 3, Value: 3, Total: 6}}, lease); err != nil {
+		t.Fatalf("fenced mark under the local claim: %v", err)
+	}
+	if err := a.Renew(&lease); err != nil {
+		t.Fatalf("renewal of the local claim: %v", err)
+	}
+
+	srv.Restart(t)
+	if _, err := other.Claim(session.CallLease("h2")); !errors.As(err, &held) || held.Holder.Token != lease.Token {
+		t.Fatalf("a claim through Redis while the local claim lives: %v; want it held by the local claim", err)
+	}
+	if err := a.DeleteFenced("h2", lease); err != nil {
+		t.Fatal(err)
+	}
+	if err := a.Release(lease); err != nil {
+		t.Fatal(err)
+	}
+	if n := records(t, a.FallbackDir()); len(n) != 0 {
+		t.Fatalf("files left in the fallback: %v", n)
+	}
+	if left := keys(t, srv.URL(0)); len(left) != 0 {
+		t.Fatalf("keys left in Redis: %v", left)
+	}
+}

@@ -75,7 +75,8 @@ type Store struct {
 	healthOnce sync.Once
 	health     []string
 	mu         sync.Mutex
-	seen       serverFacts // as Health first found the server
+	seen       serverFacts     // as Health first found the server
+	local      map[string]bool // tokens of claims taken in the fallback (localclaim.go)
 }
 
 var (
@@ -330,6 +331,12 @@ func (s *Store) Get(handle string) (session.Detached, error) {
 		return d, fmt.Errorf("%w %q in %s (see: mcpscope rejoin)", session.ErrNoSuchCall, handle, s)
 	}
 	if err != nil {
+		if s.fallback != nil {
+			if d, ferr := s.fallback.Get(handle); ferr == nil {
+				d.Fallback = s.fallback.Dir // Redis unreachable: the copy kept here
+				return d, nil
+			}
+		}
 		return d, s.wrap("read call "+handle, err)
 	}
 	str, _ := vals[0].(string)
@@ -357,7 +364,9 @@ func (s *Store) List() ([]session.Detached, error) {
 	defer cancel()
 	keys, err := s.scan(ctx, prefix+"call:*")
 	if err != nil {
-		return nil, s.wrap("list calls", err)
+		// The copies this machine kept are still listed, with the error:
+		// the caller says the list is partial.
+		return s.fallbackList(nil), s.wrap("list calls", err)
 	}
 	var out []session.Detached
 	seen := map[string]bool{}
@@ -384,17 +393,27 @@ func (s *Store) List() ([]session.Detached, error) {
 			}
 		}
 	}
-	if s.fallback != nil {
-		local, _ := s.fallback.List()
-		for _, d := range local {
-			if !seen[d.Handle] {
-				d.Fallback = s.fallback.Dir
-				out = append(out, d)
-			}
+	out = append(out, s.fallbackList(seen)...)
+	sortByStart(out)
+	return out, nil
+}
+
+// fallbackList is the records in the fallback folder but those in seen,
+// labelled as local copies.
+func (s *Store) fallbackList(seen map[string]bool) []session.Detached {
+	if s.fallback == nil {
+		return nil
+	}
+	var out []session.Detached
+	local, _ := s.fallback.List()
+	for _, d := range local {
+		if !seen[d.Handle] {
+			d.Fallback = s.fallback.Dir
+			out = append(out, d)
 		}
 	}
 	sortByStart(out)
-	return out, nil
+	return out
 }
 
 func sortByStart(l []session.Detached) {
@@ -459,10 +478,13 @@ func (s *Store) Claim(name string) (session.Lease, error) {
 	b, _ := json.Marshal(l)
 	ctx, cancel := s.ctx()
 	defer cancel()
+	if held := s.heldLocally(name); held != nil {
+		return l, &session.HeldError{Holder: *held}
+	}
 	res, err := claimScript.Run(ctx, s.c, []string{leaseKey(l), fenceKey(name)}, b, s.leaseTTL.Milliseconds(), l.Token,
 		s.fenceTTL().Milliseconds()).Slice()
 	if err != nil {
-		return l, s.wrap("claim "+name, err)
+		return s.claimLocal(name, s.wrap("claim "+name, err))
 	}
 	if len(res) != 2 {
 		return l, fmt.Errorf("claim %s in %s: unexpected answer %v", name, s, res)
@@ -517,6 +539,9 @@ func (s *Store) PutFenced(d session.Detached, l session.Lease, create bool) erro
 	if err := checkName("call handle", d.Handle); err != nil {
 		return err
 	}
+	if s.isLocal(l) {
+		return s.fallback.PutFenced(d, l, create)
+	}
 	d.Updated = time.Now()
 	b, err := json.Marshal(d)
 	if err != nil {
@@ -568,6 +593,9 @@ func (s *Store) MarkFenced(handle string, m session.Mark, l session.Lease) error
 	if err := checkName("call handle", handle); err != nil {
 		return err
 	}
+	if s.isLocal(l) {
+		return s.fallback.MarkFenced(handle, m, l)
+	}
 	b, err := json.Marshal(m)
 	if err != nil {
 		return err
@@ -588,6 +616,9 @@ return 1`)
 func (s *Store) DeleteFenced(handle string, l session.Lease) error {
 	if err := checkName("call handle", handle); err != nil {
 		return err
+	}
+	if s.isLocal(l) {
+		return s.fallback.DeleteFenced(handle, l)
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
@@ -642,6 +673,9 @@ return 1`)
 
 // Renew extends l by its TTL if it is still the caller's.
 func (s *Store) Renew(l *session.Lease) error {
+	if s.isLocal(*l) {
+		return s.fallback.Renew(l)
+	}
 	n := *l
 	n.Expires = time.Now().Add(n.TTL)
 	b, _ := json.Marshal(n)
@@ -669,6 +703,12 @@ func (s *Store) Renew(l *session.Lease) error {
 
 // Release ends l if it is still the caller's.
 func (s *Store) Release(l session.Lease) error {
+	if s.isLocal(l) {
+		s.mu.Lock()
+		delete(s.local, l.Token)
+		s.mu.Unlock()
+		return s.fallback.Release(l)
+	}
 	ctx, cancel := s.ctx()
 	defer cancel()
 	keys := []string{leaseKey(l)}
@@ -687,6 +727,9 @@ func (s *Store) Holders(name string) ([]session.Lease, error) {
 	defer cancel()
 	keys, err := s.scan(ctx, prefix+"share:"+name+":*")
 	if err != nil {
+		if s.localCall(name) != "" {
+			return s.fallback.Holders(name) // Redis away: claims are taken there
+		}
 		return nil, s.wrap("list the holders of "+name, err)
 	}
 	keys = append(keys, prefix+"lease:"+name)
@@ -701,6 +744,10 @@ func (s *Store) Holders(name string) ([]session.Lease, error) {
 		if ok && json.Unmarshal([]byte(str), &l) == nil && l.Name == name {
 			out = append(out, l)
 		}
+	}
+	if s.localCall(name) != "" {
+		local, _ := s.fallback.Holders(name) // claimed here while Redis was away
+		out = append(out, local...)
 	}
 	return out, nil
 }

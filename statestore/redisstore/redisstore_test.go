@@ -94,7 +94,8 @@ func TestRedisRestartKeepsRecordAndStateTTL(t *testing.T) {
 }
 
 // Redis unreachable: a Put goes to the local fallback and says where; a
-// read fails at once with the store named and its password redacted.
+// list or a claim fails at once with the store named and its password
+// redacted (but for a record in the fallback, claimed there).
 func TestRedisUnreachable(t *testing.T) {
 	srv := redistest.Start(t)
 	url := "redis://me:hunter2@" + srv.Addr + "/0"
@@ -119,8 +120,14 @@ func TestRedisUnreachable(t *testing.T) {
 	if !errors.As(err, &ue) || strings.Contains(err.Error(), "hunter2") || !strings.Contains(err.Error(), srv.Addr) {
 		t.Fatalf("list while Redis is down: %v", err)
 	}
-	if _, err := s.Claim("call:h1"); !errors.As(err, &ue) {
+	if _, err := s.Claim("call:h9"); !errors.As(err, &ue) {
 		t.Fatalf("claim while Redis is down: %v", err)
+	}
+	// h1's record is only in the fallback: claimed there (localclaim.go).
+	if l, err := s.Claim("call:h1"); err != nil {
+		t.Fatalf("claim of the local copy while Redis is down: %v", err)
+	} else if err := s.Release(l); err != nil {
+		t.Fatal(err)
 	}
 	t.Logf("unreachable errors after %v", time.Since(start))
 	if strings.Contains(s.String(), "hunter2") {
