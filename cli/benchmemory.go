@@ -11,8 +11,9 @@ import (
 )
 
 // benchMemory runs the memory rows of mcpscope bench: `open` of journals
-// of each size, the index on disk, the TUI under floods of each size.
-func benchMemory(cmd *cobra.Command, self, sizes, openSizes string) error {
+// of each size, the index on disk, the TUI under floods of each size, the
+// journal readers over one huge line.
+func benchMemory(cmd *cobra.Command, self, sizes, openSizes string, bigLineMiB int) error {
 	ns, err := parseSizes(sizes)
 	if err != nil {
 		return usagef(cmd.CommandPath(), "--memory-sizes: %v", err)
@@ -28,7 +29,7 @@ func benchMemory(cmd *cobra.Command, self, sizes, openSizes string) error {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	r, err := bench.Memory(bench.MemoryOptions{Self: self, OpenSizes: opens, TUISizes: ns, Dir: dir})
+	r, err := bench.Memory(bench.MemoryOptions{Self: self, OpenSizes: opens, TUISizes: ns, Dir: dir, BigLine: bigLineMiB << 20})
 	if err != nil {
 		return fmt.Errorf("memory: %w", err)
 	}

@@ -1,17 +1,14 @@
 package e2e
 
 import (
-	"bufio"
 	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"mcpscope/session"
-	"mcpscope/transport"
+	"mcpscope/internal/bench"
 )
 
 // bigLine is the size of the huge frame in bigJournal: large enough that
@@ -22,78 +19,11 @@ const (
 	hugeLine = 300 << 20
 )
 
-// bigJournal writes a journal of a Streamable HTTP session whose one
-// tools/call result is a single frame of about bigLine bytes (text with
-// escapes and a multi-byte character, so decoding and encoding both have
-// work), between initialize and tools/list.
+// bigJournal writes a journal of one line of about bigLine bytes (the
+// bench's big-line rows read the same).
 func bigJournal(t *testing.T, path string, bigLine int, request bool) {
 	t.Helper()
-	f, err := os.Create(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	w := bufio.NewWriter(f)
-	const url = "http://127.0.0.1:3001/mcp"
-	at := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
-	head, _ := json.Marshal(session.Header{Format: session.JournalFormat, Started: at, Target: "http: " + url, PID: 1})
-	w.Write(append(head, '\n'))
-	var seq uint64
-	put := func(dir transport.Dir, kind transport.Kind, stream, event string, data []byte) {
-		seq++
-		m := transport.Meta{HTTPMethod: "POST", URL: url, Stream: stream, Event: event}
-		if event == transport.EvStreamOpened {
-			m.Status = 200
-		}
-		if dir == transport.In {
-			m.EventType = "message"
-		}
-		if _, err := session.WriteRecord(w, nil, seq, transport.Frame{Time: at.Add(time.Duration(seq) * time.Millisecond),
-			Dir: dir, Kind: kind, Data: data, Meta: m}); err != nil {
-			t.Fatal(err)
-		}
-	}
-	msg := func(dir transport.Dir, stream, raw string) { put(dir, transport.Message, stream, "", []byte(raw)) }
-	ev := func(name, stream string) { put(transport.Local, transport.Event, stream, name, nil) }
-	msg(transport.Out, "post:0", `{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
-	ev(transport.EvStreamOpened, "post:0")
-	msg(transport.In, "post:0", `{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"big","version":"1"}}}`)
-	ev(transport.EvStreamClosed, "post:0")
-	// The huge line is written a piece at a time, as AppendRecord would
-	// write it whole, so this process stays small. It is the call's
-	// result, or with request its arguments.
-	huge := func(dir transport.Dir, head, tail string) {
-		seq++
-		m := transport.Meta{HTTPMethod: "POST", URL: url, Stream: "post:1"}
-		if dir == transport.In {
-			m.EventType = "message"
-		}
-		rec := session.AppendRecord(nil, seq, transport.Frame{Time: at.Add(time.Duration(seq) * time.Millisecond), Dir: dir,
-			Kind: transport.Message, Data: []byte("x"), Meta: m})
-		esc := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace
-		w.Write(rec[:len(rec)-len(`x"}`+"\n")])
-		w.WriteString(esc(head))
-		unit := esc(`a line of \"text\" with é\n`) // the text's JSON escapes, escaped again in the record
-		for range bigLine / len(unit) {
-			w.WriteString(unit)
-		}
-		w.WriteString(esc(tail) + `"}` + "\n")
-	}
-	if request {
-		huge(transport.Out, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"dump","arguments":{"text":"`, `"}}}`)
-		ev(transport.EvStreamOpened, "post:1")
-		msg(transport.In, "post:1", `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"ok"}]}}`)
-	} else {
-		msg(transport.Out, "post:1", `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"dump"}}`)
-		ev(transport.EvStreamOpened, "post:1")
-		huge(transport.In, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"`, `"}]}}`)
-	}
-	ev(transport.EvStreamClosed, "post:1")
-	msg(transport.Out, "post:2", `{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
-	ev(transport.EvStreamOpened, "post:2")
-	msg(transport.In, "post:2", `{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"dump","inputSchema":{"type":"object"}}]}}`)
-	ev(transport.EvStreamClosed, "post:2")
-	if err := w.Flush(); err != nil {
+	if err := bench.WriteBigLineJournal(path, bigLine, request); err != nil {
 		t.Fatal(err)
 	}
 }
@@ -131,7 +61,7 @@ func TestHugeLineMemory(t *testing.T) {
 			dir := t.TempDir()
 			path := filepath.Join(dir, "huge.jsonl")
 			bigJournal(t, path, hugeLine, request)
-			checkBigLinePeaks(t, dir, path, hugeLine, 64<<20)
+			checkBigLinePeaks(t, dir, path, hugeLine, bench.BigLineAllowance)
 		})
 	}
 }
@@ -143,13 +73,7 @@ func checkBigLinePeaks(t *testing.T, dir, path string, line, allowance int64) {
 	t.Helper()
 	st, _ := os.Stat(path)
 	limit := line*3/2 + allowance
-	for _, args := range [][]string{
-		{"journal", path},
-		{"export", path, "--format", "jsonl", "-o", filepath.Join(dir, "out.jsonl")},
-		{"export", path, "--format", "har", "-o", filepath.Join(dir, "out.har")},
-		{"export", path, "--format", "otlp", "-o", filepath.Join(dir, "out.otlp")},
-		{"diff", path, path},
-	} {
+	for _, args := range bench.BigLineReaders(path, dir) {
 		cmd := mcpscope(t, t.TempDir(), args...)
 		var errb bytes.Buffer
 		cmd.Stderr = &errb

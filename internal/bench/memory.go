@@ -204,6 +204,7 @@ type MemoryOptions struct {
 	TUIRateFor time.Duration // after the burst, a 10,000/s flood for this long (0: none)
 	AttachIdle string        // the attach child's idle spell (a duration; "" for its default)
 	SkipProxy  bool          // no proxy-with-a-viewer rows
+	BigLine    int           // bytes of the one huge line the big-line rows read (0: none)
 }
 
 // OpenRow is `open` at one size and journal kind.
@@ -220,6 +221,7 @@ type MemoryResult struct {
 	Open  []OpenRow
 	TUI   []TUIResult
 	Proxy []ProxyResult // a stdio proxy carrying a flood of each TUI size, a viewer attached
+	Big   []BigLineRow  // the whole-journal readers over one huge line
 }
 
 // Memory measures the memory rows: `open` of journals of each size (HTTP
@@ -267,6 +269,13 @@ func Memory(o MemoryOptions) (MemoryResult, error) {
 			p = ProxyResult{Frames: n, Err: err}
 		}
 		r.Proxy = append(r.Proxy, p)
+	}
+	if o.BigLine > 0 {
+		big, err := BigLine(o.Self, o.Dir, env, o.BigLine)
+		if err != nil {
+			return r, err
+		}
+		r.Big = big
 	}
 	return r, nil
 }
@@ -351,6 +360,7 @@ func PrintMemory(w io.Writer, r MemoryResult) {
 		line := fmt.Sprintf("  attach following it, all %d seen: RSS %.1f MiB (peak %.1f MiB, heap %.1f MiB) after %.1fs", a.Frames, mib(a.RSSKiB), mib(a.PeakRSSKiB), a.HeapMiB, a.Seconds)
 		flatLine(w, line, i, a.RSSKiB, r.Proxy[0].Attach.RSSKiB, r.Proxy[0].Attach.Frames)
 	}
+	printBigLine(w, r.Big)
 }
 
 // flatLine prints a row of a session-length series: the first size as it

@@ -103,3 +103,42 @@ func TestProxyAttachRowsTiny(t *testing.T) {
 		}
 	}
 }
+
+// The big-line rows, at a small line: every reader runs over the journal
+// of one huge line (as a result and as a request), its peak is measured,
+// and the report holds it to 1.5 × the line + the allowance.
+func TestBigLineRowsSmall(t *testing.T) {
+	if !exists(timeBin) {
+		t.Skip(timeBin + " is not installed: no peak to read") // bench says NOT MET then
+	}
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	self := testservers.BuildMCPScope(t)
+	rows, err := BigLine(self, t.TempDir(), nil, 4<<20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 || rows[0].Request || !rows[1].Request {
+		t.Fatalf("rows %+v; want a result and a request", rows)
+	}
+	for _, r := range rows {
+		if len(r.Peaks) != len(BigLineReaders("j", "o")) {
+			t.Fatalf("peaks %+v", r.Peaks)
+		}
+		for _, p := range r.Peaks {
+			if p.KiB <= 0 {
+				t.Fatalf("%s: no peak measured", p.Name)
+			}
+		}
+	}
+	var out bytes.Buffer
+	printBigLine(&out, rows)
+	if n := strings.Count(out.String(), "goal ≤ 1.5 × the line + 64 MiB = 70 MiB   met"); n != 2 {
+		t.Fatalf("the report does not hold both rows to the goal:\n%s", out.String())
+	}
+	rows[1].Peaks[4].KiB = 71 << 10 // diff over the limit
+	out.Reset()
+	printBigLine(&out, rows)
+	if !strings.Contains(out.String(), "diff 71   goal ≤ 1.5 × the line + 64 MiB = 70 MiB   NOT MET") {
+		t.Fatalf("a peak over the goal is not NOT MET:\n%s", out.String())
+	}
+}
