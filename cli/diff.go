@@ -21,6 +21,8 @@ func newDiffCmd() *cobra.Command {
 		baseline string
 		update   bool
 		junit    string
+		// driftFails: every change fails its JUnit case, not only breaking ones.
+		driftFails bool
 	)
 	cmd := &cobra.Command{
 		Use:   "diff [A] [B] [target]",
@@ -55,6 +57,9 @@ func newDiffCmd() *cobra.Command {
 					return usagef(cmd.CommandPath(), "with --baseline, diff takes one side (a journal or a target), got %d", n)
 				}
 				return usagef(cmd.CommandPath(), "diff compares two sides, got %d", n)
+			}
+			if driftFails && junit == "" {
+				return usagef(cmd.CommandPath(), "--junit-drift-fails says how --junit counts changes: give --junit FILE")
 			}
 			if update && baseline == "" {
 				return usagef(cmd.CommandPath(), "--update rewrites the --baseline file: give --baseline FILE")
@@ -173,7 +178,7 @@ func newDiffCmd() *cobra.Command {
 				r.Human(out, st)
 			}
 			if junit != "" {
-				if err := writeJUnit(junit, diffJUnit(r, snaps[0], snaps[1])); err != nil {
+				if err := writeJUnit(junit, diffJUnit(r, snaps[0], snaps[1], driftFails)); err != nil {
 					return err
 				}
 			}
@@ -194,7 +199,9 @@ func newDiffCmd() *cobra.Command {
 	f.otlp.add(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON for programs")
 	cmd.Flags().StringVar(&baseline, "baseline", "", "compare with the snapshot in this file, or write it there when it does not exist")
-	cmd.Flags().StringVar(&junit, "junit", "", "also write the report as JUnit XML to this file, a test case per tool, resource, template and prompt, for CI")
+	cmd.Flags().StringVar(&junit, "junit", "", "also write the report as JUnit XML to this file, a test case per tool, resource, template and prompt, for CI: "+
+		"a breaking change fails its case, any other passes and names the change in its output")
+	cmd.Flags().BoolVar(&driftFails, "junit-drift-fails", false, "with --junit, fail the case of every change, not only the breaking ones")
 	cmd.Flags().BoolVar(&update, "update", false, "with --baseline, rewrite the file with what the side holds now")
 	return cmd
 }
