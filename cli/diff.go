@@ -31,10 +31,13 @@ func newDiffCmd() *cobra.Command {
 			"instructions, and every tool, resource, template and prompt added, removed or changed, with a structural " +
 			"diff of input and output schemas, annotations and descriptions. Changes that may break a client (a tool " +
 			"gone, a property gone or of another type, an input tightened: a new required property, a new or narrower " +
-			"minItems, minLength, maxLength, minimum, maximum, pattern, const or enum, additionalProperties: false) are marked.\n\n" +
+			"minItems, minLength, maxLength, minimum, maximum, pattern, format, const or enum, additionalProperties: false) are marked. " +
+			"So is a tool whose hints now say it is less safe (readOnlyHint true to false, destructiveHint false to true), " +
+			"marked riskier: hosts approve calls by these hints.\n\n" +
 			"A side is a journal (the last lists it recorded), a snapshot written by --baseline, or a live server: a URL, " +
-			"or the command after -- (one side only; record the other first). The sides are the arguments in order, then " +
-			"the target; when one is missing, the embedded demo server takes the last place.\n\n" +
+			"or the command after -- (one side only; record the other first). " +
+			"The sides are the arguments in order, then the target; when one is missing, the embedded demo server takes " +
+			"the last place.\n\n" +
 			"--baseline FILE compares the one side with the snapshot in FILE, or writes FILE when it does not exist yet: " +
 			"commit it, and CI fails (exit 1) when the server's catalog drifts. --update rewrites it.",
 		GroupID: groupSessions,
@@ -167,7 +170,7 @@ func newDiffCmd() *cobra.Command {
 			}
 			r := diff.Compare(snaps[0], snaps[1])
 			if asJSON {
-				if err := render.Line(out, map[string]any{"drift": r.Drift(), "breaking": r.Breaking(), "report": r}); err != nil {
+				if err := render.Line(out, map[string]any{"drift": r.Drift(), "breaking": r.Breaking(), "riskier": r.Riskier(), "report": r}); err != nil {
 					return err
 				}
 			} else {
@@ -190,7 +193,7 @@ func newDiffCmd() *cobra.Command {
 				return nil
 			}
 			if r.Drift() {
-				return shown{&driftError{changes: len(r.Changes), breaking: r.Breaking()}}
+				return shown{&driftError{changes: len(r.Changes), breaking: r.Breaking(), riskier: r.Riskier()}}
 			}
 			return nil
 		},
@@ -200,8 +203,8 @@ func newDiffCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON for programs")
 	cmd.Flags().StringVar(&baseline, "baseline", "", "compare with the snapshot in this file, or write it there when it does not exist")
 	cmd.Flags().StringVar(&junit, "junit", "", "also write the report as JUnit XML to this file, a test case per tool, resource, template and prompt, for CI: "+
-		"a breaking change fails its case, any other passes and names the change in its output")
-	cmd.Flags().BoolVar(&driftFails, "junit-drift-fails", false, "with --junit, fail the case of every change, not only the breaking ones")
+		"a breaking or riskier change fails its case, any other passes and names the change in its output")
+	cmd.Flags().BoolVar(&driftFails, "junit-drift-fails", false, "with --junit, fail the case of every change, not only the breaking and riskier ones")
 	cmd.Flags().BoolVar(&update, "update", false, "with --baseline, rewrite the file with what the side holds now")
 	return cmd
 }
@@ -213,10 +216,14 @@ func writeBaseline(path string, s *diff.Snapshot) error {
 }
 
 // driftError is a diff that found changes: exit 1, so it gates CI.
-type driftError struct{ changes, breaking int }
+type driftError struct{ changes, breaking, riskier int }
 
 func (e *driftError) Error() string {
-	return fmt.Sprintf("the catalogs differ: %d change(s), %d breaking", e.changes, e.breaking)
+	msg := fmt.Sprintf("the catalogs differ: %d change(s), %d breaking", e.changes, e.breaking)
+	if e.riskier > 0 {
+		msg += fmt.Sprintf(", %d riskier", e.riskier)
+	}
+	return msg
 }
 
 func (e *driftError) Is(target error) bool { return target == errServerState }

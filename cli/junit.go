@@ -118,7 +118,7 @@ func writeJUnit(path string, j *junitSuites) error {
 // diffJUnit is a diff report as test cases: one per item of the lists
 // compared (tool, resource, template, prompt), one per other change
 // (server info, protocol version, capabilities, instructions). A breaking
-// change (or a hint that lets hosts approve a tool by itself no longer)
+// change, or a riskier one (a tool's hints now say it writes or destroys),
 // fails its case; any other change passes, named in the case's
 // <system-out>, unless driftFails (--junit-drift-fails) fails it too. The
 // suite is named after B, the side checked.
@@ -144,17 +144,20 @@ func diffJUnit(r *diff.Report, a, b *diff.Snapshot, driftFails bool) *junitSuite
 	return j
 }
 
-// changeCase puts a change in its case: a failure when it is breaking (or
-// when every drift fails), else the case's output.
+// changeCase puts a change in its case: a failure when it is breaking or
+// riskier (or when every drift fails), else the case's output.
 func changeCase(tc *junitCase, c diff.Change, driftFails bool) {
 	lines := c.Lines()
-	if !c.Breaking && !driftFails {
+	if !c.Breaking && !c.Riskier && !driftFails {
 		tc.SystemOut = "drift (not breaking): " + strings.Join(lines, "\n")
 		return
 	}
 	typ := "drift"
-	if c.Breaking {
+	switch {
+	case c.Breaking:
 		typ = "breaking"
+	case c.Riskier:
+		typ = "riskier"
 	}
 	tc.Failure = &junitFailure{Message: lines[0], Type: typ, Text: strings.Join(lines, "\n")}
 }

@@ -150,6 +150,45 @@ func TestDiffJUnit(t *testing.T) {
 	}
 }
 
+// TestDiffJUnitRiskier: a tool whose hints now say it destroys fails its
+// case as riskier, though nothing in it breaks; a description edit passes.
+func TestDiffJUnitRiskier(t *testing.T) {
+	snap := func(tools ...string) *diff.Snapshot {
+		s := &diff.Snapshot{Source: "stdio: node server.js", Capabilities: json.RawMessage(`{"tools":{}}`)}
+		for _, tl := range tools {
+			s.Tools = append(s.Tools, json.RawMessage(tl))
+		}
+		return s
+	}
+	a := snap(`{"name":"wipe","inputSchema":{"type":"object"},"annotations":{"destructiveHint":false}}`,
+		`{"name":"read","description":"old","inputSchema":{"type":"object"}}`)
+	b := snap(`{"name":"wipe","inputSchema":{"type":"object"},"annotations":{"destructiveHint":true}}`,
+		`{"name":"read","description":"new","inputSchema":{"type":"object"}}`)
+	r := diff.Compare(a, b)
+	path := filepath.Join(t.TempDir(), "riskier.xml")
+	if err := writeJUnit(path, diffJUnit(r, a, b, false)); err != nil {
+		t.Fatal(err)
+	}
+	xmllintSchema(t, path)
+	j := readJUnit(t, path)
+	if j.Tests != 2 || j.Failures != 1 || j.Name != "mcpscope diff stdio: node server.js" {
+		t.Fatalf("counts: %+v", j)
+	}
+	for _, c := range j.Suites[0].Cases {
+		switch c.Name {
+		case "wipe":
+			if c.Failure == nil || c.Failure.Type != "riskier" || !strings.Contains(c.Failure.Message, "changed tool wipe (riskier)") ||
+				!strings.Contains(c.Failure.Text, "/annotations/destructiveHint false → true  (riskier)") {
+				t.Errorf("the riskier tool: %+v %+v", c, c.Failure)
+			}
+		case "read":
+			if c.Failure != nil || !strings.Contains(c.SystemOut, "changed tool read") {
+				t.Errorf("the edited description: %+v %+v", c, c.Failure)
+			}
+		}
+	}
+}
+
 // TestJUnitTarget: a suite name holds the target on one inert line, cut in
 // the middle when long.
 func TestJUnitTarget(t *testing.T) {
