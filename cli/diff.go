@@ -4,12 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"mcpscope/artifact/diff"
 	"mcpscope/connect"
 	"mcpscope/internal/render"
+	"mcpscope/internal/shell"
 	"mcpscope/internal/userfile"
 	"mcpscope/transport"
 )
@@ -35,7 +38,7 @@ func newDiffCmd() *cobra.Command {
 			"So is a tool whose hints now say it is less safe (readOnlyHint true to false, destructiveHint false to true), " +
 			"marked riskier: hosts approve calls by these hints.\n\n" +
 			"A side is a journal (the last lists it recorded), a snapshot written by --baseline, or a live server: a URL, " +
-			"or the command after -- (one side only; record the other first). " +
+			"or the command after -- (one side only: a second -- is refused; snapshot one command with --baseline first). " +
 			"The sides are the arguments in order, then the target; when one is missing, the embedded demo server takes " +
 			"the last place.\n\n" +
 			"--baseline FILE compares the one side with the snapshot in FILE, or writes FILE when it does not exist yet: " +
@@ -47,6 +50,9 @@ func newDiffCmd() *cobra.Command {
 			"  mcpscope diff --baseline testdata/catalog.json -- node server.js",
 		Args: func(cmd *cobra.Command, args []string) error {
 			own, url, command := split(cmd, args)
+			if i := slices.Index(command, "--"); i >= 0 {
+				return twoCommands(cmd, command[:i], command[i+1:])
+			}
 			want := 2
 			if baseline != "" {
 				want = 1
@@ -207,6 +213,28 @@ func newDiffCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&driftFails, "junit-drift-fails", false, "with --junit, fail the case of every change, not only the breaking and riskier ones")
 	cmd.Flags().BoolVar(&update, "update", false, "with --baseline, rewrite the file with what the side holds now")
 	return cmd
+}
+
+// twoCommands refuses "diff -- A -- B": everything after the first -- is
+// one command, so B would be A's arguments and the demo the other side. A
+// command is one side; the other is recorded first.
+func twoCommands(cmd *cobra.Command, a, b []string) error {
+	show := func(argv []string) string {
+		return strings.TrimPrefix(transport.RedactTarget("stdio: "+shell.Join(argv)), "stdio: ")
+	}
+	if len(a) == 0 {
+		a = []string{"CMD_A"}
+	}
+	if len(b) == 0 {
+		b = []string{"CMD_B"}
+	}
+	return usagef(cmd.CommandPath(), "diff runs one command, everything after the first --; this line has a second --, "+
+		"which would run %s as one command and compare it with the embedded demo. To diff two commands, snapshot the first, "+
+		"then compare the second with it:\n"+
+		"  mcpscope diff --baseline a.json --update -- %s\n"+
+		"  mcpscope diff a.json -- %s\n"+
+		"(a command whose own arguments hold --: run it through sh -c '…')",
+		show(slices.Concat(a, []string{"--"}, b)), show(a), show(b))
 }
 
 // writeBaseline writes a snapshot file (mode 0644 when new: a baseline is
