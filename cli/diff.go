@@ -4,12 +4,15 @@ import (
 	"errors"
 	"fmt"
 	"os"
+	"slices"
+	"strings"
 
 	"github.com/spf13/cobra"
 
 	"mcpscope/artifact/diff"
 	"mcpscope/connect"
 	"mcpscope/internal/render"
+	"mcpscope/internal/shell"
 	"mcpscope/internal/userfile"
 	"mcpscope/transport"
 )
@@ -21,6 +24,8 @@ func newDiffCmd() *cobra.Command {
 		baseline string
 		update   bool
 		junit    string
+		// driftFails: every change fails its JUnit case, not only breaking ones.
+		driftFails bool
 	)
 	cmd := &cobra.Command{
 		Use:   "diff [A] [B] [target]",
@@ -29,10 +34,13 @@ func newDiffCmd() *cobra.Command {
 			"instructions, and every tool, resource, template and prompt added, removed or changed, with a structural " +
 			"diff of input and output schemas, annotations and descriptions. Changes that may break a client (a tool " +
 			"gone, a property gone or of another type, an input tightened: a new required property, a new or narrower " +
-			"minItems, minLength, maxLength, minimum, maximum, pattern, const or enum, additionalProperties: false) are marked.\n\n" +
+			"minItems, minLength, maxLength, minimum, maximum, pattern, format, const or enum, additionalProperties: false) are marked. " +
+			"So is a tool whose hints now say it is less safe (readOnlyHint true to false, destructiveHint false to true), " +
+			"marked riskier: hosts approve calls by these hints.\n\n" +
 			"A side is a journal (the last lists it recorded), a snapshot written by --baseline, or a live server: a URL, " +
-			"or the command after -- (one side only; record the other first). The sides are the arguments in order, then " +
-			"the target; when one is missing, the embedded demo server takes the last place.\n\n" +
+			"or the command after -- (one side only: a second -- is refused; snapshot one command with --baseline first). " +
+			"The sides are the arguments in order, then the target; when one is missing, the embedded demo server takes " +
+			"the last place.\n\n" +
 			"--baseline FILE compares the one side with the snapshot in FILE, or writes FILE when it does not exist yet: " +
 			"commit it, and CI fails (exit 1) when the server's catalog drifts. --update rewrites it.",
 		GroupID: groupSessions,
@@ -42,6 +50,9 @@ func newDiffCmd() *cobra.Command {
 			"  mcpscope diff --baseline testdata/catalog.json -- node server.js",
 		Args: func(cmd *cobra.Command, args []string) error {
 			own, url, command := split(cmd, args)
+			if i := slices.Index(command, "--"); i >= 0 {
+				return twoCommands(cmd, command[:i], command[i+1:])
+			}
 			want := 2
 			if baseline != "" {
 				want = 1
@@ -55,6 +66,9 @@ func newDiffCmd() *cobra.Command {
 					return usagef(cmd.CommandPath(), "with --baseline, diff takes one side (a journal or a target), got %d", n)
 				}
 				return usagef(cmd.CommandPath(), "diff compares two sides, got %d", n)
+			}
+			if driftFails && junit == "" {
+				return usagef(cmd.CommandPath(), "--junit-drift-fails says how --junit counts changes: give --junit FILE")
 			}
 			if update && baseline == "" {
 				return usagef(cmd.CommandPath(), "--update rewrites the --baseline file: give --baseline FILE")
@@ -162,7 +176,7 @@ func newDiffCmd() *cobra.Command {
 			}
 			r := diff.Compare(snaps[0], snaps[1])
 			if asJSON {
-				if err := render.Line(out, map[string]any{"drift": r.Drift(), "breaking": r.Breaking(), "report": r}); err != nil {
+				if err := render.Line(out, map[string]any{"drift": r.Drift(), "breaking": r.Breaking(), "riskier": r.Riskier(), "report": r}); err != nil {
 					return err
 				}
 			} else {
@@ -173,7 +187,7 @@ func newDiffCmd() *cobra.Command {
 				r.Human(out, st)
 			}
 			if junit != "" {
-				if err := writeJUnit(junit, diffJUnit(r, snaps[0], snaps[1])); err != nil {
+				if err := writeJUnit(junit, diffJUnit(r, snaps[0], snaps[1], driftFails)); err != nil {
 					return err
 				}
 			}
@@ -185,7 +199,7 @@ func newDiffCmd() *cobra.Command {
 				return nil
 			}
 			if r.Drift() {
-				return shown{&driftError{changes: len(r.Changes), breaking: r.Breaking()}}
+				return shown{&driftError{changes: len(r.Changes), breaking: r.Breaking(), riskier: r.Riskier()}}
 			}
 			return nil
 		},
@@ -194,9 +208,33 @@ func newDiffCmd() *cobra.Command {
 	f.otlp.add(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON for programs")
 	cmd.Flags().StringVar(&baseline, "baseline", "", "compare with the snapshot in this file, or write it there when it does not exist")
-	cmd.Flags().StringVar(&junit, "junit", "", "also write the report as JUnit XML to this file, a test case per tool, resource, template and prompt, for CI")
+	cmd.Flags().StringVar(&junit, "junit", "", "also write the report as JUnit XML to this file, a test case per tool, resource, template and prompt, for CI: "+
+		"a breaking or riskier change fails its case, any other passes and names the change in its output")
+	cmd.Flags().BoolVar(&driftFails, "junit-drift-fails", false, "with --junit, fail the case of every change, not only the breaking and riskier ones")
 	cmd.Flags().BoolVar(&update, "update", false, "with --baseline, rewrite the file with what the side holds now")
 	return cmd
+}
+
+// twoCommands refuses "diff -- A -- B": everything after the first -- is
+// one command, so B would be A's arguments and the demo the other side. A
+// command is one side; the other is recorded first.
+func twoCommands(cmd *cobra.Command, a, b []string) error {
+	show := func(argv []string) string {
+		return strings.TrimPrefix(transport.RedactTarget("stdio: "+shell.Join(argv)), "stdio: ")
+	}
+	if len(a) == 0 {
+		a = []string{"CMD_A"}
+	}
+	if len(b) == 0 {
+		b = []string{"CMD_B"}
+	}
+	return usagef(cmd.CommandPath(), "diff runs one command, everything after the first --; this line has a second --, "+
+		"which would run %s as one command and compare it with the embedded demo. To diff two commands, snapshot the first, "+
+		"then compare the second with it:\n"+
+		"  mcpscope diff --baseline a.json --update -- %s\n"+
+		"  mcpscope diff a.json -- %s\n"+
+		"(a command whose own arguments hold --: run it through sh -c '…')",
+		show(slices.Concat(a, []string{"--"}, b)), show(a), show(b))
 }
 
 // writeBaseline writes a snapshot file (mode 0644 when new: a baseline is
@@ -206,10 +244,14 @@ func writeBaseline(path string, s *diff.Snapshot) error {
 }
 
 // driftError is a diff that found changes: exit 1, so it gates CI.
-type driftError struct{ changes, breaking int }
+type driftError struct{ changes, breaking, riskier int }
 
 func (e *driftError) Error() string {
-	return fmt.Sprintf("the catalogs differ: %d change(s), %d breaking", e.changes, e.breaking)
+	msg := fmt.Sprintf("the catalogs differ: %d change(s), %d breaking", e.changes, e.breaking)
+	if e.riskier > 0 {
+		msg += fmt.Sprintf(", %d riskier", e.riskier)
+	}
+	return msg
 }
 
 func (e *driftError) Is(target error) bool { return target == errServerState }

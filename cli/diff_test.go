@@ -64,3 +64,20 @@ func TestDiffJournals(t *testing.T) {
 		}
 	}
 }
+
+// TestDiffTwoCommands: "diff -- A -- B" would run "A -- B" as one command
+// against the demo; it is refused (exit 2) before anything starts, with
+// the two command lines that diff the commands.
+func TestDiffTwoCommands(t *testing.T) {
+	for _, argv := range [][]string{
+		{"diff", "--", "node", "a.js", "--", "node", "b c.js"},
+		{"diff", "--baseline", filepath.Join(t.TempDir(), "x.json"), "--", "node", "a.js", "--", "node", "b c.js"},
+	} {
+		code, out, errs := run(t, argv...)
+		if code != exitUsage || out != "" || !strings.Contains(errs, "this line has a second --") ||
+			!strings.Contains(errs, "mcpscope diff --baseline a.json --update -- node a.js\n") ||
+			!strings.Contains(errs, "mcpscope diff a.json -- node 'b c.js'\n") {
+			t.Errorf("%q: exit %d\n%s\n%s", argv, code, out, errs)
+		}
+	}
+}

@@ -13,15 +13,17 @@ import (
 	"mcpscope/internal/userfile"
 )
 
-// JUnit XML, the report format every CI system reads: diff and replay
-// write one with --junit FILE.
+// JUnit XML, the report format every CI system reads: diff, replay and
+// lint write one with --junit FILE. The shape keeps to Jenkins xUnit's
+// junit-10.xsd (test/junit): no skipped count on <testsuites>, an errors
+// count on every <testsuite>.
 
 type junitSuites struct {
 	XMLName  xml.Name     `xml:"testsuites"`
 	Name     string       `xml:"name,attr"`
 	Tests    int          `xml:"tests,attr"`
 	Failures int          `xml:"failures,attr"`
-	Skipped  int          `xml:"skipped,attr"`
+	Errors   int          `xml:"errors,attr"`
 	Suites   []junitSuite `xml:"testsuite"`
 }
 
@@ -29,6 +31,7 @@ type junitSuite struct {
 	Name     string      `xml:"name,attr"`
 	Tests    int         `xml:"tests,attr"`
 	Failures int         `xml:"failures,attr"`
+	Errors   int         `xml:"errors,attr"` // always 0: a check that could not run ends the command instead
 	Skipped  int         `xml:"skipped,attr"`
 	Cases    []junitCase `xml:"testcase"`
 }
@@ -39,6 +42,9 @@ type junitCase struct {
 	Time      string        `xml:"time,attr,omitempty"`
 	Failure   *junitFailure `xml:"failure"`
 	Skipped   *junitSkipped `xml:"skipped"`
+	// SystemOut says what a passing case still noticed (a diff's
+	// non-breaking change).
+	SystemOut string `xml:"system-out,omitempty"`
 }
 
 type junitFailure struct {
@@ -51,11 +57,30 @@ type junitSkipped struct {
 	Message string `xml:"message,attr,omitempty"`
 }
 
+// newJUnit is an empty report of a command ("diff", "replay", "lint") run
+// against a target, which its suite is named after: reports of several
+// servers merged in one CI run stay apart.
+func newJUnit(command, target string) *junitSuites {
+	name := "mcpscope " + command
+	if t := junitTarget(target); t != "" {
+		name += " " + t
+	}
+	return &junitSuites{Name: name, Suites: []junitSuite{{Name: name}}}
+}
+
+// junitTarget is a target (a URL, a command, a file) as a suite name holds
+// it: one inert line of at most 60 runes, cut in the middle when longer so
+// that both a URL's host and a path's file name stay.
+func junitTarget(target string) string {
+	r := []rune(strings.Join(strings.Fields(termsafe.Line(target)), " "))
+	if len(r) <= 60 {
+		return string(r)
+	}
+	return string(r[:30]) + "…" + string(r[len(r)-29:])
+}
+
 // add appends a case to the suite and counts it (and the totals).
 func (j *junitSuites) add(c junitCase) {
-	if len(j.Suites) == 0 {
-		j.Suites = append(j.Suites, junitSuite{Name: j.Name})
-	}
 	s := &j.Suites[0]
 	s.Cases = append(s.Cases, c)
 	s.Tests++
@@ -66,7 +91,6 @@ func (j *junitSuites) add(c junitCase) {
 		j.Failures++
 	case c.Skipped != nil:
 		s.Skipped++
-		j.Skipped++
 	}
 }
 
@@ -93,14 +117,19 @@ func writeJUnit(path string, j *junitSuites) error {
 
 // diffJUnit is a diff report as test cases: one per item of the lists
 // compared (tool, resource, template, prompt), one per other change
-// (server info, protocol version, capabilities, instructions). A change
-// fails its case; every change is drift, as the exit code says.
-func diffJUnit(r *diff.Report, a, b *diff.Snapshot) *junitSuites {
-	j := &junitSuites{Name: "mcpscope diff"}
+// (server info, protocol version, capabilities, instructions). A breaking
+// change, or a riskier one (a tool's hints now say it writes or destroys),
+// fails its case; any other change passes, named in the case's
+// <system-out>, unless driftFails (--junit-drift-fails) fails it too. The
+// suite is named after B, the side checked.
+func diffJUnit(r *diff.Report, a, b *diff.Snapshot, driftFails bool) *junitSuites {
+	j := newJUnit("diff", r.B.Source)
 	byItem := map[diff.Item]diff.Change{}
 	for _, c := range r.Changes {
 		if c.Name == "" {
-			j.add(junitCase{Name: c.Kind, Classname: "mcpscope.diff." + c.Kind, Failure: changeFailure(c)})
+			tc := junitCase{Name: c.Kind, Classname: "mcpscope.diff." + c.Kind}
+			changeCase(&tc, c, driftFails)
+			j.add(tc)
 			continue
 		}
 		byItem[diff.Item{Kind: c.Kind, Name: c.Name}] = c
@@ -108,26 +137,36 @@ func diffJUnit(r *diff.Report, a, b *diff.Snapshot) *junitSuites {
 	for _, it := range diff.Items(a, b) {
 		tc := junitCase{Name: termsafe.Line(it.Name), Classname: "mcpscope.diff." + it.Kind}
 		if c, ok := byItem[it]; ok {
-			tc.Failure = changeFailure(c)
+			changeCase(&tc, c, driftFails)
 		}
 		j.add(tc)
 	}
 	return j
 }
 
-func changeFailure(c diff.Change) *junitFailure {
+// changeCase puts a change in its case: a failure when it is breaking or
+// riskier (or when every drift fails), else the case's output.
+func changeCase(tc *junitCase, c diff.Change, driftFails bool) {
 	lines := c.Lines()
-	typ := "drift"
-	if c.Breaking {
-		typ = "breaking"
+	if !c.Breaking && !c.Riskier && !driftFails {
+		tc.SystemOut = "drift (not breaking): " + strings.Join(lines, "\n")
+		return
 	}
-	return &junitFailure{Message: lines[0], Type: typ, Text: strings.Join(lines, "\n")}
+	typ := "drift"
+	switch {
+	case c.Breaking:
+		typ = "breaking"
+	case c.Riskier:
+		typ = "riskier"
+	}
+	tc.Failure = &junitFailure{Message: lines[0], Type: typ, Text: strings.Join(lines, "\n")}
 }
 
 // replayJUnit is a replay as test cases, one per replayed call: a call
-// that differs fails with its differences; a skipped one is skipped.
-func replayJUnit(sum *replay.Summary) *junitSuites {
-	j := &junitSuites{Name: "mcpscope replay"}
+// that differs fails with its differences; a skipped one is skipped. The
+// suite is named after the live target.
+func replayJUnit(sum *replay.Summary, target string) *junitSuites {
+	j := newJUnit("replay", target)
 	for _, r := range sum.Results {
 		name := fmt.Sprintf("#%d %s", r.Seq, termsafe.Line(strings.TrimSpace(r.Method+" "+r.Name)))
 		tc := junitCase{Name: name, Classname: "mcpscope.replay." + termsafe.Line(r.Method),

@@ -131,7 +131,7 @@ func newLintCmd() *cobra.Command {
 				printLint(out, r, source)
 			}
 			if junit != "" {
-				if err := writeJUnit(junit, lintJUnit(cat, r, strict)); err != nil {
+				if err := writeJUnit(junit, lintJUnit(cat, r, strict, source)); err != nil {
 					return err
 				}
 			}
@@ -267,9 +267,10 @@ func ruleSeverity(r lint.Rule) string {
 
 // lintJUnit is a lint report as test cases: one per tool, resource,
 // template and prompt, and one per list whose behaviour was found wrong.
-// A case fails on an error finding, or on any with --strict.
-func lintJUnit(c *lint.Catalog, r *lint.Report, strict bool) *junitSuites {
-	j := &junitSuites{Name: "mcpscope lint"}
+// A case fails on an error finding, or on any with --strict. The suite is
+// named after the target linted.
+func lintJUnit(c *lint.Catalog, r *lint.Report, strict bool, target string) *junitSuites {
+	j := newJUnit("lint", target)
 	kinds := []struct {
 		kind  string
 		items []jsonItem

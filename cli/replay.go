@@ -16,6 +16,7 @@ import (
 	"mcpscope/connect"
 	"mcpscope/internal/render"
 	"mcpscope/internal/termsafe"
+	"mcpscope/transport"
 )
 
 func newReplayCmd() *cobra.Command {
@@ -133,7 +134,7 @@ func newReplayCmd() *cobra.Command {
 			}
 			sum, err := replay.Run(cmd.Context(), s, rec, o)
 			if junit != "" && sum != nil {
-				if jerr := writeJUnit(junit, replayJUnit(sum)); jerr != nil && err == nil {
+				if jerr := writeJUnit(junit, replayJUnit(sum, transport.RedactTarget(in.Target))); jerr != nil && err == nil {
 					err = jerr
 				}
 			}

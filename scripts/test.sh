@@ -4,9 +4,9 @@
 #   scripts/test.sh                 # everything
 #   scripts/test.sh ./session/...   # only these packages (still installs peers, checks format and vet)
 #
-# Needs Go and Node.js >= 20 with npm. It installs tmux and redis-server with
-# apt-get when they are missing and it can (as root or with passwordless
-# sudo), and says what is missing when it cannot; installs the pinned npm
+# Needs Go and Node.js >= 20 with npm. It installs tmux, redis-server and
+# xmllint (libxml2-utils) with apt-get when they are missing and it can (as
+# root or with passwordless sudo), and says what is missing when it cannot; installs the pinned npm
 # test peers (test/peers, see internal/peers) with `npm ci` unless their
 # lockfiles are unchanged since the last install; builds the OpenTelemetry
 # Collector of test/otelcol (MCPSCOPE_OTELCOL) unless it is unchanged since
@@ -37,13 +37,24 @@ need go "install Go (see go.mod for the version)"
 
 # --- system packages -------------------------------------------------------------
 # tmux drives the terminal UI in the end-to-end tests; redis-server is the
-# shared state store the rejoin tests start on a free loopback port. Tests
-# that need a missing one skip (fail under MCPSCOPE_REQUIRE_PEERS=1).
-system_tools=(tmux redis-server)
+# shared state store the rejoin tests start on a free loopback port; xmllint
+# checks the JUnit reports against Jenkins' schema (test/junit). Tests that
+# need a missing one skip (fail under MCPSCOPE_REQUIRE_PEERS=1).
+system_tools=(tmux redis-server xmllint)
 
+# package_of is the Debian package that installs a command: its own name
+# unless listed here (internal/peers.DebianPackage keeps the same mapping).
+package_of() {
+	case "$1" in
+	xmllint) echo libxml2-utils ;;
+	*) echo "$1" ;;
+	esac
+}
+
+# missing_tools prints the packages of the commands not on PATH.
 missing_tools() {
 	local p
-	for p in "${system_tools[@]}"; do command -v "$p" >/dev/null 2>&1 || echo "$p"; done
+	for p in "${system_tools[@]}"; do command -v "$p" >/dev/null 2>&1 || package_of "$p"; done
 }
 
 # as_root runs a command as root: directly when we are root, else through
@@ -91,7 +102,7 @@ if [ ${#still[@]} -gt 0 ]; then
 	fi
 	echo "    to install: sudo apt-get install ${still[*]}"
 else
-	echo "    $(tmux -V), $(redis-server --version | cut -d' ' -f1-3)"
+	echo "    $(tmux -V), $(redis-server --version | cut -d' ' -f1-3), $(xmllint --version 2>&1 | head -1)"
 fi
 
 # --- npm test peers -----------------------------------------------------------

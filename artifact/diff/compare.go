@@ -48,6 +48,10 @@ type Change struct {
 	// resource or prompt gone; a new required argument; a property gone or
 	// of another type).
 	Breaking bool `json:"breaking,omitempty"`
+	// Riskier: a tool's hints say it is less safe than they said: no
+	// longer read-only, or now destructive. Hosts approve calls by these
+	// hints, so an approval given by the old ones no longer fits the tool.
+	Riskier bool `json:"riskier,omitempty"`
 }
 
 // Field is one difference inside a value, at a JSON Pointer into it (""
@@ -61,6 +65,7 @@ type Field struct {
 	Before   json.RawMessage `json:"before,omitempty"`
 	After    json.RawMessage `json:"after,omitempty"`
 	Breaking bool            `json:"breaking,omitempty"`
+	Riskier  bool            `json:"riskier,omitempty"` // a hint that made the tool riskier (Change.Riskier)
 }
 
 // Drift reports whether anything differs.
@@ -71,6 +76,17 @@ func (r *Report) Breaking() int {
 	n := 0
 	for _, c := range r.Changes {
 		if c.Breaking {
+			n++
+		}
+	}
+	return n
+}
+
+// Riskier counts the tools whose hints now say they are less safe.
+func (r *Report) Riskier() int {
+	n := 0
+	for _, c := range r.Changes {
+		if c.Riskier {
 			n++
 		}
 	}
@@ -163,7 +179,22 @@ func compareList(l list, a, b []json.RawMessage) []Change {
 			for i := range fs {
 				fs[i].Breaking = breaking(l.Kind, fs[i])
 			}
-			out = append(out, Change{Kind: l.Kind, Name: k, Op: "changed", Fields: fs, Breaking: anyBreaking(fs)})
+			c := Change{Kind: l.Kind, Name: k, Op: "changed", Fields: fs, Breaking: anyBreaking(fs)}
+			if l.Kind == "tool" {
+				writes, destroys := riskier(x, y)
+				c.Riskier = writes || destroys
+				for i, f := range fs {
+					switch f.Path {
+					case "/annotations":
+						fs[i].Riskier = c.Riskier
+					case "/annotations/readOnlyHint":
+						fs[i].Riskier = writes
+					case "/annotations/destructiveHint":
+						fs[i].Riskier = destroys
+					}
+				}
+			}
+			out = append(out, c)
 		}
 	}
 	return out
@@ -192,6 +223,31 @@ func breaking(kind string, f Field) bool {
 	return false
 }
 
+// riskier says how tool b's hints are less safe than tool a's were:
+// writes when readOnlyHint went true → false, destroys when
+// destructiveHint went false → true. The hints are read with the spec's
+// defaults (readOnlyHint false; destructiveHint true, and meaningful only
+// for a tool that is not read-only), so dropping destructiveHint: false
+// counts too.
+func riskier(a, b json.RawMessage) (writes, destroys bool) {
+	ra, da := hints(a)
+	rb, db := hints(b)
+	return ra && !rb, !da && db
+}
+
+func hints(tool json.RawMessage) (readOnly, destructive bool) {
+	var t struct {
+		Annotations struct {
+			ReadOnly    *bool `json:"readOnlyHint"`
+			Destructive *bool `json:"destructiveHint"`
+		} `json:"annotations"`
+	}
+	_ = json.Unmarshal(tool, &t)
+	readOnly = t.Annotations.ReadOnly != nil && *t.Annotations.ReadOnly
+	destructive = !readOnly && (t.Annotations.Destructive == nil || *t.Annotations.Destructive)
+	return readOnly, destructive
+}
+
 // tightens reports whether a change to an input schema keyword rejects an
 // argument the schema accepted before: a client that worked may now fail.
 // Loosening (a bound dropped or widened, an enum value added) is not.
@@ -209,7 +265,9 @@ func tightens(p string, f Field) bool {
 		return true
 	case "additionalProperties":
 		return string(f.After) == "false"
-	case "pattern", "const", "multipleOf":
+	case "pattern", "const", "multipleOf", "format":
+		// format: validators that assert formats refuse values that
+		// passed before.
 		return f.Op != "removed"
 	case "minItems", "minLength", "minimum", "exclusiveMinimum", "minProperties":
 		return f.Op == "added" || f.Op == "changed" && number(f.After) > number(f.Before)

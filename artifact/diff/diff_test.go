@@ -136,6 +136,10 @@ func TestTightenedInputs(t *testing.T) {
 		{"pattern added", `{"type":"string"}`, `{"type":"string","pattern":"^a"}`, true},
 		{"pattern changed", `{"type":"string","pattern":"^a"}`, `{"type":"string","pattern":"^b"}`, true},
 		{"pattern dropped", `{"type":"string","pattern":"^a"}`, `{"type":"string"}`, false},
+		{"format added", `{"type":"string"}`, `{"type":"string","format":"email"}`, true},
+		{"format changed", `{"type":"string","format":"email"}`, `{"type":"string","format":"uri"}`, true},
+		{"format dropped", `{"type":"string","format":"email"}`, `{"type":"string"}`, false},
+		{"optional property named format", `{"type":"object","properties":{}}`, `{"type":"object","properties":{"format":{}}}`, false},
 		{"const added", `{"type":"string"}`, `{"type":"string","const":"x"}`, true},
 		{"const dropped", `{"type":"string","const":"x"}`, `{"type":"string"}`, false},
 		{"enum added", `{"type":"string"}`, `{"type":"string","enum":["a","b"]}`, true},
@@ -173,6 +177,67 @@ func TestTightenedInputs(t *testing.T) {
 			}
 			if r.Changes[0].Breaking != c.breaking {
 				t.Fatalf("the tool's change is breaking=%v, want %v", r.Changes[0].Breaking, c.breaking)
+			}
+		})
+	}
+}
+
+// TestRiskierHints: a tool whose hints now say it writes or destroys
+// (readOnlyHint true → false, destructiveHint false → true, read with the
+// spec's defaults) is marked riskier, apart from breaking, in the report,
+// its JSON and its text; hints that say it is safer are not.
+func TestRiskierHints(t *testing.T) {
+	tool := func(annotations string) string {
+		s := `{"name":"t","inputSchema":{"type":"object"}`
+		if annotations != "" {
+			s += `,"annotations":` + annotations
+		}
+		return s + "}"
+	}
+	cases := []struct {
+		name    string
+		a, b    string // the annotations before and after ("" none)
+		riskier bool
+		field   string // the field marked
+	}{
+		{"destructive false → true", `{"destructiveHint":false}`, `{"destructiveHint":true}`, true, "/annotations/destructiveHint"},
+		{"destructive false dropped (defaults to true)", `{"destructiveHint":false,"title":"x"}`, `{"title":"x"}`, true, "/annotations/destructiveHint"},
+		{"annotations dropped", `{"destructiveHint":false}`, "", true, "/annotations"},
+		{"read-only true → false", `{"readOnlyHint":true}`, `{"readOnlyHint":false}`, true, "/annotations/readOnlyHint"},
+		{"read-only true → false, still not destructive", `{"readOnlyHint":true}`, `{"readOnlyHint":false,"destructiveHint":false}`, true, "/annotations/readOnlyHint"},
+		{"destructive true → false", `{"destructiveHint":true}`, `{"destructiveHint":false}`, false, ""},
+		{"read-only false → true", `{"readOnlyHint":false}`, `{"readOnlyHint":true}`, false, ""},
+		{"destructive false added", "", `{"destructiveHint":false}`, false, ""},
+		{"read-only tool, destructive hint flipped (ignored)", `{"readOnlyHint":true,"destructiveHint":false}`, `{"readOnlyHint":true,"destructiveHint":true}`, false, ""},
+		{"title only", `{"title":"a"}`, `{"title":"b"}`, false, ""},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := diff.Compare(snap(t, tool(c.a)), snap(t, tool(c.b)))
+			if len(r.Changes) != 1 {
+				t.Fatalf("changes: %+v", r.Changes)
+			}
+			ch := r.Changes[0]
+			if ch.Riskier != c.riskier || (r.Riskier() == 1) != c.riskier || ch.Breaking {
+				t.Fatalf("riskier %v (count %d), breaking %v; want riskier %v, not breaking: %+v", ch.Riskier, r.Riskier(), ch.Breaking, c.riskier, ch)
+			}
+			for _, f := range ch.Fields {
+				if f.Riskier != (f.Path == c.field) {
+					t.Errorf("field %s riskier=%v, want only %q marked", f.Path, f.Riskier, c.field)
+				}
+			}
+			js, _ := json.Marshal(r)
+			var human bytes.Buffer
+			r.Human(&human, diff.Styles{})
+			lines := strings.Join(ch.Lines(), "\n")
+			for what, text := range map[string]string{"JSON": string(js), "text": human.String(), "lines": lines} {
+				mark := map[string]string{"JSON": `"riskier":true`, "text": "(riskier)", "lines": "(riskier)"}[what]
+				if strings.Contains(text, mark) != c.riskier {
+					t.Errorf("the %s says %q: %v, want %v\n%s", what, mark, !c.riskier, c.riskier, text)
+				}
+			}
+			if c.riskier && !strings.Contains(human.String(), "1 riskier") {
+				t.Errorf("the text's summary lacks the count:\n%s", human.String())
 			}
 		})
 	}

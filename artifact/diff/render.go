@@ -32,7 +32,7 @@ func (s Styles) style(f func(string) string, text string) string {
 const maxValue = 120
 
 // Human writes the report for people: one line per change, the fields of
-// a changed item under it, breaking changes marked. Everything that came
+// a changed item under it, breaking and riskier changes marked. Everything that came
 // from a server is sanitised.
 func (r *Report) Human(w io.Writer, st Styles) {
 	fmt.Fprintf(w, "A  %s\n   %s\n", side(r.A), termsafe.Line(r.A.Counts))
@@ -64,12 +64,19 @@ func (r *Report) Human(w io.Writer, st Styles) {
 		if c.Breaking {
 			line += "  " + st.style(st.Removed, "(breaking)")
 		}
+		if c.Riskier {
+			line += "  " + st.style(st.Removed, "(riskier)")
+		}
 		fmt.Fprintln(w, line)
 		for _, fl := range c.Fields {
 			fmt.Fprintln(w, "    "+fieldLine(fl, st))
 		}
 	}
-	fmt.Fprintf(w, "\ndrift: %d change(s), %d breaking\n", len(r.Changes), r.Breaking())
+	fmt.Fprintf(w, "\ndrift: %d change(s), %d breaking", len(r.Changes), r.Breaking())
+	if n := r.Riskier(); n > 0 {
+		fmt.Fprintf(w, ", %d riskier (a tool's hints now say it writes or destroys: approvals given by the old hints no longer fit)", n)
+	}
+	fmt.Fprintln(w)
 }
 
 func side(s Side) string {
@@ -100,6 +107,9 @@ func fieldLine(f Field, st Styles) string {
 	}
 	if f.Breaking {
 		s += "  " + st.style(st.Removed, "(breaking)")
+	}
+	if f.Riskier {
+		s += "  " + st.style(st.Removed, "(riskier)")
 	}
 	return s
 }
@@ -138,7 +148,7 @@ func Items(a, b *Snapshot) []Item {
 }
 
 // Lines are a change's own lines, as Human writes them without styles:
-// the head (op, kind, name, breaking) and one line per field, sanitised.
+// the head (op, kind, name, breaking, riskier) and one line per field, sanitised.
 func (c Change) Lines() []string {
 	head := c.Op + " " + c.Kind
 	if c.Name != "" {
@@ -146,6 +156,9 @@ func (c Change) Lines() []string {
 	}
 	if c.Breaking {
 		head += " (breaking)"
+	}
+	if c.Riskier {
+		head += " (riskier)"
 	}
 	out := []string{head}
 	for _, fl := range c.Fields {

@@ -158,18 +158,28 @@ func scriptsDir(t testing.TB) string {
 
 // Tool returns the path of a program from the system's packages that a test
 // needs, found on PATH: "tmux" (the end-to-end tests drive the terminal UI in
-// it) or "redis-server" (the rejoin tests' shared state store, which a test
-// starts itself on a free loopback port). When it is missing the test is
+// it), "redis-server" (the rejoin tests' shared state store, which a test
+// starts itself on a free loopback port) or "xmllint" (the JUnit reports are
+// checked against Jenkins' schema with it). When it is missing the test is
 // skipped, or under MCPSCOPE_REQUIRE_PEERS=1 fails, saying how to install it.
 func Tool(t testing.TB, name string) string {
 	t.Helper()
 	if p, err := exec.LookPath(name); err == nil {
 		return p
 	}
-	// Both are also the names of their Debian and Ubuntu packages.
 	missing(t, "%s is not installed: scripts/test.sh installs it when it can (as root or with passwordless sudo), "+
-		"or run: sudo apt-get install %s", name, name)
+		"or run: sudo apt-get install %s", name, DebianPackage(name))
 	return ""
+}
+
+// DebianPackage is the Debian and Ubuntu package that installs a program
+// Tool looks for (scripts/test.sh keeps the same mapping): the program's own
+// name unless listed here.
+func DebianPackage(program string) string {
+	if p, ok := map[string]string{"xmllint": "libxml2-utils"}[program]; ok {
+		return p
+	}
+	return program
 }
 
 // Node returns the node binary on PATH (any version the SDK peers accept,

@@ -330,10 +330,10 @@ func TestRequireMissingPeers(t *testing.T) {
 // under MCPSCOPE_REQUIRE_PEERS=1 (a failed install must not leave CI green).
 func TestToolMissing(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
-	for _, name := range []string{"tmux", "redis-server"} {
+	for name, pkg := range map[string]string{"tmux": "tmux", "redis-server": "redis-server", "xmllint": "libxml2-utils"} {
 		t.Setenv(EnvRequire, "")
 		f := runFake(t, func(tb testing.TB) { Tool(tb, name) })
-		if f.failed != "" || !strings.Contains(f.skipped, name+" is not installed") || !strings.Contains(f.skipped, "apt-get install "+name) {
+		if f.failed != "" || !strings.Contains(f.skipped, name+" is not installed") || !strings.HasSuffix(f.skipped, "apt-get install "+pkg) {
 			t.Errorf("%s without %s: skipped=%q failed=%q, want a skip saying how to install it", name, EnvRequire, f.skipped, f.failed)
 		}
 		t.Setenv(EnvRequire, "1")
