@@ -18,9 +18,13 @@ func TestToolsPipedWhole(t *testing.T) {
 	desc := "First line.\n\n  " + long + "\r\nlast line \x1b]52;c;aGk=\x07here"
 	srv := mcp.NewServer(&mcp.Implementation{Name: "long", Version: "1"}, nil)
 	mcp.AddTool(srv, &mcp.Tool{Name: "wordy", Description: desc},
-		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) { return nil, nil, nil })
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return nil, nil, nil
+		})
 	mcp.AddTool(srv, &mcp.Tool{Name: "terse", Description: "short"},
-		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) { return nil, nil, nil })
+		func(context.Context, *mcp.CallToolRequest, struct{}) (*mcp.CallToolResult, any, error) {
+			return nil, nil, nil
+		})
 	url := testservers.StartHTTP(t, testservers.HTTPOpts{Server: srv})
 
 	code, out, errs := run(t, "tools", "--no-journal", url)
