@@ -139,6 +139,7 @@ func newCallCmd() *cobra.Command {
 			return nil
 		}),
 	}
+	cmd.ValidArgsFunction = completeToolNames(&f)
 	f.add(cmd.Flags())
 	f.otlp.add(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON for programs")
