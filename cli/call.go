@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 
@@ -14,6 +16,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"mcpscope/connect"
+	"mcpscope/internal/near"
 	"mcpscope/internal/render"
 	"mcpscope/internal/schema"
 	"mcpscope/internal/shell"
@@ -31,6 +34,8 @@ func newCallCmd() *cobra.Command {
 		asTask bool
 		detach bool
 		ttl    durationFlag
+
+		unchecked bool
 	)
 	cmd := &cobra.Command{
 		Use:     "call TOOL [key=value...] [target]",
@@ -55,7 +60,7 @@ func newCallCmd() *cobra.Command {
 				}
 			}
 			tools := &toolListing{s: s}
-			arguments, err := toolArguments(cmd, tools, name, args, own[1:])
+			arguments, err := toolArguments(cmd, tools, name, args, own[1:], unchecked)
 			if err != nil {
 				return err
 			}
@@ -134,12 +139,14 @@ func newCallCmd() *cobra.Command {
 			return nil
 		}),
 	}
+	cmd.ValidArgsFunction = completeToolNames(&f)
 	f.add(cmd.Flags())
 	f.otlp.add(cmd.Flags())
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print JSON for programs")
 	cmd.Flags().StringVar(&args, "args", "", "the tool's arguments as a JSON object (key=value arguments are added to it)")
 	cmd.Flags().BoolVar(&asTask, "task", false, "run the tool as a task (2025-11-25): follow its status, fetch its result")
 	cmd.Flags().Var(&ttl, "ttl", "how long the server should keep the task (with --task)")
+	cmd.Flags().BoolVar(&unchecked, "no-check", false, "send the arguments as given, unchecked against the tool's inputSchema (required ones, types; a key=value that fits no type goes as JSON or text), even to a tool the server does not list")
 	cmd.Flags().BoolVar(&detach, "detach", false, "leave the call running on the server once it can be rejoined (an SSE event id, or a task): print its handle for 'mcpscope rejoin HANDLE' and exit")
 	return cmd
 }
@@ -282,30 +289,119 @@ func lastRound(c *session.Call) *session.Call {
 }
 
 // toolArguments builds a call's arguments: --args, then key=value pairs
-// typed by the tool's inputSchema.
-func toolArguments(cmd *cobra.Command, tools *toolListing, name, argsJSON string, kvs []string) (map[string]any, error) {
+// typed by the tool's inputSchema. Unless unchecked, it then checks them
+// as the inspector's form does before anything is sent: the tool is one
+// the server lists, its required arguments are all given, and what --args
+// gives is of the types the schema allows. Unchecked, they go as given
+// (a key=value that fits no type as JSON or text), to see what the server
+// makes of them. A listing that fails for another reason than a timeout
+// checks nothing: the server decides.
+func toolArguments(cmd *cobra.Command, tools *toolListing, name, argsJSON string, kvs []string, unchecked bool) (map[string]any, error) {
 	args := map[string]any{}
 	if argsJSON != "" {
 		if err := json.Unmarshal([]byte(argsJSON), &args); err != nil {
 			return nil, usagef(cmd.CommandPath(), "--args must be a JSON object of tool arguments: %v", err)
 		}
 	}
-	if len(kvs) == 0 {
+	if len(kvs) == 0 && unchecked {
 		return args, nil
 	}
-	types, err := toolTypes(cmd, tools, name)
+	t, listed, err := tools.find(cmd.Context(), name)
 	if err != nil {
-		return nil, err
+		if !unchecked && (len(kvs) > 0 || errors.Is(err, session.ErrTimeout)) {
+			return nil, fmt.Errorf("tools/list (to read %s's arguments before calling it): %w", termsafe.Line(name), err)
+		}
+		listed = false
 	}
+	if err == nil && !listed && !unchecked {
+		return nil, noSuchTool(cmd, tools, name)
+	}
+	types := schema.PropertyTypes(t.InputSchema) // none when it is not listed
 	for _, kv := range kvs {
 		k, v, _ := strings.Cut(kv, "=")
 		val, err := schema.Coerce(types[k], v)
 		if err != nil {
-			return nil, usagef(cmd.CommandPath(), "argument %s: %v", k, err)
+			if !unchecked {
+				return nil, usagef(cmd.CommandPath(), "argument %s: %v (--no-check sends it as it is)", k, err)
+			}
+			val, _ = schema.Coerce(nil, v)
 		}
 		args[k] = val
 	}
+	if listed && !unchecked {
+		if err := checkArguments(cmd, name, t.InputSchema, args); err != nil {
+			return nil, err
+		}
+	}
 	return args, nil
+}
+
+// checkArguments refuses arguments the tool's inputSchema says the server
+// will refuse: a required one missing, or one from --args of a type the
+// schema does not allow (key=value pairs were typed by it already). What
+// the server named is quoted for the shell.
+func checkArguments(cmd *cobra.Command, name string, inputSchema json.RawMessage, args map[string]any) error {
+	var s struct {
+		Required []string `json:"required"`
+	}
+	_ = json.Unmarshal(inputSchema, &s)
+	types := schema.PropertyTypes(inputSchema)
+	typeOf := func(k string) string {
+		if t := strings.Join(types[k], " or "); t != "" {
+			return " (" + t + ")"
+		}
+		return ""
+	}
+	var missing, described, pairs []string
+	for _, k := range s.Required {
+		if _, ok := args[k]; ok || slices.Contains(missing, k) {
+			continue
+		}
+		missing = append(missing, k)
+		described = append(described, shell.Quote(k)+termsafe.Line(typeOf(k)))
+		pairs = append(pairs, shell.Quote(k+"=VALUE"))
+	}
+	if len(missing) > 0 {
+		what, them := "argument", "it"
+		if len(missing) > 1 {
+			what, them = "arguments", "them"
+		}
+		example := map[string]string{}
+		for _, k := range missing {
+			example[k] = "…"
+		}
+		b, _ := json.Marshal(example)
+		return usagef(cmd.CommandPath(), "%s needs the required %s %s, which the call does not give; pass %s as %s (or in --args %s), or send the call as it is with --no-check",
+			termsafe.Line(name), what, strings.Join(described, ", "), them, strings.Join(pairs, " "), shell.Quote(string(b)))
+	}
+	keys := slices.Sorted(maps.Keys(args))
+	for _, k := range keys {
+		if !schema.Fits(types[k], args[k]) {
+			return usagef(cmd.CommandPath(), "argument %s of %s is %s, and its inputSchema allows %s; give it as %s, or send the call as it is with --no-check",
+				shell.Quote(k), termsafe.Line(name), schema.Kind(args[k]), termsafe.Line(strings.Join(types[k], " or ")), shell.Quote(k+"=VALUE"))
+		}
+	}
+	return nil
+}
+
+// noSuchTool is the error for a tool the server does not list, with the
+// names it lists that the user may have meant.
+func noSuchTool(cmd *cobra.Command, tools *toolListing, name string) error {
+	msg := fmt.Sprintf("the server lists no tool named %q", name)
+	var names []string
+	for _, raw := range tools.tools {
+		var lt listedTool
+		if json.Unmarshal(raw, &lt) == nil {
+			names = append(names, lt.Name)
+		}
+	}
+	if meant := near.Names(name, names, 3); len(meant) > 0 {
+		for i, n := range meant {
+			meant[i] = termsafe.Line(shell.Quote(n))
+		}
+		msg += "; did you mean " + strings.Join(meant, " or ") + "?"
+	}
+	return usagef(cmd.CommandPath(), "%s (mcpscope tools lists them; --no-check calls it anyway)", msg)
 }
 
 // checkPairs rejects tool arguments that are not key=value, before
@@ -321,19 +417,6 @@ func checkPairs(cmd *cobra.Command, kvs []string) error {
 		}
 	}
 	return nil
-}
-
-// toolTypes finds a tool's property types so key=value arguments get the
-// JSON types it expects.
-func toolTypes(cmd *cobra.Command, tools *toolListing, name string) (map[string][]string, error) {
-	t, ok, err := tools.find(cmd.Context(), name)
-	if err != nil {
-		return nil, fmt.Errorf("tools/list (to read %s's argument types): %w", name, err)
-	}
-	if ok {
-		return schema.PropertyTypes(t.InputSchema), nil
-	}
-	return nil, usagef(cmd.CommandPath(), "the server has no tool named %q (see: mcpscope tools)", name)
 }
 
 // showProgress keeps one line on a terminal's stderr up to date with the

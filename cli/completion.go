@@ -22,7 +22,9 @@ func newCompletionCmd() *cobra.Command {
 		Long: "Print the script that makes the shell complete mcpscope's commands, flags, and the values they take: " +
 			"--format, --era, --transport, --grant, --log-level and --host from their choices, --server from the servers " +
 			"your hosts have (mcpscope servers), --state from its schemes, attach NAME from the running proxies and " +
-			"rejoin HANDLE from the calls left running.\n\n" +
+			"rejoin HANDLE from the calls left running, and call TOOL from the tools of the server --server NAME or --url URL " +
+			"names before it (asked within 5 seconds, without a journal or a login; the answer, or the failure, is kept " +
+			"for 30 seconds under $XDG_CACHE_HOME/mcpscope/completion).\n\n" +
 			"bash: source <(mcpscope completion bash), or save it as ~/.local/share/bash-completion/completions/mcpscope. " +
 			"The bash-completion package is not needed: without it the script brings the one function of it it uses.\n\n" +
 			"zsh: mcpscope completion zsh > \"${fpath[1]}/_mcpscope\" (with compinit enabled).\n\n" +

@@ -189,12 +189,19 @@ func schemeHint(arg string) string {
 // spec builds the connect.Spec the flags and target describe. Usage
 // mistakes come back as usage errors.
 func (f *connFlags) spec(cmd *cobra.Command, url string, command []string) (connect.Spec, error) {
-	name := cmd.CommandPath()
 	if at := cmd.ArgsLenAtDash(); at >= 0 && at == cmd.Flags().NArg() {
 		// A -- that ends the command line. (A side of diff left without a
 		// target, the demo, is not this: its -- has a command after it.)
-		return connect.Spec{}, usagef(name, "nothing after --: give the server's command after it (mcpscope %s -- node server.js), or leave the -- out for the built-in demo", cmd.Name())
+		return connect.Spec{}, usagef(cmd.CommandPath(), "nothing after --: give the server's command after it (mcpscope %s -- node server.js), or leave the -- out for the built-in demo", cmd.Name())
 	}
+	return f.specOf(cmd, url, command)
+}
+
+// specOf is spec without the look at the command line's --, for what
+// parses no command line of its own (completion, whose parse reports a --
+// where none was typed).
+func (f *connFlags) specOf(cmd *cobra.Command, url string, command []string) (connect.Spec, error) {
+	name := cmd.CommandPath()
 	var configured *hosts.Target
 	if f.server.server != "" {
 		if url != "" || len(command) > 0 || f.server.url != "" {

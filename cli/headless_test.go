@@ -28,8 +28,16 @@ func TestHeadlessExitCodes(t *testing.T) {
 		{"tools json", []string{"tools", "--json"}, exitOK, `"name":"echo"`},
 		{"call typed args", []string{"call", "echo", "message=42"}, exitOK, "42"},
 		{"tool isError", []string{"call", "fail", "message=nope"}, exitServerErr, "isError"},
-		{"unknown tool, server says", []string{"call", "no-such-tool"}, exitServerErr, "unknown tool"},
+		{"unknown tool, server says", []string{"call", "no-such-tool", "--no-check"}, exitServerErr, "unknown tool"},
+		{"unknown tool", []string{"call", "no-such-tool"}, exitUsage, "lists no tool named"},
 		{"unknown tool, typed args", []string{"call", "no-such-tool", "a=1"}, exitUsage, "no tool named"},
+		{"unknown tool, near one", []string{"call", "ech", "message=x"}, exitUsage, `"ech"; did you mean echo?`},
+		{"required argument missing", []string{"call", "echo"}, exitUsage, "echo needs the required argument message (string), which the call does not give; pass it as message=VALUE (or in --args '{\"message\":\"…\"}'), or send the call as it is with --no-check"},
+		{"required argument missing, sent anyway", []string{"call", "echo", "--no-check"}, exitServerErr, "message"},
+		{"required argument in --args", []string{"call", "echo", "--args", `{"message":"hi"}`}, exitOK, "hi"},
+		{"wrong type in --args", []string{"call", "echo", "--args", `{"message":5}`}, exitUsage, "argument message of echo is a number, and its inputSchema allows string"},
+		{"wrong type in --args, sent anyway", []string{"call", "echo", "--args", `{"message":5}`, "--no-check"}, exitServerErr, "message"},
+		{"bad argument type, sent anyway", []string{"call", "slow", "seconds=soon", "--no-check"}, exitServerErr, "seconds"},
 		{"bad argument type", []string{"call", "slow", "seconds=soon"}, exitUsage, "not a number"},
 		{"read", []string{"read", "demo://readme"}, exitOK, "demo server"},
 		{"prompt", []string{"prompt", "greeting", "name=Ada"}, exitOK, "Ada"},
@@ -90,7 +98,7 @@ func TestConformanceUsage(t *testing.T) {
 
 // With --json, errors are JSON on stdout too, with the same exit codes.
 func TestJSONErrors(t *testing.T) {
-	code, out, _ := runT(t, "call", "no-such-tool", "--json")
+	code, out, _ := runT(t, "call", "no-such-tool", "--no-check", "--json")
 	var e struct {
 		Error struct {
 			Code    int    `json:"code"`

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bytes"
+	"cmp"
 	"io"
 	"os"
 	"regexp"
@@ -10,6 +11,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
 )
 
 // fangWidth is the variable fang reads, once per process, for the width it
@@ -134,4 +136,40 @@ func (t *trimWriter) Flush() {
 		t.w.Write(bytes.TrimRight(t.line, " "))
 		t.line = t.line[:0]
 	}
+}
+
+// wrapHelpText wraps every command's help text (its Long, or its Short
+// when it has none, as fang shows it) to fang's width at spaces only,
+// before fang renders it: fang's own wrapping also breaks words at their
+// hyphens (--host, bash-completion), and a word broken there cannot be
+// searched for or pasted. width is setHelpWidth's; fang pads the text by
+// two columns. Lines that fit, and so the paragraph breaks, are kept.
+func wrapHelpText(root *cobra.Command, width int) {
+	limit := width - 2
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		c.Long = wrapLines(cmp.Or(c.Long, c.Short), limit) // Short stays one line in lists
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(root)
+}
+
+// wrapLines word-wraps each line of s longer than limit cells, its
+// continuation lines indented as it is.
+func wrapLines(s string, limit int) string {
+	if limit < 1 {
+		return s
+	}
+	lines := strings.Split(s, "\n")
+	for i, l := range lines {
+		if ansi.StringWidth(l) <= limit {
+			continue
+		}
+		body := strings.TrimLeft(l, " ")
+		indent := l[:len(l)-len(body)]
+		lines[i] = indent + strings.Join(wordWrap(body, limit-len(indent)), "\n"+indent)
+	}
+	return strings.Join(lines, "\n")
 }

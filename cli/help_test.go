@@ -6,6 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 )
 
 // Help is written as paragraphs (the formatter wraps them), and printed
@@ -73,6 +74,92 @@ func TestManSections(t *testing.T) {
 	} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the man page lacks %q", want)
+		}
+	}
+}
+
+// Help shows what was written: a word of a command's help is never broken
+// across lines (the formatter's own wrapping breaks at hyphens: --host,
+// bash-completion), and a flag's or a command's description keeps its
+// first word as written but for its first letter (the formatter title-cases
+// every part of it: notifications/tools/list_changed).
+func TestHelpKeepsWords(t *testing.T) {
+	var all []*cobra.Command
+	var walk func(c *cobra.Command)
+	walk = func(c *cobra.Command) {
+		if c.Hidden {
+			return
+		}
+		all = append(all, c)
+		for _, s := range c.Commands() {
+			walk(s)
+		}
+	}
+	walk(newRoot())
+	upperFirst := func(s string) string {
+		r := []rune(s)
+		return strings.ToUpper(string(r[:1])) + string(r[1:])
+	}
+	firstWord := func(s string) string {
+		f := strings.Fields(strings.SplitN(s, "\n", 2)[0])
+		if len(f) == 0 {
+			return ""
+		}
+		return f[0]
+	}
+	for _, c := range all {
+		argv := append(strings.Fields(c.CommandPath())[1:], "--help")
+		code, out, errb := run(t, argv...)
+		if code != exitOK {
+			t.Fatalf("%v: exit %d\n%s", argv, code, errb)
+		}
+		words := map[string]bool{}
+		for _, w := range strings.Fields(out) {
+			words[w] = true
+		}
+		text := c.Long
+		if text == "" {
+			text = c.Short
+		}
+		for _, w := range strings.Fields(text) {
+			if !words[w] {
+				t.Errorf("%s --help: the word %q of its help is not shown whole", c.CommandPath(), w)
+			}
+		}
+		lines := strings.Split(out, "\n")
+		// The description that follows key on its row, or under it.
+		desc := func(key string) string {
+			for i, l := range lines {
+				rest, ok := strings.CutPrefix(strings.TrimSpace(l), key)
+				if !ok || rest != "" && !strings.HasPrefix(rest, "  ") {
+					continue
+				}
+				if rest = strings.TrimSpace(rest); rest == "" && i+1 < len(lines) {
+					rest = strings.TrimSpace(lines[i+1])
+				}
+				return rest
+			}
+			return ""
+		}
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if f.Hidden || f.Usage == "" {
+				return
+			}
+			key := "--" + f.Name
+			if f.Shorthand != "" {
+				key = "-" + f.Shorthand + " " + key
+			}
+			if got, want := firstWord(desc(key)), upperFirst(firstWord(f.Usage)); got != want {
+				t.Errorf("%s --help: %s is described as %q..., want %q... (usage %q)", c.CommandPath(), key, got, want, f.Usage)
+			}
+		})
+		for _, s := range c.Commands() {
+			if s.Hidden || s.Short == "" {
+				continue
+			}
+			if got, want := firstWord(desc(strings.Fields(s.Use)[0])), upperFirst(firstWord(s.Short)); !strings.Contains(out, " "+want) || got != "" && got != want && !strings.HasPrefix(got, "[") {
+				t.Errorf("%s --help: subcommand %s is described as %q..., want %q...", c.CommandPath(), s.Name(), got, want)
+			}
 		}
 	}
 }

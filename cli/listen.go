@@ -33,9 +33,9 @@ func newListenCmd() *cobra.Command {
 	f.otlp.add(cmd.Flags())
 	fs := cmd.Flags()
 	fs.BoolVar(&asJSON, "json", false, "print each notification's JSON")
-	fs.BoolVar(&filter.ToolsListChanged, "tools", false, "notifications/tools/list_changed")
-	fs.BoolVar(&filter.PromptsListChanged, "prompts", false, "notifications/prompts/list_changed")
-	fs.BoolVar(&filter.ResourcesListChanged, "resources", false, "notifications/resources/list_changed")
+	fs.BoolVar(&filter.ToolsListChanged, "tools", false, "changes to the tool list (notifications/tools/list_changed)")
+	fs.BoolVar(&filter.PromptsListChanged, "prompts", false, "changes to the prompt list (notifications/prompts/list_changed)")
+	fs.BoolVar(&filter.ResourcesListChanged, "resources", false, "changes to the resource list (notifications/resources/list_changed)")
 	fs.StringArrayVar(&filter.ResourceSubscriptions, "resource", nil, "updates of the resource at this URI (repeatable)")
 	fs.StringArrayVar(&filter.TaskIDs, "task-id", nil, "status changes of the task with this id (repeatable)")
 	return cmd

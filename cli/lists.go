@@ -45,8 +45,9 @@ func newListCmd(name, method, field, capability, short string) *cobra.Command {
 				fmt.Fprintf(out, "(no %s)\n", field)
 				return nil
 			}
+			whole := !isTerminal(out) // a pipe takes whole lines
 			for _, it := range all {
-				head, desc := listLine(it)
+				head, desc := listLine(it, whole)
 				fmt.Fprintf(out, "%-32s %s\n", termsafe.Line(head), termsafe.Line(desc))
 			}
 			return nil
@@ -59,8 +60,11 @@ func newListCmd(name, method, field, capability, short string) *cobra.Command {
 }
 
 // listLine is what one line of a list shows: the name (or URI, or URI
-// template) and the first line of the description.
-func listLine(item []byte) (head, desc string) {
+// template) and the description. On a terminal (whole false) that is the
+// description's first line, cut at 100 characters; for a pipe it is all of
+// it, its line breaks and runs of blanks made single spaces so each item
+// stays one line (--json has the exact text).
+func listLine(item []byte, whole bool) (head, desc string) {
 	var v struct {
 		Name        string `json:"name"`
 		URI         string `json:"uri"`
@@ -74,9 +78,8 @@ func listLine(item []byte) (head, desc string) {
 	} else if v.URITemplate != "" {
 		head = v.URITemplate
 	}
-	desc = strings.TrimSpace(strings.SplitN(v.Description, "\n", 2)[0])
-	if len(desc) > 100 {
-		desc = desc[:97] + "..."
+	if whole {
+		return head, strings.Join(strings.Fields(v.Description), " ")
 	}
-	return head, desc
+	return head, shorten(strings.TrimSpace(strings.SplitN(v.Description, "\n", 2)[0]), 100) // by runes: a byte cut could split one
 }

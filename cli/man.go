@@ -73,7 +73,9 @@ $XDG_CONFIG_HOME/mcpscope/servers.json (default ~/.config/mcpscope/servers.json)
 
 $XDG_CONFIG_HOME/mcpscope/settings.json: settings, such as the theme.
 
-$XDG_CACHE_HOME/mcpscope/journals.json: the call counts of journals, kept so mcpscope journals reads each journal once.`},
+$XDG_CACHE_HOME/mcpscope/journals.json: the call counts of journals, kept so mcpscope journals reads each journal once.
+
+$XDG_CACHE_HOME/mcpscope/completion/: the tool names shell completion got from a server for call TOOL, one file per target (named by a hash of it), kept 30 seconds.`},
 	{"Environment", `MCPSCOPE_STATE: where detached calls are kept, as --state takes it (redis://[user@]host:port/db, rediss:// for TLS); --state wins.
 
 REDISCLI_AUTH: the Redis password, when the --state URL has none.

@@ -38,6 +38,7 @@ func Run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		hw := helpOutput(stdout)
 		defer hw.Flush()
 		root.SetOut(hw)
+		wrapHelpText(root, hw.width)
 	}
 	root.SetErr(stderr)
 	onError := func(w io.Writer, _ fang.Styles, err error) {

@@ -3,6 +3,8 @@ package mock
 import (
 	"encoding/json"
 	"fmt"
+
+	"mcpscope/internal/near"
 	"mcpscope/session"
 )
 
@@ -70,7 +72,7 @@ func (r *Recording) closest(method, name string) *Exchange {
 	}
 	for _, ex := range all {
 		if ex.Method == method {
-			if d := distance(ex.Name, name); d < bestD {
+			if d := near.Distance(ex.Name, name); d < bestD {
 				best, bestD = ex, d
 			}
 		}
@@ -79,7 +81,7 @@ func (r *Recording) closest(method, name string) *Exchange {
 		return best
 	}
 	for _, ex := range all {
-		if d := distance(ex.Method, method); d < bestD {
+		if d := near.Distance(ex.Method, method); d < bestD {
 			best, bestD = ex, d
 		}
 	}
@@ -118,27 +120,4 @@ func cut(s string, n int) string {
 		return s
 	}
 	return s[:n] + "…"
-}
-
-// distance is the Levenshtein distance of two short strings (longer ones
-// are compared by their first 256 bytes).
-func distance(a, b string) int {
-	a, b = a[:min(len(a), 256)], b[:min(len(b), 256)]
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			c := 1
-			if a[i-1] == b[j-1] {
-				c = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+c)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

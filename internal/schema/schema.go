@@ -5,6 +5,7 @@ package schema
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -136,6 +137,54 @@ func Coerce(types []string, v string) (any, error) {
 		}
 	}
 	return nil, fmt.Errorf("%q is not any of the types the schema allows (%s)", v, strings.Join(types, ", "))
+}
+
+// Fits reports whether v, a value as encoding/json decodes JSON (or as
+// Coerce makes one), is of one of types: true when they name none of JSON
+// Schema's types (nothing to check).
+func Fits(types []string, v any) bool {
+	if !slices.ContainsFunc(types, func(t string) bool { return slices.Contains(known, t) }) {
+		return true
+	}
+	return slices.ContainsFunc(types, func(t string) bool {
+		switch x := v.(type) {
+		case nil:
+			return t == "null"
+		case bool:
+			return t == "boolean"
+		case string:
+			return t == "string"
+		case int64, int:
+			return t == "integer" || t == "number"
+		case float64:
+			return t == "number" || t == "integer" && x == math.Trunc(x) && !math.IsInf(x, 0)
+		case map[string]any:
+			return t == "object"
+		case []any:
+			return t == "array"
+		}
+		return false
+	})
+}
+
+// Kind names the JSON type of v, a value as encoding/json decodes JSON, with
+// its article: "a string", "an object", "null".
+func Kind(v any) string {
+	switch v.(type) {
+	case nil:
+		return "null"
+	case bool:
+		return "a boolean"
+	case string:
+		return "a string"
+	case int64, int, float64:
+		return "a number"
+	case map[string]any:
+		return "an object"
+	case []any:
+		return "an array"
+	}
+	return fmt.Sprintf("a %T", v)
 }
 
 // isJSONNumber reports whether s is a number as JSON writes it (no NaN,

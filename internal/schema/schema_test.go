@@ -94,3 +94,43 @@ func TestCoerce(t *testing.T) {
 		}
 	}
 }
+
+func TestFits(t *testing.T) {
+	decode := func(s string) any {
+		var v any
+		if err := json.Unmarshal([]byte(s), &v); err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	for _, c := range []struct {
+		types []string
+		json  string
+		fits  bool
+	}{
+		{[]string{"string"}, `"x"`, true},
+		{[]string{"string"}, `1`, false},
+		{[]string{"integer"}, `3`, true},
+		{[]string{"integer"}, `3.5`, false},
+		{[]string{"number"}, `3.5`, true},
+		{[]string{"boolean"}, `"true"`, false},
+		{[]string{"string", "null"}, `null`, true},
+		{[]string{"string"}, `null`, false},
+		{[]string{"object"}, `{}`, true},
+		{[]string{"object"}, `[]`, false},
+		{[]string{"array"}, `[1]`, true},
+		{nil, `{"any":"thing"}`, true},               // no type: nothing to check
+		{[]string{"x-custom"}, `1`, true},            // none it knows
+		{[]string{"integer", "string"}, `"a"`, true}, // one of several
+	} {
+		if got := Fits(c.types, decode(c.json)); got != c.fits {
+			t.Errorf("Fits(%q, %s) = %v, want %v", c.types, c.json, got, c.fits)
+		}
+	}
+	if !Fits([]string{"integer"}, int64(4)) {
+		t.Error("an int64 (as Coerce makes one) is an integer")
+	}
+	if k := Kind(decode(`{"a":1}`)); k != "an object" {
+		t.Errorf("Kind of an object = %q", k)
+	}
+}
