@@ -128,7 +128,7 @@ func newBenchCmd() *cobra.Command {
 	cmd.Flags().StringVar(&only, "only", "ingest,scale,memory,oneshot,journal,record,proxy", "the sections to run")
 	cmd.Flags().StringVar(&mem, "memory-sizes", "1000000,10000000", "journal and flood sizes for the memory rows, comma-separated, smallest first")
 	cmd.Flags().StringVar(&memO, "memory-open-sizes", "", "journal sizes for the open rows when not --memory-sizes")
-	cmd.Flags().IntVar(&big, "memory-big-line", 300, "MiB of the one huge line the journal, export and diff rows read (0: no such rows)")
+	cmd.Flags().IntVar(&big, "memory-big-line", 300, "size in MiB of the one huge line the journal, export and diff rows read (0: no such rows)")
 	cmd.AddCommand(newBenchServeCmd(), newBenchTUICmd(), newBenchExchangeCmd(), newBenchOpenCmd(), newBenchAttachCmd(), newBenchCountCmd("lines", "Count a file's lines (bench's Go baseline)", bench.CountLines),
 		newBenchCountCmd("strings", "Count the JSON strings of a file's lines (bench's floor under a journal reader)", bench.CountStrings),
 		newBenchDrainCmd(), newBenchRelayCmd(), newBenchPongCmd())

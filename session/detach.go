@@ -233,6 +233,7 @@ func (s *Session) storeHealth() {
 func (s *Session) storeTrouble(msg string) {
 	s.Note(msg)
 	s.mu.Lock()
+	s.info.StoreTrouble = msg
 	told := s.toldTrouble
 	s.toldTrouble = true
 	s.mu.Unlock()

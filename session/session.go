@@ -105,6 +105,9 @@ type Info struct {
 	// a screen that cannot print to stderr (the inspector's footer).
 	Warnings int
 	Warning  string
+	// StoreTrouble is what the state store last failed at, until a record
+	// write succeeds again ("" while it answers).
+	StoreTrouble string
 }
 
 // Session is one connection's engine. All methods are safe for concurrent use

@@ -151,6 +151,7 @@ func (s *Session) putResult(d Detached, err error, tell bool) error {
 			d.Handle, se.Cause, se.Where, RejoinCommandIn(s.opts.StateStore, d.Handle))
 		s.Note(msg)
 		s.mu.Lock()
+		s.info.StoreTrouble = msg
 		if s.elsewhere == nil {
 			s.elsewhere = map[string]string{}
 		}
@@ -166,6 +167,7 @@ func (s *Session) putResult(d Detached, err error, tell bool) error {
 	if err == nil {
 		s.mu.Lock()
 		delete(s.elsewhere, d.Handle) // the store took it back
+		s.info.StoreTrouble = ""
 		s.mu.Unlock()
 	} else {
 		s.storeTrouble(fmt.Sprintf("the record of call %s could not be written to the state store: %v", d.Handle, err))

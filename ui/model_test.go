@@ -446,3 +446,34 @@ func TestEditReplayOffersNoDecline(t *testing.T) {
 		t.Fatalf("ctrl+d: top %T, flash %q", m.top(), m.flash)
 	}
 }
+
+// A warning the session gives a person at once (here: an answer to an id
+// nobody asked) is shown in the footer, in its own words, until a key is
+// pressed; the next warning shows again.
+func TestSessionWarningInTheFooter(t *testing.T) {
+	s, f := liveSession(t, nil)
+	m := newTestModel(t, s, 120, 30)
+	f.inject(`{"jsonrpc":"2.0","id":99,"result":{}}`)
+	m.Pull()
+	if got := lastLine(screen(m)); !strings.Contains(got, "⚠ response to unknown id 99") {
+		t.Fatalf("footer after the warning: %q", got)
+	}
+	m.Pull()
+	if got := lastLine(screen(m)); !strings.Contains(got, "⚠ response to unknown id 99") {
+		t.Fatalf("the warning went without a key: %q", got)
+	}
+	press(m, "down")
+	if got := lastLine(screen(m)); strings.Contains(got, "⚠") {
+		t.Fatalf("the warning stayed after a key: %q", got)
+	}
+	f.inject(`{"jsonrpc":"2.0","id":100,"result":{}}`)
+	m.Pull()
+	if got := lastLine(screen(m)); !strings.Contains(got, "⚠ response to unknown id 100") {
+		t.Fatalf("footer after a second warning: %q", got)
+	}
+}
+
+func lastLine(s string) string {
+	l := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	return l[len(l)-1]
+}

@@ -182,6 +182,9 @@ func (m *Model) statusBar(w int) string {
 			name := termsafe.Line(st.String())
 			kind, _, _ := strings.Cut(name, " ")
 			store = one("state "+shorten(name, 40), "state "+kind, "")
+			if in.StoreTrouble != "" { // failing: marked at every width (the notes say how)
+				store = one("state "+shorten(name, 40)+" ⚠ failing", "state "+kind+" ⚠", "⚠ state")
+			}
 		}
 	}
 	waiting := one()
