@@ -4,8 +4,8 @@
 #   scripts/test.sh                 # everything
 #   scripts/test.sh ./session/...   # only these packages (still installs peers, checks format and vet)
 #
-# Needs Go and Node.js >= 20 with npm. It installs tmux, redis-server and
-# xmllint (libxml2-utils) with apt-get when they are missing and it can (as
+# Needs Go and Node.js >= 20 with npm. It installs tmux, redis-server,
+# xmllint (libxml2-utils), bash and script (bsdutils) with apt-get when they are missing and it can (as
 # root or with passwordless sudo), and says what is missing when it cannot; installs the pinned npm
 # test peers (test/peers, see internal/peers) with `npm ci` unless their
 # lockfiles are unchanged since the last install; builds the OpenTelemetry
@@ -38,15 +38,18 @@ need go "install Go (see go.mod for the version)"
 # --- system packages -------------------------------------------------------------
 # tmux drives the terminal UI in the end-to-end tests; redis-server is the
 # shared state store the rejoin tests start on a free loopback port; xmllint
-# checks the JUnit reports against Jenkins' schema (test/junit). Tests that
-# need a missing one skip (fail under MCPSCOPE_REQUIRE_PEERS=1).
-system_tools=(tmux redis-server xmllint)
+# checks the JUnit reports against Jenkins' schema (test/junit); the
+# completion tests source the bash script in bash, and script(1) gives a
+# command a terminal. Tests that need a missing one skip (fail under
+# MCPSCOPE_REQUIRE_PEERS=1).
+system_tools=(tmux redis-server xmllint bash script)
 
 # package_of is the Debian package that installs a command: its own name
 # unless listed here (internal/peers.DebianPackage keeps the same mapping).
 package_of() {
 	case "$1" in
 	xmllint) echo libxml2-utils ;;
+	script) echo bsdutils ;;
 	*) echo "$1" ;;
 	esac
 }
