@@ -4,16 +4,15 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+
+	"mcpscope/internal/peers"
 )
 
 // On a terminal, the progress line is erased before the result is printed
 // (it was left in front of it: "slow: 1/2 step 1/2slow: finished…"). The
 // call runs under script(1), whose pty is stdout and stderr both.
 func TestProgressErasedBeforeResult(t *testing.T) {
-	script, err := exec.LookPath("script")
-	if err != nil {
-		t.Skip("no script(1) to give the call a terminal")
-	}
+	script := peers.Tool(t, "script") // a skip, or under MCPSCOPE_REQUIRE_PEERS=1 a failure, when missing
 	cmd := exec.Command(script, "-qec", "mcpscope call slow seconds=2 steps=4 --no-journal", "/dev/null")
 	cmd.Env = append(mcpscopeOnPath(t), "XDG_STATE_HOME="+t.TempDir(), "TERM=xterm")
 	out, err := cmd.CombinedOutput()

@@ -10,7 +10,6 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -46,8 +45,9 @@ func startDemo(t *testing.T, w, h int, journal bool) *tmux {
 
 // pane starts a w×h tmux pane running the binary with args in dir, with
 // env's XDG_ variables; when the binary exits the pane stays and shows
-// "EXITED code". Each pane has a tmux server of its own (-count reruns and
-// two panes in one test never meet), which goes with the test.
+// "EXITED code". Each pane has a tmux server of its own, its socket in a
+// directory of its own (-count reruns and two panes in one test never
+// meet), killed and removed with the test.
 func pane(t *testing.T, dir string, env []string, w, h int, args ...string) *tmux {
 	t.Helper()
 	if testing.Short() {
@@ -64,10 +64,16 @@ func pane(t *testing.T, dir string, env []string, w, h int, args ...string) *tmu
 	for _, a := range args {
 		quoted = append(quoted, shellQuote(a))
 	}
-	tm := &tmux{t: t, bin: bin, sock: fmt.Sprintf("mcpscope-e2e-%d-%s-%d", os.Getpid(), strings.ReplaceAll(t.Name(), "/", "-"), panes.Add(1))}
+	tm := &tmux{t: t, bin: bin, sock: tmuxSocket(t)}
 	tm.run("-f", "/dev/null", "new-session", "-d", "-x", strconv.Itoa(w), "-y", strconv.Itoa(h), "-s", "e2e",
 		fmt.Sprintf("cd %s && env TERM=xterm-256color NO_COLOR= %s %s 2>%s/stderr.log; echo EXITED $?; sleep 60",
 			shellQuote(dir), strings.Join(vars, " "), strings.Join(quoted, " "), shellQuote(dir)))
+	// The server's process, held (a pidfd on Linux) while it surely runs, so
+	// that the kill below can never reach another process that got its pid.
+	var server *os.Process
+	if pid, err := strconv.Atoi(strings.TrimSpace(tm.run("display-message", "-p", "#{pid}"))); err == nil {
+		server, _ = os.FindProcess(pid)
+	}
 	t.Cleanup(func() {
 		if t.Failed() {
 			t.Logf("last screen:\n%s", tm.capture())
@@ -75,12 +81,34 @@ func pane(t *testing.T, dir string, env []string, w, h int, args ...string) *tmu
 				t.Logf("stderr:\n%s", b)
 			}
 		}
-		exec.Command(tm.bin, "-L", tm.sock, "kill-server").Run()
+		if err := exec.Command(tm.bin, "-S", tm.sock, "kill-server").Run(); err != nil && server != nil {
+			server.Kill() // it did not answer: it goes anyway (already gone: os.ErrProcessDone)
+		}
+		if server != nil {
+			server.Release()
+		}
 	})
 	return tm
 }
 
-var panes atomic.Int64
+// tmuxSocket is the path of a new tmux server's socket in a directory of
+// the test's own, removed with it: not in tmux's shared per-user folder,
+// where every server of every run left a dead socket behind. A socket's
+// path has at most 103 bytes (sun_path is 104 on macOS, 108 on Linux): when
+// t.TempDir() is deeper than that allows, a short directory under $TMPDIR.
+func tmuxSocket(t *testing.T) string {
+	t.Helper()
+	const name = "tmux"
+	if dir := t.TempDir(); len(dir)+1+len(name) <= 103 {
+		return filepath.Join(dir, name)
+	}
+	dir, err := os.MkdirTemp("", "mst")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return filepath.Join(dir, name)
+}
 
 func shellQuote(s string) string { return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'" }
 
@@ -128,7 +156,7 @@ func TestE2ETmux(t *testing.T) {
 	tm.waitRe(`ask\s+input[^\n]*round 2 is #\d+[^\n]*\n[^\n]*↳ round 2 of #\d+\s+ok`)
 	tm.keys("G", "y")
 	tm.waitRe(`copied result of call \d+`)
-	if buf, err := exec.Command(tm.bin, "-L", tm.sock, "show-buffer").Output(); err == nil && len(buf) > 0 {
+	if buf, err := exec.Command(tm.bin, "-S", tm.sock, "show-buffer").Output(); err == nil && len(buf) > 0 {
 		if !strings.Contains(string(buf), "the user accepted") {
 			t.Errorf("clipboard (tmux buffer via OSC 52) holds %q", buf)
 		}
@@ -167,12 +195,12 @@ func TestE2ETmux(t *testing.T) {
 type tmux struct {
 	t    *testing.T
 	bin  string // the tmux program
-	sock string
+	sock string // the path of its server's socket (tmux -S)
 }
 
 func (tm *tmux) run(args ...string) string {
 	tm.t.Helper()
-	out, err := exec.Command(tm.bin, append([]string{"-L", tm.sock}, args...)...).CombinedOutput()
+	out, err := exec.Command(tm.bin, append([]string{"-S", tm.sock}, args...)...).CombinedOutput()
 	if err != nil {
 		tm.t.Fatalf("tmux %v: %v\n%s", args, err, out)
 	}
@@ -180,7 +208,7 @@ func (tm *tmux) run(args ...string) string {
 }
 
 func (tm *tmux) capture() string {
-	out, _ := exec.Command(tm.bin, "-L", tm.sock, "capture-pane", "-p", "-t", "e2e").Output()
+	out, _ := exec.Command(tm.bin, "-S", tm.sock, "capture-pane", "-p", "-t", "e2e").Output()
 	return string(out)
 }
 

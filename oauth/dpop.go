@@ -7,6 +7,7 @@ import (
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/url"
 	"slices"
@@ -56,9 +57,10 @@ func (d *dpop) proof(method, target, accessToken string) string {
 		target = u.String()
 	}
 	size := 32
-	jwk := map[string]string{"kty": "EC", "crv": "P-256",
-		"x": base64.RawURLEncoding.EncodeToString(pad(d.key.X, size)),
-		"y": base64.RawURLEncoding.EncodeToString(pad(d.key.Y, size))}
+	jwk, err := d.jwk()
+	if err != nil {
+		return ""
+	}
 	head, _ := json.Marshal(map[string]any{"typ": "dpop+jwt", "alg": "ES256", "jwk": jwk})
 	claims := map[string]any{"jti": randomString(24), "htm": method, "htu": target, "iat": time.Now().Unix()}
 	d.mu.Lock()
@@ -79,6 +81,20 @@ func (d *dpop) proof(method, target, accessToken string) string {
 		return ""
 	}
 	return signing + "." + enc.EncodeToString(append(pad(r, size), pad(s, size)...))
+}
+
+// jwk is the public key as a JWK (RFC 7518 6.2.1): x and y are the
+// fixed-width (32-byte) coordinates of the uncompressed point 04 || x || y.
+func (d *dpop) jwk() (map[string]string, error) {
+	pt, err := d.key.PublicKey.Bytes()
+	if err != nil {
+		return nil, err
+	}
+	if len(pt) != 65 {
+		return nil, fmt.Errorf("a P-256 point is 65 bytes, not %d", len(pt))
+	}
+	enc := base64.RawURLEncoding
+	return map[string]string{"kty": "EC", "crv": "P-256", "x": enc.EncodeToString(pt[1:33]), "y": enc.EncodeToString(pt[33:])}, nil
 }
 
 // noteNonce keeps a DPoP-Nonce a server sent; it reports whether it is

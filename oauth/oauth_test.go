@@ -13,6 +13,7 @@ import (
 	"encoding/json"
 	"encoding/pem"
 	"io"
+	"maps"
 	"math/big"
 	"net/http"
 	"net/url"
@@ -240,6 +241,47 @@ func TestDPoPProof(t *testing.T) {
 	}
 	if q := d.proof("POST", "https://mcp.example.com/mcp", "tok-1"); strings.Split(q, ".")[1] == strings.Split(p, ".")[1] {
 		t.Fatal("two proofs share a jti")
+	}
+}
+
+// The JWK in a proof is the key's coordinates, fixed-width: for the P-256
+// key of RFC 7517 A.2 it is the x and y the RFC prints, and its RFC 7638
+// thumbprint (what a server binds the token to, cnf.jkt) stays the one
+// mcpscope has always sent. A key whose x starts with a zero byte still
+// gets 32 bytes of x.
+func TestDPoPJWK(t *testing.T) {
+	db, _ := base64.RawURLEncoding.DecodeString("870MB6gfuTJ4HtUnUvYMyJpr5eUZNP4Bk43bVdj3eAE")
+	k, err := ecdsa.ParseRawPrivateKey(elliptic.P256(), db)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &dpop{key: k, nonces: map[string]string{}}
+	var head struct{ JWK map[string]string }
+	splitJWT(t, d.proof("POST", "https://mcp.example.com/mcp", ""), &head)
+	want := map[string]string{"kty": "EC", "crv": "P-256",
+		"x": "MKBCTNIcKUSDii11ySs3526iDZ8AiTo7Tu6KPAqv7D4", "y": "4Etl6SRW2YiLUrN5vfvVHuhp7x8PxltmWWlbbM4IFyM"}
+	if !maps.Equal(head.JWK, want) {
+		t.Fatalf("jwk %v, want %v", head.JWK, want)
+	}
+	canon, _ := json.Marshal(head.JWK) // RFC 7638: the required members, sorted, no spaces (Marshal sorts map keys)
+	if sum := sha256.Sum256(canon); base64.RawURLEncoding.EncodeToString(sum[:]) != "cn-I_WNMClehiVp51i_0VpOENW1upEerA8sEam5hn-s" {
+		t.Fatalf("thumbprint of %s changed: %s", canon, base64.RawURLEncoding.EncodeToString(sum[:]))
+	}
+
+	for i := 0; ; i++ { // one key in 256 has a leading zero byte in x
+		if i == 100000 {
+			t.Fatal("no key with a short x in 100000 tries")
+		}
+		if d, err = newDPoP(); err != nil {
+			t.Fatal(err)
+		}
+		if pt, _ := d.key.PublicKey.Bytes(); pt[1] == 0 {
+			break
+		}
+	}
+	splitJWT(t, d.proof("POST", "https://mcp.example.com/mcp", ""), &head)
+	if xb, _ := base64.RawURLEncoding.DecodeString(head.JWK["x"]); len(xb) != 32 || xb[0] != 0 {
+		t.Fatalf("x of a key with a leading zero: %x", xb)
 	}
 }
 

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"os"
 	"slices"
 	"strconv"
@@ -228,9 +229,10 @@ func (r *attachReader) run() {
 			switch {
 			case it.err != nil:
 				why := "the socket broke: " + it.err.Error()
+				var ne net.Error // As, not a type assertion: a wrapped timeout is one too
 				if errors.Is(it.err, io.EOF) {
 					why = "the proxy closed the socket"
-				} else if ne, ok := it.err.(interface{ Timeout() bool }); ok && ne.Timeout() {
+				} else if errors.As(it.err, &ne) && ne.Timeout() {
 					why = fmt.Sprintf("the proxy said nothing for %s", attachSilence)
 				}
 				r.release()

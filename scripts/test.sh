@@ -2,20 +2,23 @@
 # Run all of mcpscope's tests: the one command for a newcomer and for CI.
 #
 #   scripts/test.sh                 # everything
-#   scripts/test.sh ./session/...   # only these packages (still installs peers, checks format and vet)
+#   scripts/test.sh ./session/...   # only these packages (still installs peers, checks format, vet, staticcheck, tidy)
 #
-# Needs Go and Node.js >= 20 with npm. It installs tmux, redis-server and
-# xmllint (libxml2-utils) with apt-get when they are missing and it can (as
-# root or with passwordless sudo), and says what is missing when it cannot; installs the pinned npm
-# test peers (test/peers, see internal/peers) with `npm ci` unless their
-# lockfiles are unchanged since the last install; builds the OpenTelemetry
-# Collector of test/otelcol (MCPSCOPE_OTELCOL) unless it is unchanged since
-# the last build; checks gofmt and go vet; then runs `go test -race` and prints one line per package and a closing
-# summary.
+# Needs Go and Node.js >= 20 with npm. It installs tmux, redis-server, xmllint
+# (libxml2-utils), bash and script (bsdutils) with apt-get when they are
+# missing and it can (as root or with passwordless sudo), and says what is
+# missing when it cannot; installs the pinned npm test peers (test/peers, see
+# internal/peers) with `npm ci` unless their lockfiles are unchanged since the
+# last install; builds the OpenTelemetry Collector of test/otelcol
+# (MCPSCOPE_OTELCOL) unless it is unchanged since the last build; checks
+# gofmt, go vet, staticcheck (the pinned release, installed into .tools/ when
+# missing) and that go mod tidy changes nothing; then runs `go test -race`
+# and prints one line per package and a closing summary.
 #
 # Environment:
 #   MCPSCOPE_REQUIRE_PEERS=1  tests needing a peer fail instead of skip (CI sets it)
-#   MCPSCOPE_NO_PEERS=1       do not install the npm peers (their tests skip)
+#   MCPSCOPE_NO_PEERS=1       do not install the npm peers (their tests skip; under CI=true
+#                             or MCPSCOPE_REQUIRE_PEERS=1 the conformance step fails)
 #   GO_TEST_FLAGS             extra flags for go test, e.g. "-run TestFoo -v"
 set -euo pipefail
 
@@ -38,15 +41,18 @@ need go "install Go (see go.mod for the version)"
 # --- system packages -------------------------------------------------------------
 # tmux drives the terminal UI in the end-to-end tests; redis-server is the
 # shared state store the rejoin tests start on a free loopback port; xmllint
-# checks the JUnit reports against Jenkins' schema (test/junit). Tests that
-# need a missing one skip (fail under MCPSCOPE_REQUIRE_PEERS=1).
-system_tools=(tmux redis-server xmllint)
+# checks the JUnit reports against Jenkins' schema (test/junit); the
+# completion tests source the bash script in bash, and script(1) gives a
+# command a terminal. Tests that need a missing one skip (fail under
+# MCPSCOPE_REQUIRE_PEERS=1).
+system_tools=(tmux redis-server xmllint bash script)
 
 # package_of is the Debian package that installs a command: its own name
 # unless listed here (internal/peers.DebianPackage keeps the same mapping).
 package_of() {
 	case "$1" in
 	xmllint) echo libxml2-utils ;;
+	script) echo bsdutils ;;
 	*) echo "$1" ;;
 	esac
 }
@@ -207,6 +213,41 @@ s=$SECONDS
 if go vet ./...; then echo "    ok"; else failures+=("go vet"); fi
 elapsed $s
 
+# staticcheck, pinned: the release for this Go (2026.2.2 = v0.8.2 supports Go
+# 1.26). The one on PATH when it is that release, else installed once into
+# .tools/ (gitignored), a directory per version so a new pin installs anew.
+staticcheck_version=v0.8.2
+staticcheck_of() { "$1" -version 2>/dev/null | grep -q "(${staticcheck_version#v})\$"; }
+find_staticcheck() {
+	local p dir="$root/.tools/staticcheck-$staticcheck_version"
+	for p in "$(command -v staticcheck 2>/dev/null)" "$dir/staticcheck"; do
+		[ -n "$p" ] && [ -x "$p" ] && staticcheck_of "$p" && echo "$p" && return 0
+	done
+	echo "    installing staticcheck $staticcheck_version into ${dir#"$root"/}" >&2
+	GOBIN="$dir" go install "honnef.co/go/tools/cmd/staticcheck@$staticcheck_version" >&2 &&
+		staticcheck_of "$dir/staticcheck" && echo "$dir/staticcheck"
+}
+
+step "staticcheck ./..."
+s=$SECONDS
+if ! staticcheck=$(find_staticcheck); then
+	echo "    could not install staticcheck $staticcheck_version (the output is above)"
+	failures+=(staticcheck)
+elif "$staticcheck" ./...; then
+	echo "    ok ($("$staticcheck" -version))"
+else
+	failures+=(staticcheck)
+fi
+elapsed $s
+
+step "go mod tidy -diff"
+if go mod tidy -diff; then
+	echo "    ok"
+else
+	echo "    go mod tidy would change go.mod or go.sum (the diff is above): run go mod tidy"
+	failures+=("go mod tidy")
+fi
+
 # --- tests ----------------------------------------------------------------------
 pkgs=("$@")
 [ ${#pkgs[@]} -gt 0 ] || pkgs=(./...)
@@ -237,7 +278,11 @@ elapsed $s
 # The conformance suite's client scenarios against a fresh mcpscope binary
 # (uses $NODE22 and $MCPSCOPE_PEERS from above; auth/* are expected failures).
 step "conformance suite, client scenarios (scripts/conformance.sh)"
-if [ "${MCPSCOPE_NO_PEERS:-}" = 1 ]; then
+if [ "${MCPSCOPE_NO_PEERS:-}" = 1 ] && { [ "${CI:-}" = true ] || [ "${MCPSCOPE_REQUIRE_PEERS:-}" = 1 ]; }; then
+	echo "    FAILED: not run: MCPSCOPE_NO_PEERS=1, and the suite is one of the npm peers; under CI"
+	echo "    (CI=true or MCPSCOPE_REQUIRE_PEERS=1) it must run: unset MCPSCOPE_NO_PEERS"
+	failures+=("conformance (not run: MCPSCOPE_NO_PEERS=1)")
+elif [ "${MCPSCOPE_NO_PEERS:-}" = 1 ]; then
 	echo "    skipped (MCPSCOPE_NO_PEERS=1): the suite is one of the npm peers"
 else
 	s=$SECONDS

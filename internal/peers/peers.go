@@ -159,9 +159,11 @@ func scriptsDir(t testing.TB) string {
 // Tool returns the path of a program from the system's packages that a test
 // needs, found on PATH: "tmux" (the end-to-end tests drive the terminal UI in
 // it), "redis-server" (the rejoin tests' shared state store, which a test
-// starts itself on a free loopback port) or "xmllint" (the JUnit reports are
-// checked against Jenkins' schema with it). When it is missing the test is
-// skipped, or under MCPSCOPE_REQUIRE_PEERS=1 fails, saying how to install it.
+// starts itself on a free loopback port), "xmllint" (the JUnit reports are
+// checked against Jenkins' schema with it), "bash" (the completion script is
+// sourced in it) or "script" (script(1) gives a command a terminal). When it
+// is missing the test is skipped, or under MCPSCOPE_REQUIRE_PEERS=1 fails,
+// saying how to install it.
 func Tool(t testing.TB, name string) string {
 	t.Helper()
 	if p, err := exec.LookPath(name); err == nil {
@@ -176,7 +178,7 @@ func Tool(t testing.TB, name string) string {
 // Tool looks for (scripts/test.sh keeps the same mapping): the program's own
 // name unless listed here.
 func DebianPackage(program string) string {
-	if p, ok := map[string]string{"xmllint": "libxml2-utils"}[program]; ok {
+	if p, ok := map[string]string{"xmllint": "libxml2-utils", "script": "bsdutils"}[program]; ok {
 		return p
 	}
 	return program

@@ -330,7 +330,7 @@ func TestRequireMissingPeers(t *testing.T) {
 // under MCPSCOPE_REQUIRE_PEERS=1 (a failed install must not leave CI green).
 func TestToolMissing(t *testing.T) {
 	t.Setenv("PATH", t.TempDir())
-	for name, pkg := range map[string]string{"tmux": "tmux", "redis-server": "redis-server", "xmllint": "libxml2-utils"} {
+	for name, pkg := range map[string]string{"tmux": "tmux", "redis-server": "redis-server", "xmllint": "libxml2-utils", "script": "bsdutils", "bash": "bash"} {
 		t.Setenv(EnvRequire, "")
 		f := runFake(t, func(tb testing.TB) { Tool(tb, name) })
 		if f.failed != "" || !strings.Contains(f.skipped, name+" is not installed") || !strings.HasSuffix(f.skipped, "apt-get install "+pkg) {
