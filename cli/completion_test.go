@@ -49,10 +49,7 @@ func mcpscopeOnPath(t *testing.T) []string {
 // values, in a bash without the bash-completion package: the script is
 // sourced in a real bash and its completion function called as TAB would.
 func TestCompletionBash(t *testing.T) {
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("no bash")
-	}
+	bash := peers.Tool(t, "bash") // a skip, or under MCPSCOPE_REQUIRE_PEERS=1 a failure
 	noProxies(t)
 	// A call left running, for rejoin HANDLE.
 	if err := session.DefaultStateStore().Put(session.Detached{Handle: "20261126T010000-42-7", Target: "http://127.0.0.1:1/mcp",
@@ -174,10 +171,7 @@ func (w *readyWriter) Write(p []byte) (int, error) {
 // within a few seconds and cached briefly: a dead server, or a mute one,
 // leaves the shell waiting at most that long, and only once.
 func TestCompletionToolNames(t *testing.T) {
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("no bash")
-	}
+	bash := peers.Tool(t, "bash") // a skip, or under MCPSCOPE_REQUIRE_PEERS=1 a failure
 	home := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, "cache"))
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, "config"))
@@ -281,10 +275,7 @@ func configure(t *testing.T, home string, servers map[string]any) {
 
 // server-everything over stdio, configured as hosts configure it.
 func TestCompletionToolNamesEverything(t *testing.T) {
-	bash, err := exec.LookPath("bash")
-	if err != nil {
-		t.Skip("no bash")
-	}
+	bash := peers.Tool(t, "bash") // a skip, or under MCPSCOPE_REQUIRE_PEERS=1 a failure
 	node, args := peers.EverythingStdio(t)
 	home := t.TempDir()
 	t.Setenv("XDG_CACHE_HOME", filepath.Join(home, "cache"))
