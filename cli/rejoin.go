@@ -320,6 +320,7 @@ func rejoin(cmd *cobra.Command, sp connect.Spec, store session.StateStore, handl
 		}
 		show()
 	}
+	s.Settle() // a step marked as the lease was lost is this holder's: shown
 	show()
 	sn := c.Snapshot()
 	if err := sn.Err(); err != nil {

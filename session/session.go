@@ -119,7 +119,13 @@ type Session struct {
 	ctx   context.Context
 	stop  context.CancelFunc
 
-	ingestMu  sync.Mutex // frames go from their number to the store in that order (ingestStep)
+	ingestMu sync.Mutex // frames go from their number to the store in that order (ingestStep)
+	// markedSeq is the frame whose progress step the state store took
+	// last, under the call's lease: that step is this holder's to show,
+	// even when the lease was lost while its mark was under way (a
+	// holder paused just after the mark), since the next holder resumes
+	// after it.
+	markedSeq uint64
 	mu        sync.Mutex
 	seq       uint64
 	nextID    int64
@@ -256,6 +262,14 @@ func (s *Session) Start() error {
 }
 
 // Info returns a copy of what the session knows.
+// Settle waits for the frame being taken in, if any, to reach the store:
+// a reader that saw a call end then reads every step it is owed (a step
+// whose mark the store took as the lease was lost is applied after).
+func (s *Session) Settle() {
+	s.ingestMu.Lock()
+	defer s.ingestMu.Unlock() // a barrier: the frame in flight finished first
+}
+
 func (s *Session) Info() Info {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -992,6 +1006,9 @@ func (s *Session) ingestStep(it *Item, pos linePos, journal bool, at uint64, c *
 			s.mu.Unlock()
 			refused, lost = s.markStep(c, handle, m, j, end)
 			s.mu.Lock()
+			if lost == nil && refused == "" {
+				s.markedSeq = it.Seq
+			}
 		} else if handle := s.resultDeleteLocked(c, env); handle != "" {
 			s.mu.Unlock()
 			lost = s.finishFenced(c, handle)
@@ -1250,7 +1267,7 @@ func (s *Session) onNotification(it *Item, e *Envelope, after []func()) []func()
 			return after
 		}
 		it.CallKey = c.Key
-		if c.state.Ended() {
+		if c.state.Ended() && !(c.state == StateDetached && s.markedSeq == it.Seq) {
 			it.Note = "progress after the call ended (" + string(c.state) + ")"
 			return after
 		}
