@@ -14,6 +14,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"mcpscope/connect"
+	"mcpscope/internal/userfile"
 )
 
 // Completing call's TOOL asks the target the line names (--server NAME or
@@ -113,17 +114,7 @@ func toolCachePath(sp connect.Spec) string {
 // writeToolCache keeps c for the next TAB; a cache that cannot be written
 // only costs a slower completion, so errors are dropped.
 func writeToolCache(path string, c toolCache) {
-	b, err := json.Marshal(c)
-	if path == "" || err != nil || os.MkdirAll(filepath.Dir(path), 0o700) != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".tools-*.tmp")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(b)
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil || os.Rename(tmp.Name(), path) != nil {
-		os.Remove(tmp.Name())
+	if b, err := json.Marshal(c); err == nil {
+		userfile.WriteCache(path, b)
 	}
 }

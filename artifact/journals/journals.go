@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"mcpscope/artifact/scan"
+	"mcpscope/internal/userfile"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -161,21 +162,8 @@ func readCache(path string) map[string]Summary {
 // writeCache keeps the summaries for next time; a cache that cannot be
 // written only costs a slower listing, so errors are dropped.
 func writeCache(path string, all []Summary) {
-	if path == "" {
-		return
-	}
-	b, err := json.Marshal(cacheFile{Format: cacheFormat, Summaries: all})
-	if err != nil || os.MkdirAll(filepath.Dir(path), 0o700) != nil {
-		return
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), ".journals-*.tmp")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(b)
-	cerr := tmp.Close()
-	if werr != nil || cerr != nil || os.Rename(tmp.Name(), path) != nil {
-		os.Remove(tmp.Name())
+	if b, err := json.Marshal(cacheFile{Format: cacheFormat, Summaries: all}); err == nil {
+		userfile.WriteCache(path, b)
 	}
 }
 

@@ -163,3 +163,23 @@ func replace(t Target, perm fs.FileMode, write func(io.Writer) error) (err error
 	}
 	return nil
 }
+
+// WriteCache keeps b as the cache file path (mode 0600, its folder made
+// 0700): written whole to a temporary file beside it and renamed, so a
+// reader sees the old cache or the new one. A cache that cannot be written
+// only costs the next reader time, so errors are dropped; nothing is
+// flushed to disk.
+func WriteCache(path string, b []byte) {
+	if path == "" || os.MkdirAll(filepath.Dir(path), 0o700) != nil {
+		return
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
+	if err != nil {
+		return
+	}
+	_, werr := tmp.Write(b)
+	cerr := tmp.Close()
+	if werr != nil || cerr != nil || os.Rename(tmp.Name(), path) != nil {
+		os.Remove(tmp.Name())
+	}
+}
