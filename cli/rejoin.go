@@ -322,6 +322,9 @@ func rejoin(cmd *cobra.Command, sp connect.Spec, store session.StateStore, handl
 	}
 	s.Settle() // a step marked as the lease was lost is this holder's: shown
 	show()
+	if why := s.StepInDoubt(c); why != "" {
+		fmt.Fprintf(stderr, "rejoin: %s\n", why)
+	}
 	sn := c.Snapshot()
 	if err := sn.Err(); err != nil {
 		return fmt.Errorf("rejoin %s: %w", handle, err)

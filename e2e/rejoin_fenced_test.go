@@ -345,11 +345,14 @@ func TestRedisCutOffHolder(t *testing.T) {
 		link.Heal()
 		bCode, bOut, bErr, bSteps := pb.wait()
 		ok := true
-		var cSteps []int
+		var (
+			cSteps  []int
+			cStderr string
+		)
 		if outlives {
 			ok = holderLost(t, fmt.Sprintf("cut %.1f× B", cut), bCode, bOut, bErr, result)
 			cCode, cOut, cErr, s := pc.wait()
-			cSteps = s
+			cSteps, cStderr = s, cErr
 			if cCode != 0 || !strings.Contains(cOut, result) {
 				t.Errorf("cut %.1f×: C: exit %d, want 0 and the result\n%s\n%s", cut, cCode, cOut, cErr)
 				ok = false
@@ -360,15 +363,20 @@ func TestRedisCutOffHolder(t *testing.T) {
 		}
 		twice, lost := stepCounts(before+1, steps, bSteps, cSteps)
 		tally.twice, tally.lost = twice, lost
-		if outlives && lost == 1 && twice == 0 && boundaryLoss(before, bSteps, cSteps) {
-			// The README's limit: cut after its mark went in but before
-			// the answer came, past its lease, the holder cannot know the
-			// mark went in and the next holder resumes after it — that one
-			// step, right after the holder's last, is shown by nobody.
-			// Logged and counted in the figures; whether this is the only
-			// path to it is not settled yet (seen without load too).
-			t.Logf("cut %.1f×: the step after B's last (%v) was marked as the link was cut: shown by nobody, as the README says", cut, bSteps)
-			lost = 0
+		if outlives && lost == 1 && twice == 0 {
+			// The README's limit. B rejoins into a burst of replayed steps
+			// and the cut lands while it marks them: the mark of the step
+			// after B's last went in, its answer was held by the cut, and
+			// B lost the lease before it could know. C resumes after that
+			// mark. Neither shows the step as a row, but it is not lost
+			// silently: B names it as in doubt and C counts it in its
+			// "progress so far".
+			if n, ok := boundaryStep(before, bSteps, cSteps); ok &&
+				strings.Contains(bErr, fmt.Sprintf("rejoin: progress %d/%d was not shown here", n, steps)) &&
+				strings.Contains(cStderr, fmt.Sprintf("progress so far %d/%d)", n, steps)) {
+				t.Logf("cut %.1f×: step %d, marked as the link was cut, was named in doubt by B and counted by C", cut, n)
+				lost = 0
+			}
 		}
 		if twice+lost > 0 {
 			t.Errorf("cut %.1f×: steps %d..%d: %d shown twice, %d lost (B %v, C %v)", cut, before+1, steps, twice, lost, bSteps, cSteps)
@@ -580,12 +588,12 @@ func TestHundredCallsThreeRejoiners(t *testing.T) {
 	tally.log(t, "100 calls from three sessions raced by three rejoiners")
 }
 
-// boundaryLoss reports whether the one step neither holder showed is the
-// one right after the first holder's last (or after what the record had).
-func boundaryLoss(before int, b, c []int) bool {
+// boundaryStep is the one step neither holder showed when it is the one
+// right after the first holder's last (or after what the record had).
+func boundaryStep(before int, b, c []int) (int, bool) {
 	last := before
 	for _, v := range b {
 		last = max(last, v)
 	}
-	return len(c) > 0 && c[0] == last+2
+	return last + 1, len(c) > 0 && c[0] == last+2
 }

@@ -258,6 +258,7 @@ type callExtra struct {
 	persistTimer *time.Timer // pending debounced write
 	claim        *Held       // this process's lease on the record (persistMu)
 	recordGone   bool        // the record was deleted under the claim before the result counted (persistMu)
+	inDoubt      string      // the step whose mark was sent as the store stopped answering, then the lease was lost (s.mu)
 	persistMu    sync.Mutex  // orders state-file writes with the final delete (only calls that persist, which have a callExtra)
 }
 

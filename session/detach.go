@@ -160,7 +160,9 @@ func (s *Session) persistLocked(c *Call) {
 // the store cannot be reached, the person is told that c's steps wait.
 func (s *Session) watchClaim(c *Call, h *Held) {
 	h.OnTrouble(func(err error) {
-		s.storeTrouble(fmt.Sprintf("the state store (%s) cannot be reached (%v): call %s shows no step until it answers again, and is given up here if it does not within its lease (%s)",
+		// Not inline: a step's mark may be what meets the trouble, with
+		// ingestMu held, and the note is ingested too (a deadlock).
+		go s.storeTrouble(fmt.Sprintf("the state store (%s) cannot be reached (%v): call %s shows no step until it answers again, and is given up here if it does not within its lease (%s)",
 			s.opts.StateStore, err, c.Key, h.Lease().TTL))
 	})
 	go func() {
@@ -338,7 +340,11 @@ func (s *Session) stepMarkLocked(c *Call, it *Item) (handle string, m Mark) {
 // (a rejoin on this machine, which reads both, never skips a step the
 // first process did not journal). It reports why the store refused the
 // mark ("": it took it), for a note once the step is in.
-func (s *Session) markStep(c *Call, handle string, m Mark, j *Journal, end int64) (string, *LeaseLostError) {
+//
+// doubt is set when the lease was lost after a try the store did not
+// answer: that mark may have gone in, and then the next holder resumes
+// after this step and counts it in its "progress so far" without showing it.
+func (s *Session) markStep(c *Call, handle string, m Mark, j *Journal, end int64) (refused string, lost *LeaseLostError, doubt bool) {
 	if j != nil {
 		j.writtenTo(end, stepWriteWait)
 	}
@@ -347,10 +353,13 @@ func (s *Session) markStep(c *Call, handle string, m Mark, j *Journal, end int64
 		// Fenced: a holder paused or cut off past its TTL, once another
 		// claimed the call, shows nothing more (Write waits while the
 		// store is away and the lease is surely still ours).
-		err = claim.Write(func(l Lease) error { return s.opts.StateStore.MarkFenced(handle, m, l) })
-		var lost *LeaseLostError
+		err = claim.Write(func(l Lease) error {
+			err := s.opts.StateStore.MarkFenced(handle, m, l)
+			doubt = doubt || unreachable(err)
+			return err
+		})
 		if errors.As(err, &lost) {
-			return "", lost
+			return "", lost, doubt
 		}
 	} else {
 		err = s.opts.StateStore.Mark(handle, m)
@@ -358,9 +367,34 @@ func (s *Session) markStep(c *Call, handle string, m Mark, j *Journal, end int64
 	if err != nil {
 		c.markOff = true
 		return fmt.Sprintf("the progress of call %s is no longer marked in the state store (%v): a rejoin elsewhere may show again the steps since its record was last written (every %s at most)",
-			c.Key, err, persistEvery), nil
+			c.Key, err, persistEvery), nil, false
 	}
-	return "", nil
+	return "", nil, false
+}
+
+// inDoubtWhy is what a holder says of a step whose mark it sent as the
+// store stopped answering, before it lost the lease.
+const inDoubtWhy = "its mark was sent to the state store as it stopped answering, so it may have gone in: " +
+	"then the process that holds the call now counts this step in its \"progress so far\" and does not show it again"
+
+// stepName is how a step reads on screen: "progress 3/40".
+func stepName(p Progress) string {
+	if p.Total > 0 {
+		return fmt.Sprintf("progress %g/%g", p.Value, p.Total)
+	}
+	return fmt.Sprintf("progress %g", p.Value)
+}
+
+// StepInDoubt says which step of c, if any, this process neither showed
+// nor can say was left to the next holder (its mark was sent as the
+// store stopped answering, then the lease was lost), and why: "" if none.
+func (s *Session) StepInDoubt(c *Call) string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if c.x().inDoubt == "" {
+		return ""
+	}
+	return c.x().inDoubt + " was not shown here: " + inDoubtWhy
 }
 
 // stepWriteWait bounds how long a step to mark waits for its journal line

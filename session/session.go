@@ -996,6 +996,7 @@ func (s *Session) ingestStep(it *Item, pos linePos, journal bool, at uint64, c *
 	var (
 		refused string
 		lost    *LeaseLostError
+		doubt   bool
 	)
 	if c != nil {
 		if handle, m := s.stepMarkLocked(c, it); handle != "" {
@@ -1004,10 +1005,13 @@ func (s *Session) ingestStep(it *Item, pos linePos, journal bool, at uint64, c *
 				j = nil // not in the journal: nothing to wait for
 			}
 			s.mu.Unlock()
-			refused, lost = s.markStep(c, handle, m, j, end)
+			refused, lost, doubt = s.markStep(c, handle, m, j, end)
 			s.mu.Lock()
 			if lost == nil && refused == "" {
 				s.markedSeq = it.Seq
+			}
+			if doubt {
+				c.xw().inDoubt = stepName(m.Progress)
 			}
 		} else if handle := s.resultDeleteLocked(c, env); handle != "" {
 			s.mu.Unlock()
@@ -1019,6 +1023,9 @@ func (s *Session) ingestStep(it *Item, pos linePos, journal bool, at uint64, c *
 		// Journaled, never applied: the process that holds the call now
 		// shows it.
 		it.Note = "not applied here: " + lost.Error()
+		if doubt {
+			it.Note += "; " + inDoubtWhy
+		}
 	}
 	dup := false
 	if f.Dir == transport.In || f.Meta.Event == transport.EvPrime {
