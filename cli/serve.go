@@ -75,7 +75,7 @@ func newServeCmd() *cobra.Command {
 	}
 	cmd.Flags().StringVar(&addr, "http", "", "serve Streamable HTTP on this host:port (127.0.0.1:0 picks a port) instead of stdio")
 	cmd.Flags().Float64Var(&speed, "speed", 1, "replay at this factor of the recorded pace (2 is twice as fast)")
-	cmd.Flags().BoolVar(&noWait, "no-wait", false, "send everything at once, without the recorded spacing")
+	cmd.Flags().BoolVar(&noWait, "no-wait", false, "send everything at once, without the recorded spacing (a client may then handle a call's result before its progress: the TypeScript SDK does, and drops that progress)")
 	cmd.Flags().DurationVar(&answerWait, "answer-wait", 10*time.Second, "how long a replayed server request waits for the client's answer")
 	cmd.Flags().BoolVarP(&quiet, "quiet", "q", false, "print no line per request on stderr")
 	cmd.Flags().BoolVar(&strict, "strict", false, "answer only requests whose params match a recording exactly; others get an error naming the closest")

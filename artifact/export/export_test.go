@@ -138,8 +138,10 @@ type harDoc struct {
 					Text string `json:"text"`
 				} `json:"postData"`
 			} `json:"request"`
+			Comment  string `json:"comment"`
 			Response struct {
-				Status  int `json:"status"`
+				Status  int    `json:"status"`
+				Comment string `json:"comment"`
 				Content struct {
 					Size     int    `json:"size"`
 					MimeType string `json:"mimeType"`
@@ -185,6 +187,9 @@ func TestHAR(t *testing.T) {
 			json.Unmarshal(out, &doc)
 			posts, slow := 0, false
 			for _, e := range doc.Log.Entries {
+				if strings.HasPrefix(e.Response.Comment, "status assumed") && strings.Contains(e.Comment, "still open") {
+					t.Errorf("an entry both answered by assumption and still open: %q / %q", e.Response.Comment, e.Comment)
+				}
 				sum := e.Timings["send"] + e.Timings["wait"] + e.Timings["receive"]
 				if d := e.Time - sum; d > 0.01 || d < -0.01 {
 					t.Errorf("time %v is not the sum of the timings %v", e.Time, e.Timings)

@@ -154,8 +154,11 @@ func HAR(w io.Writer, path string, o Options) error {
 		last = fr.Time
 		return hx.frame(fr)
 	})
+	keyless := hx.keyless // answered by assumption (its status says so): not open
 	for _, x := range hx.pending() {
-		x.note("still open when the journal ended")
+		if x != keyless {
+			x.note("still open when the journal ended")
+		}
 		if x.end.IsZero() {
 			x.end = last
 		}
