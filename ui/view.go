@@ -140,7 +140,7 @@ func (m *Model) statusBar(w int) string {
 	brand := one("mcpscope")
 	conn, why := m.connState()
 	connP := one(conn)
-	if conn == "reconnecting" {
+	if conn == "reconnecting" && in.Reconnecting > 0 {
 		connP = one("reconnecting ("+itoa(in.Reconnecting)+")", conn)
 	}
 	if why != "" && conn == "disconnected" {
