@@ -1279,6 +1279,9 @@ func (s *Session) onNotification(it *Item, e *Envelope, after []func()) []func()
 		it.CallKey = c.Key
 		if c.state.Ended() && !(c.state == StateDetached && s.markedSeq == it.Seq) {
 			it.Note = "progress after the call ended (" + string(c.state) + ")"
+			if c.state == StateCancelled { // what someone debugging the server wants to see
+				it.Note = "the server kept working after the cancel"
+			}
 			return after
 		}
 		pr := c.progressLocked()

@@ -717,6 +717,9 @@ func (m *Model) noteText(r noteRow, w int) string {
 		if it.CallKey != "" {
 			s += m.th.Faint.Render(" (call " + it.CallKey + ")")
 		}
+		if it.Note != "" { // first, so 80 columns still show it: progress after the call ended
+			s = m.th.Late.Render(termsafe.Line(it.Note)) + " · " + s
+		}
 		return s
 	case kindNotify:
 		return m.th.Accent.Render(termsafe.Line(it.Env.Method)) + " " + m.th.Faint.Render(oneLine(it.Env.Params, max))
