@@ -359,8 +359,14 @@ func (m *Model) requestsPane(w, h int) []string {
 }
 
 // status is the word a call's row shows: the one rule the journal and the
-// filter's ~s use too.
-func (m *Model) status(sn session.CallSnapshot) string { return session.StateWord(&sn) }
+// filter's ~s use too, but for a call whose task asks for input now, which
+// only the tasks the session saw last say.
+func (m *Model) status(sn session.CallSnapshot) string {
+	if w := m.taskWord(&sn); w != "" { // the call's task asks for input now
+		return w
+	}
+	return session.StateWord(&sn)
+}
 
 func (m *Model) statusStyle(st string) lipgloss.Style {
 	switch st {
