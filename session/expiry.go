@@ -66,6 +66,7 @@ func (s *Session) sessionExpired(he *transport.HTTPError) bool {
 	s.expired[he.SessionID] = true
 	s.reinits++
 	n := s.reinits
+	s.info.Reinitializing = true // until the new session answers or fails (below)
 	// A request that only reads (a list, a read, a ping) is sent once
 	// more in the new session; the rest are lost, and say why.
 	var lost, resend []*Call
@@ -97,6 +98,9 @@ func (s *Session) sessionExpired(he *transport.HTTPError) bool {
 			select {
 			case <-time.After(time.Duration(n-1) * time.Second):
 			case <-s.ctx.Done():
+				s.mu.Lock()
+				s.info.Reinitializing = false
+				s.mu.Unlock()
 				return
 			}
 		}
@@ -105,7 +109,15 @@ func (s *Session) sessionExpired(he *transport.HTTPError) bool {
 		}
 		ctx, cancel := context.WithTimeout(s.ctx, 30*time.Second)
 		defer cancel()
-		if _, err := s.Initialize(ctx); err != nil {
+		_, err := s.Initialize(ctx)
+		s.mu.Lock()
+		s.info.Reinitializing = false
+		if err != nil && s.info.Unreachable == "" {
+			// It answered, but no session came of it: nothing works now.
+			s.info.Unreachable = "no new session could be started: " + err.Error()
+		}
+		s.mu.Unlock()
+		if err != nil {
 			s.localEvent(transport.Meta{Event: transport.EvNote, Detail: "re-initialize after session expiry failed: " + err.Error()})
 			for _, c := range resend {
 				s.fail(c, "lost: "+why+", and no new session could be started", err)

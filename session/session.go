@@ -100,6 +100,15 @@ type Info struct {
 	// Reconnecting counts the streams waiting for a resume (scheduled or
 	// under way): while it is not 0 the connection is being re-established.
 	Reconnecting int
+	// Unreachable is why the server cannot be used now, "" since it last
+	// answered: it could not be reached the last time it was tried (a
+	// refused or broken connection, no HTTP answer at all; a server that
+	// went away leaves no exit event over HTTP, reach.go), or it forgot
+	// our session and no new one could be started (expiry.go).
+	Unreachable string
+	// Reinitializing is true while a new MCP session is being started
+	// because the server forgot ours (expiry.go).
+	Reinitializing bool
 	// Warnings counts what a person was told at once (Options.Warn: the
 	// state store unreachable, a lease lost…); Warning is the newest, for
 	// a screen that cannot print to stderr (the inspector's footer).
@@ -1027,6 +1036,7 @@ func (s *Session) ingestStep(it *Item, pos linePos, journal bool, at uint64, c *
 			it.Note += "; " + inDoubtWhy
 		}
 	}
+	s.noteReachLocked(f)
 	dup := false
 	if f.Dir == transport.In || f.Meta.Event == transport.EvPrime {
 		if dup = s.trackEventLocked(&f.Meta, f.Kind == transport.Message); dup {
@@ -1276,6 +1286,9 @@ func (s *Session) onNotification(it *Item, e *Envelope, after []func()) []func()
 		it.CallKey = c.Key
 		if c.state.Ended() && !(c.state == StateDetached && s.markedSeq == it.Seq) {
 			it.Note = "progress after the call ended (" + string(c.state) + ")"
+			if c.state == StateCancelled { // what someone debugging the server wants to see
+				it.Note = "the server kept working after the cancel"
+			}
 			return after
 		}
 		pr := c.progressLocked()

@@ -121,7 +121,10 @@ type Model struct {
 	// following are the 2026 extension tasks polled in the background (r in
 	// the tasks view), by id.
 	following map[string]bool
-	info      session.Info
+	// asking are the tasks whose server asks for input now (input_required),
+	// for the row of the call that made each and a hint when one starts to.
+	asking map[string]bool
+	info   session.Info
 
 	rowCache      map[rowKey]string
 	rowCacheW     int
@@ -246,6 +249,7 @@ func (m *Model) refresh() {
 		m.setFlash("⚠ " + m.info.Warning)
 		m.flashWarn = true
 	}
+	m.noteAskingTasks()
 	m.catalog.Poll()
 	if v, ok := m.top().(viewer); ok {
 		if r, ok := v.held().(view.Refresher); ok {

@@ -315,7 +315,7 @@ func TestCopyAndHelpAndTheme(t *testing.T) {
 		t.Fatalf("JSON-RPC message %q", clip)
 	}
 	press(m, "help")
-	if _, ok := topView[*help.View](m); !ok || !strings.Contains(screen(m), "cancel the selected call") {
+	if _, ok := topView[*help.View](m); !ok || !strings.Contains(screen(m), "next pane") {
 		t.Fatal("help overlay missing")
 	}
 	press(m, "help")

@@ -396,8 +396,15 @@ func (m *Model) connState() (word, why string) {
 		return "disconnected", "the transport ended"
 	default:
 	}
+	// A retry under way is the truth until it fails; then what failed.
+	if in.Reinitializing {
+		return "reconnecting", "the server forgot the session: starting a new one"
+	}
 	if n := in.Reconnecting; n > 0 {
 		return "reconnecting", fmt.Sprintf("%d stream(s) waiting to be resumed (%s reconnects now)", n, m.keyOf("reconnect"))
+	}
+	if in.Unreachable != "" {
+		return "disconnected", termsafe.Line(in.Unreachable)
 	}
 	return "connected", ""
 }

@@ -96,3 +96,39 @@ func (m *Model) openLatestTaskGet(t session.Task) {
 	}
 	m.showCall(c, 1)
 }
+
+// noteAskingTasks keeps the set of tasks that ask for input, and says so
+// when one starts to: an input_required task said nothing anywhere but in
+// the tasks view (issue 40).
+func (m *Model) noteAskingTasks() {
+	var now map[string]bool
+	for _, t := range m.s.Tasks() {
+		if t.Status != "input_required" {
+			continue
+		}
+		if now == nil {
+			now = map[string]bool{}
+		}
+		now[t.TaskID] = true
+		if m.asking[t.TaskID] {
+			continue
+		}
+		id := termsafe.Line(t.TaskID)
+		switch {
+		case m.resp != nil || m.following[t.TaskID]:
+			m.setFlash("task " + id + " asks for input: its question is put to you")
+		default:
+			m.setFlash("task " + id + " asks for input: " + m.keyOf("tasks") + " lists it, " + m.keyOf("task-result") + " there follows it")
+		}
+	}
+	m.asking = now
+}
+
+// taskWord is the state a call's row shows for the task it made while the
+// task asks for input, "" otherwise.
+func (m *Model) taskWord(sn *session.CallSnapshot) string {
+	if sn.TaskID != "" && m.asking[sn.TaskID] && sn.State == session.StateOK {
+		return "input"
+	}
+	return ""
+}

@@ -3,6 +3,7 @@ package ui
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -16,6 +17,7 @@ import (
 	"mcpscope/transport"
 	"mcpscope/ui/keys"
 	"mcpscope/ui/view"
+	"mcpscope/ui/widget"
 )
 
 func itoa(n int) string { return strconv.Itoa(n) }
@@ -52,7 +54,10 @@ func (m *Model) Render() string {
 		in, under := m.promptLines(w)
 		lines = append(lines[:len(lines)-1], in, under)
 	} else {
-		lines = append(lines, m.footer(w))
+		// A long flash (why a key cannot run now) takes body lines from the
+		// bottom rather than being cut at the screen's edge.
+		foot := m.footer(w, min(flashLines, body))
+		lines = append(lines[:len(lines)-(len(foot)-1)], foot...)
 	}
 	return strings.Join(lines, "\n")
 }
@@ -140,7 +145,7 @@ func (m *Model) statusBar(w int) string {
 	brand := one("mcpscope")
 	conn, why := m.connState()
 	connP := one(conn)
-	if conn == "reconnecting" {
+	if conn == "reconnecting" && in.Reconnecting > 0 {
 		connP = one("reconnecting ("+itoa(in.Reconnecting)+")", conn)
 	}
 	if why != "" && conn == "disconnected" {
@@ -255,17 +260,53 @@ func shorten(s string, n int) string {
 	return string(r[:n-1]) + "…"
 }
 
-func (m *Model) footer(w int) string {
+// flashLines is how many lines a flash may take at most: a reason is
+// read whole at any width, and the panes stay in sight.
+const flashLines = 4
+
+// footer is the footer's lines, at most n: the flash, wrapped, or the
+// keys of where the focus is.
+func (m *Model) footer(w, n int) []string {
 	if m.flashWarn { // until a key is pressed: it may need reading twice
-		text := " " + termsafe.Line(m.flashText())
-		if more := " … (whole in the notes pane)"; ansi.StringWidth(text) > w && w > 2*len(more) {
-			text = ansi.Truncate(text, w-ansi.StringWidth(more), "") + more
+		ls, cut := wrapFlash(" "+termsafe.Line(m.flashText()), w, n)
+		if more := " … (whole in the notes pane)"; cut && w > 2*len(more) {
+			last := &ls[len(ls)-1]
+			*last = ansi.Truncate(strings.TrimSuffix(*last, " …"), w-ansi.StringWidth(more), "") + more
 		}
-		return fit(m.th.Warn.Render(text), w)
+		return styled(m.th.Warn, ls, w)
 	}
 	if m.flash != "" && m.opts.Now().Sub(m.flashAt) < 8*time.Second {
-		return fit(m.th.Accent.Render(" "+termsafe.Line(m.flashText())), w)
+		ls, _ := wrapFlash(" "+termsafe.Line(m.flashText()), w, n)
+		return styled(m.th.Accent, ls, w)
 	}
+	return []string{m.footerKeys(w)}
+}
+
+// wrapFlash wraps a flash's text in at most n lines of w columns, the
+// lines after the first indented like it; cut says text was left out.
+func wrapFlash(text string, w, n int) (ls []string, cut bool) {
+	if ansi.StringWidth(text) <= w || n <= 1 || w < 8 {
+		return []string{text}, ansi.StringWidth(text) > w
+	}
+	all := widget.WrapLines(strings.TrimPrefix(text, " "), w-1, math.MaxInt)
+	if cut = len(all) > n; cut {
+		all = widget.WrapLines(strings.TrimPrefix(text, " "), w-1, n)
+	}
+	for i := range all {
+		all[i] = " " + all[i]
+	}
+	return all, cut
+}
+
+func styled(st lipgloss.Style, ls []string, w int) []string {
+	for i := range ls {
+		ls[i] = fit(st.Render(ls[i]), w)
+	}
+	return ls
+}
+
+// footerKeys is the footer's keys line.
+func (m *Model) footerKeys(w int) string {
 	var names []string
 	switch md := m.top(); {
 	case md != nil:
@@ -359,8 +400,14 @@ func (m *Model) requestsPane(w, h int) []string {
 }
 
 // status is the word a call's row shows: the one rule the journal and the
-// filter's ~s use too.
-func (m *Model) status(sn session.CallSnapshot) string { return session.StateWord(&sn) }
+// filter's ~s use too, but for a call whose task asks for input now, which
+// only the tasks the session saw last say.
+func (m *Model) status(sn session.CallSnapshot) string {
+	if w := m.taskWord(&sn); w != "" { // the call's task asks for input now
+		return w
+	}
+	return session.StateWord(&sn)
+}
 
 func (m *Model) statusStyle(st string) lipgloss.Style {
 	switch st {
@@ -716,6 +763,9 @@ func (m *Model) noteText(r noteRow, w int) string {
 		}
 		if it.CallKey != "" {
 			s += m.th.Faint.Render(" (call " + it.CallKey + ")")
+		}
+		if it.Note != "" { // first, so 80 columns still show it: progress after the call ended
+			s = m.th.Late.Render(termsafe.Line(it.Note)) + " · " + s
 		}
 		return s
 	case kindNotify:

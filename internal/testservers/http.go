@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"sync"
@@ -60,6 +61,14 @@ func StartHTTP(t testing.TB, opts HTTPOpts) (url string) { return StartHTTPServe
 // t.Cleanup: in-flight calls are cancelled, sessions closed, connections cut.
 func StartHTTPServer(t testing.TB, opts HTTPOpts) *HTTPServer {
 	t.Helper()
+	return StartHTTPServerAt(t, "", opts)
+}
+
+// StartHTTPServerAt is StartHTTPServer listening on addr (host:port; ""
+// any free port of 127.0.0.1): a server started again where one was
+// stopped is a restarted server, which knows none of the old sessions.
+func StartHTTPServerAt(t testing.TB, addr string, opts HTTPOpts) *HTTPServer {
+	t.Helper()
 	h := newHTTPServer(opts)
 	so := &mcp.StreamableHTTPOptions{
 		JSONResponse:   opts.JSONResponse,
@@ -72,11 +81,27 @@ func StartHTTPServer(t testing.TB, opts HTTPOpts) *HTTPServer {
 	h.mcp = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return h.Server }, so)
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", http.HandlerFunc(h.serve))
-	h.ts = httptest.NewServer(mux)
+	h.ts = httptest.NewUnstartedServer(mux)
+	if addr != "" {
+		l, err := net.Listen("tcp", addr)
+		if err != nil {
+			t.Fatalf("listen on %s: %v", addr, err)
+		}
+		h.ts.Listener.Close()
+		h.ts.Listener = l
+	}
+	h.ts.Start()
 	h.URL = h.ts.URL + "/mcp"
 	t.Cleanup(h.close)
 	return h
 }
+
+// Stop ends the server as a process that died would: sessions and
+// connections gone, nothing listening at its address any more.
+func (h *HTTPServer) Stop() { h.close() }
+
+// Addr is the host:port the server listens on.
+func (h *HTTPServer) Addr() string { return h.ts.Listener.Addr().String() }
 
 // newHTTPServer holds opts.Server, or Everything() with opts' clock and
 // request log.

@@ -144,19 +144,9 @@ func (v *View) Render(c view.Context, w, h int) string {
 	return strings.Join(l, "\n")
 }
 
-// wrapLines breaks one line of text into at most n lines of w columns,
-// the last one cut.
-func wrapLines(s string, w, n int) []string {
-	if w < 4 || strings.TrimSpace(s) == "" {
-		return nil
-	}
-	ls := strings.Split(ansi.Hardwrap(ansi.Wrap(s, w, ""), w, true), "\n")
-	if len(ls) > n {
-		ls = ls[:n]
-		ls[n-1] = widget.Fit(ls[n-1]+" …", w)
-	}
-	return ls
-}
+// wrapLines is widget.WrapLines: one line of text in at most n lines of w
+// columns, the last one cut.
+func wrapLines(s string, w, n int) []string { return widget.WrapLines(s, w, n) }
 
 // indentWrap is wrapLines with every line indented, the second and later
 // ones too (issue 23: a description's second line lost its indent).

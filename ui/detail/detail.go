@@ -369,7 +369,11 @@ func (v *View) buildCall(c view.Context, sn session.CallSnapshot) {
 	}
 	var nl []string
 	for _, it := range notes {
-		nl = append(nl, it.Frame.Time.In(c.Location).Format("15:04:05.000")+" "+it.Frame.Dir.String()+" "+summary(it))
+		l := it.Frame.Time.In(c.Location).Format("15:04:05.000") + " " + it.Frame.Dir.String() + " "
+		if it.Note != "" { // before the message, which wraps: progress after the cancel says so first
+			l += "── " + termsafe.Line(it.Note) + " ── "
+		}
+		nl = append(nl, l+summary(it))
 	}
 	if len(nl) == 0 {
 		nl = []string{"(no correlated notifications)"}

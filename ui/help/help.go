@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"mcpscope/internal/termsafe"
 	"mcpscope/ui/keys"
@@ -92,8 +93,32 @@ func (v *View) Key(c view.Context, name string, _ tea.KeyPressMsg) view.Action {
 	return a
 }
 
+// Render wraps a line wider than the screen under its help text, so that
+// why a key cannot run now is read whole at any width.
 func (v *View) Render(c view.Context, w, h int) string {
-	head := c.Theme.Title.Render(" Keys — ↑/↓ scroll, any other key closes")
-	end := min(len(v.lines), v.top+h-1)
-	return head + "\n" + strings.Join(v.lines[v.top:end], "\n")
+	out := []string{c.Theme.Title.Render(" Keys — ↑/↓ scroll, any other key closes")}
+	for _, l := range v.lines[v.top:] {
+		if len(out) >= h {
+			break
+		}
+		if ansi.StringWidth(l) <= w || w < 2*helpIndent {
+			out = append(out, l)
+			continue
+		}
+		// The key column stays; the text after it wraps beneath itself.
+		key := ansi.Truncate(l, helpIndent, "")
+		for i, r := range widget.WrapLines(ansi.TruncateLeft(l, helpIndent, ""), w-helpIndent, h) {
+			if i > 0 {
+				key = strings.Repeat(" ", helpIndent)
+			}
+			out = append(out, key+r)
+		}
+	}
+	if len(out) > h {
+		out = out[:h]
+	}
+	return strings.Join(out, "\n")
 }
+
+// helpIndent is where a key's help text starts: "   " and the key column.
+const helpIndent = 3 + 16 + 1

@@ -35,6 +35,21 @@ func Fit(s string, w int) string {
 	return ansi.Truncate(s, w, "…")
 }
 
+// WrapLines breaks one (possibly styled) line into at most n lines of w
+// columns, at spaces where it can; the last one is cut with " …" when more
+// remains. A line that needs no wrapping comes back as it is.
+func WrapLines(s string, w, n int) []string {
+	if w < 4 || strings.TrimSpace(s) == "" {
+		return nil
+	}
+	ls := strings.Split(ansi.Hardwrap(ansi.Wrap(s, w, ""), w, true), "\n")
+	if len(ls) > n {
+		ls = ls[:n]
+		ls[n-1] = Fit(ls[n-1]+" …", w)
+	}
+	return ls
+}
+
 // Pad fits s to exactly w columns.
 func Pad(s string, w int) string {
 	s = Fit(s, w)
