@@ -6,9 +6,10 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
+
+	"mcpscope/internal/userfile/nodetest"
 )
 
 // A journal that is not a regular file (a FIFO, which blocked for ever, or
@@ -18,9 +19,7 @@ import (
 func TestJournalMustBeARegularFile(t *testing.T) {
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "f.jsonl")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("no FIFO here: %v", err)
-	}
+	nodetest.LoneFIFO(t, fifo)
 	zero := filepath.Join(dir, "z.jsonl")
 	if err := os.Symlink("/dev/zero", zero); err != nil {
 		t.Fatal(err)

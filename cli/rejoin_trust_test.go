@@ -11,12 +11,12 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/redis/go-redis/v9"
 
+	"mcpscope/internal/filelock"
 	"mcpscope/internal/redistest"
 	"mcpscope/session"
 	"mcpscope/statestore/redisstore"
@@ -320,7 +320,7 @@ func TestRejoinClaimsBeforeItReads(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer lf.Close()
-	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX); err != nil {
+	if err := filelock.Lock(lf); err != nil {
 		t.Fatal(err)
 	}
 	type res struct {
@@ -337,7 +337,7 @@ func TestRejoinClaimsBeforeItReads(t *testing.T) {
 	if err := store.Delete("race-1"); err != nil {
 		t.Fatal(err)
 	}
-	syscall.Flock(int(lf.Fd()), syscall.LOCK_UN)
+	filelock.Unlock(lf)
 	var r res
 	select {
 	case r = <-done:
@@ -356,27 +356,4 @@ func TestRejoinClaimsBeforeItReads(t *testing.T) {
 	if hs, _ := store.Holders(session.CallLease("race-1")); len(hs) != 0 {
 		t.Fatalf("the late rejoiner kept its claim: %+v", hs)
 	}
-}
-
-// waitBlockedOn waits until some process waits for an flock on path
-// (/proc/locks lists a blocked waiter with "->").
-func waitBlockedOn(t *testing.T, path string) {
-	t.Helper()
-	var st syscall.Stat_t
-	if err := syscall.Stat(path, &st); err != nil {
-		t.Fatal(err)
-	}
-	ino := fmt.Sprintf(":%d ", st.Ino)
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
-		b, err := os.ReadFile("/proc/locks")
-		if err != nil {
-			t.Skipf("no /proc/locks: %v", err)
-		}
-		for _, l := range strings.Split(string(b), "\n") {
-			if strings.Contains(l, "->") && strings.Contains(l, ino) {
-				return
-			}
-		}
-	}
-	t.Fatal("nobody waited on the lease lock within 60s")
 }

@@ -133,12 +133,17 @@ func version() string {
 const unstamped = " (no commit recorded: 'go run' and builds inside a git worktree carry none; 'go build' or 'go install .' in a clone records it)"
 
 // versionOf is version for the build info info (nil when there is none).
+// A release build stamps session.Version at link time (-X, see
+// .goreleaser.yaml): that version wins over the module version the Go
+// toolchain derives from git, which for a snapshot is a pseudo-version.
+// Unstamped, session.Version is a -dev version and the module version, when
+// there is one, names the build better.
 func versionOf(info *debug.BuildInfo) string {
 	v := session.Version
 	if info == nil {
 		return v + unstamped
 	}
-	if info.Main.Version != "" && info.Main.Version != "(devel)" {
+	if info.Main.Version != "" && info.Main.Version != "(devel)" && strings.HasSuffix(v, "-dev") {
 		v = strings.TrimPrefix(info.Main.Version, "v")
 	}
 	var rev, at, dirty string

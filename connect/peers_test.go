@@ -3,8 +3,8 @@ package connect_test
 import (
 	"context"
 	"errors"
+	"os"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -111,10 +111,14 @@ func TestEverythingKilledMidCall(t *testing.T) {
 		t.Fatal("no spawned event with a pid")
 	}
 	killed := time.Now()
-	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
-		t.Fatal(err)
+	p, err := os.FindProcess(pid)
+	if err == nil {
+		err = p.Kill()
 	}
-	_, err := c.Wait(context.Background())
+	if err != nil {
+		t.Fatalf("kill server-everything (pid %d): %v", pid, err)
+	}
+	_, err = c.Wait(context.Background())
 	var f *session.Failure
 	if !errors.As(err, &f) || !strings.Contains(f.Reason, "exited") {
 		t.Fatalf("want a synthetic error naming the exit, got %v", err)

@@ -5,12 +5,12 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"mcpscope/connect"
 	"mcpscope/internal/testservers"
+	"mcpscope/internal/userfile/nodetest"
 	"mcpscope/session"
 )
 
@@ -26,9 +26,7 @@ func TestStdioProbeWaitsForASlowStart(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("XDG_STATE_HOME", dir)
 	fifo := filepath.Join(dir, "go")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("no FIFO: %v", err)
-	}
+	nodetest.LoneFIFO(t, fifo) // and sh: a POSIX test
 	journal := filepath.Join(dir, "j.jsonl")
 	argv := []string{"sh", "-c", `read _ < "$0"; exec "$@"`, fifo, testservers.BuildStdio(t)}
 	type result struct {

@@ -8,8 +8,9 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
+
+	"mcpscope/internal/peers"
 )
 
 // peakEnv names the file a measuring test binary writes its child's peak to.
@@ -42,7 +43,7 @@ func measure(out string, args []string) int {
 		fmt.Fprintln(os.Stderr, "measure:", err)
 		return 125
 	}
-	peak := cmd.ProcessState.SysUsage().(*syscall.Rusage).Maxrss << 10 // KiB on Linux
+	peak := peakRSS(cmd.ProcessState)
 	if err := os.WriteFile(out, []byte(strconv.FormatInt(peak, 10)), 0o600); err != nil {
 		fmt.Fprintln(os.Stderr, "measure:", err)
 		return 125
@@ -57,6 +58,7 @@ func measure(out string, args []string) int {
 // the time it gets here, which would hide the child's own peak.
 func runMeasured(t *testing.T, cmd *exec.Cmd) (int64, error) {
 	t.Helper()
+	peers.POSIX(t, "getrusage for a child's peak memory")
 	self, err := os.Executable()
 	if err != nil {
 		t.Fatal(err)

@@ -18,7 +18,6 @@ import (
 	"os/exec"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -90,7 +89,7 @@ func startProc(t *testing.T, name string, cmd *exec.Cmd) *proc {
 	}()
 	t.Cleanup(func() {
 		if !p.done() {
-			_ = cmd.Process.Signal(syscall.SIGCONT)
+			_ = cmd.Process.Signal(sigCont)
 			_ = cmd.Process.Kill()
 			p.until(func() bool { return p.exited }, "its end after a kill")
 		}
@@ -227,6 +226,7 @@ func holderLost(t *testing.T, name string, code int, stdout, stderr, result stri
 // resumable SSE stream) and ten against the demo in its default era (a
 // task).
 func TestPausedHolderStopsActing(t *testing.T) {
+	peers.POSIX(t, "SIGSTOP and SIGCONT to pause a holder")
 	srv, state, store := sharedRedis(t)
 	everything := peers.StartEverythingHTTP(t, "streamableHttp")
 	demoURL := testservers.StartDemoHTTP(t)
@@ -262,7 +262,7 @@ func pausedHolderRuns(t *testing.T, srv *redistest.Server, state string, store *
 		} else {
 			pb.firstLine("rejoining task")
 		}
-		pb.cmd.Process.Signal(syscall.SIGSTOP)
+		pb.cmd.Process.Signal(sigStop)
 		leaseGone(t, store, d.Handle)
 		pc := startProc(t, "C", c.cmd(rejoin...))
 		if steps > 0 {
@@ -270,7 +270,7 @@ func pausedHolderRuns(t *testing.T, srv *redistest.Server, state string, store *
 		} else {
 			pc.firstLine("rejoining task")
 		}
-		pb.cmd.Process.Signal(syscall.SIGCONT)
+		pb.cmd.Process.Signal(sigCont)
 		bCode, bOut, bErr, bSteps := pb.wait()
 		cCode, cOut, cErr, cSteps := pc.wait()
 		ok := holderLost(t, name+" B", bCode, bOut, bErr, result)

@@ -148,7 +148,7 @@ func (h *hub) listen(path string) error {
 	if err != nil {
 		return err
 	}
-	if err := os.Chmod(path, socketFilePerm); err != nil {
+	if err := restrictSocket(path); err != nil {
 		ln.Close()
 		os.Remove(path)
 		return err

@@ -15,9 +15,9 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 
+	"mcpscope/internal/osproc"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -25,7 +25,8 @@ import (
 // Where the sockets live: $XDG_RUNTIME_DIR/mcpscope/proxies when there is a
 // runtime dir, else $XDG_STATE_HOME/mcpscope/proxies; when that path is too
 // long for a Unix socket address (sun_path: 104 bytes with its NUL on every
-// Unix), /tmp/mcpscope-UID/HASH, where HASH names the usual directory (so
+// Unix), /tmp/mcpscope-UID/HASH (on Windows %TEMP%\mcpscope-proxies\HASH,
+// see shortSocketRoot), where HASH names the usual directory (so
 // that each runtime dir has its own, as it would have had) and whose length
 // is fixed: every proxy's socket fits there, whatever the names of the
 // user's directories. Each socket is NAME.PID.sock (mode 0600, its
@@ -60,10 +61,6 @@ func SocketDirs() []string {
 	return append(dirs, shortSocketDir(dirs[0]))
 }
 
-// shortSocketRoot is /tmp/mcpscope-UID: /tmp, not $TMPDIR, whose length is
-// anyone's.
-func shortSocketRoot() string { return "/tmp/mcpscope-" + strconv.Itoa(os.Getuid()) }
-
 // shortSocketDir is the short directory for the sockets that would be in
 // usual: under shortSocketRoot, named by 8 hex digits of usual's hash.
 func shortSocketDir(usual string) string {
@@ -94,15 +91,7 @@ func ensureOneDir(dir string) error {
 	if !st.IsDir() {
 		return fmt.Errorf("%s is not a directory", dir)
 	}
-	if sys, ok := st.Sys().(*syscall.Stat_t); ok && int(sys.Uid) != os.Getuid() {
-		return fmt.Errorf("%s belongs to another user (uid %d)", dir, sys.Uid)
-	}
-	if st.Mode().Perm()&0o077 != 0 {
-		if err := os.Chmod(dir, socketDirPerm); err != nil {
-			return err
-		}
-	}
-	return nil
+	return ownDir(dir, st)
 }
 
 // SafeName turns a proxy name into the part of its socket's file name:
@@ -180,7 +169,7 @@ func List(ctx context.Context, timeout time.Duration) ([]Running, error) {
 				return
 			}
 			pid := socketPID(p)
-			if pid > 0 && !alive(pid) {
+			if pid > 0 && !osproc.Alive(pid) {
 				os.Remove(p) // stale: its proxy died without cleaning up
 				return
 			}
@@ -218,11 +207,6 @@ func Find(ctx context.Context, name string, timeout time.Duration) ([]Running, e
 		}
 	}
 	return out, nil
-}
-
-func alive(pid int) bool {
-	err := syscall.Kill(pid, 0)
-	return err == nil || errors.Is(err, syscall.EPERM)
 }
 
 // Conn is a viewer's connection to a proxy.

@@ -16,6 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"mcpscope/internal/peers"
+	"mcpscope/internal/userfile/nodetest"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -80,6 +82,9 @@ func fakeCmd(t *testing.T) (string, []string) {
 
 func startProxy(t *testing.T, c StdioConfig) *running {
 	t.Helper()
+	if c.Command == "cat" || c.Command == "sh" {
+		peers.POSIX(t, c.Command+" as the server")
+	}
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		t.Fatal(err)
@@ -422,9 +427,7 @@ func statFile(p string) (os.FileInfo, error) { return os.Stat(p) }
 func TestStdioSignalEndsItWithAStuckJournal(t *testing.T) {
 	dir := shortTemp(t)
 	fifo := filepath.Join(dir, "journal.jsonl")
-	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
-		t.Skipf("no FIFO: %v", err)
-	}
+	nodetest.LoneFIFO(t, fifo)
 	// A reader that never reads, so that the proxy's open does not wait.
 	rd, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0)
 	if err != nil {

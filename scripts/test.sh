@@ -248,6 +248,45 @@ else
 	failures+=("go mod tidy")
 fi
 
+# --- cross-builds -------------------------------------------------------------
+# The release targets and flags, as .goreleaser.yaml has them (internal/release
+# checks that the two agree). Each target is built with the release flags, the
+# binary thrown away; go vet per other OS compiles the tests there too (vet on
+# linux ran above). The native binary must print the version stamped into it.
+release_targets=(linux/amd64 linux/arm64 darwin/amd64 darwin/arm64 windows/amd64)
+release_ldflags='-s -w -X mcpscope/session.Version={{.Version}}'
+step "cross-builds (${release_targets[*]})"
+s=$SECONDS
+stamp=0.0.0-crossbuild
+ldflags=${release_ldflags//'{{.Version}}'/$stamp}
+cross_failed=()
+for target in "${release_targets[@]}"; do
+	if ! CGO_ENABLED=0 GOOS=${target%/*} GOARCH=${target#*/} go build -trimpath -ldflags "$ldflags" -o /dev/null .; then
+		cross_failed+=("build $target")
+	fi
+done
+# Same CGO_ENABLED and -trimpath as the builds: vet then reuses their compiled
+# packages from the build cache instead of compiling everything again.
+for goos in windows darwin; do
+	CGO_ENABLED=0 GOOS=$goos GOARCH=amd64 go vet -trimpath ./... || cross_failed+=("vet $goos")
+done
+native=$(mktemp -d)
+if CGO_ENABLED=0 go build -trimpath -ldflags "$ldflags" -o "$native/mcpscope" . &&
+	got=$("$native/mcpscope" --version) && { [[ $got == "mcpscope version $stamp" ]] || [[ $got == "mcpscope version $stamp "* ]]; }; then
+	:
+else
+	echo "    the native build with the release flags says '${got:-}', not 'mcpscope version $stamp ...'"
+	cross_failed+=("stamped version")
+fi
+rm -rf "$native"
+if [ ${#cross_failed[@]} -gt 0 ]; then
+	echo "    FAILED: ${cross_failed[*]} (the errors are above)"
+	failures+=("cross-builds")
+else
+	echo "    ok: every target builds, the tests compile on windows and darwin, and the stamp shows in --version"
+fi
+elapsed $s
+
 # --- tests ----------------------------------------------------------------------
 pkgs=("$@")
 [ ${#pkgs[@]} -gt 0 ] || pkgs=(./...)

@@ -72,6 +72,7 @@ type Stdio struct {
 	closing  bool // Close began: Sends fail fast
 	cmd      *exec.Cmd
 	pid      int
+	group    procGroup // the server and what it starts (stdio_unix.go, stdio_windows.go)
 	exitCode int
 	exitSig  string
 	exited   bool
@@ -194,9 +195,7 @@ func (s *Stdio) spawn(sink Sink) ([]string, error) {
 	cmd := exec.Command(argv[0], argv[1:]...)
 	cmd.Env = append(os.Environ(), s.o.Env...)
 	cmd.Dir = s.o.Dir
-	// Own process group: the ladder's signals reach the server's children
-	// (npx → node), and a Ctrl-C in our terminal does not hit the server.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	s.group.setup(cmd)
 
 	// Our own pipes rather than cmd.StdoutPipe: exec.Cmd.Wait would close
 	// them under the readers, and we need read deadlines after exit.
@@ -222,6 +221,14 @@ func (s *Stdio) spawn(sink Sink) ([]string, error) {
 	}
 	// The child holds its ends now; keeping ours would hide EOF/EPIPE.
 	stdioCloseAll([]*os.File{inR, outW, errW})
+	if err := s.group.started(cmd); err != nil {
+		// A server whose children could outlive it is not started: they
+		// would hold its pipes and keep running after Close.
+		cmd.Process.Kill()
+		cmd.Wait()
+		stdioCloseAll([]*os.File{inW, outR, errR})
+		return fail(fmt.Errorf("start stdio server %s: %w", CommandLine(argv), err))
+	}
 	s.cmd, s.pid = cmd, cmd.Process.Pid
 	s.stdin, s.outR, s.errR = inW, outR, errR
 	return argv, nil
@@ -612,7 +619,10 @@ func (s *Stdio) tooLong(stream string, kind Kind, head []byte, n int, at time.Ti
 // group, wait Grace, SIGKILL. Idempotent; concurrent callers wait for the
 // first. Bounded by about 2*Grace plus the drain of what is left.
 func (s *Stdio) Close() error {
-	s.closeOnce.Do(func() { s.closeErr = s.shutdown() })
+	s.closeOnce.Do(func() {
+		s.closeErr = s.shutdown()
+		s.group.close()
+	})
 	return s.closeErr
 }
 
@@ -681,7 +691,7 @@ func (s *Stdio) signal(sig syscall.Signal) {
 	if s.goneFlag.Load() {
 		return
 	}
-	if err := syscall.Kill(-s.pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
+	if err := s.group.signal(s.pid, sig); err != nil && !errors.Is(err, syscall.ESRCH) {
 		s.event(EvNote, Meta{PID: s.pid, Detail: fmt.Sprintf("send %s to process group %d: %v", stdioSignalName(sig), s.pid, err)})
 	}
 }

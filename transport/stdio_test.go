@@ -9,9 +9,10 @@ import (
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
+
+	"mcpscope/internal/peers"
 )
 
 // stdioWait is generous: the machine is shared and tests run with -race.
@@ -129,9 +130,11 @@ func stdioDump(fs []Frame) string {
 }
 
 // startStdio starts o and closes it when the test ends; tweak may adjust the
-// transport before Start (e.g. lower maxLine below the public floor).
+// transport before Start (e.g. lower maxLine below the public floor). The
+// servers these tests start are POSIX programs (sh, cat, sleep, true).
 func stdioStart(t *testing.T, o StdioOptions, tweak func(*Stdio)) (*Stdio, *stdioRec) {
 	t.Helper()
+	peers.POSIX(t, "sh, cat, sleep and true as the servers")
 	s := NewStdio(o)
 	if tweak != nil {
 		tweak(s)
@@ -601,7 +604,11 @@ func TestStdioLeftoverHolderDoesNotStallExit(t *testing.T) {
 	s, rec := stdioStart(t, stdioShell(`sleep 60 & echo "child $!"; echo '{"a":1}'`), nil)
 	_, f := rec.waitFor(t, "child pid", func(f Frame) bool { return bytes.HasPrefix(f.Data, []byte("child ")) })
 	if child, err := strconv.Atoi(strings.TrimPrefix(string(f.Data), "child ")); err == nil {
-		t.Cleanup(func() { syscall.Kill(child, syscall.SIGKILL) })
+		t.Cleanup(func() {
+			if p, err := os.FindProcess(child); err == nil {
+				p.Kill()
+			}
+		})
 	}
 	rec.in(t, Message, `{"a":1}`)
 	stdioWaitDone(t, s)

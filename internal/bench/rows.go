@@ -11,7 +11,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"syscall"
 	"time"
 
 	"mcpscope/internal/jsonscan"
@@ -246,7 +245,7 @@ func ReadBack(self string, frames, rounds int) ([]Row, error) {
 		for _, p := range paths {
 			os.Remove(p + session.IndexSuffix)
 		}
-		syscall.Sync()
+		syncDisks()
 	}
 	for _, http := range []bool{true, false} {
 		kind := map[bool]string{true: "HTTP", false: "stdio"}[http]

@@ -169,9 +169,24 @@ func Tool(t testing.TB, name string) string {
 	if p, err := exec.LookPath(name); err == nil {
 		return p
 	}
+	if runtime.GOOS == "windows" {
+		// scripts/test.sh installs these on Debian; on Windows they are no
+		// part of the platform, so even MCPSCOPE_REQUIRE_PEERS=1 skips.
+		t.Skipf("%s is not on PATH: the tests that need it run on Linux and macOS, and skip on Windows", name)
+	}
 	missing(t, "%s is not installed: scripts/test.sh installs it when it can (as root or with passwordless sudo), "+
 		"or run: sudo apt-get install %s", name, DebianPackage(name))
 	return ""
+}
+
+// POSIX skips the test on Windows, where what it needs is missing: a POSIX
+// shell (sh -c), its programs (sleep, cat) or its signals (SIGSTOP). what
+// says which, for the skip's message.
+func POSIX(t testing.TB, what string) {
+	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skipf("needs %s, which Windows lacks: this test runs on Linux and macOS", what)
+	}
 }
 
 // DebianPackage is the Debian and Ubuntu package that installs a program

@@ -142,9 +142,7 @@ func replace(t Target, perm fs.FileMode, write func(io.Writer) error) (err error
 	}()
 	if t.Info != nil {
 		perm = t.Info.Mode().Perm()
-		if st, ok := t.Info.Sys().(*syscall.Stat_t); ok && int(st.Uid) != os.Geteuid() {
-			_ = tmp.Chown(int(st.Uid), int(st.Gid)) // root replacing someone's file: it stays theirs
-		}
+		keepOwner(tmp, t.Info)
 	}
 	if err = tmp.Chmod(perm); err != nil {
 		return err

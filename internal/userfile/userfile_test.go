@@ -114,7 +114,7 @@ func TestWriteFIFO(t *testing.T) {
 	}
 
 	lonely := filepath.Join(dir, "lonely")
-	syscall.Mkfifo(lonely, 0o600)
+	nodetest.LoneFIFO(t, lonely)
 	if err := userfile.Write(lonely, 0o600, writeString("x")); !errors.Is(err, userfile.ErrNoReader) {
 		t.Fatalf("a FIFO without a reader: %v", err)
 	}

@@ -6,10 +6,11 @@ package nodetest
 
 import (
 	"bytes"
+	"errors"
 	"io/fs"
 	"os"
+	"runtime"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 )
@@ -33,7 +34,9 @@ const sentinel = "\x00nodetest-end\x00"
 // and the reader never sees an end of file between writers.
 func NewFIFO(t testing.TB, path string) *FIFO {
 	t.Helper()
-	if err := syscall.Mkfifo(path, 0o600); err != nil {
+	if err := mkfifo(path); errors.Is(err, errors.ErrUnsupported) {
+		t.Skipf("mkfifo %s: %s has no named pipes in the file system", path, runtime.GOOS)
+	} else if err != nil {
 		t.Fatalf("mkfifo %s: %v", path, err)
 	}
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
@@ -60,6 +63,16 @@ func NewFIFO(t testing.TB, path string) *FIFO {
 	}()
 	t.Cleanup(func() { f.Close() })
 	return p
+}
+
+// LoneFIFO makes a FIFO at path that nobody reads.
+func LoneFIFO(t testing.TB, path string) {
+	t.Helper()
+	if err := mkfifo(path); errors.Is(err, errors.ErrUnsupported) {
+		t.Skipf("mkfifo %s: %s has no named pipes in the file system", path, runtime.GOOS)
+	} else if err != nil {
+		t.Fatalf("mkfifo %s: %v", path, err)
+	}
 }
 
 // Bytes returns everything written to the FIFO so far by writers that
@@ -97,10 +110,13 @@ func (p *FIFO) Bytes(t testing.TB) []byte {
 // the test is skipped.
 func CharDevice(t testing.TB, path string) {
 	t.Helper()
+	if runtime.GOOS == "windows" {
+		t.Skip("Windows has no device nodes in the file system")
+	}
 	if os.Geteuid() != 0 {
 		t.Skip("making a character device needs root")
 	}
-	if err := syscall.Mknod(path, syscall.S_IFCHR|0o666, 1<<8|3); err != nil {
+	if err := mknodNull(path); err != nil {
 		t.Skipf("mknod %s: %v", path, err)
 	}
 }
@@ -109,6 +125,9 @@ func CharDevice(t testing.TB, path string) {
 func Symlink(t testing.TB, target, path string) {
 	t.Helper()
 	if err := os.Symlink(target, path); err != nil {
+		if runtime.GOOS == "windows" {
+			t.Skipf("%v: on Windows a symlink needs Developer Mode or an administrator", err)
+		}
 		t.Fatal(err)
 	}
 }
