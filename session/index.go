@@ -12,6 +12,8 @@ import (
 	"os"
 	"path/filepath"
 	"syscall"
+
+	"mcpscope/internal/filelock"
 )
 
 // The index file: the per-frame index of a journaled session on disk, so a
@@ -95,7 +97,7 @@ func openIndex(journal string) *indexFile {
 			continue // a read-only directory: the cache directory's, then a private one
 		}
 		if st, err := f.Stat(); err != nil || !ownIndex(st) ||
-			syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB) != nil {
+			filelock.TryLock(f) != nil {
 			f.Close() // not a file of its own, or another process writes it: a private one
 			break
 		}
@@ -115,7 +117,7 @@ func openIndex(journal string) *indexFile {
 // there (which ownIndex then refuses): the index is written in place, and a
 // planted link would have it written over the file it points to.
 func openIndexFile(p string) (*os.File, error) {
-	return os.OpenFile(p, os.O_RDWR|os.O_CREATE|syscall.O_NOFOLLOW|syscall.O_NONBLOCK, 0o600)
+	return os.OpenFile(p, os.O_RDWR|os.O_CREATE|oNoFollow|syscall.O_NONBLOCK, 0o600)
 }
 
 // ownIndex says whether st is a file an index may be written to: a regular
@@ -124,8 +126,7 @@ func ownIndex(st os.FileInfo) bool {
 	if !st.Mode().IsRegular() {
 		return false
 	}
-	sys, ok := st.Sys().(*syscall.Stat_t)
-	return !ok || sys.Nlink <= 1
+	return links(st) <= 1
 }
 
 // adopt reads the header of an existing file: one matching the journal

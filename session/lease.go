@@ -9,8 +9,9 @@ import (
 	"os"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
+
+	"mcpscope/internal/osproc"
 )
 
 // Claims on a call or a session are leases, never PIDs: a holder renews its
@@ -52,8 +53,7 @@ func deadHere(l Lease) bool {
 	if l.Owner.Host != me.Host || l.Owner.PID <= 0 || l.Owner.PID == me.PID {
 		return false
 	}
-	err := syscall.Kill(l.Owner.PID, 0)
-	return err != nil && !errors.Is(err, syscall.EPERM)
+	return !osproc.Alive(l.Owner.PID)
 }
 
 // Lease is one holder's claim on a name, until Expires unless renewed. Only

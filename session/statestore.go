@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
+	"mcpscope/internal/filelock"
 	"mcpscope/internal/shell"
 )
 
@@ -364,10 +364,10 @@ func (fs *FileStore) locked(f func() error) error {
 		return fmt.Errorf("state store %s: %w", fs.Dir, err)
 	}
 	defer lf.Close()
-	if err := syscall.Flock(int(lf.Fd()), syscall.LOCK_EX); err != nil {
-		return fmt.Errorf("state store %s: lock: %w", fs.Dir, err)
+	if err := filelock.Lock(lf); err != nil {
+		return fmt.Errorf("state store %s: %w", fs.Dir, err)
 	}
-	defer syscall.Flock(int(lf.Fd()), syscall.LOCK_UN)
+	defer filelock.Unlock(lf)
 	return f()
 }
 
