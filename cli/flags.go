@@ -41,7 +41,7 @@ type serverFlags struct {
 
 func (f *serverFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.url, "url", "", "the server's URL, instead of a URL as the last argument")
-	fs.StringVar(&f.server, "server", "", "a server configured in Claude, VS Code, Cursor, Windsurf or mcpscope, by NAME or HOST/NAME (see mcpscope servers)")
+	fs.StringVar(&f.server, "server", "", "a server configured in an AI host (see mcpscope servers) or in mcpscope, by NAME or HOST/NAME (see mcpscope servers)")
 	fs.StringArrayVarP(&f.env, "env", "e", nil, "set KEY=VALUE in the spawned server's environment (repeatable)")
 	fs.StringVar(&f.cwd, "cwd", "", "working directory of the spawned server")
 	fs.BoolVar(&f.shell, "shell", false, "run the server command through sh -c")

@@ -20,8 +20,8 @@ func newServersCmd() *cobra.Command {
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:   "servers",
-		Short: "List the MCP servers configured in Claude, VS Code, Cursor, Windsurf and mcpscope",
-		Long: `servers lists the MCP servers your AI hosts already have, read from their own files: Claude Desktop (claude_desktop_config.json), Claude Code (~/.claude.json, and .mcp.json here), VS Code (mcp.json and settings.json of the user, .vscode/mcp.json here), Cursor (~/.cursor/mcp.json, and .cursor/mcp.json here), Windsurf (~/.codeium/windsurf/mcp_config.json) and mcpscope's own $XDG_CONFIG_HOME/mcpscope/servers.json ({"mcpServers": {...}} as in Claude Desktop's file). Project files are read from the current directory.
+		Short: "List the MCP servers configured in your AI hosts and in mcpscope",
+		Long: `servers lists the MCP servers your AI hosts already have, read from their own files: Claude Desktop (claude_desktop_config.json), Claude Code (~/.claude.json, and .mcp.json here), VS Code (mcp.json and settings.json of the user, .vscode/mcp.json here), Cursor (~/.cursor/mcp.json, and .cursor/mcp.json here), Windsurf (~/.codeium/windsurf/mcp_config.json), Gemini CLI (~/.gemini/settings.json, and .gemini/settings.json here: httpUrl is Streamable HTTP, url is SSE), Kiro (~/.kiro/settings/mcp.json, and .kiro/settings/mcp.json here), Amazon Q Developer CLI (~/.aws/amazonq/mcp.json, and .amazonq/mcp.json here) and mcpscope's own $XDG_CONFIG_HOME/mcpscope/servers.json ({"mcpServers": {...}} as in Claude Desktop's file). Project files are read from the current directory.
 
 The first column is what to type to pick a server: its name, or HOST/NAME when several hosts have that name. Secrets show as [redacted]; variables such as ${input:token} show as written.`,
 		GroupID: groupServers,

@@ -78,7 +78,7 @@ func TestServersCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &v); code != exitOK || err != nil {
 		t.Fatalf("servers --json: exit %d, %v\n%s", code, err, out)
 	}
-	if len(v.Servers) != 18 || len(v.Problems) != 0 || len(v.Places) != 10 {
+	if len(v.Servers) != 27 || len(v.Problems) != 0 || len(v.Places) != 16 {
 		t.Errorf("%d servers, %d problems, %d places", len(v.Servers), len(v.Problems), len(v.Places))
 	}
 	if s := v.Servers[0]; s.Selector != "claude-desktop/github" || s.Env["GITHUB_PERSONAL_ACCESS_TOKEN"] != "[redacted]" || s.Kind != "stdio" {

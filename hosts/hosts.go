@@ -1,5 +1,6 @@
 // Package hosts reads the MCP servers people already configured in their AI
-// hosts (Claude Desktop, Claude Code, VS Code, Cursor, Windsurf) and in
+// hosts (Claude Desktop, Claude Code, VS Code, Cursor, Windsurf, Gemini CLI,
+// Kiro, Amazon Q Developer CLI) and in
 // mcpscope's own servers.json, picks one by name, says how to reach it, and
 // rewrites one host entry to run through mcpscope's proxy and back (Wrap,
 // Unwrap).
@@ -28,11 +29,14 @@ const (
 	VSCode        = "vscode"
 	Cursor        = "cursor"
 	Windsurf      = "windsurf"
+	GeminiCLI     = "gemini-cli"
+	Kiro          = "kiro"
+	AmazonQ       = "amazon-q"
 	Mcpscope      = "mcpscope"
 )
 
 // Names are the hosts in the order listings show them.
-var Names = []string{ClaudeDesktop, ClaudeCode, VSCode, Cursor, Windsurf, Mcpscope}
+var Names = []string{ClaudeDesktop, ClaudeCode, VSCode, Cursor, Windsurf, GeminiCLI, Kiro, AmazonQ, Mcpscope}
 
 // Title is a host's name for people ("Claude Desktop").
 func Title(host string) string {
@@ -47,6 +51,12 @@ func Title(host string) string {
 		return "Cursor"
 	case Windsurf:
 		return "Windsurf"
+	case GeminiCLI:
+		return "Gemini CLI"
+	case Kiro:
+		return "Kiro"
+	case AmazonQ:
+		return "Amazon Q Developer CLI"
 	}
 	return host
 }
@@ -218,6 +228,12 @@ func sources(home, dir, goos string) []source {
 		{host: Cursor, scope: "user", file: user(".cursor", "mcp.json"), groups: mcpServers},
 		{host: Cursor, scope: "project", project: dir, file: join(dir, ".cursor", "mcp.json"), groups: mcpServers},
 		{host: Windsurf, scope: "user", file: user(".codeium", "windsurf", "mcp_config.json"), groups: mcpServers},
+		{host: GeminiCLI, scope: "user", file: user(".gemini", "settings.json"), groups: mcpServers},
+		{host: GeminiCLI, scope: "project", project: dir, file: join(dir, ".gemini", "settings.json"), groups: mcpServers},
+		{host: Kiro, scope: "user", file: user(".kiro", "settings", "mcp.json"), groups: mcpServers},
+		{host: Kiro, scope: "project", project: dir, file: join(dir, ".kiro", "settings", "mcp.json"), groups: mcpServers},
+		{host: AmazonQ, scope: "user", file: user(".aws", "amazonq", "mcp.json"), groups: mcpServers},
+		{host: AmazonQ, scope: "project", project: dir, file: join(dir, ".amazonq", "mcp.json"), groups: mcpServers},
 		{host: Mcpscope, scope: "user", file: SavedServersFile(), groups: savedServers},
 	}
 }
@@ -311,7 +327,7 @@ func (c *Catalog) read(src source) {
 			continue
 		}
 		for _, m := range obj.members {
-			s, err := entry(p, m.val)
+			s, err := entry(p, m.val, src.host)
 			if err != nil {
 				c.problem(src, m.key, err)
 				continue
@@ -341,6 +357,7 @@ type rawEntry struct {
 	Cwd       string            `json:"cwd"`
 	URL       string            `json:"url"`
 	ServerURL string            `json:"serverUrl"` // Windsurf
+	HTTPURL   string            `json:"httpUrl"`   // Gemini CLI: Streamable HTTP (its "url" is SSE)
 	Headers   map[string]string `json:"headers"`
 	Disabled  bool              `json:"disabled"`
 }
@@ -361,8 +378,8 @@ func decodeEntry(p *parsed, n *node) (rawEntry, error) {
 	return e, nil
 }
 
-// entry reads one server entry; Kind says how it is reached.
-func entry(p *parsed, n *node) (Server, error) {
+// entry reads one server entry of host; Kind says how it is reached.
+func entry(p *parsed, n *node, host string) (Server, error) {
 	e, err := decodeEntry(p, n)
 	if err != nil {
 		return Server{}, err
@@ -370,6 +387,16 @@ func entry(p *parsed, n *node) (Server, error) {
 	url := e.URL
 	if url == "" {
 		url = e.ServerURL
+	}
+	if e.Type == "" && host == GeminiCLI {
+		// Gemini CLI says the transport by the key: httpUrl is Streamable
+		// HTTP, url is SSE.
+		switch {
+		case e.HTTPURL != "":
+			e.Type, url = "http", e.HTTPURL
+		case e.URL != "":
+			e.Type = "sse"
+		}
 	}
 	s := Server{Command: e.Command, Args: e.Args, Env: e.Env, EnvFile: e.EnvFile, Dir: e.Cwd,
 		URL: url, Headers: e.Headers, Disabled: e.Disabled}

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -82,6 +83,30 @@ func TestLoadEveryHost(t *testing.T) {
 			URL:     "https://example.com/mcp?api_key=CANARY_query&team=core",
 			Headers: map[string]string{"Authorization": "Bearer CANARY_windsurf"},
 			path:    []string{"mcpServers", "remote"}},
+		{Name: "pythonTools", Host: GeminiCLI, File: f["gemini"], Scope: "user", Kind: "stdio", Command: "python",
+			Args: []string{"-m", "my_mcp_server", "--port", "8080"}, Dir: "./mcp-servers/python",
+			Env:  map[string]string{"DATABASE_URL": "$DB_CONNECTION_STRING", "API_KEY": "CANARY_gemini"},
+			path: []string{"mcpServers", "pythonTools"}},
+		{Name: "httpServer", Host: GeminiCLI, File: f["gemini"], Scope: "user", Kind: "http", URL: "http://localhost:3000/mcp",
+			Headers: map[string]string{"Authorization": "Bearer CANARY_gemini_http"},
+			path:    []string{"mcpServers", "httpServer"}},
+		{Name: "sseServer", Host: GeminiCLI, File: f["gemini"], Scope: "user", Kind: "sse", URL: "http://localhost:8080/sse",
+			path: []string{"mcpServers", "sseServer"}},
+		{Name: "docs", Host: GeminiCLI, File: f["gemini-project"], Scope: "project", Project: proj, Kind: "stdio", Command: "node",
+			Args: []string{"docs-server.js"}, path: []string{"mcpServers", "docs"}},
+		{Name: "fetch", Host: Kiro, File: f["kiro"], Scope: "user", Kind: "stdio", Command: "uvx",
+			Args: []string{"mcp-server-fetch"}, Env: map[string]string{"FASTMCP_LOG_LEVEL": "ERROR"},
+			path: []string{"mcpServers", "fetch"}},
+		{Name: "aws-docs", Host: Kiro, File: f["kiro"], Scope: "user", Kind: "stdio", Command: "uvx",
+			Args: []string{"awslabs.aws-documentation-mcp-server@latest"}, Disabled: true,
+			path: []string{"mcpServers", "aws-docs"}},
+		{Name: "web", Host: Kiro, File: f["kiro-project"], Scope: "project", Project: proj, Kind: "http", URL: "https://mcp.example.com/mcp",
+			Headers: map[string]string{"Authorization": "Bearer CANARY_kiro"}, path: []string{"mcpServers", "web"}},
+		{Name: "source-control", Host: AmazonQ, File: f["amazon-q"], Scope: "user", Kind: "stdio", Command: "uvx",
+			Args: []string{"mcp-server-git", "--repository", "/home/me/src"}, Env: map[string]string{},
+			path: []string{"mcpServers", "source-control"}},
+		{Name: "sqlite", Host: AmazonQ, File: f["amazon-q-project"], Scope: "project", Project: proj, Kind: "stdio", Command: "uvx",
+			Args: []string{"mcp-server-sqlite", "--db-path", "./app.db"}, path: []string{"mcpServers", "sqlite"}},
 		{Name: "everything", Host: Mcpscope, File: f["mcpscope"], Scope: "user", Kind: "stdio", Command: "npx",
 			Args: []string{"-y", "@modelcontextprotocol/server-everything"},
 			path: []string{"mcpServers", "everything"}},
@@ -105,8 +130,8 @@ func TestLoadEveryHost(t *testing.T) {
 			found++
 		}
 	}
-	if len(c.Places) != 10 || found != 10 {
-		t.Errorf("places %+v: want the 10 files, all found", c.Places)
+	if len(c.Places) != 16 || found != 16 {
+		t.Errorf("places %+v: want the 16 files, all found", c.Places)
 	}
 }
 
@@ -276,6 +301,23 @@ func TestTarget(t *testing.T) {
 		if err != nil || !reflect.DeepEqual(got, k.want) {
 			t.Errorf("%s: %+v, %v\nwant %+v", k.sel, got, err, k.want)
 		}
+	}
+
+	// Gemini CLI: httpUrl is Streamable HTTP, url SSE; $VAR and ${VAR}
+	// from the environment when set, else as written.
+	t.Setenv("DB_CONNECTION_STRING", "postgres://db")
+	if got, err := target("pythonTools"); err != nil || !slices.Contains(got.Env, "DATABASE_URL=postgres://db") {
+		t.Errorf("pythonTools: %+v, %v", got, err)
+	}
+	os.Unsetenv("DB_CONNECTION_STRING")
+	if got, err := target("pythonTools"); err != nil || !slices.Contains(got.Env, "DATABASE_URL=$DB_CONNECTION_STRING") {
+		t.Errorf("pythonTools without the variable: %+v, %v", got, err)
+	}
+	if got, err := target("httpServer"); err != nil || got.URL != "http://localhost:3000/mcp" || got.Transport != "" {
+		t.Errorf("httpServer: %+v, %v", got, err)
+	}
+	if got, err := target("sseServer"); err != nil || got.URL != "http://localhost:8080/sse" || got.Transport != "sse" {
+		t.Errorf("sseServer: %+v, %v", got, err)
 	}
 
 	// VS Code prompts for ${input:…}; mcpscope says so.

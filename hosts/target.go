@@ -84,7 +84,20 @@ type expander struct {
 // claudeVar is Claude Code's ${VAR} or ${VAR:-default}.
 var claudeVar = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)(:-(.*))?$`)
 
+// geminiVar is Gemini CLI's $VAR or ${VAR}.
+var geminiVar = regexp.MustCompile(`\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[^}]*\})`)
+
 func (x *expander) do(v string) string {
+	if x.s.Host == GeminiCLI {
+		// As Gemini CLI does: a set variable is put in, an unset one left
+		// as written.
+		return geminiVar.ReplaceAllStringFunc(v, func(ref string) string {
+			if val, ok := os.LookupEnv(strings.Trim(ref[1:], "{}")); ok {
+				return val
+			}
+			return ref
+		})
+	}
 	if !strings.Contains(v, "${") {
 		return v
 	}
@@ -226,7 +239,7 @@ func (s Server) explain(vars []string) string {
 		switch {
 		case strings.HasPrefix(in, "input:"):
 			why = Title(s.Host) + " prompts for it; mcpscope cannot"
-		case strings.HasPrefix(in, "env:"), s.Host == ClaudeCode:
+		case strings.HasPrefix(in, "env:"), s.Host == ClaudeCode, s.Host == GeminiCLI:
 			why = "from the environment when mcpscope connects"
 		case s.Host != VSCode && s.Host != Cursor:
 		case in == "userHome", in == "workspaceFolder", in == "pathSeparator", in == "/":

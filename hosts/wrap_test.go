@@ -77,6 +77,10 @@ func TestWrapUnwrapRoundTrip(t *testing.T) {
 		{"vscode-workspace", "local-tools"},
 		{"cursor-project", "cursor/github"},
 		{"windsurf", "brave-search"},
+		{"gemini", "pythonTools"},
+		{"amazon-q-project", "sqlite"},
+		{"kiro", "fetch"},
+		{"amazon-q", "source-control"},
 	} {
 		t.Run(c.sel, func(t *testing.T) {
 			e := hoststest.Setup(t)

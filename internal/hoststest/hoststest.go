@@ -248,6 +248,79 @@ var Examples = map[string]File{
   }
 }
 `},
+	"gemini": {Path: ".gemini/settings.json", Text: `{
+  // Gemini CLI keeps its MCP servers beside its other settings.
+  "theme": "GitHub",
+  "mcpServers": {
+    "pythonTools": {
+      "command": "python",
+      "args": ["-m", "my_mcp_server", "--port", "8080"],
+      "cwd": "./mcp-servers/python",
+      "env": {
+        "DATABASE_URL": "$DB_CONNECTION_STRING",
+        "API_KEY": "CANARY_gemini"
+      },
+      "timeout": 15000,
+      "trust": false
+    },
+    "httpServer": {
+      "httpUrl": "http://localhost:3000/mcp",
+      "headers": {"Authorization": "Bearer CANARY_gemini_http"},
+      "timeout": 5000
+    },
+    "sseServer": {
+      "url": "http://localhost:8080/sse"
+    }
+  }
+}
+`},
+	"gemini-project": {Path: ".gemini/settings.json", InProject: true, Text: `{
+  "mcpServers": {
+    "docs": {"command": "node", "args": ["docs-server.js"], "trust": true}
+  }
+}
+`},
+	"kiro": {Path: ".kiro/settings/mcp.json", Text: `{
+  "mcpServers": {
+    "fetch": {
+      "command": "uvx",
+      "args": ["mcp-server-fetch"],
+      "env": {"FASTMCP_LOG_LEVEL": "ERROR"},
+      "disabled": false,
+      "autoApprove": []
+    },
+    "aws-docs": {
+      "command": "uvx",
+      "args": ["awslabs.aws-documentation-mcp-server@latest"],
+      "disabled": true,
+      "autoApprove": ["read_documentation"]
+    }
+  }
+}
+`},
+	"kiro-project": {Path: ".kiro/settings/mcp.json", InProject: true, Text: `{
+  "mcpServers": {
+    "web": {"url": "https://mcp.example.com/mcp", "headers": {"Authorization": "Bearer CANARY_kiro"}}
+  }
+}
+`},
+	"amazon-q": {Path: ".aws/amazonq/mcp.json", Text: `{
+  "mcpServers": {
+    "source-control": {
+      "command": "uvx",
+      "args": ["mcp-server-git", "--repository", "/home/me/src"],
+      "env": {},
+      "timeout": 120000
+    }
+  }
+}
+`},
+	"amazon-q-project": {Path: ".amazonq/mcp.json", InProject: true, Text: `{
+  "mcpServers": {
+    "sqlite": {"command": "uvx", "args": ["mcp-server-sqlite", "--db-path", "./app.db"]}
+  }
+}
+`},
 	"mcpscope": {Path: ".config/mcpscope/servers.json", Text: `{
   "mcpServers": {
     "everything": {
