@@ -295,6 +295,12 @@ func TestOTLP(t *testing.T) {
 			if attr(echo, "network.transport") != wantTransport {
 				t.Errorf("network.transport %q, want %q", attr(echo, "network.transport"), wantTransport)
 			}
+			// The HTTP version (these servers are plain http: HTTP/1.1);
+			// a pipe has none.
+			wantVersion := map[bool]string{true: "", false: "1.1"}[name == "stdio"]
+			if attr(echo, "network.protocol.version") != wantVersion {
+				t.Errorf("network.protocol.version %q, want %q", attr(echo, "network.protocol.version"), wantVersion)
+			}
 			slow := one(t, byName, "tools/call slow")
 			progress := 0
 			for _, e := range slow.Events {

@@ -599,7 +599,15 @@ func (ox *tracer) network() []otlpKV {
 		return nil
 	}
 	out := []otlpKV{str("network.transport", "tcp"), str("network.protocol.name", "http")}
-	if u, err := url.Parse(transport.RedactURL(ox.info.URL)); err == nil && u.Host != "" {
+	u, err := url.Parse(transport.RedactURL(ox.info.URL))
+	if err == nil && u.Scheme == "http" {
+		// network.protocol.version, as the conventions for MCP over HTTP
+		// want it: the HTTP version. Over plain http mcpscope's client
+		// speaks HTTP/1.1 (no h2c); over https the version is negotiated
+		// (ALPN) and the journal does not record it, so it is not set.
+		out = append(out, str("network.protocol.version", "1.1"))
+	}
+	if err == nil && u.Host != "" {
 		host, port, err := net.SplitHostPort(u.Host)
 		if err != nil {
 			host, port = u.Host, map[string]string{"https": "443"}[u.Scheme]
