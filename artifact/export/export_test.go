@@ -262,12 +262,27 @@ func TestOTLP(t *testing.T) {
 						if iv, ok := a.Value.Value.(*commonpb.AnyValue_IntValue); ok {
 							return strconv.FormatInt(iv.IntValue, 10)
 						}
+						if bv, ok := a.Value.Value.(*commonpb.AnyValue_BoolValue); ok {
+							return strconv.FormatBool(bv.BoolValue)
+						}
 						return a.Value.GetStringValue()
 					}
 				}
 				return ""
 			}
+			// The era probe (these servers answer it) is marked as such and
+			// carries no session: it went before initialize.
+			if name != "http+sse" {
+				probe := one(t, byName, "server/discover")
+				if attr(probe, "mcpscope.era.probe") != "true" || attr(probe, "mcpscope.era.probe.answer") != "answered" ||
+					probe.Status.Code == tracepb.Status_STATUS_CODE_ERROR || attr(probe, "mcp.session.id") != "" {
+					t.Errorf("era probe: %v %v", probe.Attributes, probe.Status)
+				}
+			}
 			echo := one(t, byName, "tools/call echo")
+			if attr(echo, "mcpscope.era.probe") != "" {
+				t.Errorf("echo marked as the era probe: %v", echo.Attributes)
+			}
 			if attr(echo, "gen_ai.tool.name") != "echo" || attr(echo, "mcp.method.name") != "tools/call" ||
 				attr(echo, "gen_ai.operation.name") != "execute_tool" || attr(echo, "jsonrpc.request.id") == "" ||
 				attr(echo, "mcp.protocol.version") == "" || attr(echo, "error.type") != "" {
@@ -279,6 +294,12 @@ func TestOTLP(t *testing.T) {
 			wantTransport := map[bool]string{true: "pipe", false: "tcp"}[name == "stdio"]
 			if attr(echo, "network.transport") != wantTransport {
 				t.Errorf("network.transport %q, want %q", attr(echo, "network.transport"), wantTransport)
+			}
+			// The HTTP version (these servers are plain http: HTTP/1.1);
+			// a pipe has none.
+			wantVersion := map[bool]string{true: "", false: "1.1"}[name == "stdio"]
+			if attr(echo, "network.protocol.version") != wantVersion {
+				t.Errorf("network.protocol.version %q, want %q", attr(echo, "network.protocol.version"), wantVersion)
 			}
 			slow := one(t, byName, "tools/call slow")
 			progress := 0
@@ -437,6 +458,80 @@ func TestHARResume(t *testing.T) {
 	if post == "" || !strings.Contains(get, "step 3/3") || !strings.Contains(get, "drop-stream: finished") || lastID == "" ||
 		!strings.Contains(post, "id: "+lastID+"\n") {
 		t.Fatalf("POST\n%s\nGET (Last-Event-ID %q)\n%s", post, lastID, get)
+	}
+}
+
+// TestOTLPEraProbeRefused: a 2025 server that refuses the era probe
+// with an error gives it its answer (legacy), not a failure: the probe's
+// span is marked as the probe, refused, not an error span, and carries
+// neither the session id nor the protocol version of the initialize that
+// follows; the spans after it do.
+func TestOTLPEraProbeRefused(t *testing.T) {
+	var b bytes.Buffer
+	b.WriteString(`{"format":"mcpscope-journal/1","started":"2026-01-01T00:00:00Z","target":"http: http://127.0.0.1:1/mcp","pid":1}` + "\n")
+	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
+	seq := uint64(0)
+	add := func(f transport.Frame) {
+		seq++
+		at = at.Add(time.Millisecond)
+		f.Time = at
+		if f.Meta.URL == "" {
+			f.Meta.URL = "http://127.0.0.1:1/mcp"
+		}
+		b.Write(session.AppendRecord(nil, seq, f))
+	}
+	msg := func(dir transport.Dir, stream string, status int, data string) {
+		add(transport.Frame{Dir: dir, Kind: transport.Message, Meta: transport.Meta{HTTPMethod: "POST", Stream: stream, Status: status}, Data: []byte(data)})
+	}
+	msg(transport.Out, "post:1", 0, `{"jsonrpc":"2.0","id":1,"method":"server/discover","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28"}}}`)
+	msg(transport.In, "post:1", 400, `{"jsonrpc":"2.0","id":null,"error":{"code":-32600,"message":"Bad Request: Server not initialized"}}`)
+	msg(transport.Out, "post:2", 0, `{"jsonrpc":"2.0","id":2,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	msg(transport.In, "post:2", 200, `{"jsonrpc":"2.0","id":2,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}`)
+	add(transport.Frame{Dir: transport.Local, Kind: transport.Event, Meta: transport.Meta{Event: transport.EvSessionID, Detail: "sess-1"}})
+	msg(transport.Out, "post:3", 0, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo"}}`)
+	msg(transport.In, "post:3", 200, `{"jsonrpc":"2.0","id":3,"result":{"content":[]}}`)
+	path := filepath.Join(t.TempDir(), "refused.jsonl")
+	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	req := decodeOTLP(t, exportOf(t, path, "otlp", ""))
+	by := map[string][]*tracepb.Span{}
+	for _, sp := range req.ResourceSpans[0].ScopeSpans[0].Spans {
+		by[sp.Name] = append(by[sp.Name], sp)
+	}
+	attrs := func(sp *tracepb.Span) map[string]string {
+		m := map[string]string{}
+		for _, a := range sp.Attributes {
+			switch v := a.Value.Value.(type) {
+			case *commonpb.AnyValue_BoolValue:
+				m[a.Key] = strconv.FormatBool(v.BoolValue)
+			case *commonpb.AnyValue_IntValue:
+				m[a.Key] = strconv.FormatInt(v.IntValue, 10)
+			default:
+				m[a.Key] = a.Value.GetStringValue()
+			}
+		}
+		return m
+	}
+	probe := one(t, by, "server/discover")
+	p := attrs(probe)
+	if probe.Status.Code == tracepb.Status_STATUS_CODE_ERROR || p["mcpscope.era.probe"] != "true" || p["mcpscope.era.probe.answer"] != "refused" ||
+		p["rpc.response.status_code"] != "-32600" || p["error.type"] != "" || p["mcpscope.call.state"] != "legacy" {
+		t.Errorf("refused probe: %v %v", p, probe.Status)
+	}
+	if _, ok := p["mcp.session.id"]; ok {
+		t.Errorf("the probe carries the session id of the initialize after it: %v", p)
+	}
+	if _, ok := p["mcp.protocol.version"]; ok {
+		t.Errorf("the refused probe carries the version initialize agreed: %v", p)
+	}
+	for _, name := range []string{"initialize", "tools/call echo"} {
+		sp := one(t, by, name)
+		a := attrs(sp)
+		if a["mcp.session.id"] != "sess-1" || a["mcp.protocol.version"] != "2025-11-25" || a["mcpscope.era.probe"] != "" ||
+			sp.Status.Code == tracepb.Status_STATUS_CODE_ERROR {
+			t.Errorf("%s: %v %v", name, a, sp.Status)
+		}
 	}
 }
 

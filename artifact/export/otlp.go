@@ -96,6 +96,8 @@ func integer(k string, v int64) otlpKV {
 
 func double(k string, v float64) otlpKV { return otlpKV{Key: k, Value: otlpValue{DoubleValue: &v}} }
 
+func boolean(k string, v bool) otlpKV { return otlpKV{Key: k, Value: otlpValue{BoolValue: &v}} }
+
 // unixNano is a time as OTLP/JSON writes it: nanoseconds since the epoch,
 // as a string (a 64-bit integer).
 type unixNano int64
@@ -115,6 +117,8 @@ type span struct {
 	name    string
 	matched bool
 	retry   bool      // carries inputResponses or requestState: an MRTR round after the first
+	probe   bool      // the era probe (server/discover before anything else)
+	refused bool      // the era probe, answered with an error: the server's era is 2025
 	ended   time.Time // when the call ended; the span waits lateWindow to be written
 }
 
@@ -417,6 +421,11 @@ func (ox *tracer) start(fr *scan.Frame) *span {
 	case "resources/read", "resources/subscribe", "resources/unsubscribe":
 		attrs = append(attrs, str("mcp.resource.uri", c.Name))
 	}
+	if c.Probe {
+		// The era probe: sent before initialize, under no session.
+		sp.probe = true
+		attrs = append(attrs, boolean("mcpscope.era.probe", true))
+	}
 	attrs = append(attrs, integer("mcpscope.seq", int64(fr.Seq)))
 	sp.s = otlpSpan{TraceID: ox.trace, SpanID: ox.spanID(fr.CallIndex), Name: name, Kind: spanKindClient,
 		StartTimeUnixNano: nanos(fr.Time), Attributes: attrs}
@@ -492,6 +501,17 @@ func (ox *tracer) end(sp *span, fr *scan.Frame) error {
 	s := &sp.s
 	state := session.StateWord(c)
 	switch {
+	case sp.probe && fr.Env != nil && fr.Env.Error != nil:
+		// The era probe refused: the server's answer (it speaks the 2025
+		// era, initialize comes next), not a failure. Its code is kept,
+		// its status is not an error.
+		sp.refused = true
+		code := strconv.FormatInt(fr.Env.Error.Code, 10)
+		s.Attributes = append(s.Attributes, str("mcpscope.era.probe.answer", "refused"), str("rpc.response.status_code", code))
+		s.Status = otlpStatus{Message: "era probe refused: " + fr.Env.Error.Message}
+	case sp.probe && fr.Env != nil && fr.Env.Result != nil:
+		// A DiscoverResult: the era is the versions it lists (scan.Info).
+		s.Attributes = append(s.Attributes, str("mcpscope.era.probe.answer", "answered"))
 	case fr.Env != nil && fr.Env.Error != nil:
 		code := strconv.FormatInt(fr.Env.Error.Code, 10)
 		s.Attributes = append(s.Attributes, str("error.type", code), str("rpc.response.status_code", code))
@@ -540,13 +560,15 @@ func (ox *tracer) write(sp *span, end time.Time) error {
 	}
 	s := &sp.s
 	s.EndTimeUnixNano = nanos(end)
-	if ox.info.ProtocolVersion != "" {
+	// The era probe went before any session, and a refused one was not
+	// asked in the version the session later agreed: it carries neither.
+	if ox.info.ProtocolVersion != "" && !sp.refused {
 		if ox.version.Value.StringValue == nil || *ox.version.Value.StringValue != ox.info.ProtocolVersion {
 			ox.version = str("mcp.protocol.version", ox.info.ProtocolVersion)
 		}
 		s.Attributes = append(s.Attributes, ox.version)
 	}
-	if ox.info.SessionID != "" {
+	if ox.info.SessionID != "" && !sp.probe {
 		if ox.session.Value.StringValue == nil || *ox.session.Value.StringValue != ox.info.SessionID {
 			ox.session = str("mcp.session.id", ox.info.SessionID)
 		}
@@ -577,7 +599,15 @@ func (ox *tracer) network() []otlpKV {
 		return nil
 	}
 	out := []otlpKV{str("network.transport", "tcp"), str("network.protocol.name", "http")}
-	if u, err := url.Parse(transport.RedactURL(ox.info.URL)); err == nil && u.Host != "" {
+	u, err := url.Parse(transport.RedactURL(ox.info.URL))
+	if err == nil && u.Scheme == "http" {
+		// network.protocol.version, as the conventions for MCP over HTTP
+		// want it: the HTTP version. Over plain http mcpscope's client
+		// speaks HTTP/1.1 (no h2c); over https the version is negotiated
+		// (ALPN) and the journal does not record it, so it is not set.
+		out = append(out, str("network.protocol.version", "1.1"))
+	}
+	if err == nil && u.Host != "" {
 		host, port, err := net.SplitHostPort(u.Host)
 		if err != nil {
 			host, port = u.Host, map[string]string{"https": "443"}[u.Scheme]

@@ -178,3 +178,27 @@ func TestPlainWord(t *testing.T) {
 		}
 	}
 }
+
+// TestNetworkProtocolVersion: network.protocol.version is the HTTP version
+// when it is known (plain http: HTTP/1.1), and not set when it is not
+// (https negotiates it, the journal does not say) nor for a pipe.
+func TestNetworkProtocolVersion(t *testing.T) {
+	for _, c := range []struct{ transport, url, want string }{
+		{"http", "http://127.0.0.1:8080/mcp", "1.1"},
+		{"sse", "http://example.com/sse", "1.1"},
+		{"http", "https://example.com/mcp", ""},
+		{"stdio", "", ""},
+	} {
+		ox := &tracer{}
+		ox.info.Transport, ox.info.URL = c.transport, c.url
+		got := ""
+		for _, kv := range ox.network() {
+			if kv.Key == "network.protocol.version" {
+				got = *kv.Value.StringValue
+			}
+		}
+		if got != c.want {
+			t.Errorf("%s %s: network.protocol.version %q, want %q", c.transport, c.url, got, c.want)
+		}
+	}
+}
