@@ -47,7 +47,7 @@ func (f *serverFlags) add(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.shell, "shell", false, "run the server command through sh -c")
 	fs.StringVar(&f.transport, "transport", "", "use http (Streamable HTTP only) or sse (HTTP+SSE, 2024-11-05); by default Streamable HTTP, then HTTP+SSE when it gets 400/404/405")
 	fs.StringVar(&f.era, "era", "auto", "protocol era: auto (ask with server/discover), legacy (initialize) or modern (2026-07-28)")
-	fs.StringArrayVar(&f.roots, "root", nil, "a root URI to answer roots/list with (repeatable)")
+	fs.StringArrayVar(&f.roots, "root", nil, "answer roots/list with this directory or file:// URI instead of the working directory (repeatable); none answers no roots, ask asks you each time (inspector only)")
 	fs.StringVar(&f.logLevel, "log-level", "", "server log level: logging/setLevel (2025 era) or per-request _meta (2026-07-28)")
 }
 
@@ -229,7 +229,15 @@ func (f *connFlags) specOf(cmd *cobra.Command, url string, command []string) (co
 		}
 	}
 	sp := connect.Spec{URL: url, Command: command, Shell: f.server.shell, Env: f.server.env, Dir: f.server.cwd,
-		Roots: f.server.roots, LogLevel: f.server.logLevel}
+		LogLevel: f.server.logLevel}
+	roots, ask, err := resolveRoots(name, f.server.roots)
+	if err != nil {
+		return sp, err
+	}
+	if ask && !asksRoots(cmd) {
+		return sp, usagef(name, "--root ask needs a person to ask: only the inspector (and open's replays) can; give a directory, a file:// URI or none")
+	}
+	sp.Roots, sp.AskRoots = roots, ask
 	if configured != nil {
 		// The host's settings, then the command line's on top.
 		sp.Env = append(append([]string(nil), configured.Env...), f.server.env...)

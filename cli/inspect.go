@@ -107,7 +107,7 @@ func inspect(cmd *cobra.Command, sp connect.Spec, otlpStatus func() string) erro
 		return err
 	}
 	stderr := cmd.ErrOrStderr()
-	resp := ui.NewResponder(rootsOf(sp))
+	resp := ui.NewResponder(sp.Roots, sp.AskRoots)
 	sp.Responder = resp
 	if sp.Grace == 0 {
 		sp.Grace = 2 * time.Second

@@ -195,7 +195,7 @@ func liveTarget(cmd *cobra.Command, f *connFlags, url string, command []string, 
 	if shellLine {
 		sp.Shell = true // the recorded line is shell-quoted: sh -c reads it back into the words it was
 	}
-	resp := ui.NewResponder(rootsOf(sp))
+	resp := ui.NewResponder(sp.Roots, sp.AskRoots)
 	sp.Responder = resp
 	sp.Notes = io.Discard // the TUI owns the screen; notes are in the live session's journal
 	sp.Auth.Interactive = true
@@ -268,12 +268,4 @@ func liveTarget(cmd *cobra.Command, f *connFlags, url string, command []string, 
 		ls.otlpStatus = status
 	}
 	return ls, nil
-}
-
-func rootsOf(sp connect.Spec) []session.Root {
-	var roots []session.Root
-	for _, u := range sp.Roots {
-		roots = append(roots, session.Root{URI: u})
-	}
-	return roots
 }

@@ -138,9 +138,7 @@ func Run(ctx context.Context, sp connect.Spec, scenario string, browserLogin boo
 		sp.Transport = "http"
 	}
 	r := confResponder{}
-	for _, u := range sp.Roots {
-		r.Roots = append(r.Roots, session.Root{URI: u})
-	}
+	r.Roots = sp.Roots
 	sp.Responder = r
 	s, err := connect.Connect(ctx, sp)
 	if err != nil {

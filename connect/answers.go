@@ -17,11 +17,8 @@ type answers struct {
 	fallback session.Headless
 }
 
-func newAnswers(given map[string]json.RawMessage, roots []string) *answers {
-	h := session.Headless{}
-	for _, u := range roots {
-		h.Roots = append(h.Roots, session.Root{URI: u})
-	}
+func newAnswers(given map[string]json.RawMessage, roots []session.Root) *answers {
+	h := session.Headless{Roots: roots}
 	if given == nil {
 		given = map[string]json.RawMessage{}
 	}

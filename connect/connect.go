@@ -56,7 +56,10 @@ type Spec struct {
 	// StateStore keeps detached calls and leases (nil: the file store).
 	StateStore session.StateStore
 
-	Roots     []string                   // answered to roots/list
+	// Roots answer roots/list (cli: the working directory unless --root);
+	// AskRoots has the inspector ask its user instead.
+	Roots     []session.Root
+	AskRoots  bool
 	Answers   map[string]json.RawMessage // answers to input requests and server requests, by key or method
 	Responder session.Responder          // nil = Answers, then the headless default
 	// Capabilities the client declares; nil = what Answers (or the

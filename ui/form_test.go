@@ -13,7 +13,7 @@ import (
 // with space; a confirm form sends what was chosen (issue 21: → sent
 // false).
 func TestFormBooleanArrows(t *testing.T) {
-	r := NewResponder(nil)
+	r := NewResponder(nil, true)
 	m, _, _ := newLive(t, r)
 	m.resp = r
 	schema := `{"message":"Deploy?","requestedSchema":{"type":"object","properties":{"confirm":{"type":"boolean","title":"Confirm"}},"required":["confirm"]}}`
@@ -43,7 +43,7 @@ func TestFormBooleanArrows(t *testing.T) {
 // esc on an elicitation asked in an MRTR round ends the call instead of
 // answering "cancel" into a retry the server may answer by asking again.
 func TestFormEscEndsMRTRRound(t *testing.T) {
-	r := NewResponder(nil)
+	r := NewResponder(nil, true)
 	m, _, _ := newLive(t, r)
 	m.resp = r
 	out := make(chan answer, 1)
@@ -64,7 +64,7 @@ func TestFormEscEndsMRTRRound(t *testing.T) {
 // the problem beside its field; the mark sits next to the field, not at
 // the far edge (issue 23).
 func TestFormFormatErrors(t *testing.T) {
-	r := NewResponder(nil)
+	r := NewResponder(nil, true)
 	m, _, _ := newLive(t, r)
 	m.resp = r
 	schema := `{"message":"Details","requestedSchema":{"type":"object","properties":{
@@ -123,7 +123,7 @@ func TestFormFormatErrors(t *testing.T) {
 // Typing into a prefilled value replaces it (issue 21: deploy + deploy
 // was deploydeploy); a key that moves keeps it to edit.
 func TestFormPrefillReplaced(t *testing.T) {
-	r := NewResponder(nil)
+	r := NewResponder(nil, true)
 	m, _, _ := newLive(t, r)
 	m.resp = r
 	schema := `{"message":"Go?","requestedSchema":{"type":"object","properties":{"action":{"type":"string","default":"deploy"},"env":{"type":"string","default":"prod"}}}}`
@@ -153,7 +153,7 @@ func lineWith(screen, s string) string {
 
 // A problem that quotes the server's schema (its pattern) is made inert.
 func TestFormErrorFromSchemaInert(t *testing.T) {
-	r := NewResponder(nil)
+	r := NewResponder(nil, true)
 	m, _, _ := newLive(t, r)
 	m.resp = r
 	got := answerPrompt(t, m, r, "elicitation/create", `{"message":"x","requestedSchema":{"type":"object","properties":{"code":{"type":"string","pattern":"^a\u001b]0;pwned\u0007$"}}}}`)

@@ -206,7 +206,7 @@ func TestEnumChoiceStaysVisible(t *testing.T) {
 // ticks one, and the answer is the array of the ticked values, checked
 // against minItems and maxItems.
 func TestElicitationMultiSelect(t *testing.T) {
-	r := NewResponder(nil)
+	r := NewResponder(nil, true)
 	m, _, _ := newLive(t, r)
 	m.resp = r
 	got := answerPrompt(t, m, r, "elicitation/create", multiSchema)

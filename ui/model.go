@@ -284,6 +284,10 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.refresh()
 		cmd = tick()
 	case serverPromptMsg:
+		if msg.p.told != "" {
+			cmd = m.toldPrompt(msg.p)
+			break
+		}
 		if m.resp == nil && m.other != nil && m.other.resp != nil {
 			cmd = m.otherPrompt(msg.p)
 			break

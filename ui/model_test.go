@@ -161,7 +161,7 @@ func answerPrompt(t *testing.T, m *Model, r *Responder, method, params string) c
 }
 
 func TestElicitationForm(t *testing.T) {
-	r := NewResponder(nil)
+	r := NewResponder(nil, true)
 	m, _, _ := newLive(t, r)
 	m.resp = r
 	schema := `{"message":"Who are you?","requestedSchema":{"type":"object","properties":{"name":{"type":"string","minLength":2},"age":{"type":"integer","minimum":0},"colour":{"type":"string","enum":["red","green"]}},"required":["name"]}}`
@@ -204,7 +204,7 @@ func TestElicitationForm(t *testing.T) {
 }
 
 func TestSamplingAndRoots(t *testing.T) {
-	r := NewResponder([]session.Root{{URI: "file:///a", Name: "A"}})
+	r := NewResponder([]session.Root{{URI: "file:///a", Name: "A"}}, true)
 	m, _, _ := newLive(t, r)
 	m.resp = r
 	got := answerPrompt(t, m, r, "sampling/createMessage", `{"messages":[{"role":"user","content":{"type":"text","text":"Capital of France?"}}],"maxTokens":10}`)
@@ -237,7 +237,7 @@ func TestSamplingAndRoots(t *testing.T) {
 }
 
 func TestPromptWithdrawn(t *testing.T) {
-	r := NewResponder(nil)
+	r := NewResponder(nil, true)
 	m, _, _ := newLive(t, r)
 	m.resp = r
 	ctx, cancel := context.WithCancel(context.Background())

@@ -270,7 +270,7 @@ func TestTasksFromFormAndView(t *testing.T) {
 // An input_required round and its retry are linked in the rows, the
 // prompt says it is an MRTR round, and the detail lists the input requests.
 func TestMRTRRoundsLinked(t *testing.T) {
-	r := NewResponder(nil)
+	r := NewResponder(nil, true)
 	m, s, f := newLive(t, r)
 	m.Update(windowSize(120, 30))
 	m.resp = r

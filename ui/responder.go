@@ -22,11 +22,14 @@ type Responder struct {
 	ch    chan *serverPrompt
 	mu    sync.Mutex
 	roots []session.Root
+	ask   bool
 }
 
-// NewResponder makes a responder that starts with roots (from --root).
-func NewResponder(roots []session.Root) *Responder {
-	return &Responder{ch: make(chan *serverPrompt, 64), roots: roots}
+// NewResponder makes a responder that answers roots/list with roots (the
+// working directory, or --root) at once, as hosts do; with ask, the user
+// is asked each time instead, the editor starting from roots.
+func NewResponder(roots []session.Root, ask bool) *Responder {
+	return &Responder{ch: make(chan *serverPrompt, 64), roots: roots, ask: ask}
 }
 
 type answer struct {
@@ -40,6 +43,9 @@ type serverPrompt struct {
 	ctx   context.Context
 	reply chan answer // capacity 1: the UI never blocks answering
 	once  sync.Once
+	// told is set for a request already answered without the user (roots/list
+	// by default): the UI only notes what went back.
+	told string
 }
 
 func (p *serverPrompt) answer(a answer) {
@@ -57,6 +63,18 @@ func (r *Responder) Capabilities() json.RawMessage {
 func (r *Responder) Respond(ctx context.Context, req session.ServerRequest) (json.RawMessage, *session.RPCError) {
 	if req.Method == "ping" {
 		return json.RawMessage("{}"), nil
+	}
+	if req.Method == "roots/list" && !r.ask {
+		roots := r.Roots()
+		if roots == nil {
+			roots = []session.Root{}
+		}
+		res, _ := json.Marshal(map[string]any{"roots": roots})
+		select { // the note only: the answer does not wait for the UI
+		case r.ch <- &serverPrompt{req: req, ctx: ctx, told: "answered roots/list with " + RootsLine(roots) + " (without asking: --root sets the roots, --root ask asks)"}:
+		default:
+		}
+		return res, nil
 	}
 	p := &serverPrompt{req: req, ctx: ctx, reply: make(chan answer, 1)}
 	select {
@@ -77,6 +95,25 @@ func (r *Responder) Roots() []session.Root {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	return append([]session.Root(nil), r.roots...)
+}
+
+// Asks reports whether roots/list is put to the user (--root ask).
+func (r *Responder) Asks() bool { return r.ask }
+
+// RootsLine is roots in one line: each URI, its name in parentheses.
+func RootsLine(roots []session.Root) string {
+	if len(roots) == 0 {
+		return "no roots"
+	}
+	var parts []string
+	for _, r := range roots {
+		p := termsafe.Line(r.URI)
+		if r.Name != "" {
+			p += " (" + termsafe.Line(r.Name) + ")"
+		}
+		parts = append(parts, p)
+	}
+	return strings.Join(parts, ", ")
 }
 
 func (r *Responder) setRoots(rs []session.Root) {
@@ -214,7 +251,7 @@ func (m *Model) promptModal(p *serverPrompt) modal {
 			}
 			b.WriteString("\n")
 		}
-		return newEditor(m, "The server asks for roots"+via+" — one per line: URI [name]; ctrl+s sends, esc declines", b.String(), nil,
+		return newEditor(m, "The server asks for roots"+via+" — one per line: URI [name]; ctrl+s sends, ctrl+d/esc declines", b.String(), nil,
 			func(m *Model, text string) (string, tea.Cmd) {
 				roots := []session.Root{}
 				for _, l := range strings.Split(text, "\n") {
@@ -274,4 +311,21 @@ func samplingHeader(params json.RawMessage) []string {
 		l = append(l, " (maxTokens "+itoa(sp.MaxTokens)+")")
 	}
 	return l
+}
+
+// toldPrompt notes a server request answered without the user (roots/list
+// by default) in the notes pane and the journal of the session it came
+// from, and listens for the next.
+func (m *Model) toldPrompt(p *serverPrompt) tea.Cmd {
+	target := m
+	if m.resp == nil && m.other != nil && m.other.resp != nil {
+		target = m.other // the live session of open's replays
+	}
+	if target.s != nil {
+		target.s.Note(p.told)
+	}
+	if target.resp == nil {
+		return nil
+	}
+	return waitPrompt(target.resp)
 }

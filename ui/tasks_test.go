@@ -17,7 +17,7 @@ import (
 // tasks/update, and enter opens the tasks/get that carries the result.
 func TestTaskInputRequiredTUI(t *testing.T) {
 	url := peers.StartTSv2Tasks(t)
-	r := NewResponder(nil)
+	r := NewResponder(nil, true)
 	s, m := modernModel(t, url, r, 140)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()

@@ -121,6 +121,16 @@ func (f sessionFacts) OTLP() string {
 	}
 	return f.m.opts.OTLPStatus()
 }
+func (f sessionFacts) Roots() string {
+	r := f.m.resp
+	switch {
+	case r == nil:
+		return ""
+	case r.Asks():
+		return "asked each time (--root ask); last given: " + RootsLine(r.Roots())
+	}
+	return RootsLine(r.Roots()) + " (answered to roots/list without asking; --root changes it)"
+}
 func (m *Model) openInfo() { m.open(info.New(sessionFacts{m})) }
 
 // newEditor is an editor of text (editor.New) whose submit and decline

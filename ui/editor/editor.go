@@ -102,12 +102,14 @@ func (v *View) Scope() keys.Scope { return Scope }
 // decline).
 func (v *View) Disabled(c view.Context, name string) string { return bindings.Why(v, c, name) }
 
-// Footer offers decline only where there is something to decline.
+// Footer offers decline only where there is something to decline, and
+// then not cancel: esc declines too (the title says so), and a footer
+// saying "esc cancel" beside it would contradict that.
 func (v *View) Footer(view.Context) []string {
 	if v.decline == nil {
 		return []string{"editor-submit", "editor-cancel"}
 	}
-	return Keys.Footer
+	return []string{"editor-submit", "editor-decline"}
 }
 
 func (v *View) Key(c view.Context, name string, msg tea.KeyPressMsg) view.Action {

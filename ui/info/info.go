@@ -39,6 +39,9 @@ type Session interface {
 	// OTLP is the live OpenTelemetry exporter in one line (where to,
 	// spans sent and dropped), "" when there is none.
 	OTLP() string
+	// Roots is what roots/list is answered with, in one line ("" when
+	// nothing answers: a recording).
+	Roots() string
 }
 
 // View is the info view; its state is the scroll position.
@@ -188,6 +191,9 @@ func (v *View) lines(c view.Context, w int) []string {
 		subs := append([]string(nil), in.Subscriptions...)
 		sort.Strings(subs)
 		row("subscriptions", termsafe.Line(strings.Join(subs, ", ")))
+	}
+	if r := v.s.Roots(); r != "" {
+		row("roots", r)
 	}
 	if o := v.s.OTLP(); o != "" {
 		row("opentelemetry", termsafe.Line(o))
