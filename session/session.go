@@ -270,7 +270,6 @@ func (s *Session) Start() error {
 	return nil
 }
 
-// Info returns a copy of what the session knows.
 // Settle waits for the frame being taken in, if any, to reach the store:
 // a reader that saw a call end then reads every step it is owed (a step
 // whose mark the store took as the lease was lost is applied after).
@@ -279,6 +278,7 @@ func (s *Session) Settle() {
 	defer s.ingestMu.Unlock() // a barrier: the frame in flight finished first
 }
 
+// Info returns a copy of what the session knows.
 func (s *Session) Info() Info {
 	s.mu.Lock()
 	defer s.mu.Unlock()
