@@ -141,17 +141,9 @@ func (w *answerLost) Renew(l *session.Lease) error {
 func TestStepWhoseMarkLostItsAnswerIsNamed(t *testing.T) {
 	srv := testservers.StartHTTPServer(t, testservers.HTTPOpts{EventStore: true})
 	store := &answerLost{FileStore: &session.FileStore{Dir: t.TempDir(), LeaseTTL: 600 * time.Millisecond}, at: 3}
-	s := session.New(transport.NewHTTP(transport.HTTPOptions{URL: srv.URL}),
-		session.Options{StateStore: store, Rejoin: session.RejoinInfo{Target: srv.URL}})
-	if err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer s.Close()
+	s := storeSession(t, srv.URL, store)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
-	if _, err := s.Initialize(ctx); err != nil {
-		t.Fatal(err)
-	}
 	c := s.Call("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"seconds": 3, "steps": 30}})
 	_, err := c.Wait(ctx)
 	var lost *session.LeaseLostError

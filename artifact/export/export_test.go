@@ -361,16 +361,8 @@ func decodeOTLP(t *testing.T, b []byte) *coltrace.ExportTraceServiceRequest {
 // goes through a temporary file) comes out whole and valid, and so does a
 // server's attempt at terminal escapes in it.
 func TestHARLongStream(t *testing.T) {
-	var b bytes.Buffer
-	b.WriteString(`{"format":"mcpscope-journal/1","started":"2026-01-01T00:00:00Z","target":"http: http://127.0.0.1:1/mcp","pid":1}` + "\n")
-	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	seq := uint64(0)
-	add := func(f transport.Frame) {
-		seq++
-		at = at.Add(time.Millisecond)
-		f.Time = at
-		b.Write(session.AppendRecord(nil, seq, f))
-	}
+	j := newHTTPJournal()
+	add := j.add
 	m := transport.Meta{HTTPMethod: "POST", URL: "http://127.0.0.1:1/mcp", Stream: "post:1"}
 	out := m
 	out.Headers = map[string]string{"Content-Type": "application/json"}
@@ -393,7 +385,7 @@ func TestHARLongStream(t *testing.T) {
 	closed.Event = transport.EvStreamClosed
 	add(transport.Frame{Dir: transport.Local, Kind: transport.Event, Meta: closed})
 	path := filepath.Join(t.TempDir(), "long.jsonl")
-	os.WriteFile(path, b.Bytes(), 0o600)
+	os.WriteFile(path, j.b.Bytes(), 0o600)
 
 	har := exportOf(t, path, "har", "")
 	if bytes.ContainsAny(har, "\x1b\u202e") {
@@ -467,18 +459,12 @@ func TestHARResume(t *testing.T) {
 // neither the session id nor the protocol version of the initialize that
 // follows; the spans after it do.
 func TestOTLPEraProbeRefused(t *testing.T) {
-	var b bytes.Buffer
-	b.WriteString(`{"format":"mcpscope-journal/1","started":"2026-01-01T00:00:00Z","target":"http: http://127.0.0.1:1/mcp","pid":1}` + "\n")
-	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	seq := uint64(0)
+	j := newHTTPJournal()
 	add := func(f transport.Frame) {
-		seq++
-		at = at.Add(time.Millisecond)
-		f.Time = at
 		if f.Meta.URL == "" {
 			f.Meta.URL = "http://127.0.0.1:1/mcp"
 		}
-		b.Write(session.AppendRecord(nil, seq, f))
+		j.add(f)
 	}
 	msg := func(dir transport.Dir, stream string, status int, data string) {
 		add(transport.Frame{Dir: dir, Kind: transport.Message, Meta: transport.Meta{HTTPMethod: "POST", Stream: stream, Status: status}, Data: []byte(data)})
@@ -491,7 +477,7 @@ func TestOTLPEraProbeRefused(t *testing.T) {
 	msg(transport.Out, "post:3", 0, `{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"echo"}}`)
 	msg(transport.In, "post:3", 200, `{"jsonrpc":"2.0","id":3,"result":{"content":[]}}`)
 	path := filepath.Join(t.TempDir(), "refused.jsonl")
-	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+	if err := os.WriteFile(path, j.b.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	req := decodeOTLP(t, exportOf(t, path, "otlp", ""))
@@ -594,4 +580,25 @@ func TestOTLPLateProgress(t *testing.T) {
 	if n, late := steps(one(t, by, "tools/call slow2")); n != 1 || late != 0 {
 		t.Errorf("slow2: %d progress events (%d late), want 1: a step 3 s after the response is not the span's", n, late)
 	}
+}
+
+// httpJournal is a journal of an HTTP session written by hand: the
+// frames added are numbered in order, a millisecond apart.
+type httpJournal struct {
+	b   bytes.Buffer
+	at  time.Time
+	seq uint64
+}
+
+func newHTTPJournal() *httpJournal {
+	j := &httpJournal{at: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)}
+	j.b.WriteString(`{"format":"mcpscope-journal/1","started":"2026-01-01T00:00:00Z","target":"http: http://127.0.0.1:1/mcp","pid":1}` + "\n")
+	return j
+}
+
+func (j *httpJournal) add(f transport.Frame) {
+	j.seq++
+	j.at = j.at.Add(time.Millisecond)
+	f.Time = j.at
+	j.b.Write(session.AppendRecord(nil, j.seq, f))
 }

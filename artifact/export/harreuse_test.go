@@ -1,15 +1,12 @@
 package export_test
 
 import (
-	"bytes"
 	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
-	"mcpscope/session"
 	"mcpscope/transport"
 )
 
@@ -19,16 +16,8 @@ import (
 // body past the in-memory limit included, with or without a filter (the
 // frames bare or decoded).
 func TestHARReusesNothingStale(t *testing.T) {
-	var b bytes.Buffer
-	b.WriteString(`{"format":"mcpscope-journal/1","started":"2026-01-01T00:00:00Z","target":"http: http://127.0.0.1:1/mcp","pid":1}` + "\n")
-	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	seq := uint64(0)
-	add := func(f transport.Frame) {
-		seq++
-		at = at.Add(time.Millisecond)
-		f.Time = at
-		b.Write(session.AppendRecord(nil, seq, f))
-	}
+	j := newHTTPJournal()
+	add := j.add
 	big := strings.Repeat("é\x01\"", 400000) // over a MiB escaped: spooled to a file
 	type ex struct{ query, xa, body string }
 	exs := []ex{{"a=1", "1", big}, {"a=2", "2", "second"}, {"a=2", "1", "third"}, {"b=%E2%80%AE", "1", "\xff bad"}, {"a=1", "2", "x"}}
@@ -42,7 +31,7 @@ func TestHARReusesNothingStale(t *testing.T) {
 		add(transport.Frame{Dir: transport.In, Kind: transport.Message, Meta: in, Data: []byte(x.body)})
 	}
 	path := filepath.Join(t.TempDir(), "reuse.jsonl")
-	if err := os.WriteFile(path, b.Bytes(), 0o600); err != nil {
+	if err := os.WriteFile(path, j.b.Bytes(), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	for _, expr := range []string{"", "~m tools/list"} {
