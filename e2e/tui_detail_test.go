@@ -165,6 +165,7 @@ func TestE2ELayouts(t *testing.T) {
 				check("catalog " + sec)
 			}
 			tm.keys("Right")
+			tm.waitFor("Ask the user") // back on tools, not still on prompts
 			tm.selectRow("Slow task with progress")
 			tm.keys("Enter")
 			tm.waitFor("Call tool slow")

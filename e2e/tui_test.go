@@ -284,11 +284,17 @@ func (tm *tmux) selectRow(text string) { tm.t.Helper(); tm.selectIn("Catalog", t
 func (tm *tmux) selectReq(text string) { tm.t.Helper(); tm.selectIn("Requests", text) }
 
 // selectIn moves the selection of the list under the line holding title
-// to its top, then down until the selected row holds text.
+// to its top, then down until the selected row holds text. After each key
+// it waits for the selected row to be another row (by its first words, not
+// its whole line: a call's status and duration change by themselves, and
+// so does the pane drawn beside the list, which made a key's answer seem to
+// come before the key and the keys run ahead of the checks, past the row).
+// A caller that switched lists waits for the new list first: its first
+// row may already be selected.
 func (tm *tmux) selectIn(title, text string) {
 	tm.t.Helper()
 	tm.keys("g")
-	tm.waitUntil("the first row under "+title+" to be selected", func(s string) bool {
+	s := tm.waitUntil("the first row under "+title+" to be selected", func(s string) bool {
 		ls := strings.Split(s, "\n")
 		for i, l := range ls {
 			if strings.Contains(l, title) && i+1 < len(ls) {
@@ -298,14 +304,35 @@ func (tm *tmux) selectIn(title, text string) {
 		return false
 	})
 	for range 40 {
-		prev := selectedLine(tm.capture())
-		if strings.Contains(prev, text) {
+		at, cur := selectedAt(s)
+		if strings.Contains(cur, text) {
 			return
 		}
 		tm.keys("j")
-		tm.waitUntil("the selection to move", func(s string) bool { return selectedLine(s) != prev })
+		s = tm.waitUntil("the selection to move down from "+strconv.Quote(rowKey(cur)), func(s string) bool {
+			i, sel := selectedAt(s)
+			return i >= at && rowKey(sel) != rowKey(cur)
+		})
 	}
 	tm.t.Fatalf("no row %q under %s", text, title)
+}
+
+// selectedAt is the selected line of s and its index (-1: none).
+func selectedAt(s string) (int, string) {
+	for i, l := range strings.Split(s, "\n") {
+		if strings.HasPrefix(strings.TrimLeft(l, " "), "▸") {
+			return i, l
+		}
+	}
+	return -1, ""
+}
+
+// rowKey names a list row by its first three words (a catalog row's name
+// and title, a call's time, id and method): what stays while its status,
+// duration and progress change.
+func rowKey(l string) string {
+	f := strings.Fields(strings.TrimPrefix(strings.TrimLeft(l, " "), "▸"))
+	return strings.Join(f[:min(3, len(f))], " ")
 }
 
 // fillField moves the form's focus to the labelled field and types.
