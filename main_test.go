@@ -33,6 +33,19 @@ const (
 	maxInitAllocs = 2000
 )
 
+// Budgets for all the package inits together, which per-package budgets
+// miss when work creeps in as many small inits (a dependency's whole
+// tree). Measured on this test binary (go1.26.8, linux/amd64) once the
+// live OTLP exporter stopped linking gRPC through otlptracehttp: ~793 KB
+// in ~5,910 allocations over 189 packages (mcpscope itself: ~808 KB,
+// ~5,990). With gRPC (66 more packages, 53 more inits) it was ~1.0 MB in
+// ~7,500. The ceilings leave ~14% for ordinary growth and fail if a
+// dependency of that size comes back.
+const (
+	maxTotalInitBytes  = 900 << 10
+	maxTotalInitAllocs = 6800
+)
+
 // slowInits are dependency versions whose init is known to cost whole
 // milliseconds of CPU without allocating (tables filled in place), which
 // an allocation budget cannot see: go-runewidth before v0.0.31 spent
@@ -82,12 +95,21 @@ func traceInits(t testing.TB) []initTrace {
 // known to be slow. The clock figures are printed, never asserted.
 func TestStartupWork(t *testing.T) {
 	inits := traceInits(t)
+	var totalBytes, totalAllocs int64
 	for _, in := range inits {
+		totalBytes += in.bytes
+		totalAllocs += in.allocs
 		if in.bytes > maxInitBytes || in.allocs > maxInitAllocs {
 			t.Errorf("init of %s allocates %d bytes in %d allocations (budget %d bytes, %d allocations): "+
 				"move the work out of init (sync.OnceValue) or out of the dependency", in.pkg, in.bytes, in.allocs, maxInitBytes, maxInitAllocs)
 		}
 	}
+	if totalBytes > maxTotalInitBytes || totalAllocs > maxTotalInitAllocs {
+		t.Errorf("the package inits allocate %d bytes in %d allocations in all (%d packages; budget %d bytes, %d allocations): "+
+			"a new dependency brings start-up work every command pays (go list -deps . names what it links)",
+			totalBytes, totalAllocs, len(inits), maxTotalInitBytes, maxTotalInitAllocs)
+	}
+	t.Logf("package inits: %d bytes in %d allocations in all", totalBytes, totalAllocs)
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		t.Fatal("no build info in the test binary")

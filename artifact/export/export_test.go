@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/google/jsonschema-go/jsonschema"
-	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
@@ -348,7 +347,7 @@ func one(t *testing.T, by map[string][]*tracepb.Span, name string) *tracepb.Span
 
 // decodeOTLP reads an export's one OTLP/JSON request, which holds one
 // resource with one scope.
-func decodeOTLP(t *testing.T, b []byte) *coltrace.ExportTraceServiceRequest {
+func decodeOTLP(t *testing.T, b []byte) *tracepb.TracesData {
 	t.Helper()
 	req := otlptest.Decode(t, b)
 	if len(req.ResourceSpans) != 1 || len(req.ResourceSpans[0].ScopeSpans) != 1 {

@@ -1,6 +1,6 @@
 // Package otlplive sends a session's spans to an OpenTelemetry collector as
 // the session runs (--otlp URL, or the standard OTEL_EXPORTER_OTLP_*
-// environment), through the official Go SDK's OTLP/HTTP exporter. The spans
+// environment), over OTLP/HTTP with protobuf (post.go). The spans
 // are built by the tracer behind export --format otlp (export.Spans), so a
 // collector receives live what the export of the same journal writes.
 //
@@ -32,6 +32,9 @@ type Endpoint struct {
 	Headers map[string]string
 	// Timeout bounds one upload (OTEL_EXPORTER_OTLP_TIMEOUT, default 10s).
 	Timeout time.Duration
+	// Gzip compresses the uploads (OTEL_EXPORTER_OTLP_COMPRESSION=gzip,
+	// or the _TRACES_ one over it; "none" or unset: not compressed).
+	Gzip bool
 	// Note is something to tell the person once (headers left out).
 	Note string
 }
@@ -105,6 +108,18 @@ func Resolve(flag string, getenv func(string) string) (ep Endpoint, ok bool, err
 				return Endpoint{}, false, fmt.Errorf("%s: want milliseconds (a positive whole number), got %q", name, v)
 			}
 			ep.Timeout = time.Duration(ms) * time.Millisecond
+			break
+		}
+	}
+	for _, name := range []string{"OTEL_EXPORTER_OTLP_TRACES_COMPRESSION", "OTEL_EXPORTER_OTLP_COMPRESSION"} {
+		if v := strings.TrimSpace(getenv(name)); v != "" {
+			switch {
+			case strings.EqualFold(v, "gzip"):
+				ep.Gzip = true
+			case strings.EqualFold(v, "none"):
+			default:
+				return Endpoint{}, false, fmt.Errorf("%s: want gzip or none, got %q", name, v)
+			}
 			break
 		}
 	}

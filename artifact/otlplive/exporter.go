@@ -4,15 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"net/http"
 	"os"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace"
-	"go.opentelemetry.io/otel/exporters/otlp/otlptrace/otlptracehttp"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
@@ -52,16 +48,15 @@ type Options struct {
 	// writes. Without one, Target and the first frame's time do.
 	Journal string
 	Target  string
-	// Client replaces the SDK's OTLP/HTTP client (tests); nil: the
-	// official exporter to the endpoint.
-	Client otlptrace.Client
+	// Poster replaces the OTLP/HTTP poster (tests); nil: the endpoint's.
+	Poster Poster
 }
 
 // Stats count what the exporter did.
 type Stats struct {
 	Endpoint string // redacted
 	Sent     int64  // spans the collector took
-	Dropped  int64  // spans lost: the queue was full, or the upload failed
+	Dropped  int64  // spans lost: the queue was full, the upload failed, or the collector rejected them
 	// FramesDropped are frames the builder never read (its queue was
 	// full): their calls' spans are missing or incomplete.
 	FramesDropped int64
@@ -73,7 +68,8 @@ type Stats struct {
 type Exporter struct {
 	ep     Endpoint
 	o      Options
-	client otlptrace.Client
+	poster Poster
+	own    *httpPoster // the poster when it is the endpoint's
 
 	mu      sync.Mutex
 	frames  []queued
@@ -106,23 +102,11 @@ type queued struct {
 
 // Start starts an exporter to ep. It sends nothing until spans end.
 func Start(ep Endpoint, o Options) (*Exporter, error) {
-	e := &Exporter{ep: ep, o: o, client: o.Client, wake: make(chan struct{}, 1), swake: make(chan struct{}, 1),
+	e := &Exporter{ep: ep, o: o, poster: o.Poster, wake: make(chan struct{}, 1), swake: make(chan struct{}, 1),
 		builderDone: make(chan struct{}), uploaderDone: make(chan struct{})}
-	if e.client == nil {
-		// The HTTP client follows no redirect: the headers are the
-		// endpoint's credentials, for it alone.
-		c := &http.Client{Transport: http.DefaultTransport.(*http.Transport).Clone(), Timeout: ep.Timeout,
-			CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}
-		headers := ep.Headers
-		if headers == nil {
-			headers = map[string]string{} // never the environment's, which the SDK would read itself
-		}
-		e.client = otlptracehttp.NewClient(otlptracehttp.WithEndpointURL(ep.URL), otlptracehttp.WithHeaders(headers),
-			otlptracehttp.WithHTTPClient(c), otlptracehttp.WithTimeout(ep.Timeout),
-			otlptracehttp.WithRetry(otlptracehttp.RetryConfig{Enabled: false}))
-	}
-	if err := e.client.Start(context.Background()); err != nil {
-		return nil, fmt.Errorf("OpenTelemetry exporter to %s: %w", ep, err)
+	if e.poster == nil {
+		e.own = newPoster(ep, o.Version)
+		e.poster = e.own
 	}
 	e.uploadCtx, e.stopUpload = context.WithCancel(context.Background())
 	go e.builder()
@@ -276,7 +260,20 @@ func (e *Exporter) uploader() {
 			}
 			continue
 		}
-		if err := e.upload(batch); err != nil {
+		err := e.upload(batch)
+		var partial *PartialSuccess
+		if errors.As(err, &partial) {
+			// The collector took the batch but rejected some spans (or
+			// only warned): no pause, the collector is up.
+			rejected := min(max(partial.Rejected, 0), int64(n))
+			e.sent.Add(int64(n) - rejected)
+			e.dropped.Add(rejected)
+			e.mu.Lock()
+			e.lastErr = e.redact(partial.Error())
+			e.mu.Unlock()
+			continue
+		}
+		if err != nil {
 			e.dropped.Add(int64(n))
 			e.mu.Lock()
 			e.lastErr = e.redact(err.Error())
@@ -297,7 +294,7 @@ func (e *Exporter) upload(batch []*tracepb.Span) error {
 	ctx, cancel := context.WithTimeout(e.uploadCtx, e.ep.Timeout)
 	defer cancel()
 	rs := &tracepb.ResourceSpans{Resource: e.res, ScopeSpans: []*tracepb.ScopeSpans{{Scope: e.scope, Spans: batch}}}
-	err := e.client.UploadTraces(ctx, []*tracepb.ResourceSpans{rs})
+	err := e.poster.Post(ctx, []*tracepb.ResourceSpans{rs})
 	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Errorf("the collector took longer than %s (OTEL_EXPORTER_OTLP_TIMEOUT)", e.ep.Timeout)
 	}
@@ -312,16 +309,9 @@ func (e *Exporter) dropRest() {
 	e.mu.Unlock()
 }
 
-// redact takes the endpoint's URL and header values out of an error.
-func (e *Exporter) redact(s string) string {
-	s = strings.ReplaceAll(s, e.ep.URL, transport.RedactURL(e.ep.URL))
-	for _, v := range e.ep.Headers {
-		if v != "" {
-			s = strings.ReplaceAll(s, v, "[redacted]")
-		}
-	}
-	return s
-}
+// redact takes the endpoint's URL and header values out of an error
+// (the endpoint's poster does already; a test's may not).
+func (e *Exporter) redact(s string) string { return e.ep.redact(s) }
 
 // Stats are the counts so far.
 func (e *Exporter) Stats() Stats {
@@ -367,8 +357,8 @@ func (e *Exporter) Close(wait time.Duration) Stats {
 	}
 	e.stopUpload()
 	<-e.builderDone // reads what was queued (no network): its last spans are counted
-	ctx, cancel := context.WithTimeout(context.Background(), time.Second)
-	defer cancel()
-	_ = e.client.Stop(ctx)
+	if e.own != nil {
+		e.own.close()
+	}
 	return e.Stats()
 }

@@ -16,9 +16,6 @@ import (
 	"testing"
 	"time"
 
-	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
-	"google.golang.org/protobuf/proto"
-
 	"mcpscope/artifact/export"
 	"mcpscope/internal/otlptest"
 	"mcpscope/internal/peers"
@@ -257,6 +254,7 @@ func TestResolve(t *testing.T) {
 		{env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_EXPORTER_OTLP_HEADERS": "hunter2"}, err: "no name"},
 		{env: map[string]string{"OTEL_EXPORTER_OTLP_ENDPOINT": "http://c", "OTEL_EXPORTER_OTLP_TIMEOUT": "soon"}, err: "milliseconds"},
 		{flag: "http://c:1", env: map[string]string{"OTEL_SDK_DISABLED": "true"}, url: "http://c:1/v1/traces"},
+		{flag: "http://c:1", env: map[string]string{"OTEL_EXPORTER_OTLP_COMPRESSION": "brotli"}, err: "want gzip or none"},
 	} {
 		ep, ok, err := Resolve(c.flag, func(k string) string { return c.env[k] })
 		switch {
@@ -279,6 +277,19 @@ func TestResolve(t *testing.T) {
 	if _, ok, err := Resolve("", func(string) string { return "" }); ok || err != nil {
 		t.Errorf("nothing set: ok %v, err %v", ok, err)
 	}
+	for _, c := range []struct {
+		env  map[string]string
+		gzip bool
+	}{
+		{map[string]string{}, false},
+		{map[string]string{"OTEL_EXPORTER_OTLP_COMPRESSION": "gzip"}, true},
+		{map[string]string{"OTEL_EXPORTER_OTLP_COMPRESSION": "gzip", "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION": "none"}, false},
+		{map[string]string{"OTEL_EXPORTER_OTLP_COMPRESSION": "none", "OTEL_EXPORTER_OTLP_TRACES_COMPRESSION": "GZIP"}, true},
+	} {
+		if ep, _, err := Resolve("http://c:1", func(k string) string { return c.env[k] }); err != nil || ep.Gzip != c.gzip {
+			t.Errorf("%v: gzip %v, err %v; want gzip %v", c.env, ep.Gzip, err, c.gzip)
+		}
+	}
 	for _, off := range []map[string]string{{"OTEL_SDK_DISABLED": "true"}, {"OTEL_TRACES_EXPORTER": "none"}} {
 		off["OTEL_EXPORTER_OTLP_ENDPOINT"] = "http://c:4318"
 		if _, ok, err := Resolve("", func(k string) string { return off[k] }); ok || err != nil {
@@ -292,17 +303,7 @@ func TestResolve(t *testing.T) {
 func TestOTLPSpansGoAsCallsEnd(t *testing.T) {
 	got := make(chan int, 16)
 	endpoint := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, _ := io.ReadAll(r.Body)
-		var req coltrace.ExportTraceServiceRequest
-		n := 0
-		if proto.Unmarshal(body, &req) == nil {
-			for _, rs := range req.ResourceSpans {
-				for _, ss := range rs.ScopeSpans {
-					n += len(ss.Spans)
-				}
-			}
-		}
-		got <- n
+		got <- countSpans(readRequest(t, r))
 	}))
 	defer endpoint.Close()
 	ep, _, err := Resolve(endpoint.URL, func(string) string { return "" })

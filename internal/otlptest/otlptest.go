@@ -13,7 +13,6 @@ import (
 	"sort"
 	"testing"
 
-	coltrace "go.opentelemetry.io/proto/otlp/collector/trace/v1"
 	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -54,8 +53,10 @@ func Read(t testing.TB, b []byte) Trace {
 }
 
 // Decode reads one OTLP/JSON request (an export's file, a collector's
-// line) into the official protobuf type.
-func Decode(t testing.TB, b []byte) *coltrace.ExportTraceServiceRequest {
+// line) into the official protobuf type. TracesData is, field for field,
+// the ExportTraceServiceRequest (resourceSpans alone), whose package
+// imports gRPC: the module needs none.
+func Decode(t testing.TB, b []byte) *tracepb.TracesData {
 	t.Helper()
 	var doc any
 	if err := json.Unmarshal(b, &doc); err != nil {
@@ -67,7 +68,7 @@ func Decode(t testing.TB, b []byte) *coltrace.ExportTraceServiceRequest {
 // decode reads one request with protojson, after turning the hex trace
 // and span ids into the base64 protobuf's JSON mapping expects (OTLP/JSON's
 // documented departure from it).
-func decode(t testing.TB, doc any) *coltrace.ExportTraceServiceRequest {
+func decode(t testing.TB, doc any) *tracepb.TracesData {
 	t.Helper()
 	var fix func(v any)
 	fix = func(v any) {
@@ -92,7 +93,7 @@ func decode(t testing.TB, doc any) *coltrace.ExportTraceServiceRequest {
 	}
 	fix(doc)
 	pb, _ := json.Marshal(doc)
-	var req coltrace.ExportTraceServiceRequest
+	var req tracepb.TracesData
 	if err := protojson.Unmarshal(pb, &req); err != nil {
 		t.Fatalf("otlptest: protojson: %v", err)
 	}
