@@ -78,7 +78,7 @@ func TestServersCommand(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &v); code != exitOK || err != nil {
 		t.Fatalf("servers --json: exit %d, %v\n%s", code, err, out)
 	}
-	if len(v.Servers) != 27 || len(v.Problems) != 0 || len(v.Places) != 16 {
+	if len(v.Servers) != 35 || len(v.Problems) != 0 || len(v.Places) != 20 {
 		t.Errorf("%d servers, %d problems, %d places", len(v.Servers), len(v.Problems), len(v.Places))
 	}
 	if s := v.Servers[0]; s.Selector != "claude-desktop/github" || s.Env["GITHUB_PERSONAL_ACCESS_TOKEN"] != "[redacted]" || s.Kind != "stdio" {
@@ -92,8 +92,8 @@ func TestServersCommand(t *testing.T) {
 	if code != exitOK || strings.Contains(out, "sentry") || strings.Count(out, "cursor/github") != 3 || !strings.Contains(out, "linear") {
 		t.Errorf("--host cursor: exit %d\n%s", code, out)
 	}
-	if code, _, errb := hostsRun(t, "servers", "--host", "zed"); code != exitUsage || !strings.Contains(errb, "--host takes one of claude-desktop") {
-		t.Errorf("--host zed: exit %d\n%s", code, errb)
+	if code, _, errb := hostsRun(t, "servers", "--host", "zedd"); code != exitUsage || !strings.Contains(errb, "--host takes one of claude-desktop") {
+		t.Errorf("--host zedd: exit %d\n%s", code, errb)
 	}
 }
 

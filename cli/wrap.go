@@ -21,7 +21,7 @@ func newWrapCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "wrap NAME",
 		Short: "Make a host start a configured stdio server through mcpscope proxy",
-		Long: `wrap rewrites the server's entry in its host's file (Claude Desktop, Claude Code, VS Code, Cursor, Windsurf, Gemini CLI, Kiro or Amazon Q Developer CLI) so that the host starts mcpscope proxy --name NAME -- CMD ARGS... in place of CMD ARGS... Only the entry's command and the start of its args change: the other keys, comments and layout of the file stay as they are. The file is first copied next to itself, to FILE.mcpscope-backup-TIME; mcpscope unwrap NAME puts the entry back. Restart the host (or reload its MCP servers) afterwards. HTTP servers cannot be wrapped yet.
+		Long: `wrap rewrites the server's entry in its host's file (Claude Desktop, Claude Code, VS Code, Cursor, Windsurf, Gemini CLI, Kiro, Amazon Q Developer CLI, Zed or Codex CLI) so that the host starts mcpscope proxy --name NAME -- CMD ARGS... in place of CMD ARGS... Only the entry's command and the start of its args change: the other keys, comments and layout of the file stay as they are. The file is first copied next to itself, to FILE.mcpscope-backup-TIME; mcpscope unwrap NAME puts the entry back. Restart the host (or reload its MCP servers) afterwards. HTTP servers cannot be wrapped yet.
 
 NAME is a server's name, or HOST/NAME when several hosts have it (mcpscope servers lists them).`,
 		GroupID: groupServers,

@@ -1,6 +1,6 @@
 // Package hosts reads the MCP servers people already configured in their AI
 // hosts (Claude Desktop, Claude Code, VS Code, Cursor, Windsurf, Gemini CLI,
-// Kiro, Amazon Q Developer CLI) and in
+// Kiro, Amazon Q Developer CLI, Zed, Codex CLI) and in
 // mcpscope's own servers.json, picks one by name, says how to reach it, and
 // rewrites one host entry to run through mcpscope's proxy and back (Wrap,
 // Unwrap).
@@ -32,11 +32,13 @@ const (
 	GeminiCLI     = "gemini-cli"
 	Kiro          = "kiro"
 	AmazonQ       = "amazon-q"
+	Zed           = "zed"
+	Codex         = "codex"
 	Mcpscope      = "mcpscope"
 )
 
 // Names are the hosts in the order listings show them.
-var Names = []string{ClaudeDesktop, ClaudeCode, VSCode, Cursor, Windsurf, GeminiCLI, Kiro, AmazonQ, Mcpscope}
+var Names = []string{ClaudeDesktop, ClaudeCode, VSCode, Cursor, Windsurf, GeminiCLI, Kiro, AmazonQ, Zed, Codex, Mcpscope}
 
 // Title is a host's name for people ("Claude Desktop").
 func Title(host string) string {
@@ -57,6 +59,10 @@ func Title(host string) string {
 		return "Kiro"
 	case AmazonQ:
 		return "Amazon Q Developer CLI"
+	case Zed:
+		return "Zed"
+	case Codex:
+		return "Codex CLI"
 	}
 	return host
 }
@@ -218,6 +224,19 @@ func sources(home, dir, goos string) []source {
 		return filepath.Join(append([]string{base}, p...)...)
 	}
 	mcpServers := fixed("mcpServers")
+	// Zed keeps its settings in ~/.config/zed on macOS too, and in
+	// %APPDATA%\Zed on Windows; Codex CLI in $CODEX_HOME (~/.codex).
+	zed := join(xdgConfig(home), "zed")
+	switch goos {
+	case "darwin":
+		zed = user(".config", "zed")
+	case "windows":
+		zed = join(os.Getenv("APPDATA"), "Zed")
+	}
+	codex := user(".codex")
+	if d := os.Getenv("CODEX_HOME"); filepath.IsAbs(d) {
+		codex = d
+	}
 	return []source{
 		{host: ClaudeDesktop, scope: "user", file: join(appData, "Claude", "claude_desktop_config.json"), groups: mcpServers},
 		{host: ClaudeCode, scope: "user", file: user(".claude.json"), groups: claudeJSON},
@@ -234,6 +253,10 @@ func sources(home, dir, goos string) []source {
 		{host: Kiro, scope: "project", project: dir, file: join(dir, ".kiro", "settings", "mcp.json"), groups: mcpServers},
 		{host: AmazonQ, scope: "user", file: user(".aws", "amazonq", "mcp.json"), groups: mcpServers},
 		{host: AmazonQ, scope: "project", project: dir, file: join(dir, ".amazonq", "mcp.json"), groups: mcpServers},
+		{host: Zed, scope: "user", file: join(zed, "settings.json"), groups: fixed("context_servers")},
+		{host: Zed, scope: "project", project: dir, file: join(dir, ".zed", "settings.json"), groups: fixed("context_servers")},
+		{host: Codex, scope: "user", file: join(codex, "config.toml")},
+		{host: Codex, scope: "project", project: dir, file: join(dir, ".codex", "config.toml")},
 		{host: Mcpscope, scope: "user", file: SavedServersFile(), groups: savedServers},
 	}
 }
@@ -308,6 +331,10 @@ func (c *Catalog) read(src source) {
 	if len(bytes.TrimSpace(b)) == 0 {
 		return // an empty file holds no servers
 	}
+	if isTOML(src.file) {
+		c.readTOML(src, b)
+		return
+	}
 	p, err := parseJSONC(b)
 	if err != nil {
 		c.problem(src, "", fmt.Errorf("cannot parse it: %w", err))
@@ -328,6 +355,9 @@ func (c *Catalog) read(src source) {
 		}
 		for _, m := range obj.members {
 			s, err := entry(p, m.val, src.host)
+			if errors.Is(err, errExtension) {
+				continue
+			}
 			if err != nil {
 				c.problem(src, m.key, err)
 				continue
@@ -360,6 +390,8 @@ type rawEntry struct {
 	HTTPURL   string            `json:"httpUrl"`   // Gemini CLI: Streamable HTTP (its "url" is SSE)
 	Headers   map[string]string `json:"headers"`
 	Disabled  bool              `json:"disabled"`
+	Enabled   *bool             `json:"enabled"` // Zed
+	Source    string            `json:"source"`  // Zed: "custom" or "extension"
 }
 
 func decodeEntry(p *parsed, n *node) (rawEntry, error) {
@@ -380,10 +412,19 @@ func decodeEntry(p *parsed, n *node) (rawEntry, error) {
 
 // entry reads one server entry of host; Kind says how it is reached.
 func entry(p *parsed, n *node, host string) (Server, error) {
+	if host == Zed {
+		if c := n.get("command"); c != nil && c.kind == '{' {
+			return zedLegacy(p, c)
+		}
+	}
 	e, err := decodeEntry(p, n)
 	if err != nil {
 		return Server{}, err
 	}
+	if host == Zed && e.Source == "extension" {
+		return Server{}, errExtension
+	}
+	e.Disabled = e.Disabled || (e.Enabled != nil && !*e.Enabled)
 	url := e.URL
 	if url == "" {
 		url = e.ServerURL
@@ -428,4 +469,27 @@ func entry(p *parsed, n *node, host string) (Server, error) {
 		return s, fmt.Errorf(`an %s server needs "url"`, s.Kind)
 	}
 	return s, nil
+}
+
+// errExtension is a Zed entry an extension provides ("source":
+// "extension"): the extension knows its command, the file does not, so
+// there is nothing mcpscope could start or wrap, and nothing wrong either.
+var errExtension = errors.New("a Zed extension provides it")
+
+// zedLegacy reads Zed's older entry form, "command": {"path", "args",
+// "env"}. Wrap refuses it (its "command" is not a string): Zed's settings
+// editor rewrites it to the current form.
+func zedLegacy(p *parsed, c *node) (Server, error) {
+	var e struct {
+		Path string            `json:"path"`
+		Args []string          `json:"args"`
+		Env  map[string]string `json:"env"`
+	}
+	if err := json.Unmarshal(p.json[c.start:c.end], &e); err != nil {
+		return Server{}, fmt.Errorf("cannot read the entry's command: %v", strings.TrimPrefix(err.Error(), "json: "))
+	}
+	if e.Path == "" {
+		return Server{}, errors.New(`its "command" has no "path"`)
+	}
+	return Server{Kind: "stdio", Command: e.Path, Args: e.Args, Env: e.Env}, nil
 }

@@ -107,6 +107,29 @@ func TestLoadEveryHost(t *testing.T) {
 			path: []string{"mcpServers", "source-control"}},
 		{Name: "sqlite", Host: AmazonQ, File: f["amazon-q-project"], Scope: "project", Project: proj, Kind: "stdio", Command: "uvx",
 			Args: []string{"mcp-server-sqlite", "--db-path", "./app.db"}, path: []string{"mcpServers", "sqlite"}},
+		{Name: "postgres", Host: Zed, File: f["zed"], Scope: "user", Kind: "stdio", Command: "npx",
+			Args: []string{"-y", "@modelcontextprotocol/server-postgres", "postgresql://zed:CANARYzed@localhost/app"},
+			Env:  map[string]string{}, path: []string{"context_servers", "postgres"}},
+		{Name: "notion", Host: Zed, File: f["zed"], Scope: "user", Kind: "http", URL: "https://mcp.notion.com/mcp",
+			Headers: map[string]string{"Authorization": "Bearer CANARY_zed"}, Disabled: true,
+			path: []string{"context_servers", "notion"}},
+		{Name: "old-style", Host: Zed, File: f["zed"], Scope: "user", Kind: "stdio", Command: "/usr/local/bin/old-mcp",
+			Args: []string{"--stdio"}, Env: map[string]string{"TOKEN": "CANARY_zed_old"},
+			path: []string{"context_servers", "old-style"}},
+		{Name: "tools", Host: Zed, File: f["zed-project"], Scope: "project", Project: proj, Kind: "stdio", Command: "node",
+			Args: []string{"tools.js"}, path: []string{"context_servers", "tools"}},
+		{Name: "context7", Host: Codex, File: f["codex"], Scope: "user", Kind: "stdio", Command: "npx",
+			Args: []string{"-y", "@upstash/context7-mcp"}, Env: map[string]string{"CONTEXT7_API_KEY": "CANARY_codex"},
+			path: []string{"mcp_servers", "context7"}},
+		{Name: "figma", Host: Codex, File: f["codex"], Scope: "user", Kind: "http", URL: "https://mcp.figma.com/mcp",
+			Headers:  map[string]string{"X-Figma-Region": "us-east-1", "Authorization": "Bearer ${env:FIGMA_OAUTH_TOKEN}"},
+			Disabled: true, path: []string{"mcp_servers", "figma"}},
+		{Name: "repo", Host: Codex, File: f["codex"], Scope: "user", Kind: "stdio", Command: "uvx",
+			Args: []string{"mcp-server-git", "--repository", "/home/me/src"}, Dir: "/home/me/src",
+			path: []string{"mcp_servers", "repo"}},
+		{Name: "local tools", Host: Codex, File: f["codex-project"], Scope: "project", Project: proj, Kind: "stdio",
+			Command: "./bin/tools", Env: map[string]string{"TOOLS_TOKEN": "CANARY_codex_project"},
+			path: []string{"mcp_servers", "local tools"}},
 		{Name: "everything", Host: Mcpscope, File: f["mcpscope"], Scope: "user", Kind: "stdio", Command: "npx",
 			Args: []string{"-y", "@modelcontextprotocol/server-everything"},
 			path: []string{"mcpServers", "everything"}},
@@ -130,8 +153,8 @@ func TestLoadEveryHost(t *testing.T) {
 			found++
 		}
 	}
-	if len(c.Places) != 16 || found != 16 {
-		t.Errorf("places %+v: want the 16 files, all found", c.Places)
+	if len(c.Places) != 20 || found != 20 {
+		t.Errorf("places %+v: want the 20 files, all found", c.Places)
 	}
 }
 

@@ -65,17 +65,17 @@ func Wrap(s Server, self string) (Change, error) {
 	if err != nil {
 		return Change{}, err
 	}
-	e, err := decodeEntry(f.p, f.n)
-	if err != nil || e.Command == "" {
-		return Change{}, refuse("%s: the entry %q is not a plain stdio entry any more (%v)", s.File, s.Name, err)
+	e := f.e
+	if e.decodeErr != nil || e.command == "" {
+		return Change{}, refuse("%s: the entry %q is not a plain stdio entry any more (%v)", s.File, s.Name, e.decodeErr)
 	}
-	edits, err := wrapEdits(f.p, f.n, self, s.Name)
+	edits, err := wrapEdits(e, self, s.Name)
 	if err != nil {
 		return Change{}, refuse("%s: the entry %q: %v", s.File, s.Name, err)
 	}
-	out := splice(f.p.src, edits)
-	runs := append([]string{self, "proxy", "--name", s.Name, "--", e.Command}, e.Args...)
-	if err := checkEntry(out, s.path, runs); err != nil {
+	out := splice(f.src, edits)
+	runs := append([]string{self, "proxy", "--name", s.Name, "--", e.command}, e.args...)
+	if err := checkEntry(s.File, out, s.path, runs); err != nil {
 		return Change{}, fmt.Errorf("mcpscope made a wrong edit of %s (%v); nothing changed: please report this", s.File, err)
 	}
 	now := time.Now()
@@ -100,28 +100,28 @@ func Unwrap(s Server) (Change, error) {
 	if err != nil {
 		return Change{}, err
 	}
-	e, err := decodeEntry(f.p, f.n)
-	inner, ok := proxied(e.Command, e.Args)
-	if err != nil || !ok {
+	e := f.e
+	inner, ok := proxied(e.command, e.args)
+	if e.decodeErr != nil || !ok {
 		return Change{}, refuse("%s: the entry %q no longer runs mcpscope proxy --name NAME -- …: edit it by hand (the backups %s* are copies from before each change)", s.File, s.Name, s.File+BackupPrefix)
 	}
-	cur := f.p.src[f.n.start:f.n.end]
+	cur := f.src[e.start:e.end]
 	var out []byte
 	c := Change{File: s.File, Runs: inner}
 	for _, b := range backupsOf(s) {
-		if orig, ok := originalIn(b, s.path, e.Command, e.Args[2], cur); ok {
-			out, c.Exact = splice(f.p.src, []edit{{f.n.start, f.n.end, string(orig)}}), true
+		if orig, ok := originalIn(s.File, b, s.path, e.command, e.args[2], cur); ok {
+			out, c.Exact = splice(f.src, []edit{{e.start, e.end, string(orig)}}), true
 			break
 		}
 	}
 	if out == nil {
-		edits, err := unwrapEdits(f.p, f.n, inner)
+		edits, err := unwrapEdits(f.src, e, inner)
 		if err != nil {
 			return Change{}, refuse("%s: the entry %q: %v", s.File, s.Name, err)
 		}
-		out = splice(f.p.src, edits)
+		out = splice(f.src, edits)
 	}
-	if err := checkEntry(out, s.path, inner); err != nil {
+	if err := checkEntry(s.File, out, s.path, inner); err != nil {
 		return Change{}, fmt.Errorf("mcpscope made a wrong edit of %s (%v); nothing changed: please report this", s.File, err)
 	}
 	if c.Backup, err = f.write(out, time.Now()); err != nil {
@@ -138,8 +138,8 @@ type fileEntry struct {
 	host       string
 	name, real string // as named, and with symlinks resolved (dotfile managers)
 	mode       fs.FileMode
-	p          *parsed
-	n          *node
+	src        []byte
+	e          *entryText
 }
 
 func openEntry(s Server) (*fileEntry, error) {
@@ -155,27 +155,26 @@ func openEntry(s Server) (*fileEntry, error) {
 	if err != nil {
 		return nil, fmt.Errorf("cannot read %s: %w", s.File, err)
 	}
-	p, err := parseJSONC(src)
+	e, err := findEntry(s.File, src, s.path)
 	if err != nil {
 		return nil, refuse("cannot parse %s (%v): mcpscope edits only files it can read whole; fix the file (%s cannot read it either) and try again", s.File, err, Title(s.Host))
 	}
-	n := p.root.at(s.path)
-	if n == nil || n.kind != '{' {
+	if e == nil {
 		return nil, refuse("%s has no entry %q any more (it changed since it was read): run mcpscope servers", s.File, s.Name)
 	}
-	return &fileEntry{host: s.Host, name: s.File, real: real, mode: info.Mode().Perm(), p: p, n: n}, nil
+	return &fileEntry{host: s.Host, name: s.File, real: real, mode: info.Mode().Perm(), src: src, e: e}, nil
 }
 
 // write backs the file up next to itself, then replaces it with out
 // atomically, keeping its mode. It returns the backup's path.
 func (f *fileEntry) write(out []byte, now time.Time) (string, error) {
-	backup, err := writeBackup(f.name, f.p.src, now)
+	backup, err := writeBackup(f.name, f.src, now)
 	if err != nil {
 		return "", fmt.Errorf("cannot keep a backup of %s (%w); nothing changed", f.name, err)
 	}
 	// The hosts rewrite their files themselves (Claude Code often): do not
 	// write over a change made since the file was read.
-	if cur, err := os.ReadFile(f.real); err != nil || !bytes.Equal(cur, f.p.src) {
+	if cur, err := os.ReadFile(f.real); err != nil || !bytes.Equal(cur, f.src) {
 		os.Remove(backup)
 		return "", fmt.Errorf("%s changed while mcpscope was editing it (is %s writing it?); nothing changed: try again, or quit it first", f.name, Title(f.host))
 	}
@@ -228,33 +227,26 @@ func writeAtomic(path string, data []byte, mode fs.FileMode) error {
 	})
 }
 
-// wrapEdits turn the entry n into proxy --name NAME -- CMD ARGS…: command's
-// value becomes self, and the proxy's words go in front of the args, in
-// the array's own layout (one per line when it has one per line).
-func wrapEdits(p *parsed, n *node, self, name string) ([]edit, error) {
-	cm := n.member("command")
-	if cm == nil || cm.val.kind != '"' {
+// wrapEdits turn the entry e into proxy --name NAME -- CMD ARGS…: the
+// command's value becomes self, and the proxy's words go in front of the
+// args, in the array's own layout (one per line when it has one per line).
+func wrapEdits(e *entryText, self, name string) ([]edit, error) {
+	if e.cmd == nil {
 		return nil, errors.New(`its "command" is not a string`)
 	}
-	var cmd string
-	if err := json.Unmarshal(p.json[cm.val.start:cm.val.end], &cmd); err != nil {
-		return nil, err
-	}
-	words := []string{"proxy", "--name", name, "--", cmd}
-	edits := []edit{{cm.val.start, cm.val.end, quote(self)}}
-	am := n.member("args")
+	words := []string{"proxy", "--name", name, "--", e.command}
+	edits := []edit{{e.cmd.start, e.cmd.end, quote(self)}}
 	switch {
-	case am == nil:
-		sep := lineBreak(p.json, cm.keyStart)
-		return append(edits, edit{cm.val.end, cm.val.end, "," + sep + `"args": [` + joinQuoted(words) + "]"}), nil
-	case am.val.kind != '[':
-		return nil, errors.New(`its "args" is not an array`)
-	case len(am.val.elems) == 0:
-		at := am.val.start + 1
+	case e.argsErr != nil:
+		return nil, e.argsErr
+	case e.argsAt == nil:
+		return append(edits, e.addArgs(joinQuoted(words))), nil
+	case len(e.elems) == 0:
+		at := e.argsAt.start + 1
 		return append(edits, edit{at, at, joinQuoted(words)}), nil
 	}
-	first := am.val.elems[0].start
-	sep := lineBreak(p.json, first)
+	first := e.elems[0].start
+	sep := lineBreak(e.layout, first)
 	var b strings.Builder
 	for _, w := range words {
 		b.WriteString(quote(w) + "," + sep)
@@ -262,21 +254,20 @@ func wrapEdits(p *parsed, n *node, self, name string) ([]edit, error) {
 	return append(edits, edit{first, first, b.String()}), nil
 }
 
-// unwrapEdits undo wrapEdits in place: command's value becomes the
+// unwrapEdits undo wrapEdits in place: the command's value becomes the
 // server's command again and the proxy's words leave the args.
-func unwrapEdits(p *parsed, n *node, inner []string) ([]edit, error) {
-	cm, am := n.member("command"), n.member("args")
-	if cm == nil || am == nil || am.val.kind != '[' || len(am.val.elems) < 5 {
+func unwrapEdits(src []byte, e *entryText, inner []string) ([]edit, error) {
+	if e.cmd == nil || e.argsAt == nil || len(e.elems) < 5 {
 		return nil, errors.New("it is not in the shape wrap leaves")
 	}
-	edits := []edit{{cm.val.start, cm.val.end, quote(inner[0])}}
-	els := am.val.elems
+	edits := []edit{{e.cmd.start, e.cmd.end, quote(inner[0])}}
+	els := e.elems
 	if len(els) > 5 {
 		return append(edits, edit{els[0].start, els[5].start, ""}), nil
 	}
 	// Only the proxy's words: an empty array, keeping any comment in it.
-	if len(bytes.TrimSpace(p.src[am.val.start+1:els[0].start])) == 0 && len(bytes.TrimSpace(p.src[els[4].end:am.val.end-1])) == 0 {
-		return append(edits, edit{am.val.start, am.val.end, "[]"}), nil
+	if len(bytes.TrimSpace(src[e.argsAt.start+1:els[0].start])) == 0 && len(bytes.TrimSpace(src[els[4].end:e.argsAt.end-1])) == 0 {
+		return append(edits, edit{e.argsAt.start, e.argsAt.end, "[]"}), nil
 	}
 	return append(edits, edit{els[0].start, els[4].end, ""}), nil
 }
@@ -306,21 +297,19 @@ func joinQuoted(words []string) string {
 	return strings.Join(q, ", ")
 }
 
-// checkEntry reads out back and checks that the entry at path runs argv.
-func checkEntry(out []byte, path []string, argv []string) error {
-	p, err := parseJSONC(out)
-	if err != nil {
+// checkEntry reads out (the new text of file) back and checks that the
+// entry at path runs argv.
+func checkEntry(file string, out []byte, path []string, argv []string) error {
+	e, err := findEntry(file, out, path)
+	switch {
+	case err != nil:
 		return err
-	}
-	n := p.root.at(path)
-	if n == nil {
+	case e == nil:
 		return errors.New("the entry is gone")
+	case e.decodeErr != nil:
+		return e.decodeErr
 	}
-	e, err := decodeEntry(p, n)
-	if err != nil {
-		return err
-	}
-	if got := append([]string{e.Command}, e.Args...); !slices.Equal(got, argv) {
+	if got := append([]string{e.command}, e.args...); !slices.Equal(got, argv) {
 		return fmt.Errorf("the entry runs %q, not %q", got, argv)
 	}
 	return nil
@@ -350,33 +339,29 @@ func backupsOf(s Server) []string {
 	return out
 }
 
-// originalIn is the entry at path in backup when wrapping it (as self,
-// under name) gives exactly the wrapped entry cur.
-func originalIn(backup string, path []string, self, name string, cur []byte) ([]byte, bool) {
+// originalIn is the entry at path in backup (a copy of file) when
+// wrapping it (as self, under name) gives exactly the wrapped entry cur.
+func originalIn(file, backup string, path []string, self, name string, cur []byte) ([]byte, bool) {
 	src, err := os.ReadFile(backup)
 	if err != nil {
 		return nil, false
 	}
-	p, err := parseJSONC(src)
-	if err != nil {
+	e, err := findEntry(file, src, path)
+	if err != nil || e == nil {
 		return nil, false
 	}
-	n := p.root.at(path)
-	if n == nil || n.kind != '{' {
-		return nil, false
-	}
-	edits, err := wrapEdits(p, n, self, name)
+	edits, err := wrapEdits(e, self, name)
 	if err != nil {
 		return nil, false
 	}
 	for i := range edits {
-		edits[i].start -= n.start
-		edits[i].end -= n.start
+		edits[i].start -= e.start
+		edits[i].end -= e.start
 	}
-	if !bytes.Equal(splice(src[n.start:n.end], edits), cur) {
+	if !bytes.Equal(splice(src[e.start:e.end], edits), cur) {
 		return nil, false
 	}
-	return src[n.start:n.end], true
+	return src[e.start:e.end], true
 }
 
 // updateRecords rewrites the records through change.

@@ -12,6 +12,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/pelletier/go-toml/v2"
+
 	"mcpscope/internal/hoststest"
 )
 
@@ -41,8 +43,31 @@ func entryOf(v map[string]any, path []string) map[string]any {
 }
 
 // comments are the comments of a JSONC text (the fixtures keep "//" out
-// of strings that end a line).
-var comments = regexp.MustCompile(`(?m)//[^"\n]*$|/\*[^*]*\*/`)
+// of strings that end a line), tomlComments those of a TOML text.
+var (
+	comments     = regexp.MustCompile(`(?m)//[^"\n]*$|/\*[^*]*\*/`)
+	tomlComments = regexp.MustCompile(`(?m)#[^"\n]*$`)
+)
+
+func commentsOf(file string) *regexp.Regexp {
+	if isTOML(file) {
+		return tomlComments
+	}
+	return comments
+}
+
+// plainOf is file's text b as generic values, JSON(C) or TOML.
+func plainOf(t *testing.T, file string, b []byte) map[string]any {
+	t.Helper()
+	if !isTOML(file) {
+		return plain(t, b)
+	}
+	var v map[string]any
+	if err := toml.Unmarshal(b, &v); err != nil {
+		t.Fatalf("%v\n%s", err, b)
+	}
+	return v
+}
 
 func find(t *testing.T, e *hoststest.Env, sel string) Server {
 	t.Helper()
@@ -67,20 +92,27 @@ func read(t *testing.T, path string) []byte {
 // the file changes (comments included), the file keeps its mode, a backup
 // holds the file as it was, and unwrap gives back the same bytes.
 func TestWrapUnwrapRoundTrip(t *testing.T) {
-	for _, c := range []struct{ file, sel string }{
-		{"claude-desktop", "filesystem"},
-		{"claude-desktop", "claude-desktop/github"},
-		{"claude-code", "claude-code/github"},
-		{"claude-code", "db"},
-		{"vscode", "memory"},
-		{"vscode-settings", "time"},
-		{"vscode-workspace", "local-tools"},
-		{"cursor-project", "cursor/github"},
-		{"windsurf", "brave-search"},
-		{"gemini", "pythonTools"},
-		{"amazon-q-project", "sqlite"},
-		{"kiro", "fetch"},
-		{"amazon-q", "source-control"},
+	// requote: a command written as a TOML literal string ('uvx'), which
+	// unwrap without a backup writes back as a basic one ("uvx").
+	for _, c := range []struct{ file, sel, requote string }{
+		{"claude-desktop", "filesystem", ""},
+		{"claude-desktop", "claude-desktop/github", ""},
+		{"claude-code", "claude-code/github", ""},
+		{"claude-code", "db", ""},
+		{"vscode", "memory", ""},
+		{"vscode-settings", "time", ""},
+		{"vscode-workspace", "local-tools", ""},
+		{"cursor-project", "cursor/github", ""},
+		{"windsurf", "brave-search", ""},
+		{"gemini", "pythonTools", ""},
+		{"amazon-q-project", "sqlite", ""},
+		{"kiro", "fetch", ""},
+		{"amazon-q", "source-control", ""},
+		{"zed", "postgres", ""},
+		{"zed-project", "tools", ""},
+		{"codex", "context7", ""},
+		{"codex", "repo", "'uvx'"},
+		{"codex-project", "local tools", ""},
 	} {
 		t.Run(c.sel, func(t *testing.T) {
 			e := hoststest.Setup(t)
@@ -101,18 +133,21 @@ func TestWrapUnwrapRoundTrip(t *testing.T) {
 			if ch.File != file || !slices.Equal(ch.Runs, want) || ch.Warning != "" {
 				t.Errorf("change %+v", ch)
 			}
-			got := entryOf(plain(t, after), s.path)
+			got := entryOf(plainOf(t, file, after), s.path)
 			if got["command"] != self || !reflect.DeepEqual(got["args"], anys(want[1:])) {
 				t.Fatalf("wrapped entry %v, want %q", got, want)
 			}
 			// Put command and args back by hand: the rest is the same.
-			restored := plain(t, after)
+			restored := plainOf(t, file, after)
 			ent := entryOf(restored, s.path)
 			ent["command"], ent["args"] = s.Command, anys(s.Args)
-			if !reflect.DeepEqual(restored, plain(t, orig)) {
+			if s.Args == nil {
+				delete(ent, "args") // wrap added it
+			}
+			if !reflect.DeepEqual(restored, plainOf(t, file, orig)) {
 				t.Errorf("wrap changed more than command and args:\n%s", after)
 			}
-			for _, cm := range comments.FindAllString(string(orig), -1) {
+			for _, cm := range commentsOf(file).FindAllString(string(orig), -1) {
 				if !strings.Contains(string(after), cm) {
 					t.Errorf("comment %q lost:\n%s", cm, after)
 				}
@@ -166,8 +201,19 @@ func TestWrapUnwrapRoundTrip(t *testing.T) {
 			if un.Exact {
 				t.Error("exact without a backup")
 			}
-			if back := read(t, file); !bytes.Equal(back, orig) {
-				t.Errorf("unwrap without a backup:\n%s\nwant\n%s", back, orig)
+			same := orig
+			if c.requote != "" {
+				same = bytes.Replace(orig, []byte(c.requote), []byte(`"`+strings.Trim(c.requote, "'")+`"`), 1)
+			}
+			back := read(t, file)
+			if s.Args == nil {
+				// The args wrap added stay, empty: nothing says they were not
+				// there before.
+				if u := find(t, e, c.sel); u.Command != s.Command || len(u.Args) != 0 {
+					t.Errorf("unwrap without a backup runs %q %q:\n%s", u.Command, u.Args, back)
+				}
+			} else if !bytes.Equal(back, same) {
+				t.Errorf("unwrap without a backup:\n%s\nwant\n%s", back, same)
 			}
 		})
 	}
@@ -364,5 +410,44 @@ func TestWrappedNeedsRecordOrName(t *testing.T) {
 	c := Load(Options{Dir: e.Project})
 	if len(c.StaleWraps) != 1 || c.StaleWraps[0].Name != "p" {
 		t.Errorf("stale wraps %+v", c.StaleWraps)
+	}
+}
+
+// Zed's older entry form ("command": {"path", …}) is read but not wrapped,
+// and Codex CLI's credentials from the environment reach the target.
+func TestZedAndCodexSpecifics(t *testing.T) {
+	e := hoststest.Setup(t)
+	before := read(t, e.Files["zed"])
+	if _, err := Wrap(find(t, e, "old-style"), self); !isRefused(err, `not a plain stdio entry`) {
+		t.Errorf("wrapping Zed's older form: %v", err)
+	}
+	if !bytes.Equal(read(t, e.Files["zed"]), before) {
+		t.Error("a refused wrap changed the file")
+	}
+	for _, s := range Load(Options{Dir: e.Project, GOOS: "linux"}).Servers {
+		if s.Name == "mcp-server-github" {
+			t.Errorf("an extension's entry is listed: %+v", s)
+		}
+	}
+
+	t.Setenv("FIGMA_OAUTH_TOKEN", "tok-123")
+	tg, err := find(t, e, "figma").Target()
+	if err != nil || tg.URL != "https://mcp.figma.com/mcp" || tg.Headers["Authorization"] != "Bearer tok-123" ||
+		tg.Headers["X-Figma-Region"] != "us-east-1" {
+		t.Errorf("figma's target %+v, %v", tg, err)
+	}
+	if _, err := Wrap(find(t, e, "figma"), self); !isRefused(err, "wrapping HTTP servers is not supported") {
+		t.Errorf("wrapping Codex's HTTP entry: %v", err)
+	}
+
+	// A file Codex cannot read either is a problem naming the line.
+	e.Write(t, "codex", "[mcp_servers.x]\ncommand = \"a\"\ncommand = \"b\"\n")
+	c := Load(Options{Dir: e.Project, GOOS: "linux"})
+	var found bool
+	for _, p := range c.Problems {
+		found = found || (p.Host == Codex && strings.Contains(p.Error(), "cannot parse it: line 3"))
+	}
+	if !found {
+		t.Errorf("problems %v: want codex's duplicate key at line 3", c.Problems)
 	}
 }

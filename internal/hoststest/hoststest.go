@@ -321,6 +321,71 @@ var Examples = map[string]File{
   }
 }
 `},
+	"zed": {Path: ".config/zed/settings.json", Text: `// Zed settings
+//
+// For information on how to configure Zed, see the Zed documentation.
+{
+  "ui_font_size": 16,
+  "context_servers": {
+    "postgres": {
+      "source": "custom",
+      "command": "npx",
+      "args": [
+        "-y",
+        "@modelcontextprotocol/server-postgres",
+        "postgresql://zed:CANARYzed@localhost/app"
+      ],
+      "env": {}
+    },
+    "notion": {
+      "url": "https://mcp.notion.com/mcp",
+      "headers": {"Authorization": "Bearer CANARY_zed"},
+      "enabled": false
+    },
+    "old-style": {
+      "command": {"path": "/usr/local/bin/old-mcp", "args": ["--stdio"], "env": {"TOKEN": "CANARY_zed_old"}}
+    },
+    // An extension's server: its command is the extension's business.
+    "mcp-server-github": {"source": "extension", "settings": {"github_personal_access_token": "CANARY_zed_ext"}},
+  },
+}
+`},
+	"zed-project": {Path: ".zed/settings.json", InProject: true, Text: `{
+  "context_servers": {
+    "tools": {"command": "node", "args": ["tools.js"]} // the project's own
+  }
+}
+`},
+	"codex": {Path: ".codex/config.toml", Text: `model = "gpt-5-codex"
+
+# MCP servers Codex starts.
+[mcp_servers.context7]
+command = "npx" # the runner
+args = ["-y", "@upstash/context7-mcp"]
+
+[mcp_servers.context7.env]
+CONTEXT7_API_KEY = "CANARY_codex"
+
+[mcp_servers.figma]
+url = "https://mcp.figma.com/mcp"
+bearer_token_env_var = "FIGMA_OAUTH_TOKEN"
+http_headers = { "X-Figma-Region" = "us-east-1" }
+enabled = false
+
+[mcp_servers.repo]
+command = 'uvx'
+args = [
+    "mcp-server-git",
+    "--repository",
+    "/home/me/src",
+]
+cwd = "/home/me/src"
+startup_timeout_sec = 20
+`},
+	"codex-project": {Path: ".codex/config.toml", InProject: true, Text: `[mcp_servers."local tools"]
+command = "./bin/tools"
+env = { TOOLS_TOKEN = "CANARY_codex_project" }
+`},
 	"mcpscope": {Path: ".config/mcpscope/servers.json", Text: `{
   "mcpServers": {
     "everything": {
