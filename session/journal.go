@@ -1,9 +1,7 @@
 package session
 
 import (
-	"bytes"
 	"encoding/base64"
-	"encoding/json"
 	"fmt"
 	"io"
 	"strconv"
@@ -157,16 +155,6 @@ func appendJSONString(buf, s []byte) []byte {
 // appendJSONText is appendJSONString without the quotes
 // (jsonscan.AppendJSONText, invalid UTF-8 copied).
 func appendJSONText(buf, s []byte) []byte { return jsonscan.AppendJSONText(buf, s, false) }
-
-func marshalNoEscape(v any) ([]byte, error) {
-	var b bytes.Buffer
-	enc := json.NewEncoder(&b)
-	enc.SetEscapeHTML(false)
-	if err := enc.Encode(v); err != nil {
-		return nil, err
-	}
-	return bytes.TrimRight(b.Bytes(), "\n"), nil
-}
 
 func metaEmpty(m *transport.Meta) bool {
 	return m.Event == "" && m.Detail == "" && m.HTTPMethod == "" && m.URL == "" && m.Status == 0 &&

@@ -8,15 +8,6 @@ import (
 	"mcpscope/internal/jsonscan"
 )
 
-// appendSpanJSON appends s as json.Marshal writes it, byte for byte (a
-// test compares the two), without its reflection: writing spans was a
-// fifth of export --format otlp's CPU. A double that JSON cannot hold
-// (NaN, ±Inf) is left to json.Marshal, which fails on it as before.
-func appendSpanJSON(buf []byte, s *otlpSpan) ([]byte, error) {
-	b, _, err := appendSpanJSONPlain(buf, s)
-	return b, err
-}
-
 // spanWriter appends a span's JSON and notes whether every string in it
 // was plain ASCII (no DEL, nothing ≥ 0x80): then the JSON is already
 // what termsafe.JSON returns, and the writer need not check it again.
@@ -79,8 +70,11 @@ var otlpPlain = func() (t [256]bool) {
 	return t
 }()
 
-// appendSpanJSONPlain is appendSpanJSON that also says whether the JSON
-// it appended holds only plain ASCII.
+// appendSpanJSONPlain appends s as json.Marshal writes it, byte for byte
+// (a test compares the two), without its reflection: writing spans was a
+// fifth of export --format otlp's CPU. A double that JSON cannot hold
+// (NaN, ±Inf) is left to json.Marshal, which fails on it as before. It
+// also says whether the JSON it appended holds only plain ASCII.
 func appendSpanJSONPlain(buf []byte, s *otlpSpan) ([]byte, bool, error) {
 	start := len(buf)
 	w := spanWriter{buf: buf, plain: true, finite: true}
