@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"encoding/json"
 	"reflect"
 	"testing"
@@ -53,4 +54,17 @@ func TestAppendMeta(t *testing.T) {
 			t.Errorf("appendMeta %s, encoding/json %s: plain metas should be byte for byte the same", got, old)
 		}
 	}
+}
+
+// marshalNoEscape is encoding/json's encoding of v without HTML escaping
+// and without the trailing newline: what the journal wrote before
+// appendMeta (TestAppendMeta reads both back).
+func marshalNoEscape(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimRight(b.Bytes(), "\n"), nil
 }

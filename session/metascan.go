@@ -2,30 +2,12 @@ package session
 
 import (
 	"bytes"
-	"encoding/json"
 	"strconv"
 	"sync"
 	"sync/atomic"
 
 	"mcpscope/transport"
 )
-
-// readMetaJSON reads a record's meta object, which the caller has already
-// checked is valid JSON, into m. The layout mcpscope writes (the fields'
-// own names, once each, strings and integers, headers a flat object of
-// strings) is read by hand with the session's scanner; anything else (a
-// null, a name in another case, a repeated or unknown field, a number
-// that is not a plain integer) goes to encoding/json, so the result is
-// always what json.Unmarshal gives. FuzzMetaMatchesJSON checks that.
-func readMetaJSON(b []byte, m *transport.Meta) bool {
-	var fast transport.Meta
-	sc := scanner{b: b}
-	if fastMeta(&sc, &fast, false) && sc.i == len(b) {
-		*m = fast
-		return true
-	}
-	return json.Unmarshal(b, m) == nil
-}
 
 // Bits of fastMeta's seen set: one per field, to send a repeated field
 // to encoding/json.

@@ -19,6 +19,7 @@ import (
 
 	"mcpscope/artifact/scan"
 	"mcpscope/filter"
+	"mcpscope/internal/jsonscan"
 	"mcpscope/session"
 )
 
@@ -67,5 +68,5 @@ func (m *matcher) match(fr *scan.Frame) bool {
 func (m *matcher) final() bool { return m.f != nil && m.f.Volatile() }
 
 // appendJSONText appends s as the inside of a JSON string, as the journal
-// escapes text (session.AppendJSONText), invalid UTF-8 as U+FFFD.
-func appendJSONText(buf []byte, s []byte) []byte { return session.AppendJSONText(buf, s, true) }
+// escapes text (jsonscan.AppendJSONText), invalid UTF-8 as U+FFFD.
+func appendJSONText(buf []byte, s []byte) []byte { return jsonscan.AppendJSONText(buf, s, true) }

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
+
+	"mcpscope/internal/jsonscan"
 )
 
 // appendHAREntry appends e as json.Marshal writes it, byte for byte (a
@@ -19,17 +21,17 @@ func appendHAREntry(buf []byte, e *harEntry) ([]byte, error) {
 		}
 	}
 	buf = append(buf, `{"startedDateTime":`...)
-	buf = appendMarshalString(buf, e.StartedDateTime)
+	buf = jsonscan.AppendMarshalString(buf, e.StartedDateTime)
 	buf = append(buf, `,"time":`...)
 	buf = appendMarshalFloat(buf, e.Time)
 
 	rq := &e.Request
 	buf = append(buf, `,"request":{"method":`...)
-	buf = appendMarshalString(buf, rq.Method)
+	buf = jsonscan.AppendMarshalString(buf, rq.Method)
 	buf = append(buf, `,"url":`...)
-	buf = appendMarshalString(buf, rq.URL)
+	buf = jsonscan.AppendMarshalString(buf, rq.URL)
 	buf = append(buf, `,"httpVersion":`...)
-	buf = appendMarshalString(buf, rq.HTTPVersion)
+	buf = jsonscan.AppendMarshalString(buf, rq.HTTPVersion)
 	buf = append(buf, `,"cookies":`...)
 	buf = appendNVs(buf, rq.Cookies)
 	buf = append(buf, `,"headers":`...)
@@ -38,9 +40,9 @@ func appendHAREntry(buf []byte, e *harEntry) ([]byte, error) {
 	buf = appendNVs(buf, rq.QueryString)
 	if rq.PostData != nil {
 		buf = append(buf, `,"postData":{"mimeType":`...)
-		buf = appendMarshalString(buf, rq.PostData.MimeType)
+		buf = jsonscan.AppendMarshalString(buf, rq.PostData.MimeType)
 		buf = append(buf, `,"text":`...)
-		buf = appendMarshalString(buf, rq.PostData.Text)
+		buf = jsonscan.AppendMarshalString(buf, rq.PostData.Text)
 		buf = append(buf, '}')
 	}
 	buf = append(buf, `,"headersSize":`...)
@@ -53,9 +55,9 @@ func appendHAREntry(buf []byte, e *harEntry) ([]byte, error) {
 	buf = append(buf, `},"response":{"status":`...)
 	buf = strconv.AppendInt(buf, int64(rs.Status), 10)
 	buf = append(buf, `,"statusText":`...)
-	buf = appendMarshalString(buf, rs.StatusText)
+	buf = jsonscan.AppendMarshalString(buf, rs.StatusText)
 	buf = append(buf, `,"httpVersion":`...)
-	buf = appendMarshalString(buf, rs.HTTPVersion)
+	buf = jsonscan.AppendMarshalString(buf, rs.HTTPVersion)
 	buf = append(buf, `,"cookies":`...)
 	buf = appendNVs(buf, rs.Cookies)
 	buf = append(buf, `,"headers":`...)
@@ -63,11 +65,11 @@ func appendHAREntry(buf []byte, e *harEntry) ([]byte, error) {
 	buf = append(buf, `,"content":{"size":`...)
 	buf = strconv.AppendInt(buf, int64(rs.Content.Size), 10)
 	buf = append(buf, `,"mimeType":`...)
-	buf = appendMarshalString(buf, rs.Content.MimeType)
+	buf = jsonscan.AppendMarshalString(buf, rs.Content.MimeType)
 	buf = append(buf, `,"text":`...)
-	buf = appendMarshalString(buf, rs.Content.Text)
+	buf = jsonscan.AppendMarshalString(buf, rs.Content.Text)
 	buf = append(buf, `},"redirectURL":`...)
-	buf = appendMarshalString(buf, rs.RedirectURL)
+	buf = jsonscan.AppendMarshalString(buf, rs.RedirectURL)
 	buf = append(buf, `,"headersSize":`...)
 	buf = strconv.AppendInt(buf, int64(rs.HeadersSize), 10)
 	buf = append(buf, `,"bodySize":`...)
@@ -91,7 +93,7 @@ func appendHAREntry(buf []byte, e *harEntry) ([]byte, error) {
 	buf = append(buf, '}')
 	if e.Connection != "" {
 		buf = append(buf, `,"connection":`...)
-		buf = appendMarshalString(buf, e.Connection)
+		buf = jsonscan.AppendMarshalString(buf, e.Connection)
 	}
 	buf = appendComment(buf, e.Comment)
 
@@ -99,12 +101,12 @@ func appendHAREntry(buf []byte, e *harEntry) ([]byte, error) {
 	buf = append(buf, `,"_mcpscope":{`...)
 	if m.Stream != "" {
 		buf = append(buf, `"stream":`...)
-		buf = appendMarshalString(buf, m.Stream)
+		buf = jsonscan.AppendMarshalString(buf, m.Stream)
 		buf = append(buf, ',')
 	}
 	if m.Resumes != "" {
 		buf = append(buf, `"resumes":`...)
-		buf = appendMarshalString(buf, m.Resumes)
+		buf = jsonscan.AppendMarshalString(buf, m.Resumes)
 		buf = append(buf, ',')
 	}
 	buf = append(buf, `"seqs":[`...)
@@ -130,9 +132,9 @@ func appendNVs(buf []byte, nvs []harNV) []byte {
 			buf = append(buf, ',')
 		}
 		buf = append(buf, `{"name":`...)
-		buf = appendMarshalString(buf, nvs[i].Name)
+		buf = jsonscan.AppendMarshalString(buf, nvs[i].Name)
 		buf = append(buf, `,"value":`...)
-		buf = appendMarshalString(buf, nvs[i].Value)
+		buf = jsonscan.AppendMarshalString(buf, nvs[i].Value)
 		buf = append(buf, '}')
 	}
 	return append(buf, ']')
@@ -144,5 +146,5 @@ func appendComment(buf []byte, c string) []byte {
 		return buf
 	}
 	buf = append(buf, `,"comment":`...)
-	return appendMarshalString(buf, c)
+	return jsonscan.AppendMarshalString(buf, c)
 }

@@ -4,17 +4,9 @@ import (
 	"encoding/json"
 	"math"
 	"strconv"
-	"unicode/utf8"
-)
 
-// appendSpanJSON appends s as json.Marshal writes it, byte for byte (a
-// test compares the two), without its reflection: writing spans was a
-// fifth of export --format otlp's CPU. A double that JSON cannot hold
-// (NaN, ±Inf) is left to json.Marshal, which fails on it as before.
-func appendSpanJSON(buf []byte, s *otlpSpan) ([]byte, error) {
-	b, _, err := appendSpanJSONPlain(buf, s)
-	return b, err
-}
+	"mcpscope/internal/jsonscan"
+)
 
 // spanWriter appends a span's JSON and notes whether every string in it
 // was plain ASCII (no DEL, nothing ≥ 0x80): then the JSON is already
@@ -37,7 +29,7 @@ func (w *spanWriter) str(s string) {
 	for ; i < len(s); i++ {
 		if !otlpPlain[s[i]] {
 			w.plain = w.plain && asciiNoDEL(s[i:])
-			w.buf = appendMarshalString(w.buf, s)
+			w.buf = jsonscan.AppendMarshalString(w.buf, s)
 			return
 		}
 	}
@@ -69,17 +61,20 @@ func asciiNoDEL(s string) bool {
 	return true
 }
 
-// otlpPlain: the bytes that appendMarshalString writes as they are and
+// otlpPlain: the bytes that jsonscan.AppendMarshalString writes as they are and
 // termsafe leaves alone.
 var otlpPlain = func() (t [256]bool) {
 	for c := 0x20; c < 0x7f; c++ {
-		t[c] = marshalSafe[c]
+		t[c] = jsonscan.MarshalSafe(byte(c))
 	}
 	return t
 }()
 
-// appendSpanJSONPlain is appendSpanJSON that also says whether the JSON
-// it appended holds only plain ASCII.
+// appendSpanJSONPlain appends s as json.Marshal writes it, byte for byte
+// (a test compares the two), without its reflection: writing spans was a
+// fifth of export --format otlp's CPU. A double that JSON cannot hold
+// (NaN, ±Inf) is left to json.Marshal, which fails on it as before. It
+// also says whether the JSON it appended holds only plain ASCII.
 func appendSpanJSONPlain(buf []byte, s *otlpSpan) ([]byte, bool, error) {
 	start := len(buf)
 	w := spanWriter{buf: buf, plain: true, finite: true}
@@ -250,66 +245,3 @@ func appendMarshalFloat(buf []byte, f float64) []byte {
 	}
 	return buf
 }
-
-// appendMarshalString quotes s as encoding/json does, HTML characters
-// escaped and invalid UTF-8 as U+FFFD.
-func appendMarshalString(buf []byte, s string) []byte {
-	const hex = "0123456789abcdef"
-	buf = append(buf, '"')
-	start := 0
-	for i := 0; i < len(s); {
-		if b := s[i]; b < utf8.RuneSelf {
-			if marshalSafe[b] {
-				i++
-				continue
-			}
-			buf = append(buf, s[start:i]...)
-			switch b {
-			case '\\', '"':
-				buf = append(buf, '\\', b)
-			case '\b':
-				buf = append(buf, '\\', 'b')
-			case '\f':
-				buf = append(buf, '\\', 'f')
-			case '\n':
-				buf = append(buf, '\\', 'n')
-			case '\r':
-				buf = append(buf, '\\', 'r')
-			case '\t':
-				buf = append(buf, '\\', 't')
-			default:
-				buf = append(buf, '\\', 'u', '0', '0', hex[b>>4], hex[b&0xF])
-			}
-			i++
-			start = i
-			continue
-		}
-		c, size := utf8.DecodeRuneInString(s[i:])
-		if c == utf8.RuneError && size == 1 {
-			buf = append(buf, s[start:i]...)
-			buf = append(buf, `\ufffd`...)
-			i += size
-			start = i
-			continue
-		}
-		if c == '\u2028' || c == '\u2029' {
-			buf = append(buf, s[start:i]...)
-			buf = append(buf, '\\', 'u', '2', '0', '2', hex[c&0xF])
-			i += size
-			start = i
-			continue
-		}
-		i += size
-	}
-	buf = append(buf, s[start:]...)
-	return append(buf, '"')
-}
-
-// marshalSafe: the ASCII bytes encoding/json writes as they are (with
-// HTML escaping, as json.Marshal does).
-var marshalSafe = func() (t [utf8.RuneSelf]bool) {
-	for c := 0x20; c < utf8.RuneSelf; c++ {
-		t[c] = c != '"' && c != '\\' && c != '<' && c != '>' && c != '&'
-	}
-	return t
-}()

@@ -202,3 +202,9 @@ func TestNetworkProtocolVersion(t *testing.T) {
 		}
 	}
 }
+
+// appendSpanJSON is appendSpanJSONPlain without the plain-ASCII flag.
+func appendSpanJSON(buf []byte, s *otlpSpan) ([]byte, error) {
+	b, _, err := appendSpanJSONPlain(buf, s)
+	return b, err
+}

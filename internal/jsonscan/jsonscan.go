@@ -1,6 +1,7 @@
 // Package jsonscan holds the small pieces the hand-written JSON scanners
 // (the proxy's envelope scanner, the detail view's indexer) and the
-// journal encoders share.
+// journal encoders share, and the JSON string escapers (escape.go: the
+// journal's rule and encoding/json's, and why there are two).
 package jsonscan
 
 import (

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"mcpscope/internal/peers"
 )
 
 // Canary is the file a hostile word tries to create: Words fails the test
@@ -16,10 +18,16 @@ const Canary = "pwned"
 
 // Words runs `printf '%s\0' LINE` in sh ("bash", "dash") in dir and returns
 // the words LINE reads as. It fails t when the shell rejects the line or
-// ran anything in it (a file named Canary appeared in dir).
+// ran anything in it (a file named Canary appeared in dir). bash is
+// required through peers.Tool: missing, the test skips, or fails under
+// MCPSCOPE_REQUIRE_PEERS=1.
 func Words(t testing.TB, sh, dir, line string) []string {
 	t.Helper()
-	cmd := exec.Command(sh, "-c", `printf '%s\0' `+line)
+	bin := sh
+	if sh == "bash" {
+		bin = peers.Tool(t, "bash")
+	}
+	cmd := exec.Command(bin, "-c", `printf '%s\0' `+line)
 	cmd.Dir = dir
 	out, err := cmd.Output()
 	if err != nil {

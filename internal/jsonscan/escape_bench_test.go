@@ -1,4 +1,4 @@
-package session
+package jsonscan
 
 import (
 	"bytes"
@@ -9,9 +9,10 @@ import (
 var benchMsg = []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","logger":"flood","data":"n 123456"}}`)
 var benchBig = []byte(`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"result 7 of search: sunny, 21°C, light wind from the west, and a long paragraph of plain prose that goes on for a while without any quotes at all, as tool results often do"}]}}`)
 
-// benchFrames are the frames the escaper's benchmarks time, from the
-// commonest (a short notification: a quote every few bytes) to a long
-// tool result and one that carries JSON inside a string.
+// benchFrames are the frames the escaper's benchmarks time (session's
+// BenchmarkUnescapeRaw reads the same back), from the commonest (a short
+// notification: a quote every few bytes) to a long tool result and one
+// that carries JSON inside a string.
 var benchFrames = []struct {
 	name string
 	data []byte
@@ -33,7 +34,7 @@ func BenchmarkAppendJSONText(b *testing.B) {
 			buf := make([]byte, 0, 2*len(f.data))
 			b.SetBytes(int64(len(f.data)))
 			for b.Loop() {
-				buf = appendJSONText(buf[:0], f.data)
+				buf = AppendJSONText(buf[:0], f.data, false)
 			}
 		})
 	}
@@ -47,23 +48,6 @@ func BenchmarkEscapeByteLoop(b *testing.B) {
 			b.SetBytes(int64(len(f.data)))
 			for b.Loop() {
 				buf = escapeByteLoop(buf[:0], f.data)
-			}
-		})
-	}
-}
-
-// BenchmarkUnescapeRaw: read-back's string decoder on each frame as the
-// journal writes it (B/s is bytes of frame decoded).
-func BenchmarkUnescapeRaw(b *testing.B) {
-	for _, f := range benchFrames {
-		b.Run(f.name, func(b *testing.B) {
-			raw := appendJSONString(nil, f.data)
-			scratch := &rawScratch{borrow: true}
-			b.SetBytes(int64(len(f.data)))
-			for b.Loop() {
-				if _, _, ok := unescapeRaw(raw, 0, false, false, scratch); !ok {
-					b.Fatal("unescapeRaw failed")
-				}
 			}
 		})
 	}

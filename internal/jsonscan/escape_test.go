@@ -1,4 +1,4 @@
-package session
+package jsonscan
 
 import (
 	"bytes"
@@ -9,7 +9,7 @@ import (
 	"mcpscope/internal/termsafe"
 )
 
-// escapeByteLoop is the byte-at-a-time escaper appendJSONText replaced:
+// escapeByteLoop is the byte-at-a-time escaper AppendJSONText replaced:
 // the reference the run-at-a-time one must match byte for byte.
 func escapeByteLoop(buf, s []byte) []byte {
 	const hex = "0123456789abcdef"
@@ -55,7 +55,7 @@ var escapeSeeds = []string{
 
 func TestAppendJSONTextMatchesByteLoop(t *testing.T) {
 	for _, s := range escapeSeeds {
-		if got, want := appendJSONText(nil, []byte(s)), escapeByteLoop(nil, []byte(s)); !bytes.Equal(got, want) {
+		if got, want := AppendJSONText(nil, []byte(s), false), escapeByteLoop(nil, []byte(s)); !bytes.Equal(got, want) {
 			t.Fatalf("%q: got %q, want %q", s, got, want)
 		}
 	}

@@ -1,7 +1,8 @@
-package session
+package jsonscan
 
 import (
 	"bytes"
+	"encoding/json"
 	"math/rand"
 	"testing"
 	"unicode/utf8"
@@ -40,7 +41,8 @@ func TestAppendJSONTextCallers(t *testing.T) {
 	}
 }
 
-// (its runs of plain bytes read a byte at a time here).
+// oldExportText is the exports' own escaper from before the merge (its
+// runs of plain bytes read a byte at a time here).
 func oldExportText(buf []byte, s []byte) []byte {
 	const hex = "0123456789abcdef"
 	for i := 0; i < len(s); {
@@ -75,4 +77,37 @@ func oldExportText(buf []byte, s []byte) []byte {
 		i += n
 	}
 	return buf
+}
+
+// TestAppendMarshalStringMatchesMarshal: AppendMarshalString writes what
+// json.Marshal writes for the same string, on every byte value and the
+// hostile pieces, alone and in pairs, and on random bytes.
+func TestAppendMarshalStringMatchesMarshal(t *testing.T) {
+	check := func(s string) {
+		t.Helper()
+		want, err := json.Marshal(s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := AppendMarshalString([]byte("p:"), s); string(got) != "p:"+string(want) {
+			t.Fatalf("AppendMarshalString(%q) = %q, want p:%q", s, got, want)
+		}
+	}
+	for c := 0; c < 256; c++ {
+		check("ab" + string(rune(c)) + "cd")
+		check("ab" + string([]byte{byte(c)}) + "cd")
+	}
+	for _, p := range escapePieces {
+		for _, q := range append(escapePieces, "<", ">", "&", "\b", "\f") {
+			check(p + q)
+		}
+	}
+	rng := rand.New(rand.NewSource(3))
+	for range 2000 {
+		b := make([]byte, rng.Intn(40))
+		for i := range b {
+			b[i] = byte(rng.Intn(256))
+		}
+		check(string(b))
+	}
 }
