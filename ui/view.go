@@ -45,7 +45,12 @@ func (m *Model) Render() string {
 	if _, ok := m.topDetail(); ok && m.sideBySide() {
 		lines = append(lines, m.sideBySideBody(m.top(), w, body)...)
 	} else if md := m.top(); md != nil {
-		lines = append(lines, block(md.render(m, w, body), w, body)...)
+		if ph := m.panelRows(md, w, body); ph > 0 {
+			lines = append(lines, m.under(len(m.modals)-1, w, body)[:body-ph]...)
+			lines = append(lines, block(md.render(m, w, ph), w, ph)...)
+		} else {
+			lines = append(lines, block(md.render(m, w, body), w, body)...)
+		}
 	} else {
 		lines = append(lines, m.under(len(m.modals), w, body)...)
 	}
@@ -60,6 +65,17 @@ func (m *Model) Render() string {
 		lines = append(lines[:len(lines)-(len(foot)-1)], foot...)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// panelRows is the height of md when it is a small panel (view.Paneler)
+// drawn over the bottom of what lies beneath, 0 when it takes the body.
+func (m *Model) panelRows(md modal, w, body int) int {
+	if c, ok := md.(viewer); ok {
+		if p, ok := c.held().(view.Paneler); ok {
+			return min(body, p.Rows(m.viewCtx(), w, body))
+		}
+	}
+	return 0
 }
 
 // under draws what lies beneath modal number k: the modal before it, the

@@ -51,7 +51,7 @@ type Session interface {
 // passed are the global bindings the view gives no meaning of its own:
 // here they do what they do over the panes. The catalog is drawn under
 // the views, so C closes this one first.
-var passed = []string{"catalog", "send-raw", "log-level", "theme", "rejoinable", "listen", "waterfall", "reconnect", "info", "switch-session"}
+var passed = []string{"catalog", "send-raw", "log-level", "theme", "rejoinable", "listen", "waterfall", "reconnect", "info", "switch-session", "roots"}
 
 // View is the list and its selection.
 type View struct {
