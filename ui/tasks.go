@@ -49,6 +49,10 @@ func (ti taskIntents) Open(t session.Task) view.Action {
 		m.keyOf("task-get") + " asks its status, " + m.keyOf("task-result") + " fetches its result")
 }
 
+func (ti taskIntents) WhyNotGlobal(name string) string {
+	return paneBindings.Why(ti.m, ti.m.viewCtx(), name)
+}
+
 // Global runs a pane binding over the tasks view; the catalog, drawn under
 // the views, closes the view first.
 func (ti taskIntents) Global(name string) view.Action {

@@ -83,3 +83,17 @@ func TestTasksViewPassesGlobalKeys(t *testing.T) {
 		t.Fatalf("the catalog is not drawn:\n%s", sc)
 	}
 }
+
+// Over the tasks view ? gives a passed global key's reason as over the
+// panes: a recording cannot change its roots.
+func TestTasksViewGlobalKeyReasons(t *testing.T) {
+	m := newTestModel(t, loadFixture(t), 120, 40)
+	press(m, "tasks")
+	if why := m.disabled("roots"); !strings.Contains(why, "answers no roots/list") {
+		t.Fatalf("R over the tasks view of a recording: reason %q", why)
+	}
+	press(m, "roots")
+	if sc := screen(m); !strings.Contains(sc, "roots: this session answers no roots/list") {
+		t.Fatalf("R over the tasks view of a recording does not say why:\n%s", sc)
+	}
+}

@@ -46,6 +46,9 @@ type Session interface {
 	// Global runs a global binding the view gives no meaning of its own
 	// as it runs over the panes (C opens the catalog, w the waterfall…).
 	Global(name string) view.Action
+	// WhyNotGlobal is why that global binding cannot run now ("" when it
+	// can), for the footer and ?.
+	WhyNotGlobal(name string) string
 }
 
 // passed are the global bindings the view gives no meaning of its own:
@@ -120,8 +123,12 @@ func (v *View) selected() (session.Task, bool) {
 	return v.list[widget.Clamp(v.sel, 0, len(v.list)-1)], true
 }
 
-// Disabled: what asks the server cannot, with nothing connected.
+// Disabled: what asks the server cannot, with nothing connected; a
+// global binding passed to the panes, for the panes' reason.
 func (v *View) Disabled(_ view.Context, name string) string {
+	if slices.Contains(passed, name) {
+		return v.s.WhyNotGlobal(name)
+	}
 	if _, ok := v.selected(); !ok || !v.sends(name) {
 		return ""
 	}
@@ -134,14 +141,14 @@ func (v *View) sends(name string) bool {
 }
 
 func (v *View) Key(c view.Context, name string, _ tea.KeyPressMsg) view.Action {
+	if slices.Contains(passed, name) {
+		return v.s.Global(name) // a disabled one flashes its own label and reason
+	}
 	if why := v.Disabled(c, name); why != "" {
 		return view.Flash("task: " + why) // nothing can be asked of the server
 	}
 	if a, ok := bindings.Do(v, c, name); ok {
 		return a
-	}
-	if slices.Contains(passed, name) {
-		return v.s.Global(name)
 	}
 	return view.ListKey(name, &v.sel, len(v.list))
 }
