@@ -47,7 +47,7 @@ func (f *serverFlags) add(fs *pflag.FlagSet) {
 	fs.BoolVar(&f.shell, "shell", false, "run the server command through sh -c")
 	fs.StringVar(&f.transport, "transport", "", "use http (Streamable HTTP only) or sse (HTTP+SSE, 2024-11-05); by default Streamable HTTP, then HTTP+SSE when it gets 400/404/405")
 	fs.StringVar(&f.era, "era", "auto", "protocol era: auto (ask with server/discover), legacy (initialize) or modern (2026-07-28)")
-	fs.StringArrayVar(&f.roots, "root", nil, "answer roots/list with this directory or file:// URI instead of the working directory (repeatable); none answers no roots, ask asks you each time (inspector only)")
+	fs.StringArrayVar(&f.roots, "root", nil, "answer roots/list with this directory or file:// URI instead of the working directory (repeatable); none answers no roots, ask asks you each time (inspector only); R in the inspector changes them mid-session")
 	fs.StringVar(&f.logLevel, "log-level", "", "server log level: logging/setLevel (2025 era) or per-request _meta (2026-07-28)")
 }
 

@@ -32,6 +32,8 @@ var paneBindings = view.Bindings[*Model]{
 		Run: do((*Model).openRejoin)},
 	{Binding: keys.Binding{Name: "listen", Scope: keys.Global, Keys: []string{"l"}, Help: "subscriptions/listen streams (2026-07-28): open, close, acks", Short: "listen"},
 		Run: do((*Model).openListen)},
+	{Binding: keys.Binding{Name: "roots", Scope: keys.Global, Keys: []string{"R"}, Help: "roots: change what roots/list is answered with; the server is told (notifications/roots/list_changed)", Short: "roots"},
+		Run: do((*Model).openRoots), Disabled: why((*Model).whyNoRoots)},
 	{Binding: keys.Binding{Name: "waterfall", Scope: keys.Global, Keys: []string{"w"}, Help: "waterfall: every call on one time axis", Short: "waterfall"},
 		Run: do((*Model).openWaterfall)},
 	{Binding: keys.Binding{Name: "reconnect", Scope: keys.Global, Keys: []string{"ctrl+r"}, Help: "reconnect now: fire pending stream resumes without waiting", Short: "reconnect"},

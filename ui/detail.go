@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -67,6 +68,8 @@ func (o detailOf) Cancel(c *session.Call) view.Action       { return view.Action
 func (o detailOf) Progress(sn session.CallSnapshot) string {
 	return ansi.Strip(o.m.progressText(sn, 200, true))
 }
+func (o detailOf) Stdio() bool { return strings.HasPrefix(o.m.info.Target, "stdio:") }
+
 func (o detailOf) Save(what, name string, data []byte) view.Action {
 	o.m.saveBlob(what, name, data)
 	return view.Action{}

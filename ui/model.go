@@ -16,6 +16,7 @@ import (
 	"mcpscope/session"
 	"mcpscope/themes"
 	"mcpscope/ui/keys"
+	"mcpscope/ui/roots"
 	"mcpscope/ui/view"
 	"mcpscope/ui/widget/textbox"
 )
@@ -391,7 +392,7 @@ func (m *Model) pop(md modal) tea.Cmd {
 
 // textScope reports scopes where typed characters are text, not commands.
 func textScope(s keys.Scope) bool {
-	return s == keys.Form || s == keys.Editor || s == keys.Search || s == keys.Filter
+	return s == keys.Form || s == keys.Editor || s == keys.Search || s == keys.Filter || s == roots.AskScope || s == roots.EditScope
 }
 
 func (m *Model) handleKey(msg tea.KeyPressMsg) tea.Cmd {

@@ -226,9 +226,9 @@ func TestSamplingAndRoots(t *testing.T) {
 		t.Fatalf("roots not prefilled:\n%s", screen(m))
 	}
 	typeText(m, "file:///b")
-	press(m, "editor-submit")
+	press(m, "roots-answer")
 	a := <-got
-	if !strings.Contains(string(a.result), `{"uri":"file:///a","name":"A"},{"uri":"file:///b"}`) {
+	if !strings.Contains(string(a.result), `{"uri":"file:///a","name":"A"},{"uri":"file:///b","name":"b"}`) {
 		t.Fatalf("roots answer %s", a.result)
 	}
 	if len(r.Roots()) != 2 {

@@ -12,6 +12,8 @@ import (
 	"mcpscope/session"
 	"mcpscope/ui/detail"
 	formview "mcpscope/ui/form"
+	"mcpscope/ui/roots"
+	"mcpscope/ui/view"
 )
 
 // Responder hands server→client requests to the UI and waits for the
@@ -243,31 +245,14 @@ func (m *Model) promptModal(p *serverPrompt) modal {
 				return m.done(p, answer{err: &session.RPCError{Code: -1, Message: "User rejected sampling request"}}, "sampling declined")
 			})
 	case "roots/list":
-		var b strings.Builder
-		for _, r := range m.resp.Roots() {
-			b.WriteString(r.URI)
-			if r.Name != "" {
-				b.WriteString(" " + r.Name)
-			}
-			b.WriteString("\n")
-		}
-		return newEditor(m, "The server asks for roots"+via+" — one per line: URI [name]; ctrl+s sends, ctrl+d/esc declines", b.String(), nil,
-			func(m *Model, text string) (string, tea.Cmd) {
-				roots := []session.Root{}
-				for _, l := range strings.Split(text, "\n") {
-					l = strings.TrimSpace(l)
-					if l == "" {
-						continue
-					}
-					uri, name, _ := strings.Cut(l, " ")
-					roots = append(roots, session.Root{URI: uri, Name: strings.TrimSpace(name)})
-				}
-				m.resp.setRoots(roots)
-				res, _ := json.Marshal(map[string]any{"roots": roots})
-				return "", m.done(p, answer{result: res}, "roots sent ("+itoa(len(roots))+")")
-			}, func(m *Model) tea.Cmd {
-				return m.done(p, answer{err: &session.RPCError{Code: -32603, Message: "the user declined to list roots"}}, "roots declined")
-			})
+		return &component{roots.Ask(m.viewCtx(), via, m.resp.Roots(),
+			func(rs []session.Root) view.Action {
+				m.resp.setRoots(rs)
+				res, _ := json.Marshal(map[string]any{"roots": rs})
+				return view.Action{Cmd: m.done(p, answer{result: res}, "roots sent: "+RootsLine(rs))}
+			}, func() view.Action {
+				return view.Action{Cmd: m.done(p, answer{err: &session.RPCError{Code: -32603, Message: "the user declined to list roots"}}, "roots declined")}
+			})}
 	}
 	return newEditor(m, "The server sent "+termsafe.Line(req.Method)+via+" — write a raw JSON result; ctrl+s sends, esc answers method-not-found", "{}",
 		[]string{" " + oneLine(req.Params, 400)},
@@ -328,4 +313,39 @@ func (m *Model) toldPrompt(p *serverPrompt) tea.Cmd {
 		return nil
 	}
 	return waitPrompt(target.resp)
+}
+
+// openRoots opens the roots panel (R): the roots kept replace those
+// roots/list is answered with, and the server is told when the client
+// advertised roots.listChanged.
+func (m *Model) openRoots() {
+	m.open(roots.Edit(m.viewCtx(), m.resp.Roots(), func(rs []session.Root) view.Action {
+		m.resp.setRoots(rs)
+		what := "roots set to " + RootsLine(rs)
+		if !rootsListChanged(m.resp.Capabilities()) {
+			return view.Flash(what + "; the client did not advertise roots.listChanged, so the server is not told (it reads them when it next asks)")
+		}
+		m.s.Notify("notifications/roots/list_changed", nil, nil)
+		return view.Flash(what + "; told the server (notifications/roots/list_changed)")
+	}))
+}
+
+// whyNoRoots is why R cannot change the roots now.
+func (m *Model) whyNoRoots() string {
+	if m.resp == nil {
+		return "this session answers no roots/list: a recording, or a host's session the host answers"
+	}
+	return m.whyNoChange()
+}
+
+// rootsListChanged reports whether the client capabilities advertise
+// roots.listChanged: only then may the client send
+// notifications/roots/list_changed.
+func rootsListChanged(caps json.RawMessage) bool {
+	var c struct {
+		Roots *struct {
+			ListChanged bool `json:"listChanged"`
+		} `json:"roots"`
+	}
+	return json.Unmarshal(caps, &c) == nil && c.Roots != nil && c.Roots.ListChanged
 }

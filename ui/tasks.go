@@ -32,9 +32,35 @@ func (ti taskIntents) Ask(method string, t session.Task) view.Action {
 
 func (ti taskIntents) Follow(t session.Task) view.Action { return view.Action{Cmd: ti.m.followTask(t)} }
 
-func (ti taskIntents) OpenLatest(t session.Task) view.Action {
-	ti.m.openLatestTaskGet(t)
-	return view.Action{}
+func (ti taskIntents) Open(t session.Task) view.Action {
+	m := ti.m
+	calls := m.s.Calls()
+	for i := len(calls) - 1; i >= 0; i-- {
+		if (calls[i].Method == "tasks/get" || calls[i].Method == "tasks/result") && session.TaskIDOf(calls[i].Params) == t.TaskID {
+			m.showCall(calls[i], 1)
+			return view.Action{}
+		}
+	}
+	if c := m.s.Lookup(t.CallKey); c != nil && t.CallKey != "" {
+		m.showCall(c, 1)
+		return view.Action{}
+	}
+	return view.Flash("task " + termsafe.Line(t.TaskID) + ": no call of this session shows it yet; " +
+		m.keyOf("task-get") + " asks its status, " + m.keyOf("task-result") + " fetches its result")
+}
+
+func (ti taskIntents) WhyNotGlobal(name string) string {
+	return paneBindings.Why(ti.m, ti.m.viewCtx(), name)
+}
+
+// Global runs a pane binding over the tasks view; the catalog, drawn under
+// the views, closes the view first.
+func (ti taskIntents) Global(name string) view.Action {
+	a, _ := paneBindings.Do(ti.m, ti.m.viewCtx(), name)
+	if name == "catalog" {
+		a = view.Close().Then(a)
+	}
+	return a
 }
 
 // Result asks tasks/result, which blocks until the task ends: no idle
@@ -79,22 +105,6 @@ func awaitTask(s *session.Session, taskID, open string) tea.Cmd {
 		}
 		return taskFollowedMsg{taskID, "task " + id + " completed: " + open + " opens its result"}
 	}
-}
-
-// openLatestTaskGet opens the newest tasks/get of a task (in the 2026
-// extension it carries the result), asking anew when there is none.
-func (m *Model) openLatestTaskGet(t session.Task) {
-	var c *session.Call
-	calls := m.s.Calls()
-	for i := len(calls) - 1; i >= 0 && c == nil; i-- {
-		if calls[i].Method == "tasks/get" && session.TaskIDOf(calls[i].Params) == t.TaskID {
-			c = calls[i]
-		}
-	}
-	if c == nil {
-		c = m.s.Call("tasks/get", map[string]any{"taskId": t.TaskID})
-	}
-	m.showCall(c, 1)
 }
 
 // noteAskingTasks keeps the set of tasks that ask for input, and says so

@@ -69,7 +69,7 @@ func TestTaskInputRequiredTUI(t *testing.T) {
 		t.Fatalf("no completion flash:\n%s", sc)
 	}
 	press(m, "tasks")
-	press(m, "open")
+	press(m, "task-open")
 	waitStoreFor(t, m, "the result in the detail", func() bool { return strings.Contains(screen(m), "review: ui approved") })
 	n := 0
 	for _, c := range s.Calls() {

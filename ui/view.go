@@ -45,7 +45,12 @@ func (m *Model) Render() string {
 	if _, ok := m.topDetail(); ok && m.sideBySide() {
 		lines = append(lines, m.sideBySideBody(m.top(), w, body)...)
 	} else if md := m.top(); md != nil {
-		lines = append(lines, block(md.render(m, w, body), w, body)...)
+		if ph := m.panelRows(md, w, body); ph > 0 {
+			lines = append(lines, m.under(len(m.modals)-1, w, body)[:body-ph]...)
+			lines = append(lines, block(md.render(m, w, ph), w, ph)...)
+		} else {
+			lines = append(lines, block(md.render(m, w, body), w, body)...)
+		}
 	} else {
 		lines = append(lines, m.under(len(m.modals), w, body)...)
 	}
@@ -60,6 +65,17 @@ func (m *Model) Render() string {
 		lines = append(lines[:len(lines)-(len(foot)-1)], foot...)
 	}
 	return strings.Join(lines, "\n")
+}
+
+// panelRows is the height of md when it is a small panel (view.Paneler)
+// drawn over the bottom of what lies beneath, 0 when it takes the body.
+func (m *Model) panelRows(md modal, w, body int) int {
+	if c, ok := md.(viewer); ok {
+		if p, ok := c.held().(view.Paneler); ok {
+			return min(body, p.Rows(m.viewCtx(), w, body))
+		}
+	}
+	return 0
 }
 
 // under draws what lies beneath modal number k: the modal before it, the
@@ -158,10 +174,10 @@ func (m *Model) statusBar(w int) string {
 	if conn == "recording" { // offline: the file's name outlasts the server's
 		connP = one(conn+": "+why, conn+": "+termsafe.Line(shorten(m.journalName(), 32)), conn)
 	}
-	server := one()
+	server, serverText := one(), ""
 	if in.ServerInfo.Name != "" {
-		s := termsafe.Line(in.ServerInfo.Name + " " + in.ServerInfo.Version)
-		server = one(s, shorten(s, 24), shorten(s, 12), "")
+		serverText = termsafe.Line(in.ServerInfo.Name + " " + in.ServerInfo.Version)
+		server = one(serverText, shorten(serverText, 24), shorten(serverText, 12), "")
 	}
 	era := one()
 	if in.ProtocolVersion != "" || in.EraReason != "" {
@@ -177,9 +193,9 @@ func (m *Model) statusBar(w int) string {
 	if in.Target != "" {
 		target = one(termsafe.Line(shorten(in.Target, 40)), "")
 	}
-	sid := one()
+	sid, sidText := one(), termsafe.Line(in.SessionID)
 	if in.SessionID != "" {
-		sid = one("session "+termsafe.Line(shorten(in.SessionID, 12)), "")
+		sid = one("session "+widget.MidCut(sidText, 12), "") // longer below when there is room
 	}
 	store := one() // named when it is not the default (the file store)
 	if st := m.opts.StateStore; st != nil {
@@ -225,12 +241,44 @@ func (m *Model) statusBar(w int) string {
 		steps = []*part{store, target, sid, counts, loading, era, era, server, counts, store, connP, server, server, connP}
 	}
 	l, r := render()
+	room := func() int { return w - ansi.StringWidth(l) - ansi.StringWidth(r) - 1 }
 	for _, p := range steps {
-		if ansi.StringWidth(l)+ansi.StringWidth(r)+1 <= w {
+		if room() >= 0 {
 			break
 		}
 		p.at = min(p.at+1, max(0, len(p.forms)-1))
 		l, r = render()
+	}
+	// A part shortened early gets a longer form back when a later step
+	// freed the cells for it (the most important first)…
+	for i := len(steps) - 1; i >= 0; i-- {
+		if p := steps[i]; p.at > 0 {
+			p.at--
+			if l, r = render(); room() < 0 {
+				p.at++
+			}
+		}
+	}
+	l, r = render()
+	// …and the cells still left go to the session id and the server's
+	// name, cut to them rather than to a fixed short form.
+	for _, f := range []struct {
+		p         *part
+		pre, text string
+		cut       func(string, int) string
+	}{{sid, "session ", sidText, widget.MidCut}, {server, "", serverText, shorten}} {
+		if f.text == "" || f.p.forms[f.p.at] == f.pre+f.text || room() <= 2 {
+			continue
+		}
+		have := ansi.StringWidth(f.p.forms[f.p.at])
+		if have == 0 {
+			have = -3 // the separator it will need
+		}
+		// Two cells stay between the left and right parts.
+		if n := have + room() - 2 - len(f.pre); n >= 6 {
+			f.p.forms[f.p.at] = f.pre + f.cut(f.text, n)
+			l, r = render()
+		}
 	}
 	l = fit(l, max(10, w-ansi.StringWidth(r)-1))
 	gap := w - ansi.StringWidth(l) - ansi.StringWidth(r)
@@ -323,19 +371,44 @@ func (m *Model) footerKeys(w int) string {
 	default:
 		names = m.km.Footer(keys.Requests)
 	}
-	var b strings.Builder
+	var hints []string
+	help := -1
 	for _, n := range names {
 		bd, ok := m.km.Get(n)
 		if !ok {
 			continue
 		}
+		h := " " + m.th.HelpKey.Render(bd.Keys[0]) + " " + m.th.Faint.Render(bd.Label())
 		if m.disabled(n) != "" { // dimmed; ? and the flash say why
-			b.WriteString(" " + m.th.Faint.Render(bd.Keys[0]+" "+bd.Label()))
-			continue
+			h = " " + m.th.Faint.Render(bd.Keys[0]+" "+bd.Label())
 		}
-		b.WriteString(" " + m.th.HelpKey.Render(bd.Keys[0]) + " " + m.th.Faint.Render(bd.Label()))
+		if n == "help" {
+			help = len(hints)
+		}
+		hints = append(hints, h)
 	}
-	return fit(b.String(), w)
+	return fitHints(hints, help, w)
+}
+
+// fitHints joins the footer's hints in order, dropping whole ones from
+// the end (the footer lists the most used first) rather than cutting one
+// in the middle of its word; help (index help, -1 for none), which lists
+// them all, is dropped last.
+func fitHints(hints []string, help, w int) string {
+	for {
+		s := strings.Join(hints, "")
+		if ansi.StringWidth(s) <= w || len(hints) <= 1 {
+			return fit(s, w)
+		}
+		last := len(hints) - 1
+		if last == help {
+			last--
+		}
+		if last < help {
+			help--
+		}
+		hints = append(hints[:last], hints[last+1:]...)
+	}
 }
 
 // keyOf is the first key of a binding, for hints in titles.
@@ -432,6 +505,7 @@ func (m *Model) statusStyle(st string) lipgloss.Style {
 // name.
 type reqCols struct {
 	started bool // the start time is shown
+	kw      int  // the id column: 5, wider for string ids up to an eighth of the width
 	mw, nw  int
 }
 
@@ -440,13 +514,14 @@ type reqCols struct {
 // width leaves after the fixed columns and, where there is room, a
 // progress bar.
 func (m *Model) reqColumns(shown []session.CallSnapshot, w int) reqCols {
-	c := reqCols{started: w >= 50, mw: 16, nw: 16} // the time gives way before the duration does
+	c := reqCols{started: w >= 50, kw: 5, mw: 16, nw: 16} // the time gives way before the duration does
 	if w < 100 {
 		c.mw, c.nw = 14, 12 // leave the progress bar room at 80 columns
 	}
 	need := 4 // the widest method of a row with a name: a row without one
 	// (resources/templates/list) spreads over both columns instead
 	for _, sn := range shown {
+		c.kw = max(c.kw, min(ansi.StringWidth(widget.IDText(sn.Key)), max(5, w/8)))
 		name := ansi.StringWidth(m.reqName(sn, w))
 		method := ansi.StringWidth(termsafe.Line(sn.Method))
 		c.mw = max(c.mw, method)
@@ -455,7 +530,7 @@ func (m *Model) reqColumns(shown []session.CallSnapshot, w int) reqCols {
 			need = max(need, method)
 		}
 	}
-	fixed := 1 + 6 + 2 + 9 + 8 // mark, key, spaces, status, duration
+	fixed := 1 + c.kw + 1 + 2 + 9 + 8 // mark, key, spaces, status, duration
 	if c.started {
 		fixed += 9
 	}
@@ -516,7 +591,7 @@ func (m *Model) requestRow(sn session.CallSnapshot, cols reqCols, w int, sel boo
 	if name == "" { // a call with no name (resources/templates/list): the method has its cells too
 		what = fmt.Sprintf("%-*s", mw+1+nw, shorten(method, mw+1+nw))
 	}
-	left := fmt.Sprintf("%s%s%-5s %s ", mark, started, shorten(sn.Key, 5), what)
+	left := fmt.Sprintf("%s%s%-*s %s ", mark, started, cols.kw, widget.MidCut(widget.IDText(sn.Key), cols.kw), what)
 	line := left + m.statusStyle(st).Render(fmt.Sprintf("%-9s", st)) + fmt.Sprintf(" %7s", fmtDur(sn.Duration(now)))
 	rest := w - ansi.StringWidth(line) - 1
 	if sn.HasProgress && rest > 12 {
@@ -616,7 +691,7 @@ func (m *Model) progressStrip(w, h int) []string {
 			break
 		}
 		sn := c.Snapshot()
-		head := fmt.Sprintf("   %-5s %-16s %7s ", shorten(sn.Key, 5), shorten(termsafe.Line(firstNonEmpty(sn.Name, sn.Method)), 16), fmtDur(sn.Duration(now)))
+		head := fmt.Sprintf("   %-5s %-16s %7s ", widget.MidCut(widget.IDText(sn.Key), 12), shorten(termsafe.Line(firstNonEmpty(sn.Name, sn.Method)), 16), fmtDur(sn.Duration(now)))
 		rest := w - ansi.StringWidth(head)
 		if sn.HasProgress {
 			head += m.progressText(sn, rest, true)

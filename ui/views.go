@@ -17,6 +17,7 @@ import (
 	"mcpscope/ui/listen"
 	"mcpscope/ui/quitask"
 	"mcpscope/ui/rejoin"
+	"mcpscope/ui/roots"
 	"mcpscope/ui/tasks"
 	"mcpscope/ui/view"
 	"mcpscope/ui/waterfall"
@@ -32,6 +33,7 @@ var viewKeys = []view.Group{
 	catview.Keys,
 	formview.Keys,
 	editor.Keys,
+	roots.AskKeys, roots.EditKeys,
 	chooser.Keys,
 	info.Keys,
 	tasks.Keys,

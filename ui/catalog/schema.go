@@ -95,8 +95,8 @@ func findingMark(e entry, mark string) string {
 	return mark
 }
 
-// propLines lists an object schema's properties, one line each (its
-// description on the next when there is room), * marking the required.
+// propLines lists an object schema's properties, each a summary wrapped
+// to a few lines (its description under it), * marking the required.
 func propLines(c view.Context, raw json.RawMessage, w int) []string {
 	o, err := schemacheck.ReadObject(raw)
 	switch {
@@ -117,7 +117,15 @@ func propLines(c view.Context, raw json.RawMessage, w int) []string {
 		if o.Required[n] {
 			name += "*"
 		}
-		l = append(l, widget.Fit(" "+widget.Pad(name, nameW)+" "+termsafe.Line(propSummary(p)), w))
+		// The summary wraps under itself (a long enum would be cut).
+		sum := indentWrap(termsafe.Line(propSummary(p)), nameW+2, w, 4)
+		if len(sum) == 0 {
+			sum = []string{termsafe.Line(propSummary(p))}
+		}
+		sum[0] = " " + widget.Pad(name, nameW) + " " + strings.TrimLeft(sum[0], " ")
+		for _, sl := range sum {
+			l = append(l, widget.Fit(sl, w))
+		}
 		if p.Description != "" {
 			for _, dl := range indentWrap(termsafe.Line(p.Description), nameW+2, w, 2) {
 				l = append(l, c.Theme.Faint.Render(dl))

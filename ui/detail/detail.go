@@ -48,6 +48,9 @@ type Session interface {
 	// Save asks where to write data (what it is, a suggested file name)
 	// and writes it.
 	Save(what, name string, data []byte) view.Action
+	// Stdio reports a server spoken to over stdio: its frames carry no
+	// HTTP, so the detail has no http tab.
+	Stdio() bool
 }
 
 // From is the list a detail was opened from: ] and [ move in it.
@@ -287,7 +290,7 @@ func (v *View) title(c view.Context, w int) string {
 		return fit(fmt.Sprintf(" #%d · %s · %s %s", it.Seq, it.Frame.Time.In(c.Location).Format("15:04:05.000"), it.Frame.Dir, it.Frame.Kind), w)
 	}
 	sn := v.call.Snapshot()
-	head := strings.TrimRight(fmt.Sprintf(" call %s · %s %s", sn.Key, termsafe.Line(sn.Method), termsafe.Line(sn.Name)), " ")
+	head := strings.TrimRight(fmt.Sprintf(" call %s · %s %s", widget.IDText(sn.Key), termsafe.Line(sn.Method), termsafe.Line(sn.Name)), " ")
 	word := session.StateWord(&sn)
 	if sn.Handle != "" {
 		word += " as " + termsafe.Line(sn.Handle) // detached: its record, to rejoin
@@ -361,7 +364,9 @@ func (v *View) buildCall(c view.Context, sn session.CallSnapshot) {
 	all := append(append(append([]*session.Item(nil), req...), resp...), notes...)
 	sort.Slice(all, func(i, j int) bool { return all[i].Seq < all[j].Seq })
 	docs, names, copies = append(docs, v.rawDoc(c, all)), append(names, "raw"), append(copies, rawCopy(st, all))
-	docs, names, copies = append(docs, httpDoc(all)), append(names, "http"), append(copies, nil)
+	if v.hasHTTP(all) {
+		docs, names, copies = append(docs, httpDoc(all)), append(names, "http"), append(copies, nil)
+	}
 
 	nd := &pager.Doc{}
 	if more := v.frames.nNotes - len(notes); more > 0 {
@@ -444,8 +449,26 @@ func (v *View) buildItem(c view.Context) {
 		v.addFrame(main, it, it.Frame.Kind != transport.Message)
 	}
 	one := []*session.Item{it}
-	v.setTabs([]*pager.Doc{main, v.rawDoc(c, one), httpDoc(one)}, []string{"message", "raw", "http"},
-		[]func() ([]byte, error){cp, rawCopy(st, one), nil})
+	docs, names, copies := []*pager.Doc{main, v.rawDoc(c, one)}, []string{"message", "raw"}, []func() ([]byte, error){cp, rawCopy(st, one)}
+	if v.hasHTTP(one) {
+		docs, names, copies = append(docs, httpDoc(one)), append(names, "http"), append(copies, nil)
+	}
+	v.setTabs(docs, names, copies)
+}
+
+// hasHTTP reports whether the detail has an http tab: not for a stdio
+// server, unless a frame carries HTTP metadata after all (a recording
+// read back under another target).
+func (v *View) hasHTTP(all []*session.Item) bool {
+	if !v.s.Stdio() {
+		return true
+	}
+	for _, it := range all {
+		if mt := it.Frame.Meta; mt.HTTPMethod != "" || mt.URL != "" || mt.Status != 0 || len(mt.Headers) > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func summary(it *session.Item) string {

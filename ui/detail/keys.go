@@ -71,6 +71,9 @@ var bindings = view.Bindings[*View]{
 			if v.call == nil {
 				return "a notification has no response to render"
 			}
+			if !v.rv.can {
+				return "this response has no rendered view (not a tool result or resource contents, or too large): the response tab shows its JSON"
+			}
 			return ""
 		}},
 	{Binding: keys.Binding{Name: "save-media", Scope: Scope, Keys: []string{"s"}, Help: "save the image, audio or blob at the cursor of a rendered response to a file", Short: "save"},

@@ -14,6 +14,7 @@ import (
 // default, v switches to the raw JSON and back.
 type resultView struct {
 	raw    bool      // show the raw JSON
+	can    bool      // the response has a rendered view (v has something to switch)
 	shown  bool      // the response tab shows the rendering now
 	folded bool      // its JSON was folded once, when first shown
 	media  []mediaAt // what s saves
@@ -29,8 +30,8 @@ type mediaAt struct {
 // last response is a result the renderer knows and not too large to hold.
 func (v *View) renderedResponse(c view.Context, sn session.CallSnapshot, resp []*session.Item) (*pager.Doc, bool) {
 	rv := &v.rv
-	rv.shown, rv.media = false, nil
-	if rv.raw || len(resp) == 0 {
+	rv.shown, rv.media, rv.can = false, nil, false
+	if len(resp) == 0 {
 		return nil, false
 	}
 	it := resp[len(resp)-1]
@@ -49,7 +50,7 @@ func (v *View) renderedResponse(c view.Context, sn session.CallSnapshot, resp []
 	}
 	w, _ := v.s.Area()
 	bs, ok := result.Blocks(env.Result, result.Options{Width: w - 1, OutputSchema: schema})
-	if !ok {
+	if rv.can = ok; !ok || rv.raw {
 		return nil, false
 	}
 	dc := &pager.Doc{}

@@ -428,10 +428,21 @@ func (f *Form) Render(c view.Context, w, h int) string {
 	th := c.Theme
 	var l []string
 	l = append(l, th.Title.Render(" "+f.title))
-	if f.message != "" {
-		for _, ml := range strings.Split(termsafe.Text(f.message), "\n") {
-			l = append(l, " "+ml)
+	// The message (a tool's description, a server's question) wraps at
+	// whole words, a few lines at most: a quarter of the height.
+	left := max(3, h/4)
+	for _, ml := range strings.Split(termsafe.Text(f.message), "\n") {
+		if left == 0 || f.message == "" {
+			break
 		}
+		wl := widget.WrapLines(ml, w-1, left)
+		if len(wl) == 0 {
+			wl = []string{widget.Fit(ml, w-1)}
+		}
+		for _, x := range wl {
+			l = append(l, " "+x)
+		}
+		left -= len(wl)
 	}
 	l = append(l, "")
 	if f.raw {
@@ -493,7 +504,9 @@ func (f *Form) Render(c view.Context, w, h int) string {
 				about = strings.TrimSuffix(lb+": "+about, ": ")
 			}
 			if i == f.focus && about != "" {
-				l = append(l, th.Faint.Render("    "+about))
+				for _, al := range widget.WrapLines(about, w-4, 3) {
+					l = append(l, th.Faint.Render("    "+al))
+				}
 			}
 		}
 	}

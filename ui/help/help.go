@@ -19,10 +19,12 @@ import (
 // Session is what the help says of the session: its protocol and era.
 type Session struct{ Protocol, Era, EraReason string }
 
-// View is the help's lines and the scroll position.
+// View is the help's lines and the scroll position: top is the first row
+// drawn of the lines as wrapped at the last size drawn (w×h).
 type View struct {
 	lines []string
 	top   int
+	w, h  int
 }
 
 // Keys is the view's part of the keymap: it takes the global keys.
@@ -39,11 +41,20 @@ var bindings = view.Bindings[*View]{
 
 func closeHelp(*View, view.Context) view.Action { return view.Close() }
 
+// scroll moves by d rows, stopping where the last row is at the bottom.
 func scroll(d int) func(*View, view.Context) view.Action {
 	return func(v *View, _ view.Context) view.Action {
-		v.top = widget.Clamp(v.top+d, 0, len(v.lines)-1)
+		v.top = widget.Clamp(v.top+d, 0, v.lastTop())
 		return view.Action{}
 	}
+}
+
+// lastTop is the top row that shows the last one at the bottom.
+func (v *View) lastTop() int {
+	if v.h == 0 {
+		return len(v.lines) - 1
+	}
+	return max(0, len(v.rows(v.w))-(v.h-1))
 }
 
 // New lays the help out; disabled says why a binding cannot run where the
@@ -96,28 +107,35 @@ func (v *View) Key(c view.Context, name string, _ tea.KeyPressMsg) view.Action {
 // Render wraps a line wider than the screen under its help text, so that
 // why a key cannot run now is read whole at any width.
 func (v *View) Render(c view.Context, w, h int) string {
+	v.w, v.h = w, h
+	v.top = widget.Clamp(v.top, 0, v.lastTop())
 	out := []string{c.Theme.Title.Render(" Keys — ↑/↓ scroll, any other key closes")}
-	for _, l := range v.lines[v.top:] {
-		if len(out) >= h {
-			break
-		}
+	rows := v.rows(w)
+	out = append(out, rows[min(v.top, len(rows)):min(len(rows), v.top+h-1)]...)
+	if len(out) > h {
+		out = out[:h]
+	}
+	return strings.Join(out, "\n")
+}
+
+// rows are the help's lines as drawn w columns wide, a long one wrapped.
+func (v *View) rows(w int) []string {
+	var out []string
+	for _, l := range v.lines {
 		if ansi.StringWidth(l) <= w || w < 2*helpIndent {
 			out = append(out, l)
 			continue
 		}
 		// The key column stays; the text after it wraps beneath itself.
 		key := ansi.Truncate(l, helpIndent, "")
-		for i, r := range widget.WrapLines(ansi.TruncateLeft(l, helpIndent, ""), w-helpIndent, h) {
+		for i, r := range widget.WrapLines(ansi.TruncateLeft(l, helpIndent, ""), w-helpIndent, 20) {
 			if i > 0 {
 				key = strings.Repeat(" ", helpIndent)
 			}
 			out = append(out, key+r)
 		}
 	}
-	if len(out) > h {
-		out = out[:h]
-	}
-	return strings.Join(out, "\n")
+	return out
 }
 
 // helpIndent is where a key's help text starts: "   " and the key column.

@@ -226,7 +226,7 @@ func (v *View) Render(c view.Context, w, h int) string {
 		case li.hasAck:
 			ack = "partial"
 		}
-		row := fmt.Sprintf(" %-6s %-10s %-7s %-6d %s", "#"+short(li.sn.Key, 5), short(string(li.sn.State), 10), ack, li.notes,
+		row := fmt.Sprintf(" %-6s %-10s %-7s %-6d %s", "#"+widget.MidCut(widget.IDText(li.sn.Key), 5), short(string(li.sn.State), 10), ack, li.notes,
 			strings.Join(li.asked, ", "))
 		if p := prev[li.sn.Key]; p != "" {
 			row += " (re-listen of #" + p + ")"

@@ -1,12 +1,13 @@
 // Package tasks is the tasks view (t): the tasks the server reported in
 // this session (from tools/call task results, tasks/get, tasks/list and
 // status notifications), refreshed whenever the store changes; from it a
-// task's status is asked, its result fetched or followed, or it is
-// cancelled.
+// task's detail is opened (enter), its status asked, its result fetched or
+// followed, or it is cancelled.
 package tasks
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -38,10 +39,22 @@ type Session interface {
 	Result(t session.Task) view.Action
 	// Follow polls a 2026 extension task until it ends.
 	Follow(t session.Task) view.Action
-	// OpenLatest opens the task's newest tasks/get (in the 2026 extension
-	// it carries the result).
-	OpenLatest(t session.Task) view.Action
+	// Open opens the task's detail: the newest call of this session about
+	// it (tasks/get, which in the 2026 extension carries the result, or
+	// tasks/result), else the call that created it. It sends nothing.
+	Open(t session.Task) view.Action
+	// Global runs a global binding the view gives no meaning of its own
+	// as it runs over the panes (C opens the catalog, w the waterfall…).
+	Global(name string) view.Action
+	// WhyNotGlobal is why that global binding cannot run now ("" when it
+	// can), for the footer and ?.
+	WhyNotGlobal(name string) string
 }
+
+// passed are the global bindings the view gives no meaning of its own:
+// here they do what they do over the panes. The catalog is drawn under
+// the views, so C closes this one first.
+var passed = []string{"catalog", "send-raw", "log-level", "theme", "rejoinable", "listen", "waterfall", "reconnect", "info", "switch-session", "roots"}
 
 // View is the list and its selection.
 type View struct {
@@ -60,9 +73,11 @@ func New(s Session) *View {
 
 // Keys is the view's part of the keymap.
 var Keys = view.Group{Scope: Scope, Bindings: bindings.Keys(),
-	Footer: []string{"task-get", "task-result", "task-cancel", "copy", "tasks-close", "help"}}
+	Footer: []string{"task-open", "task-get", "task-result", "task-cancel", "copy", "tasks-close", "help"}}
 
 var bindings = view.Bindings[*View]{
+	{Binding: keys.Binding{Name: "task-open", Scope: Scope, Keys: []string{"enter"}, Help: "open the task's detail: its newest tasks/get or tasks/result, else the call that created it (sends nothing)", Short: "detail"},
+		Run: withTask(func(v *View, t session.Task) view.Action { return v.s.Open(t) })},
 	{Binding: keys.Binding{Name: "task-get", Scope: Scope, Keys: []string{"s"}, Help: "ask the task's status (tasks/get)", Short: "status"},
 		Run: withTask(func(v *View, t session.Task) view.Action { return v.s.Ask("tasks/get", t) })},
 	{Binding: keys.Binding{Name: "task-result", Scope: Scope, Keys: []string{"r"}, Help: "fetch the result (tasks/result, waits for the task; tasks/get in the 2026 extension) and open it", Short: "result"},
@@ -76,13 +91,7 @@ var bindings = view.Bindings[*View]{
 		Run: withTask(func(v *View, t session.Task) view.Action { return v.s.Ask("tasks/cancel", t) })},
 	{Binding: keys.Binding{Name: "tasks-close", Scope: Scope, Keys: []string{"esc"}, Help: "back to the session", Short: "back"},
 		Run: func(*View, view.Context) view.Action { return view.Close() }},
-	{Binding: keys.Binding{Name: "open"},
-		Run: withTask(func(v *View, t session.Task) view.Action {
-			if v.s.Era() == session.EraModern {
-				return v.s.OpenLatest(t)
-			}
-			return v.s.Result(t)
-		})},
+	{Binding: keys.Binding{Name: "tasks"}, Run: func(*View, view.Context) view.Action { return view.Close() }},
 	{Binding: keys.Binding{Name: "copy"},
 		Run: withTask(func(_ *View, t session.Task) view.Action {
 			return view.Action{Copy: &view.Copy{Text: t.TaskID, What: "task id"}}
@@ -114,8 +123,12 @@ func (v *View) selected() (session.Task, bool) {
 	return v.list[widget.Clamp(v.sel, 0, len(v.list)-1)], true
 }
 
-// Disabled: what asks the server cannot, with nothing connected.
+// Disabled: what asks the server cannot, with nothing connected; a
+// global binding passed to the panes, for the panes' reason.
 func (v *View) Disabled(_ view.Context, name string) string {
+	if slices.Contains(passed, name) {
+		return v.s.WhyNotGlobal(name)
+	}
 	if _, ok := v.selected(); !ok || !v.sends(name) {
 		return ""
 	}
@@ -124,10 +137,13 @@ func (v *View) Disabled(_ view.Context, name string) string {
 
 // sends reports the bindings that ask something of the server.
 func (v *View) sends(name string) bool {
-	return name == "task-get" || name == "task-cancel" || name == "task-result" || name == "open" && v.s.Era() != session.EraModern
+	return name == "task-get" || name == "task-cancel" || name == "task-result"
 }
 
 func (v *View) Key(c view.Context, name string, _ tea.KeyPressMsg) view.Action {
+	if slices.Contains(passed, name) {
+		return v.s.Global(name) // a disabled one flashes its own label and reason
+	}
 	if why := v.Disabled(c, name); why != "" {
 		return view.Flash("task: " + why) // nothing can be asked of the server
 	}

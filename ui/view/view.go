@@ -71,6 +71,12 @@ type Footerer interface {
 	Footer(c Context) []string
 }
 
+// Paneler is a view drawn as a small panel at the bottom of the body, what
+// lies beneath it still in sight above: Rows is how many rows it needs.
+type Paneler interface {
+	Rows(c Context, w, h int) int
+}
+
 // Disabler is a view some of whose bindings cannot run now.
 type Disabler interface {
 	// Disabled is why the binding called name cannot run ("" when it can).

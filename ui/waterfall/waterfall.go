@@ -1001,7 +1001,7 @@ func (v *View) Render(c view.Context, w, h int) string {
 		if i == v.sel {
 			mark, sel, haveSel = "▸", r, true
 		}
-		label := pad(mark+termsafe.Line("#"+r.key+" "+r.method+" "+r.name), labelW)
+		label := pad(mark+"#"+widget.IDText(r.key)+" "+termsafe.Line(r.method+" "+r.name), labelW)
 		if i == v.sel {
 			label = m.th.Selected.Render(label)
 		}

@@ -36,8 +36,9 @@ func Fit(s string, w int) string {
 }
 
 // WrapLines breaks one (possibly styled) line into at most n lines of w
-// columns, at spaces where it can; the last one is cut with " …" when more
-// remains. A line that needs no wrapping comes back as it is.
+// columns, at spaces where it can; the last one ends in " …" when more
+// remains, after its last whole word that leaves room for it. A line that
+// needs no wrapping comes back as it is.
 func WrapLines(s string, w, n int) []string {
 	if w < 4 || strings.TrimSpace(s) == "" {
 		return nil
@@ -45,7 +46,15 @@ func WrapLines(s string, w, n int) []string {
 	ls := strings.Split(ansi.Hardwrap(ansi.Wrap(s, w, ""), w, true), "\n")
 	if len(ls) > n {
 		ls = ls[:n]
-		ls[n-1] = Fit(ls[n-1]+" …", w)
+		last := ls[n-1]
+		if ansi.StringWidth(last)+2 > w {
+			cut := ansi.Truncate(last, w-2, "")
+			if i := strings.LastIndexByte(cut, ' '); i > 0 {
+				cut = cut[:i]
+			}
+			last = cut
+		}
+		ls[n-1] = Fit(strings.TrimRight(last, " ")+" …", w)
 	}
 	return ls
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"unicode"
 
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
@@ -119,4 +120,37 @@ func OneLine(raw []byte, max int) string {
 		b.WriteByte(c)
 	}
 	return termsafe.Line(b.String())
+}
+
+// IDText is a call's key (session's canonical id text) as a person reads
+// it: a string id without its quotes when nothing could mistake it for a
+// number (7 and "7" are different ids) or hide an escape; else as it is.
+func IDText(key string) string {
+	if len(key) < 2 || key[0] != '"' {
+		return termsafe.Line(key)
+	}
+	s, err := strconv.Unquote(key)
+	if err != nil || s == "" || strconv.Quote(s) != key || strings.ContainsAny(s, " \"") ||
+		strings.IndexFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) >= 0 {
+		return termsafe.Line(key)
+	}
+	if _, err := strconv.ParseFloat(s, 64); err == nil {
+		return termsafe.Line(key)
+	}
+	return termsafe.Line(s)
+}
+
+// MidCut fits s to n runes by eliding its middle: an id's head and its
+// tail (a counter) both stay readable.
+func MidCut(s string, n int) string {
+	r := []rune(s)
+	if len(r) <= n {
+		return s
+	}
+	if n < 3 {
+		return string(r[:max(n, 0)])
+	}
+	head := (n - 1) / 2
+	tail := n - 1 - head
+	return string(r[:head]) + "…" + string(r[len(r)-tail:])
 }
