@@ -218,8 +218,10 @@ func TestE2EAttach(t *testing.T) {
 		t.Fatalf("the host's cancelled call ended with %s", a.raw)
 	}
 	// Cancelled here too, with the proxy's error ("late" once the server's
-	// own answer to the cancelled request comes after it).
-	tm.waitRe(`H\s+5\s+tools/call\s+slow\s+(cancelled|late)\s+\S+\s+.*cancelled from mcpsc`, `cancelled the host's call 5`)
+	// own answer to the cancelled request comes after it); the row has
+	// room for its start only (the id column is as wide as the replay's
+	// string id).
+	tm.waitRe(`H\s+5\s+tools/call\s+slow\s+(cancelled|late)\s+\S+\s+server error -32800: request cancelled`, `cancelled the host's call 5`)
 
 	// The host goes: the proxy ends, the TUI says so and keeps the panes.
 	h.in.Close()

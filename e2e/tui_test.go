@@ -284,7 +284,8 @@ func (tm *tmux) selectRow(text string) { tm.t.Helper(); tm.selectIn("Catalog", t
 func (tm *tmux) selectReq(text string) { tm.t.Helper(); tm.selectIn("Requests", text) }
 
 // selectIn moves the selection of the list under the line holding title
-// to its top, then down until the selected row holds text. After each key
+// to its top, then down until the selected row holds text (spaces between
+// its words not counted). After each key
 // it waits for the selected row to be another row (by its first words, not
 // its whole line: a call's status and duration change by themselves, and
 // so does the pane drawn beside the list, which made a key's answer seem to
@@ -305,7 +306,7 @@ func (tm *tmux) selectIn(title, text string) {
 	})
 	for range 40 {
 		at, cur := selectedAt(s)
-		if strings.Contains(cur, text) {
+		if strings.Contains(words(cur), words(text)) {
 			return
 		}
 		tm.keys("j")
@@ -316,6 +317,10 @@ func (tm *tmux) selectIn(title, text string) {
 	}
 	tm.t.Fatalf("no row %q under %s", text, title)
 }
+
+// words is l with its runs of spaces made one: columns widen with what
+// they hold (a string id widens the id column).
+func words(l string) string { return strings.Join(strings.Fields(l), " ") }
 
 // selectedAt is the selected line of s and its index (-1: none).
 func selectedAt(s string) (int, string) {
