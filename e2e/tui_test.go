@@ -266,6 +266,18 @@ func selectedLine(s string) string {
 	return ""
 }
 
+// fieldHolds reports whether a form's row shows label (marked * when
+// required) followed by exactly value. A looser "the row contains value" passes on a default such as
+// "10" before "1" is typed, and the Tabs that follow then overshoot.
+func fieldHolds(row, label, value string) bool {
+	rest, ok := strings.CutPrefix(words(strings.TrimPrefix(strings.TrimSpace(row), "▸")), words(label))
+	rest, _ = strings.CutPrefix(rest, "*") // a required field
+	rest, sp := strings.CutPrefix(rest, " ")
+	ok = ok && sp
+	v := words(value)
+	return ok && (rest == v || strings.HasPrefix(rest, v+" "))
+}
+
 // openTool opens the form of the catalog's tool titled title (named name).
 func (tm *tmux) openTool(title, name string) {
 	tm.t.Helper()
@@ -347,7 +359,7 @@ func (tm *tmux) fillField(label, value string) {
 		if strings.Contains(selectedLine(tm.capture()), label) {
 			tm.keys("C-u")
 			tm.text(value)
-			tm.waitUntil(label+" = "+value, func(s string) bool { return strings.Contains(selectedLine(s), value) })
+			tm.waitUntil(label+" = "+value, func(s string) bool { return fieldHolds(selectedLine(s), label, value) })
 			return
 		}
 		prev := selectedLine(tm.capture())
@@ -488,4 +500,25 @@ func startSlow(tm *tmux, seconds string) {
 	tm.waitFor("(waiting for the response)")
 	tm.keys("Escape")
 	tm.waitRe(`slow\s+streaming`)
+}
+
+// The form's field check is exact: a default that contains the typed value
+// ("10" for "1") does not count, and a required field's * is allowed.
+func TestFieldHolds(t *testing.T) {
+	for _, c := range []struct {
+		row, label, value string
+		want              bool
+	}{
+		{"▸ seconds  10", "seconds", "1", false},
+		{"▸ seconds  1", "seconds", "1", true},
+		{"▸ message* **loud** hello", "message", "**loud** hello", true},
+		{"▸ Your name*       Ada", "Your name", "Ada", true},
+		{"▸ Your name*       Adam", "Your name", "Ada", false},
+		{"▸ secondsx 1", "seconds", "1", false},
+		{"▸ steps    2", "seconds", "2", false},
+	} {
+		if got := fieldHolds(c.row, c.label, c.value); got != c.want {
+			t.Errorf("fieldHolds(%q, %q, %q) = %v, want %v", c.row, c.label, c.value, got, c.want)
+		}
+	}
 }
