@@ -10,6 +10,7 @@ import (
 
 	"mcpscope/internal/clienttest"
 	"mcpscope/internal/testservers"
+	"mcpscope/internal/waitfor"
 )
 
 // A headless call given up (its --timeout, or Ctrl-C) tells the server
@@ -102,12 +103,9 @@ func checkCancelled(t *testing.T, modern bool, received func() string) {
 
 func waitReceived(t *testing.T, received func() string, want string) {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Minute) // a hang guard: -race on a loaded machine is slow
-	for !strings.Contains(received(), want) {
-		if time.Now().After(deadline) {
-			t.Fatalf("the server never received %s; it got:\n%s", want, received())
-		}
-		time.Sleep(20 * time.Millisecond)
+	// a hang guard: -race on a loaded machine is slow
+	if !waitfor.Within(2*time.Minute, func() bool { return strings.Contains(received(), want) }) {
+		t.Fatalf("the server never received %s; it got:\n%s", want, received())
 	}
 }
 

@@ -9,6 +9,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"mcpscope/internal/waitfor"
 )
 
 // waitBlockedOn waits until some process waits for an flock on path
@@ -20,16 +22,16 @@ func waitBlockedOn(t *testing.T, path string) {
 		t.Fatal(err)
 	}
 	ino := fmt.Sprintf(":%d ", st.Ino)
-	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+	waitfor.Until(t, "somebody to wait on the lease lock", 60*time.Second, func() bool {
 		b, err := os.ReadFile("/proc/locks")
 		if err != nil {
 			t.Skipf("no /proc/locks: %v", err)
 		}
 		for _, l := range strings.Split(string(b), "\n") {
 			if strings.Contains(l, "->") && strings.Contains(l, ino) {
-				return
+				return true
 			}
 		}
-	}
-	t.Fatal("nobody waited on the lease lock within 60s")
+		return false
+	})
 }

@@ -17,6 +17,7 @@ import (
 	"mcpscope/internal/clienttest"
 	"mcpscope/internal/peers"
 	"mcpscope/internal/testservers"
+	"mcpscope/internal/waitfor"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -219,8 +220,7 @@ func serverProgressed(t *testing.T, url string, rec session.Detached) {
 	for _, id := range rec.LastEventIDs {
 		lastID = id
 	}
-	deadline := time.Now().Add(30 * time.Second)
-	for time.Now().Before(deadline) {
+	if !waitfor.Within(30*time.Second, func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
 		req, _ := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
 		req.Header.Set("Accept", "text/event-stream")
@@ -236,11 +236,10 @@ func serverProgressed(t *testing.T, url string, rec session.Detached) {
 			resp.Body.Close()
 		}
 		cancel()
-		if found {
-			return
-		}
+		return found
+	}) {
+		t.Fatal("the server sent no progress after the detach within 30s")
 	}
-	t.Fatal("the server sent no progress after the detach within 30s")
 }
 
 // A rejoin that gives up (here its --timeout passes before the next step)

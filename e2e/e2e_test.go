@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"mcpscope/internal/testservers"
+	"mcpscope/internal/waitfor"
 	"mcpscope/session"
 )
 
@@ -41,18 +42,18 @@ func mcpscope(t *testing.T, state string, args ...string) *exec.Cmd {
 // record with progress appears.
 func waitRecord(t *testing.T, store *session.FileStore) session.Detached {
 	t.Helper()
-	deadline := time.Now().Add(hangGuard)
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for range tick.C {
-		if l, _ := store.List(); len(l) == 1 && l[0].Progress.Updates >= 2 {
-			return l[0]
+	var rec session.Detached
+	if !waitfor.Within(hangGuard, func() bool {
+		l, _ := store.List()
+		if len(l) == 1 && l[0].Progress.Updates >= 2 {
+			rec = l[0]
+			return true
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no call state with progress was persisted within %v", hangGuard)
-		}
+		return false
+	}) {
+		t.Fatalf("no call state with progress was persisted within %v", hangGuard)
 	}
-	panic("unreachable")
+	return rec
 }
 
 // killAfterTaskCreated starts cmd, waits until it reports "task … created"

@@ -29,6 +29,7 @@ import (
 	"mcpscope/internal/peers"
 	"mcpscope/internal/redistest"
 	"mcpscope/internal/testservers"
+	"mcpscope/internal/waitfor"
 	"mcpscope/session"
 	"mcpscope/statestore/redisstore"
 )
@@ -188,13 +189,11 @@ func stepCounts(from, to int, runs ...[]int) (twice, lost int) {
 // paused or cut-off holder's lease ran out).
 func leaseGone(t *testing.T, store *redisstore.Store, handle string) {
 	t.Helper()
-	for deadline := time.Now().Add(hangGuard); ; time.Sleep(20 * time.Millisecond) {
-		if h, err := store.Holders(session.CallLease(handle)); err == nil && len(h) == 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the lease on %s was still held %v later", handle, hangGuard)
-		}
+	if !waitfor.Within(hangGuard, func() bool {
+		h, err := store.Holders(session.CallLease(handle))
+		return err == nil && len(h) == 0
+	}) {
+		t.Fatalf("the lease on %s was still held %v later", handle, hangGuard)
 	}
 }
 

@@ -13,6 +13,7 @@ import (
 
 	"mcpscope/internal/redistest"
 	"mcpscope/internal/testservers"
+	"mcpscope/internal/waitfor"
 	"mcpscope/session"
 	"mcpscope/statestore/redisstore"
 )
@@ -65,17 +66,15 @@ func TestRejoinFromAnotherMachine(t *testing.T) {
 		t.Fatal(err)
 	}
 	var rec session.Detached
-	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			a.Process.Kill()
-			t.Fatal("A journaled no third step within 60s")
-		}
+	if !waitfor.Within(60*time.Second, func() bool {
 		if l, _ := store.List(); len(l) == 1 {
 			rec = l[0]
-			if len(journaledProgress(t, rec.Journal)) >= 3 {
-				break
-			}
+			return len(journaledProgress(t, rec.Journal)) >= 3
 		}
+		return false
+	}) {
+		a.Process.Kill()
+		t.Fatal("A journaled no third step within 60s")
 	}
 	a.Process.Signal(syscall.SIGKILL)
 	a.Wait()

@@ -11,10 +11,10 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"mcpscope/internal/peers"
 	"mcpscope/internal/testservers"
+	"mcpscope/internal/waitfor"
 )
 
 // TestE2ETmux runs the real binary against the embedded demo server in a
@@ -219,17 +219,9 @@ func (tm *tmux) text(s string)    { tm.run("send-keys", "-t", "e2e", "-l", s) }
 // until ok holds; the deadline is only a hang guard.
 func (tm *tmux) waitUntil(what string, ok func(string) bool) string {
 	tm.t.Helper()
-	deadline := time.Now().Add(hangGuard)
-	for {
-		s := tm.capture()
-		if ok(s) {
-			return s
-		}
-		if time.Now().After(deadline) {
-			tm.t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	var s string
+	waitfor.Until(tm.t, what, hangGuard, func() bool { s = tm.capture(); return ok(s) })
+	return s
 }
 
 func (tm *tmux) waitFor(subs ...string) string {

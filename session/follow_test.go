@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"mcpscope/internal/waitfor"
 	"mcpscope/transport"
 )
 
@@ -316,10 +317,7 @@ func TestFollowFeed(t *testing.T) {
 	if own.Key != `"you-1"` || own.Snapshot().Adopted {
 		t.Fatalf("own call key %s", own.Key)
 	}
-	deadline := time.Now().Add(2 * time.Minute) // a hang guard
-	for len(ff.sentData()) == 0 && time.Now().Before(deadline) {
-		time.Sleep(time.Millisecond)
-	}
+	waitfor.Within(2*time.Minute, func() bool { return len(ff.sentData()) > 0 }) // a hang guard
 	if sent := ff.sentData(); len(sent) != 1 || !strings.Contains(sent[0], `"id":"you-1"`) || !strings.Contains(sent[0], `"progressToken":"mcpscope-you-1"`) {
 		t.Fatalf("sent %q", sent)
 	}

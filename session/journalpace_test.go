@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"testing"
 	"time"
+
+	"mcpscope/internal/waitfor"
 )
 
 // TestJournalWriterWakesWithoutFlush: a frame appended and never flushed
@@ -24,19 +26,16 @@ func TestJournalWriterWakesWithoutFlush(t *testing.T) {
 	header := st.Size()
 	waitSize := func(want int64) {
 		t.Helper()
-		deadline := time.Now().Add(time.Minute) // a hang guard only
-		for {
+		var size int64
+		if !waitfor.Within(time.Minute, func() bool { // a hang guard only
 			st, err := os.Stat(path)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if st.Size() >= want {
-				return
-			}
-			if time.Now().After(deadline) {
-				t.Fatalf("the journal holds %d bytes, want %d: the writer was not woken", st.Size(), want)
-			}
-			time.Sleep(time.Millisecond)
+			size = st.Size()
+			return size >= want
+		}) {
+			t.Fatalf("the journal holds %d bytes, want %d: the writer was not woken", size, want)
 		}
 	}
 	off, n, err := j.Append(1, frameIn(1, progressLine(1)))

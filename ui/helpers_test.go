@@ -15,6 +15,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"mcpscope/internal/goldentest"
+	"mcpscope/internal/waitfor"
 	"mcpscope/session"
 	"mcpscope/themes"
 	"mcpscope/transport"
@@ -213,20 +214,19 @@ const uiWait = 2 * time.Minute
 // sentWith waits until a sent message contains s.
 func (f *fakeTransport) sentWith(t *testing.T, s string) string {
 	t.Helper()
-	deadline := time.Now().Add(uiWait)
-	for time.Now().Before(deadline) {
+	var found string
+	waitfor.Until(t, fmt.Sprintf("a sent message containing %q", s), uiWait, func() bool {
 		f.mu.Lock()
+		defer f.mu.Unlock()
 		for _, b := range f.sent {
 			if strings.Contains(string(b), s) {
-				f.mu.Unlock()
-				return string(b)
+				found = string(b)
+				return true
 			}
 		}
-		f.mu.Unlock()
-		time.Sleep(5 * time.Millisecond)
-	}
-	t.Fatalf("nothing sent containing %q", s)
-	return ""
+		return false
+	})
+	return found
 }
 
 func liveSession(t testing.TB, r session.Responder) (*session.Session, *fakeTransport) {

@@ -6,10 +6,10 @@ import (
 	"image/color"
 	"strings"
 	"testing"
-	"time"
 
 	tea "charm.land/bubbletea/v2"
 
+	"mcpscope/internal/waitfor"
 	"mcpscope/session"
 	"mcpscope/themes"
 	"mcpscope/transport"
@@ -369,11 +369,7 @@ func TestCatalogToolForm(t *testing.T) {
 	// list_changed makes the catalog fetch again.
 	f.inject(`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`)
 	refresh(m)
-	deadline := time.Now().Add(uiWait)
-	for len(s.Calls()) < 3 && time.Now().Before(deadline) {
-		refresh(m)
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitfor.Within(uiWait, func() bool { refresh(m); return len(s.Calls()) >= 3 })
 	if n := len(s.Calls()); n != 3 || s.Calls()[2].Method != "tools/list" {
 		t.Fatalf("no refetch after list_changed (%d calls)", n)
 	}

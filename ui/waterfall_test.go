@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"mcpscope/internal/waitfor"
 	"mcpscope/session"
 	"mcpscope/themes"
 	"mcpscope/transport"
@@ -175,13 +176,7 @@ func wfFixture(t *testing.T, w, h int) (*Model, *session.Session, *wfClock) {
 // most uiWait.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(uiWait)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(2 * time.Millisecond)
-	}
+	waitfor.Until(t, what, uiWait, cond)
 }
 
 // TestGoldenWaterfall pins the waterfall at the four layout sizes.

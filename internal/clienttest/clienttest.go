@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"mcpscope/connect"
+	"mcpscope/internal/waitfor"
 	"mcpscope/session"
 )
 
@@ -141,14 +142,8 @@ func (s *SyncBuffer) String() string {
 // WaitText waits up to 30 s until b holds want.
 func WaitText(t *testing.T, b *SyncBuffer, want string) {
 	t.Helper()
-	deadline := time.Now().Add(30 * time.Second)
-	tick := time.NewTicker(10 * time.Millisecond)
-	defer tick.Stop()
-	for !strings.Contains(b.String(), want) {
-		if time.Now().After(deadline) {
-			t.Fatalf("no %q within 30s; got:\n%s", want, b.String())
-		}
-		<-tick.C
+	if !waitfor.Within(30*time.Second, func() bool { return strings.Contains(b.String(), want) }) {
+		t.Fatalf("no %q within 30s; got:\n%s", want, b.String())
 	}
 }
 

@@ -14,7 +14,8 @@ var update = flag.Bool("update", false, "rewrite the golden files")
 // Update says whether the test binary runs with -update.
 func Update() bool { return *update }
 
-// Check fails t when got differs from testdata/NAME.golden, or writes got
+// Check fails t when got differs from testdata/NAME.golden, showing a
+// unified line diff (- the golden file, + what was drawn), or writes got
 // there under -update.
 func Check(t testing.TB, name, got string) {
 	t.Helper()
@@ -29,7 +30,7 @@ func Check(t testing.TB, name, got string) {
 	if err != nil {
 		t.Fatalf("%v (go test -run %s -update in this package writes it)", err, t.Name())
 	}
-	if string(want) != got {
-		t.Errorf("%s differs from %s:\n--- got ---\n%s\n--- want ---\n%s", t.Name(), path, got, want)
+	if d := unifiedDiff(path, "drawn by "+t.Name(), string(want), got); d != "" {
+		t.Errorf("%s differs from %s (go test -run %s -update in this package rewrites it):\n%s", t.Name(), path, t.Name(), d)
 	}
 }

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"mcpscope/internal/waitfor"
 )
 
 const wait = 2 * time.Minute
@@ -385,10 +387,12 @@ func TestSessionTimeout(t *testing.T) {
 	// The SDK's handler forgets a session in the transport's onClose, which
 	// may run just after Wait returns: ask until it answers 404, bounded.
 	code := post(t, h.URL, cs.ID(), ping)
-	for deadline := time.Now().Add(wait); code != http.StatusNotFound && time.Now().Before(deadline); {
-		<-time.After(10 * time.Millisecond)
-		code = post(t, h.URL, cs.ID(), ping)
-	}
+	waitfor.Within(wait, func() bool {
+		if code != http.StatusNotFound {
+			code = post(t, h.URL, cs.ID(), ping)
+		}
+		return code == http.StatusNotFound
+	})
 	if code != http.StatusNotFound {
 		t.Errorf("ping after timeout: %d, want 404", code)
 	}
