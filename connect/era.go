@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -51,11 +52,42 @@ func chooseEra(ctx context.Context, sp Spec, s *session.Session) error {
 	case "stdio":
 		return chooseStdioEra(ctx, sp, s)
 	}
+	return chooseHTTPEra(ctx, sp, s)
+}
+
+// chooseHTTPEra probes a Streamable HTTP server as the spec's backward
+// compatibility says (a modern request first), and remembers a legacy
+// verdict per URL, as versioning allows ("MAY persist it across restarts
+// of the same server configuration, re-probing if the cached assumption
+// later fails"): a one-shot command to a 2025 server then skips a refused
+// request on every run. The verdict is saved only once initialize worked,
+// so a server that only speaks HTTP+SSE is never remembered as one that
+// answers initialize here.
+func chooseHTTPEra(ctx context.Context, sp Spec, s *session.Session) error {
+	key := eraCacheKey(sp)
+	if v, ok := readEraCache(key); ok && v.Era == session.EraLegacy {
+		s.Adopt(v)
+		_, err := s.Initialize(ctx)
+		if err == nil || ctx.Err() != nil {
+			return err
+		}
+		if he := (*transport.HTTPError)(nil); errors.As(err, &he) && he.Status == 0 {
+			return err // no answer at all says nothing about the era: keep the verdict
+		}
+		forgetEraCache(key)
+		s.Note("the remembered legacy verdict failed (" + err.Error() + "): asking with server/discover again")
+	}
 	v, err := s.Probe(ctx, probeTimeout)
 	if err != nil {
 		return err
 	}
-	return adopt(ctx, s, v)
+	if err := adopt(ctx, s, v); err != nil {
+		return err
+	}
+	if v.Answered && v.Era == session.EraLegacy {
+		writeEraCache(key, v, sp) // a modern verdict saves nothing: discover is its handshake
+	}
+	return nil
 }
 
 // adopt switches s to v's era and finishes the handshake.
@@ -134,8 +166,15 @@ func (e *EraError) Error() string {
 	return fmt.Sprintf("the server does not speak the %s era (%s): %s", e.Pinned, session.ModernVersion, e.Reason)
 }
 
+// eraCacheKey names sp's server in the cache: a URL as given (its query
+// may pick the server's configuration), or the command, its folder and
+// its environment.
 func eraCacheKey(sp Spec) string {
 	h := sha256.New()
+	if sp.URL != "" {
+		h.Write([]byte("url\x00" + sp.URL))
+		return hex.EncodeToString(h.Sum(nil))[:24]
+	}
 	for _, a := range sp.argv() {
 		h.Write([]byte(a))
 		h.Write([]byte{0})
@@ -183,7 +222,11 @@ func forgetEraCache(key string) {
 
 func writeEraCache(key string, v session.EraVerdict, sp Spec) {
 	updateEraCache(func(m map[string]eraCacheEntry) {
-		m[key] = eraCacheEntry{Era: v.Era, Reason: v.Reason, Command: transport.CommandLine(sp.argv()), At: time.Now()}
+		server := transport.CommandLine(sp.argv())
+		if sp.URL != "" {
+			server = transport.RedactURL(sp.URL) // the file names the server; credentials in a URL stay out
+		}
+		m[key] = eraCacheEntry{Era: v.Era, Reason: v.Reason, Command: server, At: time.Now()}
 	})
 }
 

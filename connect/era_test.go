@@ -1,10 +1,17 @@
 package connect_test
 
 import (
+	"bytes"
 	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 
 	"mcpscope/connect"
@@ -207,4 +214,55 @@ func parenDepth(s string) int {
 		}
 	}
 	return deepest
+}
+
+// A Streamable HTTP server that refuses server/discover (a 2025 server) is
+// remembered per URL as a stdio one is: the next run goes straight to
+// initialize, and the cache names the URL without the credentials in it. A
+// remembered verdict that later fails (the server now refuses initialize)
+// is forgotten and the server asked again.
+func TestHTTPLegacyVerdictRemembered(t *testing.T) {
+	legacy, _ := url.Parse(testservers.StartHTTP(t, testservers.HTTPOpts{}))
+	modern, _ := url.Parse(testservers.StartHTTP(t, testservers.HTTPOpts{Stateless: true}))
+	var behind atomic.Pointer[url.URL]
+	behind.Store(&url.URL{Scheme: legacy.Scheme, Host: legacy.Host})
+	var refuseInit atomic.Bool
+	front := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if body, _ := io.ReadAll(r.Body); refuseInit.Load() && bytes.Contains(body, []byte(`"method":"initialize"`)) {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusBadRequest)
+			io.WriteString(w, `{"jsonrpc":"2.0","id":1,"error":{"code":-32602,"message":"only 2026-07-28 is served here"}}`)
+			return
+		} else {
+			r.Body = io.NopCloser(bytes.NewReader(body))
+		}
+		httputil.NewSingleHostReverseProxy(behind.Load()).ServeHTTP(w, r)
+	}))
+	t.Cleanup(front.Close)
+	target := front.URL + "/mcp?token=s3cret-in-the-url"
+	state := t.TempDir()
+	cache := filepath.Join(state, "mcpscope", "era-cache.json")
+
+	in, sent := connectIn(t, state, connect.Spec{URL: target})
+	if in.Era != session.EraLegacy || len(sent) < 2 || sent[0] != "server/discover" || sent[1] != "initialize" {
+		t.Fatalf("first run: era %s (%s), sent %v; want server/discover refused, then initialize", in.Era, in.EraReason, sent)
+	}
+	in, sent = connectIn(t, state, connect.Spec{URL: target})
+	if in.Era != session.EraLegacy || sent[0] != "initialize" || !strings.Contains(in.EraReason, "remembered") {
+		t.Fatalf("second run: era %s (%s), sent %v; want the remembered verdict and initialize first", in.Era, in.EraReason, sent)
+	}
+	b, err := os.ReadFile(cache)
+	if err != nil || !strings.Contains(string(b), front.URL+"/mcp?token=") || strings.Contains(string(b), "s3cret") {
+		t.Fatalf("era cache (%v):\n%s\nwant the URL named, its token redacted", err, b)
+	}
+
+	behind.Store(&url.URL{Scheme: modern.Scheme, Host: modern.Host})
+	refuseInit.Store(true)
+	in, sent = connectIn(t, state, connect.Spec{URL: target})
+	if in.Era != session.EraModern || len(sent) < 2 || sent[0] != "initialize" || sent[1] != "server/discover" {
+		t.Fatalf("after the server moved on: era %s (%s), sent %v; want initialize refused, then server/discover", in.Era, in.EraReason, sent)
+	}
+	if b, _ := os.ReadFile(cache); strings.Contains(string(b), "legacy") {
+		t.Fatalf("the failed verdict was kept:\n%s", b)
+	}
 }
