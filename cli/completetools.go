@@ -78,7 +78,7 @@ func lookUpTools(ctx context.Context, sp connect.Spec) toolCache {
 	sp.Journal, sp.NoJournal = "", true
 	sp.Timeout, sp.MaxTimeout = toolLookupLimit, toolLookupLimit
 	sp.Auth.Disabled = true // a 401 is no list, not a login on TAB
-	sp.Notes, sp.Grace, sp.Answers = io.Discard, oneShotGrace, nil
+	sp.Notes, sp.Grace, sp.Answers, sp.NoListen = io.Discard, oneShotGrace, nil, true
 	s, err := connect.Connect(ctx, sp)
 	if err != nil {
 		c.Err = err.Error()

@@ -147,6 +147,10 @@ type connFlags struct {
 	http   httpFlags
 	sess   sessionFlags
 	otlp   otlpFlag // added by the commands that send spans live (add does not)
+	// noListen: the command reads only answers to its own requests (a
+	// list, a read, a ping), so a 2025 HTTP server's standalone stream is
+	// not opened (set by the command, not a flag).
+	noListen bool
 }
 
 func (f *connFlags) add(fs *pflag.FlagSet) {

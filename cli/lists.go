@@ -17,7 +17,7 @@ import (
 // every page of it. A server that does not declare the capability the list
 // belongs to is not asked (it may answer -32601): the list is empty.
 func newListCmd(name, method, field, capability, short string) *cobra.Command {
-	var f connFlags
+	f := connFlags{noListen: true}
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:     name + " [target]",

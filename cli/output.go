@@ -40,7 +40,7 @@ func withSession(f *connFlags, grace time.Duration, check func(cmd *cobra.Comman
 		if err != nil {
 			return err
 		}
-		sp.Grace = grace
+		sp.Grace, sp.NoListen = grace, f.noListen
 		sp.Notes = cmd.ErrOrStderr()
 		sp.Auth.Interactive = isTerminal(cmd.ErrOrStderr())
 		live, err := f.otlp.start(cmd, &sp)

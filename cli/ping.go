@@ -12,7 +12,7 @@ import (
 )
 
 func newPingCmd() *cobra.Command {
-	var f connFlags
+	f := connFlags{noListen: true}
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:     "ping [target]",

@@ -12,7 +12,7 @@ import (
 )
 
 func newPromptCmd() *cobra.Command {
-	var f connFlags
+	f := connFlags{noListen: true}
 	var asJSON bool
 	var argsJSON string
 	cmd := &cobra.Command{

@@ -9,7 +9,7 @@ import (
 )
 
 func newReadCmd() *cobra.Command {
-	var f connFlags
+	f := connFlags{noListen: true}
 	var asJSON bool
 	cmd := &cobra.Command{
 		Use:     "read URI [target]",

@@ -49,6 +49,9 @@ type Spec struct {
 	// Grace is how long a stdio server gets to exit after its stdin closes
 	// before the shutdown ladder goes on.
 	Grace time.Duration
+	// NoListen: no standalone GET stream on a 2025 HTTP server, for a
+	// one-shot command that reads only the answers to its own requests.
+	NoListen bool
 
 	Journal   string // "" = a fresh file under the state directory
 	NoJournal bool
@@ -290,7 +293,7 @@ func start(sp Spec, seqBase uint64) (*session.Session, error) {
 	if r == nil {
 		r = newAnswers(sp.Answers, sp.Roots)
 	}
-	so := session.Options{Responder: r, Capabilities: sp.Capabilities, Journal: j, Timeout: sp.Timeout, MaxTimeout: sp.MaxTimeout, SeqBase: seqBase,
+	so := session.Options{Responder: r, Capabilities: sp.Capabilities, Journal: j, Timeout: sp.Timeout, MaxTimeout: sp.MaxTimeout, SeqBase: seqBase, NoListen: sp.NoListen,
 		Warn: func(msg string) { sp.note("warning: %s", msg) }, Observe: sp.Observe}
 	if sp.URL != "" && !sp.NoState {
 		// HTTP calls that carry event ids can be rejoined after this process ends.

@@ -92,7 +92,7 @@ func (s *Session) initialize(ctx context.Context) (*InitResult, error) {
 	case <-ctx.Done():
 		return &res, ctx.Err()
 	}
-	if l, ok := s.t.(transport.Listener); ok {
+	if l, ok := s.t.(transport.Listener); ok && !s.opts.NoListen {
 		// A server may send its own requests on the standalone stream, and
 		// some drop what they send before that stream is open (the TS SDK
 		// without an event store): wait, briefly, until it is answered, so

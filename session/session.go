@@ -37,6 +37,9 @@ type Options struct {
 	// MaxTimeout the default hard limit. <0 disables.
 	Timeout    time.Duration
 	MaxTimeout time.Duration
+	// NoListen skips the standalone GET stream of the 2025 HTTP handshake
+	// (a one-shot command that reads only its own answers).
+	NoListen bool
 	// StateStore keeps resumable calls outside the process (nil: none);
 	// Rejoin says how to reach the server again.
 	StateStore StateStore
