@@ -209,11 +209,14 @@ func newBenchTUICmd() *cobra.Command {
 // compare mcpscope with.
 func newBenchExchangeCmd() *cobra.Command {
 	return &cobra.Command{
-		Use:    "exchange -- CMD [ARGS...]",
-		Short:  "Spawn a stdio server, initialize, tools/list, exit (bench's baseline client)",
+		Use:    "exchange {URL | -- CMD [ARGS...]}",
+		Short:  "Initialize, tools/list and end, over Streamable HTTP or a spawned stdio server (bench's baseline client)",
 		Hidden: true,
 		Args:   cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			if len(args) == 1 && cmd.ArgsLenAtDash() != 0 && (strings.HasPrefix(args[0], "http://") || strings.HasPrefix(args[0], "https://")) {
+				return bench.ExchangeHTTP(args[0], cmd.OutOrStdout())
+			}
 			return bench.Exchange(args, cmd.OutOrStdout())
 		},
 	}

@@ -7,10 +7,12 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strings"
 	"syscall"
 	"time"
 
@@ -78,6 +80,7 @@ func OneShot(o OneShotOptions) ([]Client, string, error) {
 	if curl, err := exec.LookPath("curl"); err == nil {
 		add("http", "curl ×3 (initialize, initialized, tools/list)", func() (Proc, error) { return curlExchange(curl, url) })
 	}
+	add("http", "minimal Go client (one process, keep-alive)", one(o.Self, "bench", "exchange", url))
 	if peers {
 		add("http", "inspector 2.12.0 --cli", one(o.Node, inspector, "--cli", url, "--transport", "http", "--method", "tools/list"))
 	}
@@ -231,6 +234,77 @@ func Exchange(argv []string, out io.Writer) error {
 		}
 	}
 	<-exited
+	return nil
+}
+
+// ExchangeHTTP is the minimal Streamable HTTP client, one process on one
+// keep-alive connection: initialize, initialized, tools/list, print the
+// answer, DELETE the session (what mcpscope's one-shot commands send to a
+// 2025 server once its era is known). It is the floor for a one-shot HTTP
+// client.
+func ExchangeHTTP(url string, out io.Writer) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	var sid string
+	post := func(body string) ([]byte, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, strings.NewReader(body))
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if sid != "" {
+			req.Header.Set("Mcp-Session-Id", sid)
+			req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode/100 != 2 {
+			return nil, fmt.Errorf("POST %s: %s", url, resp.Status)
+		}
+		if s := resp.Header.Get("Mcp-Session-Id"); s != "" {
+			sid = s
+		}
+		// One answer, as JSON or as the data line of an SSE event.
+		r := bufio.NewReader(resp.Body)
+		for {
+			line, err := r.ReadBytes('\n')
+			if d, ok := bytes.CutPrefix(line, []byte("data: ")); ok && bytes.Contains(d, []byte(`"id":`)) {
+				return d, nil
+			}
+			if bytes.HasPrefix(line, []byte("{")) || err != nil {
+				return line, nil
+			}
+		}
+	}
+	if _, err := post(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"minimal","version":"1"}}}`); err != nil {
+		return err
+	}
+	if _, err := post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`); err != nil {
+		return err
+	}
+	list, err := post(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`)
+	if err != nil {
+		return err
+	}
+	if !bytes.Contains(list, []byte(`"tools"`)) {
+		return fmt.Errorf("tools/list got no tools: %s", tail(string(list), 300))
+	}
+	out.Write(list)
+	if sid != "" {
+		req, err := http.NewRequestWithContext(ctx, http.MethodDelete, url, nil)
+		if err != nil {
+			return err
+		}
+		req.Header.Set("Mcp-Session-Id", sid)
+		req.Header.Set("MCP-Protocol-Version", "2025-06-18")
+		if resp, err := http.DefaultClient.Do(req); err == nil {
+			resp.Body.Close()
+		}
+	}
 	return nil
 }
 

@@ -3,6 +3,7 @@ package bench
 import (
 	"fmt"
 	"io"
+	"strings"
 	"time"
 )
 
@@ -61,7 +62,11 @@ func PrintOneShot(w io.Writer, server string, cs []Client, runs int) {
 		}
 		line := fmt.Sprintf("  %-8s %-46s %8.1f ms %8.1f MiB", c.Transport, c.Name, ms(c.Median), mib(c.PeakRSS))
 		if b, ok := base[c.Transport]; ok && c.Name != b.Name && b.Err == nil && c.Median > 0 {
-			line += fmt.Sprintf("   mcpscope takes %.2f× its time, %.2f× its peak RSS", b.Median.Seconds()/c.Median.Seconds(), float64(b.PeakRSS)/float64(c.PeakRSS))
+			ratio := b.Median.Seconds() / c.Median.Seconds()
+			line += fmt.Sprintf("   mcpscope takes %.2f× its time, %.2f× its peak RSS", ratio, float64(b.PeakRSS)/float64(c.PeakRSS))
+			if c.Transport == "http" && strings.HasPrefix(c.Name, "minimal Go client") {
+				line += "   goal ≤ 1.5×: " + map[bool]string{true: "met", false: "NOT met"}[ratio <= 1.5]
+			}
 		}
 		fmt.Fprintln(w, line)
 	}
