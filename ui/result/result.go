@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -331,7 +332,11 @@ func firstNonEmpty(ss ...string) string {
 }
 
 // mdSigns are what makes text without a MIME type read as Markdown: a
-// heading, a fence, a list, a quote, a link, emphasis or a table row.
-var mdSigns = regexp.MustCompile("(?m)^(#{1,6} |```|[-*+] |\\d+\\. |> |\\|.*\\|\\s*$)|\\[[^\\]\\n]+\\]\\([^)\\s]+\\)|\\*\\*[^*\\n]+\\*\\*")
+// heading, a fence, a list, a quote, a link, emphasis, strikethrough, a
+// table row or a table's delimiter row without its outer pipes ("--|--").
+// Compiled on first use, not in the package's init.
+var mdSigns = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("(?m)^(#{1,6} |```|[-*+] |\\d+\\. |> |\\|.*\\|\\s*$| {0,3}:?-+:?[ \\t]*\\|)|\\[[^\\]\\n]+\\]\\([^)\\s]+\\)|\\*\\*[^*\\n]+\\*\\*|~~[^~\\n]+~~")
+})
 
-func looksMarkdown(s string) bool { return mdSigns.MatchString(s) }
+func looksMarkdown(s string) bool { return mdSigns().MatchString(s) }
