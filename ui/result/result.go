@@ -78,6 +78,7 @@ type content struct {
 	Title       string          `json:"title"`
 	Description string          `json:"description"`
 	Resource    *content        `json:"resource"`
+	Annotations json.RawMessage `json:"annotations"` // read leniently: see annotations
 	Raw         json.RawMessage `json:"-"`
 }
 
@@ -245,8 +246,60 @@ func jsonLines(v json.RawMessage) []string {
 	return strings.Split(string(termsafe.JSON(ind.Bytes())), "\n")
 }
 
-// item renders one content item.
+// item renders one content item, its annotations (a faint line) after
+// its heading, or first when it has none.
 func item(c content, body Class, o Options) []Block {
+	bs := item1(c, body, o)
+	a := annotations(c.Annotations)
+	if a == "" {
+		return bs
+	}
+	at := 0
+	if len(bs) > 0 && bs[0].Class == Heading && bs[0].JSON == nil {
+		at = 1
+	}
+	return append(bs[:at], append([]Block{{Class: Faint, Lines: []string{a}}}, bs[at:]...)...)
+}
+
+// annotations is a content item's annotations in one line ("for: user ·
+// priority 0.8 · modified 2025-01-12T15:00:58Z"), "" when it has none. A
+// field of an unexpected type shows as it is (a string as itself, else its
+// JSON), so that a wrong one neither hides the item nor passes unseen.
+func annotations(raw json.RawMessage) string {
+	var a struct {
+		Audience, Priority, LastModified json.RawMessage
+	}
+	if json.Unmarshal(raw, &a) != nil {
+		return ""
+	}
+	var parts []string
+	add := func(label string, v json.RawMessage, list bool) {
+		v = bytes.TrimSpace(v)
+		if len(v) == 0 || string(v) == "null" {
+			return
+		}
+		var s string
+		var ss []string
+		switch {
+		case json.Unmarshal(v, &s) == nil:
+		case list && json.Unmarshal(v, &ss) == nil:
+			s = strings.Join(ss, ", ")
+		default:
+			var c bytes.Buffer
+			if json.Compact(&c, v) != nil {
+				return
+			}
+			s = c.String()
+		}
+		parts = append(parts, label+s)
+	}
+	add("for: ", a.Audience, true)
+	add("priority ", a.Priority, false)
+	add("modified ", a.LastModified, false)
+	return termsafe.Line(strings.Join(parts, " · "))
+}
+
+func item1(c content, body Class, o Options) []Block {
 	head := func(s string) Block { return Block{Class: Heading, Lines: []string{termsafe.Line(s)}} }
 	switch {
 	case c.Type == "resource" && c.Resource != nil:
