@@ -246,6 +246,19 @@ func jsonLines(v json.RawMessage) []string {
 	return strings.Split(string(termsafe.JSON(ind.Bytes())), "\n")
 }
 
+// Markdown renders s, server text, as Markdown lines for a view of its
+// own (the session's instructions): at most o.Width wide where words allow,
+// inert; too long or nested too deep to parse in good time, the text as it
+// is, made inert.
+func Markdown(s string, o Options) []string {
+	if len(s) <= maxMarkdown {
+		if ls, ok := markdown(s, o); ok {
+			return ls
+		}
+	}
+	return strings.Split(strings.TrimRight(termsafe.Text(s), "\n"), "\n")
+}
+
 // item renders one content item, its annotations (a faint line) after
 // its heading, or first when it has none.
 func item(c content, body Class, o Options) []Block {
