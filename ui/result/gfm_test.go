@@ -141,3 +141,41 @@ func TestLooksMarkdownGFM(t *testing.T) {
 		}
 	}
 }
+
+// server-everything's own features.md table: at 80 columns the long
+// names are cut after a hyphen or slash; at 90 every word keeps whole
+// (columns start from their longest word).
+func TestMarkdownTableServerEverything(t *testing.T) {
+	in := "| Direction        | Request Type             | Task Executor | Demo Tool                           |\n" +
+		"| ---------------- | ------------------------ | ------------- | ----------------------------------- |\n" +
+		"| Client -> Server | `tools/call`             | Server        | `simulate-research-query`           |\n" +
+		"| Server -> Client | `sampling/createMessage` | Client        | `trigger-sampling-request-async`    |\n" +
+		"| Server -> Client | `elicitation/create`     | Client        | `trigger-elicitation-request-async` |\n"
+	got, _ := markdown(in, Options{Width: 80})
+	want := []string{
+		"Direction        │ Request Type          │ Task Executor │ Demo Tool",
+		"─────────────────┼───────────────────────┼───────────────┼──────────────────────",
+		"Client -> Server │ tools/call            │ Server        │ simulate-research-",
+		"                 │                       │               │ query",
+		"─────────────────┼───────────────────────┼───────────────┼──────────────────────",
+		"Server -> Client │ sampling/             │ Client        │ trigger-sampling-",
+		"                 │ createMessage         │               │ request-async",
+		"─────────────────┼───────────────────────┼───────────────┼──────────────────────",
+		"Server -> Client │ elicitation/create    │ Client        │ trigger-elicitation-",
+		"                 │                       │               │ request-async"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("at 80:\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+	got, _ = markdown(in, Options{Width: 90})
+	text := strings.Join(got, "\n")
+	for _, w := range []string{"simulate-research-query", "sampling/createMessage", "trigger-elicitation-request-async", "Executor"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("at 90, %q is cut:\n%s", w, text)
+		}
+	}
+	for _, l := range got {
+		if ansi.StringWidth(l) > 90 {
+			t.Errorf("at 90, a line %d wide: %q", ansi.StringWidth(l), l)
+		}
+	}
+}

@@ -310,7 +310,8 @@ func (r mdRenderer) paint(s, sgr string) string {
 func wrap(spans []span, w int, color bool) []string { return layout(spans, w, color, false) }
 
 // wrapHard is wrap that also cuts a word longer than w, for a table's
-// columns.
+// columns: after its last hyphen, slash, underscore or dot that fits, else
+// at w.
 func wrapHard(spans []span, w int, color bool) []string { return layout(spans, w, color, true) }
 
 func layout(spans []span, w int, color, hard bool) []string {
@@ -348,6 +349,9 @@ func layout(spans []span, w int, color, hard bool) []string {
 				piece := strings.TrimRight(part, " ")
 				for hard && piece != "" && wordW+ansi.StringWidth(piece) > w {
 					head, tail := cutCells(piece, w-wordW)
+					if i := strings.LastIndexAny(head, "-/_."); i > 0 && tail != "" {
+						head, tail = piece[:i+1], piece[i+1:] // after a hyphen, slash…
+					}
 					if head == "" && wordW == 0 { // one character wider than w
 						head, tail = cutCells(piece, 2)
 					}

@@ -1,7 +1,6 @@
 package result
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/charmbracelet/x/ansi"
@@ -40,13 +39,14 @@ func (r mdRenderer) table(t *tableNode, w int) []string {
 		}
 		rows = append(rows, cells)
 	}
-	natural := make([]int, n)
+	natural, words := make([]int, n), make([]int, n)
 	for _, cells := range rows {
 		for k, c := range cells {
 			natural[k] = max(natural[k], 1, spansWidth(c))
+			words[k] = max(words[k], longestWord(c))
 		}
 	}
-	widths := fitColumns(natural, w-len([]rune(colSep))*(n-1))
+	widths := fitColumns(natural, words, w-len([]rune(colSep))*(n-1))
 	if widths == nil {
 		return r.records(rows, w)
 	}
@@ -122,30 +122,45 @@ func (r mdRenderer) records(rows [][][]span, w int) []string {
 }
 
 // fitColumns is the columns' widths in avail cells: as they are when they
-// fit; else the narrow ones keep theirs and the rest share what is left
-// evenly. Nil when some column would get fewer than min(its width, minCol).
-func fitColumns(natural []int, avail int) []int {
-	total, least := 0, 0
-	for _, n := range natural {
-		total += n
-		least += min(n, minCol)
+// fit. Else each column starts from its longest word (so that no word is
+// cut) or, when those do not fit, from min(its width, minCol); what is
+// left goes a cell at a time to the narrowest column still short of its
+// width. Nil when even min(width, minCol) each does not fit.
+func fitColumns(natural, words []int, avail int) []int {
+	sum := func(ns []int) int {
+		t := 0
+		for _, n := range ns {
+			t += n
+		}
+		return t
 	}
-	if total <= avail {
+	if sum(natural) <= avail {
 		return natural
 	}
-	if least > avail {
+	widths := make([]int, len(natural))
+	for k, n := range natural {
+		widths[k] = min(n, words[k])
+	}
+	if sum(widths) > avail {
+		for k, n := range natural {
+			widths[k] = min(n, minCol)
+		}
+	}
+	left := avail - sum(widths)
+	if left < 0 {
 		return nil
 	}
-	order := make([]int, len(natural))
-	for k := range order {
-		order[k] = k
-	}
-	sort.SliceStable(order, func(a, b int) bool { return natural[order[a]] < natural[order[b]] })
-	widths := make([]int, len(natural))
-	left := avail
-	for i, k := range order {
-		widths[k] = min(natural[k], left/(len(order)-i))
-		left -= widths[k]
+	for ; left > 0; left-- {
+		pick := -1
+		for k, wk := range widths {
+			if wk < natural[k] && (pick < 0 || wk < widths[pick]) {
+				pick = k
+			}
+		}
+		if pick < 0 {
+			break
+		}
+		widths[pick]++
 	}
 	return widths
 }
@@ -160,6 +175,19 @@ func alignCell(s string, w int, a align) string {
 		return strings.Repeat(" ", gap/2) + s + strings.Repeat(" ", gap-gap/2)
 	}
 	return s + strings.Repeat(" ", gap)
+}
+
+// longestWord is the width of the widest word in spans.
+func longestWord(spans []span) int {
+	var b strings.Builder
+	for _, s := range spans {
+		b.WriteString(s.text)
+	}
+	n := 0
+	for _, f := range strings.Fields(b.String()) {
+		n = max(n, ansi.StringWidth(f))
+	}
+	return n
 }
 
 // spansWidth is how many cells the spans take on one line.
