@@ -1,7 +1,7 @@
 // Package info is the session info view (i): what the session knows about
 // the server and the connection — the server's name and version, its
 // instructions (which the handshake carries and nothing else shows;
-// Markdown, rendered as results are), capabilities, the protocol version and era with the reason, the session
+// Markdown rendered as in results), capabilities, the protocol version and era with the reason, the session
 // id, transport, endpoint, pid, uptime and journal. Every server string is
 // made inert.
 package info
@@ -205,18 +205,14 @@ func (v *View) lines(c view.Context, w int) []string {
 	if strings.TrimSpace(in.Instructions) == "" {
 		l = append(l, th.Faint.Render("   (the server gave none)"))
 	} else {
-		// Markdown, rendered as a result's is (colour unless NO_COLOR);
-		// a line still too wide (code) is cut into the width.
-		width := max(10, w-4)
-		o := result.Options{Width: width}
+		// Rendered as a result's text is (Markdown when it looks like it,
+		// in colour unless the theme is NO_COLOR's).
+		o := result.Options{Width: max(10, w-4)}
 		if !th.NoColor {
 			o.Markdown = "dark"
 		}
-		for _, line := range result.Markdown(in.Instructions, o) {
-			line = strings.ReplaceAll(line, "\t", "    ")
-			for _, part := range strings.Split(ansi.Hardwrap(line, width, true), "\n") {
-				l = append(l, strings.TrimRight("   "+part, " "))
-			}
+		for _, line := range result.Prose(in.Instructions, o) {
+			l = append(l, "   "+line)
 		}
 	}
 	l = append(l, "", th.Title.Render(" capabilities"))

@@ -78,3 +78,14 @@ func TestInstructionsRendered(t *testing.T) {
 		}
 	}
 }
+
+// Instructions that do not look like Markdown keep their lines, wrapped
+// at spaces to the width, as a result's plain text does.
+func TestInstructionsPlainKeepLines(t *testing.T) {
+	v := New(fakeSession{session.Info{Instructions: "Use search first.\nThen read, slowly; it is rate limited to one call a second per session."}})
+	text := strings.Join(v.lines(view.Context{Theme: themes.Plain()}, 40), "\n")
+	want := "\n   Use search first.\n   Then read, slowly; it is rate\n   limited to one call a second per\n   session.\n"
+	if !strings.Contains(text, want) {
+		t.Errorf("no %q in:\n%s", want, text)
+	}
+}

@@ -246,17 +246,36 @@ func jsonLines(v json.RawMessage) []string {
 	return strings.Split(string(termsafe.JSON(ind.Bytes())), "\n")
 }
 
-// Markdown renders s, server text, as Markdown lines for a view of its
-// own (the session's instructions): at most o.Width wide where words allow,
-// inert; too long or nested too deep to parse in good time, the text as it
-// is, made inert.
-func Markdown(s string, o Options) []string {
-	if len(s) <= maxMarkdown {
-		if ls, ok := markdown(s, o); ok {
-			return ls
-		}
+// Prose is a server's free text for a view of its own (the session's
+// instructions), read as a result reads a text item without a MIME type:
+// rendered when it looks like Markdown, else its lines as they are.
+// Either way it is inert, tabs show as four spaces, and its lines are at
+// most o.Width wide: plain lines wrap at spaces, a rendered line still
+// wider (code) is cut.
+func Prose(s string, o Options) []string {
+	w := o.Width
+	if w <= 0 {
+		w = 80
 	}
-	return strings.Split(strings.TrimRight(termsafe.Text(s), "\n"), "\n")
+	var ls []string
+	md := false
+	if len(s) <= maxMarkdown && looksMarkdown(s) {
+		ls, md = markdown(s, o)
+	}
+	if !md {
+		ls = strings.Split(strings.TrimRight(termsafe.Text(s), "\n"), "\n")
+	}
+	var out []string
+	for _, l := range ls {
+		l = strings.ReplaceAll(l, "\t", "    ")
+		if md {
+			l = ansi.Hardwrap(l, w, true)
+		} else {
+			l = ansi.Wrap(l, w, "")
+		}
+		out = append(out, strings.Split(l, "\n")...)
+	}
+	return out
 }
 
 // item renders one content item, its annotations (a faint line) after
