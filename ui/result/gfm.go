@@ -2,11 +2,12 @@ package result
 
 // GitHub's Markdown additions the renderer reads: tables, strikethrough
 // (~~x~~) and task list items (- [ ] / - [x]). goldmark's extension
-// package has them, but its package init allocates about 0.26 MB (linkify's
-// regular expressions and more) at every start of mcpscope, past the
-// start-up budget (TestStartupWork); these are small parsers on goldmark's
-// public parser interfaces instead, with no package-level work beyond
-// naming their node kinds.
+// package has them, but importing it adds about 0.3 MB and 2,200
+// allocations of package init (its regular expressions, the HTML renderer
+// it pulls in) to every start of mcpscope, past the start-up budget
+// (TestStartupWork); these are small parsers on goldmark's parser
+// interfaces instead, with no package-level work beyond naming their node
+// kinds.
 
 import (
 	"github.com/yuin/goldmark/ast"
@@ -38,18 +39,8 @@ type tableNode struct {
 	aligns []align
 }
 
-func (n *tableNode) Kind() ast.NodeKind               { return kindTable }
-func (n *tableNode) Dump(src []byte, level int)       { ast.DumpHelper(n, src, level, nil, nil) }
-func (n *tableRow) Kind() ast.NodeKind                { return kindRow }
-func (n *tableRow) Dump(src []byte, level int)        { ast.DumpHelper(n, src, level, nil, nil) }
-func (n *tableCell) Kind() ast.NodeKind               { return kindCell }
-func (n *tableCell) Dump(src []byte, level int)       { ast.DumpHelper(n, src, level, nil, nil) }
-func (n *strikeNode) Kind() ast.NodeKind              { return kindStrike }
-func (n *strikeNode) Dump(src []byte, level int)      { ast.DumpHelper(n, src, level, nil, nil) }
-func (n *taskBox) Kind() ast.NodeKind                 { return kindTask }
-func (n *taskBox) Dump(src []byte, level int)         { ast.DumpHelper(n, src, level, nil, nil) }
-func (strikeDelimiter) IsDelimiter(b byte) bool       { return b == '~' }
-func (strikeDelimiter) OnMatch(consumes int) ast.Node { return &strikeNode{} }
+func (n *tableNode) Kind() ast.NodeKind         { return kindTable }
+func (n *tableNode) Dump(src []byte, level int) { ast.DumpHelper(n, src, level, nil, nil) }
 
 // tableRow is one row; its children are its cells, as many as the
 // table has columns.
@@ -58,9 +49,15 @@ type tableRow struct {
 	header bool
 }
 
+func (n *tableRow) Kind() ast.NodeKind         { return kindRow }
+func (n *tableRow) Dump(src []byte, level int) { ast.DumpHelper(n, src, level, nil, nil) }
+
 // tableCell is one cell: a block whose one line goldmark parses for
 // inlines, as it does a paragraph's.
 type tableCell struct{ ast.BaseBlock }
+
+func (n *tableCell) Kind() ast.NodeKind         { return kindCell }
+func (n *tableCell) Dump(src []byte, level int) { ast.DumpHelper(n, src, level, nil, nil) }
 
 // tableTransformer turns a paragraph holding a header row and a delimiter
 // row (and the body rows after them) into a table; lines before the header
@@ -205,12 +202,18 @@ func delimiterRow(line []byte) ([]align, bool) {
 // strikeNode is ~~struck~~ text.
 type strikeNode struct{ ast.BaseInline }
 
+func (n *strikeNode) Kind() ast.NodeKind         { return kindStrike }
+func (n *strikeNode) Dump(src []byte, level int) { ast.DumpHelper(n, src, level, nil, nil) }
+
 // strikeParser reads runs of two tildes as strikethrough delimiters,
 // matched as emphasis is (goldmark's delimiter stack). One tilde, or three
 // and more, stay text: "~5 min" and "~/path" are common in tool output.
 type strikeParser struct{}
 
 type strikeDelimiter struct{}
+
+func (strikeDelimiter) IsDelimiter(b byte) bool { return b == '~' }
+func (strikeDelimiter) OnMatch(int) ast.Node    { return &strikeNode{} }
 
 func (strikeDelimiter) CanOpenCloser(opener, closer *parser.Delimiter) bool {
 	return opener.Char == closer.Char && opener.OriginalLength == closer.OriginalLength
@@ -240,6 +243,9 @@ type taskBox struct {
 	ast.BaseInline
 	checked bool
 }
+
+func (n *taskBox) Kind() ast.NodeKind         { return kindTask }
+func (n *taskBox) Dump(src []byte, level int) { ast.DumpHelper(n, src, level, nil, nil) }
 
 // taskParser reads "[ ]", "[x]" or "[X]" before a space or the line's end
 // at the very start of a list item's first paragraph.

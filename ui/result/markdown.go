@@ -171,8 +171,10 @@ func (r mdRenderer) list(l *ast.List, w int, indent bool) []string {
 			if box.checked {
 				check = "☑ "
 			}
-			if mark = check; l.IsOrdered() {
-				mark = strconv.Itoa(num-1) + ". " + check
+			if l.IsOrdered() {
+				mark += check
+			} else {
+				mark = check
 			}
 		}
 		pad := strings.Repeat(" ", ansi.StringWidth(mark))
