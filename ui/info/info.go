@@ -1,7 +1,7 @@
 // Package info is the session info view (i): what the session knows about
 // the server and the connection — the server's name and version, its
-// instructions (which the handshake carries and nothing else shows),
-// capabilities, the protocol version and era with the reason, the session
+// instructions (which the handshake carries and nothing else shows;
+// Markdown rendered as in results), capabilities, the protocol version and era with the reason, the session
 // id, transport, endpoint, pid, uptime and journal. Every server string is
 // made inert.
 package info
@@ -21,6 +21,7 @@ import (
 	"mcpscope/session"
 	"mcpscope/transport"
 	"mcpscope/ui/keys"
+	"mcpscope/ui/result"
 	"mcpscope/ui/view"
 	"mcpscope/ui/widget"
 )
@@ -204,8 +205,13 @@ func (v *View) lines(c view.Context, w int) []string {
 	if strings.TrimSpace(in.Instructions) == "" {
 		l = append(l, th.Faint.Render("   (the server gave none)"))
 	} else {
-		text := strings.ReplaceAll(termsafe.Text(in.Instructions), "\t", "    ")
-		for _, line := range strings.Split(ansi.Wrap(text, max(10, w-4), ""), "\n") {
+		// Rendered as a result's text is (Markdown when it looks like it,
+		// in colour unless the theme is NO_COLOR's).
+		o := result.Options{Width: max(10, w-4)}
+		if !th.NoColor {
+			o.Markdown = "dark"
+		}
+		for _, line := range result.Prose(in.Instructions, o) {
 			l = append(l, "   "+line)
 		}
 	}

@@ -29,13 +29,17 @@ const (
 	sgrCode    = "33"
 	sgrLink    = "4"
 	sgrFaint   = "2"
+	sgrStrike  = "9"
 )
 
-// mdParser is goldmark's CommonMark parser, built once on first use.
+// mdParser is goldmark's CommonMark parser with the GitHub additions of
+// gfm.go (tables, strikethrough, task lists), built once on first use.
 var mdParser = sync.OnceValue(func() parser.Parser {
 	return parser.NewParser(parser.WithBlockParsers(parser.DefaultBlockParsers()...),
-		parser.WithInlineParsers(parser.DefaultInlineParsers()...),
-		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...))
+		parser.WithInlineParsers(append(parser.DefaultInlineParsers(),
+			util.Prioritized(taskParser{}, 50), util.Prioritized(strikeParser{}, 500))...),
+		parser.WithParagraphTransformers(append(parser.DefaultParagraphTransformers(),
+			util.Prioritized(tableTransformer{}, 200))...))
 })
 
 // maxNest is how deep quotes and lists indent; deeper ones show flat, so
@@ -46,7 +50,8 @@ const maxNest = 8
 type mdRenderer struct {
 	src   []byte
 	color bool
-	depth int // of quotes and lists around the node
+	depth int  // of quotes and lists around the node
+	cell  bool // in a table cell, where \| is a pipe even in code
 }
 
 // nested is r inside one more quote or list, and whether that one still
@@ -124,6 +129,8 @@ func (r mdRenderer) block(n ast.Node, w int) []string {
 	case *ast.List:
 		in, indent := r.nested()
 		return in.list(n, w, indent)
+	case *tableNode:
+		return r.table(n, w)
 	}
 	return r.blocks(n, w, false) // a node this renderer does not know: its children
 }
@@ -158,6 +165,17 @@ func (r mdRenderer) list(l *ast.List, w int, indent bool) []string {
 		if l.IsOrdered() {
 			mark = strconv.Itoa(num) + ". "
 			num++
+		}
+		if box := taskOf(it); box != nil {
+			check := "☐ "
+			if box.checked {
+				check = "☑ "
+			}
+			if l.IsOrdered() {
+				mark += check
+			} else {
+				mark = check
+			}
 		}
 		pad := strings.Repeat(" ", ansi.StringWidth(mark))
 		if !indent {
@@ -220,7 +238,11 @@ func (r mdRenderer) inlines(n ast.Node, sgr string) []span {
 						b.Write(t.Segment.Value(r.src))
 					}
 				}
-				add(b.String(), join(sgr, sgrCode))
+				code := b.String()
+				if r.cell {
+					code = strings.ReplaceAll(code, `\|`, "|")
+				}
+				add(code, join(sgr, sgrCode))
 			case *ast.Emphasis:
 				em := sgrEmph
 				if c.Level > 1 {
@@ -235,6 +257,15 @@ func (r mdRenderer) inlines(n ast.Node, sgr string) []span {
 				walk(c, sgr)
 				add("]", sgr)
 				add(" ("+r.unescape(c.Destination)+")", join(sgr, sgrFaint))
+			case *strikeNode:
+				if r.color {
+					walk(c, join(sgr, sgrStrike))
+				} else { // the marks stay: without a style they are all that says so
+					add("~~", sgr)
+					walk(c, sgr)
+					add("~~", sgr)
+				}
+			case *taskBox: // list shows it as the item's mark
 			case *ast.AutoLink:
 				add(string(c.URL(r.src)), join(sgr, sgrLink))
 			case *ast.RawHTML:
@@ -278,7 +309,14 @@ func (r mdRenderer) paint(s, sgr string) string {
 // wrap lays spans out as lines at most w wide, breaking at spaces (a word
 // longer than w stays whole); each word is coloured on its own, so a line
 // never leaves a colour open.
-func wrap(spans []span, w int, color bool) []string {
+func wrap(spans []span, w int, color bool) []string { return layout(spans, w, color, false) }
+
+// wrapHard is wrap that also cuts a word longer than w, for a table's
+// columns: after its last hyphen, slash, underscore or dot that fits, else
+// at w.
+func wrapHard(spans []span, w int, color bool) []string { return layout(spans, w, color, true) }
+
+func layout(spans []span, w int, color, hard bool) []string {
 	r := mdRenderer{color: color}
 	var out []string
 	var line, word strings.Builder
@@ -311,6 +349,22 @@ func wrap(spans []span, w int, color bool) []string {
 					lineW = 0
 				}
 				piece := strings.TrimRight(part, " ")
+				for hard && piece != "" && wordW+ansi.StringWidth(piece) > w {
+					head, tail := cutCells(piece, w-wordW)
+					if i := strings.LastIndexAny(head, "-/_."); i > 0 && tail != "" {
+						head, tail = piece[:i+1], piece[i+1:] // after a hyphen, slash…
+					}
+					if head == "" && wordW == 0 { // one character wider than w
+						head, tail = cutCells(piece, 2)
+					}
+					word.WriteString(r.paint(head, s.sgr))
+					wordW += ansi.StringWidth(head)
+					flushWord()
+					out = append(out, line.String()) // the word goes on below
+					line.Reset()
+					lineW = 0
+					piece = tail
+				}
 				word.WriteString(r.paint(piece, s.sgr))
 				wordW += ansi.StringWidth(piece)
 				if piece != part {
@@ -324,4 +378,18 @@ func wrap(spans []span, w int, color bool) []string {
 		out = append(out, line.String())
 	}
 	return out
+}
+
+// cutCells splits plain text after at most n cells (a zero-width rune
+// stays with the one before it).
+func cutCells(s string, n int) (string, string) {
+	w := 0
+	for i, c := range s {
+		cw := ansi.StringWidth(string(c))
+		if w+cw > n {
+			return s[:i], s[i:]
+		}
+		w += cw
+	}
+	return s, ""
 }

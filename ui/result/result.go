@@ -18,6 +18,7 @@ import (
 	"encoding/json"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/google/jsonschema-go/jsonschema"
@@ -77,6 +78,7 @@ type content struct {
 	Title       string          `json:"title"`
 	Description string          `json:"description"`
 	Resource    *content        `json:"resource"`
+	Annotations json.RawMessage `json:"annotations"` // read leniently: see annotations
 	Raw         json.RawMessage `json:"-"`
 }
 
@@ -244,8 +246,92 @@ func jsonLines(v json.RawMessage) []string {
 	return strings.Split(string(termsafe.JSON(ind.Bytes())), "\n")
 }
 
-// item renders one content item.
+// Prose is a server's free text for a view of its own (the session's
+// instructions), read as a result reads a text item without a MIME type:
+// rendered when it looks like Markdown, else its lines as they are.
+// Either way it is inert, tabs show as four spaces, and its lines are at
+// most o.Width wide: plain lines wrap at spaces, a rendered line still
+// wider (code) is cut.
+func Prose(s string, o Options) []string {
+	w := o.Width
+	if w <= 0 {
+		w = 80
+	}
+	var ls []string
+	md := false
+	if len(s) <= maxMarkdown && looksMarkdown(s) {
+		ls, md = markdown(s, o)
+	}
+	if !md {
+		ls = strings.Split(strings.TrimRight(termsafe.Text(s), "\n"), "\n")
+	}
+	var out []string
+	for _, l := range ls {
+		l = strings.ReplaceAll(l, "\t", "    ")
+		if md {
+			l = ansi.Hardwrap(l, w, true)
+		} else {
+			l = ansi.Wrap(l, w, "")
+		}
+		out = append(out, strings.Split(l, "\n")...)
+	}
+	return out
+}
+
+// item renders one content item, its annotations (a faint line) after
+// its heading, or first when it has none.
 func item(c content, body Class, o Options) []Block {
+	bs := item1(c, body, o)
+	a := annotations(c.Annotations)
+	if a == "" {
+		return bs
+	}
+	at := 0
+	if len(bs) > 0 && bs[0].Class == Heading && bs[0].JSON == nil {
+		at = 1
+	}
+	return append(bs[:at], append([]Block{{Class: Faint, Lines: []string{a}}}, bs[at:]...)...)
+}
+
+// annotations is a content item's annotations in one line ("for: user ·
+// priority 0.8 · modified 2025-01-12T15:00:58Z"), "" when it has none. A
+// field of an unexpected type shows as it is (a string as itself, else its
+// JSON), so that a wrong one neither hides the item nor passes unseen.
+func annotations(raw json.RawMessage) string {
+	var a struct {
+		Audience, Priority, LastModified json.RawMessage
+	}
+	if json.Unmarshal(raw, &a) != nil {
+		return ""
+	}
+	var parts []string
+	add := func(label string, v json.RawMessage, list bool) {
+		v = bytes.TrimSpace(v)
+		if len(v) == 0 || string(v) == "null" {
+			return
+		}
+		var s string
+		var ss []string
+		switch {
+		case json.Unmarshal(v, &s) == nil:
+		case list && json.Unmarshal(v, &ss) == nil:
+			s = strings.Join(ss, ", ")
+		default:
+			var c bytes.Buffer
+			if json.Compact(&c, v) != nil {
+				return
+			}
+			s = c.String()
+		}
+		parts = append(parts, label+s)
+	}
+	add("for: ", a.Audience, true)
+	add("priority ", a.Priority, false)
+	add("modified ", a.LastModified, false)
+	return termsafe.Line(strings.Join(parts, " · "))
+}
+
+func item1(c content, body Class, o Options) []Block {
 	head := func(s string) Block { return Block{Class: Heading, Lines: []string{termsafe.Line(s)}} }
 	switch {
 	case c.Type == "resource" && c.Resource != nil:
@@ -331,7 +417,11 @@ func firstNonEmpty(ss ...string) string {
 }
 
 // mdSigns are what makes text without a MIME type read as Markdown: a
-// heading, a fence, a list, a quote, a link, emphasis or a table row.
-var mdSigns = regexp.MustCompile("(?m)^(#{1,6} |```|[-*+] |\\d+\\. |> |\\|.*\\|\\s*$)|\\[[^\\]\\n]+\\]\\([^)\\s]+\\)|\\*\\*[^*\\n]+\\*\\*")
+// heading, a fence, a list, a quote, a link, emphasis, strikethrough, a
+// table row or a table's delimiter row without its outer pipes ("--|--").
+// Compiled on first use, not in the package's init.
+var mdSigns = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile("(?m)^(#{1,6} |```|[-*+] |\\d+\\. |> |\\|.*\\|\\s*$| {0,3}:?-+:?[ \\t]*\\|)|\\[[^\\]\\n]+\\]\\([^)\\s]+\\)|\\*\\*[^*\\n]+\\*\\*|~~[^~\\n]+~~")
+})
 
-func looksMarkdown(s string) bool { return mdSigns.MatchString(s) }
+func looksMarkdown(s string) bool { return mdSigns().MatchString(s) }

@@ -167,3 +167,37 @@ func TestResultLongMarkdownPlain(t *testing.T) {
 		t.Fatalf("a long text should show as it is, got %.60q", got)
 	}
 }
+
+// Content annotations show as a faint line on their item: after its
+// heading, or before its text; a field of a wrong type shows as its JSON
+// without hiding the item; server strings in them are inert.
+func TestResultAnnotations(t *testing.T) {
+	res := `{"content":[
+		{"type":"text","text":"for you","annotations":{"audience":["user"],"priority":0.8}},
+		{"type":"resource_link","uri":"file:///a.txt","name":"a","annotations":{"audience":["user","assistant"],"lastModified":"2025-01-12T15:00:58Z"}},
+		{"type":"text","text":"odd","annotations":{"audience":"user\u001b[2J","priority":"high"}},
+		{"type":"text","text":"none","annotations":{}},
+		{"type":"text","text":"plain"}]}`
+	bs, ok := Blocks(json.RawMessage(res), Options{Width: 80})
+	if !ok {
+		t.Fatal("not rendered")
+	}
+	var got []string
+	for _, b := range bs {
+		for _, l := range b.Lines {
+			if b.Class == Faint {
+				l = "(faint) " + l
+			}
+			got = append(got, l)
+		}
+	}
+	want := []string{
+		"(faint) for: user · priority 0.8", "for you", "",
+		"link → file:///a.txt", "(faint) for: user, assistant · modified 2025-01-12T15:00:58Z", "  a", "",
+		"(faint) for: user␛[2J · priority high", "odd", "",
+		"none", "",
+		"plain"}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got\n%s\nwant\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
