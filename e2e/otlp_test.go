@@ -76,6 +76,9 @@ func TestE2EAttachOTLP(t *testing.T) {
 	tm.keys("i")
 	tm.waitRe(`opentelemetry\s+→ http://127\.0\.0\.1:\d+/v1/traces · \d+ spans sent · 0 dropped`)
 	tm.keys("Escape")
+	// The panel's own lines say "disconnected" too: wait for it to close,
+	// or the q below reaches it with the Escape as alt+q.
+	tm.waitUntil("the info panel to close", func(s string) bool { return !strings.Contains(s, "Session info") })
 	h.in.Close() // the host goes: the proxy ends, and its session with it
 	tm.waitRe(`disconnected`)
 	tm.keys("q")

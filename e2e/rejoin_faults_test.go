@@ -313,6 +313,9 @@ func TestE2ERedisUnreachableIsShownInTheInspector(t *testing.T) {
 	tm.keys("Enter")
 	tm.waitFor("(waiting for the response)")
 	tm.keys("Escape")
+	// The status bar shows on every screen: wait for the detail to close
+	// first, or the q below reaches it with the Escape as alt+q.
+	tm.waitUntil("the detail to close", func(s string) bool { return !strings.Contains(s, "(waiting for the response)") })
 	tm.waitRe(`│ state Redis( \S+ ⚠ failing| ⚠) `)
 	tm.waitFor("in the state store (Redis " + redisURL + ")")
 	tm.keys("q")
