@@ -17,6 +17,7 @@ import (
 	"mcpscope/internal/clienttest"
 	"mcpscope/internal/peers"
 	"mcpscope/internal/testservers"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -88,7 +89,7 @@ func wire(t *testing.T, path string) (cancels, deletes int) {
 		t.Fatalf("journal: %v", err)
 	}
 	defer f.Close()
-	_, _ = session.ReadJournal(f, func(_ uint64, fr transport.Frame) error {
+	_, _ = journal.Read(f, func(_ uint64, fr transport.Frame) error {
 		if fr.Meta.HTTPMethod == "DELETE" {
 			deletes++
 		}

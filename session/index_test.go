@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
@@ -121,7 +122,7 @@ func TestIndexFileRebuiltWhenDeletedOrStale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Write(AppendRecord(nil, uint64(n+6), frameIn(n+4, progressLine(1))))
+	f.Write(journal.AppendRecord(nil, uint64(n+6), frameIn(n+4, progressLine(1))))
 	f.Close()
 	s = loadIndexed(t, path)
 	if s.store.idx.checking {

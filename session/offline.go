@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
@@ -22,15 +23,15 @@ import (
 // (Load, which tests build sessions with, leaves such calls as they were).
 // What the process does with the memory once the reading is done is its
 // owner's to decide (Loaded says when, Loading how big the journal was).
-func Open(path string) (*Session, Header, error) {
+func Open(path string) (*Session, journal.Header, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, Header{}, fmt.Errorf("open journal: %w", err)
+		return nil, journal.Header{}, fmt.Errorf("open journal: %w", err)
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, Header{}, fmt.Errorf("open journal: %w", err)
+		return nil, journal.Header{}, fmt.Errorf("open journal: %w", err)
 	}
 	h, err := readJournalHeader(f)
 	if err != nil {
@@ -46,12 +47,12 @@ func Open(path string) (*Session, Header, error) {
 	s.loading.begin(st.Size())
 	go func() {
 		var last time.Time
-		_, err := readJournal(&offsetReader{r: f}, func(seq uint64, fr transport.Frame, pos linePos) error {
+		_, err := journal.ReadPos(&offsetReader{r: f}, func(seq uint64, fr transport.Frame, pos journal.LinePos) error {
 			if s.ctx.Err() != nil {
 				return errLoadStopped
 			}
 			s.ingestNumbered(seq, fr, pos)
-			s.loading.progress(pos.off + int64(pos.n))
+			s.loading.progress(pos.Off + int64(pos.N))
 			if fr.Time.After(last) {
 				last = fr.Time
 			}
@@ -138,8 +139,8 @@ func (s *Session) endUnansweredLocked(reason string, at time.Time) {
 
 // readJournalHeader reads the header (or says the file is no journal)
 // without reading on.
-func readJournalHeader(f *os.File) (Header, error) {
-	var h Header
+func readJournalHeader(f *os.File) (journal.Header, error) {
+	var h journal.Header
 	first := make([]byte, 0, 4096)
 	buf := make([]byte, 4096)
 	for off := int64(0); ; {
@@ -156,12 +157,12 @@ func readJournalHeader(f *os.File) (Header, error) {
 	}
 	switch {
 	case len(first) == 0:
-		return h, fmt.Errorf("%w: the file is empty", ErrNotJournal)
-	case isHeader(first):
-		return h, readHeader(first[:len(first)-min(1, len(first))], &h)
+		return h, fmt.Errorf("%w: the file is empty", journal.ErrNotJournal)
+	case journal.IsHeader(first):
+		return h, journal.ReadHeader(first[:len(first)-min(1, len(first))], &h)
 	}
-	if _, _, err := parseRecord(trimNL(first), false, false); err != nil {
-		return h, fmt.Errorf("%w: its first line is neither a journal header nor a record (%v)", ErrNotJournal, err)
+	if _, _, err := journal.ParseLine(trimNL(first), false, false); err != nil {
+		return h, fmt.Errorf("%w: its first line is neither a journal header nor a record (%v)", journal.ErrNotJournal, err)
 	}
 	return h, nil // `mcpscope record` output: records without a header
 }
@@ -232,8 +233,8 @@ func (s *Session) Loading() Loading {
 // in the frames (a journal read back, a host's through a proxy): the call
 // it names ended then, cancelled (or timed out, when mcpscope itself gave
 // up on it). A response that still comes is late, as it was live.
-func (s *Session) clientCancelledLocked(it *Item, e *Envelope) {
-	c := s.calls[idKey(e.h.requestID)]
+func (s *Session) clientCancelledLocked(it *Item, e *journal.Envelope) {
+	c := s.calls[journal.IDKey(e.Hints().RequestID)]
 	if c == nil {
 		return
 	}
@@ -278,7 +279,7 @@ func ProxyCancelAnswer(m *transport.Meta) bool { return m.Via == transport.ViaMc
 
 // proxyCancelledLocked ends a call with the error mcpscope proxy gave its
 // client for a cancel from a viewer: cancelled, the error kept.
-func (s *Session) proxyCancelledLocked(c *Call, it *Item, e *Envelope) {
+func (s *Session) proxyCancelledLocked(c *Call, it *Item, e *journal.Envelope) {
 	s.endLocked(c, StateCancelled, nil, e.Error,
 		&Failure{Reason: "cancelled from mcpscope: the proxy answered the client with this error and told the server", Kind: ErrCancelled},
 		it.Frame.Time)

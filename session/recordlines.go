@@ -53,7 +53,7 @@ func (s *Store) JournalLines(buf []byte, ends []int, from, to uint64, maxBytes i
 	}
 	s.mu.RUnlock()
 	buf = slices.Grow(buf, span)[:base+span]
-	if s.src.readAt(buf[base:], off) != nil {
+	if s.src.ReadBack(buf[base:], off) != nil {
 		return buf[:base], ends[:was], false
 	}
 	return buf, ends, true

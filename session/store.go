@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
@@ -16,9 +17,9 @@ import (
 type Item struct {
 	Seq   uint64
 	Frame transport.Frame
-	Env   *Envelope   // the decoded message, when Frame holds one
-	Batch []*Envelope // the messages of a batch frame
-	Class Class
+	Env   *journal.Envelope   // the decoded message, when Frame holds one
+	Batch []*journal.Envelope // the messages of a batch frame
+	Class journal.Class
 	// CallKey names the client call this item belongs to (its request,
 	// response or progress), "" otherwise.
 	CallKey string
@@ -42,7 +43,7 @@ type Entry struct {
 	Time    time.Time
 	Dir     transport.Dir
 	Kind    transport.Kind
-	Class   Class
+	Class   journal.Class
 	Method  string // the JSON-RPC method, "" when none
 	CallKey string
 	Note    string
@@ -81,7 +82,7 @@ type entry struct {
 	note  uint16 // note + 1 in the note table (0: none)
 	dir   transport.Dir
 	kind  transport.Kind
-	class Class
+	class journal.Class
 	flags uint8
 	klen  uint8 // the call key's length in key (0: none; keyLong: numbered in the key table)
 	key   [keyInline]byte
@@ -108,7 +109,7 @@ func getRecord(b []byte) entry {
 	_ = b[IndexRecord-1]
 	e := entry{off: int64(binary.LittleEndian.Uint64(b[0:])), t: int64(binary.LittleEndian.Uint64(b[8:])),
 		n: binary.LittleEndian.Uint32(b[16:]), meth: binary.LittleEndian.Uint16(b[20:]), note: binary.LittleEndian.Uint16(b[22:]),
-		dir: transport.Dir(b[24]), kind: transport.Kind(b[25]), class: Class(b[26]), flags: b[27], klen: b[28]}
+		dir: transport.Dir(b[24]), kind: transport.Kind(b[25]), class: journal.Class(b[26]), flags: b[27], klen: b[28]}
 	copy(e.key[:], b[29:])
 	return e
 }
@@ -119,7 +120,7 @@ var gapEntry = entry{off: -1}
 
 // pager reads bytes of the journal back.
 type pager interface {
-	readAt(p []byte, off int64) error
+	ReadBack(p []byte, off int64) error
 }
 
 // Store is the session's memory of its frames: an index of every frame
@@ -245,12 +246,12 @@ func newStore(src pager, idx *indexFile) *Store {
 // add stores an item; pos is its line in the journal (off -1: none). It
 // reports whether the store let go of it (it keeps no window, and the
 // journal has the frame): then nothing of the store refers to it.
-func (s *Store) add(it *Item, pos linePos) (free bool) {
-	e := entry{off: pos.off, t: it.Frame.Time.UnixNano(), dir: it.Frame.Dir, kind: it.Frame.Kind, class: it.Class}
-	if pos.n < 1<<32 {
-		e.n = uint32(pos.n)
+func (s *Store) add(it *Item, pos journal.LinePos) (free bool) {
+	e := entry{off: pos.Off, t: it.Frame.Time.UnixNano(), dir: it.Frame.Dir, kind: it.Frame.Kind, class: it.Class}
+	if pos.N < 1<<32 {
+		e.n = uint32(pos.N)
 	}
-	if pos.off >= 0 && len(it.Frame.Data) > MaxHeldFrame {
+	if pos.Off >= 0 && len(it.Frame.Data) > MaxHeldFrame {
 		it = cutItem(it)
 		e.flags |= flagCut
 	}
@@ -288,7 +289,7 @@ func (s *Store) add(it *Item, pos linePos) (free bool) {
 	s.next = it.Seq + 1
 	s.keep(it)
 	free = len(s.ring) == 0
-	if pos.off < 0 && s.src != nil {
+	if pos.Off < 0 && s.src != nil {
 		s.pin(it)
 		free = false
 	}
@@ -500,26 +501,9 @@ func cutItem(it *Item) *Item {
 	c := *it
 	c.Cut, c.Size = true, len(it.Frame.Data)
 	c.Frame.Data = bytes.Clone(it.Frame.Data[:HeldPrefix])
-	c.Env = smallEnvelope(it.Env)
+	c.Env = journal.SmallEnvelope(it.Env)
 	c.Batch = nil
 	return &c
-}
-
-func smallEnvelope(e *Envelope) *Envelope {
-	if e == nil {
-		return nil
-	}
-	s := &Envelope{JSONRPC: e.JSONRPC, Method: e.Method}
-	if len(e.ID) <= 256 {
-		s.ID = bytes.Clone(e.ID)
-	}
-	if e.Error != nil {
-		s.Error = &RPCError{Code: e.Error.Code, Message: e.Error.Message}
-		if len(s.Error.Message) > 1024 {
-			s.Error.Message = s.Error.Message[:1024]
-		}
-	}
-	return s
 }
 
 // methodOf is the method an item's index entry names.
@@ -750,7 +734,7 @@ func (s *Store) Since(seq uint64, max int) []*Item {
 		var buf []byte
 		if j-k > 1 {
 			buf = make([]byte, span)
-			if s.src.readAt(buf, want[k].off) != nil {
+			if s.src.ReadBack(buf, want[k].off) != nil {
 				buf, j = nil, k+1
 			}
 		}
@@ -816,7 +800,7 @@ func (s *Store) pageIn(seq uint64, e entry, line []byte) *Item {
 	var f transport.Frame
 	var err error
 	if line != nil {
-		_, f, err = parseRecord(bytes.TrimSuffix(line, []byte("\n")), true, false)
+		_, f, err = journal.ParseLine(bytes.TrimSuffix(line, []byte("\n")), true, false)
 	} else {
 		_, f, err = s.readFrame(e, cut)
 	}
@@ -830,11 +814,11 @@ func (s *Store) pageIn(seq uint64, e entry, line []byte) *Item {
 		if len(f.Data) > HeldPrefix {
 			it.Frame.Data = f.Data[:HeldPrefix]
 		}
-		it.Env = decodeHead(f.Data)
+		it.Env = journal.DecodeHead(f.Data)
 		return it
 	}
 	if f.Kind == transport.Message {
-		it.Env, it.Batch, _ = decode(f.Data)
+		it.Env, it.Batch, _ = journal.DecodeClass(f.Data)
 	}
 	return it
 }
@@ -853,12 +837,12 @@ func (s *Store) readFrame(e entry, head bool) (uint64, transport.Frame, error) {
 		n = min(n, HeldPrefix+4096)
 	}
 	buf := make([]byte, n)
-	if err := s.src.readAt(buf, e.off); err != nil {
+	if err := s.src.ReadBack(buf, e.off); err != nil {
 		return 0, transport.Frame{}, err
 	}
 	cut := n < int(e.n)
 	if !cut {
 		buf = bytes.TrimSuffix(buf, []byte("\n"))
 	}
-	return parseRecord(buf, true, cut)
+	return journal.ParseLine(buf, true, cut)
 }

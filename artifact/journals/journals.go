@@ -17,6 +17,7 @@ import (
 
 	"mcpscope/artifact/scan"
 	"mcpscope/internal/userfile"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -122,7 +123,7 @@ func Summarize(path string, fi os.FileInfo) Summary {
 	if in.ServerInfo.Name != "" {
 		s.Server = strings.TrimSpace(in.ServerInfo.Name + " " + in.ServerInfo.Version)
 	}
-	var damage *session.JournalDamage
+	var damage *journal.Damage
 	switch {
 	case errors.As(err, &damage):
 		s.Problem = damage.Error()

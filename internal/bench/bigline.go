@@ -10,6 +10,7 @@ import (
 	"strings"
 	"time"
 
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -46,7 +47,7 @@ func WriteBigLineJournal(path string, line int, request bool) error {
 func writeBigLine(w *bufio.Writer, line int, request bool) {
 	const url = "http://127.0.0.1:3001/mcp"
 	at := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
-	head, _ := json.Marshal(session.Header{Format: session.JournalFormat, Started: at, Target: "http: " + url, PID: 1})
+	head, _ := json.Marshal(journal.Header{Format: journal.Format, Started: at, Target: "http: " + url, PID: 1})
 	w.Write(append(head, '\n'))
 	var seq uint64
 	put := func(dir transport.Dir, kind transport.Kind, stream, event string, data []byte) {
@@ -58,7 +59,7 @@ func writeBigLine(w *bufio.Writer, line int, request bool) {
 		if dir == transport.In {
 			m.EventType = "message"
 		}
-		_, _ = session.WriteRecord(w, nil, seq, transport.Frame{Time: at.Add(time.Duration(seq) * time.Millisecond),
+		_, _ = journal.WriteRecord(w, nil, seq, transport.Frame{Time: at.Add(time.Duration(seq) * time.Millisecond),
 			Dir: dir, Kind: kind, Data: data, Meta: m}) // a write error is Flush's
 	}
 	msg := func(dir transport.Dir, stream, raw string) { put(dir, transport.Message, stream, "", []byte(raw)) }
@@ -75,7 +76,7 @@ func writeBigLine(w *bufio.Writer, line int, request bool) {
 		if dir == transport.In {
 			m.EventType = "message"
 		}
-		rec := session.AppendRecord(nil, seq, transport.Frame{Time: at.Add(time.Duration(seq) * time.Millisecond), Dir: dir,
+		rec := journal.AppendRecord(nil, seq, transport.Frame{Time: at.Add(time.Duration(seq) * time.Millisecond), Dir: dir,
 			Kind: transport.Message, Data: []byte("x"), Meta: m})
 		esc := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace
 		w.Write(rec[:len(rec)-len(`x"}`+"\n")])

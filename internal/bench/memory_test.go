@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"mcpscope/internal/testservers"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -27,7 +28,7 @@ func TestMemoryRowsTiny(t *testing.T) {
 			t.Fatal(err)
 		}
 		var frames int
-		if _, err := session.ReadJournal(mustOpen(t, path), func(uint64, transport.Frame) error { frames++; return nil }); err != nil {
+		if _, err := journal.Read(mustOpen(t, path), func(uint64, transport.Frame) error { frames++; return nil }); err != nil {
 			t.Fatalf("the generated journal does not read back: %v", err)
 		}
 		if frames < 5000 {
