@@ -130,6 +130,33 @@ func ReadPos(r io.Reader, fn func(seq uint64, f transport.Frame, pos LinePos) er
 	return readLines(newLineReader(r), func(seq uint64, f *transport.Frame, pos LinePos) error { return fn(seq, *f, pos) })
 }
 
+// ReadAt reads a journal's records from offset off of r (where a
+// line starts: 0, or the end of a line read before), calling fn with each
+// frame, its number and where its line is (offset and length, newline
+// included). Damaged lines and a torn last line are reported as
+// Read reports them, after everything else was delivered.
+func ReadAt(r io.ReaderAt, off int64, fn func(seq uint64, f transport.Frame, lineOff int64, lineLen int) error) (Header, error) {
+	return ReadPos(&offsetReader{r: r, base: off}, func(seq uint64, f transport.Frame, pos LinePos) error {
+		return fn(seq, f, off+pos.Off, pos.N)
+	})
+}
+
+// offsetReader reads r from base on.
+type offsetReader struct {
+	r    io.ReaderAt
+	base int64
+	pos  int64
+}
+
+func (o *offsetReader) Read(p []byte) (int, error) {
+	n, err := o.r.ReadAt(p, o.base+o.pos)
+	o.pos += int64(n)
+	if err == io.EOF && n > 0 {
+		err = nil
+	}
+	return n, err
+}
+
 // readLines reads lr's lines, calling fn with each frame: the walk's own,
 // valid during fn (a frame is a few hundred bytes, not copied on each hop).
 func readLines(lr *lineReader, fn func(seq uint64, f *transport.Frame, pos LinePos) error) (Header, error) {

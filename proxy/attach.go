@@ -191,7 +191,7 @@ var errStopFill = errors.New("stop")
 func (r *attachReader) fillTo(from int64, upTo uint64) error {
 	errStop := errStopFill
 	r.off = from
-	_, err := session.ReadJournalAt(r.file, from, func(seq uint64, f transport.Frame, off int64, n int) error {
+	_, err := journal.ReadAt(r.file, from, func(seq uint64, f transport.Frame, off int64, n int) error {
 		if upTo != 0 && seq > upTo {
 			r.off = off
 			return errStop

@@ -4,7 +4,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 
 	"mcpscope/journal"
@@ -169,31 +168,4 @@ func (s *Session) CancelForeign(c *Call, reason string, done func(error)) error 
 	}
 	fc.CancelForeign(seq, id, reason, done)
 	return nil
-}
-
-// ReadJournalAt reads a journal's records from offset off of r (where a
-// line starts: 0, or the end of a line read before), calling fn with each
-// frame, its number and where its line is (offset and length, newline
-// included). Damaged lines and a torn last line are reported as
-// ReadJournal reports them, after everything else was delivered.
-func ReadJournalAt(r io.ReaderAt, off int64, fn func(seq uint64, f transport.Frame, lineOff int64, lineLen int) error) (journal.Header, error) {
-	return journal.ReadPos(&offsetReader{r: r, base: off}, func(seq uint64, f transport.Frame, pos journal.LinePos) error {
-		return fn(seq, f, off+pos.Off, pos.N)
-	})
-}
-
-// offsetReader reads r from base on.
-type offsetReader struct {
-	r    io.ReaderAt
-	base int64
-	pos  int64
-}
-
-func (o *offsetReader) Read(p []byte) (int, error) {
-	n, err := o.r.ReadAt(p, o.base+o.pos)
-	o.pos += int64(n)
-	if err == io.EOF && n > 0 {
-		err = nil
-	}
-	return n, err
 }

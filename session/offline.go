@@ -47,12 +47,12 @@ func Open(path string) (*Session, journal.Header, error) {
 	s.loading.begin(st.Size())
 	go func() {
 		var last time.Time
-		_, err := journal.ReadPos(&offsetReader{r: f}, func(seq uint64, fr transport.Frame, pos journal.LinePos) error {
+		_, err := journal.ReadAt(f, 0, func(seq uint64, fr transport.Frame, off int64, n int) error {
 			if s.ctx.Err() != nil {
 				return errLoadStopped
 			}
-			s.ingestNumbered(seq, fr, pos)
-			s.loading.progress(pos.Off + int64(pos.N))
+			s.ingestNumbered(seq, fr, journal.LinePos{Off: off, N: n})
+			s.loading.progress(off + int64(n))
 			if fr.Time.After(last) {
 				last = fr.Time
 			}
