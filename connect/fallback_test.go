@@ -42,7 +42,7 @@ func TestFallbackJournal(t *testing.T) {
 	s.Close()
 
 	all, _ := filepath.Glob(filepath.Join(dir, "*"))
-	all = slices.DeleteFunc(all, func(p string) bool { return p == session.IndexPath(path) }) // the journal's index
+	all = slices.DeleteFunc(all, func(p string) bool { return p == journal.IndexPath(path) }) // the journal's index
 	if len(all) != 1 {
 		t.Fatalf("want the one journal the user named, got %v", all)
 	}

@@ -1,4 +1,4 @@
-// Package journal writes and reads session journals (JSONL records of frames) and decodes, in one pass, the JSON-RPC messages they hold.
+// Package journal writes and reads session journals (JSONL records of frames) and the index files beside them, and decodes, in one pass, the JSON-RPC messages they hold.
 package journal
 
 import (

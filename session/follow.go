@@ -66,7 +66,7 @@ func Follow(t Feed, o Options) (*Session, error) {
 			return nil, fmt.Errorf("open the journal %s to read it back: %w", p, err)
 		}
 		s.file = f
-		s.store = newStore(fileSource{f}, openIndex(p))
+		s.store = newStore(fileSource{f}, journal.OpenIndex(p))
 		s.info.JournalPath = p
 	}
 	return s, nil

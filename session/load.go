@@ -27,7 +27,7 @@ func Load(path string) (*Session, journal.Header, error) {
 	s := New(nil, Options{Timeout: -1, MaxTimeout: -1})
 	s.offline = true
 	s.file = f
-	s.store = newStore(fileSource{f}, openIndex(path))
+	s.store = newStore(fileSource{f}, journal.OpenIndex(path))
 	h, err := journal.ReadPos(f, func(seq uint64, fr transport.Frame, pos journal.LinePos) error {
 		s.ingestNumbered(seq, fr, pos)
 		return nil

@@ -41,7 +41,7 @@ func Open(path string) (*Session, journal.Header, error) {
 	s := New(nil, Options{Timeout: -1, MaxTimeout: -1})
 	s.offline = true
 	s.file = f
-	s.store = newStore(fileSource{f}, openIndex(path))
+	s.store = newStore(fileSource{f}, journal.OpenIndex(path))
 	s.info.Target = h.Target
 	s.info.JournalPath = path
 	s.loading.begin(st.Size())

@@ -1088,11 +1088,11 @@ func journalPager(j *journal.Writer) pager {
 
 // journalIndex is the index file beside the journal frames are read back
 // from (nil: none, and the store keeps its index in memory).
-func journalIndex(j *journal.Writer) *indexFile {
+func journalIndex(j *journal.Writer) *journal.Index {
 	if j == nil || !j.Seekable() {
 		return nil
 	}
-	return openIndex(j.Path())
+	return journal.OpenIndex(j.Path())
 }
 
 // correlate ties a message to a call and updates state. Called with s.mu held;

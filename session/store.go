@@ -35,7 +35,7 @@ type Item struct {
 }
 
 // Entry is the index's account of one frame: what the index keeps of
-// every frame of the session (IndexRecord bytes, in the index file beside
+// every frame of the session (journal.IndexRecord bytes, in the index file beside
 // a journal), enough to count, filter and find frames without reading
 // them back.
 type Entry struct {
@@ -73,7 +73,7 @@ const (
 )
 
 // entry is one frame in the index: where its line is in the journal and
-// what correlation made of it, as an IndexRecord-byte record holds it.
+// what correlation made of it, as an journal.IndexRecord-byte record holds it.
 type entry struct {
 	off   int64  // journal offset of the frame's line; -1: not in a journal
 	t     int64  // frame time, Unix nanoseconds
@@ -92,9 +92,20 @@ const (
 	flagCut uint8 = 1 << iota // the frame is held as a prefix
 )
 
-// putRecord writes e as a record (IndexRecord bytes, little-endian).
+const (
+	// keyInline is the longest call key a record holds itself; longer
+	// ones (rare: ids are mostly short) are numbered in memory.
+	keyInline = journal.IndexRecord - 29
+	keyLong   = 0xFF
+)
+
+// cachePages is how many pages read back (or just written) memory keeps:
+// 1 MiB, 16,384 frames' records (a page read back is one pread).
+var cachePages = 8
+
+// putRecord writes e as a record (journal.IndexRecord bytes, little-endian).
 func putRecord(b []byte, e *entry) {
-	_ = b[IndexRecord-1]
+	_ = b[journal.IndexRecord-1]
 	binary.LittleEndian.PutUint64(b[0:], uint64(e.off))
 	binary.LittleEndian.PutUint64(b[8:], uint64(e.t))
 	binary.LittleEndian.PutUint32(b[16:], e.n)
@@ -106,7 +117,7 @@ func putRecord(b []byte, e *entry) {
 
 // getRecord reads a record back.
 func getRecord(b []byte) entry {
-	_ = b[IndexRecord-1]
+	_ = b[journal.IndexRecord-1]
 	e := entry{off: int64(binary.LittleEndian.Uint64(b[0:])), t: int64(binary.LittleEndian.Uint64(b[8:])),
 		n: binary.LittleEndian.Uint32(b[16:]), meth: binary.LittleEndian.Uint16(b[20:]), note: binary.LittleEndian.Uint16(b[22:]),
 		dir: transport.Dir(b[24]), kind: transport.Kind(b[25]), class: journal.Class(b[26]), flags: b[27], klen: b[28]}
@@ -140,11 +151,11 @@ type Store struct {
 	cbase uint64 // seq of record 0 (page 0's first)
 	nrec  uint64 // records, gaps included (next - cbase)
 
-	// The index: pages of pageRecs records. With an index file (idx), the
+	// The index: pages of journal.IndexPageRecords records. With an index file (idx), the
 	// pages before the last are in the file, and memory holds the last
 	// (tail) and a few read back (cache). Without one, or for a page the
 	// file failed to take, memory holds them (pages).
-	idx       *indexFile
+	idx       *journal.Index
 	tail      []byte
 	pages     map[uint64][]byte
 	pagesLo   uint64 // no pages below this one (a session without a journal forgets them)
@@ -227,11 +238,11 @@ const noteOverflow = "(a note the session made here; too many distinct notes to 
 // newStore makes a store; src is the journal frames are read back from
 // (nil: none), idx the index file beside it (nil: the index is kept in
 // memory).
-func newStore(src pager, idx *indexFile) *Store {
+func newStore(src pager, idx *journal.Index) *Store {
 	s := &Store{src: src, idx: idx, window: Window, winBytes: WindowBytes, changed: make(chan struct{}, 1), paged: map[uint64]*Item{},
 		pages: map[uint64][]byte{}, cache: map[uint64][]byte{}}
 	if src == nil && idx != nil {
-		idx.close()
+		idx.Close()
 		s.idx = nil
 	}
 	if src == nil {
@@ -264,8 +275,8 @@ func (s *Store) add(it *Item, pos journal.LinePos) (free bool) {
 	}
 	if s.first == 0 {
 		s.first, s.next, s.cbase, s.ringLo = it.Seq, it.Seq, it.Seq, it.Seq
-		if s.idx != nil && s.idx.checking && s.idx.first != it.Seq {
-			s.idx.reset() // another numbering: none of its records can agree
+		if s.idx != nil && s.idx.Checking() && s.idx.First() != it.Seq {
+			s.idx.Reset() // another numbering: none of its records can agree
 		}
 	}
 	for s.next < it.Seq { // a gap (damaged journal lines): keep seqs dense
@@ -315,13 +326,13 @@ func (s *Store) NoWindow() bool {
 
 // appendEntry adds the record of seq s.next (called with mu held).
 func (s *Store) appendEntry(e *entry) {
-	k := s.nrec / pageRecs
-	var rec [IndexRecord]byte
+	k := s.nrec / journal.IndexPageRecords
+	var rec [journal.IndexRecord]byte
 	putRecord(rec[:], e)
 	s.nrec++
 	if s.idx == nil {
 		if s.pages[k] == nil {
-			s.pages[k] = make([]byte, 0, pageBytes)
+			s.pages[k] = make([]byte, 0, journal.IndexPageBytes)
 		}
 		s.pages[k] = append(s.pages[k], rec[:]...)
 		return
@@ -329,13 +340,13 @@ func (s *Store) appendEntry(e *entry) {
 	if s.tail == nil {
 		s.tail, s.spare = s.spare, nil
 		if s.tail == nil {
-			s.tail = make([]byte, 0, pageBytes)
+			s.tail = make([]byte, 0, journal.IndexPageBytes)
 		}
 	}
 	s.tail = append(s.tail, rec[:]...)
-	if len(s.tail) == pageBytes { // the page is whole: to the file
-		s.idx.put(int(k), s.tail)
-		if s.idx.err != nil {
+	if len(s.tail) == journal.IndexPageBytes { // the page is whole: to the file
+		s.idx.PutPage(int(k), s.tail)
+		if s.idx.Err() != nil {
 			s.pages[k] = s.tail // the file failed: memory keeps it
 		} else {
 			s.cachePage(k, s.tail)
@@ -347,7 +358,7 @@ func (s *Store) appendEntry(e *entry) {
 // page returns the records of page k, nil when they cannot be had (the
 // file failed). Called with mu held (read or write).
 func (s *Store) page(k uint64) []byte {
-	if s.idx != nil && k == s.nrec/pageRecs {
+	if s.idx != nil && k == s.nrec/journal.IndexPageRecords {
 		return s.tail
 	}
 	if p := s.pages[k]; p != nil {
@@ -362,8 +373,8 @@ func (s *Store) page(k uint64) []byte {
 	if p != nil {
 		return p
 	}
-	p = make([]byte, pageBytes)
-	if s.idx.read(int(k), p) != nil {
+	p = make([]byte, journal.IndexPageBytes)
+	if s.idx.ReadPage(int(k), p) != nil {
 		return nil
 	}
 	s.cachePage(k, p)
@@ -378,7 +389,7 @@ func (s *Store) cachePage(k uint64, p []byte) {
 		return
 	}
 	if len(s.cacheKeys) >= cachePages {
-		if old := s.cache[s.cacheKeys[0]]; cap(old) == pageBytes {
+		if old := s.cache[s.cacheKeys[0]]; cap(old) == journal.IndexPageBytes {
 			// The next tail, once no reader can hold it: appendEntry
 			// takes it under mu's write lock (a reader under the read
 			// lock may be reading it now).
@@ -395,12 +406,12 @@ func (s *Store) cachePage(k uint64, p []byte) {
 // when its record cannot be read back.
 func (s *Store) entryAt(seq uint64) entry {
 	d := seq - s.cbase
-	p := s.page(d / pageRecs)
-	i := int(d%pageRecs) * IndexRecord
-	if i+IndexRecord > len(p) {
+	p := s.page(d / journal.IndexPageRecords)
+	i := int(d%journal.IndexPageRecords) * journal.IndexRecord
+	if i+journal.IndexRecord > len(p) {
 		return gapEntry
 	}
-	return getRecord(p[i : i+IndexRecord])
+	return getRecord(p[i : i+journal.IndexRecord])
 }
 
 // keyOf is the call key an entry names ("" when none).
@@ -424,9 +435,9 @@ func (s *Store) finish() {
 		return
 	}
 	if len(s.tail) > 0 {
-		s.idx.put(int(s.nrec/pageRecs), s.tail)
+		s.idx.PutPage(int(s.nrec/journal.IndexPageRecords), s.tail)
 	}
-	s.idx.stamp(s.cbase, int64(s.nrec))
+	s.idx.Stamp(s.cbase, int64(s.nrec))
 }
 
 // close finishes the index file and lets go of it.
@@ -436,7 +447,7 @@ func (s *Store) close() {
 	defer s.mu.Unlock()
 	if s.idx != nil && !s.closed {
 		s.closed = true
-		s.idx.close()
+		s.idx.Close()
 	}
 }
 
@@ -490,7 +501,7 @@ func (s *Store) pin(it *Item) {
 func (s *Store) forget(seq uint64) {
 	s.dropped += seq - s.first
 	s.first = seq
-	for ; s.pagesLo < (seq-s.cbase)/pageRecs; s.pagesLo++ {
+	for ; s.pagesLo < (seq-s.cbase)/journal.IndexPageRecords; s.pagesLo++ {
 		delete(s.pages, s.pagesLo)
 	}
 }
@@ -628,13 +639,13 @@ func (s *Store) Scan(from, to uint64, fn func(Entry) bool) {
 	)
 	for seq := from; seq <= to; seq++ {
 		d := seq - s.cbase
-		if d/pageRecs != k { // one page lookup for its 2048 records
-			k = d / pageRecs
+		if d/journal.IndexPageRecords != k { // one page lookup for its 2048 records
+			k = d / journal.IndexPageRecords
 			page = s.page(k)
 		}
 		e := gapEntry
-		if i := int(d%pageRecs) * IndexRecord; i+IndexRecord <= len(page) {
-			e = getRecord(page[i : i+IndexRecord])
+		if i := int(d%journal.IndexPageRecords) * journal.IndexRecord; i+journal.IndexRecord <= len(page) {
+			e = getRecord(page[i : i+journal.IndexRecord])
 		}
 		if !fn(s.public(seq, &e)) {
 			return

@@ -97,11 +97,11 @@ func summary(path string, cached map[string]Summary) Summary {
 	}
 	if c, ok := cached[path]; ok && c.Size == fi.Size() && c.ModTime.Equal(fi.ModTime()) {
 		c.Target = transport.RedactTarget(c.Target) // an older build cached it as journaled, secrets and all
-		c.IndexSize = session.IndexSize(path)       // written and removed apart from the journal
+		c.IndexSize = journal.IndexSize(path)       // written and removed apart from the journal
 		return c
 	}
 	s := Summarize(path, fi)
-	s.IndexSize = session.IndexSize(path)
+	s.IndexSize = journal.IndexSize(path)
 	return s
 }
 

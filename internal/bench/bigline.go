@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"mcpscope/journal"
-	"mcpscope/session"
 	"mcpscope/transport"
 )
 
@@ -153,7 +152,7 @@ func BigLine(self, dir string, env []string, line int) ([]BigLineRow, error) {
 		for _, f := range []string{"bigline.jsonl", "out.jsonl", "out.har", "out.otlp"} {
 			os.Remove(filepath.Join(dir, f))
 		}
-		session.RemoveIndex(path)
+		journal.RemoveIndex(path)
 		rows = append(rows, row)
 	}
 	return rows, nil

@@ -10,7 +10,6 @@ import (
 
 	"mcpscope/internal/testservers"
 	"mcpscope/journal"
-	"mcpscope/session"
 	"mcpscope/transport"
 )
 
@@ -44,10 +43,10 @@ func TestMemoryRowsTiny(t *testing.T) {
 		if back, err := ParseOpen(r.String()); err != nil || back.Frames != r.Frames || back.RSSKiB != r.RSSKiB {
 			t.Fatalf("the child's line does not read back: %+v, %v", back, err)
 		}
-		if got, want := session.IndexSize(path), int64(64+frames*session.IndexRecord); got != want {
+		if got, want := journal.IndexSize(path), int64(64+frames*journal.IndexRecord); got != want {
 			t.Fatalf("index beside the journal: %d bytes, want %d", got, want)
 		}
-		res.Open = append(res.Open, OpenRow{Frames: frames, HTTP: http, IndexSize: session.IndexSize(path), Open: r})
+		res.Open = append(res.Open, OpenRow{Frames: frames, HTTP: http, IndexSize: journal.IndexSize(path), Open: r})
 	}
 	res.TUI = []TUIResult{{Frames: 1000, RSSAfterKiB: 100 << 10}, {Frames: 10000, RSSAfterKiB: 130 << 10}}
 	var out bytes.Buffer
