@@ -17,7 +17,7 @@ import (
 // and info a live session had, rebuilt by the same correlation code. The
 // session keeps the file open to read frames back (Close closes it).
 // When the file has lines that are not records, or ends in a torn line,
-// the session holds everything else and the error (a *JournalDamage)
+// the session holds everything else and the error (a *journal.Damage)
 // says which lines; any other error comes with a nil session.
 func Load(path string) (*Session, journal.Header, error) {
 	f, err := os.Open(path)

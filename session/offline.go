@@ -188,7 +188,7 @@ type Loading struct {
 	Active bool  // still reading
 	Read   int64 // bytes read
 	Size   int64 // the file's size when it was opened
-	// Err is how the reading ended: nil, a *JournalDamage (every other
+	// Err is how the reading ended: nil, a *journal.Damage (every other
 	// line was read), or what stopped it.
 	Err error
 }
