@@ -21,6 +21,7 @@ import (
 	"mcpscope/internal/schema"
 	"mcpscope/internal/shell"
 	"mcpscope/internal/termsafe"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 	"mcpscope/ui/result"
@@ -492,14 +493,14 @@ var answerExamples = map[string]string{
 // sampling, which it may not even ask for when the client did not declare
 // it (the client declares only what --answer can answer).
 func withAnswerHint(err error, s *session.Session, given map[string]json.RawMessage, res json.RawMessage) error {
-	var rpc *session.RPCError
+	var rpc *journal.RPCError
 	var tool *session.ToolError
 	if !errors.As(err, &rpc) && !errors.As(err, &tool) {
 		return err
 	}
 	asked := map[string]bool{}
 	for _, it := range s.Store().Since(0, 0) {
-		if it.Class == session.ClassRequest && it.Frame.Dir == transport.In && it.Env != nil {
+		if it.Class == journal.ClassRequest && it.Frame.Dir == transport.In && it.Env != nil {
 			asked[it.Env.Method] = true
 		}
 	}

@@ -12,6 +12,7 @@ import (
 	"mcpscope/internal/render"
 	"mcpscope/internal/shell"
 	"mcpscope/internal/termsafe"
+	"mcpscope/journal"
 	"mcpscope/oauth"
 	"mcpscope/session"
 	"mcpscope/transport"
@@ -45,7 +46,7 @@ func exitCode(err error) int {
 	var (
 		ue   *usageError
 		se   *connect.SpecError
-		rpc  *session.RPCError
+		rpc  *journal.RPCError
 		tool *session.ToolError
 		un   *session.Unanswered
 		ms   *connect.MissingSecretError
@@ -98,7 +99,7 @@ func hint(err error) string {
 		he  *transport.HTTPError
 		un  *session.Unanswered
 		na  *needsAnswer
-		je  *session.JournalError
+		je  *journal.FileError
 		ee  *connect.EraError
 		tsk *taskOpenError
 		re  *transport.RedirectError
@@ -184,7 +185,7 @@ func printJSONError(w io.Writer, err error) {
 	if errors.Is(err, context.Canceled) {
 		e["message"] = "interrupted"
 	}
-	var rpc *session.RPCError
+	var rpc *journal.RPCError
 	if errors.As(err, &rpc) {
 		e["code"] = rpc.Code
 		switch {

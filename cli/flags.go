@@ -19,7 +19,7 @@ import (
 	"mcpscope/filter"
 	"mcpscope/hosts"
 	"mcpscope/internal/userfile"
-	"mcpscope/session"
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
@@ -387,7 +387,7 @@ func (f *sessionFlags) fill(sp *connect.Spec, name string) error {
 	sp.Timeout, sp.MaxTimeout = f.timeout.d, f.maxTimeout.d
 	sp.Journal, sp.NoJournal = f.journal, f.noJournal
 	if _, err := userfile.Resolve(f.journal); f.journal != "" && !f.noJournal && errors.Is(err, userfile.ErrDirectory) {
-		return usagef(name, "--journal %s is a directory; name a file (or leave --journal out for a new file under %s)", f.journal, session.DefaultJournalDir())
+		return usagef(name, "--journal %s is a directory; name a file (or leave --journal out for a new file under %s)", f.journal, journal.DefaultDir())
 	}
 	answers := map[string]json.RawMessage{}
 	if f.answersFile != "" {

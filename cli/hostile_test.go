@@ -17,7 +17,7 @@ import (
 
 	"mcpscope/internal/termsafe"
 	"mcpscope/internal/testservers"
-	"mcpscope/session"
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
@@ -303,9 +303,9 @@ func unsafeAt(text string) int {
 
 // journalHolds reports whether a frame of the journal carries want in its
 // exact bytes.
-func journalHolds(journal []byte, want string) bool {
+func journalHolds(file []byte, want string) bool {
 	found := false
-	_, _ = session.ReadJournal(bytes.NewReader(journal), func(_ uint64, f transport.Frame) error {
+	_, _ = journal.Read(bytes.NewReader(file), func(_ uint64, f transport.Frame) error {
 		found = found || bytes.Contains(f.Data, []byte(want))
 		return nil
 	})

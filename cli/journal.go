@@ -16,6 +16,7 @@ import (
 	"mcpscope/internal/bench"
 	"mcpscope/internal/render"
 	"mcpscope/internal/termsafe"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -121,13 +122,13 @@ type journalCallJSON struct {
 // summariseJournal reads path once (twice when flt reads how calls end) and
 // summarises it, its calls included; err is what reading left unread
 // (journalDamage says it).
-func summariseJournal(path string, h session.Header, flt *filter.Filter) (*journalSummary, error) {
+func summariseJournal(path string, h journal.Header, flt *filter.Filter) (*journalSummary, error) {
 	sum := newJournalSummary(path, h, flt)
 	err := sum.read(path, flt, func(c journalCallJSON) { sum.Calls = append(sum.Calls, c) })
 	return sum, err
 }
 
-func newJournalSummary(path string, h session.Header, flt *filter.Filter) *journalSummary {
+func newJournalSummary(path string, h journal.Header, flt *filter.Filter) *journalSummary {
 	sum := &journalSummary{Journal: path, Calls: []journalCallJSON{}, Kinds: map[string]int{}}
 	if h.Format == "" {
 		sum.Record = true
@@ -332,7 +333,7 @@ func (b *bitset) set(i int) {
 // crash or kill -9 leaves) is a note; lines that are not records fail the
 // command (exit 1).
 func journalDamage(w io.Writer, path string, err error) error {
-	var d *session.JournalDamage
+	var d *journal.Damage
 	if !errors.As(err, &d) {
 		return err
 	}
@@ -356,7 +357,7 @@ func journalDamage(w io.Writer, path string, err error) error {
 // not records (exit 1).
 type journalDamageError struct {
 	path string
-	d    *session.JournalDamage
+	d    *journal.Damage
 }
 
 func (e *journalDamageError) Error() string {

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -24,7 +25,7 @@ func writeFile(t *testing.T, content string) string {
 }
 
 func record(seq int, data string) string {
-	return string(session.AppendRecord(nil, uint64(seq), transport.Frame{Time: time.Unix(1700000000, 0), Dir: transport.In, Kind: transport.Message, Data: []byte(data)}))
+	return string(journal.AppendRecord(nil, uint64(seq), transport.Frame{Time: time.Unix(1700000000, 0), Dir: transport.In, Kind: transport.Message, Data: []byte(data)}))
 }
 
 const header = `{"format":"mcpscope-journal/1","started":"2026-01-01T00:00:00Z","target":"stdio: srv","pid":1}` + "\n"
@@ -75,7 +76,7 @@ func TestJournalJSONAndCancelledCalls(t *testing.T) {
 	frame := func(seq int, dir transport.Dir, via, data string) string {
 		f := transport.Frame{Time: time.Unix(1700000000, int64(seq)*int64(time.Millisecond)), Dir: dir, Kind: transport.Message, Data: []byte(data)}
 		f.Meta.Via = via
-		return string(session.AppendRecord(nil, uint64(seq), f))
+		return string(journal.AppendRecord(nil, uint64(seq), f))
 	}
 	const o, i = transport.Out, transport.In
 	path := writeFile(t, header+

@@ -11,7 +11,7 @@ import (
 
 	"mcpscope/artifact/scan"
 	"mcpscope/internal/shell"
-	"mcpscope/session"
+	"mcpscope/journal"
 )
 
 // journalHeader reads path's header, with the errors a person can act on: a
@@ -19,16 +19,16 @@ import (
 // mistake (exit 2), named with what the file holds instead.
 //
 // A journal is a file whose first line is a journal header or, for
-// `mcpscope record` output, a journal record (session.ReadJournal decides).
-func journalHeader(cmd *cobra.Command, path string) (session.Header, error) {
+// `mcpscope record` output, a journal record (journal.Read decides).
+func journalHeader(cmd *cobra.Command, path string) (journal.Header, error) {
 	if err := journalFile(cmd, path); err != nil {
-		return session.Header{}, err
+		return journal.Header{}, err
 	}
 	h, err := scan.Header(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
 		return h, usagef(cmd.CommandPath(), "%s does not exist", path)
-	case errors.Is(err, session.ErrNotJournal):
+	case errors.Is(err, journal.ErrNotJournal):
 		return h, notJournal(cmd, path)
 	case errors.Is(err, scan.ErrEmpty):
 		return h, usagef(cmd.CommandPath(), "%s holds no frames and no journal header: it is empty", path)
@@ -53,7 +53,7 @@ func journalFile(cmd *cobra.Command, path string) error {
 		return nil
 	case fi.IsDir():
 		return usagef(cmd.CommandPath(), "%s is a folder, not a journal: give one journal file (journals are in %s)",
-			path, session.DefaultJournalDir())
+			path, journal.DefaultDir())
 	case !fi.Mode().IsRegular():
 		return usagef(cmd.CommandPath(), "%s is %s, not a regular file: a journal is read more than once and to its end; copy it to a file first (cat %s > saved.jsonl)",
 			path, fileKind(fi.Mode()), shell.Quote(path))
@@ -78,7 +78,7 @@ func fileKind(m os.FileMode) string {
 // the start of its first line.
 func notJournal(cmd *cobra.Command, path string) error {
 	return usagef(cmd.CommandPath(), "%s is not an mcpscope journal: its first line%s is neither a journal header nor a journal record (journals are in %s)",
-		path, firstLineExcerpt(path), session.DefaultJournalDir())
+		path, firstLineExcerpt(path), journal.DefaultDir())
 }
 
 // firstLineExcerpt is ` (starts "…")`: what a file that is not a journal

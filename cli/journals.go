@@ -14,7 +14,7 @@ import (
 	journalsum "mcpscope/artifact/journals"
 	"mcpscope/internal/render"
 	"mcpscope/internal/termsafe"
-	"mcpscope/session"
+	"mcpscope/journal"
 )
 
 func newJournalsCmd() *cobra.Command {
@@ -82,7 +82,7 @@ func newJournalsCmd() *cobra.Command {
 			return tw.Flush()
 		},
 	}
-	cmd.Flags().StringVar(&dir, "dir", session.DefaultJournalDir(), "the directory to list")
+	cmd.Flags().StringVar(&dir, "dir", journal.DefaultDir(), "the directory to list")
 	cmd.Flags().IntVarP(&limit, "limit", "n", 0, "list only the newest N (0 = all)")
 	cmd.Flags().BoolVar(&asJSON, "json", false, "print one JSON object per journal, for programs")
 	return cmd

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"mcpscope/journal"
 	"mcpscope/session"
 )
 
@@ -45,7 +46,7 @@ func unansweredJournal(t *testing.T) (t0 time.Time, path string) {
 	t.Helper()
 	t0 = time.Date(2026, 1, 2, 10, 0, 0, 0, time.UTC)
 	line := func(seq int, at time.Duration, dir, raw string) string {
-		b, _ := json.Marshal(session.Record{Seq: uint64(seq), Time: t0.Add(at), Dir: dir, Kind: "message", Raw: &raw})
+		b, _ := json.Marshal(journal.Record{Seq: uint64(seq), Time: t0.Add(at), Dir: dir, Kind: "message", Raw: &raw})
 		return string(b) + "\n"
 	}
 	path = writeFile(t, header+

@@ -11,6 +11,7 @@ import (
 	"mcpscope/artifact/otlplive"
 	"mcpscope/connect"
 	"mcpscope/internal/termsafe"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -53,7 +54,7 @@ func (f *otlpFlag) start(cmd *cobra.Command, sp *connect.Spec) (*liveTrace, erro
 // by the journal's header as the export of that journal names it.
 func (f *otlpFlag) startAt(cmd *cobra.Command, ep otlplive.Endpoint, sp *connect.Spec) (*liveTrace, error) {
 	if !sp.NoJournal && sp.Journal == "" {
-		sp.Journal = session.NewJournalPath(session.DefaultJournalDir(), time.Now())
+		sp.Journal = journal.NewPath(journal.DefaultDir(), time.Now())
 	}
 	target := "http: " + sp.URL
 	if sp.URL == "" {

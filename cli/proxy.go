@@ -16,19 +16,19 @@ import (
 	"github.com/spf13/cobra"
 
 	"mcpscope/internal/termsafe"
+	"mcpscope/journal"
 	"mcpscope/proxy"
-	"mcpscope/session"
 	"mcpscope/transport"
 )
 
 func newProxyCmd() *cobra.Command {
 	var (
-		name, listen, journal string
-		noJournal, useShell   bool
-		env                   []string
-		cwd                   string
-		grace                 durationFlag
-		otlp                  otlpFlag
+		name, listen, journalPath string
+		noJournal, useShell       bool
+		env                       []string
+		cwd                       string
+		grace                     durationFlag
+		otlp                      otlpFlag
 	)
 	cmd := &cobra.Command{
 		Use:   "proxy -- CMD ARGS... | --listen HOST:PORT URL",
@@ -58,7 +58,7 @@ Both directions are journaled (one journal per proxy), and the live session is p
 				return usagef(cmd.CommandPath(), "an HTTP server needs --listen HOST:PORT, where the host will connect")
 			case len(command) > 0 && listen != "":
 				return usagef(cmd.CommandPath(), "--listen goes with a URL; a stdio server talks over the host's stdin and stdout")
-			case noJournal && journal != "":
+			case noJournal && journalPath != "":
 				return usagef(cmd.CommandPath(), "give either --journal PATH or --no-journal")
 			}
 			if url != "" {
@@ -74,8 +74,8 @@ Both directions are journaled (one journal per proxy), and the live session is p
 					return usagef(cmd.CommandPath(), "-e takes KEY=VALUE, got %q", e)
 				}
 			}
-			if journal != "" {
-				return checkOutput(cmd, "--journal", journal)
+			if journalPath != "" {
+				return checkOutput(cmd, "--journal", journalPath)
 			}
 			return nil
 		},
@@ -84,9 +84,9 @@ Both directions are journaled (one journal per proxy), and the live session is p
 			if name == "" {
 				name = defaultProxyName(url, command)
 			}
-			jpath := journal
+			jpath := journalPath
 			if jpath == "" && !noJournal {
-				jpath = session.NewJournalPath(session.DefaultJournalDir(), time.Now())
+				jpath = journal.NewPath(journal.DefaultDir(), time.Now())
 			}
 			target := "http: " + url
 			if url == "" {
@@ -107,7 +107,7 @@ Both directions are journaled (one journal per proxy), and the live session is p
 	f := cmd.Flags()
 	f.StringVar(&name, "name", "", "the name viewers and mcpscope proxies know this proxy by (default: from the command or URL)")
 	f.StringVar(&listen, "listen", "", "serve an HTTP server's host on HOST:PORT (with a URL)")
-	f.StringVar(&journal, "journal", "", "write the session journal to this path (default: a new file under $XDG_STATE_HOME/mcpscope/journal)")
+	f.StringVar(&journalPath, "journal", "", "write the session journal to this path (default: a new file under $XDG_STATE_HOME/mcpscope/journal)")
 	f.BoolVar(&noJournal, "no-journal", false, "write no journal")
 	f.StringArrayVarP(&env, "env", "e", nil, "set KEY=VALUE in the spawned server's environment (repeatable)")
 	f.StringVar(&cwd, "cwd", "", "working directory of the spawned server")

@@ -17,6 +17,7 @@ import (
 	"mcpscope/connect"
 	"mcpscope/internal/shell"
 	"mcpscope/internal/shell/shelltest"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -62,8 +63,8 @@ func taskJournal(t *testing.T, id string, keys []string) string {
 	get, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tasks/get", "params": map[string]any{"taskId": id}})
 	res, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "result": map[string]any{"taskId": id, "status": "input_required", "inputRequests": reqs}})
 	at := time.Unix(1700000000, 0)
-	j := header + string(session.AppendRecord(nil, 1, transport.Frame{Time: at, Dir: transport.Out, Kind: transport.Message, Data: get})) +
-		string(session.AppendRecord(nil, 2, transport.Frame{Time: at, Dir: transport.In, Kind: transport.Message, Data: res}))
+	j := header + string(journal.AppendRecord(nil, 1, transport.Frame{Time: at, Dir: transport.Out, Kind: transport.Message, Data: get})) +
+		string(journal.AppendRecord(nil, 2, transport.Frame{Time: at, Dir: transport.In, Kind: transport.Message, Data: res}))
 	return writeFile(t, j)
 }
 

@@ -11,6 +11,7 @@ import (
 	"mcpscope/filter"
 	"mcpscope/internal/bench"
 	"mcpscope/internal/termsafe"
+	"mcpscope/journal"
 	"mcpscope/session"
 )
 
@@ -117,7 +118,7 @@ func newRecordCmd() *cobra.Command {
 					if !keep(it) {
 						continue
 					}
-					buf = session.AppendRecord(buf[:0], it.Seq, it.Frame)
+					buf = journal.AppendRecord(buf[:0], it.Seq, it.Frame)
 					out.Write(buf)
 				}
 			}

@@ -12,6 +12,7 @@ import (
 
 	"mcpscope/artifact/diff"
 	journalsum "mcpscope/artifact/journals"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -26,7 +27,7 @@ func oldJournal(t *testing.T, dir string) (path, target string) {
 	t.Helper()
 	url := "http://ada:" + secretCanaries[0] + "@127.0.0.1:9/mcp?api_key=" + secretCanaries[1] + "&x=1"
 	target = "http: " + url
-	head, _ := json.Marshal(session.Header{Format: session.JournalFormat, Started: time.Unix(1700000000, 0), Target: target, PID: 1})
+	head, _ := json.Marshal(journal.Header{Format: journal.Format, Started: time.Unix(1700000000, 0), Target: target, PID: 1})
 	j := string(head) + "\n"
 	at := time.Unix(1700000000, 0)
 	out := transport.Meta{HTTPMethod: "POST", URL: url, Headers: map[string]string{"Authorization": "Bearer " + secretCanaries[2], "Mcp-Session-Id": "s1"}}
@@ -41,11 +42,11 @@ func oldJournal(t *testing.T, dir string) (path, target string) {
 		{transport.Out, out, `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"message":"hi"}}}`},
 		{transport.In, in, `{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"hi"}]}}`},
 	} {
-		j += string(session.AppendRecord(nil, uint64(i+1), transport.Frame{Time: at.Add(time.Duration(i) * time.Millisecond), Dir: m.dir, Kind: transport.Message, Meta: m.meta, Data: []byte(m.data)}))
+		j += string(journal.AppendRecord(nil, uint64(i+1), transport.Frame{Time: at.Add(time.Duration(i) * time.Millisecond), Dir: m.dir, Kind: transport.Message, Meta: m.meta, Data: []byte(m.data)}))
 	}
 	// A URL in an event's detail: in the layout mcpscope writes, and in a
 	// foreign one (an unknown member sends the meta to encoding/json).
-	j += string(session.AppendRecord(nil, 5, transport.Frame{Time: at.Add(5 * time.Millisecond), Dir: transport.Local, Kind: transport.Event,
+	j += string(journal.AppendRecord(nil, 5, transport.Frame{Time: at.Add(5 * time.Millisecond), Dir: transport.Local, Kind: transport.Event,
 		Meta: transport.Meta{Event: transport.EvNote, Detail: "reconnecting to " + target + " now"}}))
 	foreign, _ := json.Marshal(map[string]any{"seq": 6, "t": at.Add(6 * time.Millisecond), "dir": "local", "kind": "event",
 		"meta": map[string]any{"detail": "redirected to " + url, "event": transport.EvNote, "foreign": true}})

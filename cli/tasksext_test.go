@@ -12,6 +12,7 @@ import (
 	"mcpscope/connect"
 	"mcpscope/internal/clienttest"
 	"mcpscope/internal/peers"
+	"mcpscope/journal"
 	"mcpscope/session"
 )
 
@@ -127,7 +128,7 @@ const approve = `{"action":"accept","content":{"approve":true}}`
 // the answer decided.
 func TestTasksExtInputRequired(t *testing.T) {
 	url := peers.StartTSv2Tasks(t)
-	r := clienttest.NewResponder(func(req session.ServerRequest) (json.RawMessage, *session.RPCError) {
+	r := clienttest.NewResponder(func(req session.ServerRequest) (json.RawMessage, *journal.RPCError) {
 		return json.RawMessage(approve), nil
 	})
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
@@ -243,7 +244,7 @@ func TestTasksExtNoTaskParam(t *testing.T) {
 	if strings.Contains(string(session.StripMeta(c.Params)), `"task"`) {
 		t.Fatalf("params carry a task parameter: %s", c.Params)
 	}
-	if session.ResultType(res) != "task" {
+	if journal.ResultType(res) != "task" {
 		t.Fatalf("want a task, got %s", res)
 	}
 }

@@ -25,6 +25,7 @@ import (
 	"mcpscope/internal/render"
 	"mcpscope/internal/schemacheck"
 	"mcpscope/internal/termsafe"
+	"mcpscope/journal"
 	"mcpscope/oauth"
 	"mcpscope/session"
 	"mcpscope/transport"
@@ -575,13 +576,13 @@ func confString(p *jsonschema.Schema) string {
 // URL-mode elicitation needs a person and is declined.
 type confResponder struct{ session.Headless }
 
-func (r confResponder) Respond(ctx context.Context, req session.ServerRequest) (json.RawMessage, *session.RPCError) {
+func (r confResponder) Respond(ctx context.Context, req session.ServerRequest) (json.RawMessage, *journal.RPCError) {
 	if req.Method != "elicitation/create" {
 		return r.Headless.Respond(ctx, req)
 	}
 	res, err := elicitDefaults(req.Params)
 	if err != nil {
-		return nil, &session.RPCError{Code: -32602, Message: "mcpscope could not read the elicitation request: " + err.Error()}
+		return nil, &journal.RPCError{Code: -32602, Message: "mcpscope could not read the elicitation request: " + err.Error()}
 	}
 	return res, nil
 }

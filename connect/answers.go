@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 
+	"mcpscope/journal"
 	"mcpscope/session"
 )
 
@@ -25,7 +26,7 @@ func newAnswers(given map[string]json.RawMessage, roots []session.Root) *answers
 	return &answers{given: given, fallback: h}
 }
 
-func (r *answers) Respond(ctx context.Context, req session.ServerRequest) (json.RawMessage, *session.RPCError) {
+func (r *answers) Respond(ctx context.Context, req session.ServerRequest) (json.RawMessage, *journal.RPCError) {
 	if req.MRTR {
 		if a, ok := r.given[req.Key]; ok {
 			return a, nil
@@ -35,7 +36,7 @@ func (r *answers) Respond(ctx context.Context, req session.ServerRequest) (json.
 		return a, nil
 	}
 	if req.MRTR {
-		return nil, &session.RPCError{Code: -32601, Message: fmt.Sprintf("no answer given for input request %q (%s)", req.Key, req.Method)}
+		return nil, &journal.RPCError{Code: -32601, Message: fmt.Sprintf("no answer given for input request %q (%s)", req.Key, req.Method)}
 	}
 	return r.fallback.Respond(ctx, req)
 }

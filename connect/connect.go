@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"mcpscope/internal/termsafe"
+	"mcpscope/journal"
 	"mcpscope/oauth"
 	"mcpscope/session"
 	"mcpscope/transport"
@@ -135,7 +136,7 @@ func Connect(ctx context.Context, sp Spec) (*session.Session, error) {
 	if !sp.NoJournal && sp.Journal == "" {
 		// One path for the whole connection: a server started again after
 		// the era probe, or the HTTP+SSE fallback, goes on in the same journal.
-		sp.Journal = session.NewJournalPath(session.DefaultJournalDir(), time.Now())
+		sp.Journal = journal.NewPath(journal.DefaultDir(), time.Now())
 	}
 	s, last, err := connectOnce(ctx, sp, 0)
 	var he *transport.HTTPError
@@ -416,13 +417,13 @@ func lastStderr(s *session.Session, n int) []string {
 }
 
 // openJournal opens the journal sp asks for (nil with NoJournal).
-func openJournal(sp Spec, target string) (*session.Journal, error) {
+func openJournal(sp Spec, target string) (*journal.Writer, error) {
 	if sp.NoJournal {
 		return nil, nil
 	}
 	path := sp.Journal
 	if path == "" {
-		path = session.NewJournalPath(session.DefaultJournalDir(), time.Now())
+		path = journal.NewPath(journal.DefaultDir(), time.Now())
 	}
-	return session.CreateJournal(path, target)
+	return journal.Create(path, target)
 }

@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -197,7 +198,7 @@ type eraCacheEntry struct {
 // and pinning the era settles it when they do.
 const eraCacheTTL = 24 * time.Hour
 
-func eraCachePath() string { return filepath.Join(session.StateDir(), "era-cache.json") }
+func eraCachePath() string { return filepath.Join(journal.StateDir(), "era-cache.json") }
 
 func readEraCache(key string) (session.EraVerdict, bool) {
 	b, err := os.ReadFile(eraCachePath())

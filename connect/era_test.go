@@ -17,6 +17,7 @@ import (
 	"mcpscope/connect"
 	"mcpscope/internal/clienttest"
 	"mcpscope/internal/testservers"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -120,17 +121,17 @@ func TestStdioProbeExitRestartsAndForgets(t *testing.T) {
 	count, fixed := filepath.Join(dir, "starts"), filepath.Join(dir, "fixed")
 	argv := []string{testservers.BuildHostile(t), "-mode", "exit-on-discover", "-count", count, "-fixed-if", fixed}
 	state := t.TempDir()
-	journal := filepath.Join(t.TempDir(), "j.jsonl")
-	in, sent := connectIn(t, state, connect.Spec{Command: argv, Journal: journal})
+	jpath := filepath.Join(t.TempDir(), "j.jsonl")
+	in, sent := connectIn(t, state, connect.Spec{Command: argv, Journal: jpath})
 	// One journal holds both processes, numbered on.
-	f, err := os.Open(journal)
+	f, err := os.Open(jpath)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
 	var last uint64
 	spawned := 0
-	if _, err := session.ReadJournal(f, func(seq uint64, fr transport.Frame) error {
+	if _, err := journal.Read(f, func(seq uint64, fr transport.Frame) error {
 		if seq <= last {
 			t.Errorf("journal seq %d after %d", seq, last)
 		}

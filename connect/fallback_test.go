@@ -16,6 +16,7 @@ import (
 	"mcpscope/artifact/scan"
 	"mcpscope/connect"
 	"mcpscope/internal/clienttest"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -41,7 +42,7 @@ func TestFallbackJournal(t *testing.T) {
 	s.Close()
 
 	all, _ := filepath.Glob(filepath.Join(dir, "*"))
-	all = slices.DeleteFunc(all, func(p string) bool { return p == session.IndexPath(path) }) // the journal's index
+	all = slices.DeleteFunc(all, func(p string) bool { return p == journal.IndexPath(path) }) // the journal's index
 	if len(all) != 1 {
 		t.Fatalf("want the one journal the user named, got %v", all)
 	}
@@ -55,7 +56,7 @@ func TestFallbackJournal(t *testing.T) {
 		order       []string // what came, in order: the failed POST, the note, the SSE stream
 		sawFallback bool
 	)
-	h, err := session.ReadJournal(f, func(seq uint64, fr transport.Frame) error {
+	h, err := journal.Read(f, func(seq uint64, fr transport.Frame) error {
 		seqs = append(seqs, seq)
 		switch {
 		case fr.Dir == transport.Out && bytes.Contains(fr.Data, []byte(`"initialize"`)):

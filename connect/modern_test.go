@@ -26,6 +26,7 @@ import (
 	"mcpscope/internal/clienttest"
 	"mcpscope/internal/peers"
 	"mcpscope/internal/testservers"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -142,7 +143,7 @@ func connectWith(t *testing.T, o connect.Spec, r session.Responder) *session.Ses
 func outRequests(s *session.Session) []*session.Item {
 	var out []*session.Item
 	for _, it := range s.Store().Since(0, 0) {
-		if it.Frame.Dir == transport.Out && it.Frame.Kind == transport.Message && it.Class == session.ClassRequest {
+		if it.Frame.Dir == transport.Out && it.Frame.Kind == transport.Message && it.Class == journal.ClassRequest {
 			out = append(out, it)
 		}
 	}
@@ -152,7 +153,7 @@ func outRequests(s *session.Session) []*session.Item {
 func outNotifications(s *session.Session, method string) []*session.Item {
 	var out []*session.Item
 	for _, it := range s.Store().Since(0, 0) {
-		if it.Frame.Dir == transport.Out && it.Class == session.ClassNotification && it.Env.Method == method {
+		if it.Frame.Dir == transport.Out && it.Class == journal.ClassNotification && it.Env.Method == method {
 			out = append(out, it)
 		}
 	}
@@ -216,7 +217,7 @@ func TestModernEraAuto(t *testing.T) {
 			t.Fatal(err)
 		}
 		defer f.Close()
-		if _, err := session.ReadJournal(f, func(_ uint64, fr transport.Frame) error {
+		if _, err := journal.Read(f, func(_ uint64, fr transport.Frame) error {
 			if fr.Dir == transport.Local && fr.Meta.Event == transport.EvNote && strings.HasPrefix(fr.Meta.Detail, "era: ") {
 				events = append(events, fr.Meta.Detail)
 			}
@@ -465,7 +466,7 @@ func checkRetry(t *testing.T, s *session.Session, prev, retry *session.Call, res
 		} `json:"result"`
 	}
 	for _, it := range s.Store().Since(0, 0) {
-		if it.Frame.Dir == transport.In && it.CallKey == prev.Key && it.Class == session.ClassResult {
+		if it.Frame.Dir == transport.In && it.CallKey == prev.Key && it.Class == journal.ClassResult {
 			_ = json.Unmarshal(it.Frame.Data, &res) // a RawMessage keeps the bytes as sent
 		}
 	}
@@ -481,7 +482,7 @@ func checkRetry(t *testing.T, s *session.Session, prev, retry *session.Call, res
 
 func TestModernMRTRAccept(t *testing.T) {
 	eachModern(t, func(t *testing.T, tg modernTarget, env *modernEnv) {
-		r := clienttest.NewResponder(func(session.ServerRequest) (json.RawMessage, *session.RPCError) { return tg.accept, nil })
+		r := clienttest.NewResponder(func(session.ServerRequest) (json.RawMessage, *journal.RPCError) { return tg.accept, nil })
 		s := connectWith(t, env.o, r)
 		c := s.Call("tools/call", tg.ask)
 		res := clienttest.Call(t, c)
@@ -513,9 +514,9 @@ func TestModernMRTRDecline(t *testing.T) {
 	eachModern(t, func(t *testing.T, tg modernTarget, env *modernEnv) {
 		var refuse atomic.Bool
 		refuse.Store(true)
-		r := clienttest.NewResponder(func(req session.ServerRequest) (json.RawMessage, *session.RPCError) {
+		r := clienttest.NewResponder(func(req session.ServerRequest) (json.RawMessage, *journal.RPCError) {
 			if refuse.Load() {
-				return nil, &session.RPCError{Code: -1, Message: "the user closed the form"}
+				return nil, &journal.RPCError{Code: -1, Message: "the user closed the form"}
 			}
 			return json.RawMessage(`{"action":"decline"}`), nil
 		})
@@ -559,7 +560,7 @@ func resultTypeOf(res json.RawMessage) string {
 	if res == nil {
 		return ""
 	}
-	return session.ResultType(res)
+	return journal.ResultType(res)
 }
 
 // --- subscriptions/listen -------------------------------------------------
@@ -697,7 +698,7 @@ func TestModernGoSDK(t *testing.T) {
 	})
 
 	t.Run("request-state", func(t *testing.T) {
-		r := clienttest.NewResponder(func(req session.ServerRequest) (json.RawMessage, *session.RPCError) {
+		r := clienttest.NewResponder(func(req session.ServerRequest) (json.RawMessage, *journal.RPCError) {
 			return json.RawMessage(`{"action":"accept","content":{"pin":"1234"}}`), nil
 		})
 		s := connectWith(t, connect.Spec{URL: u, NoJournal: true}, r)
@@ -714,7 +715,7 @@ func TestModernGoSDK(t *testing.T) {
 	})
 
 	t.Run("keeps-asking", func(t *testing.T) {
-		r := clienttest.NewResponder(func(session.ServerRequest) (json.RawMessage, *session.RPCError) {
+		r := clienttest.NewResponder(func(session.ServerRequest) (json.RawMessage, *journal.RPCError) {
 			return json.RawMessage(`{"action":"accept","content":{"more":"yes"}}`), nil
 		})
 		s := connectWith(t, connect.Spec{URL: u, NoJournal: true}, r)
@@ -763,7 +764,7 @@ func checkHeaderMismatch(t *testing.T, c *session.Call, what string) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	_, err := c.WaitFinal(ctx)
-	var rpc *session.RPCError
+	var rpc *journal.RPCError
 	if !errors.As(err, &rpc) || rpc.Code != session.CodeHeaderMismatch {
 		t.Fatalf("wrong %s header: %v; want the server's %d", what, err, session.CodeHeaderMismatch)
 	}

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/session"
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
@@ -281,7 +281,7 @@ func TestE2EOpen(t *testing.T) {
 func TestE2EOpenLargeJournal(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "long.jsonl")
-	hdr, _ := json.Marshal(session.Header{Format: session.JournalFormat, Started: time.Now(), Target: "http: http://127.0.0.1:1/mcp"})
+	hdr, _ := json.Marshal(journal.Header{Format: journal.Format, Started: time.Now(), Target: "http: http://127.0.0.1:1/mcp"})
 	buf := append(hdr, '\n')
 	const calls = 100_000 // three frames each: 300,000 frames, about 60 MB
 	t0 := time.Now()
@@ -292,11 +292,11 @@ func TestE2EOpenLargeJournal(t *testing.T) {
 	for i := 1; i <= calls; i++ {
 		at := t0.Add(time.Duration(i) * time.Millisecond)
 		id := strconv.Itoa(i)
-		buf = session.AppendRecord(buf, uint64(3*i-2), transport.Frame{Time: at, Dir: transport.Out, Kind: transport.Message,
+		buf = journal.AppendRecord(buf, uint64(3*i-2), transport.Frame{Time: at, Dir: transport.Out, Kind: transport.Message,
 			Data: []byte(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"echo","arguments":{"message":"m` + id + `"}}}`)})
-		buf = session.AppendRecord(buf, uint64(3*i-1), transport.Frame{Time: at, Dir: transport.In, Kind: transport.Message,
+		buf = journal.AppendRecord(buf, uint64(3*i-1), transport.Frame{Time: at, Dir: transport.In, Kind: transport.Message,
 			Data: []byte(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"working on ` + id + `"}}`)})
-		buf = session.AppendRecord(buf, uint64(3*i), transport.Frame{Time: at, Dir: transport.In, Kind: transport.Message,
+		buf = journal.AppendRecord(buf, uint64(3*i), transport.Frame{Time: at, Dir: transport.In, Kind: transport.Message,
 			Data: []byte(`{"jsonrpc":"2.0","id":` + id + `,"result":{"content":[{"type":"text","text":"m` + id + `"}]}}`)})
 		if len(buf) > 1<<20 {
 			f.Write(buf)

@@ -18,6 +18,7 @@ import (
 	"mcpscope/internal/peers"
 	"mcpscope/internal/testservers"
 	"mcpscope/internal/waitfor"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -89,7 +90,7 @@ func wire(t *testing.T, path string) (cancels, deletes int) {
 		t.Fatalf("journal: %v", err)
 	}
 	defer f.Close()
-	_, _ = session.ReadJournal(f, func(_ uint64, fr transport.Frame) error {
+	_, _ = journal.Read(f, func(_ uint64, fr transport.Frame) error {
 		if fr.Meta.HTTPMethod == "DELETE" {
 			deletes++
 		}

@@ -11,20 +11,20 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/session"
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
 // kill -9 during a flood, then count: the journal holds a gapless prefix
 // of what the server sent, at most its last line torn, and of the frames
 // mcpscope had already shown (record printed them) it lost at most what
-// can wait for one write: session.JournalQueueBytes.
+// can wait for one write: journal.QueueBytes.
 func TestJournalAfterKill9DuringAFlood(t *testing.T) {
 	state := t.TempDir()
-	journal := filepath.Join(state, "flood.jsonl")
+	jpath := filepath.Join(state, "flood.jsonl")
 	// 100,000 notifications a second: fast, but slow enough that record
 	// keeps up, so what it shows is what the session took in.
-	cmd := mcpscope(t, state, "record", "--era", "legacy", "--journal", journal, "--", binary(t), "bench", "serve",
+	cmd := mcpscope(t, state, "record", "--era", "legacy", "--journal", jpath, "--", binary(t), "bench", "serve",
 		"--burst", "0", "--rate", "100000", "--for", "60s")
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
@@ -66,7 +66,7 @@ func TestJournalAfterKill9DuringAFlood(t *testing.T) {
 		t.Fatalf("record showed %d frames before it ended; the kill was due at %d", lastShown, killAt)
 	}
 
-	f, err := os.Open(journal)
+	f, err := os.Open(jpath)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -76,7 +76,7 @@ func TestJournalAfterKill9DuringAFlood(t *testing.T) {
 		want                = 0 // the next flood notification, "n want"
 		bytes        int
 	)
-	_, err = session.ReadJournal(f, func(seq uint64, fr transport.Frame) error {
+	_, err = journal.Read(f, func(seq uint64, fr transport.Frame) error {
 		if seq != next {
 			return fmt.Errorf("frame %d follows %d: the journal has a gap", seq, next-1)
 		}
@@ -93,7 +93,7 @@ func TestJournalAfterKill9DuringAFlood(t *testing.T) {
 		}
 		return nil
 	})
-	var damage *session.JournalDamage
+	var damage *journal.Damage
 	if err != nil && !(errors.As(err, &damage) && damage.Count == 0) {
 		t.Fatalf("after kill -9: %v", err)
 	}
@@ -105,7 +105,7 @@ func TestJournalAfterKill9DuringAFlood(t *testing.T) {
 		lastShown, frames, want, damage != nil, lost)
 	// A journal line of a flood notification is its data plus ~100 bytes
 	// of record around it.
-	if limit := uint64(session.JournalQueueBytes/(bytes+100) + 1); lost > limit {
+	if limit := uint64(journal.QueueBytes/(bytes+100) + 1); lost > limit {
 		t.Fatalf("%d frames that were shown are not in the journal; one write's queue holds at most %d", lost, limit)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"mcpscope/connect"
 	"mcpscope/internal/clienttest"
 	"mcpscope/internal/peers"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 	"os"
@@ -111,7 +112,7 @@ func journaledProgress(t *testing.T, path string) []int {
 	}
 	defer f.Close()
 	var out []int
-	_, _ = session.ReadJournal(f, func(_ uint64, fr transport.Frame) error {
+	_, _ = journal.Read(f, func(_ uint64, fr transport.Frame) error {
 		var n struct {
 			Method string `json:"method"`
 			Params struct {

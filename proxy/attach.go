@@ -14,6 +14,7 @@ import (
 	"sync"
 	"time"
 
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -190,7 +191,7 @@ var errStopFill = errors.New("stop")
 func (r *attachReader) fillTo(from int64, upTo uint64) error {
 	errStop := errStopFill
 	r.off = from
-	_, err := session.ReadJournalAt(r.file, from, func(seq uint64, f transport.Frame, off int64, n int) error {
+	_, err := journal.ReadAt(r.file, from, func(seq uint64, f transport.Frame, off int64, n int) error {
 		if upTo != 0 && seq > upTo {
 			r.off = off
 			return errStop
@@ -202,7 +203,7 @@ func (r *attachReader) fillTo(from int64, upTo uint64) error {
 		r.deliver(session.Fed{Seq: seq, Frame: f, Off: off, Len: n})
 		return nil
 	})
-	var damage *session.JournalDamage
+	var damage *journal.Damage
 	switch {
 	case err == nil, errors.Is(err, errStop):
 		return nil
@@ -364,7 +365,7 @@ func leadingSeq(b []byte) uint64 {
 
 // record delivers one frame the socket sent (a journal line).
 func (r *attachReader) record(b []byte) {
-	seq, f, err := session.ParseRecord(b)
+	seq, f, err := journal.ParseRecord(b)
 	if err != nil || seq <= r.last {
 		return
 	}

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -169,7 +170,7 @@ func TestAttachMissedIsAGap(t *testing.T) {
 		}
 	}()
 	rec := func(seq uint64, data string) string {
-		return string(session.AppendRecord(nil, seq, transport.Frame{Time: time.Now(), Dir: transport.In, Kind: transport.Message, Data: []byte(data)}))
+		return string(journal.AppendRecord(nil, seq, transport.Frame{Time: time.Now(), Dir: transport.In, Kind: transport.Message, Data: []byte(data)}))
 	}
 	fmt.Fprint(there, `{"type":"subscribed","after":0,"seq":11}`+"\n", `{"type":"missed","from":1,"to":9,"count":9}`+"\n",
 		rec(10, `{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"a"}}`),
@@ -223,10 +224,10 @@ func TestAttachRefusesInjectOverHTTP(t *testing.T) {
 // them go on from there.
 func TestAttachMissedFromTheJournal(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "j.jsonl")
-	h, _ := json.Marshal(session.Header{Format: session.JournalFormat, Target: "stdio: x"})
+	h, _ := json.Marshal(journal.Header{Format: journal.Format, Target: "stdio: x"})
 	lines := []string{string(h) + "\n"}
 	for i := uint64(1); i <= 30; i++ {
-		lines = append(lines, string(session.AppendRecord(nil, i, transport.Frame{Time: time.Unix(1, int64(i)), Dir: transport.In,
+		lines = append(lines, string(journal.AppendRecord(nil, i, transport.Frame{Time: time.Unix(1, int64(i)), Dir: transport.In,
 			Kind: transport.Message, Data: []byte(fmt.Sprintf(`{"jsonrpc":"2.0","method":"n","params":{"i":%d}}`, i))})))
 	}
 	os.WriteFile(path, []byte(strings.Join(lines[:11], "")), 0o600) // the header and frames 1-10
@@ -281,10 +282,10 @@ func TestAttachReadsTheSocketWhileDeliveryIsBusy(t *testing.T) {
 
 	const n = 2000
 	path := filepath.Join(t.TempDir(), "j.jsonl")
-	h, _ := json.Marshal(session.Header{Format: session.JournalFormat, Target: "stdio: x"})
+	h, _ := json.Marshal(journal.Header{Format: journal.Format, Target: "stdio: x"})
 	lines := []string{string(h) + "\n"}
 	for i := uint64(1); i <= n; i++ {
-		lines = append(lines, string(session.AppendRecord(nil, i, transport.Frame{Time: time.Unix(1, int64(i)), Dir: transport.In,
+		lines = append(lines, string(journal.AppendRecord(nil, i, transport.Frame{Time: time.Unix(1, int64(i)), Dir: transport.In,
 			Kind: transport.Message, Data: []byte(fmt.Sprintf(`{"jsonrpc":"2.0","method":"n","params":{"i":%d}}`, i))})))
 	}
 	os.WriteFile(path, []byte(strings.Join(lines[:11], "")), 0o600) // the header and frames 1-10

@@ -36,8 +36,8 @@
 //
 // # Journal
 //
-// One journal per proxy, written with session.CreateJournal's header and
-// session.AppendRecord lines by one writer goroutine that drains whatever
+// One journal per proxy, written with journal.Create's header and
+// journal.AppendRecord lines by one writer goroutine that drains whatever
 // is queued, writing about 128 KiB at a time. Over stdio the forwarders
 // wake it for each run they queue; over HTTP a timer wakes it 2 ms after
 // the first frame queued, so what a viewer sees (and a kill -9 loses) lags
@@ -208,7 +208,7 @@
 //
 // The answer is {"type":"subscribed","after":N,"seq":LAST,"journal":…}, then
 // frames, each exactly a journal line ({"seq":…,"t":…,"dir":…,"kind":…,…}, see
-// session.Record): a viewer reads the journal for the past, then subscribes
+// journal.Record): a viewer reads the journal for the past, then subscribes
 // after the last seq it read (the proxy keeps the last 4096 frames to cover
 // the gap). Frames older than that, and frames a viewer could not take,
 // come as

@@ -8,24 +8,24 @@ import (
 	"time"
 
 	"mcpscope/internal/jsonscan"
-	"mcpscope/session"
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
 // runEncoder writes the journal records of the lines of runs: byte for byte
-// what session.AppendRecord writes (TestRunEncoderIsAppendRecord), at a
+// what journal.AppendRecord writes (TestRunEncoderIsAppendRecord), at a
 // fraction of its cost per line. What the lines of a run share (time, dir,
-// kind, meta) is encoded once, by session.AppendRecord itself, and cut out
+// kind, meta) is encoded once, by journal.AppendRecord itself, and cut out
 // of its output; a line of ASCII is escaped here, by the journal's rules
 // for ASCII; any other line (beyond ASCII the journal escapes by termsafe's
 // rules, and a line that is not UTF-8 is base64) is encoded by
-// session.AppendRecord whole.
+// journal.AppendRecord whole.
 type runEncoder struct {
 	t    time.Time
 	dir  transport.Dir
 	mids [transport.Event + 1][]byte // by kind, for t and dir: from after the seq to the raw string
 	meta metaCache
-	seq  session.SeqDigits
+	seq  journal.SeqDigits
 	memo lineMemo
 	head recordHead
 }
@@ -91,7 +91,7 @@ func (e *runEncoder) appendLine(buf []byte, seq uint64, run *lineRun, line []byt
 			f.Kind = transport.Message
 		}
 	}
-	return session.AppendRecord(buf, seq, f)
+	return journal.AppendRecord(buf, seq, f)
 }
 
 // mid is cutMid for the encoder's time and dir, cached.
@@ -108,13 +108,13 @@ const (
 	recordEnd = "}\n"
 )
 
-// cutMid is what session.AppendRecord writes between a record's seq and
+// cutMid is what journal.AppendRecord writes between a record's seq and
 // its meta (or its raw string, when it has no meta) for a frame of this
 // time, dir and kind; empty when its output does not have that shape
 // (then every line is encoded by it whole).
 func cutMid(t time.Time, dir transport.Dir, kind transport.Kind) []byte {
 	const seq, tail = "1", rawOpen + `"x"` + recordEnd
-	b := session.AppendRecord(nil, 1, transport.Frame{Time: t, Dir: dir, Kind: kind, Data: []byte("x")})
+	b := journal.AppendRecord(nil, 1, transport.Frame{Time: t, Dir: dir, Kind: kind, Data: []byte("x")})
 	head := seqOpen + seq
 	if len(b) < len(head)+len(tail) || string(b[:len(head)]) != head || string(b[len(b)-len(tail):]) != tail {
 		return []byte{}
@@ -122,7 +122,7 @@ func cutMid(t time.Time, dir transport.Dir, kind transport.Kind) []byte {
 	return b[len(head) : len(b)-len(tail)]
 }
 
-// metaCache holds the meta field {pid, via} as session.AppendRecord writes
+// metaCache holds the meta field {pid, via} as journal.AppendRecord writes
 // it between a record's kind and its raw string.
 type metaCache struct {
 	pid   int
@@ -138,9 +138,9 @@ func (c *metaCache) of(pid int, via string) []byte {
 		return c.field
 	}
 	f := transport.Frame{Dir: transport.Local, Kind: transport.Event}
-	bare := session.AppendRecord(nil, 1, f)
+	bare := journal.AppendRecord(nil, 1, f)
 	f.Meta = transport.Meta{PID: pid, Via: via}
-	full := session.AppendRecord(nil, 1, f)
+	full := journal.AppendRecord(nil, 1, f)
 	c.pid, c.via, c.full, c.field = pid, via, true, nil
 	n := len(bare) - len(recordEnd)
 	if n >= 0 && len(full) >= len(bare) && string(full[:n]) == string(bare[:n]) && string(full[len(full)-len(recordEnd):]) == recordEnd {
@@ -194,7 +194,7 @@ const (
 )
 
 // appendLineJSON appends line as a journal string, quotes included, escaped
-// as session.AppendRecord escapes it, and reports whether line is one JSON
+// as journal.AppendRecord escapes it, and reports whether line is one JSON
 // value (as json.Valid and validJSON say) when check is set. In one pass,
 // written into room reserved up front: inside strings (and in what is not
 // JSON) the line's bytes are copied eight at a time up to the next one to

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/session"
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
@@ -19,7 +19,7 @@ var encodeSeeds = []string{
 }
 
 // check encodes lines as one run with runEncoder and holds every record to
-// session.AppendRecord's.
+// journal.AppendRecord's.
 func checkRunEncoder(t *testing.T, enc *runEncoder, run *lineRun, lines []string, seq uint64) {
 	t.Helper()
 	run.data, run.lines = run.data[:0], run.lines[:0]
@@ -41,13 +41,13 @@ func checkRunEncoder(t *testing.T, enc *runEncoder, run *lineRun, lines []string
 				f.Kind = transport.Message
 			}
 		}
-		if want := session.AppendRecord(nil, seq+uint64(i), f); !bytes.Equal(buf, want) {
+		if want := journal.AppendRecord(nil, seq+uint64(i), f); !bytes.Equal(buf, want) {
 			t.Fatalf("line %q:\n got %s\nwant %s", f.Data, buf, want)
 		}
 	}
 }
 
-// runEncoder writes exactly session.AppendRecord's records, whatever the
+// runEncoder writes exactly journal.AppendRecord's records, whatever the
 // line, time, dir, kind, pid and via.
 func TestRunEncoderIsAppendRecord(t *testing.T) {
 	var enc runEncoder
@@ -147,7 +147,7 @@ func BenchmarkRunEncoder(b *testing.B) {
 	b.Run("AppendRecord", func(b *testing.B) {
 		f := transport.Frame{Time: run.t, Dir: transport.In, Kind: transport.Message, Data: run.data, Meta: transport.Meta{PID: 4242, Via: transport.ViaHost}}
 		for b.Loop() {
-			buf = session.AppendRecord(buf[:0], 123456, f)
+			buf = journal.AppendRecord(buf[:0], 123456, f)
 		}
 	})
 }

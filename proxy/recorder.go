@@ -8,7 +8,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"mcpscope/session"
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
@@ -149,14 +149,14 @@ func (r *recorder) batchWakes() {
 }
 
 // newRecorder opens the journal (path "" = none) with
-// session.AppendJournal, which writes the header line, and starts the
+// journal.OpenAppend, which writes the header line, and starts the
 // writer. The one open file takes every frame: a FIFO's reader sees one
 // writer from the header to the end.
 func newRecorder(path, target string, note func(string), records func([]byte)) (*recorder, error) {
 	var f *os.File
 	if path != "" {
 		var err error
-		if f, err = session.AppendJournal(path, target); err != nil {
+		if f, err = journal.OpenAppend(path, target); err != nil {
 			return nil, err
 		}
 	}
@@ -410,7 +410,7 @@ func (r *recorder) writer() {
 						it.f.Kind = transport.Message
 					}
 				}
-				buf = session.AppendRecord(buf, seq, it.f)
+				buf = journal.AppendRecord(buf, seq, it.f)
 				ends = append(ends, len(buf))
 				seq++
 			}

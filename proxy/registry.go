@@ -18,7 +18,7 @@ import (
 	"time"
 
 	"mcpscope/internal/osproc"
-	"mcpscope/session"
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
@@ -57,7 +57,7 @@ func SocketDirs() []string {
 	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
 		dirs = append(dirs, filepath.Join(d, "mcpscope", "proxies"))
 	}
-	dirs = append(dirs, filepath.Join(session.StateDir(), "proxies"))
+	dirs = append(dirs, filepath.Join(journal.StateDir(), "proxies"))
 	return append(dirs, shortSocketDir(dirs[0]))
 }
 
@@ -266,7 +266,7 @@ func (c *Conn) Send(m Message) error {
 // control message (Msg set). Raw is the line as it came, without newline.
 type Line struct {
 	Raw    []byte
-	Record *session.Record
+	Record *journal.Record
 	Msg    *Message
 }
 
@@ -279,7 +279,7 @@ func (c *Conn) Next(deadline time.Time) (Line, error) {
 	}
 	l := Line{Raw: append([]byte(nil), b...)}
 	if strings.HasPrefix(string(b[:min(len(b), 8)]), `{"seq":`) {
-		var r session.Record
+		var r journal.Record
 		if jerr := json.Unmarshal(b, &r); jerr != nil {
 			return l, jerr
 		}

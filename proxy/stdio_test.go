@@ -18,7 +18,7 @@ import (
 
 	"mcpscope/internal/peers"
 	"mcpscope/internal/userfile/nodetest"
-	"mcpscope/session"
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
@@ -187,16 +187,16 @@ func (r *running) wait() Result {
 }
 
 // records reads the journal back.
-func (r *running) records() []session.Record {
+func (r *running) records() []journal.Record {
 	r.t.Helper()
 	f, err := os.Open(r.journal)
 	if err != nil {
 		r.t.Fatal(err)
 	}
 	defer f.Close()
-	var out []session.Record
-	_, err = session.ReadJournal(f, func(seq uint64, fr transport.Frame) error {
-		rec := session.Record{Seq: seq, Dir: fr.Dir.String(), Kind: fr.Kind.String(), Meta: &fr.Meta}
+	var out []journal.Record
+	_, err = journal.Read(f, func(seq uint64, fr transport.Frame) error {
+		rec := journal.Record{Seq: seq, Dir: fr.Dir.String(), Kind: fr.Kind.String(), Meta: &fr.Meta}
 		s := string(fr.Data)
 		rec.Raw = &s
 		out = append(out, rec)

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"testing"
+
+	"mcpscope/journal"
 )
 
 // A slab clone is a copy of its own: appending to one never writes over
@@ -30,7 +32,7 @@ func TestAdoptSlabCloneIsolated(t *testing.T) {
 func TestAdoptedKeyMatchesEnvelopeKey(t *testing.T) {
 	var a adoptSlab
 	for _, id := range []string{`7`, `"abc"`, ` 7 `, `7.0`, `"a\u0062c"`} {
-		e := &Envelope{ID: json.RawMessage(id)}
+		e := &journal.Envelope{ID: json.RawMessage(id)}
 		if got, want := adoptedKey(e, a.clone(e.ID)), e.Key(); got != want {
 			t.Errorf("id %s: key %q, want %q", id, got, want)
 		}

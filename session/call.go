@@ -10,6 +10,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"mcpscope/journal"
 )
 
 // State is where a call is in its life.
@@ -236,9 +238,9 @@ type callExtra struct {
 	reissueWhy string // adopted: why its response stream ended, while a re-issue may follow
 	via        string // adopted: whose request it was (transport.Meta.Via, in a proxy's journal)
 
-	rpcErr       *RPCError // the server's error, when it answered with one
-	failure      *Failure  // a synthetic failure (no answer, or refused here)
-	resultTypeAs string    // a resultType other than the ones rt names (rtOther)
+	rpcErr       *journal.RPCError // the server's error, when it answered with one
+	failure      *Failure          // a synthetic failure (no answer, or refused here)
+	resultTypeAs string            // a resultType other than the ones rt names (rtOther)
 
 	sessionID     string // the MCP session the call lives in, when not the transport's (a foreign rejoin)
 	idle          *time.Timer
@@ -313,7 +315,7 @@ func (c *Call) setResultType(rt string) {
 // setErrors sets the server's error and the synthetic failure (s.mu):
 // through callExtra, which most calls (a journal's answered ones) never
 // need, unless one is set or one is to be cleared.
-func (c *Call) setErrors(rpcErr *RPCError, f *Failure) {
+func (c *Call) setErrors(rpcErr *journal.RPCError, f *Failure) {
 	if rpcErr == nil && f == nil && c.ex.Load() == nil {
 		return
 	}
@@ -357,7 +359,7 @@ type CallSnapshot struct {
 	Progress          Progress
 	HasProgress       bool
 	Result            json.RawMessage
-	RPCError          *RPCError
+	RPCError          *journal.RPCError
 	Failure           *Failure
 	Late              int
 	Round             int
@@ -435,7 +437,7 @@ func (c *Call) snapshotLocked() CallSnapshot {
 	}
 	if c.state == StateOK {
 		if c.rt == rtUnknown {
-			c.setResultType(ResultType(c.result)) // ended without an envelope (a task's result)
+			c.setResultType(journal.ResultType(c.result)) // ended without an envelope (a task's result)
 		}
 		sn.ResultType = c.resultType()
 		sn.IsError = c.isError
@@ -509,7 +511,7 @@ func (c *Call) Result() (json.RawMessage, error) {
 	if err != nil {
 		return nil, fmt.Errorf("the result of call %s is in the journal (frame #%d) and could not be read back: %w", key, seq, err)
 	}
-	env, batch, _ := decode(data)
+	env, batch, _ := journal.DecodeClass(data)
 	if env == nil {
 		for _, e := range batch {
 			if e.Key() == key {

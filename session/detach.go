@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
@@ -258,15 +259,15 @@ func persistDelay(c *Call) time.Duration {
 // held (the caller unlocks once the step counts): a record write or a
 // detach comes before the mark or after the step, never between. nil: not
 // a step to mark.
-func (s *Session) stepCall(f *transport.Frame, env *Envelope) *Call {
+func (s *Session) stepCall(f *transport.Frame, env *journal.Envelope) *Call {
 	if f.Dir != transport.In || env == nil || s.opts.StateStore == nil || s.opts.Rejoin.Target == "" || s.offline {
 		return nil
 	}
 	var c *Call
 	switch {
-	case env.Method == "notifications/progress" && f.Meta.EventID != "" && !env.h.progressBad:
+	case env.Method == "notifications/progress" && f.Meta.EventID != "" && !env.Hints().ProgressBad:
 		s.mu.Lock()
-		c = s.byToken[idKey(env.h.token)]
+		c = s.byToken[journal.IDKey(env.Hints().Token)]
 		s.mu.Unlock()
 	case env.Method == "" && len(env.ID) > 0 && (env.Result != nil || env.Error != nil):
 		// The answer of a call held under a claim: its record goes,
@@ -288,7 +289,7 @@ func (s *Session) stepCall(f *transport.Frame, env *Envelope) *Call {
 // that ends c, a call held under a claim: the record is deleted, fenced,
 // before the answer counts, so a holder that lost the call never shows
 // its result ("": not such an answer).
-func (s *Session) resultDeleteLocked(c *Call, env *Envelope) string {
+func (s *Session) resultDeleteLocked(c *Call, env *journal.Envelope) string {
 	if env == nil || env.Method != "" || len(env.ID) == 0 || c.x().claim == nil || c.x().handle == "" ||
 		c.state.Ended() || c.givenUp || s.calls[env.Key()] != c {
 		return ""
@@ -328,7 +329,7 @@ func (s *Session) stepMarkLocked(c *Call, it *Item) (handle string, m Mark) {
 		return "", m
 	}
 	m = Mark{Stream: stream, EventID: f.Meta.EventID, Progress: c.progressLocked()}
-	m.Progress.step(env.h.progress, env.h.total, env.h.message, f.Time)
+	m.Progress.step(env.Hints().Progress, env.Hints().Total, env.Hints().Message, f.Time)
 	return c.x().handle, m
 }
 
@@ -344,9 +345,9 @@ func (s *Session) stepMarkLocked(c *Call, it *Item) (handle string, m Mark) {
 // doubt is set when the lease was lost after a try the store did not
 // answer: that mark may have gone in, and then the next holder resumes
 // after this step and counts it in its "progress so far" without showing it.
-func (s *Session) markStep(c *Call, handle string, m Mark, j *Journal, end int64) (refused string, lost *LeaseLostError, doubt bool) {
+func (s *Session) markStep(c *Call, handle string, m Mark, j *journal.Writer, end int64) (refused string, lost *LeaseLostError, doubt bool) {
 	if j != nil {
-		j.writtenTo(end, stepWriteWait)
+		j.WrittenTo(end, stepWriteWait)
 	}
 	var err error
 	if claim := c.x().claim; claim != nil {
@@ -569,7 +570,7 @@ func (s *Session) Rejoin(ctx context.Context, d Detached) (*Call, error) {
 			return nil, fmt.Errorf("rejoin %s: %w", d.Handle, err)
 		}
 	}
-	key := idKey(d.RequestID)
+	key := journal.IDKey(d.RequestID)
 	c := s.newCall(key, d.RequestID, d.Method, d.Started)
 	c.Params, c.Name, c.xw().taskID, c.xw().handle, c.persisted = d.Params, d.Name, d.TaskID, d.Handle, true
 	c.setProgressLocked(d.Progress)
@@ -597,7 +598,7 @@ func (s *Session) Rejoin(ctx context.Context, d Detached) (*Call, error) {
 	s.order = append(s.order, c)
 	s.pending[key] = c
 	if len(d.ProgressToken) > 0 {
-		c.Token = idKey(d.ProgressToken)
+		c.Token = journal.IDKey(d.ProgressToken)
 		s.byToken[c.Token] = c
 	}
 	if stream != "" {
@@ -638,10 +639,10 @@ func journaledPast(path, stream, lastID string, token json.RawMessage, p Progres
 		return "", p, false
 	}
 	defer f.Close()
-	tok := idKey(token)
+	tok := journal.IDKey(token)
 	past := lastID == "" // events after the record's last id count
 	id, moved := lastID, false
-	_, _ = ReadJournal(f, func(_ uint64, fr transport.Frame) error {
+	_, _ = journal.Read(f, func(_ uint64, fr transport.Frame) error {
 		if fr.Meta.LogicalStream() != stream || fr.Meta.EventID == "" {
 			return nil
 		}
@@ -659,7 +660,7 @@ func journaledPast(path, stream, lastID string, token json.RawMessage, p Progres
 				Message  string          `json:"message"`
 			} `json:"params"`
 		}
-		if fr.Kind == transport.Message && json.Unmarshal(fr.Data, &n) == nil && n.Method == "notifications/progress" && idKey(n.Params.Token) == tok {
+		if fr.Kind == transport.Message && json.Unmarshal(fr.Data, &n) == nil && n.Method == "notifications/progress" && journal.IDKey(n.Params.Token) == tok {
 			p.step(n.Params.Progress, n.Params.Total, n.Params.Message, fr.Time)
 		}
 		return nil

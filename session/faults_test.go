@@ -12,6 +12,7 @@ import (
 
 	"mcpscope/internal/faultproxy"
 	"mcpscope/internal/testservers"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -28,7 +29,7 @@ func TestFaultInjection(t *testing.T) {
 		Fail500Every: 6, Match: func(*http.Request) bool { return on.Load() },
 	})
 	jpath := filepath.Join(t.TempDir(), "j.jsonl")
-	j, err := session.CreateJournal(jpath, "faults")
+	j, err := journal.Create(jpath, "faults")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -110,7 +111,7 @@ func TestFaultInjection(t *testing.T) {
 		t.Fatal(err)
 	}
 	n := 0
-	if _, err := session.ReadJournal(bytesReader(b), func(uint64, transport.Frame) error { n++; return nil }); err != nil {
+	if _, err := journal.Read(bytesReader(b), func(uint64, transport.Frame) error { n++; return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if n != s.Store().Len() {

@@ -4,9 +4,9 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
@@ -66,7 +66,7 @@ func Follow(t Feed, o Options) (*Session, error) {
 			return nil, fmt.Errorf("open the journal %s to read it back: %w", p, err)
 		}
 		s.file = f
-		s.store = newStore(fileSource{f}, openIndex(p))
+		s.store = newStore(fileSource{f}, journal.OpenIndex(p))
 		s.info.JournalPath = p
 	}
 	return s, nil
@@ -83,9 +83,9 @@ func (s *Session) startTransport() error {
 
 // fed stores one frame a Feed delivered, under the Feed's number.
 func (s *Session) fed(fd Fed) {
-	pos := linePos{off: fd.Off, n: fd.Len}
+	pos := journal.LinePos{Off: fd.Off, N: fd.Len}
 	if s.file == nil {
-		pos = linePos{off: -1}
+		pos = journal.LinePos{Off: -1}
 	}
 	s.ingest(fd.Frame, pos, false, fd.Seq)
 }
@@ -96,19 +96,19 @@ func (s *Session) wireID(key string, id json.RawMessage) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if c := s.calls[key]; c != nil && !c.adopted {
-		s.calls[idKey(id)] = c
-		c.xw().wireKey = idKey(id)
+		s.calls[journal.IDKey(id)] = c
+		c.xw().wireKey = journal.IDKey(id)
 	}
 }
 
 // wireTokenLocked maps the progress token a call's request carried on the
 // wire to the call, when the request went out with another token than the
 // session gave it (a proxy rewrites injected requests' tokens).
-func (s *Session) wireTokenLocked(c *Call, e *Envelope) {
-	if c.adopted || len(e.h.metaToken) == 0 {
+func (s *Session) wireTokenLocked(c *Call, e *journal.Envelope) {
+	if c.adopted || len(e.Hints().MetaToken) == 0 {
 		return
 	}
-	if tok := idKey(e.h.metaToken); tok != c.Token {
+	if tok := journal.IDKey(e.Hints().MetaToken); tok != c.Token {
 		s.byToken[tok] = c
 	}
 }
@@ -168,37 +168,4 @@ func (s *Session) CancelForeign(c *Call, reason string, done func(error)) error 
 	}
 	fc.CancelForeign(seq, id, reason, done)
 	return nil
-}
-
-// ParseRecord reads one journal line (without its newline) back into its
-// number and frame, as the journal readers do.
-func ParseRecord(line []byte) (uint64, transport.Frame, error) {
-	return parseRecord(line, false, false)
-}
-
-// ReadJournalAt reads a journal's records from offset off of r (where a
-// line starts: 0, or the end of a line read before), calling fn with each
-// frame, its number and where its line is (offset and length, newline
-// included). Damaged lines and a torn last line are reported as
-// ReadJournal reports them, after everything else was delivered.
-func ReadJournalAt(r io.ReaderAt, off int64, fn func(seq uint64, f transport.Frame, lineOff int64, lineLen int) error) (Header, error) {
-	return readJournal(&offsetReader{r: r, base: off}, func(seq uint64, f transport.Frame, pos linePos) error {
-		return fn(seq, f, off+pos.off, pos.n)
-	})
-}
-
-// offsetReader reads r from base on.
-type offsetReader struct {
-	r    io.ReaderAt
-	base int64
-	pos  int64
-}
-
-func (o *offsetReader) Read(p []byte) (int, error) {
-	n, err := o.r.ReadAt(p, o.base+o.pos)
-	o.pos += int64(n)
-	if err == io.EOF && n > 0 {
-		err = nil
-	}
-	return n, err
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"mcpscope/internal/waitfor"
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
@@ -19,13 +20,13 @@ import (
 func writeJournal(t *testing.T, target string, frames ...transport.Frame) string {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "j.jsonl")
-	h, _ := json.Marshal(Header{Format: JournalFormat, Started: time.Unix(100, 0).UTC(), Target: target, PID: 1})
+	h, _ := json.Marshal(journal.Header{Format: journal.Format, Started: time.Unix(100, 0).UTC(), Target: target, PID: 1})
 	buf := append(h, '\n')
 	for i, f := range frames {
 		if f.Time.IsZero() {
 			f.Time = time.Unix(100, int64(i)*int64(time.Millisecond)).UTC()
 		}
-		buf = AppendRecord(buf, uint64(i+1), f)
+		buf = journal.AppendRecord(buf, uint64(i+1), f)
 	}
 	if err := os.WriteFile(path, buf, 0o600); err != nil {
 		t.Fatal(err)
@@ -86,7 +87,7 @@ func TestOpenSaysWhatIsNotAJournal(t *testing.T) {
 	for name, body := range map[string]string{"empty": "", "text": "hello\n"} {
 		p := filepath.Join(dir, name)
 		os.WriteFile(p, []byte(body), 0o600)
-		if _, _, err := Open(p); !errors.Is(err, ErrNotJournal) {
+		if _, _, err := Open(p); !errors.Is(err, journal.ErrNotJournal) {
 			t.Errorf("%s: %v", name, err)
 		}
 	}
@@ -143,7 +144,7 @@ func TestLoadAppliesCancels(t *testing.T) {
 // serverReq for as long as the test looks.
 type blockResponder struct{}
 
-func (blockResponder) Respond(ctx context.Context, _ ServerRequest) (json.RawMessage, *RPCError) {
+func (blockResponder) Respond(ctx context.Context, _ ServerRequest) (json.RawMessage, *journal.RPCError) {
 	<-ctx.Done()
 	return nil, nil
 }

@@ -4,12 +4,14 @@ import (
 	"bytes"
 	"encoding/binary"
 	"fmt"
+	"hash/fnv"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
@@ -80,19 +82,19 @@ func sameEntries(t *testing.T, what string, got, want []Entry) {
 // that reads the journal again finds it agreeing (and writes nothing),
 // and one that finds it deleted or stale writes it again, the same.
 func TestIndexFileRebuiltWhenDeletedOrStale(t *testing.T) {
-	n := 3*pageRecs + 100
+	n := 3*journal.IndexPageRecords + 100
 	path := indexJournal(t, n)
-	idx := IndexPath(path)
+	idx := journal.IndexPath(path)
 	written, err := os.ReadFile(idx)
 	if err != nil {
 		t.Fatalf("the live session left no index beside its journal: %v", err)
 	}
-	if want := indexHeader + (n+5)*IndexRecord; len(written) != want {
+	if want := journal.IndexHeader + (n+5)*journal.IndexRecord; len(written) != want {
 		t.Fatalf("index file is %d bytes, want %d (a header and a record per frame)", len(written), want)
 	}
 
 	s := loadIndexed(t, path)
-	if s.store.idx == nil || !s.store.idx.checking || s.store.idx.path != idx {
+	if s.store.idx == nil || !s.store.idx.Checking() || s.store.idx.Path() != idx {
 		t.Fatalf("Load did not check the index it found: %+v", s.store.idx)
 	}
 	want := entries(s.Store())
@@ -121,17 +123,17 @@ func TestIndexFileRebuiltWhenDeletedOrStale(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	f.Write(AppendRecord(nil, uint64(n+6), frameIn(n+4, progressLine(1))))
+	f.Write(journal.AppendRecord(nil, uint64(n+6), frameIn(n+4, progressLine(1))))
 	f.Close()
 	s = loadIndexed(t, path)
-	if s.store.idx.checking {
+	if s.store.idx.Checking() {
 		t.Fatal("an index whose journal grew since was checked as if current")
 	}
 	if got := entries(s.Store()); len(got) != n+6 {
 		t.Fatalf("after the journal grew: %d entries, want %d", len(got), n+6)
 	}
 	s.Close()
-	if st, _ := os.Stat(idx); st == nil || st.Size() != int64(indexHeader+(n+6)*IndexRecord) {
+	if st, _ := os.Stat(idx); st == nil || st.Size() != int64(journal.IndexHeader+(n+6)*journal.IndexRecord) {
 		t.Fatalf("the stale index was not rewritten whole: %v", st)
 	}
 }
@@ -143,9 +145,9 @@ func TestIndexHostileFileIgnoredAndRebuilt(t *testing.T) {
 	old := cachePages
 	cachePages = 1 // entries come back from the file, not from what was just computed
 	t.Cleanup(func() { cachePages = old })
-	n := 2*pageRecs + 10
+	n := 2*journal.IndexPageRecords + 10
 	path := indexJournal(t, n)
-	idx := IndexPath(path)
+	idx := journal.IndexPath(path)
 	good, err := os.ReadFile(idx)
 	if err != nil {
 		t.Fatal(err)
@@ -156,25 +158,25 @@ func TestIndexHostileFileIgnoredAndRebuilt(t *testing.T) {
 
 	damage := map[string]func([]byte) []byte{
 		"records rewritten under a valid header": func(b []byte) []byte {
-			for i := indexHeader + IndexRecord; i < len(b); i += 7 * IndexRecord {
+			for i := journal.IndexHeader + journal.IndexRecord; i < len(b); i += 7 * journal.IndexRecord {
 				binary.LittleEndian.PutUint64(b[i:], 1<<62)         // offset far past the journal
 				b[i+20], b[i+28] = 0xFE, keyLong                    // an unknown method, a key number never given
 				binary.LittleEndian.PutUint32(b[i+29:], 0xFFFFFFFE) // …this one
 			}
 			return b
 		},
-		"truncated mid-record": func(b []byte) []byte { return b[:len(b)-IndexRecord*pageRecs-13] },
+		"truncated mid-record": func(b []byte) []byte { return b[:len(b)-journal.IndexRecord*journal.IndexPageRecords-13] },
 		"whole records cut, count kept": func(b []byte) []byte {
-			return b[:len(b)-3*IndexRecord]
+			return b[:len(b)-3*journal.IndexRecord]
 		},
 		"a header from another journal": func(b []byte) []byte {
 			b[16] ^= 0xFF
-			binary.LittleEndian.PutUint64(b[56:], sum64(b[:56]))
+			binary.LittleEndian.PutUint64(b[56:], fnv64a(b[:56]))
 			return b
 		},
 		"garbage":                         func([]byte) []byte { return []byte(strings.Repeat("not an index\n", 999)) },
 		"empty":                           func([]byte) []byte { return nil },
-		"a header only, claiming records": func(b []byte) []byte { return b[:indexHeader] },
+		"a header only, claiming records": func(b []byte) []byte { return b[:journal.IndexHeader] },
 	}
 	for name, hurt := range damage {
 		t.Run(name, func(t *testing.T) {
@@ -201,7 +203,7 @@ func TestIndexWindowEvictedAndReadBack(t *testing.T) {
 	old := cachePages
 	cachePages = 2
 	t.Cleanup(func() { cachePages = old })
-	n := 6*pageRecs + 5
+	n := 6*journal.IndexPageRecords + 5
 	s, _ := journaled(t)
 	var data [][]byte
 	for i := 1; i <= n; i++ {
@@ -221,14 +223,14 @@ func TestIndexWindowEvictedAndReadBack(t *testing.T) {
 		t.Fatalf("memory holds %d index pages read back (bound %d) and %d of its own; index file %v", cached, cachePages, len(st.pages), st.idx)
 	}
 	// Entries read back, page by page, out of order, equal what was stored.
-	for _, seq := range []uint64{1, uint64(n), 2, pageRecs + 1, uint64(n) - 1, 3*pageRecs + 7, 5} {
+	for _, seq := range []uint64{1, uint64(n), 2, journal.IndexPageRecords + 1, uint64(n) - 1, 3*journal.IndexPageRecords + 7, 5} {
 		e, ok := st.Entry(seq)
 		if !ok || e.Seq != seq || !e.Time.Equal(first[seq-1].Time) || e.Method != first[seq-1].Method {
 			t.Fatalf("entry %d read back: %+v, want %+v", seq, e, first[seq-1])
 		}
 	}
 	// Frames out of the window come back byte-exact.
-	for _, seq := range []uint64{1, pageRecs, 2*pageRecs + 3, uint64(n)} {
+	for _, seq := range []uint64{1, journal.IndexPageRecords, 2*journal.IndexPageRecords + 3, uint64(n)} {
 		it := st.Get(seq)
 		if it == nil || !bytes.Equal(it.Frame.Data, data[seq-1]) {
 			t.Fatalf("frame %d read back: %+v", seq, it)
@@ -272,10 +274,10 @@ func TestIndexElsewhereWhenHeldOrReadOnly(t *testing.T) {
 	path := indexJournal(t, 10)
 	a := loadIndexed(t, path)
 	b := loadIndexed(t, path)
-	if a.store.idx == nil || a.store.idx.path != IndexPath(path) {
+	if a.store.idx == nil || a.store.idx.Path() != journal.IndexPath(path) {
 		t.Fatalf("the first reader does not use the index beside the journal: %+v", a.store.idx)
 	}
-	if b.store.idx == nil || b.store.idx.path != "" {
+	if b.store.idx == nil || b.store.idx.Path() != "" {
 		t.Fatalf("the second reader shares the first's index file: %+v", b.store.idx)
 	}
 	sameEntries(t, "the private index", entries(b.Store()), entries(a.Store()))
@@ -290,23 +292,23 @@ func TestIndexElsewhereWhenHeldOrReadOnly(t *testing.T) {
 	if err := os.Symlink(path, ro); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Mkdir(IndexPath(ro), 0o700); err != nil { // where the index would go takes no file
+	if err := os.Mkdir(journal.IndexPath(ro), 0o700); err != nil { // where the index would go takes no file
 		t.Fatal(err)
 	}
 	c := loadIndexed(t, ro)
-	if c.store.idx == nil || c.store.idx.path != cacheIndexPath(ro) || !strings.HasPrefix(c.store.idx.path, cache) {
+	if c.store.idx == nil || c.store.idx.Path() != journal.CacheIndexPath(ro) || !strings.HasPrefix(c.store.idx.Path(), cache) {
 		t.Fatalf("index of a journal whose directory takes none: %+v", c.store.idx)
 	}
 	sameEntries(t, "the cache directory's index", entries(c.Store()), entries(a.Store()))
-	if IndexSize(ro) == 0 {
+	if journal.IndexSize(ro) == 0 {
 		t.Fatal("IndexSize does not count the cache directory's index")
 	}
 	c.Close()
-	os.Remove(IndexPath(ro))
-	if err := RemoveIndex(ro); err != nil {
+	os.Remove(journal.IndexPath(ro))
+	if err := journal.RemoveIndex(ro); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(cacheIndexPath(ro)); !os.IsNotExist(err) {
+	if _, err := os.Stat(journal.CacheIndexPath(ro)); !os.IsNotExist(err) {
 		t.Fatalf("RemoveIndex left the cache directory's index: %v", err)
 	}
 }
@@ -320,13 +322,13 @@ func TestIndexFileFailingKeepsPagesInMemory(t *testing.T) {
 	if st.idx == nil {
 		t.Fatal("a journaled session has no index file")
 	}
-	st.idx.f.Close() // every write and read from now on fails
-	n := 3*pageRecs + 9
+	st.idx.Close() // every write and read from now on fails
+	n := 3*journal.IndexPageRecords + 9
 	for i := 1; i <= n; i++ {
 		s.Ingest(frameIn(i, progressLine(i)))
 	}
-	if st.idx.err == nil || len(st.pages) != 3 {
-		t.Fatalf("after the file failed: err %v, %d pages held in memory, want 3", st.idx.err, len(st.pages))
+	if st.idx.Err() == nil || len(st.pages) != 3 {
+		t.Fatalf("after the file failed: err %v, %d pages held in memory, want 3", st.idx.Err(), len(st.pages))
 	}
 	got := entries(st)
 	if len(got) != n {
@@ -348,7 +350,7 @@ func TestIndexFileFailingKeepsPagesInMemory(t *testing.T) {
 func TestIndexNeverWritesThroughAPlantedLink(t *testing.T) {
 	path := indexJournal(t, 10)
 	want := entries(loadIndexed(t, path).Store())
-	os.Remove(IndexPath(path))
+	os.Remove(journal.IndexPath(path))
 	t.Setenv("XDG_CACHE_HOME", t.TempDir())
 	for _, plant := range []string{"symlink", "dangling symlink", "hard link"} {
 		t.Run(plant, func(t *testing.T) {
@@ -363,7 +365,7 @@ func TestIndexNeverWritesThroughAPlantedLink(t *testing.T) {
 			if plant == "hard link" {
 				link = os.Link
 			}
-			for _, p := range []string{IndexPath(path), cacheIndexPath(path)} {
+			for _, p := range []string{journal.IndexPath(path), journal.CacheIndexPath(path)} {
 				os.MkdirAll(filepath.Dir(p), 0o700)
 				if err := link(victim, p); err != nil {
 					t.Fatal(err)
@@ -371,7 +373,7 @@ func TestIndexNeverWritesThroughAPlantedLink(t *testing.T) {
 				defer os.Remove(p)
 			}
 			s := loadIndexed(t, path)
-			if s.store.idx == nil || s.store.idx.path != "" {
+			if s.store.idx == nil || s.store.idx.Path() != "" {
 				t.Fatalf("the index is %+v, want a private one", s.store.idx)
 			}
 			sameEntries(t, "the private index", entries(s.Store()), want)
@@ -385,4 +387,12 @@ func TestIndexNeverWritesThroughAPlantedLink(t *testing.T) {
 			}
 		})
 	}
+}
+
+// fnv64a is the checksum an index header ends with (FNV-1a, 64 bits, of
+// its first 56 bytes).
+func fnv64a(b []byte) uint64 {
+	h := fnv.New64a()
+	h.Write(b)
+	return h.Sum64()
 }

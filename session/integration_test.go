@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"mcpscope/internal/testservers"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -19,7 +20,7 @@ func startStdio(t *testing.T, args ...string) (*session.Session, string) {
 	t.Helper()
 	bin := testservers.BuildStdio(t)
 	jpath := filepath.Join(t.TempDir(), "journal.jsonl")
-	j, err := session.CreateJournal(jpath, "test")
+	j, err := journal.Create(jpath, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -126,7 +127,7 @@ func exercise(t *testing.T, s *session.Session) {
 
 	// Unknown tool → JSON-RPC error or isError result, never a hang.
 	res, err = waitCall(t, s.Call("tools/call", map[string]any{"name": "no-such-tool"}))
-	var rpc *session.RPCError
+	var rpc *journal.RPCError
 	if err == nil && !strings.Contains(string(res), `"isError":true`) || err != nil && !errors.As(err, &rpc) {
 		t.Fatalf("unknown tool: %v %s", err, res)
 	}

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"mcpscope/internal/osproc"
+	"mcpscope/journal"
 )
 
 // Claims on a call or a session are leases, never PIDs: a holder renews its
@@ -517,7 +518,7 @@ func (s *Session) CanRejoin(store StateStore, d Detached) (bool, string) {
 		return false, "made in the " + d.Era + " era; this session is " + s.info.Era
 	}
 	for _, c := range s.order {
-		if !c.state.Ended() && idKey(c.ID) == idKey(d.RequestID) {
+		if !c.state.Ended() && journal.IDKey(c.ID) == journal.IDKey(d.RequestID) {
 			return false, "its request id is in use by running call " + c.Key
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
@@ -16,18 +17,18 @@ import (
 // and info a live session had, rebuilt by the same correlation code. The
 // session keeps the file open to read frames back (Close closes it).
 // When the file has lines that are not records, or ends in a torn line,
-// the session holds everything else and the error (a *JournalDamage)
+// the session holds everything else and the error (a *journal.Damage)
 // says which lines; any other error comes with a nil session.
-func Load(path string) (*Session, Header, error) {
+func Load(path string) (*Session, journal.Header, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, Header{}, fmt.Errorf("open journal: %w", err)
+		return nil, journal.Header{}, fmt.Errorf("open journal: %w", err)
 	}
 	s := New(nil, Options{Timeout: -1, MaxTimeout: -1})
 	s.offline = true
 	s.file = f
-	s.store = newStore(fileSource{f}, openIndex(path))
-	h, err := readJournal(f, func(seq uint64, fr transport.Frame, pos linePos) error {
+	s.store = newStore(fileSource{f}, journal.OpenIndex(path))
+	h, err := journal.ReadPos(f, func(seq uint64, fr transport.Frame, pos journal.LinePos) error {
 		s.ingestNumbered(seq, fr, pos)
 		return nil
 	})
@@ -35,7 +36,7 @@ func Load(path string) (*Session, Header, error) {
 	s.info.Target = h.Target
 	s.info.JournalPath = path
 	s.info.Started = h.Started
-	var damage *JournalDamage
+	var damage *journal.Damage
 	if err != nil && !errors.As(err, &damage) {
 		s.store.close()
 		f.Close()
@@ -51,7 +52,7 @@ const maxSeqGap = 1024
 // ingestNumbered stores a frame read from a journal file under the
 // journal's own number, when that number is a small step on (else the
 // file's order is the session's).
-func (s *Session) ingestNumbered(seq uint64, fr transport.Frame, pos linePos) {
+func (s *Session) ingestNumbered(seq uint64, fr transport.Frame, pos journal.LinePos) {
 	s.mu.Lock()
 	at := uint64(0)
 	if seq > s.seq && seq-s.seq <= maxSeqGap {
@@ -67,14 +68,14 @@ func (s *Session) ingestNumbered(seq uint64, fr transport.Frame, pos linePos) {
 // fileSource reads frames back from a journal file being read.
 type fileSource struct{ f *os.File }
 
-func (fs fileSource) readAt(p []byte, off int64) error {
+func (fs fileSource) ReadBack(p []byte, off int64) error {
 	_, err := fs.f.ReadAt(p, off)
 	return err
 }
 
 // adoptLocked makes a call record for a request seen in a journal (offline
 // sessions have no CallWith to make them).
-func (s *Session) adoptLocked(e *Envelope, it *Item) *Call {
+func (s *Session) adoptLocked(e *journal.Envelope, it *Item) *Call {
 	// Most adopted calls need no callExtra (timers, leases, MRTR links are
 	// for calls made here, or a few): xw makes it on first write, under
 	// s.mu like every write to an adopted call.
@@ -89,7 +90,7 @@ func (s *Session) adoptLocked(e *Envelope, it *Item) *Call {
 	*c = Call{s: s, Key: adoptedKey(e, id), ID: id, Method: s.shared.get(e.Method), state: StatePending, started: wallNano(it.Frame.Time)}
 	// Params in bytes of its own: the request frame's buffer goes once
 	// the store's window lets go of it (a session holds every call).
-	c.Params, c.Name, c.Seq = s.adopted.clone(e.Params), s.shared.get(e.h.name), it.Seq
+	c.Params, c.Name, c.Seq = s.adopted.clone(e.Params), s.shared.get(e.Hints().Name), it.Seq
 	c.adopted = true
 	if v := it.Frame.Meta.Via; v != "" {
 		c.xw().via = v
@@ -98,8 +99,8 @@ func (s *Session) adoptLocked(e *Envelope, it *Item) *Call {
 	if e.Method == ProbeMethod && len(s.order) == 0 {
 		c.xw().opts.probe = true
 	}
-	if len(e.h.metaToken) > 0 {
-		c.Token = idKey(e.h.metaToken)
+	if len(e.Hints().MetaToken) > 0 {
+		c.Token = journal.IDKey(e.Hints().MetaToken)
 		s.byToken[c.Token] = c
 	}
 	s.calls[c.Key] = c
@@ -110,7 +111,7 @@ func (s *Session) adoptLocked(e *Envelope, it *Item) *Call {
 }
 
 // noteResultLocked records what a result teaches about the connection.
-func (s *Session) noteResultLocked(c *Call, e *Envelope) {
+func (s *Session) noteResultLocked(c *Call, e *journal.Envelope) {
 	result := e.Result
 	switch c.Method {
 	case "tools/list":
@@ -186,8 +187,8 @@ func (a *adoptSlab) clone(b []byte) []byte {
 // adoptedKey is e's call key, sharing id's slab bytes when the id is its
 // own canonical text (a plain integer or string: the common case). The
 // slab's bytes are never written again once cloned, so the string holds.
-func adoptedKey(e *Envelope, id json.RawMessage) string {
-	if k := KeyBytes(id); len(k) > 0 && len(k) == len(id) {
+func adoptedKey(e *journal.Envelope, id json.RawMessage) string {
+	if k := journal.KeyBytes(id); len(k) > 0 && len(k) == len(id) {
 		return unsafe.String(&k[0], len(k))
 	}
 	return e.Key()

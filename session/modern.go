@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
@@ -123,7 +124,7 @@ func (s *Session) Probe(ctx context.Context, timeout time.Duration) (EraVerdict,
 			errors.As(err, &f)
 			return EraVerdict{Era: EraLegacy, Reason: f.Reason + "; taken as the initialize era", Answered: true}, nil
 		}
-		var rpc *RPCError
+		var rpc *journal.RPCError
 		if errors.As(err, &rpc) {
 			if rpc.Code != CodeUnsupportedProtocolVersion {
 				return EraVerdict{Era: EraLegacy, Reason: fmt.Sprintf("server/discover answered error %d: %s", rpc.Code, rpc.Message), Answered: true}, nil
@@ -454,25 +455,6 @@ type InputRequest struct {
 	Params json.RawMessage `json:"params,omitempty"`
 }
 
-// ResultType reads resultType; absent means "complete".
-func ResultType(result json.RawMessage) string {
-	if len(result) == 0 || !json.Valid(result) {
-		return "complete"
-	}
-	var h hints
-	readResult(result, &h)
-	return resultTypeOf(h.resultType)
-}
-
-// resultTypeOf is the resultType a result's member names: "complete"
-// when it names none.
-func resultTypeOf(rt string) string {
-	if rt == "" {
-		return "complete"
-	}
-	return rt
-}
-
 // continueRounds answers an input_required result through the Responder
 // (a person in the UI, a policy headless) and retries with a new id, the
 // original params, inputResponses and the byte-exact requestState.
@@ -578,7 +560,7 @@ func (c *Call) WaitFinal(ctx context.Context) (json.RawMessage, error) {
 				continue
 			}
 		}
-		if err != nil || ResultType(res) != "input_required" {
+		if err != nil || journal.ResultType(res) != "input_required" {
 			return res, err
 		}
 		// Wait for the next round, or the reason there is none.
@@ -622,13 +604,13 @@ func knownResultType(rt string) bool {
 // invalidResultType is the failure of a 2026-07-28 result whose resultType
 // is unknown (or not a string), nil for any other. Earlier eras have no
 // resultType: there it means nothing and is left alone.
-func invalidResultType(era string, h *hints) *Failure {
-	if era != EraModern || (!h.resultTypeBad && knownResultType(h.resultType)) {
+func invalidResultType(era string, h *journal.Hints) *Failure {
+	if era != EraModern || (!h.ResultTypeBad && knownResultType(h.ResultType)) {
 		return nil
 	}
 	rt := "(not a string)"
-	if !h.resultTypeBad {
-		rt = h.resultType
+	if !h.ResultTypeBad {
+		rt = h.ResultType
 		if r := []rune(rt); len(r) > 64 {
 			rt = string(r[:64]) + "…"
 		}

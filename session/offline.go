@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
@@ -22,15 +23,15 @@ import (
 // (Load, which tests build sessions with, leaves such calls as they were).
 // What the process does with the memory once the reading is done is its
 // owner's to decide (Loaded says when, Loading how big the journal was).
-func Open(path string) (*Session, Header, error) {
+func Open(path string) (*Session, journal.Header, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, Header{}, fmt.Errorf("open journal: %w", err)
+		return nil, journal.Header{}, fmt.Errorf("open journal: %w", err)
 	}
 	st, err := f.Stat()
 	if err != nil {
 		f.Close()
-		return nil, Header{}, fmt.Errorf("open journal: %w", err)
+		return nil, journal.Header{}, fmt.Errorf("open journal: %w", err)
 	}
 	h, err := readJournalHeader(f)
 	if err != nil {
@@ -40,18 +41,18 @@ func Open(path string) (*Session, Header, error) {
 	s := New(nil, Options{Timeout: -1, MaxTimeout: -1})
 	s.offline = true
 	s.file = f
-	s.store = newStore(fileSource{f}, openIndex(path))
+	s.store = newStore(fileSource{f}, journal.OpenIndex(path))
 	s.info.Target = h.Target
 	s.info.JournalPath = path
 	s.loading.begin(st.Size())
 	go func() {
 		var last time.Time
-		_, err := readJournal(&offsetReader{r: f}, func(seq uint64, fr transport.Frame, pos linePos) error {
+		_, err := journal.ReadAt(f, 0, func(seq uint64, fr transport.Frame, off int64, n int) error {
 			if s.ctx.Err() != nil {
 				return errLoadStopped
 			}
-			s.ingestNumbered(seq, fr, pos)
-			s.loading.progress(pos.off + int64(pos.n))
+			s.ingestNumbered(seq, fr, journal.LinePos{Off: off, N: n})
+			s.loading.progress(off + int64(n))
 			if fr.Time.After(last) {
 				last = fr.Time
 			}
@@ -138,8 +139,8 @@ func (s *Session) endUnansweredLocked(reason string, at time.Time) {
 
 // readJournalHeader reads the header (or says the file is no journal)
 // without reading on.
-func readJournalHeader(f *os.File) (Header, error) {
-	var h Header
+func readJournalHeader(f *os.File) (journal.Header, error) {
+	var h journal.Header
 	first := make([]byte, 0, 4096)
 	buf := make([]byte, 4096)
 	for off := int64(0); ; {
@@ -156,12 +157,12 @@ func readJournalHeader(f *os.File) (Header, error) {
 	}
 	switch {
 	case len(first) == 0:
-		return h, fmt.Errorf("%w: the file is empty", ErrNotJournal)
-	case isHeader(first):
-		return h, readHeader(first[:len(first)-min(1, len(first))], &h)
+		return h, fmt.Errorf("%w: the file is empty", journal.ErrNotJournal)
+	case journal.IsHeader(first):
+		return h, journal.ReadHeader(first[:len(first)-min(1, len(first))], &h)
 	}
-	if _, _, err := parseRecord(trimNL(first), false, false); err != nil {
-		return h, fmt.Errorf("%w: its first line is neither a journal header nor a record (%v)", ErrNotJournal, err)
+	if _, _, err := journal.ParseLine(trimNL(first), false, false); err != nil {
+		return h, fmt.Errorf("%w: its first line is neither a journal header nor a record (%v)", journal.ErrNotJournal, err)
 	}
 	return h, nil // `mcpscope record` output: records without a header
 }
@@ -187,7 +188,7 @@ type Loading struct {
 	Active bool  // still reading
 	Read   int64 // bytes read
 	Size   int64 // the file's size when it was opened
-	// Err is how the reading ended: nil, a *JournalDamage (every other
+	// Err is how the reading ended: nil, a *journal.Damage (every other
 	// line was read), or what stopped it.
 	Err error
 }
@@ -232,8 +233,8 @@ func (s *Session) Loading() Loading {
 // in the frames (a journal read back, a host's through a proxy): the call
 // it names ended then, cancelled (or timed out, when mcpscope itself gave
 // up on it). A response that still comes is late, as it was live.
-func (s *Session) clientCancelledLocked(it *Item, e *Envelope) {
-	c := s.calls[idKey(e.h.requestID)]
+func (s *Session) clientCancelledLocked(it *Item, e *journal.Envelope) {
+	c := s.calls[journal.IDKey(e.Hints().RequestID)]
 	if c == nil {
 		return
 	}
@@ -278,7 +279,7 @@ func ProxyCancelAnswer(m *transport.Meta) bool { return m.Via == transport.ViaMc
 
 // proxyCancelledLocked ends a call with the error mcpscope proxy gave its
 // client for a cancel from a viewer: cancelled, the error kept.
-func (s *Session) proxyCancelledLocked(c *Call, it *Item, e *Envelope) {
+func (s *Session) proxyCancelledLocked(c *Call, it *Item, e *journal.Envelope) {
 	s.endLocked(c, StateCancelled, nil, e.Error,
 		&Failure{Reason: "cancelled from mcpscope: the proxy answered the client with this error and told the server", Kind: ErrCancelled},
 		it.Frame.Time)

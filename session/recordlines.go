@@ -1,6 +1,10 @@
 package session
 
-import "slices"
+import (
+	"slices"
+
+	"mcpscope/journal"
+)
 
 // JournalLines appends to buf the journal lines of frames from…to
 // (inclusive), byte for byte as the journal holds them (each AppendRecord's
@@ -32,13 +36,13 @@ func (s *Store) JournalLines(buf []byte, ends []int, from, to uint64, maxBytes i
 	)
 	for seq := from; seq <= to; seq++ {
 		d := seq - s.cbase
-		if d/pageRecs != k { // one page lookup for its 2048 records
-			k = d / pageRecs
+		if d/journal.IndexPageRecords != k { // one page lookup for its 2048 records
+			k = d / journal.IndexPageRecords
 			page = s.page(k)
 		}
 		e := gapEntry
-		if i := int(d%pageRecs) * IndexRecord; i+IndexRecord <= len(page) {
-			e = getRecord(page[i : i+IndexRecord])
+		if i := int(d%journal.IndexPageRecords) * journal.IndexRecord; i+journal.IndexRecord <= len(page) {
+			e = getRecord(page[i : i+journal.IndexRecord])
 		}
 		if seq == from {
 			off, next = e.off, e.off
@@ -53,7 +57,7 @@ func (s *Store) JournalLines(buf []byte, ends []int, from, to uint64, maxBytes i
 	}
 	s.mu.RUnlock()
 	buf = slices.Grow(buf, span)[:base+span]
-	if s.src.readAt(buf[base:], off) != nil {
+	if s.src.ReadBack(buf[base:], off) != nil {
 		return buf[:base], ends[:was], false
 	}
 	return buf, ends, true

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
@@ -15,8 +16,8 @@ const ProbeMethod = "server/discover"
 // request's own POST. A 2025 server answers the era probe so (server-
 // everything: 400, {"error":{…},"id":null}): that is the probe's answer,
 // a refusal that says "legacy", not a stray error. ok is false otherwise.
-func RefusalOf(m *transport.Meta, e *Envelope) (key string, ok bool) {
-	if e == nil || e.Class() != ClassError || e.Key() != "" || m.Status < 400 {
+func RefusalOf(m *transport.Meta, e *journal.Envelope) (key string, ok bool) {
+	if e == nil || e.Class() != journal.ClassError || e.Key() != "" || m.Status < 400 {
 		return "", false
 	}
 	return m.PostCall()

@@ -3,6 +3,8 @@ package session
 import (
 	"context"
 	"encoding/json"
+
+	"mcpscope/journal"
 )
 
 // ServerRequest is a request the server sent to us (ping, roots/list,
@@ -28,7 +30,7 @@ type ServerRequest struct {
 // form); ctx ends when the server cancels the request or the session closes.
 // It returns a result, or an error to send back.
 type Responder interface {
-	Respond(ctx context.Context, r ServerRequest) (json.RawMessage, *RPCError)
+	Respond(ctx context.Context, r ServerRequest) (json.RawMessage, *journal.RPCError)
 }
 
 // Capable is implemented by responders that can answer sampling or
@@ -50,7 +52,7 @@ type Headless struct {
 }
 
 // Respond implements Responder.
-func (h Headless) Respond(_ context.Context, r ServerRequest) (json.RawMessage, *RPCError) {
+func (h Headless) Respond(_ context.Context, r ServerRequest) (json.RawMessage, *journal.RPCError) {
 	switch r.Method {
 	case "ping":
 		return json.RawMessage("{}"), nil
@@ -62,7 +64,7 @@ func (h Headless) Respond(_ context.Context, r ServerRequest) (json.RawMessage, 
 		b, _ := json.Marshal(map[string]any{"roots": roots})
 		return b, nil
 	}
-	return nil, &RPCError{Code: -32601, Message: "mcpscope is running headless and does not answer " + r.Method +
+	return nil, &journal.RPCError{Code: -32601, Message: "mcpscope is running headless and does not answer " + r.Method +
 		"; open the inspector (mcpscope <target>) to answer it"}
 }
 

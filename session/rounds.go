@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
@@ -23,7 +24,7 @@ const linkBack = 4096
 // MRTR retry (its params answer an input_required round: inputResponses,
 // requestState) to that round, and a request sent again after its
 // response stream broke (2026-07-28) to the call it re-issues.
-func (s *Session) linkAdoptedLocked(c *Call, e *Envelope) {
+func (s *Session) linkAdoptedLocked(c *Call, e *journal.Envelope) {
 	if isRetryParams(e.Params) {
 		for i, n := len(s.order)-2, 0; i >= 0 && n < linkBack; i, n = i-1, n+1 {
 			p := s.order[i]

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
@@ -32,7 +33,7 @@ type Options struct {
 	// Capabilities the client declares; nil = what the Responder supports.
 	Capabilities json.RawMessage
 	Responder    Responder
-	Journal      *Journal
+	Journal      *journal.Writer
 	// Timeout is the default idle timeout of a call (reset by progress);
 	// MaxTimeout the default hard limit. <0 disables.
 	Timeout    time.Duration
@@ -149,7 +150,7 @@ type Session struct {
 	serverReq map[string]context.CancelFunc
 	info      Info
 	subs      map[string]bool
-	journal   *Journal
+	journal   *journal.Writer
 	file      *os.File  // offline: the journal being read, for reading frames back
 	offline   bool      // rebuilt from a journal: requests make their own calls
 	adopted   adoptSlab // where an offline session's calls are allocated (load.go)
@@ -345,7 +346,7 @@ func (s *Session) CallWith(method string, params any, o CallOptions) *Call {
 	token := "mcpscope-" + key
 	if p := s.opts.IDPrefix; p != "" {
 		idJSON = json.RawMessage(strconv.Quote(p + key))
-		token, key = "mcpscope-"+p+key, idKey(idJSON)
+		token, key = "mcpscope-"+p+key, journal.IDKey(idJSON)
 	}
 	c := s.newCall(key, idJSON, method, s.opts.Now())
 	c.xw().round, c.xw().parent = o.round, o.parent
@@ -373,7 +374,7 @@ func (s *Session) CallWith(method string, params any, o CallOptions) *Call {
 		token = "" // params were not an object: no place for a token
 	}
 	c.Params = raw
-	c.Name = ParamName(raw)
+	c.Name = journal.ParamName(raw)
 	msg, _ := json.Marshal(struct {
 		JSONRPC string          `json:"jsonrpc"`
 		ID      json.RawMessage `json:"id"`
@@ -547,31 +548,31 @@ func (s *Session) notifyIn(sid, method string, params any, done func(error)) {
 // SendRaw sends bytes exactly as given (the user's own JSON-RPC). When they
 // are a request with an id, the id is tracked like any call.
 func (s *Session) SendRaw(data []byte) (*Call, error) {
-	env, _, class := decode(data)
-	if class == ClassInvalid || env == nil {
+	env, _, class := journal.DecodeClass(data)
+	if class == journal.ClassInvalid || env == nil {
 		return nil, errors.New("not a JSON-RPC message: expected an object with \"jsonrpc\", \"method\" and, for a request, \"id\"")
 	}
-	if class != ClassRequest {
+	if class != journal.ClassRequest {
 		done := make(chan error, 1)
 		s.enqueue(transport.Outgoing{Data: data, Method: env.Method}, func(err error) { done <- err })
 		return nil, nil
 	}
 	key := env.Key()
 	c := s.newCall(key, env.ID, env.Method, s.opts.Now())
-	c.Params, c.Name = env.Params, env.h.name
+	c.Params, c.Name = env.Params, env.Hints().Name
 	s.mu.Lock()
 	_, dup := s.calls[key]
 	s.mu.Unlock()
 	if dup {
 		return nil, fmt.Errorf("id %s was already used in this session; pick another id", key)
 	}
-	token := string(env.h.metaToken)
+	token := string(env.Hints().MetaToken)
 	if !s.register(c, "") {
 		return c, nil
 	}
 	if token != "" {
 		s.mu.Lock()
-		c.Token = idKey(json.RawMessage(token))
+		c.Token = journal.IDKey(json.RawMessage(token))
 		s.byToken[c.Token] = c
 		s.mu.Unlock()
 	}
@@ -666,7 +667,7 @@ func (s *Session) sendCancelled(c *Call, reason string) {
 }
 
 // end moves a call to a final state once; later calls are no-ops.
-func (s *Session) end(c *Call, st State, result json.RawMessage, rpcErr *RPCError, f *Failure) {
+func (s *Session) end(c *Call, st State, result json.RawMessage, rpcErr *journal.RPCError, f *Failure) {
 	s.mu.Lock()
 	ok := s.endLocked(c, st, result, rpcErr, f, s.opts.Now())
 	s.mu.Unlock()
@@ -675,7 +676,7 @@ func (s *Session) end(c *Call, st State, result json.RawMessage, rpcErr *RPCErro
 	}
 }
 
-func (s *Session) endLocked(c *Call, st State, result json.RawMessage, rpcErr *RPCError, f *Failure, at time.Time) bool {
+func (s *Session) endLocked(c *Call, st State, result json.RawMessage, rpcErr *journal.RPCError, f *Failure, at time.Time) bool {
 	if c.state.Ended() || c.givenUp {
 		return false
 	}
@@ -882,7 +883,7 @@ func (s *Session) sendLoop() {
 func (s *Session) Ingest(f transport.Frame) {
 	it, x := s.newItem(&f)
 	c := s.stepCall(&it.Frame, it.Env)
-	free := s.ingestStep(it, linePos{off: -1}, true, 0, c)
+	free := s.ingestStep(it, journal.LinePos{Off: -1}, true, 0, c)
 	if c != nil {
 		c.xw().persistMu.Unlock() // held from before the mark until the step counts
 	}
@@ -895,7 +896,7 @@ func (s *Session) Ingest(f transport.Frame) {
 // makes one for every message, and the two live and go together.
 type itemEnv struct {
 	it  Item
-	env Envelope
+	env journal.Envelope
 }
 
 // itemSlab hands ingest's items out of chunks of itemChunk: one
@@ -954,8 +955,8 @@ func (s *Session) newItem(f *transport.Frame) (it *Item, x *itemEnv) {
 	x = s.items.get()
 	it = &x.it
 	var isJSON bool
-	if it.Env, it.Batch, it.Class, isJSON = decodeFrameInto(f.Data, &x.env); !isJSON {
-		f.Kind, it.Class = transport.Garbage, ClassNone // the transport only looked at its first byte
+	if it.Env, it.Batch, it.Class, isJSON = journal.DecodeFrameInto(f.Data, &x.env); !isJSON {
+		f.Kind, it.Class = transport.Garbage, journal.ClassNone // the transport only looked at its first byte
 	}
 	it.Frame = *f
 	return it, x
@@ -965,15 +966,15 @@ func (s *Session) newItem(f *transport.Frame) (it *Item, x *itemEnv) {
 // the frame's place in the file it reads instead), correlates and stores
 // one frame. at, when past the last number given, is the frame's number in
 // the journal it comes from (0: the next one).
-func (s *Session) ingest(f transport.Frame, pos linePos, journal bool, at uint64) {
+func (s *Session) ingest(f transport.Frame, pos journal.LinePos, toJournal bool, at uint64) {
 	it, _ := s.newItem(&f)
-	s.ingestItem(it, pos, journal, at)
+	s.ingestItem(it, pos, toJournal, at)
 }
 
 // ingestItem is ingest of a decoded frame. It reports whether the store
 // let go of it (see Store.add): then nothing refers to it any more.
-func (s *Session) ingestItem(it *Item, pos linePos, journal bool, at uint64) (free bool) {
-	return s.ingestStep(it, pos, journal, at, nil)
+func (s *Session) ingestItem(it *Item, pos journal.LinePos, toJournal bool, at uint64) (free bool) {
+	return s.ingestStep(it, pos, toJournal, at, nil)
 }
 
 // ingestStep is ingestItem of a frame that may be a progress step of c (a
@@ -981,7 +982,7 @@ func (s *Session) ingestItem(it *Item, pos linePos, journal bool, at uint64) (fr
 // mark goes to the store between the journal and the rest (markStep).
 // ingestMu keeps frames in one order from their number to the store while
 // the mark is written without s.mu (the UI reads on).
-func (s *Session) ingestStep(it *Item, pos linePos, journal bool, at uint64, c *Call) (free bool) {
+func (s *Session) ingestStep(it *Item, pos journal.LinePos, toJournal bool, at uint64, c *Call) (free bool) {
 	f, env, batch, class := &it.Frame, it.Env, it.Batch, it.Class
 	var after []func()
 	s.ingestMu.Lock()
@@ -992,17 +993,17 @@ func (s *Session) ingestStep(it *Item, pos linePos, journal bool, at uint64, c *
 	s.seq++
 	it.Seq = s.seq
 	var end int64
-	if journal && s.journal != nil {
-		off, n, err := s.journal.append(it.Seq, f)
+	if toJournal && s.journal != nil {
+		off, n, err := s.journal.AppendFrame(it.Seq, f)
 		if err != nil && s.info.JournalErr == "" {
 			s.info.JournalErr = err.Error()
 		}
-		if s.journal.seekable { // else nothing can be read back: the frame is held as without a journal
-			pos = linePos{off: off, n: n}
+		if s.journal.Seekable() { // else nothing can be read back: the frame is held as without a journal
+			pos = journal.LinePos{Off: off, N: n}
 		}
 		end = off + int64(n)
 	}
-	if journal && s.opts.Observe != nil {
+	if toJournal && s.opts.Observe != nil {
 		s.opts.Observe(it.Seq, *f)
 	}
 	var (
@@ -1049,7 +1050,7 @@ func (s *Session) ingestStep(it *Item, pos linePos, journal bool, at uint64, c *
 	}
 	switch {
 	case dup, lost != nil:
-	case class == ClassBatch:
+	case class == journal.ClassBatch:
 		for _, e := range batch {
 			after = s.correlate(it, e, after)
 		}
@@ -1081,8 +1082,8 @@ func (s *Session) ingestStep(it *Item, pos linePos, journal bool, at uint64, c *
 
 // journalPager is what the store reads old frames back from: the journal,
 // or nothing (none, or one written to a device or FIFO).
-func journalPager(j *Journal) pager {
-	if j == nil || !j.seekable {
+func journalPager(j *journal.Writer) pager {
+	if j == nil || !j.Seekable() {
 		return nil
 	}
 	return j
@@ -1090,20 +1091,20 @@ func journalPager(j *Journal) pager {
 
 // journalIndex is the index file beside the journal frames are read back
 // from (nil: none, and the store keeps its index in memory).
-func journalIndex(j *Journal) *indexFile {
-	if j == nil || !j.seekable {
+func journalIndex(j *journal.Writer) *journal.Index {
+	if j == nil || !j.Seekable() {
 		return nil
 	}
-	return openIndex(j.path)
+	return journal.OpenIndex(j.Path())
 }
 
 // correlate ties a message to a call and updates state. Called with s.mu held;
 // work that may block is returned in after.
-func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
+func (s *Session) correlate(it *Item, e *journal.Envelope, after []func()) []func() {
 	class := e.Class()
 	if it.Frame.Dir == transport.Out {
 		switch class {
-		case ClassRequest:
+		case journal.ClassRequest:
 			if old := s.calls[e.Key()]; s.offline && (old == nil || old.Seq != 0 && old.state.Ended()) {
 				// A new call, or a new one under an id whose call ended (a
 				// fallback session after its failed attempt in one journal).
@@ -1116,9 +1117,9 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 					s.wireTokenLocked(c, e) // sent under another id and token (follow.go)
 				}
 			}
-		case ClassNotification:
+		case journal.ClassNotification:
 			if e.Method == "notifications/cancelled" {
-				it.CallKey = idKey(e.h.requestID)
+				it.CallKey = journal.IDKey(e.Hints().RequestID)
 				if s.offline {
 					s.clientCancelledLocked(it, e) // load.go
 				}
@@ -1127,7 +1128,7 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 		return after
 	}
 	switch class {
-	case ClassResult, ClassError:
+	case journal.ClassResult, journal.ClassError:
 		key := e.Key()
 		refusal := false
 		if k, ok := RefusalOf(&it.Frame.Meta, e); ok && s.calls[k] != nil && s.calls[k].x().opts.probe {
@@ -1168,13 +1169,13 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 			}
 			return after
 		}
-		if class == ClassError {
+		if class == journal.ClassError {
 			if s.offline && ProxyCancelAnswer(&it.Frame.Meta) {
 				s.proxyCancelledLocked(c, it, e) // load.go
 				return after
 			}
 			s.endLocked(c, StateError, nil, e.Error, nil, it.Frame.Time)
-		} else if f := invalidResultType(s.info.Era, &e.h); f != nil {
+		} else if f := invalidResultType(s.info.Era, e.Hints()); f != nil {
 			// The frame stays in the store and the journal as it came; the
 			// call fails, as the 2026-07-28 spec says of a resultType the
 			// client does not recognise.
@@ -1185,7 +1186,7 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 				after = append(after, func() { s.Note(why) })
 			}
 		} else {
-			result, rt := e.Result, resultTypeOf(e.h.resultType)
+			result, rt := e.Result, e.ResultKind()
 			// A journal read back holds a call for every call: a tool's
 			// result (most of a journal's) stays in the journal too, and
 			// Call.Result reads it back. Rounds, tasks and listings keep
@@ -1206,17 +1207,17 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 				c.resultSeq = it.Seq
 			}
 			c.setResultType(rt)
-			c.isError = c.Method == "tools/call" && e.h.isError
+			c.isError = c.Method == "tools/call" && e.Hints().IsError
 			s.noteResultLocked(c, e)
 			if !s.offline && c.rt == rtInputRequired {
 				res := e.Result
 				after = append(after, func() { go s.continueRounds(c, res) })
 			}
 		}
-	case ClassNotification:
+	case journal.ClassNotification:
 		s.info.Notifications++
 		after = s.onNotification(it, e, after)
-	case ClassRequest:
+	case journal.ClassRequest:
 		req := ServerRequest{ID: e.ID, Key: e.Key(), Method: e.Method, Params: e.Params, Seq: it.Seq}
 		if strings.HasPrefix(it.Frame.Meta.Stream, "post:") {
 			req.Related = strings.TrimPrefix(it.Frame.Meta.Stream, "post:")
@@ -1241,7 +1242,7 @@ func (s *Session) correlate(it *Item, e *Envelope, after []func()) []func() {
 // JSON type (the number 1 and the string "1"), if any.
 func (s *Session) typedTwinLocked(key string) *Call {
 	if u, err := strconv.Unquote(key); err == nil {
-		return s.pending[idKey(json.RawMessage(u))]
+		return s.pending[journal.IDKey(json.RawMessage(u))]
 	}
 	return s.pending[strconv.Quote(key)]
 }
@@ -1255,10 +1256,10 @@ func (s *Session) warnLocked(msg string, after []func()) []func() {
 	return after
 }
 
-func (s *Session) onNotification(it *Item, e *Envelope, after []func()) []func() {
+func (s *Session) onNotification(it *Item, e *journal.Envelope, after []func()) []func() {
 	// Stateless listen streams tag their notifications with the listen id.
-	if sub := e.h.sub; len(sub) > 0 {
-		if c := s.calls[idKey(sub)]; c != nil {
+	if sub := e.Hints().SubscriptionID; len(sub) > 0 {
+		if c := s.calls[journal.IDKey(sub)]; c != nil {
 			it.CallKey = c.Key
 			if e.Method == "notifications/subscriptions/acknowledged" {
 				c.xw().ack = e.Params
@@ -1276,14 +1277,14 @@ func (s *Session) onNotification(it *Item, e *Envelope, after []func()) []func()
 	}
 	switch m := e.Method; {
 	case m == "notifications/progress":
-		p := &e.h
-		if p.progressBad {
+		p := e.Hints()
+		if p.ProgressBad {
 			it.Note = "progress notification with unreadable params"
 			return after
 		}
-		c := s.byToken[idKey(p.token)]
+		c := s.byToken[journal.IDKey(p.Token)]
 		if c == nil {
-			it.Note = "progress for unknown token " + string(p.token)
+			it.Note = "progress for unknown token " + string(p.Token)
 			return after
 		}
 		it.CallKey = c.Key
@@ -1295,7 +1296,7 @@ func (s *Session) onNotification(it *Item, e *Envelope, after []func()) []func()
 			return after
 		}
 		pr := c.progressLocked()
-		pr.step(p.progress, p.total, s.shared.get(p.message), it.Frame.Time)
+		pr.step(p.Progress, p.Total, s.shared.get(p.Message), it.Frame.Time)
 		c.setProgressLocked(pr)
 		if c.state == StatePending {
 			c.state = StateStreaming
@@ -1314,7 +1315,7 @@ func (s *Session) onNotification(it *Item, e *Envelope, after []func()) []func()
 		kind := strings.TrimSuffix(strings.TrimPrefix(m, "notifications/"), "/list_changed")
 		s.info.ListChanged[kind]++
 	case m == "notifications/cancelled":
-		if cancel := s.serverReq[idKey(e.h.requestID)]; cancel != nil {
+		if cancel := s.serverReq[journal.IDKey(e.Hints().RequestID)]; cancel != nil {
 			after = append(after, cancel)
 		}
 	}
@@ -1446,9 +1447,9 @@ func (s *Session) answer(req ServerRequest) {
 		var msg []byte
 		if rerr != nil {
 			msg, _ = json.Marshal(struct {
-				JSONRPC string          `json:"jsonrpc"`
-				ID      json.RawMessage `json:"id"`
-				Error   *RPCError       `json:"error"`
+				JSONRPC string            `json:"jsonrpc"`
+				ID      json.RawMessage   `json:"id"`
+				Error   *journal.RPCError `json:"error"`
 			}{"2.0", req.ID, rerr})
 		} else {
 			if result == nil {

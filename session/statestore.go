@@ -12,6 +12,7 @@ import (
 
 	"mcpscope/internal/filelock"
 	"mcpscope/internal/shell"
+	"mcpscope/journal"
 )
 
 // Detached is the persisted state of a call that outlives its process, enough
@@ -224,7 +225,9 @@ type FileStore struct {
 }
 
 // DefaultStateStore lives under the XDG state dir.
-func DefaultStateStore() *FileStore { return &FileStore{Dir: filepath.Join(StateDir(), "calls")} }
+func DefaultStateStore() *FileStore {
+	return &FileStore{Dir: filepath.Join(journal.StateDir(), "calls")}
+}
 
 func (fs *FileStore) path(handle string) (string, error) {
 	if handle == "" || strings.ContainsAny(handle, `/\`) || strings.HasPrefix(handle, ".") {

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"mcpscope/internal/testservers"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -31,7 +32,7 @@ type journalFirst struct {
 func (w *journalFirst) MarkFenced(handle string, m session.Mark, l session.Lease) error {
 	inFile := false
 	if f, err := os.Open(w.journal); err == nil {
-		_, _ = session.ReadJournal(f, func(_ uint64, fr transport.Frame) error {
+		_, _ = journal.Read(f, func(_ uint64, fr transport.Frame) error {
 			inFile = inFile || fr.Dir == transport.In && fr.Meta.EventID == m.EventID
 			return nil
 		})
@@ -61,7 +62,7 @@ func (w *journalFirst) MarkFenced(handle string, m session.Mark, l session.Lease
 func TestStepJournaledThenMarkedThenShown(t *testing.T) {
 	srv := testservers.StartHTTPServer(t, testservers.HTTPOpts{EventStore: true})
 	jpath := filepath.Join(t.TempDir(), "j.jsonl")
-	j, err := session.CreateJournal(jpath, srv.URL)
+	j, err := journal.Create(jpath, srv.URL)
 	if err != nil {
 		t.Fatal(err)
 	}

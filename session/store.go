@@ -8,6 +8,7 @@ import (
 	"sync"
 	"time"
 
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
@@ -16,9 +17,9 @@ import (
 type Item struct {
 	Seq   uint64
 	Frame transport.Frame
-	Env   *Envelope   // the decoded message, when Frame holds one
-	Batch []*Envelope // the messages of a batch frame
-	Class Class
+	Env   *journal.Envelope   // the decoded message, when Frame holds one
+	Batch []*journal.Envelope // the messages of a batch frame
+	Class journal.Class
 	// CallKey names the client call this item belongs to (its request,
 	// response or progress), "" otherwise.
 	CallKey string
@@ -34,7 +35,7 @@ type Item struct {
 }
 
 // Entry is the index's account of one frame: what the index keeps of
-// every frame of the session (IndexRecord bytes, in the index file beside
+// every frame of the session (journal.IndexRecord bytes, in the index file beside
 // a journal), enough to count, filter and find frames without reading
 // them back.
 type Entry struct {
@@ -42,7 +43,7 @@ type Entry struct {
 	Time    time.Time
 	Dir     transport.Dir
 	Kind    transport.Kind
-	Class   Class
+	Class   journal.Class
 	Method  string // the JSON-RPC method, "" when none
 	CallKey string
 	Note    string
@@ -72,7 +73,7 @@ const (
 )
 
 // entry is one frame in the index: where its line is in the journal and
-// what correlation made of it, as an IndexRecord-byte record holds it.
+// what correlation made of it, as an journal.IndexRecord-byte record holds it.
 type entry struct {
 	off   int64  // journal offset of the frame's line; -1: not in a journal
 	t     int64  // frame time, Unix nanoseconds
@@ -81,7 +82,7 @@ type entry struct {
 	note  uint16 // note + 1 in the note table (0: none)
 	dir   transport.Dir
 	kind  transport.Kind
-	class Class
+	class journal.Class
 	flags uint8
 	klen  uint8 // the call key's length in key (0: none; keyLong: numbered in the key table)
 	key   [keyInline]byte
@@ -91,9 +92,20 @@ const (
 	flagCut uint8 = 1 << iota // the frame is held as a prefix
 )
 
-// putRecord writes e as a record (IndexRecord bytes, little-endian).
+const (
+	// keyInline is the longest call key a record holds itself; longer
+	// ones (rare: ids are mostly short) are numbered in memory.
+	keyInline = journal.IndexRecord - 29
+	keyLong   = 0xFF
+)
+
+// cachePages is how many pages read back (or just written) memory keeps:
+// 1 MiB, 16,384 frames' records (a page read back is one pread).
+var cachePages = 8
+
+// putRecord writes e as a record (journal.IndexRecord bytes, little-endian).
 func putRecord(b []byte, e *entry) {
-	_ = b[IndexRecord-1]
+	_ = b[journal.IndexRecord-1]
 	binary.LittleEndian.PutUint64(b[0:], uint64(e.off))
 	binary.LittleEndian.PutUint64(b[8:], uint64(e.t))
 	binary.LittleEndian.PutUint32(b[16:], e.n)
@@ -105,10 +117,10 @@ func putRecord(b []byte, e *entry) {
 
 // getRecord reads a record back.
 func getRecord(b []byte) entry {
-	_ = b[IndexRecord-1]
+	_ = b[journal.IndexRecord-1]
 	e := entry{off: int64(binary.LittleEndian.Uint64(b[0:])), t: int64(binary.LittleEndian.Uint64(b[8:])),
 		n: binary.LittleEndian.Uint32(b[16:]), meth: binary.LittleEndian.Uint16(b[20:]), note: binary.LittleEndian.Uint16(b[22:]),
-		dir: transport.Dir(b[24]), kind: transport.Kind(b[25]), class: Class(b[26]), flags: b[27], klen: b[28]}
+		dir: transport.Dir(b[24]), kind: transport.Kind(b[25]), class: journal.Class(b[26]), flags: b[27], klen: b[28]}
 	copy(e.key[:], b[29:])
 	return e
 }
@@ -119,7 +131,7 @@ var gapEntry = entry{off: -1}
 
 // pager reads bytes of the journal back.
 type pager interface {
-	readAt(p []byte, off int64) error
+	ReadBack(p []byte, off int64) error
 }
 
 // Store is the session's memory of its frames: an index of every frame
@@ -139,11 +151,11 @@ type Store struct {
 	cbase uint64 // seq of record 0 (page 0's first)
 	nrec  uint64 // records, gaps included (next - cbase)
 
-	// The index: pages of pageRecs records. With an index file (idx), the
+	// The index: pages of journal.IndexPageRecords records. With an index file (idx), the
 	// pages before the last are in the file, and memory holds the last
 	// (tail) and a few read back (cache). Without one, or for a page the
 	// file failed to take, memory holds them (pages).
-	idx       *indexFile
+	idx       *journal.Index
 	tail      []byte
 	pages     map[uint64][]byte
 	pagesLo   uint64 // no pages below this one (a session without a journal forgets them)
@@ -226,11 +238,11 @@ const noteOverflow = "(a note the session made here; too many distinct notes to 
 // newStore makes a store; src is the journal frames are read back from
 // (nil: none), idx the index file beside it (nil: the index is kept in
 // memory).
-func newStore(src pager, idx *indexFile) *Store {
+func newStore(src pager, idx *journal.Index) *Store {
 	s := &Store{src: src, idx: idx, window: Window, winBytes: WindowBytes, changed: make(chan struct{}, 1), paged: map[uint64]*Item{},
 		pages: map[uint64][]byte{}, cache: map[uint64][]byte{}}
 	if src == nil && idx != nil {
-		idx.close()
+		idx.Close()
 		s.idx = nil
 	}
 	if src == nil {
@@ -245,12 +257,12 @@ func newStore(src pager, idx *indexFile) *Store {
 // add stores an item; pos is its line in the journal (off -1: none). It
 // reports whether the store let go of it (it keeps no window, and the
 // journal has the frame): then nothing of the store refers to it.
-func (s *Store) add(it *Item, pos linePos) (free bool) {
-	e := entry{off: pos.off, t: it.Frame.Time.UnixNano(), dir: it.Frame.Dir, kind: it.Frame.Kind, class: it.Class}
-	if pos.n < 1<<32 {
-		e.n = uint32(pos.n)
+func (s *Store) add(it *Item, pos journal.LinePos) (free bool) {
+	e := entry{off: pos.Off, t: it.Frame.Time.UnixNano(), dir: it.Frame.Dir, kind: it.Frame.Kind, class: it.Class}
+	if pos.N < 1<<32 {
+		e.n = uint32(pos.N)
 	}
-	if pos.off >= 0 && len(it.Frame.Data) > MaxHeldFrame {
+	if pos.Off >= 0 && len(it.Frame.Data) > MaxHeldFrame {
 		it = cutItem(it)
 		e.flags |= flagCut
 	}
@@ -263,8 +275,8 @@ func (s *Store) add(it *Item, pos linePos) (free bool) {
 	}
 	if s.first == 0 {
 		s.first, s.next, s.cbase, s.ringLo = it.Seq, it.Seq, it.Seq, it.Seq
-		if s.idx != nil && s.idx.checking && s.idx.first != it.Seq {
-			s.idx.reset() // another numbering: none of its records can agree
+		if s.idx != nil && s.idx.Checking() && s.idx.First() != it.Seq {
+			s.idx.Reset() // another numbering: none of its records can agree
 		}
 	}
 	for s.next < it.Seq { // a gap (damaged journal lines): keep seqs dense
@@ -288,7 +300,7 @@ func (s *Store) add(it *Item, pos linePos) (free bool) {
 	s.next = it.Seq + 1
 	s.keep(it)
 	free = len(s.ring) == 0
-	if pos.off < 0 && s.src != nil {
+	if pos.Off < 0 && s.src != nil {
 		s.pin(it)
 		free = false
 	}
@@ -314,13 +326,13 @@ func (s *Store) NoWindow() bool {
 
 // appendEntry adds the record of seq s.next (called with mu held).
 func (s *Store) appendEntry(e *entry) {
-	k := s.nrec / pageRecs
-	var rec [IndexRecord]byte
+	k := s.nrec / journal.IndexPageRecords
+	var rec [journal.IndexRecord]byte
 	putRecord(rec[:], e)
 	s.nrec++
 	if s.idx == nil {
 		if s.pages[k] == nil {
-			s.pages[k] = make([]byte, 0, pageBytes)
+			s.pages[k] = make([]byte, 0, journal.IndexPageBytes)
 		}
 		s.pages[k] = append(s.pages[k], rec[:]...)
 		return
@@ -328,13 +340,13 @@ func (s *Store) appendEntry(e *entry) {
 	if s.tail == nil {
 		s.tail, s.spare = s.spare, nil
 		if s.tail == nil {
-			s.tail = make([]byte, 0, pageBytes)
+			s.tail = make([]byte, 0, journal.IndexPageBytes)
 		}
 	}
 	s.tail = append(s.tail, rec[:]...)
-	if len(s.tail) == pageBytes { // the page is whole: to the file
-		s.idx.put(int(k), s.tail)
-		if s.idx.err != nil {
+	if len(s.tail) == journal.IndexPageBytes { // the page is whole: to the file
+		s.idx.PutPage(int(k), s.tail)
+		if s.idx.Err() != nil {
 			s.pages[k] = s.tail // the file failed: memory keeps it
 		} else {
 			s.cachePage(k, s.tail)
@@ -346,7 +358,7 @@ func (s *Store) appendEntry(e *entry) {
 // page returns the records of page k, nil when they cannot be had (the
 // file failed). Called with mu held (read or write).
 func (s *Store) page(k uint64) []byte {
-	if s.idx != nil && k == s.nrec/pageRecs {
+	if s.idx != nil && k == s.nrec/journal.IndexPageRecords {
 		return s.tail
 	}
 	if p := s.pages[k]; p != nil {
@@ -361,8 +373,8 @@ func (s *Store) page(k uint64) []byte {
 	if p != nil {
 		return p
 	}
-	p = make([]byte, pageBytes)
-	if s.idx.read(int(k), p) != nil {
+	p = make([]byte, journal.IndexPageBytes)
+	if s.idx.ReadPage(int(k), p) != nil {
 		return nil
 	}
 	s.cachePage(k, p)
@@ -377,7 +389,7 @@ func (s *Store) cachePage(k uint64, p []byte) {
 		return
 	}
 	if len(s.cacheKeys) >= cachePages {
-		if old := s.cache[s.cacheKeys[0]]; cap(old) == pageBytes {
+		if old := s.cache[s.cacheKeys[0]]; cap(old) == journal.IndexPageBytes {
 			// The next tail, once no reader can hold it: appendEntry
 			// takes it under mu's write lock (a reader under the read
 			// lock may be reading it now).
@@ -394,12 +406,12 @@ func (s *Store) cachePage(k uint64, p []byte) {
 // when its record cannot be read back.
 func (s *Store) entryAt(seq uint64) entry {
 	d := seq - s.cbase
-	p := s.page(d / pageRecs)
-	i := int(d%pageRecs) * IndexRecord
-	if i+IndexRecord > len(p) {
+	p := s.page(d / journal.IndexPageRecords)
+	i := int(d%journal.IndexPageRecords) * journal.IndexRecord
+	if i+journal.IndexRecord > len(p) {
 		return gapEntry
 	}
-	return getRecord(p[i : i+IndexRecord])
+	return getRecord(p[i : i+journal.IndexRecord])
 }
 
 // keyOf is the call key an entry names ("" when none).
@@ -423,9 +435,9 @@ func (s *Store) finish() {
 		return
 	}
 	if len(s.tail) > 0 {
-		s.idx.put(int(s.nrec/pageRecs), s.tail)
+		s.idx.PutPage(int(s.nrec/journal.IndexPageRecords), s.tail)
 	}
-	s.idx.stamp(s.cbase, int64(s.nrec))
+	s.idx.Stamp(s.cbase, int64(s.nrec))
 }
 
 // close finishes the index file and lets go of it.
@@ -435,7 +447,7 @@ func (s *Store) close() {
 	defer s.mu.Unlock()
 	if s.idx != nil && !s.closed {
 		s.closed = true
-		s.idx.close()
+		s.idx.Close()
 	}
 }
 
@@ -489,7 +501,7 @@ func (s *Store) pin(it *Item) {
 func (s *Store) forget(seq uint64) {
 	s.dropped += seq - s.first
 	s.first = seq
-	for ; s.pagesLo < (seq-s.cbase)/pageRecs; s.pagesLo++ {
+	for ; s.pagesLo < (seq-s.cbase)/journal.IndexPageRecords; s.pagesLo++ {
 		delete(s.pages, s.pagesLo)
 	}
 }
@@ -500,26 +512,9 @@ func cutItem(it *Item) *Item {
 	c := *it
 	c.Cut, c.Size = true, len(it.Frame.Data)
 	c.Frame.Data = bytes.Clone(it.Frame.Data[:HeldPrefix])
-	c.Env = smallEnvelope(it.Env)
+	c.Env = journal.SmallEnvelope(it.Env)
 	c.Batch = nil
 	return &c
-}
-
-func smallEnvelope(e *Envelope) *Envelope {
-	if e == nil {
-		return nil
-	}
-	s := &Envelope{JSONRPC: e.JSONRPC, Method: e.Method}
-	if len(e.ID) <= 256 {
-		s.ID = bytes.Clone(e.ID)
-	}
-	if e.Error != nil {
-		s.Error = &RPCError{Code: e.Error.Code, Message: e.Error.Message}
-		if len(s.Error.Message) > 1024 {
-			s.Error.Message = s.Error.Message[:1024]
-		}
-	}
-	return s
 }
 
 // methodOf is the method an item's index entry names.
@@ -644,13 +639,13 @@ func (s *Store) Scan(from, to uint64, fn func(Entry) bool) {
 	)
 	for seq := from; seq <= to; seq++ {
 		d := seq - s.cbase
-		if d/pageRecs != k { // one page lookup for its 2048 records
-			k = d / pageRecs
+		if d/journal.IndexPageRecords != k { // one page lookup for its 2048 records
+			k = d / journal.IndexPageRecords
 			page = s.page(k)
 		}
 		e := gapEntry
-		if i := int(d%pageRecs) * IndexRecord; i+IndexRecord <= len(page) {
-			e = getRecord(page[i : i+IndexRecord])
+		if i := int(d%journal.IndexPageRecords) * journal.IndexRecord; i+journal.IndexRecord <= len(page) {
+			e = getRecord(page[i : i+journal.IndexRecord])
 		}
 		if !fn(s.public(seq, &e)) {
 			return
@@ -750,7 +745,7 @@ func (s *Store) Since(seq uint64, max int) []*Item {
 		var buf []byte
 		if j-k > 1 {
 			buf = make([]byte, span)
-			if s.src.readAt(buf, want[k].off) != nil {
+			if s.src.ReadBack(buf, want[k].off) != nil {
 				buf, j = nil, k+1
 			}
 		}
@@ -816,7 +811,7 @@ func (s *Store) pageIn(seq uint64, e entry, line []byte) *Item {
 	var f transport.Frame
 	var err error
 	if line != nil {
-		_, f, err = parseRecord(bytes.TrimSuffix(line, []byte("\n")), true, false)
+		_, f, err = journal.ParseLine(bytes.TrimSuffix(line, []byte("\n")), true, false)
 	} else {
 		_, f, err = s.readFrame(e, cut)
 	}
@@ -830,11 +825,11 @@ func (s *Store) pageIn(seq uint64, e entry, line []byte) *Item {
 		if len(f.Data) > HeldPrefix {
 			it.Frame.Data = f.Data[:HeldPrefix]
 		}
-		it.Env = decodeHead(f.Data)
+		it.Env = journal.DecodeHead(f.Data)
 		return it
 	}
 	if f.Kind == transport.Message {
-		it.Env, it.Batch, _ = decode(f.Data)
+		it.Env, it.Batch, _ = journal.DecodeClass(f.Data)
 	}
 	return it
 }
@@ -853,12 +848,12 @@ func (s *Store) readFrame(e entry, head bool) (uint64, transport.Frame, error) {
 		n = min(n, HeldPrefix+4096)
 	}
 	buf := make([]byte, n)
-	if err := s.src.readAt(buf, e.off); err != nil {
+	if err := s.src.ReadBack(buf, e.off); err != nil {
 		return 0, transport.Frame{}, err
 	}
 	cut := n < int(e.n)
 	if !cut {
 		buf = bytes.TrimSuffix(buf, []byte("\n"))
 	}
-	return parseRecord(buf, true, cut)
+	return journal.ParseLine(buf, true, cut)
 }

@@ -1,18 +1,14 @@
 package session
 
 import (
-	"bytes"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
-	"reflect"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
 
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
@@ -20,7 +16,7 @@ import (
 func journaled(t *testing.T) (*Session, string) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "j.jsonl")
-	j, err := CreateJournal(path, "test")
+	j, err := journal.Create(path, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -144,148 +140,6 @@ func TestStoreHoldsHugeFramesAsAHead(t *testing.T) {
 	check("read back")
 }
 
-// Append returns where each line lands; what the writer has not written
-// yet reads back from its queue, and everything is in the file after Flush.
-func TestJournalPositions(t *testing.T) {
-	path := filepath.Join(t.TempDir(), "j.jsonl")
-	j, err := CreateJournal(path, "test")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer j.Close()
-	type at struct {
-		off int64
-		n   int
-	}
-	var pos []at
-	for i := 1; i <= 5000; i++ {
-		off, n, err := j.Append(uint64(i), frameIn(i, progressLine(i)))
-		if err != nil {
-			t.Fatal(err)
-		}
-		pos = append(pos, at{off, n})
-	}
-	for i, p := range pos { // some of these are still queued
-		b := make([]byte, p.n)
-		if err := j.readAt(b, p.off); err != nil {
-			t.Fatal(err)
-		}
-		seq, f, err := parseRecord(b[:p.n-1], true, false)
-		if err != nil || seq != uint64(i+1) || string(f.Data) != progressLine(i+1) {
-			t.Fatalf("line %d read back as %d %q %v", i+1, seq, f.Data, err)
-		}
-	}
-	if err := j.Flush(); err != nil {
-		t.Fatal(err)
-	}
-	file, _ := os.ReadFile(path)
-	last := pos[len(pos)-1]
-	if int64(len(file)) != last.off+int64(last.n) {
-		t.Fatalf("file has %d bytes, the last line ends at %d", len(file), last.off+int64(last.n))
-	}
-}
-
-// Lines that are not records are reported by number and skipped; what
-// surrounds them is read, and a torn last line is reported too.
-func TestReadJournalReportsBadLinesAndGoesOn(t *testing.T) {
-	var b []byte
-	b = append(b, `{"format":"mcpscope-journal/1","started":"2026-01-01T00:00:00Z","target":"x","pid":1}`+"\n"...)
-	b = AppendRecord(b, 1, frameIn(1, `{"a":1}`))
-	b = append(b, "garbage here\n"...)
-	b = AppendRecord(b, 2, frameIn(2, `{"b":2}`))
-	b = append(b, `{"foo":1}`+"\n"...)
-	b = AppendRecord(b, 3, frameIn(3, `{"c":3}`))
-	b = append(b, `{"seq":4,"t":"`...)
-	var seqs []uint64
-	h, err := ReadJournal(bytes.NewReader(b), func(seq uint64, _ transport.Frame) error {
-		seqs = append(seqs, seq)
-		return nil
-	})
-	var d *JournalDamage
-	if !errors.As(err, &d) {
-		t.Fatalf("want a *JournalDamage, got %v", err)
-	}
-	if fmt.Sprint(seqs) != "[1 2 3]" || h.Target != "x" {
-		t.Fatalf("read %v (target %q), want [1 2 3]", seqs, h.Target)
-	}
-	if d.Count != 2 || d.Bad[0].Line != 3 || d.Bad[1].Line != 5 || d.Torn != 7 {
-		t.Fatalf("damage: %+v", d)
-	}
-	if msg := err.Error(); !strings.Contains(msg, "line 3") || !strings.Contains(msg, "incomplete") {
-		t.Fatalf("the message does not say where: %s", msg)
-	}
-}
-
-func TestReadJournalTellsWhatAFileIs(t *testing.T) {
-	read := func(content string) (Header, int, error) {
-		n := 0
-		h, err := ReadJournal(strings.NewReader(content), func(uint64, transport.Frame) error { n++; return nil })
-		return h, n, err
-	}
-	if h, n, err := read(""); err != nil || n != 0 || h.Format != "" {
-		t.Fatalf("empty: %+v %d %v", h, n, err)
-	}
-	if h, n, err := read(`{"format":"mcpscope-journal/1","target":"x"}` + "\n"); err != nil || n != 0 || h.Format != JournalFormat {
-		t.Fatalf("header only: %+v %d %v", h, n, err)
-	}
-	if _, _, err := read(`{"name":"package.json","version":"1.0.0"}` + "\n" + `{"x":1}` + "\n"); !errors.Is(err, ErrNotJournal) {
-		t.Fatalf("a JSON file that is no journal: %v", err)
-	}
-	if _, _, err := read(`{"format":"mcpscope-journal/9"}` + "\n"); err == nil || !strings.Contains(err.Error(), "newer mcpscope") {
-		t.Fatalf("a newer format: %v", err)
-	}
-	// record's output has no header: its first line is a record.
-	rec := string(AppendRecord(nil, 1, frameIn(1, `{"a":1}`)))
-	if _, n, err := read(rec); err != nil || n != 1 {
-		t.Fatalf("headerless records: %d %v", n, err)
-	}
-}
-
-// Journals written before meta moved ahead of the data read the same.
-func TestReadJournalOldLayout(t *testing.T) {
-	line := `{"seq":7,"t":"2026-01-02T03:04:05.000000006Z","dir":"in","kind":"message","raw":"{\"a\":\"\u00e9\n\ud83d\ude00\ud800\"}","meta":{"pid":42}}` + "\n"
-	var got transport.Frame
-	if _, err := ReadJournal(strings.NewReader(line), func(_ uint64, f transport.Frame) error { got = f; return nil }); err != nil {
-		t.Fatal(err)
-	}
-	if string(got.Data) != "{\"a\":\"é\n😀\uFFFD\"}" || got.Meta.PID != 42 || got.Time.Nanosecond() != 6 {
-		t.Fatalf("old layout read as %q %+v", got.Data, got.Meta)
-	}
-}
-
-// A huge line costs about its size to read, not a chain of growing copies
-// (it cost three times its size and more).
-func TestReadJournalHugeLineOnce(t *testing.T) {
-	size := 32 << 20
-	path := filepath.Join(t.TempDir(), "big.jsonl")
-	data := bytes.Repeat([]byte("a"), size)
-	line := AppendRecord(nil, 1, transport.Frame{Time: time.Unix(1, 0).UTC(), Dir: transport.In, Kind: transport.Garbage, Data: data})
-	if err := os.WriteFile(path, line, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.Open(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer f.Close()
-	var before, after runtime.MemStats
-	runtime.GC()
-	runtime.ReadMemStats(&before)
-	got := 0
-	if _, err := ReadJournal(f, func(_ uint64, fr transport.Frame) error { got = len(fr.Data); return nil }); err != nil {
-		t.Fatal(err)
-	}
-	runtime.ReadMemStats(&after)
-	alloc := after.TotalAlloc - before.TotalAlloc
-	if got != size {
-		t.Fatalf("read %d bytes of data, want %d", got, size)
-	}
-	if alloc > uint64(size)*5/4 {
-		t.Fatalf("reading a %d MiB line allocated %d MiB; want about its size", size>>20, alloc>>20)
-	}
-	t.Logf("a %d MiB line allocated %.1f MiB to read", size>>20, float64(alloc)/(1<<20))
-}
-
 // Load keeps the file open and reads old frames back from it.
 func TestLoadReadsFramesBackFromTheFile(t *testing.T) {
 	s, path := journaled(t)
@@ -304,43 +158,6 @@ func TestLoadReadsFramesBackFromTheFile(t *testing.T) {
 	if it := off.Store().Get(1); it == nil || string(it.Frame.Data) != progressLine(1) {
 		t.Fatalf("frame 1 from the file: %+v", it)
 	}
-}
-
-// FuzzRecordReaderMatchesJSON: whatever the hand-written record reader
-// accepts, encoding/json reads as the same frame.
-func FuzzRecordReaderMatchesJSON(f *testing.F) {
-	f.Add(AppendRecord(nil, 3, frameIn(3, progressLine(3))))
-	f.Add([]byte(`{"seq":7,"t":"2026-01-02T03:04:05.000000006+01:30","dir":"in","kind":"message","raw":"{\"a\":\"\u00e9\n\ud83d\ude00\ud800\"}","meta":{"pid":42}}`))
-	f.Add([]byte(`{"seq":1,"t":"2026-02-31T00:00:00Z","dir":"local","kind":"event","meta":{"event":"exited","exitCode":0}}`))
-	f.Add([]byte(`{"seq":2,"t":"2026-01-01T00:00:00.5-07:00","dir":"in","kind":"garbage","b64":"/w=="}`))
-	// The head read in place, and lines that only nearly start with it.
-	f.Add([]byte(`{"seq":1234567890123456789,"t":"2026-01-01T00:00:59.123456789Z","dir":"local","kind":"stderr","raw":"x","seq":3}`))
-	f.Add([]byte(`{"seq":4,"t":"2026-01-01T00:00:60Z","dir":"in","kind":"message","raw":"x"}`))
-	f.Add([]byte(`{"seq":5,"t":"2026-01-01T24:00:00Z","dir":"up","kind":"message","raw":"x"}`))
-	f.Add([]byte(`{"seq":6,"t":"2026-01-01T00:00:00Z","dir":"in","kind":"message","dir":"out","t":"2027-01-01T00:00:00Z","raw":"x"}`))
-	f.Add([]byte(`{"seq":00,"dir":"local","kind":"stderr"}`)) // a leading zero is not JSON
-	f.Add([]byte(`{"seq":01,"t":"2026-01-01T00:00:00Z","dir":"in","kind":"message","raw":"x"}`))
-	f.Fuzz(func(t *testing.T, line []byte) {
-		line = bytes.TrimSuffix(line, []byte("\n"))
-		var fr transport.Frame
-		seq, ok := fastRecord(bytes.Clone(line), false, false, nil, &fr)
-		if !ok {
-			return
-		}
-		var rec Record
-		if err := json.Unmarshal(line, &rec); err != nil {
-			t.Fatalf("the fast reader took %q, encoding/json refuses it: %v", line, err)
-		}
-		want, err := rec.Frame()
-		if err != nil {
-			t.Fatalf("the fast reader took %q: %v", line, err)
-		}
-		redactMeta(&want.Meta) // the fast reader's meta comes redacted
-		if seq != rec.Seq || !fr.Time.Equal(want.Time) || fr.Dir != want.Dir || fr.Kind != want.Kind ||
-			!bytes.Equal(fr.Data, want.Data) || !reflect.DeepEqual(fr.Meta, want.Meta) {
-			t.Fatalf("%q: fast %d %v %q %+v, json %d %v %q %+v", line, seq, fr.Time, fr.Data, fr.Meta, rec.Seq, want.Time, want.Data, want.Meta)
-		}
-	})
 }
 
 // A call whose result is over MaxHeldFrame does not pin it: the journal
@@ -375,7 +192,7 @@ func TestIngestFilesBrokenJSONAsGarbage(t *testing.T) {
 	var kinds []transport.Kind
 	f, _ := os.Open(path)
 	defer f.Close()
-	if _, err := ReadJournal(f, func(_ uint64, fr transport.Frame) error { kinds = append(kinds, fr.Kind); return nil }); err != nil {
+	if _, err := journal.Read(f, func(_ uint64, fr transport.Frame) error { kinds = append(kinds, fr.Kind); return nil }); err != nil {
 		t.Fatal(err)
 	}
 	if fmt.Sprint(kinds) != fmt.Sprint([]transport.Kind{transport.Garbage, transport.Message}) {

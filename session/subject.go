@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"mcpscope/filter"
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
@@ -28,7 +29,7 @@ func NewSubjects() *Subjects {
 // of a batch; nil when it holds none), c the client call it belongs to (nil
 // when none). A running call's duration runs to now. The subject is valid
 // until the next Fill.
-func (b *Subjects) Fill(f *transport.Frame, env *Envelope, c *CallSnapshot, now time.Time) *filter.Subject {
+func (b *Subjects) Fill(f *transport.Frame, env *journal.Envelope, c *CallSnapshot, now time.Time) *filter.Subject {
 	s := &b.s
 	b.data = f.Data
 	s.Dir = f.Dir.String()
@@ -50,9 +51,9 @@ func (b *Subjects) Fill(f *transport.Frame, env *Envelope, c *CallSnapshot, now 
 		}
 		s.Method, s.ID = env.Method, env.Key()
 		switch env.Class() {
-		case ClassRequest:
+		case journal.ClassRequest:
 			s.Kind = "request"
-		case ClassNotification:
+		case journal.ClassNotification:
 			switch env.Method {
 			case "notifications/progress":
 				s.Kind = "progress"
@@ -61,7 +62,7 @@ func (b *Subjects) Fill(f *transport.Frame, env *Envelope, c *CallSnapshot, now 
 			default:
 				s.Kind = "notification"
 			}
-		case ClassResult, ClassError:
+		case journal.ClassResult, journal.ClassError:
 			s.Kind = "response"
 			s.IsError = env.Error != nil
 		default:

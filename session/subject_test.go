@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"mcpscope/filter"
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
@@ -13,8 +14,8 @@ import (
 // and each way a call ends, and that filters see it so.
 func TestSubjects(t *testing.T) {
 	t0 := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
-	msg := func(dir transport.Dir, raw string) (*transport.Frame, *Envelope) {
-		env, batch, _ := decode([]byte(raw))
+	msg := func(dir transport.Dir, raw string) (*transport.Frame, *journal.Envelope) {
+		env, batch, _ := journal.DecodeClass([]byte(raw))
 		if env == nil && len(batch) > 0 {
 			env = batch[0]
 		}
@@ -25,7 +26,7 @@ func TestSubjects(t *testing.T) {
 	cases := []struct {
 		name  string
 		f     *transport.Frame
-		env   *Envelope
+		env   *journal.Envelope
 		c     *CallSnapshot
 		kind  string
 		match []string
@@ -92,7 +93,7 @@ func TestSubjects(t *testing.T) {
 		})
 	}
 	// FillItem reads a stored item the same way, a batch by its first message.
-	env, batch, class := decode([]byte(`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`))
+	env, batch, class := journal.DecodeClass([]byte(`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`))
 	it := &Item{Frame: transport.Frame{Dir: transport.Out, Kind: transport.Message, Data: json.RawMessage(`[]`)}, Env: env, Batch: batch, Class: class}
 	if s := subj.FillItem(it, nil, t0); s.Kind != "request" || s.Method != "ping" {
 		t.Errorf("a batch item: %+v", s)

@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
@@ -60,11 +61,11 @@ func (s *Session) noteTaskLocked(t Task, callKey string) {
 }
 
 // noteTaskResultLocked reads tasks out of results of the tasks methods.
-func (s *Session) noteTaskResultLocked(c *Call, e *Envelope) {
+func (s *Session) noteTaskResultLocked(c *Call, e *journal.Envelope) {
 	result := e.Result
 	switch c.Method {
 	case "tools/call":
-		if !e.h.hasTask {
+		if !e.Hints().HasTask {
 			return // the common case: no task to read, no second pass
 		}
 		var r struct {

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/ui/detail"
 	"mcpscope/ui/help"
@@ -55,7 +56,7 @@ func TestDetailReadsA20MiBResultToItsLastLine(t *testing.T) {
 	d, _ := topView[*detail.View](m)
 	var resp uint64
 	s.Store().Scan(0, 0, func(e session.Entry) bool {
-		if e.CallKey == c.Key && e.Class == session.ClassResult {
+		if e.CallKey == c.Key && e.Class == journal.ClassResult {
 			resp = e.Seq
 		}
 		return true

@@ -10,6 +10,7 @@ import (
 
 	"mcpscope/filter"
 	"mcpscope/internal/termsafe"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 	"mcpscope/ui/filterline"
@@ -367,7 +368,7 @@ func (fs *findState) checkCall(m *Model, i int, now time.Time) (hit, ended bool)
 		// Not sent yet, or forgotten (no journal): the request as the call
 		// remembers it.
 		fr := transport.Frame{Time: sn.Started, Dir: transport.Out, Kind: transport.Message}
-		if f.Match(fs.subj.Fill(&fr, &session.Envelope{ID: sn.ID, Method: sn.Method}, &sn, now)) {
+		if f.Match(fs.subj.Fill(&fr, &journal.Envelope{ID: sn.ID, Method: sn.Method}, &sn, now)) {
 			return true, ended
 		}
 	}

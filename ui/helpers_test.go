@@ -16,6 +16,7 @@ import (
 
 	"mcpscope/internal/goldentest"
 	"mcpscope/internal/waitfor"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/themes"
 	"mcpscope/transport"
@@ -70,10 +71,10 @@ func loadFixture(t testing.TB) *session.Session {
 func loadFrames(t testing.TB, frames []transport.Frame) *session.Session {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "fixture.jsonl")
-	hdr, _ := json.Marshal(session.Header{Format: session.JournalFormat, Started: t0, Target: "stdio: demo-server --stdio"})
+	hdr, _ := json.Marshal(journal.Header{Format: journal.Format, Started: t0, Target: "stdio: demo-server --stdio"})
 	buf := append(hdr, '\n')
 	for i, f := range frames {
-		buf = session.AppendRecord(buf, uint64(i+1), f)
+		buf = journal.AppendRecord(buf, uint64(i+1), f)
 	}
 	if err := os.WriteFile(path, buf, 0o600); err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 	"mcpscope/ui/listen"
@@ -46,7 +47,7 @@ func classify(e session.Entry) (noteKind, bool) {
 		return 0, false
 	}
 	switch e.Class {
-	case session.ClassNotification:
+	case journal.ClassNotification:
 		switch e.Method {
 		case "notifications/message":
 			return kindLog, true
@@ -54,9 +55,9 @@ func classify(e session.Entry) (noteKind, bool) {
 			return kindProgress, true
 		}
 		return kindNotify, true
-	case session.ClassRequest:
+	case journal.ClassRequest:
 		return kindRequest, true
-	case session.ClassResult, session.ClassError:
+	case journal.ClassResult, journal.ClassError:
 		if e.Note != "" {
 			return kindOther, true
 		}
@@ -189,7 +190,7 @@ func (h *history) pull() (gone int) {
 	}
 	h.st.Scan(h.lastSeq+1, 0, func(e session.Entry) bool {
 		h.lastSeq = e.Seq
-		if e.CallKey != "" && e.Class == session.ClassNotification && e.Dir == transport.In {
+		if e.CallKey != "" && e.Class == journal.ClassNotification && e.Dir == transport.In {
 			cn := h.notes[e.CallKey]
 			if cn == nil && h.isListen(e.CallKey) {
 				cn = &callNotes{}

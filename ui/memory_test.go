@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"mcpscope/journal"
 	"mcpscope/session"
 )
 
@@ -14,7 +15,7 @@ import (
 // a journal, as every session does unless told not to.
 func journaledSession(t testing.TB, r session.Responder) (*session.Session, *fakeTransport) {
 	t.Helper()
-	j, err := session.CreateJournal(filepath.Join(t.TempDir(), "j.jsonl"), "fake")
+	j, err := journal.Create(filepath.Join(t.TempDir(), "j.jsonl"), "fake")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -11,6 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"mcpscope/internal/termsafe"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -360,7 +361,7 @@ func (m *Model) loadingText() (long, short string) {
 	case l.Active:
 		return "loading…", "loading…"
 	case l.Err != nil:
-		var d *session.JournalDamage
+		var d *journal.Damage
 		if errors.As(l.Err, &d) {
 			n := d.Count
 			if d.Torn > 0 {

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -19,10 +20,10 @@ import (
 func TestPullWhileAJournalLoads(t *testing.T) {
 	const calls = 4000
 	path := filepath.Join(t.TempDir(), "long.jsonl")
-	hdr, _ := json.Marshal(session.Header{Format: session.JournalFormat, Started: t0, Target: "stdio: server"})
+	hdr, _ := json.Marshal(journal.Header{Format: journal.Format, Started: t0, Target: "stdio: server"})
 	buf := append(hdr, '\n')
 	seq := uint64(0)
-	put := func(f transport.Frame) { seq++; buf = session.AppendRecord(buf, seq, f) }
+	put := func(f transport.Frame) { seq++; buf = journal.AppendRecord(buf, seq, f) }
 	for id := 1; id <= calls; id++ {
 		s := float64(id)
 		put(msg(s, transport.Out, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"t","_meta":{"progressToken":"p%d"}}}`, id, id)))

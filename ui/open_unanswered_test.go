@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -18,7 +19,7 @@ import (
 // word journal prints; not pending with a clock still running).
 func TestOpenUnansweredCallIsLost(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "unanswered.jsonl")
-	hdr, _ := json.Marshal(session.Header{Format: session.JournalFormat, Started: t0, Target: "stdio: slow-server"})
+	hdr, _ := json.Marshal(journal.Header{Format: journal.Format, Started: t0, Target: "stdio: slow-server"})
 	buf := append(hdr, '\n')
 	for i, f := range []transport.Frame{
 		msg(0.1, transport.Out, `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}`),
@@ -26,7 +27,7 @@ func TestOpenUnansweredCallIsLost(t *testing.T) {
 		msg(1, transport.Out, `{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow"}}`),
 		{Time: at(1 + 17*60 + 36), Dir: transport.Local, Kind: transport.Event, Meta: transport.Meta{Event: transport.EvClosed, Detail: "closed"}},
 	} {
-		buf = session.AppendRecord(buf, uint64(i+1), f)
+		buf = journal.AppendRecord(buf, uint64(i+1), f)
 	}
 	if err := os.WriteFile(path, buf, 0o600); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"mcpscope/internal/termsafe"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/ui/detail"
 	formview "mcpscope/ui/form"
@@ -36,7 +37,7 @@ func NewResponder(roots []session.Root, ask bool) *Responder {
 
 type answer struct {
 	result json.RawMessage
-	err    *session.RPCError
+	err    *journal.RPCError
 }
 
 // serverPrompt is one server request waiting for the user.
@@ -62,7 +63,7 @@ func (r *Responder) Capabilities() json.RawMessage {
 
 // Respond implements session.Responder. ping is answered at once; all else
 // waits for the user or for ctx.
-func (r *Responder) Respond(ctx context.Context, req session.ServerRequest) (json.RawMessage, *session.RPCError) {
+func (r *Responder) Respond(ctx context.Context, req session.ServerRequest) (json.RawMessage, *journal.RPCError) {
 	if req.Method == "ping" {
 		return json.RawMessage("{}"), nil
 	}
@@ -82,13 +83,13 @@ func (r *Responder) Respond(ctx context.Context, req session.ServerRequest) (jso
 	select {
 	case r.ch <- p:
 	case <-ctx.Done():
-		return nil, &session.RPCError{Code: -32603, Message: "request withdrawn before the user saw it"}
+		return nil, &journal.RPCError{Code: -32603, Message: "request withdrawn before the user saw it"}
 	}
 	select {
 	case a := <-p.reply:
 		return a.result, a.err
 	case <-ctx.Done():
-		return nil, &session.RPCError{Code: -32603, Message: "request withdrawn before the user answered"}
+		return nil, &journal.RPCError{Code: -32603, Message: "request withdrawn before the user answered"}
 	}
 }
 
@@ -230,7 +231,7 @@ func (m *Model) promptModal(p *serverPrompt) modal {
 			if req.MRTR {
 				// An answer in an MRTR round goes into a retry, and a server may
 				// just ask again: esc ends the chain here, no retry sent.
-				return m.done(p, answer{err: &session.RPCError{Code: -1, Message: "cancelled by the user (esc): no retry sent"}}, "elicitation cancelled: the call ends, no retry sent")
+				return m.done(p, answer{err: &journal.RPCError{Code: -1, Message: "cancelled by the user (esc): no retry sent"}}, "elicitation cancelled: the call ends, no retry sent")
 			}
 			return m.done(p, answer{result: json.RawMessage(`{"action":"cancel"}`)}, "elicitation cancelled")
 		}
@@ -242,7 +243,7 @@ func (m *Model) promptModal(p *serverPrompt) modal {
 					"model": "mcpscope-user", "stopReason": "endTurn"})
 				return "", m.done(p, answer{result: res}, "sampling answered")
 			}, func(m *Model) tea.Cmd {
-				return m.done(p, answer{err: &session.RPCError{Code: -1, Message: "User rejected sampling request"}}, "sampling declined")
+				return m.done(p, answer{err: &journal.RPCError{Code: -1, Message: "User rejected sampling request"}}, "sampling declined")
 			})
 	case "roots/list":
 		return &component{roots.Ask(m.viewCtx(), via, m.resp.Roots(),
@@ -251,7 +252,7 @@ func (m *Model) promptModal(p *serverPrompt) modal {
 				res, _ := json.Marshal(map[string]any{"roots": rs})
 				return view.Action{Cmd: m.done(p, answer{result: res}, "roots sent: "+RootsLine(rs))}
 			}, func() view.Action {
-				return view.Action{Cmd: m.done(p, answer{err: &session.RPCError{Code: -32603, Message: "the user declined to list roots"}}, "roots declined")}
+				return view.Action{Cmd: m.done(p, answer{err: &journal.RPCError{Code: -32603, Message: "the user declined to list roots"}}, "roots declined")}
 			})}
 	}
 	return newEditor(m, "The server sent "+termsafe.Line(req.Method)+via+" — write a raw JSON result; ctrl+s sends, esc answers method-not-found", "{}",
@@ -262,7 +263,7 @@ func (m *Model) promptModal(p *serverPrompt) modal {
 			}
 			return "", m.done(p, answer{result: json.RawMessage(text)}, "answered "+req.Method)
 		}, func(m *Model) tea.Cmd {
-			return m.done(p, answer{err: &session.RPCError{Code: -32601, Message: "mcpscope: method not found: " + req.Method}}, "answered method-not-found")
+			return m.done(p, answer{err: &journal.RPCError{Code: -32601, Message: "mcpscope: method not found: " + req.Method}}, "answered method-not-found")
 		})
 }
 

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"mcpscope/internal/waitfor"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/themes"
 	"mcpscope/transport"
@@ -62,10 +63,10 @@ func (f *clockedTransport) event(sec float64, m transport.Meta) {
 // person's pace, fixed.
 type answerAt struct{ at chan float64 }
 
-func (a answerAt) Respond(ctx context.Context, r session.ServerRequest) (json.RawMessage, *session.RPCError) {
+func (a answerAt) Respond(ctx context.Context, r session.ServerRequest) (json.RawMessage, *journal.RPCError) {
 	select {
 	case <-ctx.Done():
-		return nil, &session.RPCError{Code: -32603, Message: "gone"}
+		return nil, &journal.RPCError{Code: -32603, Message: "gone"}
 	case sec := <-a.at:
 		_ = sec // the test moved the clock before sending
 		return json.RawMessage(`{"action":"accept","content":{"name":"Ada"}}`), nil

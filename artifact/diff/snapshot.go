@@ -18,6 +18,7 @@ import (
 	"strings"
 
 	"mcpscope/artifact/scan"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -190,7 +191,7 @@ func FromJournal(path string) (*Snapshot, error) {
 			return nil
 		}
 		switch {
-		case fr.Dir == transport.Out && fr.Env.Class() == session.ClassRequest:
+		case fr.Dir == transport.Out && fr.Env.Class() == journal.ClassRequest:
 			asked[fr.CallIndex] = session.ParamsCursor(fr.Env.Params)
 		case fr.Dir == transport.In && (fr.Env.Result != nil || fr.Env.Error != nil):
 			cursor, ok := asked[fr.CallIndex]

@@ -22,6 +22,7 @@ import (
 	"mcpscope/internal/otlptest"
 	"mcpscope/internal/recordtest"
 	"mcpscope/internal/testservers"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -96,7 +97,7 @@ func TestJSONL(t *testing.T) {
 		}
 		got := exportOf(t, path, "jsonl", "~t slow & ~k progress")
 		n := 0
-		_, err := session.ReadJournal(bytes.NewReader(got), func(_ uint64, f transport.Frame) error {
+		_, err := journal.Read(bytes.NewReader(got), func(_ uint64, f transport.Frame) error {
 			n++
 			if !bytes.Contains(f.Data, []byte("notifications/progress")) {
 				t.Errorf("%s: kept %s", name, f.Data)
@@ -536,7 +537,7 @@ func TestOTLPLateProgress(t *testing.T) {
 		if stream == "get:1" {
 			m.HTTPMethod = "GET"
 		}
-		b.Write(session.AppendRecord(nil, seq, transport.Frame{Time: at, Dir: dir, Kind: transport.Message, Meta: m, Data: []byte(data)}))
+		b.Write(journal.AppendRecord(nil, seq, transport.Frame{Time: at, Dir: dir, Kind: transport.Message, Meta: m, Data: []byte(data)}))
 	}
 	progress := func(token, n int) string {
 		return fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%d,"progress":%d,"total":2}}`, token, n)
@@ -599,5 +600,5 @@ func (j *httpJournal) add(f transport.Frame) {
 	j.seq++
 	j.at = j.at.Add(time.Millisecond)
 	f.Time = j.at
-	j.b.Write(session.AppendRecord(nil, j.seq, f))
+	j.b.Write(journal.AppendRecord(nil, j.seq, f))
 }

@@ -217,7 +217,7 @@ func (hx *harWriter) pending() []*exchange {
 }
 
 func (hx *harWriter) frame(fr *scan.Frame) error {
-	m := &fr.Meta // redacted as read (session.ReadJournal), whoever wrote the journal
+	m := &fr.Meta // redacted as read (journal.Read), whoever wrote the journal
 	if fr.Dir == transport.Out && m.HTTPMethod == http.MethodPost && fr.Kind == transport.Message {
 		if err := hx.flushKeyless(); err != nil {
 			return err

@@ -7,7 +7,7 @@ import (
 
 	"mcpscope/artifact/scan"
 	"mcpscope/internal/termsafe"
-	"mcpscope/session"
+	"mcpscope/journal"
 )
 
 // JSONL writes the journal's header and the frames the filter matches, as
@@ -31,7 +31,7 @@ func JSONL(w io.Writer, path string, o Options) error {
 			return nil
 		}
 		var werr error
-		buf, werr = session.WriteRecord(bw, buf, fr.Seq, fr.Frame) // a huge frame is encoded a piece at a time
+		buf, werr = journal.WriteRecord(bw, buf, fr.Seq, fr.Frame) // a huge frame is encoded a piece at a time
 		return werr
 	})
 	if ferr := bw.Flush(); err == nil {

@@ -21,6 +21,7 @@ import (
 	"mcpscope/internal/ascii"
 	"mcpscope/internal/render"
 	"mcpscope/internal/termsafe"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -184,13 +185,13 @@ func OTLP(w io.Writer, path string, o Options) error {
 
 // traceID is the journal's trace: the same for the same journal, whoever
 // reads it (export, or the live exporter as it is written).
-func traceID(h session.Header) string {
+func traceID(h journal.Header) string {
 	sum := sha256.Sum256([]byte(h.Started.Format(time.RFC3339Nano) + "\x00" + strconv.Itoa(h.PID) + "\x00" + h.Target))
 	return hex.EncodeToString(sum[:16])
 }
 
 // resourceAttrs describe what made the trace: mcpscope, and the journal.
-func resourceAttrs(h session.Header, version string) []otlpKV {
+func resourceAttrs(h journal.Header, version string) []otlpKV {
 	return []otlpKV{str("service.name", "mcpscope"), str("service.version", version),
 		str("mcpscope.journal.target", transport.RedactTarget(h.Target)), str("mcpscope.journal.started", h.Started.Format(time.RFC3339Nano))}
 }
@@ -219,7 +220,7 @@ type tracer struct {
 	free [][]otlpKV
 }
 
-func newTracer(h session.Header, f *filter.Filter, emit func(*otlpSpan) error) *tracer {
+func newTracer(h journal.Header, f *filter.Filter, emit func(*otlpSpan) error) *tracer {
 	return &tracer{emit: emit, m: newMatcher(f), trace: traceID(h), open: map[int]*span{}, byKey: map[string]int{},
 		rounds: map[string]otlpLink{}}
 }
@@ -287,7 +288,7 @@ func (ox *tracer) step(fr *scan.Frame) error {
 		}
 		// A server request made on a call's own HTTP stream is a round of
 		// that call (the 2025 era's sampling and elicitation).
-		if fr.Dir == transport.In && fr.Env != nil && fr.Env.Class() == session.ClassRequest {
+		if fr.Dir == transport.In && fr.Env != nil && fr.Env.Class() == journal.ClassRequest {
 			if key, ok := strings.CutPrefix(fr.Meta.Stream, "post:"); ok {
 				if i, ok := ox.byKey[key]; ok {
 					sp := ox.open[i]
@@ -303,7 +304,7 @@ func (ox *tracer) step(fr *scan.Frame) error {
 	i := fr.CallIndex
 	sp := ox.open[i]
 	if sp == nil {
-		if fr.Dir != transport.Out || fr.Env == nil || fr.Env.Class() != session.ClassRequest {
+		if fr.Dir != transport.Out || fr.Env == nil || fr.Env.Class() != journal.ClassRequest {
 			return nil // a late frame of a call already written
 		}
 		sp = ox.start(fr)

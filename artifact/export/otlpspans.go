@@ -11,7 +11,7 @@ import (
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 
 	"mcpscope/artifact/scan"
-	"mcpscope/session"
+	"mcpscope/journal"
 )
 
 // Spans builds a session's spans while it runs, frame by frame, with the
@@ -22,12 +22,12 @@ import (
 type Spans struct {
 	t       *tracer
 	version string
-	header  session.Header
+	header  journal.Header
 }
 
 // NewSpans starts the spans of the session journaled under h; emit gets
 // each span as it ends (on the caller's goroutine: Frame, Flush, Finish).
-func NewSpans(h session.Header, version string, emit func(*tracepb.Span)) *Spans {
+func NewSpans(h journal.Header, version string, emit func(*tracepb.Span)) *Spans {
 	return &Spans{version: version, header: h, t: newTracer(h, nil, func(s *otlpSpan) error {
 		emit(s.proto())
 		return nil

@@ -17,6 +17,7 @@ import (
 
 	"mcpscope/artifact/scan"
 	"mcpscope/internal/userfile"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -96,11 +97,11 @@ func summary(path string, cached map[string]Summary) Summary {
 	}
 	if c, ok := cached[path]; ok && c.Size == fi.Size() && c.ModTime.Equal(fi.ModTime()) {
 		c.Target = transport.RedactTarget(c.Target) // an older build cached it as journaled, secrets and all
-		c.IndexSize = session.IndexSize(path)       // written and removed apart from the journal
+		c.IndexSize = journal.IndexSize(path)       // written and removed apart from the journal
 		return c
 	}
 	s := Summarize(path, fi)
-	s.IndexSize = session.IndexSize(path)
+	s.IndexSize = journal.IndexSize(path)
 	return s
 }
 
@@ -122,7 +123,7 @@ func Summarize(path string, fi os.FileInfo) Summary {
 	if in.ServerInfo.Name != "" {
 		s.Server = strings.TrimSpace(in.ServerInfo.Name + " " + in.ServerInfo.Version)
 	}
-	var damage *session.JournalDamage
+	var damage *journal.Damage
 	switch {
 	case errors.As(err, &damage):
 		s.Problem = damage.Error()

@@ -5,7 +5,7 @@ import (
 	"fmt"
 
 	"mcpscope/internal/near"
-	"mcpscope/session"
+	"mcpscope/journal"
 )
 
 // Match levels, as the server reports them.
@@ -22,7 +22,7 @@ func (r *Recording) candidates(method string, params json.RawMessage) (exs []*Ex
 	if exs := r.exact[k]; len(exs) > 0 {
 		return exs, Exact, k
 	}
-	name := session.ParamName(params)
+	name := journal.ParamName(params)
 	if exs := r.byName[method+"\x00"+name]; len(exs) > 0 {
 		return exs, ByName, ""
 	}
@@ -90,7 +90,7 @@ func (r *Recording) closest(method, name string) *Exchange {
 
 // noMatch is the JSON-RPC error for a request no recording answers.
 func (r *Recording) noMatch(method string, params json.RawMessage) (code int64, msg string, data any) {
-	name := session.ParamName(params)
+	name := journal.ParamName(params)
 	what := method
 	if name != "" {
 		what += " " + name

@@ -28,6 +28,7 @@ import (
 	"time"
 
 	"mcpscope/artifact/scan"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -107,7 +108,7 @@ func Load(path string) (*Recording, error) {
 		}
 		if fr.Env != nil {
 			s.method = fr.Env.Method
-			if fr.Env.Class() == session.ClassRequest {
+			if fr.Env.Class() == journal.ClassRequest {
 				s.id = fr.Env.Key()
 			}
 		}
@@ -151,7 +152,7 @@ func Load(path string) (*Recording, error) {
 				}
 			}
 		case e == nil:
-		case fr.Dir == transport.Out && e.Class() == session.ClassRequest && fr.Call != nil:
+		case fr.Dir == transport.Out && e.Class() == journal.ClassRequest && fr.Call != nil:
 			ex := newExchange(fr)
 			open[fr.CallIndex] = ex
 			byKey[fr.Call.Key] = ex
@@ -174,7 +175,7 @@ func Load(path string) (*Recording, error) {
 				openReal++
 				r.Calls = append(r.Calls, ex)
 			}
-		case fr.Dir == transport.Out && (e.Class() == session.ClassResult || e.Class() == session.ClassError):
+		case fr.Dir == transport.Out && (e.Class() == journal.ClassResult || e.Class() == journal.ClassError):
 			// The client's answer to a server request: when it came.
 			if ref, ok := asks[e.Key()]; ok {
 				ref.ex.steps[ref.i].answer = fr.Time.Sub(ref.ex.at)
@@ -208,7 +209,7 @@ func Load(path string) (*Recording, error) {
 				at = first
 			}
 			s := step{after: fr.Time.Sub(at), data: append([]byte(nil), fr.Data...), method: e.Method}
-			if e.Class() == session.ClassRequest {
+			if e.Class() == journal.ClassRequest {
 				s.id = e.Key()
 			}
 			r.ambient = append(r.ambient, s)
@@ -249,7 +250,7 @@ type stepRef struct {
 
 func newExchange(fr *scan.Frame) *Exchange {
 	e := fr.Env
-	ex := &Exchange{Seq: fr.Seq, Method: e.Method, Name: session.ParamName(e.Params), ID: e.ID, at: fr.Time}
+	ex := &Exchange{Seq: fr.Seq, Method: e.Method, Name: journal.ParamName(e.Params), ID: e.ID, at: fr.Time}
 	ex.Params, ex.keys = canonicalParams(e.Params)
 	var p struct {
 		Meta struct {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"mcpscope/internal/termsafe"
+	"mcpscope/journal"
 	"mcpscope/session"
 )
 
@@ -135,7 +136,7 @@ type envelope struct {
 }
 
 func (e *envelope) key() string {
-	se := session.Envelope{ID: e.ID}
+	se := journal.Envelope{ID: e.ID}
 	return se.Key()
 }
 
@@ -203,7 +204,7 @@ func (s *Server) resolve(req *envelope) answer {
 // complete or ctx ends (the client cancelled or went away).
 func (s *Server) request(ctx context.Context, p *peer, req *envelope, a answer, emit func([]byte) error) error {
 	what := req.Method
-	if n := session.ParamName(req.Params); n != "" {
+	if n := journal.ParamName(req.Params); n != "" {
 		what += " " + n
 	}
 	s.logf("%s → %s", what, a.how)

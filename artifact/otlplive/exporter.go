@@ -15,7 +15,7 @@ import (
 
 	"mcpscope/artifact/export"
 	"mcpscope/artifact/scan"
-	"mcpscope/session"
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
@@ -187,7 +187,7 @@ func (e *Exporter) step(q *queued) {
 	seq, f := q.seq, q.f
 	if q.line != nil {
 		var err error
-		if seq, f, err = session.ParseRecord(q.line); err != nil {
+		if seq, f, err = journal.ParseRecord(q.line); err != nil {
 			return // not a frame record (a journal's damage): the export skips it too
 		}
 	}
@@ -202,7 +202,7 @@ func (e *Exporter) step(q *queued) {
 
 // header is the journal's header, which names the trace; a session
 // without a journal (or one that is not a file) makes one up.
-func (e *Exporter) header(first time.Time) session.Header {
+func (e *Exporter) header(first time.Time) journal.Header {
 	if e.o.Journal != "" {
 		if st, err := os.Stat(e.o.Journal); err == nil && st.Mode().IsRegular() {
 			if h, err := scan.Header(e.o.Journal); err == nil {
@@ -210,7 +210,7 @@ func (e *Exporter) header(first time.Time) session.Header {
 			}
 		}
 	}
-	return session.Header{Format: session.JournalFormat, Started: first, Target: e.o.Target, PID: os.Getpid()}
+	return journal.Header{Format: journal.Format, Started: first, Target: e.o.Target, PID: os.Getpid()}
 }
 
 // span queues one ended span for the uploader (dropped when the queue is

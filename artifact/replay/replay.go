@@ -16,6 +16,7 @@ import (
 
 	"mcpscope/artifact/diff"
 	"mcpscope/artifact/scan"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -29,7 +30,7 @@ type Call struct {
 	Params json.RawMessage // as sent, without what mcpscope adds to _meta
 
 	result    json.RawMessage
-	rpcErr    *session.RPCError
+	rpcErr    *journal.RPCError
 	state     string // the recorded state word (ok, error, cancelled, lost…)
 	took      time.Duration
 	retry     bool  // an MRTR round after the first: the live session makes its own
@@ -63,13 +64,13 @@ func Load(path string) (*Recording, error) {
 			return nil
 		}
 		switch {
-		case fr.Dir == transport.In && e.Class() == session.ClassRequest:
+		case fr.Dir == transport.In && e.Class() == journal.ClassRequest:
 			serverReqs[e.Key()] = e.Method
-		case fr.Dir == transport.Out && (e.Class() == session.ClassResult || e.Class() == session.ClassError):
+		case fr.Dir == transport.Out && (e.Class() == journal.ClassResult || e.Class() == journal.ClassError):
 			if m, ok := serverReqs[e.Key()]; ok && e.Result != nil {
 				r.Answers[m] = e.Result
 			}
-		case fr.Dir == transport.Out && e.Class() == session.ClassRequest && fr.Call != nil:
+		case fr.Dir == transport.Out && e.Class() == journal.ClassRequest && fr.Call != nil:
 			c := &Call{Seq: fr.Seq, Key: fr.Call.Key, Method: e.Method, Name: fr.Call.Name, Params: session.StripMeta(e.Params)}
 			var p map[string]json.RawMessage
 			if json.Unmarshal(e.Params, &p) == nil {
@@ -337,7 +338,7 @@ func round(d time.Duration) time.Duration {
 // compare says how a live outcome differs from the recorded one.
 func compare(want *Call, res json.RawMessage, err error, live *session.CallSnapshot) []Difference {
 	var out []Difference
-	var rpc *session.RPCError
+	var rpc *journal.RPCError
 	liveState := session.StateWord(live)
 	switch {
 	case want.cancelled:

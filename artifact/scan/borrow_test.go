@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"mcpscope/artifact/scan"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -60,7 +61,7 @@ func TestBorrowReadsTheSame(t *testing.T) {
 	seq := uint64(0)
 	add := func(dir transport.Dir, msg string) {
 		seq++
-		j = session.AppendRecord(j, seq, transport.Frame{Time: at.Add(time.Duration(seq) * time.Millisecond), Dir: dir, Kind: transport.Message, Data: []byte(msg)})
+		j = journal.AppendRecord(j, seq, transport.Frame{Time: at.Add(time.Duration(seq) * time.Millisecond), Dir: dir, Kind: transport.Message, Data: []byte(msg)})
 	}
 	for i := range 40 {
 		id, _ := json.Marshal(i)

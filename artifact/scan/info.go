@@ -8,6 +8,7 @@ import (
 	"slices"
 	"strings"
 
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -53,11 +54,11 @@ func (in *Info) Observe(fr *Frame) {
 	if m.Event == transport.EvSessionID && m.Detail != "" {
 		in.SessionID = m.Detail
 	}
-	if fr.Dir == transport.Out && fr.Env != nil && fr.Env.Class() == session.ClassRequest {
+	if fr.Dir == transport.Out && fr.Env != nil && fr.Env.Class() == journal.ClassRequest {
 		in.Calls++
 		in.observeClient(fr.Env)
 	}
-	if fr.Dir != transport.In || fr.Env == nil || fr.Call == nil || fr.Env.Class() != session.ClassResult || fr.Late {
+	if fr.Dir != transport.In || fr.Env == nil || fr.Call == nil || fr.Env.Class() != journal.ClassResult || fr.Late {
 		return
 	}
 	switch fr.Call.Method {
@@ -83,7 +84,7 @@ func (in *Info) Observe(fr *Frame) {
 // observeClient learns the capabilities the client declared from its
 // handshake request: initialize carries them in params, server/discover
 // (and every 2026-07-28 request) in _meta.
-func (in *Info) observeClient(e *session.Envelope) {
+func (in *Info) observeClient(e *journal.Envelope) {
 	if e.Method != "initialize" && e.Method != "server/discover" {
 		return // before p, which json.Unmarshal puts on the heap: one a request
 	}
@@ -115,16 +116,16 @@ var ErrEmpty = errors.New("the file is empty: no journal header and no frame")
 
 // Header reads a journal's header, without reading the rest: what a command
 // shows before it streams the frames. `record` output has no header (a zero
-// Header); a file that is neither is session.ErrNotJournal.
-func Header(path string) (session.Header, error) {
+// Header); a file that is neither is journal.ErrNotJournal.
+func Header(path string) (journal.Header, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return session.Header{}, fmt.Errorf("open journal: %w", err)
+		return journal.Header{}, fmt.Errorf("open journal: %w", err)
 	}
 	defer f.Close()
 	frames := 0
-	h, err := session.ReadJournal(f, func(uint64, transport.Frame) error { frames++; return errStop })
-	var damage *session.JournalDamage
+	h, err := journal.Read(f, func(uint64, transport.Frame) error { frames++; return errStop })
+	var damage *journal.Damage
 	switch {
 	case errors.Is(err, errStop), errors.As(err, &damage):
 	case err != nil:

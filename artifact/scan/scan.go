@@ -22,6 +22,7 @@ import (
 	"sort"
 	"time"
 
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -33,8 +34,8 @@ type Frame struct {
 	transport.Frame
 	// Env is the message the frame holds (the first of a batch), nil when
 	// it holds none; Batch the messages of a batch frame.
-	Env   *session.Envelope
-	Batch []*session.Envelope
+	Env   *journal.Envelope
+	Batch []*journal.Envelope
 	// Call is the client call the frame belongs to (its request, response,
 	// progress, the notifications on its own HTTP stream, its
 	// cancellation), nil when none: the frames the session ties to a call.
@@ -83,16 +84,16 @@ type Options struct {
 	// token: a call's Progress stays zero, its state pending until it ends,
 	// and a progress notification is tied to a call only by its HTTP
 	// stream, as any other notification; with Borrow, its Env says nothing
-	// of its params but that they are there (session.ReadJournalDecodedNoProgress).
+	// of its params but that they are there (journal.ReadDecodedNoProgress).
 	// How calls end is the same.
 	NoProgress bool
 }
 
 // File scans the journal at path, calling fn for every frame in order.
 // Lines that are not records, and a torn last line, are reported as a
-// *session.JournalDamage after every other frame (as session.ReadJournal
+// *journal.Damage after every other frame (as journal.Read
 // does); an error from fn stops the scan and is returned.
-func File(path string, o Options, fn func(*Frame) error) (session.Header, error) {
+func File(path string, o Options, fn func(*Frame) error) (journal.Header, error) {
 	if st, err := os.Stat(path); err == nil && st.Size() >= gcFloor {
 		defer runtime.KeepAlive(make([]byte, gcFloor))
 	}
@@ -107,16 +108,16 @@ func File(path string, o Options, fn func(*Frame) error) (session.Header, error)
 		c.borrow = true // no frame of this pass leaves the scan
 		f, err := os.Open(path)
 		if err != nil {
-			return session.Header{}, fmt.Errorf("open journal: %w", err)
+			return journal.Header{}, fmt.Errorf("open journal: %w", err)
 		}
 		// Progress does not change how a call ends: this pass reads none.
-		_, err = session.ReadJournalDecodedNoProgress(f, &c.env, func(seq uint64, fr *transport.Frame, env *session.Envelope, batch []*session.Envelope) error {
+		_, err = journal.ReadDecodedNoProgress(f, &c.env, func(seq uint64, fr *transport.Frame, env *journal.Envelope, batch []*journal.Envelope) error {
 			c.stepDecoded(seq, fr, env, batch)
 			return nil
 		})
 		f.Close()
-		if err != nil && !errors.As(err, new(*session.JournalDamage)) {
-			return session.Header{}, err
+		if err != nil && !errors.As(err, new(*journal.Damage)) {
+			return journal.Header{}, err
 		}
 		c.endOpen()
 		c.finish()
@@ -124,7 +125,7 @@ func File(path string, o Options, fn func(*Frame) error) (session.Header, error)
 	}
 	f, err := os.Open(path)
 	if err != nil {
-		return session.Header{}, fmt.Errorf("open journal: %w", err)
+		return journal.Header{}, fmt.Errorf("open journal: %w", err)
 	}
 	defer f.Close()
 	return read(f, outcomes, handles, o, fn)
@@ -141,14 +142,14 @@ func File(path string, o Options, fn func(*Frame) error) (session.Header, error)
 const gcFloor = 16 << 20
 
 // bare is File with Options.Bare: frames only, their data borrowed.
-func bare(path string, fn func(*Frame) error) (session.Header, error) {
+func bare(path string, fn func(*Frame) error) (journal.Header, error) {
 	f, err := os.Open(path)
 	if err != nil {
-		return session.Header{}, fmt.Errorf("open journal: %w", err)
+		return journal.Header{}, fmt.Errorf("open journal: %w", err)
 	}
 	defer f.Close()
 	var fr Frame
-	return session.ReadJournalBorrowed(f, func(seq uint64, tf transport.Frame) error {
+	return journal.ReadBorrowed(f, func(seq uint64, tf transport.Frame) error {
 		fr = Frame{Seq: seq, Frame: tf, CallIndex: -1}
 		return fn(&fr)
 	})
@@ -156,32 +157,32 @@ func bare(path string, fn func(*Frame) error) (session.Header, error) {
 
 // Reader scans a journal from r in one pass: each frame's Call is the call
 // as known at that frame. ended is Options.CallEnded (nil: none).
-func Reader(r io.Reader, ended func(int, *session.CallSnapshot), fn func(*Frame) error) (session.Header, error) {
+func Reader(r io.Reader, ended func(int, *session.CallSnapshot), fn func(*Frame) error) (journal.Header, error) {
 	return read(r, nil, nil, Options{CallEnded: ended}, fn)
 }
 
 // read scans r as o says (its Final and Bare aside); final, when not nil,
 // and handles are what a first pass learnt.
-func read(r io.Reader, final []outcome, handles map[int]string, o Options, fn func(*Frame) error) (session.Header, error) {
+func read(r io.Reader, final []outcome, handles map[int]string, o Options, fn func(*Frame) error) (journal.Header, error) {
 	c := newCorrelator(final, handles)
 	c.onEnd = o.CallEnded
 	c.borrow = o.Borrow
 	c.noParams = o.NoParams
 	c.noProgress = o.NoProgress
-	var h session.Header
+	var h journal.Header
 	var err error
 	if o.Borrow {
 		// The frame's message decoded as its record is read: one Envelope
 		// reused, borrowed as the frame's data is.
-		decoded := session.ReadJournalDecoded
+		decoded := journal.ReadDecoded
 		if o.NoProgress {
-			decoded = session.ReadJournalDecodedNoProgress // a progress notification's params unread
+			decoded = journal.ReadDecodedNoProgress // a progress notification's params unread
 		}
-		h, err = decoded(r, &c.env, func(seq uint64, fr *transport.Frame, env *session.Envelope, batch []*session.Envelope) error {
+		h, err = decoded(r, &c.env, func(seq uint64, fr *transport.Frame, env *journal.Envelope, batch []*journal.Envelope) error {
 			return fn(c.stepDecoded(seq, fr, env, batch))
 		})
 	} else {
-		h, err = session.ReadJournal(r, func(seq uint64, fr transport.Frame) error {
+		h, err = journal.Read(r, func(seq uint64, fr transport.Frame) error {
 			return fn(c.step(seq, fr))
 		})
 	}
@@ -280,7 +281,7 @@ type correlator struct {
 	borrow     bool             // frames' data is borrowed: a call copies what it keeps of it
 	noParams   bool             // Options.NoParams: a call keeps neither its ID nor its params
 	noProgress bool             // Options.NoProgress: no progress token is followed
-	env        session.Envelope // with borrow, each frame's message, read into the same Envelope
+	env        journal.Envelope // with borrow, each frame's message, read into the same Envelope
 	final      bool             // pass 2: outcomes say how calls end
 	onEnd      func(int, *session.CallSnapshot)
 	last       time.Time // the latest frame's time: where the recording ends
@@ -311,21 +312,21 @@ func newCorrelator(final []outcome, handles map[int]string) *correlator {
 // slices of data, never copies, so a huge frame is held once (its line),
 // not twice.
 func (c *correlator) step(seq uint64, f transport.Frame) *Frame {
-	var env *session.Envelope
-	var batch []*session.Envelope
+	var env *journal.Envelope
+	var batch []*journal.Envelope
 	if f.Kind == transport.Message {
 		if c.borrow {
-			env, batch = session.DecodeInto(&c.env, f.Data) // one Envelope, reused: borrowed too
+			env, batch = journal.DecodeInto(&c.env, f.Data) // one Envelope, reused: borrowed too
 		} else {
-			env, batch = session.Decode(f.Data)
+			env, batch = journal.Decode(f.Data)
 		}
 	}
 	return c.stepDecoded(seq, &f, env, batch)
 }
 
 // stepDecoded is step for a frame whose message is decoded already (env
-// and batch as session.Decode gives them); f is copied, not kept.
-func (c *correlator) stepDecoded(seq uint64, f *transport.Frame, env *session.Envelope, batch []*session.Envelope) *Frame {
+// and batch as journal.Decode gives them); f is copied, not kept.
+func (c *correlator) stepDecoded(seq uint64, f *transport.Frame, env *journal.Envelope, batch []*journal.Envelope) *Frame {
 	fr := &c.fr
 	*fr = Frame{Seq: seq, Frame: *f, CallIndex: -1}
 	if f.Time.After(c.last) {
@@ -377,21 +378,21 @@ func (c *correlator) stepDecoded(seq uint64, f *transport.Frame, env *session.En
 }
 
 // message correlates one message of fr.
-func (c *correlator) message(fr *Frame, e *session.Envelope) *call {
+func (c *correlator) message(fr *Frame, e *journal.Envelope) *call {
 	at := fr.Time
 	class := e.Class()
 	if fr.Dir == transport.Out {
 		switch class {
-		case session.ClassRequest:
+		case journal.ClassRequest:
 			return c.request(e, at)
-		case session.ClassNotification:
+		case journal.ClassNotification:
 			if e.Method != "notifications/cancelled" {
 				return nil
 			}
 			if len(e.Params) == 0 {
 				return nil // as json.Unmarshal of no params fails
 			}
-			cl := c.calls[string(session.KeyBytes(e.CancelledID()))]
+			cl := c.calls[string(journal.KeyBytes(e.CancelledID()))]
 			if cl != nil && !cl.snap.State.Ended() {
 				st, _ := session.CancelEnds(e.Params)
 				c.end(cl, st, at)
@@ -401,8 +402,8 @@ func (c *correlator) message(fr *Frame, e *session.Envelope) *call {
 		return nil
 	}
 	switch class {
-	case session.ClassResult, session.ClassError:
-		cl := c.calls[string(session.KeyBytes(e.ID))] // no allocation for the lookup
+	case journal.ClassResult, journal.ClassError:
+		cl := c.calls[string(journal.KeyBytes(e.ID))] // no allocation for the lookup
 		if k, ok := session.RefusalOf(&fr.Meta, e); ok && c.calls[k] != nil && c.calls[k].snap.Probe {
 			cl = c.calls[k] // the era probe's HTTP error answer (session.RefusalOf)
 		}
@@ -415,7 +416,7 @@ func (c *correlator) message(fr *Frame, e *session.Envelope) *call {
 			c.record(cl)
 			return cl
 		}
-		if class == session.ClassError {
+		if class == journal.ClassError {
 			cl.snap.RPCError = e.Error
 			if c.borrow && e.Error != nil && !c.collect { // the first pass reads only that there is one
 				er := *e.Error
@@ -435,7 +436,7 @@ func (c *correlator) message(fr *Frame, e *session.Envelope) *call {
 		cl.snap.ResultType = e.ResultKind()
 		c.end(cl, session.StateOK, at)
 		return cl
-	case session.ClassNotification:
+	case journal.ClassNotification:
 		if c.collect {
 			return nil // neither progress nor a call's stream changes how it ends
 		}
@@ -453,12 +454,12 @@ func (c *correlator) message(fr *Frame, e *session.Envelope) *call {
 }
 
 // progress ties a progress notification to its call by token.
-func (c *correlator) progress(fr *Frame, e *session.Envelope) *call {
+func (c *correlator) progress(fr *Frame, e *journal.Envelope) *call {
 	token, value, total, message, ok := e.ProgressParams() // read by the decoding pass
 	if !ok {
 		return nil
 	}
-	cl := c.byToken[string(session.KeyBytes(token))]
+	cl := c.byToken[string(journal.KeyBytes(token))]
 	if cl == nil {
 		return nil
 	}
@@ -483,7 +484,7 @@ func (c *correlator) progress(fr *Frame, e *session.Envelope) *call {
 }
 
 // request starts following a client request.
-func (c *correlator) request(e *session.Envelope, at time.Time) *call {
+func (c *correlator) request(e *journal.Envelope, at time.Time) *call {
 	key := e.Key()
 	cl := c.newCall()
 	cl.ordinal = c.ordinal
@@ -649,7 +650,7 @@ func (o outcome) apply(s *session.CallSnapshot) {
 		s.ResultType = "complete"
 	}
 	if o.flags&flagRPCError != 0 && s.RPCError == nil {
-		s.RPCError = &session.RPCError{} // the error's words are on its response frame
+		s.RPCError = &journal.RPCError{} // the error's words are on its response frame
 	}
 	s.Late = int(o.late)
 	switch o.failed {
@@ -677,6 +678,6 @@ func (c *correlator) detachedAs(ordinal int, s *session.CallSnapshot) {
 
 // keyOf is the canonical text of a JSON-RPC id, as session keys calls.
 func keyOf(id json.RawMessage) string {
-	e := session.Envelope{ID: id}
+	e := journal.Envelope{ID: id}
 	return e.Key()
 }

@@ -14,6 +14,7 @@ import (
 	"mcpscope/filter"
 	"mcpscope/internal/recordtest"
 	"mcpscope/internal/testservers"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -158,7 +159,7 @@ func TestBounded(t *testing.T) {
 	add := func(dir transport.Dir, raw string) {
 		seq++
 		at = at.Add(time.Millisecond)
-		b.Write(session.AppendRecord(nil, seq, transport.Frame{Time: at, Dir: dir, Kind: transport.Message, Data: []byte(raw)}))
+		b.Write(journal.AppendRecord(nil, seq, transport.Frame{Time: at, Dir: dir, Kind: transport.Message, Data: []byte(raw)}))
 	}
 	const calls = 20000
 	for i := 1; i <= calls; i++ {
@@ -253,10 +254,10 @@ func TestExitEndsOpenCallsInOrder(t *testing.T) {
 	at := time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC)
 	const open = 12
 	for i := 1; i <= open; i++ {
-		b.Write(session.AppendRecord(nil, uint64(i), transport.Frame{Time: at, Dir: transport.Out, Kind: transport.Message,
+		b.Write(journal.AppendRecord(nil, uint64(i), transport.Frame{Time: at, Dir: transport.Out, Kind: transport.Message,
 			Data: []byte(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"t%d"}}`, i, i))}))
 	}
-	b.Write(session.AppendRecord(nil, open+1, transport.Frame{Time: at, Dir: transport.Local, Kind: transport.Event,
+	b.Write(journal.AppendRecord(nil, open+1, transport.Frame{Time: at, Dir: transport.Local, Kind: transport.Event,
 		Meta: transport.Meta{Event: transport.EvExited}}))
 	for run := 0; run < 20; run++ {
 		var names []string

@@ -13,6 +13,7 @@ import (
 	"slices"
 	"time"
 
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -32,7 +33,7 @@ func Lines(n int) []byte {
 }
 
 // Decode is the baseline: split lines and decode each JSON-RPC envelope
-// with the decoder ingest itself uses (session.Decode, one pass), nothing
+// with the decoder ingest itself uses (journal.Decode, one pass), nothing
 // else, so that the ratio is what ingest adds to decoding. It returns the
 // number of messages decoded.
 func Decode(data []byte) (int, error) {
@@ -41,7 +42,7 @@ func Decode(data []byte) (int, error) {
 	for {
 		line, err := r.ReadSlice('\n')
 		if len(line) > 1 {
-			if env, batch := session.Decode(line); env == nil && batch == nil {
+			if env, batch := journal.Decode(line); env == nil && batch == nil {
 				return n, fmt.Errorf("line %d is not a JSON-RPC message", n+1)
 			}
 			n++
@@ -55,7 +56,7 @@ func Decode(data []byte) (int, error) {
 // Ingest spawns `cat file` (a real process writing to a real pipe) into a
 // session with a journal under dir and returns once every line is stored.
 func Ingest(file, dir string, n int) (time.Duration, error) {
-	j, err := session.CreateJournal(filepath.Join(dir, "bench.jsonl"), "bench")
+	j, err := journal.Create(filepath.Join(dir, "bench.jsonl"), "bench")
 	if err != nil {
 		return 0, err
 	}
@@ -70,7 +71,7 @@ func Ingest(file, dir string, n int) (time.Duration, error) {
 	s.Close()
 	got := 0
 	s.Store().Scan(0, 0, func(e session.Entry) bool {
-		if e.Kind == transport.Message && e.Class == session.ClassNotification {
+		if e.Kind == transport.Message && e.Class == journal.ClassNotification {
 			got++
 		}
 		return true
@@ -159,7 +160,7 @@ func rate(n int, d time.Duration) float64 { return float64(n) / d.Seconds() }
 // String formats the figures for people.
 func (r Result) String() string {
 	return fmt.Sprintf(`ingest: %d notifications from a real pipe (cat), through journal and store, against a bare decode loop over the same bytes (median of %d rounds)
-  bare decode loop (session.Decode)   %9.0f msg/s  %s
+  bare decode loop (journal.Decode)   %9.0f msg/s  %s
   stdio → journal → store             %9.0f msg/s  %s
   ingest / decode loop                %9.0f %%
   allocated during ingest             %9.0f bytes/message

@@ -7,7 +7,7 @@ import (
 	"os"
 	"time"
 
-	"mcpscope/session"
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
@@ -39,7 +39,7 @@ func writeJournal(w io.Writer, frames int, http bool) {
 	if http {
 		target = "http: " + url
 	}
-	fmt.Fprintf(w, `{"format":%q,"started":%q,"target":%q,"pid":1}`+"\n", session.JournalFormat, at.Format(time.RFC3339Nano), target)
+	fmt.Fprintf(w, `{"format":%q,"started":%q,"target":%q,"pid":1}`+"\n", journal.Format, at.Format(time.RFC3339Nano), target)
 	seq := uint64(0)
 	var buf []byte
 	put := func(fr transport.Frame) {
@@ -49,7 +49,7 @@ func writeJournal(w io.Writer, frames int, http bool) {
 		if !http {
 			fr.Meta = transport.Meta{PID: 4242}
 		}
-		buf = session.AppendRecord(buf[:0], seq, fr)
+		buf = journal.AppendRecord(buf[:0], seq, fr)
 		w.Write(buf)
 	}
 	msg := func(dir transport.Dir, stream string, raw string) {

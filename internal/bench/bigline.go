@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"mcpscope/session"
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
@@ -46,7 +46,7 @@ func WriteBigLineJournal(path string, line int, request bool) error {
 func writeBigLine(w *bufio.Writer, line int, request bool) {
 	const url = "http://127.0.0.1:3001/mcp"
 	at := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
-	head, _ := json.Marshal(session.Header{Format: session.JournalFormat, Started: at, Target: "http: " + url, PID: 1})
+	head, _ := json.Marshal(journal.Header{Format: journal.Format, Started: at, Target: "http: " + url, PID: 1})
 	w.Write(append(head, '\n'))
 	var seq uint64
 	put := func(dir transport.Dir, kind transport.Kind, stream, event string, data []byte) {
@@ -58,7 +58,7 @@ func writeBigLine(w *bufio.Writer, line int, request bool) {
 		if dir == transport.In {
 			m.EventType = "message"
 		}
-		_, _ = session.WriteRecord(w, nil, seq, transport.Frame{Time: at.Add(time.Duration(seq) * time.Millisecond),
+		_, _ = journal.WriteRecord(w, nil, seq, transport.Frame{Time: at.Add(time.Duration(seq) * time.Millisecond),
 			Dir: dir, Kind: kind, Data: data, Meta: m}) // a write error is Flush's
 	}
 	msg := func(dir transport.Dir, stream, raw string) { put(dir, transport.Message, stream, "", []byte(raw)) }
@@ -75,7 +75,7 @@ func writeBigLine(w *bufio.Writer, line int, request bool) {
 		if dir == transport.In {
 			m.EventType = "message"
 		}
-		rec := session.AppendRecord(nil, seq, transport.Frame{Time: at.Add(time.Duration(seq) * time.Millisecond), Dir: dir,
+		rec := journal.AppendRecord(nil, seq, transport.Frame{Time: at.Add(time.Duration(seq) * time.Millisecond), Dir: dir,
 			Kind: transport.Message, Data: []byte("x"), Meta: m})
 		esc := strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace
 		w.Write(rec[:len(rec)-len(`x"}`+"\n")])
@@ -152,7 +152,7 @@ func BigLine(self, dir string, env []string, line int) ([]BigLineRow, error) {
 		for _, f := range []string{"bigline.jsonl", "out.jsonl", "out.har", "out.otlp"} {
 			os.Remove(filepath.Join(dir, f))
 		}
-		session.RemoveIndex(path)
+		journal.RemoveIndex(path)
 		rows = append(rows, row)
 	}
 	return rows, nil

@@ -19,7 +19,7 @@ import (
 
 	"mcpscope/internal/httpserve"
 	"mcpscope/internal/loopback"
-	"mcpscope/session"
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
@@ -27,7 +27,7 @@ import (
 // initializes, and reads every line the server writes until it ends,
 // decoding each message with the decoder mcpscope uses (a client must
 // know what each message is) and printing it to out, buffered, as the
-// JSONL line record prints (session.AppendRecord: number, time, direction,
+// JSONL line record prints (journal.AppendRecord: number, time, direction,
 // the exact bytes escaped). That is the least a client printing what
 // record prints does; record also keeps the journal, the store and the
 // calls. It returns how many lines came after the handshake.
@@ -66,12 +66,12 @@ func Drain(argv []string, out io.Writer) (int, error) {
 		line, err := r.ReadSlice('\n')
 		switch err {
 		case nil:
-			if env, batch := session.Decode(line); env == nil && batch == nil {
+			if env, batch := journal.Decode(line); env == nil && batch == nil {
 				return n, fmt.Errorf("line %d is not a JSON-RPC message", n+1)
 			}
 			n++
 			f := transport.Frame{Time: time.Now(), Dir: transport.In, Kind: transport.Message, Data: line[:len(line)-1]}
-			rec = session.AppendRecord(rec[:0], uint64(n), f)
+			rec = journal.AppendRecord(rec[:0], uint64(n), f)
 			w.Write(rec)
 		case bufio.ErrBufferFull:
 			return n, errors.New("a line over 64 KiB: the flood server writes none")

@@ -17,6 +17,7 @@ import (
 
 	"mcpscope/internal/gcgoal"
 	"mcpscope/internal/termsafe"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/ui"
 )
@@ -291,7 +292,7 @@ func measureOpen(o MemoryOptions, env []string, n int, http bool) (OpenRow, erro
 		return row, fmt.Errorf("write a %d-frame journal: %w", n, err)
 	}
 	defer os.Remove(path)
-	defer session.RemoveIndex(path)
+	defer journal.RemoveIndex(path)
 	args := []string{o.Self, "bench", "open", path}
 	if o.OpenIdle != "" {
 		args = append(args, "--idle", o.OpenIdle)
@@ -306,7 +307,7 @@ func measureOpen(o MemoryOptions, env []string, n int, http bool) (OpenRow, erro
 	if st, err := os.Stat(path); err == nil {
 		row.JournalSize = st.Size()
 	}
-	row.IndexSize = session.IndexSize(path)
+	row.IndexSize = journal.IndexSize(path)
 	return row, nil
 }
 
@@ -335,7 +336,7 @@ func PrintMemory(w io.Writer, r MemoryResult) {
 		if o.Open.Frames > 0 && o.IndexSize > 0 {
 			per := float64(o.IndexSize) / float64(o.Open.Frames) // bytes a frame: MB a million
 			fmt.Fprintf(w, "  index on disk, %s journal: %.1f MB per million frames (%d-byte records), memory holds %.1f MiB of it   goal: on disk, a window in memory   %s\n",
-				map[bool]string{true: "HTTP", false: "stdio"}[o.HTTP], per, session.IndexRecord, o.Open.IndexMiB, metWord(o.Open.IndexMiB <= 8))
+				map[bool]string{true: "HTTP", false: "stdio"}[o.HTTP], per, journal.IndexRecord, o.Open.IndexMiB, metWord(o.Open.IndexMiB <= 8))
 			break
 		}
 	}

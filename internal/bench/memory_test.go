@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"mcpscope/internal/testservers"
-	"mcpscope/session"
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
@@ -27,7 +27,7 @@ func TestMemoryRowsTiny(t *testing.T) {
 			t.Fatal(err)
 		}
 		var frames int
-		if _, err := session.ReadJournal(mustOpen(t, path), func(uint64, transport.Frame) error { frames++; return nil }); err != nil {
+		if _, err := journal.Read(mustOpen(t, path), func(uint64, transport.Frame) error { frames++; return nil }); err != nil {
 			t.Fatalf("the generated journal does not read back: %v", err)
 		}
 		if frames < 5000 {
@@ -43,10 +43,10 @@ func TestMemoryRowsTiny(t *testing.T) {
 		if back, err := ParseOpen(r.String()); err != nil || back.Frames != r.Frames || back.RSSKiB != r.RSSKiB {
 			t.Fatalf("the child's line does not read back: %+v, %v", back, err)
 		}
-		if got, want := session.IndexSize(path), int64(64+frames*session.IndexRecord); got != want {
+		if got, want := journal.IndexSize(path), int64(64+frames*journal.IndexRecord); got != want {
 			t.Fatalf("index beside the journal: %d bytes, want %d", got, want)
 		}
-		res.Open = append(res.Open, OpenRow{Frames: frames, HTTP: http, IndexSize: session.IndexSize(path), Open: r})
+		res.Open = append(res.Open, OpenRow{Frames: frames, HTTP: http, IndexSize: journal.IndexSize(path), Open: r})
 	}
 	res.TUI = []TUIResult{{Frames: 1000, RSSAfterKiB: 100 << 10}, {Frames: 10000, RSSAfterKiB: 130 << 10}}
 	var out bytes.Buffer

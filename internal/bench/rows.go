@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"mcpscope/internal/jsonscan"
-	"mcpscope/session"
+	"mcpscope/journal"
 )
 
 // Row is one figure beside its goal: what was measured, against what, in
@@ -243,7 +243,7 @@ func ReadBack(self string, frames, rounds int) ([]Row, error) {
 	// CPU-s more system time when it fell on it.
 	settle := func() {
 		for _, p := range paths {
-			os.Remove(p + session.IndexSuffix)
+			os.Remove(p + journal.IndexSuffix)
 		}
 		syncDisks()
 	}

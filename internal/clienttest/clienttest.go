@@ -14,6 +14,7 @@ import (
 
 	"mcpscope/connect"
 	"mcpscope/internal/waitfor"
+	"mcpscope/journal"
 	"mcpscope/session"
 )
 
@@ -73,22 +74,22 @@ func WaitFor(t *testing.T, s *session.Session, cond func() bool) {
 // (nil: refuses them) and records what it was asked. It declares form
 // elicitation.
 type Responder struct {
-	answer func(r session.ServerRequest) (json.RawMessage, *session.RPCError)
+	answer func(r session.ServerRequest) (json.RawMessage, *journal.RPCError)
 	mu     sync.Mutex
 	asked  []session.ServerRequest
 }
 
 // NewResponder makes a Responder.
-func NewResponder(answer func(r session.ServerRequest) (json.RawMessage, *session.RPCError)) *Responder {
+func NewResponder(answer func(r session.ServerRequest) (json.RawMessage, *journal.RPCError)) *Responder {
 	return &Responder{answer: answer}
 }
 
-func (r *Responder) Respond(_ context.Context, req session.ServerRequest) (json.RawMessage, *session.RPCError) {
+func (r *Responder) Respond(_ context.Context, req session.ServerRequest) (json.RawMessage, *journal.RPCError) {
 	r.mu.Lock()
 	r.asked = append(r.asked, req)
 	r.mu.Unlock()
 	if r.answer == nil {
-		return nil, &session.RPCError{Code: -32601, Message: "not answered in this test"}
+		return nil, &journal.RPCError{Code: -32601, Message: "not answered in this test"}
 	}
 	return r.answer(req)
 }
@@ -154,7 +155,7 @@ func StartReportTask(t *testing.T, s *session.Session, steps, intervalMs int) st
 	c := s.Call("tools/call", map[string]any{"name": "report", "arguments": map[string]any{"topic": "tides", "steps": steps, "intervalMs": intervalMs}})
 	res := Call(t, c)
 	id := c.Snapshot().TaskID
-	if session.ResultType(res) != "task" || id == "" {
+	if journal.ResultType(res) != "task" || id == "" {
 		t.Fatalf("want a CreateTaskResult, got %s", res)
 	}
 	return id

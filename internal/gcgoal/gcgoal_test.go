@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -23,10 +24,10 @@ func openJournal(t *testing.T) (*session.Session, int64) {
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "j.jsonl")
 	at := time.Date(2026, 11, 23, 10, 0, 0, 0, time.UTC)
-	buf := fmt.Appendf(nil, `{"format":%q,"started":%q,"target":"stdio: node server.js","pid":1}`+"\n", session.JournalFormat, at.Format(time.RFC3339Nano))
+	buf := fmt.Appendf(nil, `{"format":%q,"started":%q,"target":"stdio: node server.js","pid":1}`+"\n", journal.Format, at.Format(time.RFC3339Nano))
 	for i := 1; i <= 200; i++ {
 		data := fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"line %d"}}`, i)
-		buf = session.AppendRecord(buf, uint64(i), transport.Frame{Time: at, Dir: transport.In, Kind: transport.Message, Data: []byte(data)})
+		buf = journal.AppendRecord(buf, uint64(i), transport.Frame{Time: at, Dir: transport.In, Kind: transport.Message, Data: []byte(data)})
 	}
 	if err := os.WriteFile(path, buf, 0o600); err != nil {
 		t.Fatal(err)

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"mcpscope/internal/redistest"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/statestore/redisstore"
 )
@@ -61,7 +62,7 @@ func TestFallbackFolderIsPerRedis(t *testing.T) {
 func TestFallbackRecordIsListedUnderItsRedisOnly(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	t.Setenv(session.EnvStateKey, "a-test-state-key-0123456789")
-	root := filepath.Join(session.StateDir(), "fallback")
+	root := filepath.Join(journal.StateDir(), "fallback")
 	srvA, srvB := redistest.Start(t), redistest.Start(t)
 	a, b := openFallback(t, srvA.URL(0), root), openFallback(t, srvB.URL(0), root)
 	plain := session.DefaultStateStore()
@@ -160,7 +161,7 @@ func records(t *testing.T, dir string) []string {
 func TestFallbackCopyIsRejoinedWhileRedisIsDown(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	t.Setenv(session.EnvStateKey, "a-test-state-key-0123456789")
-	root := filepath.Join(session.StateDir(), "fallback")
+	root := filepath.Join(journal.StateDir(), "fallback")
 	srv := redistest.Start(t)
 	a, other := openFallback(t, srv.URL(0), root), openFallback(t, srv.URL(0), root)
 	srv.Kill()

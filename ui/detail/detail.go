@@ -16,6 +16,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"mcpscope/internal/termsafe"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
 	"mcpscope/ui/keys"
@@ -213,9 +214,9 @@ func (cf *callFrames) find(st *session.Store, key string) {
 			return true
 		}
 		switch {
-		case e.Dir == transport.Out && e.Class == session.ClassRequest:
+		case e.Dir == transport.Out && e.Class == journal.ClassRequest:
 			cf.req = append(cf.req, e.Seq)
-		case e.Dir == transport.In && (e.Class == session.ClassResult || e.Class == session.ClassError):
+		case e.Dir == transport.In && (e.Class == journal.ClassResult || e.Class == journal.ClassError):
 			cf.resp = append(cf.resp, e.Seq)
 		default:
 			cf.nNotes++

@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"mcpscope/internal/termsafe"
+	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/themes"
 	"mcpscope/transport"
@@ -736,7 +737,7 @@ func (v *View) scanMarks(m env, calls []session.CallSnapshot) {
 				a.mk.firstByte = e.Time
 			}
 			switch {
-			case e.Class == session.ClassResult || e.Class == session.ClassError:
+			case e.Class == journal.ClassResult || e.Class == journal.ClassError:
 				a.mk.done, a.answer = true, e.Seq // the answer: nothing of the call follows
 			case e.Method == "notifications/progress":
 				a.mk.addProgress(e.Time)
@@ -744,8 +745,8 @@ func (v *View) scanMarks(m env, calls []session.CallSnapshot) {
 		}
 		switch {
 		case e.Kind == transport.Event,
-			e.Dir == transport.In && e.Class == session.ClassRequest && humanMethods[e.Method],
-			e.Dir == transport.Out && (e.Class == session.ClassResult || e.Class == session.ClassError):
+			e.Dir == transport.In && e.Class == journal.ClassRequest && humanMethods[e.Method],
+			e.Dir == transport.Out && (e.Class == journal.ClassResult || e.Class == journal.ClassError):
 			look = append(look, e.Seq)
 		}
 		return true
@@ -804,7 +805,7 @@ func (mk *callMarks) note(it *session.Item, key string) {
 			mk.resumes = append(mk.resumes, it.Frame.Time)
 		}
 	case it.Env == nil:
-	case it.Class == session.ClassRequest:
+	case it.Class == journal.ClassRequest:
 		if stream != "" && stream != "post:"+key {
 			return // another call's, or the listen stream's
 		}

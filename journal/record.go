@@ -1,4 +1,5 @@
-package session
+// Package journal writes and reads session journals (JSONL records of frames) and the index files beside them, and decodes, in one pass, the JSON-RPC messages they hold.
+package journal
 
 import (
 	"encoding/base64"
@@ -12,8 +13,8 @@ import (
 	"mcpscope/transport"
 )
 
-// JournalFormat names the first line of every journal file.
-const JournalFormat = "mcpscope-journal/1"
+// Format names the first line of every journal file.
+const Format = "mcpscope-journal/1"
 
 // Record is one journal line: a frame with its sequence number. Raw holds the
 // exact bytes when they are UTF-8, B64 otherwise, so nothing is rewritten.

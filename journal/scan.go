@@ -1,4 +1,4 @@
-package session
+package journal
 
 import (
 	"bytes"
@@ -18,38 +18,39 @@ import (
 // second time. Its results match json.Unmarshal into Envelope, which a
 // fuzz test (FuzzDecodeMatchesJSON) checks.
 
-// hints are what one pass reads beside the envelope.
-type hints struct {
+// Hints are what one pass reads beside the envelope: what correlation
+// needs from params and result.
+type Hints struct {
 	paramHints
 	resultHints
 }
 
 // paramHints are the hints read from params.
 type paramHints struct {
-	token     json.RawMessage // params.progressToken (a progress notification)
-	metaToken json.RawMessage // params._meta.progressToken (a request)
-	sub       json.RawMessage // params._meta["io.modelcontextprotocol/subscriptionId"]
-	requestID json.RawMessage // params.requestId (notifications/cancelled)
-	name      string          // params.name, params.uri or params.taskId: what a request is about
-	progress  float64
-	total     float64
-	message   string
-	// progressBad: params would not unmarshal into the progress fields
+	Token          json.RawMessage // params.progressToken (a progress notification)
+	MetaToken      json.RawMessage // params._meta.progressToken (a request)
+	SubscriptionID json.RawMessage // params._meta["io.modelcontextprotocol/subscriptionId"]
+	RequestID      json.RawMessage // params.requestId (notifications/cancelled)
+	Name           string          // params.name, params.uri or params.taskId: what a request is about
+	Progress       float64
+	Total          float64
+	Message        string
+	// ProgressBad: params would not unmarshal into the progress fields
 	// (absent, not an object, or a field of the wrong type).
-	progressBad bool
-	// metaBad: a _meta member is not an object, so (as with json.Unmarshal
+	ProgressBad bool
+	// MetaBad: a _meta member is not an object, so (as with json.Unmarshal
 	// into the structs this replaces) neither token nor subscription counts.
-	metaBad bool
+	MetaBad bool
 }
 
 // resultHints are the hints read from a result.
 type resultHints struct {
-	resultType string // result.resultType ("" = none or unreadable)
-	isError    bool   // result.isError is true
-	hasTask    bool   // result has a "task" member
+	ResultType string // result.resultType ("" = none or unreadable)
+	IsError    bool   // result.isError is true
+	HasTask    bool   // result has a "task" member
 
-	// resultTypeBad: result.resultType is there but not a string.
-	resultTypeBad bool
+	// ResultTypeBad: result.resultType is there but not a string.
+	ResultTypeBad bool
 }
 
 // maxDepth is encoding/json's nesting limit.
@@ -68,7 +69,7 @@ type scanner struct {
 	qoff   int
 	qk     int // the quote the walk is likely at next
 	// noProgress: a progress notification's params are stepped over, not
-	// read (ReadJournalDecodedNoProgress).
+	// read (ReadDecodedNoProgress).
 	noProgress bool
 }
 
@@ -204,7 +205,7 @@ func (sc *scanner) ws() {
 // bytes that are not valid JSON; a member of the wrong type sets sc.bad.
 func (sc *scanner) envelope(e *Envelope) bool {
 	if sc.literal("null") {
-		e.h.progressBad = true // no params
+		e.h.ProgressBad = true // no params
 		return true
 	}
 	if sc.peek() != '{' {
@@ -268,12 +269,12 @@ func (sc *scanner) envelope(e *Envelope) bool {
 	// dropped here), or a later method make them another message's (read
 	// here), and a skipped notification's hints are still to be marked bad.
 	if sc.noProgress && e.Method == "notifications/progress" {
-		e.h.paramHints = paramHints{progressBad: true} // not read (or, params before method, not kept)
+		e.h.paramHints = paramHints{ProgressBad: true} // not read (or, params before method, not kept)
 	} else if skipped {
 		readParams(e.Params, &e.h) // a later "method" made it another message
 	}
 	if e.Params == nil {
-		e.h.progressBad = true
+		e.h.ProgressBad = true
 	}
 	return true
 }
@@ -770,7 +771,7 @@ func (sc *scanner) number() bool {
 
 // readParams reads the members of params correlation needs from params,
 // which is known to be valid JSON.
-func readParams(params []byte, h *hints) {
+func readParams(params []byte, h *Hints) {
 	sc := scanner{b: params}
 	sc.ws()
 	h.paramHints = paramHints{}
@@ -780,12 +781,12 @@ func readParams(params []byte, h *hints) {
 // params steps over the value at sc.i (false: it is not valid JSON) and
 // reads on the way what correlation needs from it as params, so the
 // envelope's one pass reads it once.
-func (sc *scanner) params(h *hints) bool {
+func (sc *scanner) params(h *Hints) bool {
 	if sc.literal("null") {
 		return true // json.Unmarshal of null leaves every field alone
 	}
 	if sc.peek() != '{' {
-		h.progressBad = true
+		h.ProgressBad = true
 		return sc.skip()
 	}
 	var name, uri, taskID string
@@ -805,21 +806,21 @@ func (sc *scanner) params(h *hints) bool {
 		switch k := paramsKey(key); k {
 		case "progressToken":
 			ok = sc.skip()
-			h.token = sc.b[start:sc.i]
+			h.Token = sc.b[start:sc.i]
 		case "progress", "total":
-			dst := &h.progress
+			dst := &h.Progress
 			if k == "total" {
-				dst = &h.total
+				dst = &h.Total
 			}
 			ok = sc.skip()
-			h.progressBad = !floatOf(sc.b[start:sc.i], dst) || h.progressBad
+			h.ProgressBad = !floatOf(sc.b[start:sc.i], dst) || h.ProgressBad
 		case "message":
 			var typed bool
-			typed, ok = sc.stringMember(&h.message)
-			h.progressBad = !typed || h.progressBad
+			typed, ok = sc.stringMember(&h.Message)
+			h.ProgressBad = !typed || h.ProgressBad
 		case "requestId":
 			ok = sc.skip()
-			h.requestID = sc.b[start:sc.i]
+			h.RequestID = sc.b[start:sc.i]
 		case "name", "uri", "taskId":
 			dst := &name
 			if k == "uri" {
@@ -840,16 +841,16 @@ func (sc *scanner) params(h *hints) bool {
 		}
 	}
 	if !nameBad {
-		h.name = name
-		if h.name == "" {
-			h.name = uri
+		h.Name = name
+		if h.Name == "" {
+			h.Name = uri
 		}
-		if h.name == "" {
-			h.name = taskID
+		if h.Name == "" {
+			h.Name = taskID
 		}
 	}
-	if h.metaBad {
-		h.metaToken, h.sub = nil, nil
+	if h.MetaBad {
+		h.MetaToken, h.SubscriptionID = nil, nil
 	}
 	return true
 }
@@ -870,12 +871,12 @@ func (sc *scanner) stringMember(dst *string) (typed, ok bool) {
 // and the subscription id of a listen stream's notification. Like
 // json.Unmarshal into the structs this replaces, a _meta that is not an
 // object yields neither.
-func (sc *scanner) meta(h *hints) bool {
+func (sc *scanner) meta(h *Hints) bool {
 	if sc.literal("null") {
 		return true
 	}
 	if sc.peek() != '{' {
-		h.metaBad = true
+		h.MetaBad = true
 		return sc.skip()
 	}
 	if !sc.enter() {
@@ -895,9 +896,9 @@ func (sc *scanner) meta(h *hints) bool {
 		}
 		switch keyName(key, metaKeys) {
 		case "progressToken":
-			h.metaToken = sc.b[start:sc.i]
+			h.MetaToken = sc.b[start:sc.i]
 		case metaSubscriptionID:
-			h.sub = sc.b[start:sc.i]
+			h.SubscriptionID = sc.b[start:sc.i]
 		}
 	}
 }
@@ -938,7 +939,7 @@ func floatOf(v []byte, dst *float64) bool {
 // readResult reads result.resultType, result.isError and whether a task
 // came back, the only things correlation needs from a result, which is
 // known to be valid JSON.
-func readResult(result []byte, h *hints) {
+func readResult(result []byte, h *Hints) {
 	sc := scanner{b: result}
 	sc.ws()
 	h.resultHints = resultHints{}
@@ -947,7 +948,7 @@ func readResult(result []byte, h *hints) {
 
 // result steps over the value at sc.i (false: it is not valid JSON),
 // reading on the way what correlation needs from it as a result.
-func (sc *scanner) result(h *hints) bool {
+func (sc *scanner) result(h *Hints) bool {
 	if sc.peek() != '{' {
 		return sc.skip()
 	}
@@ -984,7 +985,7 @@ func (sc *scanner) result(h *hints) bool {
 			}
 		case "task":
 			ok = sc.skip()
-			h.hasTask = string(sc.b[start:sc.i]) != "null"
+			h.HasTask = string(sc.b[start:sc.i]) != "null"
 		default:
 			ok = sc.skip()
 		}
@@ -993,17 +994,17 @@ func (sc *scanner) result(h *hints) bool {
 		}
 	}
 	if !rtBad {
-		h.resultType = rt
+		h.ResultType = rt
 	}
-	h.resultTypeBad = rtBad
-	h.isError = isErr && !errBad
+	h.ResultTypeBad = rtBad
+	h.IsError = isErr && !errBad
 	return true
 }
 
-// decodeHead reads what the head of a huge message says about it (the
+// DecodeHead reads what the head of a huge message says about it (the
 // members before the cut: usually jsonrpc, id, method, error), for an
 // item held as a prefix. nil when the head names none of them.
-func decodeHead(data []byte) *Envelope {
+func DecodeHead(data []byte) *Envelope {
 	sc := scanner{b: data}
 	sc.ws()
 	if !sc.enter() {
@@ -1037,5 +1038,5 @@ func decodeHead(data []byte) *Envelope {
 	if e.Method == "" && e.ID == nil && e.Error == nil {
 		return nil
 	}
-	return smallEnvelope(e)
+	return SmallEnvelope(e)
 }

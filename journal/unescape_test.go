@@ -1,4 +1,4 @@
-package session
+package journal
 
 import (
 	"bytes"
@@ -126,7 +126,7 @@ func TestLongLineWithInvalidUTF8ReadsAsJSON(t *testing.T) {
 	}
 	j := append([]byte(`{"format":"mcpscope-journal/1","started":"2026-11-26T04:00:00Z","target":"stdio: x","pid":1}`+"\n"), line...)
 	var got [][]byte
-	_, err = ReadJournal(bytes.NewReader(j), func(_ uint64, f transport.Frame) error {
+	_, err = Read(bytes.NewReader(j), func(_ uint64, f transport.Frame) error {
 		got = append(got, f.Data)
 		return nil
 	})

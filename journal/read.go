@@ -1,4 +1,4 @@
-package session
+package journal
 
 import (
 	"bufio"
@@ -27,9 +27,9 @@ import (
 // ErrNotJournal: the file is not an mcpscope journal (nor `record` output).
 var ErrNotJournal = errors.New("not an mcpscope journal")
 
-// JournalDamage is a journal some of whose lines could not be read. Every
+// Damage is a journal some of whose lines could not be read. Every
 // other line was delivered before it was returned.
-type JournalDamage struct {
+type Damage struct {
 	Bad   []BadLine // the first maxBadLines lines that are not records
 	Count int       // how many lines in all are not records
 	Torn  int       // the number of a last line the writer left unfinished (0: none)
@@ -43,7 +43,7 @@ type BadLine struct {
 
 const maxBadLines = 100
 
-func (d *JournalDamage) Error() string {
+func (d *Damage) Error() string {
 	var parts []string
 	if d.Count > 0 {
 		msg := fmt.Sprintf("journal line %d is not a record (%s)", d.Bad[0].Line, d.Bad[0].Why)
@@ -58,57 +58,57 @@ func (d *JournalDamage) Error() string {
 	return strings.Join(parts, "; ")
 }
 
-func (d *JournalDamage) add(line int, why error) {
+func (d *Damage) add(line int, why error) {
 	d.Count++
 	if len(d.Bad) < maxBadLines {
 		d.Bad = append(d.Bad, BadLine{Line: line, Why: why.Error()})
 	}
 }
 
-// linePos is where a journal line is in its file: offset and length, the
+// LinePos is where a journal line is in its file: offset and length, the
 // newline included.
-type linePos struct {
-	off int64
-	n   int
+type LinePos struct {
+	Off int64
+	N   int
 }
 
-// ReadJournal reads records from r, calling fn for each frame in order.
+// Read reads records from r, calling fn for each frame in order.
 // Lines that are not records are skipped and reported, with their
-// numbers, in a *JournalDamage returned after everything else was
+// numbers, in a *Damage returned after everything else was
 // delivered; a torn last line (a crash mid-write) likewise. A file whose
 // first line is neither a journal header nor a record is not read:
 // the error wraps ErrNotJournal. An error from fn stops the reading.
-func ReadJournal(r io.Reader, fn func(seq uint64, f transport.Frame) error) (Header, error) {
-	return readJournal(r, func(seq uint64, f transport.Frame, _ linePos) error { return fn(seq, f) })
+func Read(r io.Reader, fn func(seq uint64, f transport.Frame) error) (Header, error) {
+	return ReadPos(r, func(seq uint64, f transport.Frame, _ LinePos) error { return fn(seq, f) })
 }
 
-// ReadJournalBorrowed is ReadJournal for a reader that uses each frame's
+// ReadBorrowed is Read for a reader that uses each frame's
 // data only during fn (it writes it out, or copies what it keeps): the data
 // may be the line's own buffer, valid until fn returns, so a frame costs no
 // copy at its size.
-func ReadJournalBorrowed(r io.Reader, fn func(seq uint64, f transport.Frame) error) (Header, error) {
+func ReadBorrowed(r io.Reader, fn func(seq uint64, f transport.Frame) error) (Header, error) {
 	lr := newLineReader(r)
 	lr.scratch.borrow = true
-	return readLines(lr, func(seq uint64, f *transport.Frame, _ linePos) error { return fn(seq, *f) })
+	return readLines(lr, func(seq uint64, f *transport.Frame, _ LinePos) error { return fn(seq, *f) })
 }
 
-// ReadJournalDecoded is ReadJournalBorrowed that also decodes each message
+// ReadDecoded is ReadBorrowed that also decodes each message
 // frame, as DecodeInto(into, f.Data) does (env and batch are nil for other
 // frames), in the same pass as its record: unescaping the frame notes where
 // its quotes are, and the decoder takes its strings' ends from there rather
 // than scanning for them again. env and batch are borrowed as f's data is,
 // and f itself (the reader's own, not copied on the way) is valid only
 // during fn.
-func ReadJournalDecoded(r io.Reader, into *Envelope, fn func(seq uint64, f *transport.Frame, env *Envelope, batch []*Envelope) error) (Header, error) {
+func ReadDecoded(r io.Reader, into *Envelope, fn func(seq uint64, f *transport.Frame, env *Envelope, batch []*Envelope) error) (Header, error) {
 	return readJournalDecoded(r, into, false, fn)
 }
 
-// ReadJournalDecodedNoProgress is ReadJournalDecoded for a reader that
+// ReadDecodedNoProgress is ReadDecoded for a reader that
 // reads no progress: a progress notification's params are stepped over,
 // not read, so its Envelope tells nothing of them (ProgressParams is not
 // ok; no name, token or request id). Its Params are there as ever, and
 // every other message is decoded whole.
-func ReadJournalDecodedNoProgress(r io.Reader, into *Envelope, fn func(seq uint64, f *transport.Frame, env *Envelope, batch []*Envelope) error) (Header, error) {
+func ReadDecodedNoProgress(r io.Reader, into *Envelope, fn func(seq uint64, f *transport.Frame, env *Envelope, batch []*Envelope) error) (Header, error) {
 	return readJournalDecoded(r, into, true, fn)
 }
 
@@ -116,7 +116,7 @@ func readJournalDecoded(r io.Reader, into *Envelope, noProgress bool, fn func(se
 	lr := newLineReader(r)
 	lr.scratch.borrow = true
 	lr.scratch.quotes.want = true
-	return readLines(lr, func(seq uint64, f *transport.Frame, _ linePos) error {
+	return readLines(lr, func(seq uint64, f *transport.Frame, _ LinePos) error {
 		var env *Envelope
 		var batch []*Envelope
 		if f.Kind == transport.Message {
@@ -126,15 +126,42 @@ func readJournalDecoded(r io.Reader, into *Envelope, noProgress bool, fn func(se
 	})
 }
 
-func readJournal(r io.Reader, fn func(seq uint64, f transport.Frame, pos linePos) error) (Header, error) {
-	return readLines(newLineReader(r), func(seq uint64, f *transport.Frame, pos linePos) error { return fn(seq, *f, pos) })
+func ReadPos(r io.Reader, fn func(seq uint64, f transport.Frame, pos LinePos) error) (Header, error) {
+	return readLines(newLineReader(r), func(seq uint64, f *transport.Frame, pos LinePos) error { return fn(seq, *f, pos) })
+}
+
+// ReadAt reads a journal's records from offset off of r (where a
+// line starts: 0, or the end of a line read before), calling fn with each
+// frame, its number and where its line is (offset and length, newline
+// included). Damaged lines and a torn last line are reported as
+// Read reports them, after everything else was delivered.
+func ReadAt(r io.ReaderAt, off int64, fn func(seq uint64, f transport.Frame, lineOff int64, lineLen int) error) (Header, error) {
+	return ReadPos(&offsetReader{r: r, base: off}, func(seq uint64, f transport.Frame, pos LinePos) error {
+		return fn(seq, f, off+pos.Off, pos.N)
+	})
+}
+
+// offsetReader reads r from base on.
+type offsetReader struct {
+	r    io.ReaderAt
+	base int64
+	pos  int64
+}
+
+func (o *offsetReader) Read(p []byte) (int, error) {
+	n, err := o.r.ReadAt(p, o.base+o.pos)
+	o.pos += int64(n)
+	if err == io.EOF && n > 0 {
+		err = nil
+	}
+	return n, err
 }
 
 // readLines reads lr's lines, calling fn with each frame: the walk's own,
 // valid during fn (a frame is a few hundred bytes, not copied on each hop).
-func readLines(lr *lineReader, fn func(seq uint64, f *transport.Frame, pos linePos) error) (Header, error) {
+func readLines(lr *lineReader, fn func(seq uint64, f *transport.Frame, pos LinePos) error) (Header, error) {
 	var h Header
-	var damage JournalDamage
+	var damage Damage
 	first := true // the next line decides whether this is a journal at all
 	var f transport.Frame
 	for {
@@ -146,8 +173,8 @@ func readLines(lr *lineReader, fn func(seq uint64, f *transport.Frame, pos lineP
 				}
 				break
 			}
-			if lr.line == 1 && isHeader(b) {
-				if herr := readHeader(b, &h); herr != nil {
+			if lr.line == 1 && IsHeader(b) {
+				if herr := ReadHeader(b, &h); herr != nil {
 					return h, herr
 				}
 				first = false
@@ -179,21 +206,21 @@ func readLines(lr *lineReader, fn func(seq uint64, f *transport.Frame, pos lineP
 	return h, nil
 }
 
-// isHeader reports whether a first line is a journal header.
-func isHeader(b []byte) bool {
+// IsHeader reports whether a first line is a journal header.
+func IsHeader(b []byte) bool {
 	return bytes.Contains(b[:min(len(b), 64)], []byte(`"format"`))
 }
 
-func readHeader(b []byte, h *Header) error {
+func ReadHeader(b []byte, h *Header) error {
 	if err := json.Unmarshal(b, h); err != nil {
 		return fmt.Errorf("%w: its first line names a format but does not read as a header (%v)", ErrNotJournal, err)
 	}
 	h.Target = transport.RedactTarget(h.Target) // older builds recorded it as typed
-	if h.Format == JournalFormat {
+	if h.Format == Format {
 		return nil
 	}
 	if strings.HasPrefix(h.Format, "mcpscope-journal/") {
-		return fmt.Errorf("the journal is in format %q, which this mcpscope (reading %s) does not know: use a newer mcpscope", h.Format, JournalFormat)
+		return fmt.Errorf("the journal is in format %q, which this mcpscope (reading %s) does not know: use a newer mcpscope", h.Format, Format)
 	}
 	return fmt.Errorf("%w: its header names the format %q", ErrNotJournal, h.Format)
 }
@@ -230,7 +257,7 @@ func newLineReader(r io.Reader) *lineReader {
 // next returns the next line with its newline (none on a torn last line),
 // where it is, and whether the caller owns its buffer (else it is valid
 // until the next call only).
-func (lr *lineReader) next() (b []byte, pos linePos, owned bool, err error) {
+func (lr *lineReader) next() (b []byte, pos LinePos, owned bool, err error) {
 	b, err = lr.br.ReadSlice('\n')
 	if err == bufio.ErrBufferFull {
 		b, err = lr.long(b)
@@ -239,7 +266,7 @@ func (lr *lineReader) next() (b []byte, pos linePos, owned bool, err error) {
 	if len(b) > 0 {
 		lr.line++
 	}
-	pos = linePos{off: lr.off, n: len(b)}
+	pos = LinePos{Off: lr.off, N: len(b)}
 	lr.off += int64(len(b))
 	return b, pos, owned, err
 }
@@ -295,17 +322,23 @@ func (lr *lineReader) long(head []byte) ([]byte, error) {
 	return buf, err
 }
 
-// parseRecord reads one journal line (without its newline) into a frame.
+// ParseRecord reads one journal line (without its newline) back into its
+// number and frame, as the journal readers do.
+func ParseRecord(line []byte) (uint64, transport.Frame, error) {
+	return ParseLine(line, false, false)
+}
+
+// ParseLine reads one journal line (without its newline) into a frame.
 // It reads the layout AppendRecord writes by hand and hands anything
 // else to encoding/json. When owned, the line's buffer becomes the
 // frame's data (unescaped in place); otherwise the data is a copy. With
 // cut, the line may end inside the data (a head paged back from a huge
 // line): the frame then holds the part that is there.
-func parseRecord(line []byte, owned, cut bool) (uint64, transport.Frame, error) {
+func ParseLine(line []byte, owned, cut bool) (uint64, transport.Frame, error) {
 	return parseRecordScratch(line, owned, cut, nil)
 }
 
-// parseRecordScratch is parseRecord with fastRecord's scratch buffer.
+// parseRecordScratch is ParseLine with fastRecord's scratch buffer.
 func parseRecordScratch(line []byte, owned, cut bool, scratch *rawScratch) (uint64, transport.Frame, error) {
 	var f transport.Frame
 	seq, err := parseRecordInto(line, owned, cut, scratch, &f)

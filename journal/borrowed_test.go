@@ -1,4 +1,4 @@
-package session
+package journal
 
 import (
 	"bytes"
@@ -16,14 +16,14 @@ type readFrame struct {
 	f   transport.Frame
 }
 
-// readBoth reads journal with ReadJournal and with ReadJournalBorrowed
+// readBoth reads journal with Read and with ReadBorrowed
 // (copying each frame's data during the callback, as its readers must).
 func readBoth(journal []byte) (eager, borrowed []readFrame, eagerErr, borrowedErr error) {
-	_, eagerErr = ReadJournal(bytes.NewReader(journal), func(seq uint64, f transport.Frame) error {
+	_, eagerErr = Read(bytes.NewReader(journal), func(seq uint64, f transport.Frame) error {
 		eager = append(eager, readFrame{seq, f})
 		return nil
 	})
-	_, borrowedErr = ReadJournalBorrowed(bytes.NewReader(journal), func(seq uint64, f transport.Frame) error {
+	_, borrowedErr = ReadBorrowed(bytes.NewReader(journal), func(seq uint64, f transport.Frame) error {
 		if f.Data != nil {
 			f.Data = bytes.Clone(f.Data)
 		}
@@ -39,14 +39,14 @@ func sameReads(t *testing.T, journal []byte) {
 	if !reflect.DeepEqual(eager, borrowed) {
 		t.Fatalf("borrowed read differs:\n eager    %+v\n borrowed %+v", eager, borrowed)
 	}
-	var ed, bd *JournalDamage
+	var ed, bd *Damage
 	if (eerr == nil) != (berr == nil) || (eerr != nil && (!errors.As(eerr, &ed) || !errors.As(berr, &bd) || !reflect.DeepEqual(ed, bd))) {
 		t.Fatalf("errors differ: eager %v, borrowed %v", eerr, berr)
 	}
 }
 
 // TestReadJournalBorrowedMatchesReadJournal: the borrowed reader hands
-// over the frames ReadJournal does, byte for byte, for plain and escaped
+// over the frames Read does, byte for byte, for plain and escaped
 // data, lines longer than the read buffer and the scratch buffer, binary
 // frames and damaged lines, although its data lives in buffers reused
 // from line to line.
@@ -77,7 +77,7 @@ func TestReadJournalBorrowedMatchesReadJournal(t *testing.T) {
 	}
 	eager, _, _, _ := readBoth(j)
 	if len(eager) != len(frames) {
-		t.Fatalf("ReadJournal read %d frames, want %d", len(eager), len(frames))
+		t.Fatalf("Read read %d frames, want %d", len(eager), len(frames))
 	}
 	sameReads(t, j)
 	sameReads(t, append(j, `{"seq":100,"t":"2026-11-26T04:00:00Z","dir":"in","kind":"message","raw":"torn`...))

@@ -1,4 +1,4 @@
-package session
+package journal
 
 import (
 	"encoding/json"
@@ -136,7 +136,7 @@ func TestPlainHeadersHoldNoCredential(t *testing.T) {
 // every kind (and none).
 func TestKeyBytesIsKey(t *testing.T) {
 	for _, id := range []string{"7", " 7 ", "7.0", "-0", "1e3", "007", `"7"`, `"a\u0062"`, `"é"`, `"\ud800"`, "null", "", "true", `{"a":1}`, "123456789012345678"} {
-		if got, want := string(KeyBytes(json.RawMessage(id))), idKey(json.RawMessage(id)); got != want {
+		if got, want := string(KeyBytes(json.RawMessage(id))), IDKey(json.RawMessage(id)); got != want {
 			t.Errorf("KeyBytes(%s) = %q, Key %q", id, got, want)
 		}
 	}
@@ -149,8 +149,8 @@ func TestIDKeyIntegers(t *testing.T) {
 		if f, err := strconv.ParseFloat(id, 64); err == nil {
 			want = strconv.FormatFloat(f, 'f', -1, 64)
 		}
-		if got := idKey([]byte(id)); got != want {
-			t.Errorf("idKey(%s) = %q, want %q", id, got, want)
+		if got := IDKey([]byte(id)); got != want {
+			t.Errorf("IDKey(%s) = %q, want %q", id, got, want)
 		}
 	}
 }

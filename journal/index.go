@@ -1,4 +1,4 @@
-package session
+package journal
 
 import (
 	"bytes"
@@ -39,27 +39,20 @@ const (
 	IndexSuffix = ".idx"
 	// IndexRecord is the bytes one frame costs in the index file.
 	IndexRecord = 64
-	indexHeader = 64
+	// IndexHeader is the bytes of the index file's header.
+	IndexHeader = 64
 	indexMagic  = "MCPSIDX\x01"
-	// pageRecs is how many records are written and read back at once
-	// (128 KiB).
-	pageRecs  = 2048
-	pageBytes = pageRecs * IndexRecord
-	// keyInline is the longest call key a record holds itself; longer
-	// ones (rare: ids are mostly short) are numbered in memory.
-	keyInline = IndexRecord - 29
-	keyLong   = 0xFF
+	// IndexPageRecords is how many records are written and read back at
+	// once (IndexPageBytes, 128 KiB).
+	IndexPageRecords = 2048
+	IndexPageBytes   = IndexPageRecords * IndexRecord
 )
-
-// cachePages is how many pages read back (or just written) memory keeps:
-// 1 MiB, 16,384 frames' records (a page read back is one pread).
-var cachePages = 8
 
 // IndexPath is where the index of the journal at path is kept first.
 func IndexPath(journal string) string { return journal + IndexSuffix }
 
-// indexFile is an index file a store writes (and reads back).
-type indexFile struct {
+// Index is an index file a store writes (and reads back).
+type Index struct {
 	f       *os.File
 	path    string // "" for a private, unlinked file
 	journal string // the journal it indexes, stamped into the header at the end
@@ -74,15 +67,15 @@ type indexFile struct {
 	err      error  // the first write that failed: the store then keeps its index in memory
 }
 
-// openIndex opens (or makes) the index of the journal at path. It returns
+// OpenIndex opens (or makes) the index of the journal at path. It returns
 // nil when no file at all can be had: the store then keeps its index in
 // memory, as before there were index files.
-func openIndex(journal string) *indexFile {
+func OpenIndex(journal string) *Index {
 	id, jsize, jmtime, ok := journalIdentity(journal)
 	if !ok {
 		return nil
 	}
-	for _, p := range []string{IndexPath(journal), cacheIndexPath(journal)} {
+	for _, p := range []string{IndexPath(journal), CacheIndexPath(journal)} {
 		if p == "" {
 			continue
 		}
@@ -101,7 +94,7 @@ func openIndex(journal string) *indexFile {
 			f.Close() // not a file of its own, or another process writes it: a private one
 			break
 		}
-		x := &indexFile{f: f, path: p, journal: journal, id: id}
+		x := &Index{f: f, path: p, journal: journal, id: id}
 		x.adopt(jsize, jmtime)
 		return x
 	}
@@ -109,7 +102,7 @@ func openIndex(journal string) *indexFile {
 	if err != nil {
 		return nil
 	}
-	return &indexFile{f: f, journal: journal, id: id}
+	return &Index{f: f, journal: journal, id: id}
 }
 
 // openIndexFile opens (or makes) an index file at p without following a
@@ -131,48 +124,48 @@ func ownIndex(st os.FileInfo) bool {
 
 // adopt reads the header of an existing file: one matching the journal
 // as it is now is checked record by record; anything else is emptied.
-func (x *indexFile) adopt(jsize, jmtime int64) {
-	var h [indexHeader]byte
+func (x *Index) adopt(jsize, jmtime int64) {
+	var h [IndexHeader]byte
 	st, err := x.f.Stat()
-	if err == nil && st.Size() >= indexHeader && (st.Size()-indexHeader)%IndexRecord == 0 {
+	if err == nil && st.Size() >= IndexHeader && (st.Size()-IndexHeader)%IndexRecord == 0 {
 		if _, err = x.f.ReadAt(h[:], 0); err == nil && x.headerMatches(h[:], jsize, jmtime) {
 			n := int64(binary.LittleEndian.Uint64(h[48:]))
-			if n == (st.Size()-indexHeader)/IndexRecord {
+			if n == (st.Size()-IndexHeader)/IndexRecord {
 				x.found, x.checking, x.first = n, true, binary.LittleEndian.Uint64(h[40:])
 				return
 			}
 		}
 	}
-	x.reset()
+	x.Reset()
 }
 
-func (x *indexFile) headerMatches(h []byte, jsize, jmtime int64) bool {
+func (x *Index) headerMatches(h []byte, jsize, jmtime int64) bool {
 	return string(h[:8]) == indexMagic && binary.LittleEndian.Uint32(h[8:]) == IndexRecord &&
 		binary.LittleEndian.Uint64(h[16:]) == x.id && int64(binary.LittleEndian.Uint64(h[24:])) == jsize &&
 		int64(binary.LittleEndian.Uint64(h[32:])) == jmtime && binary.LittleEndian.Uint64(h[56:]) == sum64(h[:56])
 }
 
-// reset empties the file and writes a header that matches no journal, so
+// Reset empties the file and writes a header that matches no journal, so
 // a process that dies before the end leaves a file the next one rewrites.
-func (x *indexFile) reset() {
+func (x *Index) Reset() {
 	x.found, x.checking = 0, false
 	if err := x.f.Truncate(0); err != nil {
 		x.fail(err)
 		return
 	}
-	var h [indexHeader]byte
+	var h [IndexHeader]byte
 	copy(h[:], indexMagic)
 	binary.LittleEndian.PutUint32(h[8:], IndexRecord)
 	x.write(h[:], 0)
 }
 
-// stamp writes the header that says the file holds n records for the
+// Stamp writes the header that says the file holds n records for the
 // journal as it is now, and cuts what follows them.
-func (x *indexFile) stamp(first uint64, n int64) {
+func (x *Index) Stamp(first uint64, n int64) {
 	if x.err != nil {
 		return
 	}
-	if err := x.f.Truncate(indexHeader + n*IndexRecord); err != nil {
+	if err := x.f.Truncate(IndexHeader + n*IndexRecord); err != nil {
 		x.fail(err)
 		return
 	}
@@ -180,10 +173,10 @@ func (x *indexFile) stamp(first uint64, n int64) {
 	if !ok {
 		return
 	}
-	var h [indexHeader]byte
+	var h [IndexHeader]byte
 	copy(h[:], indexMagic)
 	binary.LittleEndian.PutUint32(h[8:], IndexRecord)
-	binary.LittleEndian.PutUint32(h[12:], pageRecs)
+	binary.LittleEndian.PutUint32(h[12:], IndexPageRecords)
 	binary.LittleEndian.PutUint64(h[16:], x.id)
 	binary.LittleEndian.PutUint64(h[24:], uint64(jsize))
 	binary.LittleEndian.PutUint64(h[32:], uint64(jmtime))
@@ -195,21 +188,21 @@ func (x *indexFile) stamp(first uint64, n int64) {
 
 // unstamp marks the file as not matching the journal any more (frames are
 // being added): it is the header a crash leaves behind.
-func (x *indexFile) unstamp() {
+func (x *Index) unstamp() {
 	var z [8]byte
 	x.write(z[:], 56)
 }
 
-// put stores page k (its records, whole or the last part) at its place:
+// PutPage stores page k (its records, whole or the last part) at its place:
 // compared while the file agrees, written otherwise.
-func (x *indexFile) put(k int, page []byte) {
+func (x *Index) PutPage(k int, page []byte) {
 	if x.err != nil {
 		return
 	}
-	off := indexHeader + int64(k)*pageBytes
+	off := IndexHeader + int64(k)*IndexPageBytes
 	if x.checking {
 		recs := int64(len(page) / IndexRecord)
-		if int64(k)*pageRecs+recs <= x.found {
+		if int64(k)*IndexPageRecords+recs <= x.found {
 			old := make([]byte, len(page))
 			if _, err := x.f.ReadAt(old, off); err == nil && bytes.Equal(old, page) {
 				return
@@ -221,7 +214,7 @@ func (x *indexFile) put(k int, page []byte) {
 	x.write(page, off)
 }
 
-func (x *indexFile) write(p []byte, off int64) {
+func (x *Index) write(p []byte, off int64) {
 	if x.err != nil {
 		return
 	}
@@ -230,19 +223,34 @@ func (x *indexFile) write(p []byte, off int64) {
 	}
 }
 
-func (x *indexFile) fail(err error) {
+func (x *Index) fail(err error) {
 	if x.err == nil {
 		x.err = err
 	}
 }
 
-// read reads page k back into p (which is sized for the records wanted).
-func (x *indexFile) read(k int, p []byte) error {
-	_, err := x.f.ReadAt(p, indexHeader+int64(k)*pageBytes)
+// ReadPage reads page k back into p (which is sized for the records wanted).
+func (x *Index) ReadPage(k int, p []byte) error {
+	_, err := x.f.ReadAt(p, IndexHeader+int64(k)*IndexPageBytes)
 	return err
 }
 
-func (x *indexFile) close() {
+// Checking reports whether the store is still comparing its records
+// with the ones the file had, writing nothing while they agree.
+func (x *Index) Checking() bool { return x.checking }
+
+// First is the first seq the file's records hold.
+func (x *Index) First() uint64 { return x.first }
+
+// Err is the first write that failed: the store then keeps its index in
+// memory.
+func (x *Index) Err() error { return x.err }
+
+// Path is where the file is, "" for a private, unlinked one.
+func (x *Index) Path() string { return x.path }
+
+// Close closes the file.
+func (x *Index) Close() {
 	x.f.Close()
 }
 
@@ -287,9 +295,9 @@ func IndexCacheDir() string {
 	return filepath.Join(d, "mcpscope", "index")
 }
 
-// cacheIndexPath names the cache directory's index of a journal, after
+// CacheIndexPath names the cache directory's index of a journal, after
 // its absolute path.
-func cacheIndexPath(journal string) string {
+func CacheIndexPath(journal string) string {
 	d := IndexCacheDir()
 	if d == "" {
 		return ""
@@ -324,7 +332,7 @@ func privateIndex() (*os.File, error) {
 // and in the cache directory): what removes a journal removes them too.
 func RemoveIndex(journal string) error {
 	var first error
-	for _, p := range []string{IndexPath(journal), cacheIndexPath(journal)} {
+	for _, p := range []string{IndexPath(journal), CacheIndexPath(journal)} {
 		if p == "" {
 			continue
 		}
@@ -338,7 +346,7 @@ func RemoveIndex(journal string) error {
 // IndexSize is the bytes the index files of the journal at path take.
 func IndexSize(journal string) int64 {
 	var n int64
-	for _, p := range []string{IndexPath(journal), cacheIndexPath(journal)} {
+	for _, p := range []string{IndexPath(journal), CacheIndexPath(journal)} {
 		if p == "" {
 			continue
 		}

@@ -1,4 +1,4 @@
-package session
+package journal
 
 import (
 	"encoding/json"
@@ -13,13 +13,13 @@ import (
 	"mcpscope/transport"
 )
 
-// Journal is an append-only JSONL file, one per session. Append encodes a
+// Writer is an append-only JSONL file, one per session. Append encodes a
 // frame into a queue and fixes its place in the file at once; one writer
 // goroutine drains whatever is queued into a single write(2). A write(2)
 // to a file completes even when the process is killed during it, so a
 // crash or kill -9 loses at most the frames queued behind the write in
 // progress: the frames that arrived during one write.
-type Journal struct {
+type Writer struct {
 	path     string
 	f        *os.File
 	seekable bool        // a regular file: frames can be read back from it
@@ -36,14 +36,14 @@ type Journal struct {
 	closed   bool
 	wake     chan struct{}
 	done     chan struct{} // closed when the writer is gone
-	pace     *time.Timer   // wakes the writer JournalPace after the first frame queued
+	pace     *time.Timer   // wakes the writer Pace after the first frame queued
 	paced    bool          // on mu: pace is armed
 	memo     recordMemo    // on mu
 }
 
 // Bounds of the writer.
 const (
-	// JournalQueueBytes is how many encoded bytes may wait for the writer
+	// QueueBytes is how many encoded bytes may wait for the writer
 	// before Append waits for it (a disk slower than the server). The
 	// frames waiting are what a kill -9 can lose: those that arrived
 	// during one write, never more than this many bytes of them (and one
@@ -51,27 +51,27 @@ const (
 	// bigger queue only makes the buffers a long flood leaves behind
 	// bigger (at 4 MiB the queue and its spare grew to ~12 MiB of heap
 	// between 1M and 3M frames, the TUI's growth).
-	JournalQueueBytes = 1 << 20
+	QueueBytes = 1 << 20
 	// keepBuffer is the largest buffer kept for reuse after a write, so
 	// one huge frame does not stay pinned (the queue's own doubling
-	// reaches twice JournalQueueBytes).
+	// reaches twice QueueBytes).
 	keepBuffer = 2 << 20
-	// JournalCloseWait bounds how long Close waits for queued frames to
+	// CloseWait bounds how long Close waits for queued frames to
 	// reach the file.
-	JournalCloseWait = 10 * time.Second
-	// JournalPace is the longest a frame waits in the queue before the
+	CloseWait = 10 * time.Second
+	// Pace is the longest a frame waits in the queue before the
 	// writer is woken for it, and journalWakeBytes the queue that wakes
 	// it at once. Woken for every frame that found the queue empty, the
 	// writer wrote a frame or two at a time under a flood, and the
 	// wake-ups (a goroutine hand-off each, on ingest's way) and write(2)s
 	// cost more than the encoding. A kill -9 loses the frames queued: at
-	// most JournalPace's worth (or journalWakeBytes), and one write's.
-	JournalPace      = time.Millisecond
+	// most Pace's worth (or journalWakeBytes), and one write's.
+	Pace             = time.Millisecond
 	journalWakeBytes = 256 << 10
 )
 
-// DefaultJournalDir is $XDG_STATE_HOME/mcpscope/journal (or ~/.local/state/…).
-func DefaultJournalDir() string {
+// DefaultDir is $XDG_STATE_HOME/mcpscope/journal (or ~/.local/state/…).
+func DefaultDir() string {
 	return filepath.Join(StateDir(), "journal")
 }
 
@@ -86,22 +86,22 @@ func StateDir() string {
 	return filepath.Join(os.TempDir(), "mcpscope-state")
 }
 
-// NewJournalPath names a fresh journal file in dir.
-func NewJournalPath(dir string, now time.Time) string {
+// NewPath names a fresh journal file in dir.
+func NewPath(dir string, now time.Time) string {
 	return filepath.Join(dir, fmt.Sprintf("%s-%d.jsonl", now.UTC().Format("20060102-150405.000"), os.Getpid()))
 }
 
-// CreateJournal opens path for appending (0600, parent dirs 0700) and
+// Create opens path for appending (0600, parent dirs 0700) and
 // writes the header line when the file is new. A path that is a device or
 // a FIFO (--journal /dev/null) is written through, never replaced: frames
 // cannot be read back from it, so the session keeps what a session without
 // a journal keeps.
-func CreateJournal(path, target string) (*Journal, error) {
+func Create(path, target string) (*Writer, error) {
 	f, size, seekable, err := openJournalFile(path, target)
 	if err != nil {
 		return nil, err
 	}
-	j := &Journal{f: f, path: path, size: size, end: size, seekable: seekable, wake: make(chan struct{}, 1), done: make(chan struct{})}
+	j := &Writer{f: f, path: path, size: size, end: size, seekable: seekable, wake: make(chan struct{}, 1), done: make(chan struct{})}
 	if seekable {
 		j.info, _ = f.Stat()
 	}
@@ -118,16 +118,16 @@ func CreateJournal(path, target string) (*Journal, error) {
 }
 
 // signal wakes the writer.
-func (j *Journal) signal() {
+func (j *Writer) signal() {
 	select {
 	case j.wake <- struct{}{}:
 	default:
 	}
 }
 
-// AppendJournal opens path as CreateJournal does and returns the file,
+// OpenAppend opens path as Create does and returns the file,
 // positioned to append, for a writer of its own (the proxy's recorder).
-func AppendJournal(path, target string) (*os.File, error) {
+func OpenAppend(path, target string) (*os.File, error) {
 	f, _, _, err := openJournalFile(path, target)
 	return f, err
 }
@@ -137,65 +137,69 @@ func AppendJournal(path, target string) (*os.File, error) {
 // writes the header when the file is empty.
 func openJournalFile(path, target string) (f *os.File, size int64, seekable bool, err error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
-		return nil, 0, false, &JournalError{Path: path, Err: err}
+		return nil, 0, false, &FileError{Path: path, Err: err}
 	}
 	f, seekable, err = userfile.Append(path, 0o600) // read-write when seekable: paging back
 	if err != nil {
-		return nil, 0, false, &JournalError{Path: path, Err: err}
+		return nil, 0, false, &FileError{Path: path, Err: err}
 	}
 	if seekable {
 		st, err := f.Stat()
 		if err != nil {
 			f.Close()
-			return nil, 0, false, &JournalError{Path: path, Err: err}
+			return nil, 0, false, &FileError{Path: path, Err: err}
 		}
 		size = st.Size()
 	}
 	if size == 0 {
-		h, _ := json.Marshal(Header{Format: JournalFormat, Started: time.Now(), Target: target, PID: os.Getpid()})
+		h, _ := json.Marshal(Header{Format: Format, Started: time.Now(), Target: target, PID: os.Getpid()})
 		n, err := f.Write(append(h, '\n'))
 		if err != nil {
 			f.Close()
-			return nil, 0, false, &JournalError{Path: path, Err: err}
+			return nil, 0, false, &FileError{Path: path, Err: err}
 		}
 		size = int64(n)
 	}
 	return f, size, seekable, nil
 }
 
-// JournalError is a journal that could not be created or written.
-type JournalError struct {
+// FileError is a journal that could not be created or written.
+type FileError struct {
 	Path string
 	Err  error
 }
 
-func (e *JournalError) Error() string { return "journal " + e.Path + ": " + e.Err.Error() }
+func (e *FileError) Error() string { return "journal " + e.Path + ": " + e.Err.Error() }
 
-func (e *JournalError) Unwrap() error { return e.Err }
+func (e *FileError) Unwrap() error { return e.Err }
+
+// Seekable reports a journal in a regular file: frames can be read back
+// from it (ReadBack), unlike one written to a device or a FIFO.
+func (j *Writer) Seekable() bool { return j.seekable }
 
 // Path is where the journal lives.
-func (j *Journal) Path() string { return j.path }
+func (j *Writer) Path() string { return j.path }
 
 // Append queues one frame for the writer and returns where its line starts
 // in the file and its length. The first write failure is kept and
 // returned from then on; the session reports it once and goes on without
 // a journal.
-func (j *Journal) Append(seq uint64, f transport.Frame) (off int64, n int, err error) {
-	return j.append(seq, &f)
+func (j *Writer) Append(seq uint64, f transport.Frame) (off int64, n int, err error) {
+	return j.AppendFrame(seq, &f)
 }
 
-// append is Append without copying the frame (ingest's way).
-func (j *Journal) append(seq uint64, f *transport.Frame) (off int64, n int, err error) {
+// AppendFrame is Append without copying the frame (ingest's way).
+func (j *Writer) AppendFrame(seq uint64, f *transport.Frame) (off int64, n int, err error) {
 	j.mu.Lock()
 	defer j.mu.Unlock()
-	for len(j.pending) >= JournalQueueBytes && j.err == nil && !j.closed {
+	for len(j.pending) >= QueueBytes && j.err == nil && !j.closed {
 		j.moved.Wait() // the disk is behind: wait for the writer to take the queue
 	}
 	if j.err != nil {
 		return -1, 0, j.err
 	}
 	if j.closed {
-		return -1, 0, &JournalError{Path: j.path, Err: os.ErrClosed}
+		return -1, 0, &FileError{Path: j.path, Err: os.ErrClosed}
 	}
 	was := len(j.pending)
 	j.pending = j.memo.append(j.pending, seq, f)
@@ -207,13 +211,13 @@ func (j *Journal) append(seq uint64, f *transport.Frame) (off int64, n int, err 
 		j.signal()
 	case !j.paced:
 		j.paced = true
-		j.pace.Reset(JournalPace)
+		j.pace.Reset(Pace)
 	}
 	return off, n, nil
 }
 
 // writer drains the queue, one write(2) for everything queued.
-func (j *Journal) writer() {
+func (j *Writer) writer() {
 	defer close(j.done)
 	for {
 		j.mu.Lock()
@@ -241,7 +245,7 @@ func (j *Journal) writer() {
 			j.spare = buf[:0]
 		}
 		if err != nil && j.err == nil {
-			j.err = &JournalError{Path: j.path, Err: err}
+			j.err = &FileError{Path: j.path, Err: err}
 		}
 		j.moved.Broadcast()
 		j.mu.Unlock()
@@ -250,7 +254,7 @@ func (j *Journal) writer() {
 
 // Flush waits until every frame appended so far is in the file (or the
 // journal failed) and returns the journal's error, if any.
-func (j *Journal) Flush() error {
+func (j *Writer) Flush() error {
 	j.signal()
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -261,10 +265,10 @@ func (j *Journal) Flush() error {
 	return j.err
 }
 
-// writtenTo wakes the writer and waits until the file holds the
+// WrittenTo wakes the writer and waits until the file holds the
 // journal's first end bytes, the journal failed or closed, or wait passed;
 // it reports whether they are in.
-func (j *Journal) writtenTo(end int64, wait time.Duration) bool {
+func (j *Writer) WrittenTo(end int64, wait time.Duration) bool {
 	j.signal()
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -285,9 +289,9 @@ func (j *Journal) writtenTo(end int64, wait time.Duration) bool {
 	return j.size >= end
 }
 
-// Close writes what is queued (waiting at most JournalCloseWait) and
+// Close writes what is queued (waiting at most CloseWait) and
 // closes the file.
-func (j *Journal) Close() error {
+func (j *Writer) Close() error {
 	j.mu.Lock()
 	if j.closed {
 		j.mu.Unlock()
@@ -298,16 +302,16 @@ func (j *Journal) Close() error {
 	j.moved.Broadcast()
 	j.mu.Unlock()
 	j.signal()
-	t := time.NewTimer(JournalCloseWait)
+	t := time.NewTimer(CloseWait)
 	defer t.Stop()
 	var err error
 	select {
 	case <-j.done:
 	case <-t.C:
-		err = &JournalError{Path: j.path, Err: fmt.Errorf("the disk took longer than %s to take the last frames; some may be missing", JournalCloseWait)}
+		err = &FileError{Path: j.path, Err: fmt.Errorf("the disk took longer than %s to take the last frames; some may be missing", CloseWait)}
 	}
 	if cerr := j.f.Close(); err == nil && cerr != nil {
-		err = &JournalError{Path: j.path, Err: cerr}
+		err = &FileError{Path: j.path, Err: cerr}
 	}
 	j.mu.Lock()
 	defer j.mu.Unlock()
@@ -317,9 +321,9 @@ func (j *Journal) Close() error {
 	return err
 }
 
-// readAt reads len(p) bytes of the journal at off: from the file, or from
+// ReadBack reads len(p) bytes of the journal at off: from the file, or from
 // the queue for lines the writer has not written yet.
-func (j *Journal) readAt(p []byte, off int64) error {
+func (j *Writer) ReadBack(p []byte, off int64) error {
 	j.mu.Lock()
 	size := j.size
 	if off+int64(len(p)) > size {
@@ -349,7 +353,7 @@ func (j *Journal) readAt(p []byte, off int64) error {
 // readClosed reads the journal back once it is closed (the session closed,
 // and a reader goes on with the frames that came in meanwhile: record
 // prints them), from its path while that names the same file.
-func (j *Journal) readClosed(p []byte, off int64) error {
+func (j *Writer) readClosed(p []byte, off int64) error {
 	f, err := os.Open(j.path)
 	if err != nil {
 		return err

@@ -1,4 +1,4 @@
-package session
+package journal
 
 import (
 	"os"
@@ -10,11 +10,11 @@ import (
 )
 
 // TestJournalWriterWakesWithoutFlush: a frame appended and never flushed
-// reaches the file by itself (the writer is woken JournalPace after the
+// reaches the file by itself (the writer is woken Pace after the
 // first frame queued), and a queue past journalWakeBytes wakes it at once.
 func TestJournalWriterWakesWithoutFlush(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "j.jsonl")
-	j, err := CreateJournal(path, "test")
+	j, err := Create(path, "test")
 	if err != nil {
 		t.Fatal(err)
 	}

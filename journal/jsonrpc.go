@@ -1,4 +1,4 @@
-package session
+package journal
 
 import (
 	"bytes"
@@ -34,7 +34,7 @@ type Envelope struct {
 	Result  json.RawMessage `json:"result,omitempty"`
 	Error   *RPCError       `json:"error,omitempty"`
 
-	h hints // what correlation needs from params and result, read in the same pass
+	h Hints // what correlation needs from params and result, read in the same pass
 }
 
 // RPCError is a JSON-RPC error object as the server sent it.
@@ -67,7 +67,7 @@ func (e *Envelope) Class() Class {
 }
 
 // Key is the canonical text of the message id, "" when absent.
-func (e *Envelope) Key() string { return idKey(e.ID) }
+func (e *Envelope) Key() string { return IDKey(e.ID) }
 
 // KeyBytes is Key's text for looking a call up: the id's own bytes when
 // they are already canonical (a plain string or integer, the common case),
@@ -80,16 +80,16 @@ func KeyBytes(id json.RawMessage) []byte {
 	if id[0] == '"' && plainQuoted(id) || plainInteger(id) {
 		return id
 	}
-	return []byte(idKey(id))
+	return []byte(IDKey(id))
 }
 
 func hasID(id json.RawMessage) bool {
 	return len(id) > 0 && !bytes.Equal(id, []byte("null"))
 }
 
-// idKey canonicalises an id so 7, 7.0 and " 7" correlate; strings keep quotes
+// IDKey canonicalises an id so 7, 7.0 and " 7" correlate; strings keep quotes
 // so the number 7 and the string "7" stay distinct, as JSON-RPC says.
-func idKey(id json.RawMessage) string {
+func IDKey(id json.RawMessage) string {
 	id = bytes.TrimSpace(id)
 	if !hasID(id) {
 		return ""
@@ -149,7 +149,7 @@ func plainQuoted(tok []byte) bool {
 // decode reads data leniently: a message, a batch, or nothing. It is the
 // one pass over a frame's bytes (scan.go); the envelope's raw parts are
 // slices of data.
-func decode(data []byte) (env *Envelope, batch []*Envelope, class Class) {
+func DecodeClass(data []byte) (env *Envelope, batch []*Envelope, class Class) {
 	env, batch, class, _ = decodeFrame(data)
 	return env, batch, class
 }
@@ -158,34 +158,34 @@ func decode(data []byte) (env *Envelope, batch []*Envelope, class Class) {
 // without copying: the envelope's raw parts (id, params, result) are
 // slices of data. A batch gives its messages, env nil; anything else nil.
 func Decode(data []byte) (env *Envelope, batch []*Envelope) {
-	env, batch, _ = decode(data)
+	env, batch, _ = DecodeClass(data)
 	return env, batch
 }
 
 // decodeFrame is decode that also says whether data is valid JSON at all
 // (valid JSON that is not a message is ClassInvalid too).
 func decodeFrame(data []byte) (env *Envelope, batch []*Envelope, class Class, isJSON bool) {
-	return decodeFrameInto(data, nil)
+	return DecodeFrameInto(data, nil)
 }
 
 // DecodeInto is Decode for a reader that reuses one Envelope frame after
 // frame: a single message is read into into (reset first) and returned as
 // env; a batch still gives envelopes of its own.
 func DecodeInto(into *Envelope, data []byte) (env *Envelope, batch []*Envelope) {
-	env, batch, _, _ = decodeFrameInto(data, into)
+	env, batch, _, _ = DecodeFrameInto(data, into)
 	return env, batch
 }
 
-// decodeFrameInto is decodeFrame reading a single message into into, or
+// DecodeFrameInto is decodeFrame reading a single message into into, or
 // into a new Envelope when into is nil.
-func decodeFrameInto(data []byte, into *Envelope) (env *Envelope, batch []*Envelope, class Class, isJSON bool) {
+func DecodeFrameInto(data []byte, into *Envelope) (env *Envelope, batch []*Envelope, class Class, isJSON bool) {
 	return decodeFrameQuoted(data, into, nil, false)
 }
 
-// decodeFrameQuoted is decodeFrameInto with data's quote table (nil: none),
+// decodeFrameQuoted is DecodeFrameInto with data's quote table (nil: none),
 // which a journal's reader noted as it unescaped data (quoteTable); with
 // noProgress, a progress notification's params are stepped over, not read
-// (ReadJournalDecodedNoProgress).
+// (ReadDecodedNoProgress).
 func decodeFrameQuoted(data []byte, into *Envelope, quotes []int32, noProgress bool) (env *Envelope, batch []*Envelope, class Class, isJSON bool) {
 	d := data
 	for len(d) > 0 && (d[0] == ' ' || d[0] == '\t' || d[0] == '\r' || d[0] == '\n') {
@@ -217,9 +217,9 @@ func ParamName(params json.RawMessage) string {
 	if len(params) == 0 || !json.Valid(params) {
 		return ""
 	}
-	var h hints
+	var h Hints
 	readParams(params, &h)
-	return h.name
+	return h.Name
 }
 
 // What the decoding pass read from params and result (scan.go), for
@@ -230,21 +230,63 @@ func ParamName(params json.RawMessage) string {
 // false where json.Unmarshal into those fields would fail (no params, not
 // an object, a field of the wrong type).
 func (e *Envelope) ProgressParams() (token json.RawMessage, progress, total float64, message string, ok bool) {
-	return e.h.token, e.h.progress, e.h.total, e.h.message, !e.h.progressBad
+	return e.h.Token, e.h.Progress, e.h.Total, e.h.Message, !e.h.ProgressBad
 }
 
 // MetaProgressToken is a request's params._meta.progressToken, nil when
 // absent or when _meta is not an object.
-func (e *Envelope) MetaProgressToken() json.RawMessage { return e.h.metaToken }
+func (e *Envelope) MetaProgressToken() json.RawMessage { return e.h.MetaToken }
 
 // CancelledID is params.requestId (notifications/cancelled), nil when absent.
-func (e *Envelope) CancelledID() json.RawMessage { return e.h.requestID }
+func (e *Envelope) CancelledID() json.RawMessage { return e.h.RequestID }
 
 // Name is what a request is about: params.name, else uri, else taskId.
-func (e *Envelope) Name() string { return e.h.name }
+func (e *Envelope) Name() string { return e.h.Name }
 
 // ResultKind is the result's resultType, "complete" when it names none.
-func (e *Envelope) ResultKind() string { return resultTypeOf(e.h.resultType) }
+func (e *Envelope) ResultKind() string { return resultTypeOf(e.h.ResultType) }
 
 // ToolError reports a result with isError true.
-func (e *Envelope) ToolError() bool { return e.h.isError }
+func (e *Envelope) ToolError() bool { return e.h.IsError }
+
+// Hints is what the decoding pass read from params and result, kept in
+// the envelope: zero for an Envelope not made by Decode.
+func (e *Envelope) Hints() *Hints { return &e.h }
+
+// ResultType reads resultType; absent means "complete".
+func ResultType(result json.RawMessage) string {
+	if len(result) == 0 || !json.Valid(result) {
+		return "complete"
+	}
+	var h Hints
+	readResult(result, &h)
+	return resultTypeOf(h.ResultType)
+}
+
+// resultTypeOf is the resultType a result's member names: "complete"
+// when it names none.
+func resultTypeOf(rt string) string {
+	if rt == "" {
+		return "complete"
+	}
+	return rt
+}
+
+// SmallEnvelope is e without the params and result that would pin a
+// large frame in memory: its version, method, error and (short) id.
+func SmallEnvelope(e *Envelope) *Envelope {
+	if e == nil {
+		return nil
+	}
+	s := &Envelope{JSONRPC: e.JSONRPC, Method: e.Method}
+	if len(e.ID) <= 256 {
+		s.ID = bytes.Clone(e.ID)
+	}
+	if e.Error != nil {
+		s.Error = &RPCError{Code: e.Error.Code, Message: e.Error.Message}
+		if len(s.Error.Message) > 1024 {
+			s.Error.Message = s.Error.Message[:1024]
+		}
+	}
+	return s
+}

@@ -1,4 +1,4 @@
-package session
+package journal
 
 import (
 	"bytes"
@@ -38,8 +38,8 @@ func refDecode(data []byte) (env *Envelope, batch []*Envelope, class Class) {
 
 // refHints is what the session used to unmarshal from params and result,
 // once per question.
-func refHints(e *Envelope) hints {
-	var h hints
+func refHints(e *Envelope) Hints {
+	var h Hints
 	var prog struct {
 		Token    json.RawMessage `json:"progressToken"`
 		Progress float64         `json:"progress"`
@@ -47,9 +47,9 @@ func refHints(e *Envelope) hints {
 		Message  string          `json:"message"`
 	}
 	if json.Unmarshal(e.Params, &prog) != nil {
-		h.progressBad = true
+		h.ProgressBad = true
 	} else {
-		h.token, h.progress, h.total, h.message = prog.Token, prog.Progress, prog.Total, prog.Message
+		h.Token, h.Progress, h.Total, h.Message = prog.Token, prog.Progress, prog.Total, prog.Message
 	}
 	var meta struct {
 		Meta struct {
@@ -58,13 +58,13 @@ func refHints(e *Envelope) hints {
 		} `json:"_meta"`
 	}
 	if json.Unmarshal(e.Params, &meta) == nil {
-		h.metaToken, h.sub = meta.Meta.Token, meta.Meta.Sub
+		h.MetaToken, h.SubscriptionID = meta.Meta.Token, meta.Meta.Sub
 	}
 	var cancel struct {
 		RequestID json.RawMessage `json:"requestId"`
 	}
 	if json.Unmarshal(e.Params, &cancel) == nil {
-		h.requestID = cancel.RequestID
+		h.RequestID = cancel.RequestID
 	}
 	var name struct {
 		Name   string `json:"name"`
@@ -72,22 +72,22 @@ func refHints(e *Envelope) hints {
 		TaskID string `json:"taskId"`
 	}
 	if len(e.Params) > 0 && json.Unmarshal(e.Params, &name) == nil {
-		h.name = firstNonEmptyString(name.Name, name.URI, name.TaskID)
+		h.Name = firstNonEmptyString(name.Name, name.URI, name.TaskID)
 	}
 	var rt struct {
 		ResultType string `json:"resultType"`
 	}
 	if json.Unmarshal(e.Result, &rt) == nil {
-		h.resultType = rt.ResultType
+		h.ResultType = rt.ResultType
 	}
 	var ie struct {
 		IsError bool `json:"isError"`
 	}
-	h.isError = json.Unmarshal(e.Result, &ie) == nil && ie.IsError
+	h.IsError = json.Unmarshal(e.Result, &ie) == nil && ie.IsError
 	var task struct {
 		Task json.RawMessage `json:"task"`
 	}
-	h.hasTask = json.Unmarshal(e.Result, &task) == nil && len(task.Task) > 0 && string(task.Task) != "null"
+	h.HasTask = json.Unmarshal(e.Result, &task) == nil && len(task.Task) > 0 && string(task.Task) != "null"
 	return h
 }
 
@@ -126,22 +126,22 @@ func sameEnvelope(got, want *Envelope) string {
 	}
 	gh, wh := got.h, refHints(want)
 	switch {
-	case gh.progressBad != wh.progressBad:
-		return fmt.Sprintf("progressBad %v, want %v", gh.progressBad, wh.progressBad)
-	case !gh.progressBad && (!bytes.Equal(gh.token, wh.token) || gh.progress != wh.progress || gh.total != wh.total || gh.message != wh.message):
-		return fmt.Sprintf("progress %q %v %v %q, want %q %v %v %q", gh.token, gh.progress, gh.total, gh.message, wh.token, wh.progress, wh.total, wh.message)
-	case !bytes.Equal(gh.metaToken, wh.metaToken) || !bytes.Equal(gh.sub, wh.sub):
-		return fmt.Sprintf("_meta token %q sub %q, want %q %q", gh.metaToken, gh.sub, wh.metaToken, wh.sub)
-	case !bytes.Equal(gh.requestID, wh.requestID) && !gh.progressBad:
-		return fmt.Sprintf("requestId %q, want %q", gh.requestID, wh.requestID)
-	case gh.name != wh.name:
-		return fmt.Sprintf("name %q, want %q", gh.name, wh.name)
-	case gh.resultType != wh.resultType:
-		return fmt.Sprintf("resultType %q, want %q", gh.resultType, wh.resultType)
-	case gh.isError != wh.isError:
-		return fmt.Sprintf("isError %v, want %v", gh.isError, wh.isError)
-	case gh.hasTask != wh.hasTask:
-		return fmt.Sprintf("hasTask %v, want %v", gh.hasTask, wh.hasTask)
+	case gh.ProgressBad != wh.ProgressBad:
+		return fmt.Sprintf("progressBad %v, want %v", gh.ProgressBad, wh.ProgressBad)
+	case !gh.ProgressBad && (!bytes.Equal(gh.Token, wh.Token) || gh.Progress != wh.Progress || gh.Total != wh.Total || gh.Message != wh.Message):
+		return fmt.Sprintf("progress %q %v %v %q, want %q %v %v %q", gh.Token, gh.Progress, gh.Total, gh.Message, wh.Token, wh.Progress, wh.Total, wh.Message)
+	case !bytes.Equal(gh.MetaToken, wh.MetaToken) || !bytes.Equal(gh.SubscriptionID, wh.SubscriptionID):
+		return fmt.Sprintf("_meta token %q sub %q, want %q %q", gh.MetaToken, gh.SubscriptionID, wh.MetaToken, wh.SubscriptionID)
+	case !bytes.Equal(gh.RequestID, wh.RequestID) && !gh.ProgressBad:
+		return fmt.Sprintf("requestId %q, want %q", gh.RequestID, wh.RequestID)
+	case gh.Name != wh.Name:
+		return fmt.Sprintf("name %q, want %q", gh.Name, wh.Name)
+	case gh.ResultType != wh.ResultType:
+		return fmt.Sprintf("resultType %q, want %q", gh.ResultType, wh.ResultType)
+	case gh.IsError != wh.IsError:
+		return fmt.Sprintf("isError %v, want %v", gh.IsError, wh.IsError)
+	case gh.HasTask != wh.HasTask:
+		return fmt.Sprintf("hasTask %v, want %v", gh.HasTask, wh.HasTask)
 	}
 	return ""
 }
@@ -185,7 +185,7 @@ func checkDecodeNoProgress(t *testing.T, data []byte) {
 	}
 	want := *env
 	if env.Method == "notifications/progress" {
-		want.h.paramHints = paramHints{progressBad: true}
+		want.h.paramHints = paramHints{ProgressBad: true}
 	}
 	if got, want := describeEnvelope(lenv), describeEnvelope(&want); got != want {
 		t.Fatalf("%q: noProgress decodes\n%s\nwant\n%s", data, got, want)
@@ -281,7 +281,7 @@ func BenchmarkDecode(b *testing.B) {
 	b.Run("scanner", func(b *testing.B) {
 		b.SetBytes(int64(len(data)))
 		for b.Loop() {
-			decode(data)
+			DecodeClass(data)
 		}
 	})
 	b.Run("json.Unmarshal", func(b *testing.B) {
@@ -296,17 +296,17 @@ func BenchmarkDecode(b *testing.B) {
 // TestDecodeHeadReadsWhatIsBeforeTheCut: the head of a huge message names
 // what its members before the cut say, and nothing past it.
 func TestDecodeHeadReadsWhatIsBeforeTheCut(t *testing.T) {
-	e := decodeHead([]byte(` {"jsonrpc":"2.0", "id" : 7,"method":"tools/call","params":{"name":"big","arguments":{"x":"abc`))
+	e := DecodeHead([]byte(` {"jsonrpc":"2.0", "id" : 7,"method":"tools/call","params":{"name":"big","arguments":{"x":"abc`))
 	if e == nil || e.Method != "tools/call" || string(e.ID) != "7" || e.JSONRPC != "2.0" || e.Params != nil {
-		t.Fatalf("decodeHead = %+v, want tools/call with id 7 and no params", e)
+		t.Fatalf("DecodeHead = %+v, want tools/call with id 7 and no params", e)
 	}
-	e = decodeHead([]byte(`{"jsonrpc":"2.0","id":"a","error":{"code":-32602,"message":"bad"},"result":{"x":`))
+	e = DecodeHead([]byte(`{"jsonrpc":"2.0","id":"a","error":{"code":-32602,"message":"bad"},"result":{"x":`))
 	if e == nil || e.Error == nil || e.Error.Code != -32602 || e.Error.Message != "bad" || string(e.ID) != `"a"` {
-		t.Fatalf("decodeHead = %+v, want the error of id \"a\"", e)
+		t.Fatalf("DecodeHead = %+v, want the error of id \"a\"", e)
 	}
 	for _, head := range []string{`{}`, `{"jsonrpc":"2.0"}`, `{"params":{"method":"x"`, `{"meth`, `[{"method":"x"}]`, ``} {
-		if e := decodeHead([]byte(head)); e != nil {
-			t.Errorf("decodeHead(%q) = %+v, want nil", head, e)
+		if e := DecodeHead([]byte(head)); e != nil {
+			t.Errorf("DecodeHead(%q) = %+v, want nil", head, e)
 		}
 	}
 }

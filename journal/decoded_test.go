@@ -1,4 +1,4 @@
-package session
+package journal
 
 import (
 	"bytes"
@@ -42,8 +42,8 @@ func describeDecoded(env *Envelope, batch []*Envelope) []string {
 	return []string{describeEnvelope(env)}
 }
 
-// readDecodedBoth reads journal in one pass (ReadJournalDecoded) and in
-// two (ReadJournalBorrowed, then DecodeInto on each message frame's data).
+// readDecodedBoth reads journal in one pass (ReadDecoded) and in
+// two (ReadBorrowed, then DecodeInto on each message frame's data).
 func readDecodedBoth(journal []byte) (one, two []decodedRead, oneErr, twoErr error) {
 	keep := func(seq uint64, f transport.Frame, msgs []string) decodedRead {
 		if f.Data != nil {
@@ -52,7 +52,7 @@ func readDecodedBoth(journal []byte) (one, two []decodedRead, oneErr, twoErr err
 		return decodedRead{seq, f, msgs}
 	}
 	var into Envelope
-	_, oneErr = ReadJournalDecoded(bytes.NewReader(journal), &into, func(seq uint64, fp *transport.Frame, env *Envelope, batch []*Envelope) error {
+	_, oneErr = ReadDecoded(bytes.NewReader(journal), &into, func(seq uint64, fp *transport.Frame, env *Envelope, batch []*Envelope) error {
 		f := *fp
 		var msgs []string
 		if f.Kind == transport.Message {
@@ -64,7 +64,7 @@ func readDecodedBoth(journal []byte) (one, two []decodedRead, oneErr, twoErr err
 		return nil
 	})
 	var into2 Envelope
-	_, twoErr = ReadJournalBorrowed(bytes.NewReader(journal), func(seq uint64, f transport.Frame) error {
+	_, twoErr = ReadBorrowed(bytes.NewReader(journal), func(seq uint64, f transport.Frame) error {
 		var msgs []string
 		if f.Kind == transport.Message {
 			msgs = describeDecoded(DecodeInto(&into2, f.Data))
@@ -93,14 +93,14 @@ func sameDecoded(t *testing.T, journal []byte) []decodedRead {
 	return one
 }
 
-// sameDecodedNoProgress: ReadJournalDecodedNoProgress reads journal as
-// ReadJournalDecoded did (one, err), each message decoded as decoding
+// sameDecodedNoProgress: ReadDecodedNoProgress reads journal as
+// ReadDecoded did (one, err), each message decoded as decoding
 // for a reader of no progress does on its own (checkDecodeNoProgress).
 func sameDecodedNoProgress(t *testing.T, journal []byte, one []decodedRead, oneErr error) {
 	t.Helper()
 	var into Envelope
 	i := 0
-	_, err := ReadJournalDecodedNoProgress(bytes.NewReader(journal), &into, func(seq uint64, f *transport.Frame, env *Envelope, batch []*Envelope) error {
+	_, err := ReadDecodedNoProgress(bytes.NewReader(journal), &into, func(seq uint64, f *transport.Frame, env *Envelope, batch []*Envelope) error {
 		if i >= len(one) || seq != one[i].seq || !bytes.Equal(f.Data, one[i].f.Data) {
 			t.Fatalf("no-progress read: frame %d (seq %d) is not the one-pass read's", i, seq)
 		}
