@@ -23,7 +23,7 @@ import (
 
 	"mcpscope/connect"
 	"mcpscope/internal/render"
-	"mcpscope/internal/schemacheck"
+	"mcpscope/internal/schema"
 	"mcpscope/internal/termsafe"
 	"mcpscope/journal"
 	"mcpscope/oauth"
@@ -501,8 +501,8 @@ func (c *confClient) settleListen(ctx context.Context) error {
 // confArguments makes arguments for a tool from its inputSchema: each
 // required property gets its default, its first enum value, or a plain
 // value of its type that keeps to its format and bounds.
-func confArguments(schema json.RawMessage) json.RawMessage {
-	o, err := schemacheck.ReadObject(schema)
+func confArguments(inputSchema json.RawMessage) json.RawMessage {
+	o, err := schema.ReadObject(inputSchema)
 	if err != nil {
 		return json.RawMessage("{}")
 	}
@@ -516,7 +516,7 @@ func confArguments(schema json.RawMessage) json.RawMessage {
 	return b
 }
 
-// confValue picks a value for one property schema (read by schemacheck,
+// confValue picks a value for one property schema (read by schema,
 // as the inspector's forms read it): its default, else (when must) its
 // const or first enum value, else a plain value of its type.
 func confValue(p *jsonschema.Schema, must bool) (any, bool) {
@@ -537,7 +537,7 @@ func confValue(p *jsonschema.Schema, must bool) (any, bool) {
 	case len(p.OneOf) > 0 && p.OneOf[0].Const != nil:
 		return *p.OneOf[0].Const, true
 	}
-	switch schemacheck.Type(p) {
+	switch schema.TypeOf(p) {
 	case "string":
 		return confString(p), true
 	case "integer", "number":
@@ -605,7 +605,7 @@ func elicitDefaults(params json.RawMessage) (json.RawMessage, error) {
 	if p.Mode == "url" {
 		return json.RawMessage(`{"action":"decline"}`), nil
 	}
-	o, err := schemacheck.ReadObject(p.RequestedSchema)
+	o, err := schema.ReadObject(p.RequestedSchema)
 	if err != nil {
 		return nil, err
 	}

@@ -1,5 +1,7 @@
-// Package schema reads the little of JSON Schema that mcpscope needs to turn
-// typed text into arguments: the type of a property.
+// Package schema reads JSON Schema where mcpscope meets it: the type of a
+// property, to turn typed text into arguments (this file), and an object
+// schema's properties, to build a form and check a value before it is sent
+// (check.go).
 package schema
 
 import (

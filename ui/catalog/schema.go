@@ -8,7 +8,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"mcpscope/internal/schemacheck"
+	"mcpscope/internal/schema"
 	"mcpscope/internal/termsafe"
 	"mcpscope/lint"
 	"mcpscope/ui/form"
@@ -98,7 +98,7 @@ func findingMark(e entry, mark string) string {
 // propLines lists an object schema's properties, each a summary wrapped
 // to a few lines (its description under it), * marking the required.
 func propLines(c view.Context, raw json.RawMessage, w int) []string {
-	o, err := schemacheck.ReadObject(raw)
+	o, err := schema.ReadObject(raw)
 	switch {
 	case err != nil:
 		return []string{c.Theme.Error.Render(widget.Fit("unreadable: "+termsafe.Line(err.Error()), w))}
@@ -138,12 +138,12 @@ func propLines(c view.Context, raw json.RawMessage, w int) []string {
 // propSummary is a property's type and what bounds it: "string (email) ·
 // 3–20 chars", "integer · 1…10 · default 5", "one of a, b".
 func propSummary(p *jsonschema.Schema) string {
-	typ := schemacheck.Type(p)
+	typ := schema.TypeOf(p)
 	if typ == "" {
 		typ = "any"
 	}
 	if typ == "array" && p.Items != nil {
-		if it := schemacheck.Type(p.Items); it != "" {
+		if it := schema.TypeOf(p.Items); it != "" {
 			typ = it + "[]"
 		}
 	}
@@ -173,7 +173,7 @@ func propSummary(p *jsonschema.Schema) string {
 	}
 	if len(p.Enum) > 0 {
 		var vs []string
-		for _, v := range schemacheck.Values(p.Enum) {
+		for _, v := range schema.Values(p.Enum) {
 			vs = append(vs, form.Label(v, ""))
 		}
 		parts = append(parts, "one of "+strings.Join(vs, ", "))

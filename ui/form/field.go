@@ -12,7 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 	"github.com/google/jsonschema-go/jsonschema"
 
-	"mcpscope/internal/schemacheck"
+	"mcpscope/internal/schema"
 	"mcpscope/internal/termsafe"
 	"mcpscope/themes"
 	"mcpscope/ui/widget"
@@ -67,10 +67,10 @@ func Label(v json.RawMessage, title string) string {
 }
 
 // FromSchema builds the fields of an object schema, in the order the
-// properties were written (schemacheck reads it with the JSON Schema
+// properties were written (internal/schema reads it with the JSON Schema
 // library; the values are checked against it before they are sent).
 func FromSchema(object json.RawMessage) ([]*Field, error) {
-	o, err := schemacheck.ReadObject(object)
+	o, err := schema.ReadObject(object)
 	if err != nil {
 		return nil, err
 	}
@@ -78,7 +78,7 @@ func FromSchema(object json.RawMessage) ([]*Field, error) {
 	for _, n := range o.Names {
 		p := o.Props[n]
 		f := &Field{name: n, title: p.Title, desc: p.Description, required: o.Required[n], choice: -1, in: textbox.NewLine("", themes.Plain()), prop: p}
-		typ := schemacheck.Type(p)
+		typ := schema.TypeOf(p)
 		var items []*jsonschema.Schema
 		if p.Items != nil {
 			items = append(p.Items.AnyOf, p.Items.OneOf...)
@@ -86,19 +86,19 @@ func FromSchema(object json.RawMessage) ([]*Field, error) {
 		switch {
 		case typ == "array" && p.Items != nil && len(p.Items.Enum)+len(items) > 0:
 			f.kind = kMulti
-			for _, e := range schemacheck.Values(p.Items.Enum) {
+			for _, e := range schema.Values(p.Items.Enum) {
 				f.choices, f.labels = append(f.choices, e), append(f.labels, Label(e, ""))
 			}
 			for _, o := range items {
 				if o.Const != nil {
-					c := schemacheck.Values([]any{*o.Const})[0]
+					c := schema.Values([]any{*o.Const})[0]
 					f.choices, f.labels = append(f.choices, c), append(f.labels, Label(c, o.Title))
 				}
 			}
 			f.checked = make([]bool, len(f.choices))
 		case len(p.Enum) > 0:
-			f.kind, f.choices = kEnum, schemacheck.Values(p.Enum)
-			names := schemacheck.Strings(p, "enumNames")
+			f.kind, f.choices = kEnum, schema.Values(p.Enum)
+			names := schema.Strings(p, "enumNames")
 			for i, e := range f.choices {
 				title := ""
 				if i < len(names) {
@@ -110,7 +110,7 @@ func FromSchema(object json.RawMessage) ([]*Field, error) {
 			f.kind = kEnum
 			for _, o := range p.OneOf {
 				if o.Const != nil {
-					c := schemacheck.Values([]any{*o.Const})[0]
+					c := schema.Values([]any{*o.Const})[0]
 					f.choices, f.labels = append(f.choices, c), append(f.labels, Label(c, o.Title))
 				}
 			}
@@ -197,7 +197,7 @@ func (f *Field) value() (json.RawMessage, error) {
 	if err != nil || v == nil || f.prop == nil {
 		return v, err
 	}
-	if why := schemacheck.Check(f.prop, v); why != "" {
+	if why := schema.Check(f.prop, v); why != "" {
 		return nil, errors.New(termsafe.Line(why)) // it may quote the server's schema
 	}
 	return v, nil

@@ -1,4 +1,4 @@
-package schemacheck
+package schema
 
 import (
 	"encoding/json"

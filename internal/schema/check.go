@@ -1,4 +1,6 @@
-// Package schemacheck reads the properties of an object schema (a tool's
+package schema
+
+// This file reads the properties of an object schema (a tool's
 // inputSchema, an elicitation's requestedSchema) with the JSON Schema
 // library the binary links (github.com/google/jsonschema-go), and checks a
 // value against one property before it is sent: the library's validation
@@ -6,7 +8,6 @@
 // formats a form asks for (email, uri, date, date-time), which the library
 // treats as annotations. Problems come back as short phrases a form shows
 // beside the field ("at least 3 characters", "not an email address").
-package schemacheck
 
 import (
 	"bytes"
@@ -92,8 +93,8 @@ func objectKeys(raw json.RawMessage) ([]string, error) {
 	return keys, nil
 }
 
-// Type is the property's type: the first one named that is not "null".
-func Type(p *jsonschema.Schema) string {
+// TypeOf is the property's type: the first one named that is not "null".
+func TypeOf(p *jsonschema.Schema) string {
 	if p.Type != "" {
 		return p.Type
 	}
@@ -211,7 +212,7 @@ func phrase(p *jsonschema.Schema, msg string) string {
 	case kw == "const":
 		return "must be " + string(Values([]any{*p.Const})[0])
 	case kw == "type":
-		if t := Type(p); t != "" {
+		if t := TypeOf(p); t != "" {
 			return "must be " + article(t)
 		}
 	}
