@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime/debug"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -212,5 +213,27 @@ func TestCloneBuildSaysCommit(t *testing.T) {
 	}
 	if want := "commit " + string(head[:12]); !strings.Contains(string(out), want) {
 		t.Errorf("mcpscope version = %q, want %q", out, want)
+	}
+}
+
+// TestNoTestSupportInTheBinary: the packages under internal/testkit serve
+// tests only; the binary links none of them.
+func TestNoTestSupportInTheBinary(t *testing.T) {
+	goBin, err := exec.LookPath("go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := exec.Command(goBin, "list", "-deps", ".").Output()
+	if err != nil {
+		t.Fatalf("go list -deps .: %v", err)
+	}
+	deps := strings.Fields(string(out))
+	if !slices.Contains(deps, "mcpscope/session") {
+		t.Fatalf("go list -deps . does not list mcpscope/session: the check reads the wrong output:\n%s", out)
+	}
+	for _, d := range deps {
+		if strings.HasPrefix(d, "mcpscope/internal/testkit/") {
+			t.Errorf("the binary links %s: test support belongs in _test.go files and other testkit packages", d)
+		}
 	}
 }

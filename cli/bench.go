@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"mcpscope/internal/bench"
+	"mcpscope/bench"
 )
 
 func newBenchCmd() *cobra.Command {

@@ -7,7 +7,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"mcpscope/internal/bench"
+	"mcpscope/bench"
 )
 
 // benchMemory runs the memory rows of mcpscope bench: `open` of journals

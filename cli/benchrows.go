@@ -9,7 +9,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"mcpscope/internal/bench"
+	"mcpscope/bench"
 )
 
 // rowOptions size the sections of goal rows (journal, record, proxy).

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"mcpscope/internal/loopback"
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/testservers"
 )
 
 // TestBenchRowsPrint runs the goal-row sections of mcpscope bench tiny

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/clienttest"
-	"mcpscope/internal/testservers"
-	"mcpscope/internal/waitfor"
+	"mcpscope/internal/testkit/clienttest"
+	"mcpscope/internal/testkit/testservers"
+	"mcpscope/internal/testkit/waitfor"
 )
 
 // A headless call given up (its --timeout, or Ctrl-C) tells the server

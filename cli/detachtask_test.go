@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/peers"
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/peers"
+	"mcpscope/internal/testkit/testservers"
 	"mcpscope/session"
 )
 

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/testservers"
 )
 
 // TestDiffBaseline: --baseline writes a snapshot when there is none,

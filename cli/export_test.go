@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/testservers"
 )
 
 // journalOf records a short session with the Go SDK test server through

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"mcpscope/conformance"
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/testservers"
 )
 
 // runT runs mcpscope in-process with argv against the Go SDK test server.

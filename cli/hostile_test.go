@@ -16,7 +16,7 @@ import (
 	"time"
 
 	"mcpscope/internal/termsafe"
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/testservers"
 	"mcpscope/journal"
 	"mcpscope/transport"
 )

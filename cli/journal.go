@@ -12,8 +12,8 @@ import (
 	"github.com/spf13/cobra"
 
 	"mcpscope/artifact/scan"
+	"mcpscope/bench"
 	"mcpscope/filter"
-	"mcpscope/internal/bench"
 	"mcpscope/internal/render"
 	"mcpscope/internal/termsafe"
 	"mcpscope/journal"

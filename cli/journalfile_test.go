@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/userfile/nodetest"
+	"mcpscope/internal/testkit/nodetest"
 )
 
 // A journal that is not a regular file (a FIFO, which blocked for ever, or

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	journalsum "mcpscope/artifact/journals"
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/testservers"
 )
 
 // journals lists what real sessions saved, newest first, with their calls

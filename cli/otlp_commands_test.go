@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"mcpscope/internal/otlptest"
-	"mcpscope/internal/peers"
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/otlptest"
+	"mcpscope/internal/testkit/peers"
+	"mcpscope/internal/testkit/testservers"
 )
 
 // liveMatchesExport checks that what the collector received is what

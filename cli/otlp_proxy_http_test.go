@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/otlptest"
-	"mcpscope/internal/peers"
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/otlptest"
+	"mcpscope/internal/testkit/peers"
+	"mcpscope/internal/testkit/testservers"
 )
 
 // TestOTLPHTTPProxyJoinsHostTrace: proxy --listen URL --otlp sends a real

@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/otlptest"
-	"mcpscope/internal/peers"
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/otlptest"
+	"mcpscope/internal/testkit/peers"
+	"mcpscope/internal/testkit/testservers"
 )
 
 // TestOTLPLiveCollector: a headless call with --otlp sends a real

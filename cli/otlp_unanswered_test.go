@@ -5,7 +5,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/otlptest"
+	"mcpscope/internal/testkit/otlptest"
 	"mcpscope/session"
 )
 

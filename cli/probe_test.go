@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"mcpscope/internal/peers"
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/peers"
+	"mcpscope/internal/testkit/testservers"
 )
 
 // A 2025 server answers the era probe (server/discover) with an HTTP error

@@ -4,7 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"mcpscope/internal/bench"
+	"mcpscope/bench"
 	"net"
 	"os"
 	"os/signal"

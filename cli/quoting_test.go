@@ -16,7 +16,7 @@ import (
 
 	"mcpscope/connect"
 	"mcpscope/internal/shell"
-	"mcpscope/internal/shell/shelltest"
+	"mcpscope/internal/testkit/shelltest"
 	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"

@@ -7,9 +7,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"mcpscope/bench"
 	"mcpscope/connect"
 	"mcpscope/filter"
-	"mcpscope/internal/bench"
 	"mcpscope/internal/termsafe"
 	"mcpscope/journal"
 	"mcpscope/session"

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/bench"
-	"mcpscope/internal/testservers"
+	"mcpscope/bench"
+	"mcpscope/internal/testkit/testservers"
 )
 
 // TestRecordPrintsTheJournalLines: record prints each frame as the line

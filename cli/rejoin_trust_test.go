@@ -17,7 +17,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"mcpscope/internal/filelock"
-	"mcpscope/internal/redistest"
+	"mcpscope/internal/testkit/redistest"
 	"mcpscope/session"
 	"mcpscope/statestore/redisstore"
 )

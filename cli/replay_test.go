@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"mcpscope/internal/peers"
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/peers"
+	"mcpscope/internal/testkit/testservers"
 )
 
 func TestReplayCommand(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"context"
 	"fmt"
 	"mcpscope/connect"
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/testservers"
 	"net"
 	"os"
 	"path/filepath"

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/peers"
 	"mcpscope/internal/shell"
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/peers"
+	"mcpscope/internal/testkit/testservers"
 )
 
 // hangGuard bounds a command that must end by itself: far above every

@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"mcpscope/connect"
-	"mcpscope/internal/clienttest"
-	"mcpscope/internal/peers"
+	"mcpscope/internal/testkit/clienttest"
+	"mcpscope/internal/testkit/peers"
 	"mcpscope/journal"
 	"mcpscope/session"
 )

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"mcpscope/internal/testservers"
-	"mcpscope/internal/userfile/nodetest"
+	"mcpscope/internal/testkit/nodetest"
+	"mcpscope/internal/testkit/testservers"
 )
 
 const charDevice = fs.ModeDevice | fs.ModeCharDevice

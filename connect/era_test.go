@@ -15,8 +15,8 @@ import (
 	"testing"
 
 	"mcpscope/connect"
-	"mcpscope/internal/clienttest"
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/clienttest"
+	"mcpscope/internal/testkit/testservers"
 	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"

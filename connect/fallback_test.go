@@ -15,7 +15,7 @@ import (
 
 	"mcpscope/artifact/scan"
 	"mcpscope/connect"
-	"mcpscope/internal/clienttest"
+	"mcpscope/internal/testkit/clienttest"
 	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"

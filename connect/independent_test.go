@@ -6,8 +6,8 @@ import (
 	"testing"
 
 	"mcpscope/connect"
-	"mcpscope/internal/clienttest"
-	"mcpscope/internal/peers"
+	"mcpscope/internal/testkit/clienttest"
+	"mcpscope/internal/testkit/peers"
 	"mcpscope/session"
 )
 

@@ -7,8 +7,8 @@ import (
 	"testing"
 
 	"mcpscope/connect"
-	"mcpscope/internal/clienttest"
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/clienttest"
+	"mcpscope/internal/testkit/testservers"
 	"mcpscope/session"
 	"mcpscope/transport"
 )

@@ -23,9 +23,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"mcpscope/connect"
-	"mcpscope/internal/clienttest"
-	"mcpscope/internal/peers"
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/clienttest"
+	"mcpscope/internal/testkit/peers"
+	"mcpscope/internal/testkit/testservers"
 	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"

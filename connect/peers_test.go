@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"mcpscope/connect"
-	"mcpscope/internal/clienttest"
-	"mcpscope/internal/peers"
+	"mcpscope/internal/testkit/clienttest"
+	"mcpscope/internal/testkit/peers"
 	"mcpscope/session"
 	"mcpscope/transport"
 )

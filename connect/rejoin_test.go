@@ -10,9 +10,9 @@ import (
 	"time"
 
 	"mcpscope/connect"
-	"mcpscope/internal/clienttest"
-	"mcpscope/internal/faultproxy"
-	"mcpscope/internal/peers"
+	"mcpscope/internal/testkit/clienttest"
+	"mcpscope/internal/testkit/faultproxy"
+	"mcpscope/internal/testkit/peers"
 	"mcpscope/session"
 	"mcpscope/transport"
 )

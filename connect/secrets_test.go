@@ -17,7 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"mcpscope/connect"
-	"mcpscope/internal/clienttest"
+	"mcpscope/internal/testkit/clienttest"
 	"mcpscope/session"
 	"mcpscope/transport"
 )

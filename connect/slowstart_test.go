@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"mcpscope/connect"
-	"mcpscope/internal/testservers"
-	"mcpscope/internal/userfile/nodetest"
+	"mcpscope/internal/testkit/nodetest"
+	"mcpscope/internal/testkit/testservers"
 	"mcpscope/session"
 )
 

@@ -15,9 +15,9 @@ import (
 
 	"mcpscope/artifact/scan"
 	"mcpscope/connect"
-	"mcpscope/internal/peers"
-	"mcpscope/internal/recordtest"
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/peers"
+	"mcpscope/internal/testkit/recordtest"
+	"mcpscope/internal/testkit/testservers"
 	"mcpscope/session"
 	"mcpscope/transport"
 )

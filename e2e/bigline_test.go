@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"mcpscope/internal/bench"
+	"mcpscope/bench"
 )
 
 // bigLine is the size of the huge frame in bigJournal: large enough that

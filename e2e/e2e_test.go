@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/testservers"
-	"mcpscope/internal/waitfor"
+	"mcpscope/internal/testkit/testservers"
+	"mcpscope/internal/testkit/waitfor"
 	"mcpscope/session"
 )
 

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"mcpscope/internal/otlptest"
-	"mcpscope/internal/peers"
+	"mcpscope/internal/testkit/otlptest"
+	"mcpscope/internal/testkit/peers"
 )
 
 // collectorHasExport checks that a collector received exactly the spans

@@ -14,11 +14,11 @@ import (
 	"time"
 
 	"mcpscope/connect"
-	"mcpscope/internal/clienttest"
-	"mcpscope/internal/peers"
-	"mcpscope/internal/redistest"
 	"mcpscope/internal/shell"
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/clienttest"
+	"mcpscope/internal/testkit/peers"
+	"mcpscope/internal/testkit/redistest"
+	"mcpscope/internal/testkit/testservers"
 	"mcpscope/session"
 )
 

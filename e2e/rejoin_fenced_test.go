@@ -24,12 +24,12 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"mcpscope/connect"
-	"mcpscope/internal/clienttest"
-	"mcpscope/internal/faultproxy"
-	"mcpscope/internal/peers"
-	"mcpscope/internal/redistest"
-	"mcpscope/internal/testservers"
-	"mcpscope/internal/waitfor"
+	"mcpscope/internal/testkit/clienttest"
+	"mcpscope/internal/testkit/faultproxy"
+	"mcpscope/internal/testkit/peers"
+	"mcpscope/internal/testkit/redistest"
+	"mcpscope/internal/testkit/testservers"
+	"mcpscope/internal/testkit/waitfor"
 	"mcpscope/session"
 	"mcpscope/statestore/redisstore"
 )

@@ -11,9 +11,9 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/redistest"
-	"mcpscope/internal/testservers"
-	"mcpscope/internal/waitfor"
+	"mcpscope/internal/testkit/redistest"
+	"mcpscope/internal/testkit/testservers"
+	"mcpscope/internal/testkit/waitfor"
 	"mcpscope/session"
 	"mcpscope/statestore/redisstore"
 )

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"mcpscope/internal/peers"
+	"mcpscope/internal/testkit/peers"
 )
 
 // Headless call on a terminal prints the rendering the response tab shows

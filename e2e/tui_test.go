@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
-	"mcpscope/internal/peers"
-	"mcpscope/internal/testservers"
-	"mcpscope/internal/waitfor"
+	"mcpscope/internal/testkit/peers"
+	"mcpscope/internal/testkit/testservers"
+	"mcpscope/internal/testkit/waitfor"
 )
 
 // TestE2ETmux runs the real binary against the embedded demo server in a

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/waitfor"
+	"mcpscope/internal/testkit/waitfor"
 )
 
 // TestJournalWriterWakesWithoutFlush: a frame appended and never flushed

@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"context"
 	"io"
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/testservers"
 	"os"
 	"os/exec"
 	"path/filepath"

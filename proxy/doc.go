@@ -70,7 +70,7 @@
 // request, read from /proc/PID/stat over the measured rounds only (the
 // process's start and the warm-up, 10 ms and 20-30 ms, were divided in
 // before: under 30 µs a request). Beside them it prints what a bare relay
-// adds in the same rounds (bench relay, internal/bench/relay.go): a
+// adds in the same rounds (bench relay, bench/relay.go): a
 // process on one P that passes the bytes through its own buffers and does
 // nothing else, no HTTP, no journal; over stdio for the flood. That is
 // the floor of the second hop on the machine at hand. On the 2-core VM

@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/peers"
-	"mcpscope/internal/userfile/nodetest"
+	"mcpscope/internal/testkit/nodetest"
+	"mcpscope/internal/testkit/peers"
 	"mcpscope/journal"
 	"mcpscope/transport"
 )

@@ -11,8 +11,8 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/faultproxy"
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/faultproxy"
+	"mcpscope/internal/testkit/testservers"
 	"mcpscope/session"
 	"mcpscope/transport"
 )

@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/faultproxy"
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/faultproxy"
+	"mcpscope/internal/testkit/testservers"
 	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/waitfor"
+	"mcpscope/internal/testkit/waitfor"
 	"mcpscope/journal"
 	"mcpscope/transport"
 )

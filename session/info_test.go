@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/testservers"
 	"mcpscope/transport"
 )
 

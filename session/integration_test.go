@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/testservers"
 	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"

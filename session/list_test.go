@@ -14,7 +14,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/testservers"
 	"mcpscope/session"
 )
 

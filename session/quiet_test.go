@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/testservers"
 	"mcpscope/transport"
 )
 

@@ -10,8 +10,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"mcpscope/internal/faultproxy"
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/faultproxy"
+	"mcpscope/internal/testkit/testservers"
 	"mcpscope/session"
 	"mcpscope/transport"
 )

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/testservers"
 	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"

@@ -14,9 +14,9 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"mcpscope/internal/faultproxy"
 	"mcpscope/internal/loopback"
-	"mcpscope/internal/peers"
+	"mcpscope/internal/testkit/faultproxy"
+	"mcpscope/internal/testkit/peers"
 )
 
 // ---- helpers ----------------------------------------------------------------

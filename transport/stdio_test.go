@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/peers"
+	"mcpscope/internal/testkit/peers"
 )
 
 // stdioWait is generous: the machine is shared and tests run with -race.

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/testservers"
 	"mcpscope/session"
 	"mcpscope/themes"
 	"mcpscope/transport"

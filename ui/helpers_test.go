@@ -14,8 +14,8 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
-	"mcpscope/internal/goldentest"
-	"mcpscope/internal/waitfor"
+	"mcpscope/internal/testkit/goldentest"
+	"mcpscope/internal/testkit/waitfor"
 	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/themes"

@@ -9,7 +9,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"mcpscope/internal/waitfor"
+	"mcpscope/internal/testkit/waitfor"
 	"mcpscope/session"
 	"mcpscope/themes"
 	"mcpscope/transport"

@@ -8,8 +8,8 @@ import (
 	"unicode/utf8"
 
 	"mcpscope/internal/shell"
-	"mcpscope/internal/shell/shelltest"
 	"mcpscope/internal/termsafe"
+	"mcpscope/internal/testkit/shelltest"
 	"mcpscope/session"
 	"mcpscope/transport"
 )

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"mcpscope/internal/goldentest"
+	"mcpscope/internal/testkit/goldentest"
 )
 
 // The README's key section is the keymap's: this fails when they disagree,

@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/redistest"
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/redistest"
+	"mcpscope/internal/testkit/testservers"
 	"mcpscope/session"
 	"mcpscope/statestore/redisstore"
 	"mcpscope/themes"

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"mcpscope/connect"
-	"mcpscope/internal/peers"
+	"mcpscope/internal/testkit/peers"
 	"mcpscope/session"
 )
 

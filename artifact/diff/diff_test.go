@@ -16,9 +16,9 @@ import (
 	"mcpscope/artifact/diff"
 	"mcpscope/connect"
 	"mcpscope/internal/demo"
-	"mcpscope/internal/peers"
-	"mcpscope/internal/recordtest"
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/peers"
+	"mcpscope/internal/testkit/recordtest"
+	"mcpscope/internal/testkit/testservers"
 	"mcpscope/session"
 )
 

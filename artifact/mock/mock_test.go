@@ -22,8 +22,8 @@ import (
 	"mcpscope/artifact/mock"
 	"mcpscope/artifact/scan"
 	"mcpscope/connect"
-	"mcpscope/internal/recordtest"
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/recordtest"
+	"mcpscope/internal/testkit/testservers"
 	"mcpscope/session"
 	"mcpscope/transport"
 )

@@ -17,9 +17,9 @@ import (
 	"time"
 
 	"mcpscope/artifact/export"
-	"mcpscope/internal/otlptest"
-	"mcpscope/internal/peers"
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/otlptest"
+	"mcpscope/internal/testkit/peers"
+	"mcpscope/internal/testkit/testservers"
 	"mcpscope/proxy"
 	"mcpscope/transport"
 )

@@ -13,8 +13,8 @@ import (
 
 	"mcpscope/artifact/replay"
 	"mcpscope/connect"
-	"mcpscope/internal/recordtest"
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/recordtest"
+	"mcpscope/internal/testkit/testservers"
 	"mcpscope/session"
 )
 

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	mcpconnect "mcpscope/connect"
-	"mcpscope/internal/clienttest"
+	"mcpscope/internal/testkit/clienttest"
 	"mcpscope/session"
 )
 

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"testing"
 
-	"mcpscope/internal/shell/shelltest"
 	"mcpscope/internal/termsafe"
+	"mcpscope/internal/testkit/shelltest"
 )
 
 func TestQuote(t *testing.T) {

@@ -9,8 +9,8 @@ import (
 	"syscall"
 	"testing"
 
+	"mcpscope/internal/testkit/nodetest"
 	"mcpscope/internal/userfile"
-	"mcpscope/internal/userfile/nodetest"
 )
 
 func writeString(s string) func(io.Writer) error {

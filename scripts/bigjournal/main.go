@@ -14,7 +14,7 @@ import (
 	"fmt"
 	"os"
 
-	"mcpscope/internal/bench"
+	"mcpscope/bench"
 )
 
 func main() {

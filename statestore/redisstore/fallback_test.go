@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/redistest"
+	"mcpscope/internal/testkit/redistest"
 	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/statestore/redisstore"

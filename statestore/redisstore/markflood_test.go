@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/redistest"
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/redistest"
+	"mcpscope/internal/testkit/testservers"
 	"mcpscope/session"
 	"mcpscope/statestore/redisstore"
 	"mcpscope/transport"

@@ -10,7 +10,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"mcpscope/internal/redistest"
+	"mcpscope/internal/testkit/redistest"
 	"mcpscope/session"
 	"mcpscope/session/storetest"
 	"mcpscope/statestore/redisstore"

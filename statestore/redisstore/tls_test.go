@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"mcpscope/internal/redistest"
+	"mcpscope/internal/testkit/redistest"
 	"mcpscope/session"
 	"mcpscope/statestore/redisstore"
 )

@@ -15,7 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"mcpscope/internal/waitfor"
+	"mcpscope/internal/testkit/waitfor"
 )
 
 const wait = 2 * time.Minute

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/testservers"
 	"mcpscope/journal"
 	"mcpscope/transport"
 )

@@ -91,7 +91,7 @@ func build(pkg, name string) (string, error) {
 	tmp.Close()
 	defer os.Remove(tmp.Name()) // only still there if something failed
 	cmd := exec.Command(goBin, "build", "-o", tmp.Name(), pkg)
-	cmd.Dir = filepath.Join(filepath.Dir(self), "..", "..") // the module's root
+	cmd.Dir = filepath.Join(filepath.Dir(self), "..", "..", "..") // the module's root (internal/testkit/testservers)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build: %v\n%s", err, out)
 	}

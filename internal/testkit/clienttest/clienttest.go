@@ -13,7 +13,7 @@ import (
 	"time"
 
 	"mcpscope/connect"
-	"mcpscope/internal/waitfor"
+	"mcpscope/internal/testkit/waitfor"
 	"mcpscope/journal"
 	"mcpscope/session"
 )

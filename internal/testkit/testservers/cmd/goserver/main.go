@@ -11,7 +11,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"mcpscope/internal/testservers"
+	"mcpscope/internal/testkit/testservers"
 )
 
 func main() {
