@@ -19,6 +19,7 @@ import (
 	"mcpscope/internal/termsafe"
 	"mcpscope/journal"
 	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/ui"
 )
 
@@ -62,7 +63,7 @@ func Open(path string, idle time.Duration) (OpenResult, error) {
 	defer gc.Release()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	m := ui.New(ui.Options{Session: s, Context: ctx, Clipboard: func(string) error { return nil }, StateStore: &session.FileStore{Dir: dir}})
+	m := ui.New(ui.Options{Session: s, Context: ctx, Clipboard: func(string) error { return nil }, StateStore: &statestore.FileStore{Dir: dir}})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	frame := func() {
 		m.Pull()

@@ -21,6 +21,7 @@ import (
 
 	"mcpscope/proxy"
 	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/ui"
 )
 
@@ -64,7 +65,7 @@ func Attach(socket string, frames int, idle time.Duration, ready io.Writer) (Att
 	if err := s.Start(); err != nil {
 		return r, fmt.Errorf("attach to the proxy on %s: %w", socket, err)
 	}
-	m := ui.New(ui.Options{Session: s, Clipboard: func(string) error { return nil }, StateStore: &session.FileStore{Dir: dir}})
+	m := ui.New(ui.Options{Session: s, Clipboard: func(string) error { return nil }, StateStore: &statestore.FileStore{Dir: dir}})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.Press("focus-next") // the notifications pane
 	frame := func() {

@@ -16,7 +16,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"mcpscope/connect"
-	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/ui"
 )
 
@@ -81,7 +81,7 @@ func TUI(o TUIOptions) (TUIResult, error) {
 		return r, err
 	}
 	defer s.Close()
-	m := ui.New(ui.Options{Session: s, Clipboard: func(string) error { return nil }, StateStore: &session.FileStore{Dir: dir}})
+	m := ui.New(ui.Options{Session: s, Clipboard: func(string) error { return nil }, StateStore: &statestore.FileStore{Dir: dir}})
 	m.Update(tea.WindowSizeMsg{Width: 120, Height: 40})
 	m.Press("focus-next") // the notifications pane
 	frame := func() {

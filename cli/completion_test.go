@@ -17,7 +17,7 @@ import (
 
 	"mcpscope/internal/testkit/peers"
 	"mcpscope/internal/testkit/testservers"
-	"mcpscope/session"
+	"mcpscope/statestore"
 )
 
 // asMain makes the test binary run as mcpscope itself (TestMain), for a
@@ -52,7 +52,7 @@ func TestCompletionBash(t *testing.T) {
 	bash := peers.Tool(t, "bash") // a skip, or under MCPSCOPE_REQUIRE_PEERS=1 a failure
 	noProxies(t)
 	// A call left running, for rejoin HANDLE.
-	if err := session.DefaultStateStore().Put(session.Detached{Handle: "20261126T010000-42-7", Target: "http://127.0.0.1:1/mcp",
+	if err := statestore.Default().Put(statestore.Detached{Handle: "20261126T010000-42-7", Target: "http://127.0.0.1:1/mcp",
 		Transport: "http", RequestID: []byte("7"), Method: "tools/call", Name: "slow", Started: time.Now()}); err != nil {
 		t.Fatal(err)
 	}

@@ -14,6 +14,7 @@ import (
 	"mcpscope/internal/testkit/peers"
 	"mcpscope/internal/testkit/testservers"
 	"mcpscope/session"
+	"mcpscope/statestore"
 )
 
 // detachJSON runs `call … --detach --json` with its state in state and
@@ -42,7 +43,7 @@ func TestDetachDemoDefaultEra(t *testing.T) {
 	if took := time.Since(start); d.TaskID == "" || d.Handle != session.TaskHandle(d.TaskID) || took > 30*time.Second {
 		t.Fatalf("detach %+v after %s: want a task's handle, at once", d, took)
 	}
-	store := &session.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}
+	store := &statestore.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}
 	if rec, err := store.Get(d.Handle); err != nil || rec.TaskID != d.TaskID || rec.Era != session.EraModern {
 		t.Fatalf("the task's record: %+v %v", rec, err)
 	}
@@ -101,7 +102,7 @@ func TestDetachRefusedBeforeSending(t *testing.T) {
 	if code != exitUsage || !strings.Contains(errb, "only calls over HTTP") {
 		t.Fatalf("stdio: exit %d (want %d)\nstdout: %s\nstderr: %s", code, exitUsage, out, errb)
 	}
-	if l, _ := (&session.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}).List(); len(l) != 0 {
+	if l, _ := (&statestore.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}).List(); len(l) != 0 {
 		t.Fatalf("a refused --detach left records: %+v", l)
 	}
 }

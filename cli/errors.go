@@ -15,6 +15,7 @@ import (
 	"mcpscope/journal"
 	"mcpscope/oauth"
 	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/transport"
 )
 
@@ -51,7 +52,7 @@ func exitCode(err error) int {
 		un   *session.Unanswered
 		ms   *connect.MissingSecretError
 		es   *exitStatus
-		held *session.HeldError
+		held *statestore.HeldError
 	)
 	switch {
 	case err == nil:
@@ -65,7 +66,7 @@ func exitCode(err error) int {
 	case errors.As(err, &tool), errors.As(err, &rpc), errors.As(err, &un), errors.Is(err, errServerState),
 		errors.Is(err, session.ErrTaskEnded), errors.Is(err, session.ErrInvalidResult), errors.Is(err, session.ErrRoundLimit):
 		return exitServerErr
-	case errors.As(err, &held), errors.Is(err, session.ErrLeaseLost), errors.Is(err, session.ErrStoreLost):
+	case errors.As(err, &held), errors.Is(err, statestore.ErrLeaseLost), errors.Is(err, statestore.ErrStoreLost):
 		return exitHeld
 	case errors.Is(err, session.ErrTimeout):
 		return exitTimeout

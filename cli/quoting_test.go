@@ -19,6 +19,7 @@ import (
 	"mcpscope/internal/testkit/shelltest"
 	"mcpscope/journal"
 	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/transport"
 )
 
@@ -115,7 +116,7 @@ func TestTaskHintQuotesTheServersWords(t *testing.T) {
 			}
 
 			// With the record, the way back is rejoin.
-			if err := session.DefaultStateStore().Put(session.Detached{Handle: session.TaskHandle(id), TaskID: id, Target: transport.RedactURL(url),
+			if err := statestore.Default().Put(statestore.Detached{Handle: session.TaskHandle(id), TaskID: id, Target: transport.RedactURL(url),
 				Transport: "http", Method: "tools/call", Started: time.Now()}); err != nil {
 				t.Fatal(err)
 			}

@@ -14,7 +14,7 @@ import (
 	"testing"
 
 	"mcpscope/connect"
-	"mcpscope/session"
+	"mcpscope/statestore"
 )
 
 // redirCanary is the bearer token: it must reach nothing but the first origin.
@@ -163,9 +163,9 @@ func TestRejoinAsksForTheURLAgain(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	full := "http://ada:" + redirCanary + "@127.0.0.1:1/mcp?api_key=" + redirCanary
 	ri := connect.RejoinInfo(connect.Spec{URL: full})
-	d := session.Detached{Handle: "h-url", Target: ri.Target, Transport: "http", SecretRefs: ri.SecretRefs, SessionID: "s1",
+	d := statestore.Detached{Handle: "h-url", Target: ri.Target, Transport: "http", SecretRefs: ri.SecretRefs, SessionID: "s1",
 		RequestID: json.RawMessage("3"), Method: "tools/call", LastEventIDs: map[string]string{"post:3": "e.1"}}
-	if err := session.DefaultStateStore().Put(d); err != nil {
+	if err := statestore.Default().Put(d); err != nil {
 		t.Fatal(err)
 	}
 	var out, errb bytes.Buffer
@@ -178,7 +178,7 @@ func TestRejoinAsksForTheURLAgain(t *testing.T) {
 	if code == exitOK || !strings.Contains(errb.String(), "not on http://127.0.0.1:1/other?api_key=[redacted]") {
 		t.Fatalf("exit %d, %s", code, errb.String())
 	}
-	b, _ := os.ReadFile(filepath.Join(session.DefaultStateStore().Dir, "h-url.json"))
+	b, _ := os.ReadFile(filepath.Join(statestore.Default().Dir, "h-url.json"))
 	if len(b) == 0 || bytes.Contains(b, []byte(redirCanary)) || bytes.Contains(out.Bytes(), []byte(redirCanary)) {
 		t.Fatalf("record:\n%s", b)
 	}

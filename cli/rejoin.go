@@ -16,6 +16,7 @@ import (
 	"mcpscope/internal/render"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/transport"
 )
 
@@ -72,7 +73,7 @@ A record is read as untrusted input: anyone who can write to a shared store can 
 				return listDetached(cmd, store, asJSON)
 			}
 			if forget {
-				if st := session.CallState(store, session.Detached{Handle: args[0]}); st.Holder != nil {
+				if st := statestore.CallState(store, statestore.Detached{Handle: args[0]}); st.Holder != nil {
 					return fmt.Errorf("call %s is %s: not forgotten", args[0], leaseText(st))
 				}
 				return store.Delete(args[0])
@@ -112,11 +113,11 @@ A record is read as untrusted input: anyone who can write to a shared store can 
 // (kept in the store's fallback folder, on this machine only, while Redis
 // could not be reached).
 type listedCall struct {
-	session.Detached
-	Lease       session.LeaseState `json:"lease"`
-	Foreign     bool               `json:"foreign"`
-	Local       bool               `json:"local,omitempty"`
-	LocalFolder string             `json:"localFolder,omitempty"`
+	statestore.Detached
+	Lease       statestore.LeaseState `json:"lease"`
+	Foreign     bool                  `json:"foreign"`
+	Local       bool                  `json:"local,omitempty"`
+	LocalFolder string                `json:"localFolder,omitempty"`
 }
 
 // trustText says how far a record is trusted, for the line rejoin prints
@@ -131,7 +132,7 @@ func trustText(t connect.RecordTrust) string {
 	return "foreign record: not sealed with your state key; no credential goes there unless --url names it"
 }
 
-func listDetached(cmd *cobra.Command, store session.StateStore, asJSON bool) error {
+func listDetached(cmd *cobra.Command, store statestore.Store, asJSON bool) error {
 	out := cmd.OutOrStdout()
 	list, err := store.List()
 	if err != nil && len(list) == 0 {
@@ -150,11 +151,11 @@ func listDetached(cmd *cobra.Command, store session.StateStore, asJSON bool) err
 }
 
 // listCalls prints the records in list, a line each (or JSON).
-func listCalls(out io.Writer, store session.StateStore, list []session.Detached, asJSON bool) error {
+func listCalls(out io.Writer, store statestore.Store, list []statestore.Detached, asJSON bool) error {
 	if asJSON {
 		rows := make([]listedCall, 0, len(list))
 		for _, d := range list {
-			rows = append(rows, listedCall{d, session.CallState(store, d), !session.RecordSealed(d), d.Fallback != "", d.Fallback})
+			rows = append(rows, listedCall{d, statestore.CallState(store, d), !session.RecordSealed(d), d.Fallback != "", d.Fallback})
 		}
 		return render.Line(out, rows)
 	}
@@ -167,7 +168,7 @@ func listCalls(out io.Writer, store session.StateStore, list []session.Detached,
 	leases := make([]string, len(list))
 	wHandle, wLease := 0, 0
 	for i, d := range list {
-		leases[i] = termsafe.Cut(leaseText(session.CallState(store, d)), 120)
+		leases[i] = termsafe.Cut(leaseText(statestore.CallState(store, d)), 120)
 		wHandle = max(wHandle, ansi.StringWidth(termsafe.Cut(d.Handle, 80)))
 		wLease = max(wLease, ansi.StringWidth(leases[i]))
 	}
@@ -182,7 +183,7 @@ func listCalls(out io.Writer, store session.StateStore, list []session.Detached,
 			notes = "  foreign"
 		}
 		if d.Fallback != "" {
-			notes += "  " + session.FallbackLabel
+			notes += "  " + statestore.FallbackLabel
 		}
 		fmt.Fprintf(out, "%s  %s  %s %s%s  session %s  %s  age %s%s\n", pad(termsafe.Cut(d.Handle, 80), wHandle),
 			pad(leases[i], wLease), termsafe.Cut(d.Method, 60), termsafe.Cut(d.Name, 80), prog,
@@ -193,7 +194,7 @@ func listCalls(out io.Writer, store session.StateStore, list []session.Detached,
 
 // leaseText says who holds a call: "held by pid 12 on host until 15:04:05",
 // "free", "expired (pid 12 on host stopped)".
-func leaseText(st session.LeaseState) string {
+func leaseText(st statestore.LeaseState) string {
 	switch {
 	case st.Holder != nil:
 		return fmt.Sprintf("held by %s until %s", st.Holder.Owner, st.Holder.Expires.Local().Format("15:04:05"))
@@ -205,7 +206,7 @@ func leaseText(st session.LeaseState) string {
 
 // rejoin picks up one detached call (or task) and prints what it missed,
 // then its result.
-func rejoin(cmd *cobra.Command, sp connect.Spec, store session.StateStore, handle string, asJSON bool) error {
+func rejoin(cmd *cobra.Command, sp connect.Spec, store statestore.Store, handle string, asJSON bool) error {
 	ctx, stdout, stderr := cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr()
 	// The call's lease first, then its record: a racing rejoiner learns
 	// who holds it before either touches the server, and one that wins the
@@ -218,7 +219,7 @@ func rejoin(cmd *cobra.Command, sp connect.Spec, store session.StateStore, handl
 	}
 	defer claim.Release()
 	d, err := store.Get(handle)
-	if errors.Is(err, session.ErrNoSuchCall) {
+	if errors.Is(err, statestore.ErrNoSuchCall) {
 		return &callGoneError{handle: handle, store: store.String()}
 	}
 	if err != nil {
@@ -237,7 +238,7 @@ func rejoin(cmd *cobra.Command, sp connect.Spec, store session.StateStore, handl
 	}
 	fmt.Fprintf(stderr, "rejoin: call %s on %s (%s)\n", termsafe.Cut(handle, 80), termsafe.Cut(trust.Target, 200), trustText(trust))
 	if local != "" {
-		fmt.Fprintf(stderr, "rejoin: its record is the %s, kept in %s on this machine\n", session.FallbackLabel, termsafe.Line(local))
+		fmt.Fprintf(stderr, "rejoin: its record is the %s, kept in %s on this machine\n", statestore.FallbackLabel, termsafe.Line(local))
 	}
 	s, err := connect.Rejoin(sp, d, store)
 	if err != nil {
@@ -275,7 +276,7 @@ func rejoin(cmd *cobra.Command, sp connect.Spec, store session.StateStore, handl
 		}
 		// The result counts once the record is gone under this lease, so
 		// only the one holder shows it.
-		if err := claim.Write(func(l session.Lease) error { return store.DeleteFenced(handle, l) }); err != nil {
+		if err := claim.Write(func(l statestore.Lease) error { return store.DeleteFenced(handle, l) }); err != nil {
 			return fmt.Errorf("rejoin %s: %w", handle, err)
 		}
 		printResult(stdout, asJSON, res, render.Contents, nil)

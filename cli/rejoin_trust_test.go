@@ -19,6 +19,7 @@ import (
 	"mcpscope/internal/filelock"
 	"mcpscope/internal/testkit/redistest"
 	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/statestore/redisstore"
 )
 
@@ -70,8 +71,8 @@ func (r *recorder) leaked() string {
 	return ""
 }
 
-func forged(handle, target string, refs map[string]string) session.Detached {
-	return session.Detached{Handle: handle, Target: target, Transport: "http", SecretRefs: refs, SessionID: "s1",
+func forged(handle, target string, refs map[string]string) statestore.Detached {
+	return statestore.Detached{Handle: handle, Target: target, Transport: "http", SecretRefs: refs, SessionID: "s1",
 		ProtocolVersion: "2025-11-25", RequestID: json.RawMessage("3"), Method: "tools/call", Name: "slow",
 		LastEventIDs: map[string]string{"post:3": "e.1"}, Started: time.Now()}
 }
@@ -100,8 +101,8 @@ func rejoinRun(argv ...string) (int, string, string) {
 // mcpscope run a program.
 func TestForgedRecordsFileStore(t *testing.T) {
 	trustEnv(t)
-	forgedRecordCases(t, nil, func(d session.Detached) {
-		if err := session.DefaultStateStore().Put(d); err != nil {
+	forgedRecordCases(t, nil, func(d statestore.Detached) {
+		if err := statestore.Default().Put(d); err != nil {
 			t.Fatal(err)
 		}
 	})
@@ -115,14 +116,14 @@ func TestForgedRecordsRedis(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { store.Close() })
-	forgedRecordCases(t, []string{"--state", srv.URL(0)}, func(d session.Detached) {
+	forgedRecordCases(t, []string{"--state", srv.URL(0)}, func(d statestore.Detached) {
 		if err := store.Put(d); err != nil {
 			t.Fatal(err)
 		}
 	})
 }
 
-func forgedRecordCases(t *testing.T, state []string, put func(session.Detached)) {
+func forgedRecordCases(t *testing.T, state []string, put func(statestore.Detached)) {
 	evil := startRecorder(t)
 	target := evil.URL + "/mcp"
 	mark := filepath.Join(t.TempDir(), "ran")
@@ -130,7 +131,7 @@ func forgedRecordCases(t *testing.T, state []string, put func(session.Detached))
 
 	for _, c := range []struct {
 		name    string
-		d       session.Detached
+		d       statestore.Detached
 		argv    []string
 		code    int
 		want    []string // in stderr
@@ -146,14 +147,14 @@ func forgedRecordCases(t *testing.T, state []string, put func(session.Detached))
 			exitUsage, []string{"foreign", "--url " + target, "rejoin: call f-bearer on " + target}, false},
 		{"user's bearer, record asks none", forged("f-plain", target, nil), []string{"--bearer", trustBearer},
 			exitUsage, []string{"foreign", "--bearer is given", "--url " + target}, false},
-		{"credential header by value", func() session.Detached {
+		{"credential header by value", func() statestore.Detached {
 			d := forged("f-hdr", target, nil)
 			d.Headers = map[string]string{"Authorization": "Bearer attacker"}
 			return d
 		}(), nil, exitUsage, []string{"credential header"}, false},
 		{"unknown ref", forged("f-ref", target, map[string]string{"X-Leak": "file:/etc/passwd"}), nil,
 			exitUsage, []string{"refused"}, false},
-		{"stdio", func() session.Detached {
+		{"stdio", func() statestore.Detached {
 			d := forged("f-stdio", "sh -c 'touch "+mark+"'", nil)
 			d.Transport = "stdio"
 			return d
@@ -164,7 +165,7 @@ func forgedRecordCases(t *testing.T, state []string, put func(session.Detached))
 		{"another handle", forged("f-other", target, nil), nil,
 			exitUsage, []string{"says it is call f-other"}, false},
 		// Nothing asked, nothing given: it goes there, bare (no login either).
-		{"bare", func() session.Detached {
+		{"bare", func() statestore.Detached {
 			d := forged("f-bare", target, nil)
 			d.Name, d.Method = huge, huge
 			return d
@@ -228,10 +229,10 @@ func forgedRecordCases(t *testing.T, state []string, put func(session.Detached))
 
 // putAs writes d under handle as raw JSON, the way anyone with write access
 // to the store can.
-func putAs(t *testing.T, state []string, handle string, d session.Detached) {
+func putAs(t *testing.T, state []string, handle string, d statestore.Detached) {
 	b, _ := json.Marshal(d)
 	if len(state) == 0 {
-		dir := session.DefaultStateStore().Dir
+		dir := statestore.Default().Dir
 		os.MkdirAll(dir, 0o700)
 		if err := os.WriteFile(filepath.Join(dir, handle+".json"), b, 0o600); err != nil {
 			t.Fatal(err)
@@ -263,7 +264,7 @@ func TestSealedRecordFromAnotherMachine(t *testing.T) {
 	if d.Tag == "" {
 		t.Fatal("not sealed")
 	}
-	if err := session.DefaultStateStore().Put(d); err != nil {
+	if err := statestore.Default().Put(d); err != nil {
 		t.Fatal(err)
 	}
 	// Machine B without the key: foreign, refused, nothing sent.
@@ -292,7 +293,7 @@ func TestSealedRecordFromAnotherMachine(t *testing.T) {
 	// Or the same key given as the environment variable.
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
 	t.Setenv(session.EnvStateKey, strings.TrimSpace(string(key)))
-	if err := session.DefaultStateStore().Put(d); err != nil { // the rejoin above ended it (the server knew no session)
+	if err := statestore.Default().Put(d); err != nil { // the rejoin above ended it (the server knew no session)
 		t.Fatal(err)
 	}
 	if _, out, _ := rejoinRun(); strings.Contains(out, "foreign") || !strings.Contains(out, "sealed-1") {
@@ -307,7 +308,7 @@ func TestSealedRecordFromAnotherMachine(t *testing.T) {
 func TestRejoinClaimsBeforeItReads(t *testing.T) {
 	trustEnv(t)
 	srv := startRecorder(t)
-	store := session.DefaultStateStore()
+	store := statestore.Default()
 	d := forged("race-1", srv.URL+"/mcp", nil)
 	session.SealRecord(&d)
 	if err := store.Put(d); err != nil {
@@ -353,7 +354,7 @@ func TestRejoinClaimsBeforeItReads(t *testing.T) {
 	if _, err := store.Get("race-1"); err == nil {
 		t.Fatal("the late rejoiner wrote the finished call's record back")
 	}
-	if hs, _ := store.Holders(session.CallLease("race-1")); len(hs) != 0 {
+	if hs, _ := store.Holders(statestore.CallLease("race-1")); len(hs) != 0 {
 		t.Fatalf("the late rejoiner kept its claim: %+v", hs)
 	}
 }

@@ -12,7 +12,7 @@ import (
 
 	"mcpscope/internal/termsafe"
 	"mcpscope/journal"
-	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/statestore/redisstore"
 	"mcpscope/transport"
 )
@@ -40,15 +40,15 @@ func (f *stateFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.tls.CA, "state-ca", "", "with --state rediss://…, the CA file (PEM) that signed the Redis server's certificate (else the system's roots; or ?ca=FILE in the URL)")
 	fs.StringVar(&f.tls.Cert, "state-cert", "", "with --state rediss://…, a client certificate (PEM) for a Redis that asks for one (or ?cert=FILE in the URL), with --state-cert-key")
 	fs.StringVar(&f.tls.CertKey, "state-cert-key", "", "the key (PEM) of --state-cert (or ?cert_key=FILE in the URL)")
-	fs.DurationVar(&f.leaseTTL, "lease-ttl", session.DefaultLeaseTTL, "how long a claim on a call or session lives unless its holder renews it (every third of it): a killed mcpscope loses its calls within it")
+	fs.DurationVar(&f.leaseTTL, "lease-ttl", statestore.DefaultLeaseTTL, "how long a claim on a call or session lives unless its holder renews it (every third of it): a killed mcpscope loses its calls within it")
 	fs.DurationVar(&f.stateTTL, "state-ttl", redisstore.DefaultStateTTL, "with --state redis://…, how long the record of a call nobody rejoins stays")
 }
 
 // open makes the store the flags name; a bad URL is a usage error. Redis
 // is reached on first use, within bounded timeouts.
-func (f *stateFlags) open(cmd string) (session.StateStore, error) {
+func (f *stateFlags) open(cmd string) (statestore.Store, error) {
 	if !f.added {
-		f.leaseTTL, f.stateTTL = session.DefaultLeaseTTL, redisstore.DefaultStateTTL
+		f.leaseTTL, f.stateTTL = statestore.DefaultLeaseTTL, redisstore.DefaultStateTTL
 	}
 	if f.leaseTTL <= 0 {
 		return nil, usagef(cmd, "--lease-ttl must be a positive duration, got %v", f.leaseTTL)
@@ -71,7 +71,7 @@ func (f *stateFlags) open(cmd string) (session.StateStore, error) {
 	}
 	switch {
 	case url == "" || url == "file":
-		local := session.DefaultStateStore()
+		local := statestore.Default()
 		local.LeaseTTL = f.leaseTTL
 		return local, nil
 	case strings.HasPrefix(url, "redis://"), strings.HasPrefix(url, "rediss://"):

@@ -15,6 +15,7 @@ import (
 	"mcpscope/internal/shell"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/transport"
 )
 
@@ -193,10 +194,10 @@ func withTaskHint(err error, s *session.Session, id, url string) error {
 	var argv []string
 	store := s.StateStore()
 	if store == nil {
-		store = session.DefaultStateStore()
+		store = statestore.Default()
 	}
 	if _, gerr := store.Get(session.TaskHandle(id)); gerr == nil {
-		argv = append(append(session.RejoinArgs(store), session.TaskHandle(id)), answers...)
+		argv = append(append(statestore.RejoinArgs(store), session.TaskHandle(id)), answers...)
 	} else if url != "" && !shell.IsFlag(id) {
 		argv = append(append([]string{"mcpscope", "task", "result", id}, answers...), transport.RedactURL(url))
 	} else if errors.Is(err, session.ErrTimeout) {
@@ -218,7 +219,7 @@ func listKnownTasks(cmd *cobra.Command, s *session.Session, url string, asJSON b
 	out := cmd.OutOrStdout()
 	store := s.StateStore()
 	if store == nil {
-		store = session.DefaultStateStore()
+		store = statestore.Default()
 	}
 	list, err := store.List()
 	if err != nil && !errors.Is(err, os.ErrNotExist) {
@@ -228,7 +229,7 @@ func listKnownTasks(cmd *cobra.Command, s *session.Session, url string, asJSON b
 	if target == "" {
 		target = s.Info().Target
 	}
-	var mine []session.Detached
+	var mine []statestore.Detached
 	for _, d := range list {
 		if d.TaskID != "" && url != "" && d.Target == target {
 			mine = append(mine, d)

@@ -14,6 +14,7 @@ import (
 	"mcpscope/internal/testkit/peers"
 	"mcpscope/journal"
 	"mcpscope/session"
+	"mcpscope/statestore"
 )
 
 // A tools/call declared with the extension gets a task; FollowTask polls
@@ -180,7 +181,7 @@ func TestTasksExtHeadlessAnswer(t *testing.T) {
 		!strings.Contains(errb, "still input_required") {
 		t.Fatalf("without an answer: code %d\n%s\n%s", code, out, errb)
 	}
-	store := &session.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}
+	store := &statestore.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}
 	l, _ := store.List()
 	if len(l) != 1 || l[0].TaskID == "" {
 		t.Fatalf("the open task should keep its rejoin record: %+v", l)

@@ -19,6 +19,7 @@ import (
 	"mcpscope/journal"
 	"mcpscope/oauth"
 	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/transport"
 )
 
@@ -58,7 +59,7 @@ type Spec struct {
 	NoJournal bool
 	NoState   bool // no rejoin records, no saved logins (throwaway runs)
 	// StateStore keeps detached calls and leases (nil: the file store).
-	StateStore session.StateStore
+	StateStore statestore.Store
 
 	// Roots answer roots/list (cli: the working directory unless --root);
 	// AskRoots has the inspector ask its user instead.
@@ -300,7 +301,7 @@ func start(sp Spec, seqBase uint64) (*session.Session, error) {
 		// HTTP calls that carry event ids can be rejoined after this process ends.
 		so.StateStore, so.Rejoin = sp.StateStore, RejoinInfo(sp)
 		if so.StateStore == nil {
-			so.StateStore = session.DefaultStateStore()
+			so.StateStore = statestore.Default()
 		}
 	}
 	s := session.New(t, so)

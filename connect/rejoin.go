@@ -9,6 +9,7 @@ import (
 	"mcpscope/internal/shell"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/transport"
 )
 
@@ -65,7 +66,7 @@ func (e *MissingSecretError) Error() string {
 // rejoinURL is the URL to reach d's target at: the one sp gives again,
 // which must be the record's (once redacted), or the record's own when it
 // kept all of it.
-func rejoinURL(d session.Detached, sp Spec) (string, error) {
+func rejoinURL(d statestore.Detached, sp Spec) (string, error) {
 	switch {
 	case sp.URL != "" && transport.RedactURL(sp.URL) != d.Target:
 		return "", fmt.Errorf("the call was made on %s, not on %s: give the URL it was made on", d.Target, transport.RedactURL(sp.URL))
@@ -80,7 +81,7 @@ func rejoinURL(d session.Detached, sp Spec) (string, error) {
 // rejoinCredentials fills in the secrets the record names from what sp
 // gives (its headers and bearer) and the environment. The references were
 // checked (checkRecord): only the kinds RejoinInfo writes reach here.
-func rejoinCredentials(d session.Detached, sp Spec) (map[string]string, string, error) {
+func rejoinCredentials(d statestore.Detached, sp Spec) (map[string]string, string, error) {
 	hdr := map[string]string{}
 	for k, v := range d.Headers {
 		hdr[k] = v
@@ -141,8 +142,8 @@ func (t RecordTrust) Credentials() bool { return t.Sealed || t.Named }
 // trusted. A foreign record comes back without its journal path (a file
 // of this machine it would have rejoin read) and stays foreign when this
 // process writes it back.
-func CheckRecord(sp Spec, d session.Detached) (session.Detached, RecordTrust, error) {
-	refuse := func(format string, a ...any) (session.Detached, RecordTrust, error) {
+func CheckRecord(sp Spec, d statestore.Detached) (statestore.Detached, RecordTrust, error) {
+	refuse := func(format string, a ...any) (statestore.Detached, RecordTrust, error) {
 		return d, RecordTrust{}, &SpecError{Msg: "the record of call " + d.Handle + " " + fmt.Sprintf(format, a...) + ": refused (records are read as untrusted input)"}
 	}
 	if d.Transport != "" && d.Transport != "http" {
@@ -228,7 +229,7 @@ func foreignRecordError(handle, target, why string) error {
 
 // foreignCredentials is what the user's credentials would be used for on
 // an untrusted record ("": nothing).
-func foreignCredentials(d session.Detached, sp Spec) string {
+func foreignCredentials(d statestore.Detached, sp Spec) string {
 	for name, ref := range d.SecretRefs {
 		if ref != URLSecretRef {
 			return "it asks for a secret (" + termsafe.Cut(name, 80) + ")"
@@ -249,7 +250,7 @@ func foreignCredentials(d session.Detached, sp Spec) string {
 // credentials it was made with (given again in sp), ready for
 // session.Rejoin or RejoinTask. OAuth applies as for a new session unless a
 // bearer or an Authorization header came back.
-func Rejoin(sp Spec, d session.Detached, store session.StateStore) (*session.Session, error) {
+func Rejoin(sp Spec, d statestore.Detached, store statestore.Store) (*session.Session, error) {
 	d, trust, err := CheckRecord(sp, d)
 	if err != nil {
 		return nil, err

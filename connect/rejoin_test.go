@@ -14,6 +14,7 @@ import (
 	"mcpscope/internal/testkit/faultproxy"
 	"mcpscope/internal/testkit/peers"
 	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/transport"
 )
 
@@ -55,8 +56,8 @@ func TestResumeAfterServerClose(t *testing.T) {
 // A rejoin into a session the server no longer knows says so plainly.
 func TestRejoinSessionGone(t *testing.T) {
 	url := peers.StartTSv1Resumable(t)
-	store := &session.FileStore{Dir: t.TempDir()}
-	d := session.Detached{Handle: "gone", Target: url, Transport: "http", SessionID: "no-such-session",
+	store := &statestore.FileStore{Dir: t.TempDir()}
+	d := statestore.Detached{Handle: "gone", Target: url, Transport: "http", SessionID: "no-such-session",
 		ProtocolVersion: "2025-11-25", RequestID: json.RawMessage("3"), Method: "tools/call", Name: "slow",
 		LastEventIDs: map[string]string{"post:3": "x.1"}, Started: time.Now()}
 	if err := store.Put(d); err != nil { // a rejoin takes a record from its store

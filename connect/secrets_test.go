@@ -18,7 +18,7 @@ import (
 
 	"mcpscope/connect"
 	"mcpscope/internal/testkit/clienttest"
-	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/transport"
 )
 
@@ -93,10 +93,10 @@ func TestRejoinURLWithSecrets(t *testing.T) {
 	if plain := connect.RejoinInfo(connect.Spec{URL: ts.URL + "/mcp"}); plain.Target != ts.URL+"/mcp" || len(plain.SecretRefs) != 0 {
 		t.Fatalf("a URL without secrets is kept as it is: %+v", plain)
 	}
-	d := session.Detached{Handle: "h1", Target: ri.Target, Transport: "http", SecretRefs: ri.SecretRefs, SessionID: "s1",
+	d := statestore.Detached{Handle: "h1", Target: ri.Target, Transport: "http", SecretRefs: ri.SecretRefs, SessionID: "s1",
 		ProtocolVersion: "2025-11-25", RequestID: json.RawMessage("3"), Method: "tools/call", Name: "slow",
 		LastEventIDs: map[string]string{"post:3": "e.1"}, Started: time.Now()}
-	store := &session.FileStore{Dir: t.TempDir()}
+	store := &statestore.FileStore{Dir: t.TempDir()}
 	if err := store.Put(d); err != nil { // a rejoin takes a record from its store
 		t.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"mcpscope/internal/testkit/waitfor"
 	"mcpscope/journal"
 	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/transport"
 )
 
@@ -123,8 +124,8 @@ func shownOnce(t *testing.T, n int, every bool, runs ...[]int) {
 	}
 }
 
-func callStore(state string) *session.FileStore {
-	return &session.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}
+func callStore(state string) *statestore.FileStore {
+	return &statestore.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}
 }
 
 // detachThenRejoin: `call --detach` leaves a call with progress running; a
@@ -215,7 +216,7 @@ func TestDetachQuitRejoinEverything(t *testing.T) {
 // serverProgressed returns once the server has sent progress on rec's
 // stream after the record's last event id (seen with raw GETs, each
 // replaying from that id): a rejoin then has missed progress to show.
-func serverProgressed(t *testing.T, url string, rec session.Detached) {
+func serverProgressed(t *testing.T, url string, rec statestore.Detached) {
 	t.Helper()
 	var lastID string
 	for _, id := range rec.LastEventIDs {

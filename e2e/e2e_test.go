@@ -15,7 +15,7 @@ import (
 
 	"mcpscope/internal/testkit/testservers"
 	"mcpscope/internal/testkit/waitfor"
-	"mcpscope/session"
+	"mcpscope/statestore"
 )
 
 // binary is the mcpscope binary, built once per test run.
@@ -40,9 +40,9 @@ func mcpscope(t *testing.T, state string, args ...string) *exec.Cmd {
 
 // waitRecord polls the state store (another process writes it) until a
 // record with progress appears.
-func waitRecord(t *testing.T, store *session.FileStore) session.Detached {
+func waitRecord(t *testing.T, store *statestore.FileStore) statestore.Detached {
 	t.Helper()
-	var rec session.Detached
+	var rec statestore.Detached
 	if !waitfor.Within(hangGuard, func() bool {
 		l, _ := store.List()
 		if len(l) == 1 && l[0].Progress.Updates >= 2 {

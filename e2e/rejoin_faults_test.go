@@ -20,6 +20,7 @@ import (
 	"mcpscope/internal/testkit/redistest"
 	"mcpscope/internal/testkit/testservers"
 	"mcpscope/session"
+	"mcpscope/statestore"
 )
 
 // box is one machine's mcpscope: its own HOME and XDG folders (kept from
@@ -38,7 +39,7 @@ func (b *box) cmd(args ...string) *exec.Cmd {
 	cmd := exec.Command(binary(b.t), args...)
 	cmd.Env = append(os.Environ(), "HOME="+b.home, "XDG_STATE_HOME="+filepath.Join(b.home, "state"),
 		"XDG_CONFIG_HOME="+filepath.Join(b.home, "config"), "XDG_CACHE_HOME="+filepath.Join(b.home, "cache"),
-		session.EnvHost+"="+b.host, "MCPSCOPE_STATE=")
+		statestore.EnvHost+"="+b.host, "MCPSCOPE_STATE=")
 	return cmd
 }
 
@@ -168,7 +169,7 @@ func TestDetachAndRejoinWhileRedisIsUnreachable(t *testing.T) {
 	h2, _ := a.detach(url, "seconds=1", "steps=4", "--state", state)
 
 	r := a.run("rejoin", "--state", state)
-	if r.code != 3 || !strings.Contains(r.stdout, h) || !strings.Contains(r.stdout, h2) || !strings.Contains(r.stdout, session.FallbackLabel) ||
+	if r.code != 3 || !strings.Contains(r.stdout, h) || !strings.Contains(r.stdout, h2) || !strings.Contains(r.stdout, statestore.FallbackLabel) ||
 		!strings.Contains(r.stderr, "listed below are only the 2 call(s) this machine kept a local copy of") {
 		t.Fatalf("rejoin --state %s while it is down: exit %d\n%s\n%s", state, r.code, r.stdout, r.stderr)
 	}
@@ -183,7 +184,7 @@ func TestDetachAndRejoinWhileRedisIsUnreachable(t *testing.T) {
 		}
 	}
 	r = a.run(append(strings.Fields(line)[1:], "--no-journal")...)
-	if r.code != 0 || !strings.Contains(r.stdout, "finished 4 steps") || !strings.Contains(r.stderr, session.FallbackLabel) {
+	if r.code != 0 || !strings.Contains(r.stdout, "finished 4 steps") || !strings.Contains(r.stderr, statestore.FallbackLabel) {
 		t.Fatalf("%s on the machine that kept it, Redis still down: exit %d\n%s\n%s", line, r.code, r.stdout, r.stderr)
 	}
 
@@ -280,7 +281,7 @@ func TestTwoRejoinersOneWinner(t *testing.T) {
 			<-exits
 			t.Fatalf("round %d: the first racer out (%d) exited %d\n%s", round, first.i, first.code, outs[first.i].String())
 		}
-		holders, err := store.Holders(session.CallLease(h))
+		holders, err := store.Holders(statestore.CallLease(h))
 		if err != nil || len(holders) != 1 || holders[0].Owner.Host != fmt.Sprintf("racer-%d", winner) {
 			t.Fatalf("round %d: holders %+v %v; want racer-%d alone", round, holders, err, winner)
 		}

@@ -31,6 +31,7 @@ import (
 	"mcpscope/internal/testkit/testservers"
 	"mcpscope/internal/testkit/waitfor"
 	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/statestore/redisstore"
 )
 
@@ -190,7 +191,7 @@ func stepCounts(from, to int, runs ...[]int) (twice, lost int) {
 func leaseGone(t *testing.T, store *redisstore.Store, handle string) {
 	t.Helper()
 	if !waitfor.Within(hangGuard, func() bool {
-		h, err := store.Holders(session.CallLease(handle))
+		h, err := store.Holders(statestore.CallLease(handle))
 		return err == nil && len(h) == 0
 	}) {
 		t.Fatalf("the lease on %s was still held %v later", handle, hangGuard)
@@ -463,7 +464,7 @@ func TestRedisEvictsARunningCall(t *testing.T) {
 	rc := redis.NewClient(&redis.Options{Addr: srv.Addr})
 	defer rc.Close()
 	for i := 0; ; i++ {
-		if _, err := store.Get(d.Handle); errors.Is(err, session.ErrNoSuchCall) {
+		if _, err := store.Get(d.Handle); errors.Is(err, statestore.ErrNoSuchCall) {
 			break
 		}
 		if i > 100000 {

@@ -14,7 +14,7 @@ import (
 	"mcpscope/internal/testkit/redistest"
 	"mcpscope/internal/testkit/testservers"
 	"mcpscope/internal/testkit/waitfor"
-	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/statestore/redisstore"
 )
 
@@ -65,7 +65,7 @@ func TestRejoinFromAnotherMachine(t *testing.T) {
 	if err := a.Start(); err != nil {
 		t.Fatal(err)
 	}
-	var rec session.Detached
+	var rec statestore.Detached
 	if !waitfor.Within(60*time.Second, func() bool {
 		if l, _ := store.List(); len(l) == 1 {
 			rec = l[0]
@@ -147,7 +147,7 @@ func redisKeys(t *testing.T, srv *redistest.Server) []string {
 // status bar names it.
 func TestE2EOpenAndAttachListTheStateStore(t *testing.T) {
 	_, state, store := sharedRedis(t)
-	d := session.Detached{Handle: "kept-in-redis-1", Target: "http://127.0.0.1:1/mcp", Transport: "http",
+	d := statestore.Detached{Handle: "kept-in-redis-1", Target: "http://127.0.0.1:1/mcp", Transport: "http",
 		RequestID: []byte("4"), Method: "tools/call", Name: "slow", LastEventIDs: map[string]string{"post:4": "e1"},
 		Started: time.Now()}
 	if err := store.Put(d); err != nil {

@@ -11,6 +11,7 @@ import (
 	"mcpscope/internal/testkit/peers"
 	"mcpscope/journal"
 	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/transport"
 	"os"
 	"path/filepath"
@@ -33,7 +34,7 @@ func TestRejoinAfterKill9(t *testing.T) {
 	if err := first.Start(); err != nil {
 		t.Fatal(err)
 	}
-	store := &session.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}
+	store := &statestore.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}
 	rec := waitRecord(t, store)
 	if err := first.Process.Signal(syscall.SIGKILL); err != nil {
 		t.Fatal(err)
@@ -90,13 +91,13 @@ func TestRejoinAfterKill9(t *testing.T) {
 
 // killMidCall starts mcpscope call with args, kill -9s it once its call's
 // rejoin record shows progress, and returns the record.
-func killMidCall(t *testing.T, state string, args ...string) session.Detached {
+func killMidCall(t *testing.T, state string, args ...string) statestore.Detached {
 	t.Helper()
 	first := mcpscope(t, state, append([]string{"call"}, args...)...)
 	if err := first.Start(); err != nil {
 		t.Fatal(err)
 	}
-	rec := waitRecord(t, &session.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")})
+	rec := waitRecord(t, &statestore.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")})
 	first.Process.Signal(syscall.SIGKILL)
 	first.Wait()
 	return rec
@@ -198,7 +199,7 @@ func TestInterruptedRejoinKeepsTheRecord(t *testing.T) {
 	url := peers.StartTSv1Resumable(t)
 	state := t.TempDir()
 	rec := killMidCall(t, state, "slow", "steps=30", "intervalMs=100", "--era", "legacy", url)
-	store := &session.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}
+	store := &statestore.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}
 
 	second := mcpscope(t, state, "rejoin", rec.Handle, "--no-journal")
 	stderr, err := second.StderrPipe()
@@ -242,7 +243,7 @@ func TestRejoinTaskAfterKill9(t *testing.T) {
 	first := mcpscope(t, state, "call", "simulate-research-query", "topic=tides", "--task", url)
 	killAfterTaskCreated(t, first)
 
-	store := &session.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}
+	store := &statestore.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}
 	l, _ := store.List()
 	if len(l) != 1 || l[0].TaskID == "" {
 		t.Fatalf("want one task record, got %+v", l)
@@ -271,7 +272,7 @@ func TestTasksExtRejoinAfterKill9(t *testing.T) {
 	first := mcpscope(t, state, "call", "report", "topic=tides", "steps=20", "intervalMs=100", url)
 	killAfterTaskCreated(t, first)
 
-	store := &session.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}
+	store := &statestore.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}
 	l, _ := store.List()
 	if len(l) != 1 || l[0].TaskID == "" || l[0].Era != session.EraModern {
 		t.Fatalf("want one modern task record, got %+v", l)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"mcpscope/journal"
+	"mcpscope/statestore"
 )
 
 // State is where a call is in its life.
@@ -79,17 +80,6 @@ var (
 	ErrRoundLimit = errors.New("too many input_required rounds")
 )
 
-// Progress is the latest progress of a call and enough history for a rate.
-type Progress struct {
-	Value      float64
-	Total      float64 // 0 when the server gave none
-	Message    string
-	Updates    int
-	FirstValue float64
-	FirstAt    time.Time
-	LastAt     time.Time
-}
-
 // callProgress is Progress as a call holds it: times as unix nanoseconds
 // and the count beside it in the Call (a journal read back holds a Call for
 // every call, 40 bytes less each).
@@ -100,14 +90,14 @@ type callProgress struct {
 }
 
 // progressLocked is the call's Progress.
-func (c *Call) progressLocked() Progress {
+func (c *Call) progressLocked() statestore.Progress {
 	p := c.progress
-	return Progress{Value: p.value, Total: p.total, Message: p.message, Updates: int(c.updates), FirstValue: p.firstValue,
+	return statestore.Progress{Value: p.value, Total: p.total, Message: p.message, Updates: int(c.updates), FirstValue: p.firstValue,
 		FirstAt: wallTime(p.firstAt), LastAt: wallTime(p.lastAt)}
 }
 
 // setProgressLocked sets the call's progress to p.
-func (c *Call) setProgressLocked(p Progress) {
+func (c *Call) setProgressLocked(p statestore.Progress) {
 	c.progress = callProgress{value: p.Value, total: p.Total, message: p.Message, firstValue: p.FirstValue,
 		firstAt: wallNano(p.FirstAt), lastAt: wallNano(p.LastAt)}
 	c.updates = int32(min(p.Updates, math.MaxInt32))
@@ -129,36 +119,6 @@ func wallTime(n int64) time.Time {
 		return time.Time{}
 	}
 	return time.Unix(0, n)
-}
-
-// step counts one progress notification.
-func (p *Progress) step(value, total float64, message string, at time.Time) {
-	if p.Updates == 0 {
-		p.FirstValue, p.FirstAt = value, at
-	}
-	p.Updates++
-	p.Value, p.Total, p.LastAt = value, total, at
-	if message != "" {
-		p.Message = message
-	}
-}
-
-// Rate is progress units per second since the first update (0 if unknown).
-func (p Progress) Rate() float64 {
-	d := p.LastAt.Sub(p.FirstAt).Seconds()
-	if p.Updates < 2 || d <= 0 {
-		return 0
-	}
-	return (p.Value - p.FirstValue) / d
-}
-
-// ETA estimates the time left (0 if unknown).
-func (p Progress) ETA() time.Duration {
-	r := p.Rate()
-	if r <= 0 || p.Total <= p.Value {
-		return 0
-	}
-	return time.Duration((p.Total - p.Value) / r * float64(time.Second))
 }
 
 // CallOptions tune one call.
@@ -251,17 +211,17 @@ type callExtra struct {
 	taskID        string        // a task this call created (2025-11-25 tasks or the tasks extension)
 	listen        *ListenFilter // subscriptions/listen: the filter, for re-listening
 	listenAttempt int
-	relisten      chan struct{} // made when a re-listen is scheduled, closed once it is made (or will not be)
-	wireKey       string        // the key of the id the request went out with, when a proxy gave it another
-	rejoinedBy    *Owner        // detached here, then rejoined by this process (elsewhere.go)
-	endedAway     string        // detached here, finished elsewhere: why it follows the server's replay (elsewhere.go)
+	relisten      chan struct{}     // made when a re-listen is scheduled, closed once it is made (or will not be)
+	wireKey       string            // the key of the id the request went out with, when a proxy gave it another
+	rejoinedBy    *statestore.Owner // detached here, then rejoined by this process (elsewhere.go)
+	endedAway     string            // detached here, finished elsewhere: why it follows the server's replay (elsewhere.go)
 
-	handle       string      // StateStore record, once persisted
-	persistTimer *time.Timer // pending debounced write
-	claim        *Held       // this process's lease on the record (persistMu)
-	recordGone   bool        // the record was deleted under the claim before the result counted (persistMu)
-	inDoubt      string      // the step whose mark was sent as the store stopped answering, then the lease was lost (s.mu)
-	persistMu    sync.Mutex  // orders state-file writes with the final delete (only calls that persist, which have a callExtra)
+	handle       string           // StateStore record, once persisted
+	persistTimer *time.Timer      // pending debounced write
+	claim        *statestore.Held // this process's lease on the record (persistMu)
+	recordGone   bool             // the record was deleted under the claim before the result counted (persistMu)
+	inDoubt      string           // the step whose mark was sent as the store stopped answering, then the lease was lost (s.mu)
+	persistMu    sync.Mutex       // orders state-file writes with the final delete (only calls that persist, which have a callExtra)
 }
 
 // resultTypeCode is a call's resultType in one byte: the values the
@@ -356,7 +316,7 @@ type CallSnapshot struct {
 	Params            json.RawMessage
 	State             State
 	Started, Ended    time.Time
-	Progress          Progress
+	Progress          statestore.Progress
 	HasProgress       bool
 	Result            json.RawMessage
 	RPCError          *journal.RPCError

@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"mcpscope/journal"
+	"mcpscope/statestore"
 	"mcpscope/transport"
 )
 
@@ -72,9 +73,9 @@ func newProcTag() string {
 
 // recordLocked is the call's state for the StateStore: owned by this
 // process (which holds the call's lease while it runs).
-func (s *Session) recordLocked(c *Call) Detached {
-	me := Me()
-	d := Detached{
+func (s *Session) recordLocked(c *Call) statestore.Detached {
+	me := statestore.Me()
+	d := statestore.Detached{
 		Handle: c.x().handle, Target: s.opts.Rejoin.Target, Transport: "http", Headers: s.opts.Rejoin.Headers,
 		SecretRefs: s.opts.Rejoin.SecretRefs, ProtocolVersion: s.info.ProtocolVersion, Era: s.info.Era,
 		RequestID: c.ID, Method: c.Method, Name: c.Name, Params: c.Params, TaskID: c.x().taskID,
@@ -123,7 +124,7 @@ func (s *Session) persistLocked(c *Call) {
 			// names an owner that holds no lease, and every write after
 			// the claim is fenced by it.
 			c.claiming = true
-			if h, err := Hold(s.opts.StateStore, CallLease(c.x().handle), false); err == nil {
+			if h, err := statestore.Hold(s.opts.StateStore, statestore.CallLease(c.x().handle), false); err == nil {
 				c.xw().claim = h
 				s.watchClaim(c, h)
 			} else {
@@ -143,8 +144,8 @@ func (s *Session) persistLocked(c *Call) {
 		s.storeHealth()
 		if claim := c.x().claim; claim != nil {
 			SealRecord(&d)
-			err := claim.Write(func(l Lease) error { return s.opts.StateStore.PutFenced(d, l, create) })
-			var lost *LeaseLostError
+			err := claim.Write(func(l statestore.Lease) error { return s.opts.StateStore.PutFenced(d, l, create) })
+			var lost *statestore.LeaseLostError
 			if errors.As(err, &lost) {
 				go s.leaseLost(c, lost)
 				return
@@ -159,7 +160,7 @@ func (s *Session) persistLocked(c *Call) {
 // watchClaim ends c here once its lease is lost (renewal refused, or not
 // possible for the whole TTL): another process may act on it now. While
 // the store cannot be reached, the person is told that c's steps wait.
-func (s *Session) watchClaim(c *Call, h *Held) {
+func (s *Session) watchClaim(c *Call, h *statestore.Held) {
 	h.OnTrouble(func(err error) {
 		// Not inline: a step's mark may be what meets the trouble, with
 		// ingestMu held, and the note is ingested too (a deadlock).
@@ -169,11 +170,11 @@ func (s *Session) watchClaim(c *Call, h *Held) {
 	go func() {
 		select {
 		case <-h.Lost():
-			var lost *LeaseLostError
+			var lost *statestore.LeaseLostError
 			if errors.As(h.LostErr(), &lost) {
 				s.leaseLost(c, lost)
 			}
-		case <-h.done:
+		case <-h.Released():
 		}
 	}()
 }
@@ -183,15 +184,15 @@ func (s *Session) watchClaim(c *Call, h *Held) {
 // here any more. The call goes on on the server; its stream here is
 // closed without a cancel, and the person is told (stderr, the call's
 // row, the journal).
-func (s *Session) leaseLost(c *Call, lost *LeaseLostError) {
+func (s *Session) leaseLost(c *Call, lost *statestore.LeaseLostError) {
 	msg := fmt.Sprintf("call %s: %s", c.Key, lost.Error())
-	if ex, ok := s.opts.StateStore.(LossExplainer); ok && errors.Is(lost, ErrStoreLost) {
+	if ex, ok := s.opts.StateStore.(statestore.LossExplainer); ok && errors.Is(lost, statestore.ErrStoreLost) {
 		if why := ex.ExplainLoss(); why != "" {
 			msg += " (" + why + ")"
 		}
 	}
 	s.mu.Lock()
-	ok := s.endLocked(c, StateDetached, nil, nil, &Failure{Reason: msg, Cause: lost, Kind: ErrLeaseLost}, s.opts.Now())
+	ok := s.endLocked(c, StateDetached, nil, nil, &Failure{Reason: msg, Cause: lost, Kind: statestore.ErrLeaseLost}, s.opts.Now())
 	s.mu.Unlock()
 	if !ok {
 		return
@@ -206,18 +207,10 @@ func (s *Session) leaseLost(c *Call, lost *LeaseLostError) {
 	}
 }
 
-// LossExplainer is a store that can say why it lost what was written to
-// it (a restart, an eviction), for the message that reports the loss.
-type LossExplainer interface{ ExplainLoss() string }
-
-// StoreHealth is a store that can say, once, how it may lose calls kept
-// in it (a Redis that evicts keys, or keeps nothing across a restart).
-type StoreHealth interface{ Health() []string }
-
 // storeHealth tells the person, once per session and before the first
 // record goes to the store, how that store may lose it.
 func (s *Session) storeHealth() {
-	h, ok := s.opts.StateStore.(StoreHealth)
+	h, ok := s.opts.StateStore.(statestore.HealthReporter)
 	if !ok {
 		return
 	}
@@ -299,9 +292,9 @@ func (s *Session) resultDeleteLocked(c *Call, env *journal.Envelope) string {
 
 // finishFenced deletes c's record under its claim (c's persistMu held):
 // lost, the answer is not applied here.
-func (s *Session) finishFenced(c *Call, handle string) *LeaseLostError {
-	err := c.x().claim.Write(func(l Lease) error { return s.opts.StateStore.DeleteFenced(handle, l) })
-	var lost *LeaseLostError
+func (s *Session) finishFenced(c *Call, handle string) *statestore.LeaseLostError {
+	err := c.x().claim.Write(func(l statestore.Lease) error { return s.opts.StateStore.DeleteFenced(handle, l) })
+	var lost *statestore.LeaseLostError
 	if errors.As(err, &lost) {
 		return lost
 	}
@@ -314,7 +307,7 @@ func (s *Session) finishFenced(c *Call, handle string) *LeaseLostError {
 // stepMarkLocked is the mark of c's progress step it in the state store
 // and the record it goes to ("": none to write; the call ended, is not
 // stored yet, or the step is a duplicate or on another stream).
-func (s *Session) stepMarkLocked(c *Call, it *Item) (handle string, m Mark) {
+func (s *Session) stepMarkLocked(c *Call, it *Item) (handle string, m statestore.Mark) {
 	f, env := &it.Frame, it.Env
 	if env == nil || env.Method != "notifications/progress" {
 		return "", m
@@ -328,8 +321,8 @@ func (s *Session) stepMarkLocked(c *Call, it *Item) (handle string, m Mark) {
 	if c.state.Ended() || !c.persisted || c.x().handle == "" || c.markOff || stream != "post:"+c.Key {
 		return "", m
 	}
-	m = Mark{Stream: stream, EventID: f.Meta.EventID, Progress: c.progressLocked()}
-	m.Progress.step(env.Hints().Progress, env.Hints().Total, env.Hints().Message, f.Time)
+	m = statestore.Mark{Stream: stream, EventID: f.Meta.EventID, Progress: c.progressLocked()}
+	m.Progress.Step(env.Hints().Progress, env.Hints().Total, env.Hints().Message, f.Time)
 	return c.x().handle, m
 }
 
@@ -345,7 +338,7 @@ func (s *Session) stepMarkLocked(c *Call, it *Item) (handle string, m Mark) {
 // doubt is set when the lease was lost after a try the store did not
 // answer: that mark may have gone in, and then the next holder resumes
 // after this step and counts it in its "progress so far" without showing it.
-func (s *Session) markStep(c *Call, handle string, m Mark, j *journal.Writer, end int64) (refused string, lost *LeaseLostError, doubt bool) {
+func (s *Session) markStep(c *Call, handle string, m statestore.Mark, j *journal.Writer, end int64) (refused string, lost *statestore.LeaseLostError, doubt bool) {
 	if j != nil {
 		j.WrittenTo(end, stepWriteWait)
 	}
@@ -354,9 +347,9 @@ func (s *Session) markStep(c *Call, handle string, m Mark, j *journal.Writer, en
 		// Fenced: a holder paused or cut off past its TTL, once another
 		// claimed the call, shows nothing more (Write waits while the
 		// store is away and the lease is surely still ours).
-		err = claim.Write(func(l Lease) error {
+		err = claim.Write(func(l statestore.Lease) error {
 			err := s.opts.StateStore.MarkFenced(handle, m, l)
-			doubt = doubt || unreachable(err)
+			doubt = doubt || statestore.Unreachable(err)
 			return err
 		})
 		if errors.As(err, &lost) {
@@ -379,7 +372,7 @@ const inDoubtWhy = "its mark was sent to the state store as it stopped answering
 	"then the process that holds the call now counts this step in its \"progress so far\" and does not show it again"
 
 // stepName is how a step reads on screen: "progress 3/40".
-func stepName(p Progress) string {
+func stepName(p statestore.Progress) string {
 	if p.Total > 0 {
 		return fmt.Sprintf("progress %g/%g", p.Value, p.Total)
 	}
@@ -430,7 +423,7 @@ func (s *Session) forgetLocked(c *Call) {
 			case c.x().recordGone: // deleted with the result, under the claim
 			case claim != nil:
 				// Fenced: a holder that lost the call deletes nothing.
-				_ = claim.Write(func(l Lease) error { return s.opts.StateStore.DeleteFenced(h, l) })
+				_ = claim.Write(func(l statestore.Lease) error { return s.opts.StateStore.DeleteFenced(h, l) })
 			default:
 				_ = s.opts.StateStore.Delete(h)
 			}
@@ -473,9 +466,9 @@ func (s *Session) detach(c *Call, why *Failure) (string, error) {
 	}
 	d := s.recordLocked(c)
 	d.Owner = nil // nobody holds it now
-	f := &Failure{Reason: "detached: rejoin with " + RejoinCommandIn(s.opts.StateStore, c.x().handle)}
+	f := &Failure{Reason: "detached: rejoin with " + statestore.RejoinCommandIn(s.opts.StateStore, c.x().handle)}
 	if why != nil {
-		f = &Failure{Reason: why.Reason + "; the call goes on on the server: rejoin with " + RejoinCommandIn(s.opts.StateStore, c.x().handle),
+		f = &Failure{Reason: why.Reason + "; the call goes on on the server: rejoin with " + statestore.RejoinCommandIn(s.opts.StateStore, c.x().handle),
 			Cause: why.Cause, Kind: why.Kind}
 	}
 	s.endLocked(c, StateDetached, nil, nil, f, s.opts.Now())
@@ -488,7 +481,7 @@ func (s *Session) detach(c *Call, why *Failure) (string, error) {
 		// fallback (StoredElsewhere).
 		SealRecord(&d)
 		err = s.putResult(d, s.opts.StateStore.PutFenced(d, claim.Lease(), false), true)
-		if errors.Is(err, ErrLeaseLost) || errors.Is(err, ErrStoreLost) || errors.Is(err, ErrNoSuchCall) {
+		if errors.Is(err, statestore.ErrLeaseLost) || errors.Is(err, statestore.ErrStoreLost) || errors.Is(err, statestore.ErrNoSuchCall) {
 			err = fmt.Errorf("call %s is not this process's to detach any more: %w", c.Key, err)
 		}
 	} else {
@@ -512,7 +505,7 @@ func (s *Session) detach(c *Call, why *Failure) (string, error) {
 
 // RejoinCommand is the command line that rejoins handle, quoted for a
 // shell (a handle is file-safe, but a record can come from anywhere).
-func RejoinCommand(handle string) string { return RejoinCommandIn(nil, handle) }
+func RejoinCommand(handle string) string { return statestore.RejoinCommandIn(nil, handle) }
 
 // DetachAll detaches every call that can be rejoined (the inspector quits
 // but the work goes on); the rest are left to end as usual.
@@ -539,7 +532,7 @@ func (s *Session) DetachAll() []string {
 // call's last process journaled counts as delivered: the resume starts
 // after the last event it wrote, so no step is shown twice across a kill.
 // It returns the call, already registered; Start the session first.
-func (s *Session) Rejoin(ctx context.Context, d Detached) (*Call, error) {
+func (s *Session) Rejoin(ctx context.Context, d statestore.Detached) (*Call, error) {
 	if len(d.LastEventIDs) == 0 && d.TaskID == "" {
 		return nil, fmt.Errorf("call %s has no stream position or task to rejoin from", d.Handle)
 	}
@@ -560,11 +553,11 @@ func (s *Session) Rejoin(ctx context.Context, d Detached) (*Call, error) {
 		// The record names its new owner, fenced and only over the
 		// record as it is: a call that ended while this process waited
 		// for its lease is never written back.
-		me := Me()
+		me := statestore.Me()
 		rec := d
 		rec.Owner, rec.OwnerPID = &me, 0
 		SealRecord(&rec)
-		err := claim.Write(func(l Lease) error { return s.opts.StateStore.PutFenced(rec, l, false) })
+		err := claim.Write(func(l statestore.Lease) error { return s.opts.StateStore.PutFenced(rec, l, false) })
 		if err != nil {
 			claim.Release()
 			return nil, fmt.Errorf("rejoin %s: %w", d.Handle, err)
@@ -633,7 +626,7 @@ func (s *Session) Rejoin(ctx context.Context, d Detached) (*Call, error) {
 // every persistEvery; the journal, before anything is shown): the last
 // event id, and the progress with those steps counted. ok is false when
 // the journal holds nothing newer.
-func journaledPast(path, stream, lastID string, token json.RawMessage, p Progress) (string, Progress, bool) {
+func journaledPast(path, stream, lastID string, token json.RawMessage, p statestore.Progress) (string, statestore.Progress, bool) {
 	f, err := os.Open(path)
 	if err != nil {
 		return "", p, false
@@ -661,7 +654,7 @@ func journaledPast(path, stream, lastID string, token json.RawMessage, p Progres
 			} `json:"params"`
 		}
 		if fr.Kind == transport.Message && json.Unmarshal(fr.Data, &n) == nil && n.Method == "notifications/progress" && journal.IDKey(n.Params.Token) == tok {
-			p.step(n.Params.Progress, n.Params.Total, n.Params.Message, fr.Time)
+			p.Step(n.Params.Progress, n.Params.Total, n.Params.Message, fr.Time)
 		}
 		return nil
 	})
@@ -699,13 +692,13 @@ func (s *Session) sessionInUseElsewhere() bool {
 			running[TaskHandle(id)] = true // made or rejoined here, left running
 		}
 	}
-	var own []Lease
+	var own []statestore.Lease
 	if h := s.sessLeases[sid]; h != nil {
 		own = append(own, h.Lease())
 	}
 	s.mu.Unlock()
 	<-s.storeOpsDone() // task records written or deleted before they are read
-	users, err := SessionUsers(store, target, sid, own...)
+	users, err := statestore.SessionUsers(store, target, sid, own...)
 	if err != nil {
 		s.Note(fmt.Sprintf("kept MCP session %s open: the state store (%s) cannot say whether another process uses it: %v", sid, store, err))
 		return true
@@ -808,7 +801,7 @@ func (s *Session) shareSession(sid string) {
 	}
 	s.mu.Lock()
 	if s.sessLeases == nil {
-		s.sessLeases = map[string]*Held{}
+		s.sessLeases = map[string]*statestore.Held{}
 	}
 	if _, ok := s.sessLeases[sid]; ok || s.info.Closed {
 		s.mu.Unlock()
@@ -816,7 +809,7 @@ func (s *Session) shareSession(sid string) {
 	}
 	s.sessLeases[sid] = nil // taking it
 	s.mu.Unlock()
-	h, err := Hold(store, SessionLease(target, sid), true)
+	h, err := statestore.Hold(store, statestore.SessionLease(target, sid), true)
 	s.mu.Lock()
 	closed := s.info.Closed
 	if err == nil && !closed {
@@ -849,24 +842,25 @@ var preClaims sync.Map // handle → *Held
 // is made to rejoin it (a race's loser learns who holds it before it
 // touches the server); the session's Rejoin adopts it. Release it if no
 // Rejoin follows.
-func ClaimCall(store StateStore, handle string) (*Held, error) {
-	h, err := Hold(store, CallLease(handle), false)
+func ClaimCall(store statestore.Store, handle string) (*statestore.Held, error) {
+	h, err := statestore.Hold(store, statestore.CallLease(handle), false)
 	if err != nil {
 		return nil, err
 	}
+	h.OnRelease(func() { preClaims.CompareAndDelete(handle, h) }) // released unadopted: forget it
 	preClaims.Store(handle, h)
 	return h, nil
 }
 
 // claimCall is the lease a rejoin runs under: one ClaimCall took, or a new one.
-func (s *Session) claimCall(handle string) (*Held, error) {
+func (s *Session) claimCall(handle string) (*statestore.Held, error) {
 	if v, ok := preClaims.LoadAndDelete(handle); ok {
-		return v.(*Held), nil
+		return v.(*statestore.Held), nil
 	}
 	if s.opts.StateStore == nil {
 		return nil, nil
 	}
-	return Hold(s.opts.StateStore, CallLease(handle), false)
+	return statestore.Hold(s.opts.StateStore, statestore.CallLease(handle), false)
 }
 
 // Detached counts calls of this session left running on the server.

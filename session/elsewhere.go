@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"time"
 
+	"mcpscope/statestore"
 	"mcpscope/transport"
 )
 
@@ -66,14 +67,14 @@ func (s *Session) lookAtDetached() bool {
 		d, err := s.opts.StateStore.Get(c.x().handle)
 		switch {
 		case err == nil:
-			if o := d.owner(); o != nil && *o != Me() {
+			if o := d.OwnedBy(); o != nil && *o != statestore.Me() {
 				s.mu.Lock()
 				c.xw().rejoinedBy = o
 				s.mu.Unlock()
 			}
-		case errors.Is(err, ErrNoSuchCall):
+		case errors.Is(err, statestore.ErrNoSuchCall):
 			lostBy := ""
-			if ex, ok := s.opts.StateStore.(LossExplainer); ok {
+			if ex, ok := s.opts.StateStore.(statestore.LossExplainer); ok {
 				lostBy = ex.ExplainLoss()
 			}
 			if lostBy != "" {

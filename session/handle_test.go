@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"mcpscope/internal/shell"
+	"mcpscope/statestore"
 )
 
 // Two processes with the same pid on two machines (containers all run as
@@ -35,8 +36,8 @@ func TestHandlesDifferAcrossMachines(t *testing.T) {
 		}
 	}
 	// A handle from before the tag is still a handle.
-	fs := &FileStore{Dir: t.TempDir()}
-	old := Detached{Handle: "20250101T000000-1234-7", RequestID: []byte("7")}
+	fs := &statestore.FileStore{Dir: t.TempDir()}
+	old := statestore.Detached{Handle: "20250101T000000-1234-7", RequestID: []byte("7")}
 	if err := fs.Put(old); err != nil {
 		t.Fatal(err)
 	}

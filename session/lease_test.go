@@ -10,12 +10,13 @@ import (
 	"mcpscope/internal/testkit/peers"
 	"mcpscope/internal/testkit/testservers"
 	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/transport"
 )
 
 // storeSession is an initialized HTTP session on url that keeps its calls
 // in store, as connect makes them.
-func storeSession(t *testing.T, url string, store session.StateStore) *session.Session {
+func storeSession(t *testing.T, url string, store statestore.Store) *session.Session {
 	t.Helper()
 	s := session.New(transport.NewHTTP(transport.HTTPOptions{URL: url}), session.Options{Timeout: -1, MaxTimeout: -1,
 		StateStore: store, Rejoin: session.RejoinInfo{Target: url}})
@@ -34,13 +35,13 @@ func storeSession(t *testing.T, url string, store session.StateStore) *session.S
 // detachedCall starts the slow tool (seconds, steps) in a session of its
 // own on url (or in z), detaches it after its first step and returns its
 // record and the session.
-func detachedCall(t *testing.T, url string, store session.StateStore, seconds, steps int) session.Detached {
+func detachedCall(t *testing.T, url string, store statestore.Store, seconds, steps int) statestore.Detached {
 	t.Helper()
 	d, _ := detachIn(t, storeSession(t, url, store), store, seconds, steps)
 	return d
 }
 
-func detachIn(t *testing.T, z *session.Session, store session.StateStore, seconds, steps int) (session.Detached, *session.Session) {
+func detachIn(t *testing.T, z *session.Session, store statestore.Store, seconds, steps int) (statestore.Detached, *session.Session) {
 	t.Helper()
 	x := z.Call("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"seconds": seconds, "steps": steps}})
 	waitUntil(t, z, "progress", func() bool { return x.Snapshot().Progress.Updates >= 1 })
@@ -57,7 +58,7 @@ func detachIn(t *testing.T, z *session.Session, store session.StateStore, second
 
 // rejoiner is a session as mcpscope rejoin makes it for d: the record's
 // target, no MCP session of its own.
-func rejoiner(t *testing.T, store session.StateStore, d session.Detached) *session.Session {
+func rejoiner(t *testing.T, store statestore.Store, d statestore.Detached) *session.Session {
 	t.Helper()
 	b := session.New(transport.NewHTTP(transport.HTTPOptions{URL: d.Target}), session.Options{StateStore: store,
 		Rejoin: session.RejoinInfo{Target: d.Target}})
@@ -69,7 +70,7 @@ func rejoiner(t *testing.T, store session.StateStore, d session.Detached) *sessi
 }
 
 // rejoinAndWait rejoins d in s and waits for the call's result.
-func rejoinAndWait(ctx context.Context, t *testing.T, s *session.Session, d session.Detached) {
+func rejoinAndWait(ctx context.Context, t *testing.T, s *session.Session, d statestore.Detached) {
 	t.Helper()
 	c, err := s.Rejoin(ctx, d)
 	if err != nil {
@@ -95,7 +96,7 @@ func sentDelete(s *session.Session) bool {
 // session says it uses it; records kept the PID of nobody, and B deleted it.)
 func TestRejoinNeverEndsASessionLeasedElsewhere(t *testing.T) {
 	srv := testservers.StartHTTPServer(t, testservers.HTTPOpts{EventStore: true})
-	store := &session.FileStore{Dir: t.TempDir()}
+	store := &statestore.FileStore{Dir: t.TempDir()}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 
@@ -129,19 +130,19 @@ func TestRejoinNeverEndsASessionLeasedElsewhere(t *testing.T) {
 // when; CanRejoin, the rule the TUI asks, says the same.
 func TestRejoinRefusedWhileHeld(t *testing.T) {
 	srv := testservers.StartHTTPServer(t, testservers.HTTPOpts{EventStore: true})
-	store := &session.FileStore{Dir: t.TempDir()}
+	store := &statestore.FileStore{Dir: t.TempDir()}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	d := detachedCall(t, srv.URL, store, 2, 10)
 	h := d.Handle
 	a := storeSession(t, srv.URL, store)
 	// Another rejoiner, on another machine, holds it.
-	t.Setenv(session.EnvHost, "elsewhere")
-	claim, err := session.Hold(store, session.CallLease(h), false)
+	t.Setenv(statestore.EnvHost, "elsewhere")
+	claim, err := statestore.Hold(store, statestore.CallLease(h), false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	t.Setenv(session.EnvHost, "")
+	t.Setenv(statestore.EnvHost, "")
 	if ok, why := a.CanRejoin(store, d); ok || !strings.Contains(why, "held by the mcpscope with pid") || !strings.Contains(why, "elsewhere") {
 		t.Fatalf("CanRejoin while held: %v %q", ok, why)
 	}
@@ -154,8 +155,8 @@ func TestRejoinRefusedWhileHeld(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = a.Rejoin(ctx, d)
-	var he *session.HeldError
-	if !errors.As(err, &he) || he.Holder.Owner != session.Me() {
+	var he *statestore.HeldError
+	if !errors.As(err, &he) || he.Holder.Owner != statestore.Me() {
 		t.Fatalf("second rejoin: %v", err)
 	}
 	if _, err := c.Wait(ctx); err != nil {
@@ -168,7 +169,7 @@ func TestRejoinRefusedWhileHeld(t *testing.T) {
 // the new session.
 func TestExpiryAfterRejoinReinitializesAndResendsReads(t *testing.T) {
 	srv := testservers.StartHTTPServer(t, testservers.HTTPOpts{EventStore: true})
-	store := &session.FileStore{Dir: t.TempDir()}
+	store := &statestore.FileStore{Dir: t.TempDir()}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	d := detachedCall(t, srv.URL, store, 1, 5)
@@ -194,7 +195,7 @@ func TestExpiryAfterRejoinReinitializesAndResendsReads(t *testing.T) {
 // task in it. The last user cleans up; anyone else leaves it alone.
 func TestLastRejoinEndsTheSessionOnlyWhenNothingElseUsesIt(t *testing.T) {
 	srv := testservers.StartHTTPServer(t, testservers.HTTPOpts{EventStore: true})
-	store := &session.FileStore{Dir: t.TempDir()}
+	store := &statestore.FileStore{Dir: t.TempDir()}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	z := storeSession(t, srv.URL, store)
@@ -204,7 +205,7 @@ func TestLastRejoinEndsTheSessionOnlyWhenNothingElseUsesIt(t *testing.T) {
 	if sentDelete(z) {
 		t.Fatal("the session's maker ended it with calls detached in it")
 	}
-	rejoinAndClose := func(d session.Detached) *session.Session {
+	rejoinAndClose := func(d statestore.Detached) *session.Session {
 		b := rejoiner(t, store, d)
 		rejoinAndWait(ctx, t, b, d)
 		b.Close()
@@ -223,12 +224,12 @@ func TestLastRejoinEndsTheSessionOnlyWhenNothingElseUsesIt(t *testing.T) {
 
 // gateStore holds every write of a task's record until the test opens it.
 type gateStore struct {
-	session.StateStore
+	statestore.Store
 	entered chan string
 	gate    chan struct{}
 }
 
-func (g *gateStore) Put(d session.Detached) error {
+func (g *gateStore) Put(d statestore.Detached) error {
 	if strings.HasPrefix(d.Handle, "task-") {
 		select {
 		case g.entered <- d.Handle:
@@ -236,7 +237,7 @@ func (g *gateStore) Put(d session.Detached) error {
 		}
 		<-g.gate
 	}
-	return g.StateStore.Put(d)
+	return g.Store.Put(d)
 }
 
 // A task's record is written off the session lock: a store that takes its
@@ -244,7 +245,7 @@ func (g *gateStore) Put(d session.Detached) error {
 // research tool runs as a 2025-11-25 task).
 func TestTaskRecordWrittenOffTheSessionLock(t *testing.T) {
 	url := peers.StartEverythingHTTP(t, "streamableHttp")
-	g := &gateStore{StateStore: &session.FileStore{Dir: t.TempDir()}, entered: make(chan string, 1), gate: make(chan struct{})}
+	g := &gateStore{Store: &statestore.FileStore{Dir: t.TempDir()}, entered: make(chan string, 1), gate: make(chan struct{})}
 	opened := false
 	open := func() {
 		if !opened {
@@ -289,7 +290,7 @@ func TestTaskRecordWrittenOffTheSessionLock(t *testing.T) {
 // result and every step, and no record comes back.
 func TestDetachedCallFinishedElsewhereShowsHowItEnded(t *testing.T) {
 	srv := testservers.StartHTTPServer(t, testservers.HTTPOpts{EventStore: true})
-	store := &session.FileStore{Dir: t.TempDir()}
+	store := &statestore.FileStore{Dir: t.TempDir()}
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
 	a := session.New(transport.NewHTTP(transport.HTTPOptions{URL: srv.URL}), session.Options{Timeout: -1, MaxTimeout: -1,

@@ -13,6 +13,7 @@ import (
 	"mcpscope/internal/testkit/faultproxy"
 	"mcpscope/internal/testkit/testservers"
 	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/transport"
 )
 
@@ -199,7 +200,7 @@ func TestHandshakeStartsANewSessionWhenTheServerForgotIt(t *testing.T) {
 // session rejoins it from the state store and gets the rest and the result.
 func TestDetachThenRejoin(t *testing.T) {
 	srv := testservers.StartHTTPServer(t, testservers.HTTPOpts{EventStore: true})
-	store := &session.FileStore{Dir: t.TempDir()}
+	store := &statestore.FileStore{Dir: t.TempDir()}
 	s1 := session.New(transport.NewHTTP(transport.HTTPOptions{URL: srv.URL}),
 		session.Options{StateStore: store, Rejoin: session.RejoinInfo{Target: srv.URL}})
 	if err := s1.Start(); err != nil {

@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"mcpscope/journal"
+	"mcpscope/statestore"
 	"mcpscope/transport"
 )
 
@@ -43,7 +44,7 @@ type Options struct {
 	NoListen bool
 	// StateStore keeps resumable calls outside the process (nil: none);
 	// Rejoin says how to reach the server again.
-	StateStore StateStore
+	StateStore statestore.Store
 	Rejoin     RejoinInfo
 	// WatchDetached is how often the records of calls detached here are
 	// looked at, to learn that one was rejoined and finished elsewhere
@@ -164,25 +165,25 @@ type Session struct {
 	streams       map[string]*streamState // SSE cursors by logical stream (resume.go)
 	expired       map[string]bool         // session ids the server forgot (expiry.go)
 	reinits       int
-	rejoined      bool                       // this session exists to rejoin a detached call
-	taskClaims    map[string]*Held           // task id → the lease a rejoin of the task holds
-	num           int64                      // this session's number in the process (handles)
-	sessLeases    map[string]*Held           // session id → this process's lease on it (detach.go)
-	tasks         map[string]*Task           // tasks seen, by id (tasks.go)
-	taskKeys      map[string]map[string]bool // inputRequests keys claimed for an answer, by task (tasksext.go)
-	answerTasks   bool                       // answer input_required tasks as they are seen (tasksext.go)
-	toolHeaders   map[string][]headerParam   // x-mcp-header annotations by tool
-	invalidTools  map[string]string          // tools whose annotations are invalid, and why
-	held          bool                       // waiting for a person: clocks stand still (holdLocked)
-	holdWake      chan struct{}              // closed and replaced whenever held changes
-	persisting    sync.WaitGroup             // rejoin-record writes and deletes under way (detach.go)
-	storeOps      storeQueue                 // task record writes and deletes, in order, off the lock (detach.go)
-	elsewhere     map[string]string          // handle → the fallback store that kept its record (putRecord)
-	watching      bool                       // watchDetached runs (elsewhere.go)
-	toldElsewhere bool                       // a person was told a record went to the fallback store (putRecord)
-	toldTrouble   bool                       // a person was told the state store failed (storeTrouble)
-	healthOnce    sync.Once                  // the store's health said (storeHealth)
-	changed       chan struct{}              // closed and replaced at every frame taken in (changedLocked)
+	rejoined      bool                        // this session exists to rejoin a detached call
+	taskClaims    map[string]*statestore.Held // task id → the lease a rejoin of the task holds
+	num           int64                       // this session's number in the process (handles)
+	sessLeases    map[string]*statestore.Held // session id → this process's lease on it (detach.go)
+	tasks         map[string]*Task            // tasks seen, by id (tasks.go)
+	taskKeys      map[string]map[string]bool  // inputRequests keys claimed for an answer, by task (tasksext.go)
+	answerTasks   bool                        // answer input_required tasks as they are seen (tasksext.go)
+	toolHeaders   map[string][]headerParam    // x-mcp-header annotations by tool
+	invalidTools  map[string]string           // tools whose annotations are invalid, and why
+	held          bool                        // waiting for a person: clocks stand still (holdLocked)
+	holdWake      chan struct{}               // closed and replaced whenever held changes
+	persisting    sync.WaitGroup              // rejoin-record writes and deletes under way (detach.go)
+	storeOps      storeQueue                  // task record writes and deletes, in order, off the lock (detach.go)
+	elsewhere     map[string]string           // handle → the fallback store that kept its record (putRecord)
+	watching      bool                        // watchDetached runs (elsewhere.go)
+	toldElsewhere bool                        // a person was told a record went to the fallback store (putRecord)
+	toldTrouble   bool                        // a person was told the state store failed (storeTrouble)
+	healthOnce    sync.Once                   // the store's health said (storeHealth)
+	changed       chan struct{}               // closed and replaced at every frame taken in (changedLocked)
 
 	outMu   sync.Mutex
 	outq    []queued
@@ -1008,7 +1009,7 @@ func (s *Session) ingestStep(it *Item, pos journal.LinePos, toJournal bool, at u
 	}
 	var (
 		refused string
-		lost    *LeaseLostError
+		lost    *statestore.LeaseLostError
 		doubt   bool
 	)
 	if c != nil {
@@ -1296,7 +1297,7 @@ func (s *Session) onNotification(it *Item, e *journal.Envelope, after []func()) 
 			return after
 		}
 		pr := c.progressLocked()
-		pr.step(p.Progress, p.Total, s.shared.get(p.Message), it.Frame.Time)
+		pr.Step(p.Progress, p.Total, s.shared.get(p.Message), it.Frame.Time)
 		c.setProgressLocked(pr)
 		if c.state == StatePending {
 			c.state = StateStreaming

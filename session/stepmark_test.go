@@ -14,13 +14,14 @@ import (
 	"mcpscope/internal/testkit/testservers"
 	"mcpscope/journal"
 	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/transport"
 )
 
 // journalFirst is a real FileStore that, at each (fenced) mark, reads the
 // journal file and the session's store as they are then.
 type journalFirst struct {
-	*session.FileStore
+	*statestore.FileStore
 	journal string
 	s       *session.Session
 
@@ -29,7 +30,7 @@ type journalFirst struct {
 	problems []string
 }
 
-func (w *journalFirst) MarkFenced(handle string, m session.Mark, l session.Lease) error {
+func (w *journalFirst) MarkFenced(handle string, m statestore.Mark, l statestore.Lease) error {
 	inFile := false
 	if f, err := os.Open(w.journal); err == nil {
 		_, _ = journal.Read(f, func(_ uint64, fr transport.Frame) error {
@@ -66,7 +67,7 @@ func TestStepJournaledThenMarkedThenShown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	store := &journalFirst{FileStore: &session.FileStore{Dir: t.TempDir()}, journal: jpath}
+	store := &journalFirst{FileStore: &statestore.FileStore{Dir: t.TempDir()}, journal: jpath}
 	s := session.New(transport.NewHTTP(transport.HTTPOptions{URL: srv.URL}),
 		session.Options{Journal: j, StateStore: store, Rejoin: session.RejoinInfo{Target: srv.URL}})
 	store.s = s
@@ -97,13 +98,13 @@ func TestStepJournaledThenMarkedThenShown(t *testing.T) {
 // told: that mark goes in, but its answer is lost, and from then on no
 // mark or renewal gets through (each is an unreachable store's error).
 type answerLost struct {
-	*session.FileStore
+	*statestore.FileStore
 	at int // the mark whose answer is lost (1-based)
 
 	mu    sync.Mutex
 	marks int
 	cut   bool
-	taken session.Mark // the mark that went in without its answer
+	taken statestore.Mark // the mark that went in without its answer
 }
 
 type unreachableErr struct{}
@@ -111,7 +112,7 @@ type unreachableErr struct{}
 func (unreachableErr) Error() string          { return "i/o timeout (the link was cut)" }
 func (unreachableErr) StoreUnreachable() bool { return true }
 
-func (w *answerLost) MarkFenced(handle string, m session.Mark, l session.Lease) error {
+func (w *answerLost) MarkFenced(handle string, m statestore.Mark, l statestore.Lease) error {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if w.cut {
@@ -125,7 +126,7 @@ func (w *answerLost) MarkFenced(handle string, m session.Mark, l session.Lease) 
 	return unreachableErr{}
 }
 
-func (w *answerLost) Renew(l *session.Lease) error {
+func (w *answerLost) Renew(l *statestore.Lease) error {
 	w.mu.Lock()
 	cut := w.cut
 	w.mu.Unlock()
@@ -141,13 +142,13 @@ func (w *answerLost) Renew(l *session.Lease) error {
 // not silently: the session names it (StepInDoubt, and its frame's note).
 func TestStepWhoseMarkLostItsAnswerIsNamed(t *testing.T) {
 	srv := testservers.StartHTTPServer(t, testservers.HTTPOpts{EventStore: true})
-	store := &answerLost{FileStore: &session.FileStore{Dir: t.TempDir(), LeaseTTL: 600 * time.Millisecond}, at: 3}
+	store := &answerLost{FileStore: &statestore.FileStore{Dir: t.TempDir(), LeaseTTL: 600 * time.Millisecond}, at: 3}
 	s := storeSession(t, srv.URL, store)
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	c := s.Call("tools/call", map[string]any{"name": "slow", "arguments": map[string]any{"seconds": 3, "steps": 30}})
 	_, err := c.Wait(ctx)
-	var lost *session.LeaseLostError
+	var lost *statestore.LeaseLostError
 	if !errors.As(err, &lost) {
 		t.Fatalf("the call ended with %v; want its lease lost", err)
 	}

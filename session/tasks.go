@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"mcpscope/journal"
+	"mcpscope/statestore"
 	"mcpscope/transport"
 )
 
@@ -274,7 +275,7 @@ func (s *Session) forgetTaskLocked(taskID string) {
 		if claim != nil {
 			// Rejoined under a lease: fenced, so a holder that lost the
 			// task deletes nothing of its new holder's.
-			_ = claim.Write(func(l Lease) error { return s.opts.StateStore.DeleteFenced(h, l) })
+			_ = claim.Write(func(l statestore.Lease) error { return s.opts.StateStore.DeleteFenced(h, l) })
 			return
 		}
 		_ = s.opts.StateStore.Delete(h)
@@ -284,14 +285,14 @@ func (s *Session) forgetTaskLocked(taskID string) {
 // RejoinTask prepares this new session to follow a task another mcpscope
 // started: same session id (2025 era) or stateless requests (2026 era).
 // Follow it with FollowTask.
-func (s *Session) RejoinTask(d Detached) {
+func (s *Session) RejoinTask(d statestore.Detached) {
 	s.mu.Lock()
 	s.rejoined = true
 	if v, ok := preClaims.LoadAndDelete(TaskHandle(d.TaskID)); ok { // the lease ClaimCall took
 		if s.taskClaims == nil {
-			s.taskClaims = map[string]*Held{}
+			s.taskClaims = map[string]*statestore.Held{}
 		}
-		s.taskClaims[d.TaskID] = v.(*Held)
+		s.taskClaims[d.TaskID] = v.(*statestore.Held)
 	}
 	s.info.ProtocolVersion = d.ProtocolVersion
 	if d.NextID > s.nextID {

@@ -18,6 +18,7 @@ import (
 	"mcpscope/internal/testkit/waitfor"
 	"mcpscope/journal"
 	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/themes"
 	"mcpscope/transport"
 	"mcpscope/ui/view"
@@ -89,7 +90,7 @@ func loadFrames(t testing.TB, frames []transport.Frame) *session.Session {
 func newTestModel(t testing.TB, s *session.Session, w, h int) *Model {
 	t.Helper()
 	m := New(Options{Session: s, Theme: themes.ByName("dark"), Now: func() time.Time { return at(5) }, Location: time.UTC,
-		Clipboard: func(string) error { return nil }, StateStore: &session.FileStore{Dir: t.TempDir()}})
+		Clipboard: func(string) error { return nil }, StateStore: &statestore.FileStore{Dir: t.TempDir()}})
 	m.Update(tea.WindowSizeMsg{Width: w, Height: h})
 	return m
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/transport"
 )
 
@@ -26,7 +27,7 @@ func TestInfoView(t *testing.T) {
 	var clip []string
 	s := loadFrames(t, instructionsFrames())
 	m := New(Options{Session: s, Now: func() time.Time { return at(5) }, Location: time.UTC,
-		Clipboard: func(c string) error { clip = append(clip, c); return nil }, StateStore: &session.FileStore{Dir: t.TempDir()}})
+		Clipboard: func(c string) error { clip = append(clip, c); return nil }, StateStore: &statestore.FileStore{Dir: t.TempDir()}})
 	m.Update(windowSize(80, 40))
 	press(m, "info")
 	got := screen(m)

@@ -11,6 +11,7 @@ import (
 
 	"mcpscope/internal/testkit/testservers"
 	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/themes"
 	"mcpscope/transport"
 	"mcpscope/ui/detail"
@@ -43,7 +44,7 @@ func statelessListenModel(t *testing.T) (*testservers.HTTPServer, *session.Sessi
 func modernModel(t *testing.T, url string, r *Responder, w int) (*session.Session, *Model) {
 	t.Helper()
 	so := session.Options{Timeout: -1, MaxTimeout: -1}
-	o := Options{Theme: themes.ByName("dark"), StateStore: &session.FileStore{Dir: t.TempDir()}, Clipboard: func(string) error { return nil }}
+	o := Options{Theme: themes.ByName("dark"), StateStore: &statestore.FileStore{Dir: t.TempDir()}, Clipboard: func(string) error { return nil }}
 	if r != nil {
 		so.Responder, o.Responder = r, r
 	}

@@ -14,6 +14,7 @@ import (
 
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/themes"
 	"mcpscope/ui/keys"
 	"mcpscope/ui/roots"
@@ -40,8 +41,8 @@ type Options struct {
 	Now       func() time.Time
 	Location  *time.Location
 	// StateStore lists calls left running for a rejoin; nil uses
-	// session.DefaultStateStore().
-	StateStore session.StateStore
+	// statestore.Default().
+	StateStore statestore.Store
 	// AutoTheme: no theme was chosen, so follow the terminal's background
 	// (light or dark) once it answers.
 	AutoTheme bool
@@ -168,7 +169,7 @@ func New(o Options) *Model {
 		o.Theme = themes.FromEnv("dark")
 	}
 	if o.StateStore == nil {
-		o.StateStore = session.DefaultStateStore()
+		o.StateStore = statestore.Default()
 	}
 	m := &Model{s: o.Session, resp: o.Responder, th: o.Theme, km: DefaultKeys(), opts: o, h: newHistory(o.Session),
 		w: 80, hgt: 24}

@@ -11,6 +11,7 @@ import (
 
 	"mcpscope/internal/testkit/waitfor"
 	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/themes"
 	"mcpscope/transport"
 	"mcpscope/ui/detail"
@@ -78,7 +79,7 @@ func assertInert(t *testing.T, s string) {
 func newLive(t *testing.T, r session.Responder) (*Model, *session.Session, *fakeTransport) {
 	s, f := liveSession(t, r)
 	m := New(Options{Session: s, Responder: nil, Theme: themes.ByName("dark"), Clipboard: func(string) error { return nil },
-		StateStore: &session.FileStore{Dir: t.TempDir()}})
+		StateStore: &statestore.FileStore{Dir: t.TempDir()}})
 	m.Update(windowSize(100, 30))
 	return m, s, f
 }

@@ -12,6 +12,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/themes"
 	"mcpscope/transport"
 	"mcpscope/ui/chooser"
@@ -122,7 +123,7 @@ func TestRecordingReplaysInALiveSession(t *testing.T) {
 		return s, nil, nil
 	}}
 	m := New(Options{Session: rec, Live: live, Now: func() time.Time { return at(5) }, Location: time.UTC,
-		Clipboard: func(string) error { return nil }, StateStore: &session.FileStore{Dir: t.TempDir()}})
+		Clipboard: func(string) error { return nil }, StateStore: &statestore.FileStore{Dir: t.TempDir()}})
 	m.Update(windowSize(120, 40))
 	press(m, "top", "down") // tools/call slow
 
@@ -176,12 +177,12 @@ func TestRecordingReplaysInALiveSession(t *testing.T) {
 // With no known target, a replay says what to give.
 func TestRecordingReplayWithoutTarget(t *testing.T) {
 	m := New(Options{Session: loadFixture(t), Live: &Live{Missing: "no target was recorded; give one"},
-		StateStore: &session.FileStore{Dir: t.TempDir()}})
+		StateStore: &statestore.FileStore{Dir: t.TempDir()}})
 	press(m, "top", "replay")
 	if !strings.Contains(m.flash, "replay: this is a recording") || !strings.Contains(m.flash, "no target was recorded; give one") {
 		t.Fatalf("flash %q", m.flash)
 	}
-	m2 := New(Options{Session: loadFixture(t), StateStore: &session.FileStore{Dir: t.TempDir()},
+	m2 := New(Options{Session: loadFixture(t), StateStore: &statestore.FileStore{Dir: t.TempDir()},
 		Live: &Live{Target: "http://x", Connect: func(context.Context) (*session.Session, *Responder, error) {
 			return nil, nil, errors.New("connection refused")
 		}}})
@@ -345,7 +346,7 @@ func TestGoldenAttached(t *testing.T) {
 func TestGoldenConfirmations(t *testing.T) {
 	rec := loadFixture(t)
 	m := New(Options{Session: rec, Theme: themes.ByName("dark"), Now: func() time.Time { return at(5) }, Location: time.UTC,
-		StateStore: &session.FileStore{Dir: t.TempDir()},
+		StateStore: &statestore.FileStore{Dir: t.TempDir()},
 		Live: &Live{Target: "stdio: node /home/someone/projects/a-server-with-a-long-path/dist/server.js --port 3001 --verbose", Confirm: true,
 			Connect: func(context.Context) (*session.Session, *Responder, error) {
 				return nil, nil, errors.New("not in this test")

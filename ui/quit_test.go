@@ -9,6 +9,7 @@ import (
 
 	"mcpscope/internal/testkit/testservers"
 	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/themes"
 	"mcpscope/transport"
 )
@@ -75,7 +76,7 @@ func TestQuitAsksBeforeLosingCalls(t *testing.T) {
 // one a recording's replays went to) asks about the same call.
 func TestQuitDetachesWithoutAsking(t *testing.T) {
 	srv := testservers.StartHTTPServer(t, testservers.HTTPOpts{EventStore: true})
-	store := &session.FileStore{Dir: t.TempDir()}
+	store := &statestore.FileStore{Dir: t.TempDir()}
 	s := session.New(transport.NewHTTP(transport.HTTPOptions{URL: srv.URL}), session.Options{Timeout: -1, MaxTimeout: -1,
 		StateStore: store, Rejoin: session.RejoinInfo{Target: srv.URL}})
 	if err := s.Start(); err != nil {

@@ -4,7 +4,7 @@ import (
 	"context"
 	"strings"
 
-	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/ui/rejoin"
 )
 
@@ -56,16 +56,16 @@ func (m *Model) openRejoin() { m.open(rejoin.New(rejoinIntents{m})) }
 // read and send to.
 type rejoinIntents struct{ m *Model }
 
-func (ri rejoinIntents) Store() session.StateStore { return ri.m.opts.StateStore }
+func (ri rejoinIntents) Store() statestore.Store { return ri.m.opts.StateStore }
 
 // CanRejoin: session.CanRejoin decides, for the TUI and the CLI alike.
-func (ri rejoinIntents) CanRejoin(d session.Detached) (bool, string) {
+func (ri rejoinIntents) CanRejoin(d statestore.Detached) (bool, string) {
 	return ri.m.s.CanRejoin(ri.m.opts.StateStore, d)
 }
 
 // Rejoin takes the call into this session and shows it, followed, in the
 // requests pane.
-func (ri rejoinIntents) Rejoin(d session.Detached) (string, error) {
+func (ri rejoinIntents) Rejoin(d statestore.Detached) (string, error) {
 	m := ri.m
 	c, err := m.s.Rejoin(context.Background(), d)
 	if err != nil {

@@ -6,18 +6,18 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/themes"
 )
 
 // fallbackStore lists its records as a Redis store lists the ones its
 // local fallback kept (Detached.Fallback set, here to a fixed folder: the
 // screen is compared with a golden file).
-type fallbackStore struct{ *session.FileStore }
+type fallbackStore struct{ *statestore.FileStore }
 
 const fallbackFolder = "/home/me/.local/state/mcpscope/fallback/0123456789ab"
 
-func (f fallbackStore) List() ([]session.Detached, error) {
+func (f fallbackStore) List() ([]statestore.Detached, error) {
 	l, err := f.FileStore.List()
 	for i := range l {
 		l[i].Fallback = fallbackFolder
@@ -28,12 +28,12 @@ func (f fallbackStore) List() ([]session.Detached, error) {
 // A record the store read from its local fallback is labelled a local
 // copy, in the row and beside the rejoin command.
 func TestRejoinableLocalCopyIsLabelled(t *testing.T) {
-	store := fallbackStore{&session.FileStore{Dir: t.TempDir()}}
+	store := fallbackStore{&statestore.FileStore{Dir: t.TempDir()}}
 	s, _ := liveSession(t, nil)
 	m := New(Options{Session: s, Theme: themes.ByName("dark"), StateStore: store, Now: func() time.Time { return at(5) },
 		Location: time.UTC, Target: []string{"http://localhost:1/mcp"}, Clipboard: func(string) error { return nil }})
 	m.Update(windowSize(100, 30))
-	d := session.Detached{Handle: "20260301T120000-99999-8", Target: "http://other.example/mcp", Transport: "http",
+	d := statestore.Detached{Handle: "20260301T120000-99999-8", Target: "http://other.example/mcp", Transport: "http",
 		SessionID: "abc", ProtocolVersion: "2025-11-25", Era: "legacy", RequestID: json.RawMessage("8"),
 		Method: "tools/call", Name: "slow", Started: at(1)}
 	if err := store.Put(d); err != nil {
@@ -41,7 +41,7 @@ func TestRejoinableLocalCopyIsLabelled(t *testing.T) {
 	}
 	press(m, "rejoinable")
 	got := screen(m)
-	if !strings.Contains(got, "local copy") || !strings.Contains(got, session.FallbackLabel) {
+	if !strings.Contains(got, "local copy") || !strings.Contains(got, statestore.FallbackLabel) {
 		t.Fatalf("a record from the fallback is not labelled local:\n%s", got)
 	}
 	golden(t, "rejoinable-local-100x30", got)

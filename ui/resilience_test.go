@@ -12,6 +12,7 @@ import (
 	"mcpscope/internal/testkit/redistest"
 	"mcpscope/internal/testkit/testservers"
 	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/statestore/redisstore"
 	"mcpscope/themes"
 	"mcpscope/transport"
@@ -42,7 +43,7 @@ func waitStoreFor(t *testing.T, m *Model, what string, cond func() bool) {
 // requests pane and finishes there.
 func TestDetachAndRejoinHere(t *testing.T) {
 	srv := testservers.StartHTTPServer(t, testservers.HTTPOpts{EventStore: true})
-	store := &session.FileStore{Dir: t.TempDir()}
+	store := &statestore.FileStore{Dir: t.TempDir()}
 	s := session.New(transport.NewHTTP(transport.HTTPOptions{URL: srv.URL}), session.Options{Timeout: -1, MaxTimeout: -1,
 		StateStore: store, Rejoin: session.RejoinInfo{Target: srv.URL}})
 	if err := s.Start(); err != nil {
@@ -101,7 +102,7 @@ func TestDetachAndRejoinHere(t *testing.T) {
 // A call that cannot be rejoined later says why; records of other
 // servers or sessions offer only the command.
 func TestDetachRefusedAndForeignRecord(t *testing.T) {
-	store := &session.FileStore{Dir: t.TempDir()}
+	store := &statestore.FileStore{Dir: t.TempDir()}
 	s, f := liveSession(t, nil)
 	m := New(Options{Session: s, Theme: themes.ByName("dark"), StateStore: store, Now: func() time.Time { return at(5) },
 		Location: time.UTC, Target: []string{"http://localhost:1/mcp"}, Clipboard: func(string) error { return nil }})
@@ -117,10 +118,10 @@ func TestDetachRefusedAndForeignRecord(t *testing.T) {
 	if !strings.Contains(screen(m), "no calls are left running") {
 		t.Fatalf("empty view:\n%s", screen(m))
 	}
-	d := session.Detached{Handle: "20260301T120000-99999-7", Target: "http://other.example/mcp", Transport: "http",
+	d := statestore.Detached{Handle: "20260301T120000-99999-7", Target: "http://other.example/mcp", Transport: "http",
 		SessionID: "abc\x1b]52;c;eA==\x07", ProtocolVersion: "2025-11-25", Era: "legacy", RequestID: json.RawMessage("7"),
 		Method: "tools/call", Name: "slow", Started: at(1), LastEventIDs: map[string]string{"post:7": "e1"},
-		Progress: session.Progress{Value: 3, Total: 10, Updates: 3}}
+		Progress: statestore.Progress{Value: 3, Total: 10, Updates: 3}}
 	if err := store.Put(d); err != nil {
 		t.Fatal(err)
 	}
@@ -365,24 +366,24 @@ func TestStatusBarNamesRedisStoreAndDViewShowsLeases(t *testing.T) {
 	if !strings.Contains(sc, "state Redis redis://127.0.0.1") {
 		t.Fatalf("status bar:\n%s", sc)
 	}
-	me := session.Me()
-	for _, d := range []session.Detached{
+	me := statestore.Me()
+	for _, d := range []statestore.Detached{
 		{Handle: "held-1", Target: "http://other.example/mcp", Method: "tools/call", Name: "slow", Started: at(1), Owner: &me},
 		{Handle: "gone-2", Target: "http://other.example/mcp", Method: "tools/call", Name: "slow", Started: at(2),
-			Owner: &session.Owner{Host: "machine-a", PID: 4242}},
+			Owner: &statestore.Owner{Host: "machine-a", PID: 4242}},
 		{Handle: "free-3", Target: "http://other.example/mcp", Method: "tools/call", Name: "slow", Started: at(3)},
 	} {
 		if err := store.Put(d); err != nil {
 			t.Fatal(err)
 		}
 	}
-	t.Setenv(session.EnvHost, "machine-b")
-	h, err := session.Hold(store, session.CallLease("held-1"), false)
+	t.Setenv(statestore.EnvHost, "machine-b")
+	h, err := statestore.Hold(store, statestore.CallLease("held-1"), false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h.Release()
-	t.Setenv(session.EnvHost, "")
+	t.Setenv(statestore.EnvHost, "")
 	press(m, "rejoinable")
 	sc = screen(m)
 	for _, want := range []string{"held " + itoa(me.PID) + "@machine-b", "expired 4242@machine-a", "free"} {

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/themes"
 	"mcpscope/ui/roots"
 )
@@ -18,7 +19,7 @@ func rootsModel(t *testing.T, w, h int, ask bool) (*Model, *Responder, *fakeTran
 	r := NewResponder([]session.Root{{URI: "file:///work/project", Name: "project"}}, ask)
 	s, f := liveSession(t, r)
 	m := New(Options{Session: s, Theme: themes.ByName("dark"), Now: func() time.Time { return at(5) }, Location: time.UTC,
-		Clipboard: func(string) error { return nil }, StateStore: &session.FileStore{Dir: t.TempDir()}})
+		Clipboard: func(string) error { return nil }, StateStore: &statestore.FileStore{Dir: t.TempDir()}})
 	m.resp = r
 	m.Update(windowSize(w, h))
 	return m, r, f

@@ -14,6 +14,7 @@ import (
 
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/transport"
 	"mcpscope/ui/keys"
 	"mcpscope/ui/view"
@@ -199,7 +200,7 @@ func (m *Model) statusBar(w int) string {
 	}
 	store := one() // named when it is not the default (the file store)
 	if st := m.opts.StateStore; st != nil {
-		if _, local := st.(*session.FileStore); !local {
+		if _, local := st.(*statestore.FileStore); !local {
 			name := termsafe.Line(st.String())
 			kind, _, _ := strings.Cut(name, " ")
 			store = one("state "+shorten(name, 40), "state "+kind, "")

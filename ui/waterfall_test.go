@@ -14,6 +14,7 @@ import (
 	"mcpscope/internal/testkit/waitfor"
 	"mcpscope/journal"
 	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/themes"
 	"mcpscope/transport"
 	"mcpscope/ui/waterfall"
@@ -167,7 +168,7 @@ func wfFixture(t *testing.T, w, h int) (*Model, *session.Session, *wfClock) {
 	clock.set(4.0)
 
 	m := New(Options{Session: s, Theme: themes.ByName("dark"), Now: clock.now, Location: time.UTC,
-		Clipboard: func(string) error { return nil }, StateStore: &session.FileStore{Dir: t.TempDir()}})
+		Clipboard: func(string) error { return nil }, StateStore: &statestore.FileStore{Dir: t.TempDir()}})
 	m.Update(windowSize(w, h))
 	waitFor(t, "every call in the history", func() bool { refresh(m); return len(m.h.calls) == 11 })
 	return m, s, clock
@@ -398,7 +399,7 @@ func TestWaterfallOutcomesWithoutColour(t *testing.T) {
 func TestWaterfallWaitingOnThePerson(t *testing.T) {
 	s, f := liveSession(t, answerAt{at: make(chan float64)}) // a person who has not answered yet
 	m := New(Options{Session: s, Theme: themes.Plain(), Clipboard: func(string) error { return nil },
-		StateStore: &session.FileStore{Dir: t.TempDir()}})
+		StateStore: &statestore.FileStore{Dir: t.TempDir()}})
 	m.Update(windowSize(120, 40))
 	s.Call("tools/call", map[string]any{"name": "ask"})
 	f.sentWith(t, `"name":"ask"`)

@@ -13,6 +13,7 @@ import (
 	"mcpscope/artifact/scan"
 	"mcpscope/filter"
 	"mcpscope/session"
+	"mcpscope/statestore"
 )
 
 // FuzzScan: any journal text scans without panicking; every call is told
@@ -107,7 +108,7 @@ func FuzzNoProgressEndsCallsTheSame(f *testing.F) {
 		}
 		// What progress leaves in a call: taken out of both.
 		lean := func(c session.CallSnapshot) session.CallSnapshot {
-			c.Progress, c.HasProgress = session.Progress{}, false
+			c.Progress, c.HasProgress = statestore.Progress{}, false
 			if c.State == session.StateStreaming {
 				c.State = session.StatePending
 			}

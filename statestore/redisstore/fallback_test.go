@@ -11,6 +11,7 @@ import (
 	"mcpscope/internal/testkit/redistest"
 	"mcpscope/journal"
 	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/statestore/redisstore"
 )
 
@@ -24,7 +25,7 @@ func openFallback(t *testing.T, url, root string) *redisstore.Store {
 	return s
 }
 
-func handles(l []session.Detached) []string {
+func handles(l []statestore.Detached) []string {
 	var hs []string
 	for _, d := range l {
 		hs = append(hs, d.Handle)
@@ -65,16 +66,16 @@ func TestFallbackRecordIsListedUnderItsRedisOnly(t *testing.T) {
 	root := filepath.Join(journal.StateDir(), "fallback")
 	srvA, srvB := redistest.Start(t), redistest.Start(t)
 	a, b := openFallback(t, srvA.URL(0), root), openFallback(t, srvB.URL(0), root)
-	plain := session.DefaultStateStore()
-	if err := plain.Put(session.Detached{Handle: "plain-1", Method: "tools/call"}); err != nil {
+	plain := statestore.Default()
+	if err := plain.Put(statestore.Detached{Handle: "plain-1", Method: "tools/call"}); err != nil {
 		t.Fatal(err)
 	}
 
 	srvA.Kill()
-	d := session.Detached{Handle: "h1", Method: "tools/call", Name: "slow", Started: time.Now()}
+	d := statestore.Detached{Handle: "h1", Method: "tools/call", Name: "slow", Started: time.Now()}
 	session.SealRecord(&d)
 	err := a.Put(d)
-	var se *session.StoredElsewhere
+	var se *statestore.StoredElsewhere
 	if !errors.As(err, &se) || !strings.Contains(se.Where, a.FallbackDir()) {
 		t.Fatalf("put while Redis A is down: %v; want it kept in %s", err, a.FallbackDir())
 	}
@@ -82,7 +83,7 @@ func TestFallbackRecordIsListedUnderItsRedisOnly(t *testing.T) {
 	if l, err := b.List(); err != nil || len(l) != 0 {
 		t.Fatalf("Redis B lists %v (%v); want nothing: the record fell back from A", handles(l), err)
 	}
-	if _, err := b.Get("h1"); !errors.Is(err, session.ErrNoSuchCall) {
+	if _, err := b.Get("h1"); !errors.Is(err, statestore.ErrNoSuchCall) {
 		t.Fatalf("Redis B reads A's local copy: %v", err)
 	}
 	if l, err := plain.List(); err != nil || strings.Join(handles(l), ",") != "plain-1" {
@@ -107,11 +108,11 @@ func TestFallbackRecordIsListedUnderItsRedisOnly(t *testing.T) {
 
 	// A rejoin: the claim, then the record named with its new owner (only
 	// over the record as it is: the local copy counts), then the end.
-	lease, err := a.Claim(session.CallLease("h1"))
+	lease, err := a.Claim(statestore.CallLease("h1"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	me := session.Me()
+	me := statestore.Me()
 	got.Owner = &me
 	if err := a.PutFenced(got, lease, false); err != nil {
 		t.Fatalf("the rejoin's first write of a local copy: %v", err)
@@ -165,9 +166,9 @@ func TestFallbackCopyIsRejoinedWhileRedisIsDown(t *testing.T) {
 	srv := redistest.Start(t)
 	a, other := openFallback(t, srv.URL(0), root), openFallback(t, srv.URL(0), root)
 	srv.Kill()
-	d := session.Detached{Handle: "h2", Method: "tools/call", Name: "slow", Started: time.Now()}
+	d := statestore.Detached{Handle: "h2", Method: "tools/call", Name: "slow", Started: time.Now()}
 	session.SealRecord(&d)
-	var se *session.StoredElsewhere
+	var se *statestore.StoredElsewhere
 	if err := a.Put(d); !errors.As(err, &se) {
 		t.Fatalf("put while Redis is down: %v", err)
 	}
@@ -181,23 +182,23 @@ func TestFallbackCopyIsRejoinedWhileRedisIsDown(t *testing.T) {
 	if err != nil || got.Fallback != a.FallbackDir() {
 		t.Fatalf("get while Redis is down: %+v %v", got, err)
 	}
-	lease, err := a.Claim(session.CallLease("h2"))
+	lease, err := a.Claim(statestore.CallLease("h2"))
 	if err != nil {
 		t.Fatalf("claim of a local copy while Redis is down: %v", err)
 	}
-	var held *session.HeldError
-	if _, err := other.Claim(session.CallLease("h2")); !errors.As(err, &held) {
+	var held *statestore.HeldError
+	if _, err := other.Claim(statestore.CallLease("h2")); !errors.As(err, &held) {
 		t.Fatalf("a second claim of the local copy: %v; want it held", err)
 	}
-	if hs, err := a.Holders(session.CallLease("h2")); err != nil || len(hs) != 1 || hs[0].Token != lease.Token {
+	if hs, err := a.Holders(statestore.CallLease("h2")); err != nil || len(hs) != 1 || hs[0].Token != lease.Token {
 		t.Fatalf("holders while Redis is down: %+v %v", hs, err)
 	}
-	me := session.Me()
+	me := statestore.Me()
 	got.Owner = &me
 	if err := a.PutFenced(got, lease, false); err != nil {
 		t.Fatalf("fenced write under the local claim: %v", err)
 	}
-	if err := a.MarkFenced("h2", session.Mark{EventID: "3", Progress: session.Progress{Updates: 3, Value: 3, Total: 6}}, lease); err != nil {
+	if err := a.MarkFenced("h2", statestore.Mark{EventID: "3", Progress: statestore.Progress{Updates: 3, Value: 3, Total: 6}}, lease); err != nil {
 		t.Fatalf("fenced mark under the local claim: %v", err)
 	}
 	if err := a.Renew(&lease); err != nil {
@@ -205,7 +206,7 @@ func TestFallbackCopyIsRejoinedWhileRedisIsDown(t *testing.T) {
 	}
 
 	srv.Restart(t)
-	if _, err := other.Claim(session.CallLease("h2")); !errors.As(err, &held) || held.Holder.Token != lease.Token {
+	if _, err := other.Claim(statestore.CallLease("h2")); !errors.As(err, &held) || held.Holder.Token != lease.Token {
 		t.Fatalf("a claim through Redis while the local claim lives: %v; want it held by the local claim", err)
 	}
 	if err := a.DeleteFenced("h2", lease); err != nil {

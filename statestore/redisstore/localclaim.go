@@ -4,7 +4,7 @@ import (
 	"strings"
 	"time"
 
-	"mcpscope/session"
+	"mcpscope/statestore"
 )
 
 // A record kept in the fallback folder (Redis was unreachable when it was
@@ -26,9 +26,9 @@ func (s *Store) localCall(name string) string {
 
 // claimLocal claims name in the fallback folder, Redis being unreachable
 // (cause), when its call's record is kept there; else it returns cause.
-func (s *Store) claimLocal(name string, cause error) (session.Lease, error) {
+func (s *Store) claimLocal(name string, cause error) (statestore.Lease, error) {
 	if s.localCall(name) == "" {
-		return session.Lease{Name: name}, cause
+		return statestore.Lease{Name: name}, cause
 	}
 	l, err := s.fallback.Claim(name)
 	if err == nil {
@@ -43,7 +43,7 @@ func (s *Store) claimLocal(name string, cause error) (session.Lease, error) {
 }
 
 // isLocal reports whether l was claimed in the fallback folder.
-func (s *Store) isLocal(l session.Lease) bool {
+func (s *Store) isLocal(l statestore.Lease) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.local[l.Token]
@@ -52,7 +52,7 @@ func (s *Store) isLocal(l session.Lease) bool {
 // heldLocally is a live claim another process of this machine took in the
 // fallback folder on name while Redis was away, if any: Redis answering
 // again does not end it.
-func (s *Store) heldLocally(name string) *session.Lease {
+func (s *Store) heldLocally(name string) *statestore.Lease {
 	if s.localCall(name) == "" {
 		return nil
 	}

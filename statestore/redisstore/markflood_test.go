@@ -9,19 +9,20 @@ import (
 	"mcpscope/internal/testkit/redistest"
 	"mcpscope/internal/testkit/testservers"
 	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/statestore/redisstore"
 	"mcpscope/transport"
 )
 
 // timedStore counts a store's (fenced) marks and the time spent in them.
 type timedStore struct {
-	session.StateStore
+	statestore.Store
 	marks, ns atomic.Int64
 }
 
-func (s *timedStore) MarkFenced(handle string, m session.Mark, l session.Lease) error {
+func (s *timedStore) MarkFenced(handle string, m statestore.Mark, l statestore.Lease) error {
 	start := time.Now()
-	err := s.StateStore.MarkFenced(handle, m, l)
+	err := s.Store.MarkFenced(handle, m, l)
 	s.ns.Add(int64(time.Since(start)))
 	s.marks.Add(1)
 	return err
@@ -48,13 +49,13 @@ func BenchmarkProgressFloodMarks(b *testing.B) {
 	defer rs.Close()
 	for _, bk := range []struct {
 		name  string
-		store session.StateStore
-	}{{"none", nil}, {"file", &session.FileStore{Dir: b.TempDir()}}, {"redis", rs}} {
+		store statestore.Store
+	}{{"none", nil}, {"file", &statestore.FileStore{Dir: b.TempDir()}}, {"redis", rs}} {
 		b.Run(bk.name, func(b *testing.B) {
 			var ts *timedStore
 			o := session.Options{Timeout: -1, MaxTimeout: -1, Rejoin: session.RejoinInfo{Target: url}}
 			if bk.store != nil {
-				ts = &timedStore{StateStore: bk.store}
+				ts = &timedStore{Store: bk.store}
 				o.StateStore = ts
 			}
 			var took time.Duration
@@ -100,14 +101,14 @@ func BenchmarkMark(b *testing.B) {
 	defer rs.Close()
 	for _, bk := range []struct {
 		name  string
-		store session.StateStore
-	}{{"file", &session.FileStore{Dir: b.TempDir()}}, {"redis", rs}} {
+		store statestore.Store
+	}{{"file", &statestore.FileStore{Dir: b.TempDir()}}, {"redis", rs}} {
 		b.Run(bk.name, func(b *testing.B) {
-			d := session.Detached{Handle: "bench-" + bk.name, Target: "http://127.0.0.1:1/mcp", SessionID: "s", Method: "tools/call"}
+			d := statestore.Detached{Handle: "bench-" + bk.name, Target: "http://127.0.0.1:1/mcp", SessionID: "s", Method: "tools/call"}
 			if err := bk.store.Put(d); err != nil {
 				b.Fatal(err)
 			}
-			m := session.Mark{Stream: "post:1", EventID: "ev", Progress: session.Progress{Updates: 1}}
+			m := statestore.Mark{Stream: "post:1", EventID: "ev", Progress: statestore.Progress{Updates: 1}}
 			b.ResetTimer()
 			for i := range b.N {
 				m.Progress.Updates = i + 1

@@ -1,11 +1,11 @@
 // Package redisstore keeps detached calls and their leases in Redis, so a
 // call detached on one machine can be rejoined on any machine that reaches
 // the same Redis (mcpscope --state redis://…). It implements the
-// session.StateStore contract; the session package stays free of Redis.
+// statestore.Store contract; the session package stays free of Redis.
 //
 // Keys (all under "mcpscope:"): call:HANDLE holds a record (JSON, with a TTL
 // the user sets: a call nobody rejoins does not stay forever);
-// mark:HANDLE the call's place as of its last progress step (session.Mark,
+// mark:HANDLE the call's place as of its last progress step (statestore.Mark,
 // one SET per step, expiring with the record); lease:NAME a claim (SET NX PX; renewed and released only by its holder,
 // by a compare-and-set script on its token); share:NAME:TOKEN one user of
 // a shared lease (an MCP session); fence:NAME the newest claim of a name
@@ -30,7 +30,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/transport"
 )
 
@@ -46,14 +46,14 @@ const prefix = "mcpscope:"
 // Options configure a Store.
 type Options struct {
 	URL      string        // redis://[user[:password]@]host:port/db, or rediss:// for TLS
-	LeaseTTL time.Duration // 0: session.DefaultLeaseTTL
+	LeaseTTL time.Duration // 0: statestore.DefaultLeaseTTL
 	StateTTL time.Duration // 0: DefaultStateTTL
 	Timeout  time.Duration // 0: DefaultTimeout
 	// Fallback keeps a record when Redis cannot be reached at Put (a
 	// detach, a quit): nothing is lost, and the user is told where. It
 	// must be this Redis's own folder: the store lists and reads it as
 	// part of itself. FallbackRoot makes one.
-	Fallback *session.FileStore
+	Fallback *statestore.FileStore
 	// FallbackRoot, when Fallback is nil, is the folder under which this
 	// Redis gets its own fallback folder (FallbackDir).
 	FallbackRoot string
@@ -62,7 +62,7 @@ type Options struct {
 	TLS TLSFiles
 }
 
-// Store is the Redis backend of session.StateStore.
+// Store is the Redis backend of statestore.Store.
 type Store struct {
 	c        *redis.Client
 	name     string // the URL, redacted
@@ -70,7 +70,7 @@ type Store struct {
 	leaseTTL time.Duration
 	stateTTL time.Duration
 	timeout  time.Duration
-	fallback *session.FileStore
+	fallback *statestore.FileStore
 
 	healthOnce sync.Once
 	health     []string
@@ -80,9 +80,9 @@ type Store struct {
 }
 
 var (
-	_ session.StateStore    = (*Store)(nil)
-	_ session.StoreHealth   = (*Store)(nil)
-	_ session.LossExplainer = (*Store)(nil)
+	_ statestore.Store          = (*Store)(nil)
+	_ statestore.HealthReporter = (*Store)(nil)
+	_ statestore.LossExplainer  = (*Store)(nil)
 )
 
 // quiet drops go-redis's own log lines: they would write to stderr under
@@ -113,10 +113,10 @@ func Open(o Options) (*Store, error) {
 	}
 	s := &Store{name: name, public: withoutPassword(public), leaseTTL: o.LeaseTTL, stateTTL: o.StateTTL, timeout: o.Timeout, fallback: o.Fallback}
 	if s.leaseTTL <= 0 {
-		s.leaseTTL = session.DefaultLeaseTTL
+		s.leaseTTL = statestore.DefaultLeaseTTL
 	}
 	if s.fallback == nil && o.FallbackRoot != "" {
-		s.fallback = &session.FileStore{Dir: filepath.Join(o.FallbackRoot, fallbackName(ro)), LeaseTTL: s.leaseTTL}
+		s.fallback = &statestore.FileStore{Dir: filepath.Join(o.FallbackRoot, fallbackName(ro)), LeaseTTL: s.leaseTTL}
 	}
 	if s.stateTTL <= 0 {
 		s.stateTTL = DefaultStateTTL
@@ -243,7 +243,7 @@ end
 return 1`)
 
 // Mark writes m beside handle's record: one round trip per progress step.
-func (s *Store) Mark(handle string, m session.Mark) error {
+func (s *Store) Mark(handle string, m statestore.Mark) error {
 	if err := checkName("call handle", handle); err != nil {
 		return err
 	}
@@ -266,8 +266,8 @@ func (s *Store) Mark(handle string, m session.Mark) error {
 }
 
 // applyMark puts a mark read from Redis (a string, or nil) into d.
-func applyMark(d *session.Detached, v any) {
-	var m session.Mark
+func applyMark(d *statestore.Detached, v any) {
+	var m statestore.Mark
 	if str, ok := v.(string); ok && json.Unmarshal([]byte(str), &m) == nil {
 		d.Apply(m)
 	}
@@ -275,7 +275,7 @@ func applyMark(d *session.Detached, v any) {
 
 // Put writes d with the store's record TTL. When Redis cannot be reached
 // and a fallback is set, d goes there, and the error says so.
-func (s *Store) Put(d session.Detached) error {
+func (s *Store) Put(d statestore.Detached) error {
 	if err := checkName("call handle", d.Handle); err != nil {
 		return err
 	}
@@ -292,7 +292,7 @@ func (s *Store) Put(d session.Detached) error {
 // written is what a record write's outcome err means with a fallback: a
 // write that went in lets go of an older local copy; one that could not
 // reach Redis goes to the fallback (StoredElsewhere); a refusal stays.
-func (s *Store) written(d session.Detached, err error) error {
+func (s *Store) written(d statestore.Detached, err error) error {
 	var ue *UnreachableError
 	if !errors.As(err, &ue) {
 		if err == nil && s.fallback != nil {
@@ -306,12 +306,12 @@ func (s *Store) written(d session.Detached, err error) error {
 	if ferr := s.fallback.Put(d); ferr != nil {
 		return fmt.Errorf("%w; the local fallback failed too: %v", err, ferr)
 	}
-	return &session.StoredElsewhere{Where: s.fallback.String(), Cause: err}
+	return &statestore.StoredElsewhere{Where: s.fallback.String(), Cause: err}
 }
 
 // Get reads one record (or its fallback copy, Fallback set).
-func (s *Store) Get(handle string) (session.Detached, error) {
-	var d session.Detached
+func (s *Store) Get(handle string) (statestore.Detached, error) {
+	var d statestore.Detached
 	if err := checkName("call handle", handle); err != nil {
 		return d, err
 	}
@@ -328,7 +328,7 @@ func (s *Store) Get(handle string) (session.Detached, error) {
 				return d, nil
 			}
 		}
-		return d, fmt.Errorf("%w %q in %s (see: mcpscope rejoin)", session.ErrNoSuchCall, handle, s)
+		return d, fmt.Errorf("%w %q in %s (see: mcpscope rejoin)", statestore.ErrNoSuchCall, handle, s)
 	}
 	if err != nil {
 		if s.fallback != nil {
@@ -359,7 +359,7 @@ func (s *Store) scan(ctx context.Context, pattern string) ([]string, error) {
 
 // List returns every record, oldest first (and those the fallback kept
 // while Redis was away, Fallback set). Damaged records are skipped.
-func (s *Store) List() ([]session.Detached, error) {
+func (s *Store) List() ([]statestore.Detached, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
 	keys, err := s.scan(ctx, prefix+"call:*")
@@ -368,7 +368,7 @@ func (s *Store) List() ([]session.Detached, error) {
 		// the caller says the list is partial.
 		return s.fallbackList(nil), s.wrap("list calls", err)
 	}
-	var out []session.Detached
+	var out []statestore.Detached
 	seen := map[string]bool{}
 	if len(keys) > 0 {
 		vals, err := s.c.MGet(ctx, keys...).Result()
@@ -385,7 +385,7 @@ func (s *Store) List() ([]session.Detached, error) {
 		}
 		for i, v := range vals {
 			str, ok := v.(string)
-			var d session.Detached
+			var d statestore.Detached
 			if ok && json.Unmarshal([]byte(str), &d) == nil {
 				applyMark(&d, mvals[i])
 				out = append(out, d)
@@ -400,11 +400,11 @@ func (s *Store) List() ([]session.Detached, error) {
 
 // fallbackList is the records in the fallback folder but those in seen,
 // labelled as local copies.
-func (s *Store) fallbackList(seen map[string]bool) []session.Detached {
+func (s *Store) fallbackList(seen map[string]bool) []statestore.Detached {
 	if s.fallback == nil {
 		return nil
 	}
-	var out []session.Detached
+	var out []statestore.Detached
 	local, _ := s.fallback.List()
 	for _, d := range local {
 		if !seen[d.Handle] {
@@ -416,7 +416,7 @@ func (s *Store) fallbackList(seen map[string]bool) []session.Detached {
 	return out
 }
 
-func sortByStart(l []session.Detached) {
+func sortByStart(l []statestore.Detached) {
 	for i := 1; i < len(l); i++ {
 		for j := i; j > 0 && l[j].Started.Before(l[j-1].Started); j-- {
 			l[j], l[j-1] = l[j-1], l[j]
@@ -437,7 +437,7 @@ func (s *Store) Delete(handle string) error {
 	return s.wrap("delete call "+handle, s.c.Del(ctx, callKey(handle), markKey(handle)).Err())
 }
 
-func leaseKey(l session.Lease) string {
+func leaseKey(l statestore.Lease) string {
 	if l.Shared {
 		return prefix + "share:" + l.Name + ":" + l.Token
 	}
@@ -470,8 +470,8 @@ func (s *Store) fenceTTL() time.Duration {
 
 // Claim takes name alone, with the next fence number. The loser is told
 // who holds it.
-func (s *Store) Claim(name string) (session.Lease, error) {
-	l := session.NewLease(name, s.leaseTTL, false)
+func (s *Store) Claim(name string) (statestore.Lease, error) {
+	l := statestore.NewLease(name, s.leaseTTL, false)
 	if err := checkName("lease", name); err != nil {
 		return l, err
 	}
@@ -479,7 +479,7 @@ func (s *Store) Claim(name string) (session.Lease, error) {
 	ctx, cancel := s.ctx()
 	defer cancel()
 	if held := s.heldLocally(name); held != nil {
-		return l, &session.HeldError{Holder: *held}
+		return l, &statestore.HeldError{Holder: *held}
 	}
 	res, err := claimScript.Run(ctx, s.c, []string{leaseKey(l), fenceKey(name)}, b, s.leaseTTL.Milliseconds(), l.Token,
 		s.fenceTTL().Milliseconds()).Slice()
@@ -493,11 +493,11 @@ func (s *Store) Claim(name string) (session.Lease, error) {
 		l.Fence, _ = res[1].(int64)
 		return l, nil
 	}
-	var held session.Lease
+	var held statestore.Lease
 	if str, _ := res[1].(string); json.Unmarshal([]byte(str), &held) != nil {
-		held = session.Lease{Name: name}
+		held = statestore.Lease{Name: name}
 	}
-	return l, &session.HeldError{Holder: held}
+	return l, &statestore.HeldError{Holder: held}
 }
 
 // fenceCheck is the start of every fenced script: KEYS[n] holds the
@@ -517,11 +517,11 @@ func (s *Store) fencedResult(op string, n int, err error) error {
 	case err != nil:
 		return s.wrap(op, err)
 	case n == 0:
-		return session.ErrLeaseLost
+		return statestore.ErrLeaseLost
 	case n == -2:
-		return session.ErrStoreLost
+		return statestore.ErrStoreLost
 	case n == -3:
-		return session.ErrNoSuchCall
+		return statestore.ErrNoSuchCall
 	}
 	return nil
 }
@@ -535,7 +535,7 @@ return 1`)
 
 // PutFenced writes d while l is the newest claim on its call. When Redis
 // cannot be reached and a fallback is set, d goes there, as with Put.
-func (s *Store) PutFenced(d session.Detached, l session.Lease, create bool) error {
+func (s *Store) PutFenced(d statestore.Detached, l statestore.Lease, create bool) error {
 	if err := checkName("call handle", d.Handle); err != nil {
 		return err
 	}
@@ -559,8 +559,8 @@ func (s *Store) PutFenced(d session.Detached, l session.Lease, create bool) erro
 	n, err := putFencedScript.Run(ctx, s.c, []string{fenceKey(l.Name), callKey(d.Handle)}, l.FenceValue(), b,
 		s.stateTTL.Milliseconds(), flag).Int()
 	err = s.fencedResult("write the record of call "+d.Handle, n, err)
-	if errors.Is(err, session.ErrNoSuchCall) {
-		return fmt.Errorf("%w %q in %s: it left the store (the call ended, or the record was forgotten)", session.ErrNoSuchCall, d.Handle, s)
+	if errors.Is(err, statestore.ErrNoSuchCall) {
+		return fmt.Errorf("%w %q in %s: it left the store (the call ended, or the record was forgotten)", statestore.ErrNoSuchCall, d.Handle, s)
 	}
 	return s.written(d, err)
 }
@@ -589,7 +589,7 @@ return 1`)
 
 // MarkFenced is Mark while l is the newest claim on the call: one round
 // trip per progress step, as Mark.
-func (s *Store) MarkFenced(handle string, m session.Mark, l session.Lease) error {
+func (s *Store) MarkFenced(handle string, m statestore.Mark, l statestore.Lease) error {
 	if err := checkName("call handle", handle); err != nil {
 		return err
 	}
@@ -613,7 +613,7 @@ return 1`)
 
 // DeleteFenced removes a record (and a fallback copy) while l is the
 // newest claim on the call.
-func (s *Store) DeleteFenced(handle string, l session.Lease) error {
+func (s *Store) DeleteFenced(handle string, l statestore.Lease) error {
 	if err := checkName("call handle", handle); err != nil {
 		return err
 	}
@@ -630,8 +630,8 @@ func (s *Store) DeleteFenced(handle string, l session.Lease) error {
 }
 
 // Share adds this process to name's holders.
-func (s *Store) Share(name string) (session.Lease, error) {
-	l := session.NewLease(name, s.leaseTTL, true)
+func (s *Store) Share(name string) (statestore.Lease, error) {
+	l := statestore.NewLease(name, s.leaseTTL, true)
 	if err := checkName("lease", name); err != nil {
 		return l, err
 	}
@@ -672,7 +672,7 @@ end
 return 1`)
 
 // Renew extends l by its TTL if it is still the caller's.
-func (s *Store) Renew(l *session.Lease) error {
+func (s *Store) Renew(l *statestore.Lease) error {
 	if s.isLocal(*l) {
 		return s.fallback.Renew(l)
 	}
@@ -695,14 +695,14 @@ func (s *Store) Renew(l *session.Lease) error {
 		return s.wrap("renew "+n.Name, err)
 	}
 	if ok != 1 {
-		return session.ErrLeaseLost
+		return statestore.ErrLeaseLost
 	}
 	*l = n
 	return nil
 }
 
 // Release ends l if it is still the caller's.
-func (s *Store) Release(l session.Lease) error {
+func (s *Store) Release(l statestore.Lease) error {
 	if s.isLocal(l) {
 		s.mu.Lock()
 		delete(s.local, l.Token)
@@ -719,7 +719,7 @@ func (s *Store) Release(l session.Lease) error {
 }
 
 // Holders lists the live leases on name: its claim and its shares.
-func (s *Store) Holders(name string) ([]session.Lease, error) {
+func (s *Store) Holders(name string) ([]statestore.Lease, error) {
 	if err := checkName("lease", name); err != nil {
 		return nil, err
 	}
@@ -737,10 +737,10 @@ func (s *Store) Holders(name string) ([]session.Lease, error) {
 	if err != nil {
 		return nil, s.wrap("list the holders of "+name, err)
 	}
-	var out []session.Lease
+	var out []statestore.Lease
 	for _, v := range vals {
 		str, ok := v.(string)
-		var l session.Lease
+		var l statestore.Lease
 		if ok && json.Unmarshal([]byte(str), &l) == nil && l.Name == name {
 			out = append(out, l)
 		}

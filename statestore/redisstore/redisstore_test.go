@@ -11,9 +11,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"mcpscope/internal/testkit/redistest"
-	"mcpscope/session"
-	"mcpscope/session/storetest"
+	"mcpscope/statestore"
 	"mcpscope/statestore/redisstore"
+	"mcpscope/statestore/storetest"
 )
 
 // One redis-server for the contract; each case gets its own database.
@@ -22,7 +22,7 @@ func TestRedisStoreContract(t *testing.T) {
 	db := 0
 	storetest.Run(t, storetest.Backend{
 		Name: "redis",
-		New: func(t *testing.T, ttl time.Duration) session.StateStore {
+		New: func(t *testing.T, ttl time.Duration) statestore.Store {
 			db++
 			s, err := redisstore.Open(redisstore.Options{URL: srv.URL(db % 16), LeaseTTL: ttl})
 			if err != nil {
@@ -32,7 +32,7 @@ func TestRedisStoreContract(t *testing.T) {
 			t.Cleanup(func() { s.Close() })
 			return s
 		},
-		Leftovers: func(t *testing.T, s session.StateStore) []string {
+		Leftovers: func(t *testing.T, s statestore.Store) []string {
 			return keys(t, srv.URL(db%16))
 		},
 	})
@@ -71,7 +71,7 @@ func TestRedisRestartKeepsRecordAndStateTTL(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if err := s.Put(session.Detached{Handle: "h1", Method: "tools/call", Target: "http://x/mcp"}); err != nil {
+	if err := s.Put(statestore.Detached{Handle: "h1", Method: "tools/call", Target: "http://x/mcp"}); err != nil {
 		t.Fatal(err)
 	}
 	srv.Restart(t)
@@ -85,7 +85,7 @@ func TestRedisRestartKeepsRecordAndStateTTL(t *testing.T) {
 	}
 	short, _ := redisstore.Open(redisstore.Options{URL: srv.URL(0), StateTTL: time.Minute})
 	defer short.Close()
-	if err := short.Put(session.Detached{Handle: "h2"}); err != nil {
+	if err := short.Put(statestore.Detached{Handle: "h2"}); err != nil {
 		t.Fatal(err)
 	}
 	if ttl, _ := client(t, srv.URL(0)).PTTL(context.Background(), "mcpscope:call:h2").Result(); ttl > time.Minute || ttl <= 0 {
@@ -100,14 +100,14 @@ func TestRedisUnreachable(t *testing.T) {
 	srv := redistest.Start(t)
 	url := "redis://me:hunter2@" + srv.Addr + "/0"
 	srv.Shutdown(t)
-	local := &session.FileStore{Dir: filepath.Join(t.TempDir(), "calls")}
+	local := &statestore.FileStore{Dir: filepath.Join(t.TempDir(), "calls")}
 	s, err := redisstore.Open(redisstore.Options{URL: url, Fallback: local, Timeout: 2 * time.Second})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	err = s.Put(session.Detached{Handle: "h1", Method: "tools/call"})
-	var se *session.StoredElsewhere
+	err = s.Put(statestore.Detached{Handle: "h1", Method: "tools/call"})
+	var se *statestore.StoredElsewhere
 	if !errors.As(err, &se) || !strings.Contains(se.Where, local.Dir) {
 		t.Fatalf("put while Redis is down: %v", err)
 	}
@@ -148,13 +148,13 @@ func TestRejoinLineNamesTheStoreWithoutItsPassword(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		got := session.RejoinCommandIn(s, "H-1")
+		got := statestore.RejoinCommandIn(s, "H-1")
 		s.Close()
 		if got != tc.want || strings.Contains(got, "s3cret") {
 			t.Errorf("%s: rejoin line %q, want %q", tc.url, got, tc.want)
 		}
 	}
-	if got := session.RejoinCommandIn(session.DefaultStateStore(), "H-1"); got != "mcpscope rejoin H-1" {
+	if got := statestore.RejoinCommandIn(statestore.Default(), "H-1"); got != "mcpscope rejoin H-1" {
 		t.Errorf("file store: rejoin line %q, want no --state", got)
 	}
 }

@@ -6,6 +6,7 @@ import (
 
 	"mcpscope/internal/testkit/redistest"
 	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/statestore/redisstore"
 )
 
@@ -44,7 +45,7 @@ func TestTLSRedis(t *testing.T) {
 	if err != nil {
 		t.Fatalf("with the files as URL parameters: %v", err)
 	}
-	d := session.Detached{Handle: "tls-1", Target: "http://127.0.0.1:1/mcp", Transport: "http", RequestID: []byte("3"), Method: "tools/call"}
+	d := statestore.Detached{Handle: "tls-1", Target: "http://127.0.0.1:1/mcp", Transport: "http", RequestID: []byte("3"), Method: "tools/call"}
 	session.SealRecord(&d)
 	if err := byURL.Put(d); err != nil {
 		t.Fatal(err)

@@ -11,7 +11,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"mcpscope/internal/termsafe"
-	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/transport"
 	"mcpscope/ui/keys"
 	"mcpscope/ui/view"
@@ -24,18 +24,18 @@ const Scope keys.Scope = "rejoin"
 // Session is what the view reads and the intent it sends.
 type Session interface {
 	// Store holds the records of calls left running.
-	Store() session.StateStore
+	Store() statestore.Store
 	// CanRejoin says whether d can be rejoined in this session, and if
 	// not, why.
-	CanRejoin(d session.Detached) (bool, string)
+	CanRejoin(d statestore.Detached) (bool, string)
 	// Rejoin takes the call back into this session.
-	Rejoin(d session.Detached) (callKey string, err error)
+	Rejoin(d statestore.Detached) (callKey string, err error)
 }
 
 // View is the records, how each is held, and the selection.
 type View struct {
 	s      Session
-	list   []session.Detached
+	list   []statestore.Detached
 	leases map[string]string // handle → how its call is held (leaseLabel)
 	sel    int
 	err    string
@@ -62,13 +62,13 @@ var bindings = view.Bindings[*View]{
 	{Binding: keys.Binding{Name: "rejoin-close", Scope: Scope, Keys: []string{"esc"}, Help: "back to the session", Short: "back"},
 		Run: func(*View, view.Context) view.Action { return view.Close() }},
 	{Binding: keys.Binding{Name: "copy"},
-		Run: withRecord(func(v *View, d session.Detached) view.Action {
-			return view.Action{Copy: &view.Copy{Text: session.RejoinCommandIn(v.s.Store(), d.Handle), What: "rejoin command"}}
+		Run: withRecord(func(v *View, d statestore.Detached) view.Action {
+			return view.Action{Copy: &view.Copy{Text: statestore.RejoinCommandIn(v.s.Store(), d.Handle), What: "rejoin command"}}
 		})},
 }
 
 // withRecord runs f on the selected record; nothing when there is none.
-func withRecord(f func(v *View, d session.Detached) view.Action) func(*View, view.Context) view.Action {
+func withRecord(f func(v *View, d statestore.Detached) view.Action) func(*View, view.Context) view.Action {
 	return func(v *View, _ view.Context) view.Action {
 		if d, ok := v.selected(); ok {
 			return f(v, d)
@@ -85,14 +85,14 @@ func (v *View) load() {
 		v.err = err.Error()
 	}
 	for _, d := range list {
-		v.leases[d.Handle] = leaseLabel(session.CallState(st, d))
+		v.leases[d.Handle] = leaseLabel(statestore.CallState(st, d))
 	}
 	v.sel = widget.Clamp(v.sel, 0, len(v.list)-1)
 }
 
-func (v *View) forget(d session.Detached) view.Action {
+func (v *View) forget(d statestore.Detached) view.Action {
 	st := v.s.Store()
-	if ls := session.CallState(st, d); ls.State == "held" {
+	if ls := statestore.CallState(st, d); ls.State == "held" {
 		return view.Flash("call " + termsafe.Line(d.Handle) + " is " + leaseLabel(ls) + "; not forgotten")
 	}
 	a := view.Flash("forgot " + d.Handle + " (the server may still run it)")
@@ -103,9 +103,9 @@ func (v *View) forget(d session.Detached) view.Action {
 	return a
 }
 
-func (v *View) rejoin(d session.Detached) view.Action {
+func (v *View) rejoin(d statestore.Detached) view.Action {
 	if ok, why := v.s.CanRejoin(d); !ok {
-		return view.Flash("cannot rejoin here: " + termsafe.Line(why) + "; run " + session.RejoinCommandIn(v.s.Store(), d.Handle))
+		return view.Flash("cannot rejoin here: " + termsafe.Line(why) + "; run " + statestore.RejoinCommandIn(v.s.Store(), d.Handle))
 	}
 	// The session takes the call's lease (refused while another holds it)
 	// and keeps it as long as the call runs here.
@@ -118,10 +118,10 @@ func (v *View) rejoin(d session.Detached) view.Action {
 }
 
 // leaseLabel is how a record's call is held.
-func leaseLabel(st session.LeaseState) string {
+func leaseLabel(st statestore.LeaseState) string {
 	itoa := strconv.Itoa
 	switch {
-	case st.Holder != nil && st.Holder.Owner == session.Me():
+	case st.Holder != nil && st.Holder.Owner == statestore.Me():
 		return "attached"
 	case st.Holder != nil:
 		return "held " + itoa(st.Holder.Owner.PID) + "@" + termsafe.Line(st.Holder.Owner.Host)
@@ -133,9 +133,9 @@ func leaseLabel(st session.LeaseState) string {
 
 func (v *View) Scope() keys.Scope { return Scope }
 
-func (v *View) selected() (session.Detached, bool) {
+func (v *View) selected() (statestore.Detached, bool) {
 	if len(v.list) == 0 {
-		return session.Detached{}, false
+		return statestore.Detached{}, false
 	}
 	return v.list[widget.Clamp(v.sel, 0, len(v.list)-1)], true
 }
@@ -186,11 +186,11 @@ func (v *View) Render(c view.Context, w, h int) string {
 		l = append(l, "",
 			" target   "+termsafe.Line(transport.RedactTarget(d.Target)), // a record an older build wrote may hold it as typed
 			" session  "+termsafe.Line(or(d.SessionID, "(none)"))+" · "+termsafe.Line(or(d.ProtocolVersion, "?"))+" "+termsafe.Line(d.Era),
-			" rejoin   "+th.Accent.Render(termsafe.Line(session.RejoinCommandIn(v.s.Store(), d.Handle))))
+			" rejoin   "+th.Accent.Render(termsafe.Line(statestore.RejoinCommandIn(v.s.Store(), d.Handle))))
 		if d.Fallback != "" {
 			// On this machine only: another machine on the same Redis
 			// does not list it.
-			l = append(l, th.Faint.Render(" kept     "+session.FallbackLabel+", on this machine only: "+termsafe.Line(d.Fallback)))
+			l = append(l, th.Faint.Render(" kept     "+statestore.FallbackLabel+", on this machine only: "+termsafe.Line(d.Fallback)))
 		}
 		if ok, why := v.s.CanRejoin(d); ok {
 			l = append(l, th.OK.Render(" "+c.KeyOf("rejoin-here")+" rejoins it in this session"))

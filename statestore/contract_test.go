@@ -1,4 +1,4 @@
-package session_test
+package statestore_test
 
 import (
 	"io/fs"
@@ -6,19 +6,19 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/session"
-	"mcpscope/session/storetest"
+	"mcpscope/statestore"
+	"mcpscope/statestore/storetest"
 )
 
 // FileBackend is the file store under the contract.
 var fileBackend = storetest.Backend{
 	Name: "file",
-	New: func(t *testing.T, ttl time.Duration) session.StateStore {
-		return &session.FileStore{Dir: filepath.Join(t.TempDir(), "calls"), LeaseTTL: ttl}
+	New: func(t *testing.T, ttl time.Duration) statestore.Store {
+		return &statestore.FileStore{Dir: filepath.Join(t.TempDir(), "calls"), LeaseTTL: ttl}
 	},
-	Leftovers: func(t *testing.T, s session.StateStore) []string {
+	Leftovers: func(t *testing.T, s statestore.Store) []string {
 		var left []string
-		root := s.(*session.FileStore).Dir
+		root := s.(*statestore.FileStore).Dir
 		for _, dir := range []string{root, root + ".leases"} {
 			_ = filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
 				if err == nil && !d.IsDir() && d.Name() != ".lock" {

@@ -1,4 +1,4 @@
-package session
+package statestore
 
 import (
 	"crypto/rand"
@@ -7,12 +7,10 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"strings"
 	"sync"
 	"time"
 
 	"mcpscope/internal/osproc"
-	"mcpscope/journal"
 )
 
 // Claims on a call or a session are leases, never PIDs: a holder renews its
@@ -169,6 +167,8 @@ type Held struct {
 	// reached (the holder keeps trying until the TTL ends).
 	trouble  func(error)
 	troubled bool
+	// onRelease is called first thing in Release (OnRelease).
+	onRelease func()
 }
 
 // OnTrouble sets what hears, once per outage, that the store could not be
@@ -178,6 +178,11 @@ func (h *Held) OnTrouble(f func(error)) {
 	h.trouble = f
 	h.mu.Unlock()
 }
+
+// OnRelease sets what Release calls first, once: a holder's owner forgets
+// it there (the session's ClaimCall drops a claim nobody adopted). Set it
+// before the Held is shared.
+func (h *Held) OnRelease(f func()) { h.onRelease = f }
 
 // troubleAt reports a store that could not be reached (nil: reached again).
 func (h *Held) troubleAt(err error) {
@@ -221,7 +226,8 @@ func (e *LeaseLostError) Unwrap() error { return e.Cause }
 // a refusal.
 type StoreUnreachable interface{ StoreUnreachable() bool }
 
-func unreachable(err error) bool {
+// Unreachable says err means the store could not be reached (StoreUnreachable).
+func Unreachable(err error) bool {
 	var u StoreUnreachable
 	return errors.As(err, &u) && u.StoreUnreachable()
 }
@@ -361,6 +367,9 @@ func (h *Held) Lease() Lease {
 	return h.lease
 }
 
+// Released is closed once Release has stopped the renewal.
+func (h *Held) Released() <-chan struct{} { return h.done }
+
 // Lost is closed once the lease is lost (never for a nil Held).
 func (h *Held) Lost() <-chan struct{} {
 	if h == nil {
@@ -401,7 +410,7 @@ func (h *Held) Write(write func(Lease) error) error {
 		case errors.Is(err, ErrLeaseLost), errors.Is(err, ErrStoreLost):
 			h.lose(err)
 			return h.LostErr()
-		case !unreachable(err):
+		case !Unreachable(err):
 			return err
 		}
 		left := h.until()
@@ -431,7 +440,9 @@ func (h *Held) Release() {
 		return
 	}
 	h.once.Do(func() {
-		preClaims.CompareAndDelete(strings.TrimPrefix(h.name, "call:"), h)
+		if h.onRelease != nil {
+			h.onRelease()
+		}
 		close(h.stop)
 		<-h.done
 		h.mu.Lock()
@@ -453,7 +464,7 @@ type LeaseState struct {
 }
 
 // CallState looks up who holds d's call.
-func CallState(store StateStore, d Detached) LeaseState {
+func CallState(store Store, d Detached) LeaseState {
 	if hs, err := store.Holders(CallLease(d.Handle)); err == nil {
 		for _, l := range hs {
 			if !l.Shared && !deadHere(l) {
@@ -462,7 +473,7 @@ func CallState(store StateStore, d Detached) LeaseState {
 			}
 		}
 	}
-	if o := d.owner(); o != nil {
+	if o := d.OwnedBy(); o != nil {
 		return LeaseState{State: "expired", Owner: o}
 	}
 	return LeaseState{State: "free"}
@@ -488,39 +499,4 @@ next:
 		}
 	}
 	return out, nil
-}
-
-// CanRejoin is the one rule for rejoining d (a record of store) in this session (the TUI's r,
-// mcpscope rejoin): not while another holder's lease on the call is live
-// (the reason names it), not a call this process still runs, and only in a
-// connected session of the same server and era whose ids do not collide.
-// A call of another MCP session on the same server (one a killed mcpscope
-// left) is rejoined in its own session, beside this one.
-func (s *Session) CanRejoin(store StateStore, d Detached) (bool, string) {
-	if store != nil {
-		if st := CallState(store, d); st.State == "held" {
-			if st.Holder.Owner == Me() {
-				return false, "still attached in this process"
-			}
-			return false, fmt.Sprintf("held by the mcpscope with %s until %s (its lease)", st.Holder.Owner,
-				st.Holder.Expires.Local().Format("15:04:05"))
-		}
-	}
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.t == nil || s.offline || s.info.Closed {
-		return false, "this session is not connected"
-	}
-	if s.opts.Rejoin.Target == "" || d.Target != s.opts.Rejoin.Target {
-		return false, "made against another server than this session's"
-	}
-	if d.Era != "" && s.info.Era != "" && d.Era != s.info.Era {
-		return false, "made in the " + d.Era + " era; this session is " + s.info.Era
-	}
-	for _, c := range s.order {
-		if !c.state.Ended() && journal.IDKey(c.ID) == journal.IDKey(d.RequestID) {
-			return false, "its request id is in use by running call " + c.Key
-		}
-	}
-	return true, ""
 }

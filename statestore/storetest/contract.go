@@ -1,4 +1,4 @@
-// Package storetest is the contract every session.StateStore backend
+// Package storetest is the contract every statestore.Store backend
 // passes: one table of tests, run over the file store and Redis.
 package storetest
 
@@ -11,15 +11,15 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/session"
+	"mcpscope/statestore"
 )
 
 // Backend makes a fresh, empty store whose leases live ttl, and lists what
 // the store holds (keys, files) so a test can see nothing is left behind.
 type Backend struct {
 	Name      string
-	New       func(t *testing.T, ttl time.Duration) session.StateStore
-	Leftovers func(t *testing.T, s session.StateStore) []string
+	New       func(t *testing.T, ttl time.Duration) statestore.Store
+	Leftovers func(t *testing.T, s statestore.Store) []string
 }
 
 // Run runs the contract over b.
@@ -49,17 +49,17 @@ func Run(t *testing.T, b Backend) {
 	}
 }
 
-func record(h string) session.Detached {
-	me := session.Me()
-	return session.Detached{Handle: h, Target: "http://127.0.0.1:1/mcp", Transport: "http", Era: "legacy",
+func record(h string) statestore.Detached {
+	me := statestore.Me()
+	return statestore.Detached{Handle: h, Target: "http://127.0.0.1:1/mcp", Transport: "http", Era: "legacy",
 		ProtocolVersion: "2025-11-25", SessionID: "sess-1", RequestID: json.RawMessage("7"), Method: "tools/call",
 		Name: "slow", ProgressToken: json.RawMessage(`"tok"`), LastEventIDs: map[string]string{"post:7": "ev-3"},
-		TaskID: "", Progress: session.Progress{Updates: 3, Value: 3, Total: 10},
+		TaskID: "", Progress: statestore.Progress{Updates: 3, Value: 3, Total: 10},
 		SecretRefs: map[string]string{"Authorization": "env:MCPSCOPE_BEARER"}, Owner: &me, Started: time.Now().Add(-time.Minute)}
 }
 
 func recordRoundTrip(t *testing.T, b Backend) {
-	s := b.New(t, session.DefaultLeaseTTL)
+	s := b.New(t, statestore.DefaultLeaseTTL)
 	d := record("h1")
 	if err := s.Put(d); err != nil {
 		t.Fatal(err)
@@ -73,7 +73,7 @@ func recordRoundTrip(t *testing.T, b Backend) {
 		got.Era != "legacy" || got.ProtocolVersion != "2025-11-25" || got.SecretRefs["Authorization"] != "env:MCPSCOPE_BEARER" {
 		t.Fatalf("round trip lost something: %+v", got)
 	}
-	if _, err := s.Get("nope"); !errors.Is(err, session.ErrNoSuchCall) {
+	if _, err := s.Get("nope"); !errors.Is(err, statestore.ErrNoSuchCall) {
 		t.Fatalf("unknown handle: %v", err)
 	}
 	if err := s.Put(record("h0")); err != nil {
@@ -95,17 +95,17 @@ func recordRoundTrip(t *testing.T, b Backend) {
 }
 
 func claimIsExclusive(t *testing.T, b Backend) {
-	s := b.New(t, session.DefaultLeaseTTL)
+	s := b.New(t, statestore.DefaultLeaseTTL)
 	l, err := s.Claim("call:a")
 	if err != nil {
 		t.Fatal(err)
 	}
 	_, err = s.Claim("call:a")
-	var he *session.HeldError
+	var he *statestore.HeldError
 	if !errors.As(err, &he) {
 		t.Fatalf("second claim: %v", err)
 	}
-	if he.Holder.Owner != session.Me() || he.Holder.Token != l.Token || !he.Holder.Expires.After(time.Now()) {
+	if he.Holder.Owner != statestore.Me() || he.Holder.Token != l.Token || !he.Holder.Expires.After(time.Now()) {
 		t.Fatalf("the loser is not told who holds it and until when: %+v", he.Holder)
 	}
 	if _, err := s.Claim("call:b"); err != nil {
@@ -120,7 +120,7 @@ func claimIsExclusive(t *testing.T, b Backend) {
 }
 
 func onlyHolder(t *testing.T, b Backend) {
-	s := b.New(t, session.DefaultLeaseTTL)
+	s := b.New(t, statestore.DefaultLeaseTTL)
 	l, err := s.Claim("call:a")
 	if err != nil {
 		t.Fatal(err)
@@ -131,7 +131,7 @@ func onlyHolder(t *testing.T, b Backend) {
 	}
 	other := l
 	other.Token = "not-the-holder"
-	if err := s.Renew(&other); !errors.Is(err, session.ErrLeaseLost) {
+	if err := s.Renew(&other); !errors.Is(err, statestore.ErrLeaseLost) {
 		t.Fatalf("renew by another: %v", err)
 	}
 	_ = s.Release(other)
@@ -146,14 +146,14 @@ func onlyHolder(t *testing.T, b Backend) {
 
 // waitClaim claims name as soon as the lease on it expires (a hang guard
 // bounds it, not an expected time).
-func waitClaim(t *testing.T, s session.StateStore, name string) session.Lease {
+func waitClaim(t *testing.T, s statestore.Store, name string) statestore.Lease {
 	deadline := time.Now().Add(30 * time.Second)
 	for {
 		l, err := s.Claim(name)
 		if err == nil {
 			return l
 		}
-		var he *session.HeldError
+		var he *statestore.HeldError
 		if !errors.As(err, &he) || time.Now().After(deadline) {
 			t.Fatalf("claim %s: %v", name, err)
 		}
@@ -171,7 +171,7 @@ func expiredTakenOver(t *testing.T, b Backend) {
 	if l.Token == dead.Token {
 		t.Fatal("same token")
 	}
-	if err := s.Renew(&dead); !errors.Is(err, session.ErrLeaseLost) {
+	if err := s.Renew(&dead); !errors.Is(err, statestore.ErrLeaseLost) {
 		t.Fatalf("the dead holder renewed a lease another took: %v", err)
 	}
 	if hs, _ := s.Holders("call:a"); len(hs) != 1 || hs[0].Token != l.Token {
@@ -180,14 +180,14 @@ func expiredTakenOver(t *testing.T, b Backend) {
 }
 
 func racesOneWinner(t *testing.T, b Backend) {
-	s := b.New(t, session.DefaultLeaseTTL)
+	s := b.New(t, statestore.DefaultLeaseTTL)
 	for round := 0; round < 20; round++ {
 		name := fmt.Sprintf("call:race-%d", round)
 		var (
 			wg      sync.WaitGroup
 			mu      sync.Mutex
-			winners []session.Lease
-			losers  []*session.HeldError
+			winners []statestore.Lease
+			losers  []*statestore.HeldError
 		)
 		for i := 0; i < 4; i++ {
 			wg.Add(1)
@@ -196,7 +196,7 @@ func racesOneWinner(t *testing.T, b Backend) {
 				l, err := s.Claim(name)
 				mu.Lock()
 				defer mu.Unlock()
-				var he *session.HeldError
+				var he *statestore.HeldError
 				switch {
 				case err == nil:
 					winners = append(winners, l)
@@ -221,8 +221,8 @@ func racesOneWinner(t *testing.T, b Backend) {
 }
 
 func shares(t *testing.T, b Backend) {
-	s := b.New(t, session.DefaultLeaseTTL)
-	name := session.SessionLease("http://127.0.0.1:1/mcp", "sess-1")
+	s := b.New(t, statestore.DefaultLeaseTTL)
+	name := statestore.SessionLease("http://127.0.0.1:1/mcp", "sess-1")
 	a, err := s.Share(name)
 	if err != nil {
 		t.Fatal(err)
@@ -231,7 +231,7 @@ func shares(t *testing.T, b Backend) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	users, err := session.SessionUsers(s, "http://127.0.0.1:1/mcp", "sess-1", a)
+	users, err := statestore.SessionUsers(s, "http://127.0.0.1:1/mcp", "sess-1", a)
 	if err != nil || len(users) != 1 || users[0].Token != c.Token {
 		t.Fatalf("users besides a: %+v %v", users, err)
 	}
@@ -239,7 +239,7 @@ func shares(t *testing.T, b Backend) {
 		t.Fatalf("renew a share: %v", err)
 	}
 	_ = s.Release(c)
-	if users, _ := session.SessionUsers(s, "http://127.0.0.1:1/mcp", "sess-1", a); len(users) != 0 {
+	if users, _ := statestore.SessionUsers(s, "http://127.0.0.1:1/mcp", "sess-1", a); len(users) != 0 {
 		t.Fatalf("a released share still counts: %+v", users)
 	}
 	_ = s.Release(a)
@@ -249,38 +249,38 @@ func shares(t *testing.T, b Backend) {
 }
 
 func callState(t *testing.T, b Backend) {
-	s := b.New(t, session.DefaultLeaseTTL)
+	s := b.New(t, statestore.DefaultLeaseTTL)
 	d := record("st")
-	if got := session.CallState(s, d); got.State != "expired" {
+	if got := statestore.CallState(s, d); got.State != "expired" {
 		t.Fatalf("an owner without a lease: %+v", got)
 	}
-	h, err := session.Hold(s, session.CallLease("st"), false)
+	h, err := statestore.Hold(s, statestore.CallLease("st"), false)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := session.CallState(s, d); got.State != "held" || got.Holder.Owner != session.Me() {
+	if got := statestore.CallState(s, d); got.State != "held" || got.Holder.Owner != statestore.Me() {
 		t.Fatalf("held: %+v", got)
 	}
 	h.Release()
 	d.Owner = nil
-	if got := session.CallState(s, d); got.State != "free" {
+	if got := statestore.CallState(s, d); got.State != "free" {
 		t.Fatalf("detached: %+v", got)
 	}
 }
 
 func cyclesLeaveNothing(t *testing.T, b Backend) {
-	s := b.New(t, session.DefaultLeaseTTL)
+	s := b.New(t, statestore.DefaultLeaseTTL)
 	for i := 0; i < 20; i++ {
 		h := fmt.Sprintf("cycle-%d", i)
 		d := record(h)
 		if err := s.Put(d); err != nil {
 			t.Fatal(err)
 		}
-		owner, err := session.Hold(s, session.CallLease(h), false)
+		owner, err := statestore.Hold(s, statestore.CallLease(h), false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		sess, err := session.Hold(s, session.SessionLease(d.Target, d.SessionID), true)
+		sess, err := statestore.Hold(s, statestore.SessionLease(d.Target, d.SessionID), true)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -289,7 +289,7 @@ func cyclesLeaveNothing(t *testing.T, b Backend) {
 			t.Fatal(err)
 		}
 		owner.Release()
-		rejoiner, err := session.Hold(s, session.CallLease(h), false)
+		rejoiner, err := statestore.Hold(s, statestore.CallLease(h), false)
 		if err != nil {
 			t.Fatalf("rejoin %d: %v", i, err)
 		}
@@ -308,12 +308,12 @@ func cyclesLeaveNothing(t *testing.T, b Backend) {
 // while it is newer than the record; a record written later wins; a mark
 // of a call whose record is gone writes nothing, and Delete takes both.
 func markKeepsNewestStep(t *testing.T, b Backend) {
-	s := b.New(t, session.DefaultLeaseTTL)
+	s := b.New(t, statestore.DefaultLeaseTTL)
 	d := record("m1") // 3 steps, post:7 at ev-3
 	if err := s.Put(d); err != nil {
 		t.Fatal(err)
 	}
-	m := session.Mark{Stream: "post:7", EventID: "ev-5", Progress: session.Progress{Updates: 5, Value: 5, Total: 10}}
+	m := statestore.Mark{Stream: "post:7", EventID: "ev-5", Progress: statestore.Progress{Updates: 5, Value: 5, Total: 10}}
 	if err := s.Mark("m1", m); err != nil {
 		t.Fatal(err)
 	}
@@ -337,7 +337,7 @@ func markKeepsNewestStep(t *testing.T, b Backend) {
 	if err := s.Mark("m1", m); err != nil { // a step that raced the call's end
 		t.Fatal(err)
 	}
-	if _, err := s.Get("m1"); !errors.Is(err, session.ErrNoSuchCall) {
+	if _, err := s.Get("m1"); !errors.Is(err, statestore.ErrNoSuchCall) {
 		t.Fatalf("a mark brought back a deleted record: %v", err)
 	}
 	if left := b.Leftovers(t, s); len(left) != 0 {
@@ -350,30 +350,30 @@ func markKeepsNewestStep(t *testing.T, b Backend) {
 // the new holder's writes go on.
 func fencedAfterTakeover(t *testing.T, b Backend) {
 	s := b.New(t, 300*time.Millisecond)
-	old, err := s.Claim(session.CallLease("f1"))
+	old, err := s.Claim(statestore.CallLease("f1"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := s.PutFenced(record("f1"), old, true); err != nil {
 		t.Fatal(err)
 	}
-	cur := waitClaim(t, s, session.CallLease("f1"))
+	cur := waitClaim(t, s, statestore.CallLease("f1"))
 	if cur.Fence <= old.Fence {
 		t.Fatalf("the new claim's fence %d is not past the old one's %d", cur.Fence, old.Fence)
 	}
-	m := session.Mark{Stream: "post:7", EventID: "ev-9", Progress: session.Progress{Updates: 9, Value: 9, Total: 10}}
-	if err := s.MarkFenced("f1", m, old); !errors.Is(err, session.ErrLeaseLost) {
+	m := statestore.Mark{Stream: "post:7", EventID: "ev-9", Progress: statestore.Progress{Updates: 9, Value: 9, Total: 10}}
+	if err := s.MarkFenced("f1", m, old); !errors.Is(err, statestore.ErrLeaseLost) {
 		t.Fatalf("the old holder's mark: %v", err)
 	}
 	d := record("f1")
 	d.Progress.Updates = 9
-	if err := s.PutFenced(d, old, false); !errors.Is(err, session.ErrLeaseLost) {
+	if err := s.PutFenced(d, old, false); !errors.Is(err, statestore.ErrLeaseLost) {
 		t.Fatalf("the old holder's record write: %v", err)
 	}
-	if err := s.DeleteFenced("f1", old); !errors.Is(err, session.ErrLeaseLost) {
+	if err := s.DeleteFenced("f1", old); !errors.Is(err, statestore.ErrLeaseLost) {
 		t.Fatalf("the old holder's delete: %v", err)
 	}
-	if err := s.Renew(&old); !errors.Is(err, session.ErrLeaseLost) {
+	if err := s.Renew(&old); !errors.Is(err, statestore.ErrLeaseLost) {
 		t.Fatalf("the old holder's renewal: %v", err)
 	}
 	if got, err := s.Get("f1"); err != nil || got.Progress.Updates != 3 {
@@ -386,7 +386,7 @@ func fencedAfterTakeover(t *testing.T, b Backend) {
 	if err := s.DeleteFenced("f1", cur); err != nil {
 		t.Fatalf("the new holder's delete: %v", err)
 	}
-	if _, err := s.Get("f1"); !errors.Is(err, session.ErrNoSuchCall) {
+	if _, err := s.Get("f1"); !errors.Is(err, statestore.ErrNoSuchCall) {
 		t.Fatalf("after the new holder's delete: %v", err)
 	}
 	_ = s.Release(cur)
@@ -397,7 +397,7 @@ func fencedAfterTakeover(t *testing.T, b Backend) {
 // back.
 func fencedWithoutTakeover(t *testing.T, b Backend) {
 	s := b.New(t, 200*time.Millisecond)
-	l, err := s.Claim(session.CallLease("f2"))
+	l, err := s.Claim(statestore.CallLease("f2"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -405,7 +405,7 @@ func fencedWithoutTakeover(t *testing.T, b Backend) {
 		t.Fatal(err)
 	}
 	for deadline := time.Now().Add(30 * time.Second); ; {
-		if hs, _ := s.Holders(session.CallLease("f2")); len(hs) == 0 {
+		if hs, _ := s.Holders(statestore.CallLease("f2")); len(hs) == 0 {
 			break
 		}
 		if time.Now().After(deadline) {
@@ -413,17 +413,17 @@ func fencedWithoutTakeover(t *testing.T, b Backend) {
 		}
 		time.Sleep(20 * time.Millisecond) // a hang guard's poll: the store's own TTL decides
 	}
-	m := session.Mark{Stream: "post:7", EventID: "ev-4", Progress: session.Progress{Updates: 4, Value: 4, Total: 10}}
+	m := statestore.Mark{Stream: "post:7", EventID: "ev-4", Progress: statestore.Progress{Updates: 4, Value: 4, Total: 10}}
 	if err := s.MarkFenced("f2", m, l); err != nil {
 		t.Fatalf("mark after expiry with no other claim: %v", err)
 	}
 	if err := s.Renew(&l); err != nil {
 		t.Fatalf("renewal after expiry with no other claim: %v", err)
 	}
-	if hs, _ := s.Holders(session.CallLease("f2")); len(hs) != 1 || hs[0].Token != l.Token {
+	if hs, _ := s.Holders(statestore.CallLease("f2")); len(hs) != 1 || hs[0].Token != l.Token {
 		t.Fatalf("holders after the renewal: %+v", hs)
 	}
-	if _, err := s.Claim(session.CallLease("f2")); err == nil {
+	if _, err := s.Claim(statestore.CallLease("f2")); err == nil {
 		t.Fatal("a claim went through a renewed lease")
 	}
 	_ = s.DeleteFenced("f2", l)
@@ -433,8 +433,8 @@ func fencedWithoutTakeover(t *testing.T, b Backend) {
 // A record deleted at the call's end is never written back by a holder
 // that claimed it after (a late rejoiner of a finished call).
 func fencedNeverWritesBack(t *testing.T, b Backend) {
-	s := b.New(t, session.DefaultLeaseTTL)
-	first, err := s.Claim(session.CallLease("f3"))
+	s := b.New(t, statestore.DefaultLeaseTTL)
+	first, err := s.Claim(statestore.CallLease("f3"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -445,11 +445,11 @@ func fencedNeverWritesBack(t *testing.T, b Backend) {
 		t.Fatal(err)
 	}
 	_ = s.Release(first)
-	late, err := s.Claim(session.CallLease("f3"))
+	late, err := s.Claim(statestore.CallLease("f3"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := s.PutFenced(record("f3"), late, false); !errors.Is(err, session.ErrNoSuchCall) {
+	if err := s.PutFenced(record("f3"), late, false); !errors.Is(err, statestore.ErrNoSuchCall) {
 		t.Fatalf("a late holder's write of a finished call's record: %v", err)
 	}
 	if l, _ := s.List(); len(l) != 0 {
@@ -464,13 +464,13 @@ func fencedNeverWritesBack(t *testing.T, b Backend) {
 // Every claim of a call with a record takes a larger fence number, across
 // detach and rejoin (release and claim again).
 func fenceGrows(t *testing.T, b Backend) {
-	s := b.New(t, session.DefaultLeaseTTL)
+	s := b.New(t, statestore.DefaultLeaseTTL)
 	if err := s.Put(record("f4")); err != nil {
 		t.Fatal(err)
 	}
 	var last int64
 	for i := 0; i < 5; i++ {
-		l, err := s.Claim(session.CallLease("f4"))
+		l, err := s.Claim(statestore.CallLease("f4"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -486,7 +486,7 @@ func fenceGrows(t *testing.T, b Backend) {
 // Of four processes racing to claim, only the winner's fenced writes go
 // through, even when the losers write anyway.
 func fencedRaces(t *testing.T, b Backend) {
-	s := b.New(t, session.DefaultLeaseTTL)
+	s := b.New(t, statestore.DefaultLeaseTTL)
 	if err := s.Put(record("f5")); err != nil {
 		t.Fatal(err)
 	}
@@ -499,15 +499,15 @@ func fencedRaces(t *testing.T, b Backend) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			l, err := s.Claim(session.CallLease("f5"))
-			var he *session.HeldError
+			l, err := s.Claim(statestore.CallLease("f5"))
+			var he *statestore.HeldError
 			if err != nil && !errors.As(err, &he) {
 				t.Error(err)
 				return
 			}
 			// A loser that writes with a claim it never got (its own
 			// token, no fence) is refused like a stale holder.
-			m := session.Mark{Stream: "post:7", EventID: fmt.Sprintf("ev-%d", 10+i), Progress: session.Progress{Updates: 10 + i}}
+			m := statestore.Mark{Stream: "post:7", EventID: fmt.Sprintf("ev-%d", 10+i), Progress: statestore.Progress{Updates: 10 + i}}
 			if s.MarkFenced("f5", m, l) == nil {
 				mu.Lock()
 				marked = append(marked, l.Token)
@@ -519,7 +519,7 @@ func fencedRaces(t *testing.T, b Backend) {
 	if len(marked) != 1 {
 		t.Fatalf("%d processes marked under one call's claim", len(marked))
 	}
-	hs, _ := s.Holders(session.CallLease("f5"))
+	hs, _ := s.Holders(statestore.CallLease("f5"))
 	if len(hs) != 1 || hs[0].Token != marked[0] {
 		t.Fatalf("the writer is not the holder: %v %+v", marked, hs)
 	}
@@ -531,15 +531,15 @@ func fencedRaces(t *testing.T, b Backend) {
 // process stands still (SIGSTOP, a laptop lid) while the store's clock
 // runs.
 type pausing struct {
-	session.StateStore
+	statestore.Store
 	paused chan struct{} // receives while a renewal waits; closed to resume
 }
 
-func (p *pausing) Renew(l *session.Lease) error {
+func (p *pausing) Renew(l *statestore.Lease) error {
 	if p.paused != nil && !l.Shared {
 		<-p.paused
 	}
-	return p.StateStore.Renew(l)
+	return p.Store.Renew(l)
 }
 
 // A holder paused past its TTL while another claims the call learns it on
@@ -547,14 +547,14 @@ func (p *pausing) Renew(l *session.Lease) error {
 // write it tries fails without writing.
 func pausedHolderStops(t *testing.T, b Backend) {
 	real := b.New(t, 300*time.Millisecond)
-	s := &pausing{StateStore: real, paused: make(chan struct{})}
-	name := session.CallLease("f6")
-	h, err := session.Hold(s, name, false)
+	s := &pausing{Store: real, paused: make(chan struct{})}
+	name := statestore.CallLease("f6")
+	h, err := statestore.Hold(s, name, false)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer h.Release()
-	if err := h.Write(func(l session.Lease) error { return real.PutFenced(record("f6"), l, true) }); err != nil {
+	if err := h.Write(func(l statestore.Lease) error { return real.PutFenced(record("f6"), l, true) }); err != nil {
 		t.Fatal(err)
 	}
 	other := waitClaim(t, real, name) // the holder's renewals stand still meanwhile
@@ -564,13 +564,13 @@ func pausedHolderStops(t *testing.T, b Backend) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the woken holder never learnt it lost its lease")
 	}
-	var lost *session.LeaseLostError
+	var lost *statestore.LeaseLostError
 	if err := h.LostErr(); !errors.As(err, &lost) || lost.Holder == nil || lost.Holder.Token != other.Token ||
 		!strings.Contains(err.Error(), "lost to "+other.Owner.String()) {
 		t.Fatalf("the loss does not name the new holder: %v", err)
 	}
-	m := session.Mark{Stream: "post:7", EventID: "ev-8", Progress: session.Progress{Updates: 8}}
-	if err := h.Write(func(l session.Lease) error { return real.MarkFenced("f6", m, l) }); !errors.As(err, &lost) {
+	m := statestore.Mark{Stream: "post:7", EventID: "ev-8", Progress: statestore.Progress{Updates: 8}}
+	if err := h.Write(func(l statestore.Lease) error { return real.MarkFenced("f6", m, l) }); !errors.As(err, &lost) {
 		t.Fatalf("a write after the loss: %v", err)
 	}
 	if got, _ := real.Get("f6"); got.Progress.Updates != 3 {
@@ -584,8 +584,8 @@ func pausedHolderStops(t *testing.T, b Backend) {
 // evicted the key; here: its fence removed by hand) refuses the holder's
 // writes with ErrStoreLost, which the holder reports.
 func storeLostFence(t *testing.T, b Backend) {
-	s := b.New(t, session.DefaultLeaseTTL)
-	l, err := s.Claim(session.CallLease("f7"))
+	s := b.New(t, statestore.DefaultLeaseTTL)
+	l, err := s.Claim(statestore.CallLease("f7"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -595,8 +595,8 @@ func storeLostFence(t *testing.T, b Backend) {
 	if err := s.Delete("f7"); err != nil { // the record is lost
 		t.Fatal(err)
 	}
-	m := session.Mark{Stream: "post:7", EventID: "ev-4", Progress: session.Progress{Updates: 4}}
-	if err := s.MarkFenced("f7", m, l); !errors.Is(err, session.ErrStoreLost) {
+	m := statestore.Mark{Stream: "post:7", EventID: "ev-4", Progress: statestore.Progress{Updates: 4}}
+	if err := s.MarkFenced("f7", m, l); !errors.Is(err, statestore.ErrStoreLost) {
 		t.Fatalf("a mark of a record the store lost: %v", err)
 	}
 	_ = s.Release(l)

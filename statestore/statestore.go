@@ -1,4 +1,5 @@
-package session
+// Package statestore keeps detached calls, their leases and progress marks outside the process.
+package statestore
 
 import (
 	"encoding/json"
@@ -61,8 +62,9 @@ type Detached struct {
 // (Detached.Fallback) is shown in lists.
 const FallbackLabel = "local copy (Redis was unreachable)"
 
-// owner is d's owner, an old record's PID read as a process on this host.
-func (d Detached) owner() *Owner {
+// OwnedBy is the process d's call is attached to (nil: detached), an old
+// record's PID read as a process on this host.
+func (d Detached) OwnedBy() *Owner {
 	if d.Owner != nil {
 		return d.Owner
 	}
@@ -93,8 +95,8 @@ func (d *Detached) Apply(m Mark) {
 	d.LastEventIDs = map[string]string{m.Stream: m.EventID}
 }
 
-// StateStore keeps detached calls outside the process.
-type StateStore interface {
+// Store keeps detached calls outside the process.
+type Store interface {
 	Put(d Detached) error
 	// Get and List return records with their newest Mark applied.
 	Get(handle string) (Detached, error)
@@ -112,6 +114,14 @@ type StateStore interface {
 	// redacted, or the folder).
 	String() string
 }
+
+// LossExplainer is a store that can say why it lost what was written to
+// it (a restart, an eviction), for the message that reports the loss.
+type LossExplainer interface{ ExplainLoss() string }
+
+// HealthReporter is a store that can say, once, how it may lose calls kept
+// in it (a Redis that evicts keys, or keeps nothing across a restart).
+type HealthReporter interface{ Health() []string }
 
 // StateArgs is what a store that is not the default adds to a command
 // line so that another process reaches it (`--state URL`, with no
@@ -135,70 +145,9 @@ func (e *StoredElsewhere) Error() string {
 
 func (e *StoredElsewhere) Unwrap() error { return e.Cause }
 
-// putRecord writes d, and says so in the session when the record went to
-// a fallback store; tell (a record left to be rejoined: a detach, a task)
-// also tells a person at once (Options.Warn), once per session.
-func (s *Session) putRecord(d Detached, tell bool) error {
-	SealRecord(&d)
-	return s.putResult(d, s.opts.StateStore.Put(d), tell)
-}
-
-// putResult is what putRecord does with a write's outcome err (a fenced
-// write's too).
-func (s *Session) putResult(d Detached, err error, tell bool) error {
-	var se *StoredElsewhere
-	if errors.As(err, &se) {
-		msg := fmt.Sprintf("the record of call %s could not be written to the state store (%v); it is kept in %s: once the store answers, rejoin it on this machine with %s",
-			d.Handle, se.Cause, se.Where, RejoinCommandIn(s.opts.StateStore, d.Handle))
-		s.Note(msg)
-		s.mu.Lock()
-		s.info.StoreTrouble = msg
-		if s.elsewhere == nil {
-			s.elsewhere = map[string]string{}
-		}
-		told := s.toldElsewhere
-		s.toldElsewhere = s.toldElsewhere || tell
-		s.elsewhere[d.Handle] = se.Where
-		s.mu.Unlock()
-		if w := s.opts.Warn; w != nil && tell && !told {
-			w(msg) // a person is told at once, once per session (the journal has every one)
-		}
-		return nil
-	}
-	if err == nil {
-		s.mu.Lock()
-		delete(s.elsewhere, d.Handle) // the store took it back
-		s.info.StoreTrouble = ""
-		s.mu.Unlock()
-	} else {
-		s.storeTrouble(fmt.Sprintf("the record of call %s could not be written to the state store: %v", d.Handle, err))
-	}
-	return err
-}
-
-// KeptElsewhere is where handle's record went when the state store could
-// not take it (Redis unreachable: the local file store), "" when it is in
-// the store.
-func (s *Session) KeptElsewhere(handle string) string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.elsewhere[handle]
-}
-
-// RejoinCommandHere is the command line that rejoins handle from this
-// session's records. A record kept in the store's local fallback is
-// rejoined with the same --state (the store reads its fallback), on this
-// machine once the store answers again.
-func (s *Session) RejoinCommandHere(handle string) string {
-	return RejoinCommandIn(s.opts.StateStore, handle)
-}
-
-// StateStore is where this session keeps its records (nil: none).
-func (s *Session) StateStore() StateStore { return s.opts.StateStore }
-
 // RejoinArgs is the start of a command line that rejoins from store:
 // `mcpscope rejoin`, with its --state when it is not the default.
-func RejoinArgs(store StateStore) []string {
+func RejoinArgs(store Store) []string {
 	argv := []string{"mcpscope", "rejoin"}
 	if a, ok := store.(StateArgs); ok {
 		argv = append(argv, a.StateArgs()...)
@@ -209,14 +158,14 @@ func RejoinArgs(store StateStore) []string {
 // RejoinCommandIn is the command line that rejoins handle from store: with
 // its --state when it is not the default, so the line works pasted into
 // another terminal or machine.
-func RejoinCommandIn(store StateStore, handle string) string {
+func RejoinCommandIn(store Store, handle string) string {
 	return shell.Join(append(RejoinArgs(store), handle))
 }
 
 // ErrNoSuchCall is returned for an unknown handle.
 var ErrNoSuchCall = errors.New("no such detached call")
 
-// FileStore is the embedded StateStore: one JSON file per call, written to a
+// FileStore is the embedded Store: one JSON file per call, written to a
 // temporary file and renamed (atomic on POSIX), mode 0600, in a 0700 folder.
 // Readers never see a half-written record, so two processes can share it.
 type FileStore struct {
@@ -224,8 +173,9 @@ type FileStore struct {
 	LeaseTTL time.Duration // 0: DefaultLeaseTTL
 }
 
-// DefaultStateStore lives under the XDG state dir.
-func DefaultStateStore() *FileStore {
+// Default is the file store the commands use without --state: a folder
+// under the XDG state dir.
+func Default() *FileStore {
 	return &FileStore{Dir: filepath.Join(journal.StateDir(), "calls")}
 }
 
