@@ -1,5 +1,4 @@
-// Package storetest is the contract every statestore.Store backend
-// passes: one table of tests, run over the file store and Redis.
+// Package storetest is the contract every statestore.Store backend passes, run over the file store and Redis.
 package storetest
 
 import (
