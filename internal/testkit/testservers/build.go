@@ -51,7 +51,7 @@ func BuildMCPScope(t testing.TB) (binPath string) {
 func (b *built) get(t testing.TB, name string) string {
 	t.Helper()
 	b.once.Do(func() {
-		pkg := "./internal/testservers/cmd/" + name
+		pkg := "./internal/testkit/testservers/cmd/" + name
 		if name == "mcpscope" {
 			pkg = "."
 		}
