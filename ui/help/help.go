@@ -111,7 +111,8 @@ func (v *View) Render(c view.Context, w, h int) string {
 	v.top = widget.Clamp(v.top, 0, v.lastTop())
 	out := []string{c.Theme.Title.Render(" Keys — ↑/↓ scroll, any other key closes")}
 	rows := v.rows(w)
-	out = append(out, rows[min(v.top, len(rows)):min(len(rows), v.top+h-1)]...)
+	from := min(v.top, len(rows))
+	out = append(out, rows[from:max(from, min(len(rows), v.top+h-1))]...) // h 0: no rows, not a slice ending before it starts
 	if len(out) > h {
 		out = out[:h]
 	}

@@ -95,7 +95,7 @@ func (v *View) forget(d statestore.Detached) view.Action {
 	if ls := statestore.CallState(st, d); ls.State == "held" {
 		return view.Flash("call " + termsafe.Line(d.Handle) + " is " + leaseLabel(ls) + "; not forgotten")
 	}
-	a := view.Flash("forgot " + d.Handle + " (the server may still run it)")
+	a := view.Flash("forgot " + termsafe.Line(d.Handle) + " (the server may still run it)")
 	if err := st.Delete(d.Handle); err != nil {
 		a = view.Flash("forget: " + err.Error())
 	}
@@ -114,7 +114,7 @@ func (v *View) rejoin(d statestore.Detached) view.Action {
 		v.load()
 		return view.Flash("rejoin: " + termsafe.Line(err.Error()))
 	}
-	return view.Close().Then(view.Flash("rejoined " + d.Handle + " as call " + key))
+	return view.Close().Then(view.Flash("rejoined " + termsafe.Line(d.Handle) + " as call " + termsafe.Line(key)))
 }
 
 // leaseLabel is how a record's call is held.
