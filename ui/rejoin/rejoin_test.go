@@ -8,7 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"mcpscope/session"
+	"mcpscope/statestore"
 	"mcpscope/themes"
 	"mcpscope/ui/keys"
 	"mcpscope/ui/view"
@@ -17,17 +17,17 @@ import (
 // fakeSession is the view's Session over a file store in a scratch
 // folder; it records the rejoins asked.
 type fakeSession struct {
-	st      session.StateStore
+	st      statestore.Store
 	why     string // why a record cannot be rejoined here ("" when it can)
 	err     error  // what Rejoin fails with
 	rejoins []string
 }
 
-func (f *fakeSession) Store() session.StateStore { return f.st }
-func (f *fakeSession) CanRejoin(session.Detached) (bool, string) {
+func (f *fakeSession) Store() statestore.Store { return f.st }
+func (f *fakeSession) CanRejoin(statestore.Detached) (bool, string) {
 	return f.why == "", f.why
 }
-func (f *fakeSession) Rejoin(d session.Detached) (string, error) {
+func (f *fakeSession) Rejoin(d statestore.Detached) (string, error) {
 	f.rejoins = append(f.rejoins, d.Handle)
 	return "7", f.err
 }
@@ -44,11 +44,11 @@ func ctx() view.Context {
 
 func withRecords(t *testing.T, handles ...string) *fakeSession {
 	t.Helper()
-	f := &fakeSession{st: &session.FileStore{Dir: t.TempDir()}}
+	f := &fakeSession{st: &statestore.FileStore{Dir: t.TempDir()}}
 	for i, h := range handles {
-		d := session.Detached{Handle: h, Target: "https://ada:pw@example.com/mcp?token=s3cret", Transport: "http",
+		d := statestore.Detached{Handle: h, Target: "https://ada:pw@example.com/mcp?token=s3cret", Transport: "http",
 			SessionID: "sid" + hostile, ProtocolVersion: "2025-06-18" + hostile, Method: "tools/call" + hostile, Name: "slow" + hostile,
-			Started: time.Date(2026, 3, 1, 12, i, 0, 0, time.UTC), Progress: session.Progress{Updates: 1, Value: 3, Total: 10}}
+			Started: time.Date(2026, 3, 1, 12, i, 0, 0, time.UTC), Progress: statestore.Progress{Updates: 1, Value: 3, Total: 10}}
 		if err := f.st.Put(d); err != nil {
 			t.Fatal(err)
 		}
