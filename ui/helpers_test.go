@@ -1,10 +1,7 @@
 package ui
 
 import (
-	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
 	"reflect"
 	"strings"
 	"sync"
@@ -15,6 +12,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"mcpscope/internal/testkit/goldentest"
+	"mcpscope/internal/testkit/journaltest"
 	"mcpscope/internal/testkit/waitfor"
 	"mcpscope/journal"
 	"mcpscope/session"
@@ -71,16 +69,7 @@ func loadFixture(t testing.TB) *session.Session {
 // loadFrames writes frames as a journal and loads it back.
 func loadFrames(t testing.TB, frames []transport.Frame) *session.Session {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "fixture.jsonl")
-	hdr, _ := json.Marshal(journal.Header{Format: journal.Format, Started: t0, Target: "stdio: demo-server --stdio"})
-	buf := append(hdr, '\n')
-	for i, f := range frames {
-		buf = journal.AppendRecord(buf, uint64(i+1), f)
-	}
-	if err := os.WriteFile(path, buf, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s, _, err := session.Load(path)
+	s, _, err := session.Load(journaltest.Write(t, journal.Header{Started: t0, Target: "stdio: demo-server --stdio"}, frames...))
 	if err != nil {
 		t.Fatal(err)
 	}

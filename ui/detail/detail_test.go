@@ -2,14 +2,13 @@ package detail
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
+	"mcpscope/internal/testkit/journaltest"
 	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/themes"
@@ -48,16 +47,7 @@ func (f *fakeSession) Step(_ From, k int) (*session.Call, *session.Item) {
 // journal` does.
 func load(t *testing.T, frames ...transport.Frame) *session.Session {
 	t.Helper()
-	path := filepath.Join(t.TempDir(), "j.jsonl")
-	hdr, _ := json.Marshal(journal.Header{Format: journal.Format, Started: t0, Target: "stdio: demo"})
-	buf := append(hdr, '\n')
-	for i, f := range frames {
-		buf = journal.AppendRecord(buf, uint64(i+1), f)
-	}
-	if err := os.WriteFile(path, buf, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s, _, err := session.Load(path)
+	s, _, err := session.Load(journaltest.Write(t, journal.Header{Started: t0, Target: "stdio: demo"}, frames...))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,14 +2,13 @@ package listen
 
 import (
 	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/charmbracelet/x/ansi"
 
+	"mcpscope/internal/testkit/journaltest"
 	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/themes"
@@ -64,16 +63,7 @@ func streams(t *testing.T) *fakeSession {
 		msg(3, transport.Out, `{"jsonrpc":"2.0","id":6,"method":"subscriptions/listen","params":{"notifications":{"taskIds":["t`+hostile+`"]}}}`),
 		msg(4, transport.In, `{"jsonrpc":"2.0","id":6,"error":{"code":-32602,"message":"no`+hostile+`"}}`),
 	}
-	path := filepath.Join(t.TempDir(), "j.jsonl")
-	hdr, _ := json.Marshal(journal.Header{Format: journal.Format, Started: t0, Target: "http: http://127.0.0.1:9/mcp"})
-	buf := append(hdr, '\n')
-	for i, f := range frames {
-		buf = journal.AppendRecord(buf, uint64(i+1), f)
-	}
-	if err := os.WriteFile(path, buf, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s, _, err := session.Load(path)
+	s, _, err := session.Load(journaltest.Write(t, journal.Header{Started: t0, Target: "http: http://127.0.0.1:9/mcp"}, frames...))
 	if err != nil {
 		t.Fatal(err)
 	}
