@@ -217,6 +217,10 @@ func tomlKind(v any) string {
 // file's text for wrap: the entry runs from its header to the end of its
 // last key.
 func findTOMLEntry(src []byte, path []string) (*entryText, error) {
+	// Two reads on purpose: the unstable parser gives byte offsets but
+	// accepts a key defined twice, which Unmarshal refuses; an edit must
+	// not go into a file Codex itself would not read. (Small files, and
+	// only wrap and servers pay.)
 	var doc map[string]any
 	if err := toml.Unmarshal(src, &doc); err != nil {
 		return nil, tomlError(err)
