@@ -24,6 +24,7 @@ func TestE2EWaterfall(t *testing.T) {
 	tm.keys("Enter")
 	tm.waitRe(`tools/call ask · ok`) // the call landed on its detail
 	tm.keys("Escape")
+	tm.waitFor("Notifications") // the panes again (a key right after Escape would read as alt+key)
 	tm.waitRe(`↳ round 2 of #\d+\s+ok`)
 
 	// A call with progress, still running when the waterfall opens.
