@@ -69,7 +69,7 @@ func loadFixture(t testing.TB) *session.Session {
 // loadFrames writes frames as a journal and loads it back.
 func loadFrames(t testing.TB, frames []transport.Frame) *session.Session {
 	t.Helper()
-	s, _, err := session.Load(journaltest.Write(t, journal.Header{Started: t0, Target: "stdio: demo-server --stdio"}, frames...))
+	s, _, err := session.Load(journaltest.Write(t, "fixture.jsonl", journal.Header{Started: t0, Target: "stdio: demo-server --stdio"}, frames...))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -47,7 +47,7 @@ func (f *fakeSession) Step(_ From, k int) (*session.Call, *session.Item) {
 // journal` does.
 func load(t *testing.T, frames ...transport.Frame) *session.Session {
 	t.Helper()
-	s, _, err := session.Load(journaltest.Write(t, journal.Header{Started: t0, Target: "stdio: demo"}, frames...))
+	s, _, err := session.Load(journaltest.Write(t, "j.jsonl", journal.Header{Started: t0, Target: "stdio: demo"}, frames...))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -63,7 +63,7 @@ func streams(t *testing.T) *fakeSession {
 		msg(3, transport.Out, `{"jsonrpc":"2.0","id":6,"method":"subscriptions/listen","params":{"notifications":{"taskIds":["t`+hostile+`"]}}}`),
 		msg(4, transport.In, `{"jsonrpc":"2.0","id":6,"error":{"code":-32602,"message":"no`+hostile+`"}}`),
 	}
-	s, _, err := session.Load(journaltest.Write(t, journal.Header{Started: t0, Target: "http: http://127.0.0.1:9/mcp"}, frames...))
+	s, _, err := session.Load(journaltest.Write(t, "j.jsonl", journal.Header{Started: t0, Target: "http: http://127.0.0.1:9/mcp"}, frames...))
 	if err != nil {
 		t.Fatal(err)
 	}

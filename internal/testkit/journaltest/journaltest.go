@@ -13,8 +13,9 @@ import (
 )
 
 // Write writes hdr (its Format filled in when empty) and frames, numbered
-// from 1, to a new file under t's temporary folder and returns its path.
-func Write(t testing.TB, hdr journal.Header, frames ...transport.Frame) string {
+// from 1, to a new file called name under t's temporary folder and returns
+// its path (the name shows where a view names the recording).
+func Write(t testing.TB, name string, hdr journal.Header, frames ...transport.Frame) string {
 	t.Helper()
 	if hdr.Format == "" {
 		hdr.Format = journal.Format
@@ -27,7 +28,7 @@ func Write(t testing.TB, hdr journal.Header, frames ...transport.Frame) string {
 	for i, f := range frames {
 		buf = journal.AppendRecord(buf, uint64(i+1), f)
 	}
-	path := filepath.Join(t.TempDir(), "j.jsonl")
+	path := filepath.Join(t.TempDir(), name)
 	if err := os.WriteFile(path, buf, 0o600); err != nil {
 		t.Fatal(err)
 	}
