@@ -13,6 +13,7 @@ import (
 	"slices"
 	"time"
 
+	"mcpscope/framestore"
 	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
@@ -70,7 +71,7 @@ func Ingest(file, dir string, n int) (time.Duration, error) {
 	elapsed := time.Since(start)
 	s.Close()
 	got := 0
-	s.Store().Scan(0, 0, func(e session.Entry) bool {
+	s.Store().Scan(0, 0, func(e framestore.Entry) bool {
 		if e.Kind == transport.Message && e.Class == journal.ClassNotification {
 			got++
 		}

@@ -1,6 +1,8 @@
 package cli
 
-import "mcpscope/session"
+import (
+	"mcpscope/framestore"
+)
 
 // followBatch bounds the frames read back at once.
 const followBatch = 4096
@@ -9,10 +11,10 @@ const followBatch = 4096
 // *seq on. It looks in the store's index and reads back only the frames
 // that match: a command that follows one call reads that call's frames,
 // not the session's.
-func follow(st *session.Store, seq *uint64, match func(session.Entry) bool, fn func(*session.Item)) {
+func follow(st *framestore.Store, seq *uint64, match func(framestore.Entry) bool, fn func(*framestore.Item)) {
 	for {
 		var want []uint64
-		st.Scan(*seq+1, 0, func(e session.Entry) bool {
+		st.Scan(*seq+1, 0, func(e framestore.Entry) bool {
 			*seq = e.Seq
 			if match(e) {
 				want = append(want, e.Seq)

@@ -8,6 +8,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"mcpscope/connect"
+	"mcpscope/framestore"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
 	"mcpscope/transport"
@@ -62,9 +63,9 @@ func listen(cmd *cobra.Command, s *session.Session, f session.ListenFilter, asJS
 			acked = true
 			fmt.Fprintf(stderr, "acknowledged: %s\n", termsafe.Line(string(sn.Ack)))
 		}
-		follow(s.Store(), &seq, func(e session.Entry) bool {
+		follow(s.Store(), &seq, func(e framestore.Entry) bool {
 			return e.CallKey == c.Key && e.Dir == transport.In && e.Method != "" && e.Method != "notifications/subscriptions/acknowledged"
-		}, func(it *session.Item) {
+		}, func(it *framestore.Item) {
 			if it.Env == nil {
 				return
 			}

@@ -10,6 +10,7 @@ import (
 	"mcpscope/bench"
 	"mcpscope/connect"
 	"mcpscope/filter"
+	"mcpscope/framestore"
 	"mcpscope/internal/termsafe"
 	"mcpscope/journal"
 	"mcpscope/session"
@@ -74,7 +75,7 @@ func newRecordCmd() *cobra.Command {
 				st.NoWindow()
 			}
 			subj := session.NewSubjects()
-			keep := func(it *session.Item) bool {
+			keep := func(it *framestore.Item) bool {
 				if flt == nil {
 					return true
 				}
@@ -91,7 +92,7 @@ func newRecordCmd() *cobra.Command {
 			// was a quarter of record's CPU. Frames without such a line (no
 			// journal, or one that failed) are encoded here.
 			var ends []int
-			emit := func(items []*session.Item) {
+			emit := func(items []*framestore.Item) {
 				lines, ok := buf[:0], false
 				if len(items) > 0 {
 					lines, ends, ok = st.JournalLines(buf[:0], ends[:0], items[0].Seq, items[len(items)-1].Seq, recordLines)

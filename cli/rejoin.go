@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"mcpscope/connect"
+	"mcpscope/framestore"
 	"mcpscope/internal/render"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
@@ -292,9 +293,9 @@ func rejoin(cmd *cobra.Command, sp connect.Spec, store statestore.Store, handle 
 	// the old process missed included.
 	var seq uint64
 	show := func() {
-		follow(s.Store(), &seq, func(e session.Entry) bool {
+		follow(s.Store(), &seq, func(e framestore.Entry) bool {
 			return e.CallKey == c.Key && e.Method == "notifications/progress" && e.Note == ""
-		}, func(it *session.Item) {
+		}, func(it *framestore.Item) {
 			if it.Env == nil {
 				return
 			}

@@ -68,7 +68,7 @@ func TestExportOutputNodes(t *testing.T) {
 // nothing can be read back from such a node.
 func TestJournalNodes(t *testing.T) {
 	bin := testservers.BuildStdio(t)
-	big := strings.Repeat("0123456789abcdef", 96<<10) // 1.5 MiB: over session.MaxHeldFrame
+	big := strings.Repeat("0123456789abcdef", 96<<10) // 1.5 MiB: over framestore.MaxHeldFrame
 	dir := t.TempDir()
 	call := func(t *testing.T, journal string) {
 		t.Helper()

@@ -22,6 +22,7 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 
 	"mcpscope/connect"
+	"mcpscope/framestore"
 	"mcpscope/internal/render"
 	"mcpscope/internal/schema"
 	"mcpscope/internal/termsafe"
@@ -441,7 +442,7 @@ func confSSERetry(ctx context.Context, c *confClient) error {
 
 // confResumeDelay finds, in items, a POST stream's clean close and the
 // answered resume GET that continued it, and the retry the server set.
-func confResumeDelay(items []*session.Item) (d, retry time.Duration, ok bool) {
+func confResumeDelay(items []*framestore.Item) (d, retry time.Duration, ok bool) {
 	closed := map[string]time.Time{}
 	for _, it := range items {
 		m := it.Frame.Meta

@@ -15,6 +15,7 @@ import (
 	"strings"
 	"time"
 
+	"mcpscope/framestore"
 	"mcpscope/internal/termsafe"
 	"mcpscope/journal"
 	"mcpscope/oauth"
@@ -399,7 +400,7 @@ func (e *ExitError) Unwrap() error { return e.Err }
 // lastStderr is the last n stderr lines the session saw.
 func lastStderr(s *session.Session, n int) []string {
 	var seqs []uint64 // found in the index; only these n are read back
-	s.Store().Scan(0, 0, func(e session.Entry) bool {
+	s.Store().Scan(0, 0, func(e framestore.Entry) bool {
 		if e.Kind == transport.Stderr {
 			if len(seqs) == n {
 				seqs = append(seqs[:0], seqs[1:]...)

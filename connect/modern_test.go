@@ -23,6 +23,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"mcpscope/connect"
+	"mcpscope/framestore"
 	"mcpscope/internal/testkit/clienttest"
 	"mcpscope/internal/testkit/peers"
 	"mcpscope/internal/testkit/testservers"
@@ -140,8 +141,8 @@ func connectWith(t *testing.T, o connect.Spec, r session.Responder) *session.Ses
 
 // outRequests are the requests mcpscope sent, decoded from the Out frames'
 // own bytes, with the frames.
-func outRequests(s *session.Session) []*session.Item {
-	var out []*session.Item
+func outRequests(s *session.Session) []*framestore.Item {
+	var out []*framestore.Item
 	for _, it := range s.Store().Since(0, 0) {
 		if it.Frame.Dir == transport.Out && it.Frame.Kind == transport.Message && it.Class == journal.ClassRequest {
 			out = append(out, it)
@@ -150,8 +151,8 @@ func outRequests(s *session.Session) []*session.Item {
 	return out
 }
 
-func outNotifications(s *session.Session, method string) []*session.Item {
-	var out []*session.Item
+func outNotifications(s *session.Session, method string) []*framestore.Item {
+	var out []*framestore.Item
 	for _, it := range s.Store().Since(0, 0) {
 		if it.Frame.Dir == transport.Out && it.Class == journal.ClassNotification && it.Env.Method == method {
 			out = append(out, it)
@@ -161,7 +162,7 @@ func outNotifications(s *session.Session, method string) []*session.Item {
 }
 
 // sentParams decodes the params of an Out frame from its bytes.
-func sentParams(t *testing.T, it *session.Item) map[string]json.RawMessage {
+func sentParams(t *testing.T, it *framestore.Item) map[string]json.RawMessage {
 	t.Helper()
 	var msg struct {
 		Params map[string]json.RawMessage `json:"params"`
@@ -172,7 +173,7 @@ func sentParams(t *testing.T, it *session.Item) map[string]json.RawMessage {
 	return msg.Params
 }
 
-func sentFrame(t *testing.T, s *session.Session, c *session.Call) *session.Item {
+func sentFrame(t *testing.T, s *session.Session, c *session.Call) *framestore.Item {
 	t.Helper()
 	for _, it := range outRequests(s) {
 		if it.CallKey == c.Key {

@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"mcpscope/framestore"
 	"mcpscope/journal"
 	"mcpscope/statestore"
 	"mcpscope/transport"
@@ -307,7 +308,7 @@ func (s *Session) finishFenced(c *Call, handle string) *statestore.LeaseLostErro
 // stepMarkLocked is the mark of c's progress step it in the state store
 // and the record it goes to ("": none to write; the call ended, is not
 // stored yet, or the step is a duplicate or on another stream).
-func (s *Session) stepMarkLocked(c *Call, it *Item) (handle string, m statestore.Mark) {
+func (s *Session) stepMarkLocked(c *Call, it *framestore.Item) (handle string, m statestore.Mark) {
 	f, env := &it.Frame, it.Env
 	if env == nil || env.Method != "notifications/progress" {
 		return "", m

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 
+	"mcpscope/framestore"
 	"mcpscope/journal"
 	"mcpscope/transport"
 )
@@ -66,7 +67,7 @@ func Follow(t Feed, o Options) (*Session, error) {
 			return nil, fmt.Errorf("open the journal %s to read it back: %w", p, err)
 		}
 		s.file = f
-		s.store = newStore(fileSource{f}, journal.OpenIndex(p))
+		s.store = framestore.New(fileSource{f}, journal.OpenIndex(p))
 		s.info.JournalPath = p
 	}
 	return s, nil
@@ -120,7 +121,7 @@ func (s *Session) wireTokenLocked(c *Call, e *journal.Envelope) {
 const NoteOwnRequest = "went to the host: sent while your call ran, and stdio does not say which call a server request belongs to; the host answers it"
 
 // serverRequestSeenLocked marks a server request another client answers.
-func (s *Session) serverRequestSeenLocked(it *Item) {
+func (s *Session) serverRequestSeenLocked(it *framestore.Item) {
 	if !s.follows || it.Frame.Meta.Via != transport.ViaHost {
 		return
 	}

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"mcpscope/framestore"
 	"mcpscope/internal/testkit/waitfor"
 	"mcpscope/journal"
 	"mcpscope/transport"
@@ -375,7 +376,7 @@ func TestFollowFeed(t *testing.T) {
 // them go.
 func TestFollowReadsBackFromTheFeedsJournal(t *testing.T) {
 	var frames []transport.Frame
-	for i := range Window + 10 {
+	for i := range framestore.Window + 10 {
 		frames = append(frames, in(`{"jsonrpc":"2.0","method":"notifications/message","params":{"data":"`+strings.Repeat("x", i%7)+`"}}`))
 	}
 	path := writeJournal(t, "stdio: x", frames...)

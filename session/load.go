@@ -9,6 +9,7 @@ import (
 	"slices"
 	"unsafe"
 
+	"mcpscope/framestore"
 	"mcpscope/journal"
 	"mcpscope/transport"
 )
@@ -27,18 +28,18 @@ func Load(path string) (*Session, journal.Header, error) {
 	s := New(nil, Options{Timeout: -1, MaxTimeout: -1})
 	s.offline = true
 	s.file = f
-	s.store = newStore(fileSource{f}, journal.OpenIndex(path))
+	s.store = framestore.New(fileSource{f}, journal.OpenIndex(path))
 	h, err := journal.ReadPos(f, func(seq uint64, fr transport.Frame, pos journal.LinePos) error {
 		s.ingestNumbered(seq, fr, pos)
 		return nil
 	})
-	s.store.finish()
+	s.store.Finish()
 	s.info.Target = h.Target
 	s.info.JournalPath = path
 	s.info.Started = h.Started
 	var damage *journal.Damage
 	if err != nil && !errors.As(err, &damage) {
-		s.store.close()
+		s.store.Close()
 		f.Close()
 		return nil, h, err
 	}
@@ -75,7 +76,7 @@ func (fs fileSource) ReadBack(p []byte, off int64) error {
 
 // adoptLocked makes a call record for a request seen in a journal (offline
 // sessions have no CallWith to make them).
-func (s *Session) adoptLocked(e *journal.Envelope, it *Item) *Call {
+func (s *Session) adoptLocked(e *journal.Envelope, it *framestore.Item) *Call {
 	// Most adopted calls need no callExtra (timers, leases, MRTR links are
 	// for calls made here, or a few): xw makes it on first write, under
 	// s.mu like every write to an adopted call.

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"mcpscope/framestore"
 	"mcpscope/journal"
 	"mcpscope/transport"
 )
@@ -41,7 +42,7 @@ func Open(path string) (*Session, journal.Header, error) {
 	s := New(nil, Options{Timeout: -1, MaxTimeout: -1})
 	s.offline = true
 	s.file = f
-	s.store = newStore(fileSource{f}, journal.OpenIndex(path))
+	s.store = framestore.New(fileSource{f}, journal.OpenIndex(path))
 	s.info.Target = h.Target
 	s.info.JournalPath = path
 	s.loading.begin(st.Size())
@@ -64,7 +65,7 @@ func Open(path string) (*Session, journal.Header, error) {
 			s.recordingEnded(last)
 			s.dropReadBackIndexes()
 		}
-		s.store.finish()
+		s.store.Finish()
 		s.loading.end(err)
 		s.store.Notify()
 	}()
@@ -233,7 +234,7 @@ func (s *Session) Loading() Loading {
 // in the frames (a journal read back, a host's through a proxy): the call
 // it names ended then, cancelled (or timed out, when mcpscope itself gave
 // up on it). A response that still comes is late, as it was live.
-func (s *Session) clientCancelledLocked(it *Item, e *journal.Envelope) {
+func (s *Session) clientCancelledLocked(it *framestore.Item, e *journal.Envelope) {
 	c := s.calls[journal.IDKey(e.Hints().RequestID)]
 	if c == nil {
 		return
@@ -279,7 +280,7 @@ func ProxyCancelAnswer(m *transport.Meta) bool { return m.Via == transport.ViaMc
 
 // proxyCancelledLocked ends a call with the error mcpscope proxy gave its
 // client for a cancel from a viewer: cancelled, the error kept.
-func (s *Session) proxyCancelledLocked(c *Call, it *Item, e *journal.Envelope) {
+func (s *Session) proxyCancelledLocked(c *Call, it *framestore.Item, e *journal.Envelope) {
 	s.endLocked(c, StateCancelled, nil, e.Error,
 		&Failure{Reason: "cancelled from mcpscope: the proxy answered the client with this error and told the server", Kind: ErrCancelled},
 		it.Frame.Time)

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	"mcpscope/framestore"
 	"mcpscope/journal"
 	"mcpscope/transport"
 )
@@ -40,7 +41,7 @@ var ErrProbeWrongID = errors.New("server/discover answered under the wrong id")
 // response under an unknown id (key) arrives while the probe is the only
 // request pending: nothing else could it answer. It returns the probe, nil
 // when the response is a stray of another kind.
-func (s *Session) probeAnsweredAmissLocked(key string, it *Item) *Call {
+func (s *Session) probeAnsweredAmissLocked(key string, it *framestore.Item) *Call {
 	if len(s.pending) != 1 {
 		return nil
 	}

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"mcpscope/framestore"
 	"mcpscope/journal"
 	"mcpscope/statestore"
 	"mcpscope/transport"
@@ -129,7 +130,7 @@ type Info struct {
 type Session struct {
 	t     transport.Transport
 	opts  Options
-	store *Store
+	store *framestore.Store
 	ctx   context.Context
 	stop  context.CancelFunc
 
@@ -217,7 +218,7 @@ func New(t transport.Transport, o Options) *Session {
 	ctx, stop := context.WithCancel(context.Background())
 	s := &Session{
 		num: sessions.Add(1),
-		t:   t, opts: o, store: newStore(journalPager(o.Journal), journalIndex(o.Journal)), ctx: ctx, stop: stop,
+		t:   t, opts: o, store: framestore.New(journalPager(o.Journal), journalIndex(o.Journal)), ctx: ctx, stop: stop,
 		calls: map[string]*Call{}, pending: map[string]*Call{}, byToken: map[string]*Call{},
 		serverReq: map[string]context.CancelFunc{}, subs: map[string]bool{},
 		journal: o.Journal, outWake: make(chan struct{}, 1),
@@ -254,7 +255,7 @@ func New(t transport.Transport, o Options) *Session {
 var Version = "0.1.0-dev"
 
 // Store is where frames land for readers.
-func (s *Session) Store() *Store { return s.store }
+func (s *Session) Store() *framestore.Store { return s.store }
 
 // Transport is the session's transport.
 func (s *Session) Transport() transport.Transport { return s.t }
@@ -740,7 +741,7 @@ func (s *Session) CloseBy(deadline time.Time) error {
 		f := s.file
 		s.mu.Unlock()
 		s.stop()
-		s.store.close()
+		s.store.Close()
 		if f != nil {
 			return f.Close()
 		}
@@ -781,7 +782,7 @@ func (s *Session) CloseBy(deadline time.Time) error {
 	if j != nil {
 		j.Close()
 	}
-	s.store.close() // after the journal: the index's header names it whole
+	s.store.Close() // after the journal: the index's header names it whole
 	if f != nil {
 		f.Close() // a Feed's journal, read back (follow.go)
 	}
@@ -896,7 +897,7 @@ func (s *Session) Ingest(f transport.Frame) {
 // itemEnv is an item and its message's envelope in one allocation: ingest
 // makes one for every message, and the two live and go together.
 type itemEnv struct {
-	it  Item
+	it  framestore.Item
 	env journal.Envelope
 }
 
@@ -949,9 +950,9 @@ func (a *itemSlab) put(x *itemEnv) {
 // newItem is f as an item, its message read once (Seq still to give); a
 // frame that is not JSON becomes Garbage. x is where it was allocated, nil
 // for a frame without a message.
-func (s *Session) newItem(f *transport.Frame) (it *Item, x *itemEnv) {
+func (s *Session) newItem(f *transport.Frame) (it *framestore.Item, x *itemEnv) {
 	if f.Kind != transport.Message {
-		return &Item{Frame: *f}, nil
+		return &framestore.Item{Frame: *f}, nil
 	}
 	x = s.items.get()
 	it = &x.it
@@ -974,7 +975,7 @@ func (s *Session) ingest(f transport.Frame, pos journal.LinePos, toJournal bool,
 
 // ingestItem is ingest of a decoded frame. It reports whether the store
 // let go of it (see Store.add): then nothing refers to it any more.
-func (s *Session) ingestItem(it *Item, pos journal.LinePos, toJournal bool, at uint64) (free bool) {
+func (s *Session) ingestItem(it *framestore.Item, pos journal.LinePos, toJournal bool, at uint64) (free bool) {
 	return s.ingestStep(it, pos, toJournal, at, nil)
 }
 
@@ -983,7 +984,7 @@ func (s *Session) ingestItem(it *Item, pos journal.LinePos, toJournal bool, at u
 // mark goes to the store between the journal and the rest (markStep).
 // ingestMu keeps frames in one order from their number to the store while
 // the mark is written without s.mu (the UI reads on).
-func (s *Session) ingestStep(it *Item, pos journal.LinePos, toJournal bool, at uint64, c *Call) (free bool) {
+func (s *Session) ingestStep(it *framestore.Item, pos journal.LinePos, toJournal bool, at uint64, c *Call) (free bool) {
 	f, env, batch, class := &it.Frame, it.Env, it.Batch, it.Class
 	var after []func()
 	s.ingestMu.Lock()
@@ -1062,7 +1063,7 @@ func (s *Session) ingestStep(it *Item, pos journal.LinePos, toJournal bool, at u
 	case f.Kind == transport.Event:
 		after = s.onEvent(it, after)
 	}
-	free = s.store.add(it, pos) && !s.offline && !s.follows // offline, correlation keeps items (load.go, follow.go)
+	free = s.store.Add(it, pos) && !s.offline && !s.follows // offline, correlation keeps items (load.go, follow.go)
 	if s.changed != nil {
 		close(s.changed) // every waiter on changedLocked wakes
 		s.changed = nil
@@ -1083,7 +1084,7 @@ func (s *Session) ingestStep(it *Item, pos journal.LinePos, toJournal bool, at u
 
 // journalPager is what the store reads old frames back from: the journal,
 // or nothing (none, or one written to a device or FIFO).
-func journalPager(j *journal.Writer) pager {
+func journalPager(j *journal.Writer) framestore.Pager {
 	if j == nil || !j.Seekable() {
 		return nil
 	}
@@ -1101,7 +1102,7 @@ func journalIndex(j *journal.Writer) *journal.Index {
 
 // correlate ties a message to a call and updates state. Called with s.mu held;
 // work that may block is returned in after.
-func (s *Session) correlate(it *Item, e *journal.Envelope, after []func()) []func() {
+func (s *Session) correlate(it *framestore.Item, e *journal.Envelope, after []func()) []func() {
 	class := e.Class()
 	if it.Frame.Dir == transport.Out {
 		switch class {
@@ -1194,7 +1195,7 @@ func (s *Session) correlate(it *Item, e *journal.Envelope, after []func()) []fun
 			// theirs: the session reads them again.
 			leave := s.offline && s.store.Journaled() && c.Method == "tools/call" && rt == "complete" && len(result) > 0
 			switch {
-			case len(result) > MaxHeldFrame && s.store.Journaled():
+			case len(result) > framestore.MaxHeldFrame && s.store.Journaled():
 				result = nil // the journal holds it; Call.Result reads it back
 				c.resultSeq = it.Seq
 			case leave:
@@ -1257,7 +1258,7 @@ func (s *Session) warnLocked(msg string, after []func()) []func() {
 	return after
 }
 
-func (s *Session) onNotification(it *Item, e *journal.Envelope, after []func()) []func() {
+func (s *Session) onNotification(it *framestore.Item, e *journal.Envelope, after []func()) []func() {
 	// Stateless listen streams tag their notifications with the listen id.
 	if sub := e.Hints().SubscriptionID; len(sub) > 0 {
 		if c := s.calls[journal.IDKey(sub)]; c != nil {
@@ -1323,7 +1324,7 @@ func (s *Session) onNotification(it *Item, e *journal.Envelope, after []func()) 
 	return after
 }
 
-func (s *Session) onEvent(it *Item, after []func()) []func() {
+func (s *Session) onEvent(it *framestore.Item, after []func()) []func() {
 	m := it.Frame.Meta
 	switch m.Event {
 	case transport.EvSpawned:

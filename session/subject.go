@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"mcpscope/filter"
+	"mcpscope/framestore"
 	"mcpscope/journal"
 	"mcpscope/transport"
 )
@@ -116,7 +117,7 @@ func StateWord(c *CallSnapshot) string {
 
 // FillItem describes a stored item (its message, the first of a batch),
 // with c the snapshot of the call it belongs to (nil when none).
-func (b *Subjects) FillItem(it *Item, c *CallSnapshot, now time.Time) *filter.Subject {
+func (b *Subjects) FillItem(it *framestore.Item, c *CallSnapshot, now time.Time) *filter.Subject {
 	env := it.Env
 	if env == nil && len(it.Batch) > 0 {
 		env = it.Batch[0]

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"mcpscope/filter"
+	"mcpscope/framestore"
 	"mcpscope/journal"
 	"mcpscope/transport"
 )
@@ -94,7 +95,7 @@ func TestSubjects(t *testing.T) {
 	}
 	// FillItem reads a stored item the same way, a batch by its first message.
 	env, batch, class := journal.DecodeClass([]byte(`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`))
-	it := &Item{Frame: transport.Frame{Dir: transport.Out, Kind: transport.Message, Data: json.RawMessage(`[]`)}, Env: env, Batch: batch, Class: class}
+	it := &framestore.Item{Frame: transport.Frame{Dir: transport.Out, Kind: transport.Message, Data: json.RawMessage(`[]`)}, Env: env, Batch: batch, Class: class}
 	if s := subj.FillItem(it, nil, t0); s.Kind != "request" || s.Method != "ping" {
 		t.Errorf("a batch item: %+v", s)
 	}

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"mcpscope/framestore"
 	"mcpscope/internal/render"
 	"mcpscope/internal/termsafe"
 	"mcpscope/internal/userfile"
@@ -59,7 +60,7 @@ func (m *Model) topDetail() (*detail.View, bool) {
 // detailOf is what the detail is given of the session and the root.
 type detailOf struct{ m *Model }
 
-func (o detailOf) Store() *session.Store                    { return o.m.s.Store() }
+func (o detailOf) Store() *framestore.Store                 { return o.m.s.Store() }
 func (o detailOf) Lookup(key string) *session.Call          { return o.m.s.Lookup(key) }
 func (o detailOf) RoundRoot(sn session.CallSnapshot) string { return o.m.roundRoot(sn) }
 func (o detailOf) OutputSchema(tool string) json.RawMessage { return o.m.catalog.outputSchema(tool) }
@@ -76,7 +77,7 @@ func (o detailOf) Save(what, name string, data []byte) view.Action {
 }
 
 // Step moves the selection of the pane the detail came from.
-func (o detailOf) Step(from detail.From, k int) (*session.Call, *session.Item) {
+func (o detailOf) Step(from detail.From, k int) (*session.Call, *framestore.Item) {
 	m := o.m
 	m.focus = paneRequests
 	if from == detail.FromNotes {

@@ -10,6 +10,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"mcpscope/framestore"
 	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/ui/detail"
@@ -55,7 +56,7 @@ func TestDetailReadsA20MiBResultToItsLastLine(t *testing.T) {
 	press(m, "open", "tab-next")
 	d, _ := topView[*detail.View](m)
 	var resp uint64
-	s.Store().Scan(0, 0, func(e session.Entry) bool {
+	s.Store().Scan(0, 0, func(e framestore.Entry) bool {
 		if e.CallKey == c.Key && e.Class == journal.ClassResult {
 			resp = e.Seq
 		}

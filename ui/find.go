@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"mcpscope/filter"
+	"mcpscope/framestore"
 	"mcpscope/internal/termsafe"
 	"mcpscope/journal"
 	"mcpscope/session"
@@ -461,7 +462,7 @@ func (fs *findState) stepNotes(m *Model, start, now time.Time) {
 	}
 	// Rows close together are read with one Since (adjacent journal lines
 	// come in one read); sparse rows one by one.
-	var items []*session.Item
+	var items []*framestore.Item
 	if span := base.at(end-1) - base.at(i) + 1; span <= uint64(end-i)*sinceDensity {
 		items = st.Since(base.at(i)-1, int(span))
 	}
@@ -471,7 +472,7 @@ func (fs *findState) stepNotes(m *Model, start, now time.Time) {
 			break
 		}
 		seq := base.at(i)
-		var it *session.Item
+		var it *framestore.Item
 		if items != nil {
 			for k < len(items) && items[k].Seq < seq {
 				k++

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 
+	"mcpscope/framestore"
 	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/transport"
@@ -34,7 +35,7 @@ func (k noteKind) String() string { return kindNames[k] }
 // their responses live in the requests pane; responses the session could
 // not place (late, unknown id) are "other" here too, because they
 // deserve to be seen.
-func classify(e session.Entry) (noteKind, bool) {
+func classify(e framestore.Entry) (noteKind, bool) {
 	switch e.Kind {
 	case transport.Stderr:
 		return kindStderr, true
@@ -67,8 +68,8 @@ func classify(e session.Entry) (noteKind, bool) {
 }
 
 // entryOf is the index's view of an item, for classify.
-func entryOf(it *session.Item) session.Entry {
-	e := session.Entry{Seq: it.Seq, Dir: it.Frame.Dir, Kind: it.Frame.Kind, Class: it.Class, CallKey: it.CallKey, Note: it.Note}
+func entryOf(it *framestore.Item) framestore.Entry {
+	e := framestore.Entry{Seq: it.Seq, Dir: it.Frame.Dir, Kind: it.Frame.Kind, Class: it.Class, CallKey: it.CallKey, Note: it.Note}
 	if it.Env != nil {
 		e.Method = it.Env.Method
 	}
@@ -133,7 +134,7 @@ type callNotes struct {
 // to what is new, not to the session's length.
 type history struct {
 	s       *session.Session
-	st      *session.Store
+	st      *framestore.Store
 	lastSeq uint64
 	calls   []*session.Call
 	live    []*session.Call       // calls not seen ended yet, in call order (running forgets the rest)
@@ -188,7 +189,7 @@ func (h *history) pull() (gone int) {
 			gone = h.view.trimBelow(first)
 		}
 	}
-	h.st.Scan(h.lastSeq+1, 0, func(e session.Entry) bool {
+	h.st.Scan(h.lastSeq+1, 0, func(e framestore.Entry) bool {
 		h.lastSeq = e.Seq
 		if e.CallKey != "" && e.Class == journal.ClassNotification && e.Dir == transport.In {
 			cn := h.notes[e.CallKey]
@@ -266,7 +267,7 @@ func (h *history) count(k noteKind) int { return h.rows[k].len() }
 
 // noteRow is one row of the notifications pane, read back for drawing.
 type noteRow struct {
-	it   *session.Item
+	it   *framestore.Item
 	kind noteKind
 }
 
@@ -276,7 +277,7 @@ func (h *history) noteAt(i int) noteRow {
 	it := h.st.Get(seq)
 	if it == nil {
 		// Forgotten between the pull and now (no journal): a row that says so.
-		it = &session.Item{Seq: seq, Note: "frame not kept (no journal)"}
+		it = &framestore.Item{Seq: seq, Note: "frame not kept (no journal)"}
 		return noteRow{it, kindOther}
 	}
 	k, _ := classify(entryOf(it))

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"mcpscope/framestore"
 	"mcpscope/journal"
 	"mcpscope/session"
 )
@@ -142,7 +143,7 @@ func sortSearch(s []uint64, v uint64) int {
 func TestNotesScrollBackToTheFirstFrame(t *testing.T) {
 	s, f := journaledSession(t, nil)
 	m := newTestModel(t, s, 120, 40)
-	n := 3 * session.Window
+	n := 3 * framestore.Window
 	for i := 0; i < n; i++ {
 		f.inject(logLine(i))
 	}
@@ -162,7 +163,7 @@ func TestNotesScrollBackToTheFirstFrame(t *testing.T) {
 func TestNoJournalSaysWhatItForgot(t *testing.T) {
 	s, f := liveSession(t, nil)
 	m := newTestModel(t, s, 120, 40)
-	for i := 0; i < session.NoJournalWindow+50; i++ {
+	for i := 0; i < framestore.NoJournalWindow+50; i++ {
 		f.inject(logLine(i))
 		if i%10000 == 0 {
 			m.Update(storeChangedMsg{})
@@ -177,7 +178,7 @@ func TestNoJournalSaysWhatItForgot(t *testing.T) {
 	if !strings.Contains(sc, "line 50") {
 		t.Fatalf("the oldest kept frame is not at the top:\n%s", sc)
 	}
-	if got := m.h.noteLen(); got != session.NoJournalWindow {
-		t.Fatalf("%d rows, want the window (%d)", got, session.NoJournalWindow)
+	if got := m.h.noteLen(); got != framestore.NoJournalWindow {
+		t.Fatalf("%d rows, want the window (%d)", got, framestore.NoJournalWindow)
 	}
 }

@@ -12,6 +12,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"mcpscope/framestore"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
 	"mcpscope/statestore"
@@ -573,7 +574,7 @@ func (m *Model) selectedCall() *session.Call {
 	return m.reqCall(clamp(m.req.sel, 0, m.reqLen()-1))
 }
 
-func (m *Model) selectedNote() *session.Item {
+func (m *Model) selectedNote() *framestore.Item {
 	n := m.visibleNotes()
 	if n == 0 {
 		return nil

@@ -12,6 +12,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"mcpscope/framestore"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
 	"mcpscope/statestore"
@@ -737,7 +738,7 @@ func (m *Model) notesPane(w, h int) []string {
 	}
 	if m.note.top == 0 && m.h.dropped > 0 && len(out) < h {
 		out = append(out, m.th.Faint.Render(fit(fmt.Sprintf("   ── %d older rows not kept: no journal (a session without one keeps its newest %d frames) ──",
-			m.h.dropped, session.NoJournalWindow), w)))
+			m.h.dropped, framestore.NoJournalWindow), w)))
 	}
 	if n == 0 && m.h.view != nil && len(out) < h {
 		out = append(out, m.th.Faint.Render("   no row matches the filter — "+m.keyOf("filter-clear")+" clears it"))

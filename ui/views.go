@@ -3,6 +3,7 @@ package ui
 import (
 	tea "charm.land/bubbletea/v2"
 
+	"mcpscope/framestore"
 	"mcpscope/session"
 	"mcpscope/transport"
 	catview "mcpscope/ui/catalog"
@@ -169,7 +170,7 @@ type historyOf struct{ m *Model }
 
 func (h historyOf) History() []*session.Call        { return h.m.h.calls }
 func (h historyOf) Lookup(key string) *session.Call { return h.m.s.Lookup(key) }
-func (h historyOf) Store() *session.Store           { return h.m.s.Store() }
+func (h historyOf) Store() *framestore.Store        { return h.m.s.Store() }
 func (h historyOf) Transport() transport.Transport  { return h.m.s.Transport() }
 func (h historyOf) Open(c *session.Call) view.Action {
 	h.m.showCall(c, 0)

@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"mcpscope/framestore"
 	"mcpscope/internal/testkit/waitfor"
 	"mcpscope/journal"
 	"mcpscope/session"
@@ -116,7 +117,7 @@ func wfFixture(t *testing.T, w, h int) (*Model, *session.Session, *wfClock) {
 	cancelled := func(key string) {
 		waitFor(t, "notifications/cancelled of #"+key, func() bool {
 			found := false
-			s.Store().Scan(0, 0, func(e session.Entry) bool {
+			s.Store().Scan(0, 0, func(e framestore.Entry) bool {
 				found = found || (e.Dir == transport.Out && e.Method == "notifications/cancelled" && e.CallKey == key)
 				return true
 			})

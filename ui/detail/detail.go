@@ -15,6 +15,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"mcpscope/framestore"
 	"mcpscope/internal/termsafe"
 	"mcpscope/journal"
 	"mcpscope/session"
@@ -28,7 +29,7 @@ import (
 // Session is what the detail reads of the session and the root, and the
 // intents it sends.
 type Session interface {
-	Store() *session.Store
+	Store() *framestore.Store
 	// Lookup finds a call by key (the next MRTR round of a followed call).
 	Lookup(key string) *session.Call
 	// RoundRoot is the key of the round that started sn's MRTR chain.
@@ -43,7 +44,7 @@ type Session interface {
 	Area() (w, h int)
 	// Step moves the selection of the list the detail came from by k rows
 	// and gives the row selected now (a call, or a notification-pane item).
-	Step(from From, k int) (*session.Call, *session.Item)
+	Step(from From, k int) (*session.Call, *framestore.Item)
 	// Cancel cancels the call (or says why not).
 	Cancel(c *session.Call) view.Action
 	// Save asks where to write data (what it is, a suggested file name)
@@ -66,7 +67,7 @@ const (
 // Target is what a detail shows: a call or an item, on which tab.
 type Target struct {
 	Call *session.Call
-	Item *session.Item
+	Item *framestore.Item
 	Tab  int // 0 request (or message), 1 response…
 	From From
 	// Follow: the call was sent from the catalog, so the detail follows it
@@ -86,7 +87,7 @@ type tab struct {
 type View struct {
 	s       Session
 	call    *session.Call
-	item    *session.Item
+	item    *framestore.Item
 	frames  callFrames
 	version string
 	tabs    []*tab
@@ -117,8 +118,8 @@ var (
 )
 
 // Call is the call shown (nil for an item), Item the item.
-func (v *View) Call() *session.Call { return v.call }
-func (v *View) Item() *session.Item { return v.item }
+func (v *View) Call() *session.Call    { return v.call }
+func (v *View) Item() *framestore.Item { return v.item }
 
 // TabName is the name of the tab shown.
 func (v *View) TabName() string { return v.cur().name }
@@ -187,7 +188,7 @@ func (v *View) Scroll(k int) {
 
 // Show shows the row the list (from) has selected now, keeping the tab
 // and the wrap: a click in the list beside the detail.
-func (v *View) Show(c view.Context, from From, call *session.Call, item *session.Item) {
+func (v *View) Show(c view.Context, from From, call *session.Call, item *framestore.Item) {
 	v.from = from
 	v.retarget(c, call, item)
 }
@@ -207,8 +208,8 @@ type callFrames struct {
 }
 
 // find looks at the frames since the last look for the call's own.
-func (cf *callFrames) find(st *session.Store, key string) {
-	st.Scan(cf.next, 0, func(e session.Entry) bool {
+func (cf *callFrames) find(st *framestore.Store, key string) {
+	st.Scan(cf.next, 0, func(e framestore.Entry) bool {
 		cf.next = e.Seq + 1
 		if e.CallKey != key {
 			return true
@@ -272,8 +273,8 @@ func (v *View) refresh(c view.Context) {
 }
 
 // items reads frames back from the store.
-func items(st *session.Store, seqs []uint64) []*session.Item {
-	out := make([]*session.Item, 0, len(seqs))
+func items(st *framestore.Store, seqs []uint64) []*framestore.Item {
+	out := make([]*framestore.Item, 0, len(seqs))
 	for _, seq := range seqs {
 		if it := st.Get(seq); it != nil {
 			out = append(out, it)
@@ -362,7 +363,7 @@ func (v *View) buildCall(c view.Context, sn session.CallSnapshot) {
 	}
 	docs, names, copies = append(docs, rs), append(names, "response"), append(copies, rsCopy)
 
-	all := append(append(append([]*session.Item(nil), req...), resp...), notes...)
+	all := append(append(append([]*framestore.Item(nil), req...), resp...), notes...)
 	sort.Slice(all, func(i, j int) bool { return all[i].Seq < all[j].Seq })
 	docs, names, copies = append(docs, v.rawDoc(c, all)), append(names, "raw"), append(copies, rawCopy(st, all))
 	if v.hasHTTP(all) {
@@ -449,7 +450,7 @@ func (v *View) buildItem(c view.Context) {
 	} else {
 		v.addFrame(main, it, it.Frame.Kind != transport.Message)
 	}
-	one := []*session.Item{it}
+	one := []*framestore.Item{it}
 	docs, names, copies := []*pager.Doc{main, v.rawDoc(c, one)}, []string{"message", "raw"}, []func() ([]byte, error){cp, rawCopy(st, one)}
 	if v.hasHTTP(one) {
 		docs, names, copies = append(docs, httpDoc(one)), append(names, "http"), append(copies, nil)
@@ -460,7 +461,7 @@ func (v *View) buildItem(c view.Context) {
 // hasHTTP reports whether the detail has an http tab: not for a stdio
 // server, unless a frame carries HTTP metadata after all (a recording
 // read back under another target).
-func (v *View) hasHTTP(all []*session.Item) bool {
+func (v *View) hasHTTP(all []*framestore.Item) bool {
 	if !v.s.Stdio() {
 		return true
 	}
@@ -472,7 +473,7 @@ func (v *View) hasHTTP(all []*session.Item) bool {
 	return false
 }
 
-func summary(it *session.Item) string {
+func summary(it *framestore.Item) string {
 	if it.Env != nil {
 		return termsafe.Line(it.Env.Method) + " " + widget.OneLine(it.Env.Params, 200)
 	}
@@ -509,7 +510,7 @@ const syncBytes = 256 << 10
 const maxFrameBytes = 1<<32 - 1
 
 // source gives a frame's laid-out bytes, or nil while they are read.
-func (v *View) source(it *session.Item) *frameDocs {
+func (v *View) source(it *framestore.Item) *frameDocs {
 	if v.srcs == nil {
 		v.srcs = map[uint64]*frameSrc{}
 	}
@@ -543,7 +544,7 @@ func (v *View) source(it *session.Item) *frameDocs {
 }
 
 // layFrame reads a frame whole and indexes it.
-func layFrame(st *session.Store, it *session.Item) *frameDocs {
+func layFrame(st *framestore.Store, it *framestore.Item) *frameDocs {
 	b := it.Frame.Data
 	var err error
 	if it.Cut {
@@ -587,7 +588,7 @@ func (v *View) loadsVersion() string {
 
 // addFrame adds a frame to a doc: JSON pretty-printed, anything else as
 // inert lines (raw forces lines).
-func (v *View) addFrame(d *pager.Doc, it *session.Item, raw bool) {
+func (v *View) addFrame(d *pager.Doc, it *framestore.Item, raw bool) {
 	fd := v.source(it)
 	if fd == nil {
 		d.AddText(pager.Faint, "(reading "+widget.Bytes(v.srcs[it.Seq].size)+"…)")
@@ -605,7 +606,7 @@ func (v *View) addFrame(d *pager.Doc, it *session.Item, raw bool) {
 
 // frameCopy is what y copies of a frame: its exact bytes, read back
 // whole when memory holds only their head.
-func frameCopy(st *session.Store, it *session.Item) func() ([]byte, error) {
+func frameCopy(st *framestore.Store, it *framestore.Item) func() ([]byte, error) {
 	return func() ([]byte, error) {
 		if !it.Cut {
 			return it.Frame.Data, nil
@@ -614,7 +615,7 @@ func frameCopy(st *session.Store, it *session.Item) func() ([]byte, error) {
 	}
 }
 
-func rawCopy(st *session.Store, all []*session.Item) func() ([]byte, error) {
+func rawCopy(st *framestore.Store, all []*framestore.Item) func() ([]byte, error) {
 	return func() ([]byte, error) {
 		var out []byte
 		for _, it := range all {
@@ -629,7 +630,7 @@ func rawCopy(st *session.Store, all []*session.Item) func() ([]byte, error) {
 }
 
 // rawDoc shows the exact bytes of each frame, made inert.
-func (v *View) rawDoc(c view.Context, all []*session.Item) *pager.Doc {
+func (v *View) rawDoc(c view.Context, all []*framestore.Item) *pager.Doc {
 	rd := &pager.Doc{}
 	for _, it := range all {
 		size := len(it.Frame.Data)
@@ -648,7 +649,7 @@ func (v *View) rawDoc(c view.Context, all []*session.Item) *pager.Doc {
 }
 
 // httpDoc shows the transport metadata of each frame.
-func httpDoc(all []*session.Item) *pager.Doc {
+func httpDoc(all []*framestore.Item) *pager.Doc {
 	var l []string
 	for _, it := range all {
 		mt := it.Frame.Meta
@@ -708,7 +709,7 @@ func (v *View) fit() {
 }
 
 // retarget shows call or item, keeping the tab and the wrap.
-func (v *View) retarget(c view.Context, call *session.Call, item *session.Item) {
+func (v *View) retarget(c view.Context, call *session.Call, item *framestore.Item) {
 	if (call == nil && item == nil) || (call == v.call && item == v.item) {
 		return
 	}

@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"mcpscope/framestore"
 	"mcpscope/internal/testkit/journaltest"
 	"mcpscope/journal"
 	"mcpscope/session"
@@ -29,7 +30,7 @@ type fakeSession struct {
 	cancelled int
 }
 
-func (f *fakeSession) Store() *session.Store                    { return f.s.Store() }
+func (f *fakeSession) Store() *framestore.Store                 { return f.s.Store() }
 func (f *fakeSession) Lookup(key string) *session.Call          { return f.s.Lookup(key) }
 func (f *fakeSession) RoundRoot(sn session.CallSnapshot) string { return sn.Key }
 func (f *fakeSession) Progress(session.CallSnapshot) string     { return "" }
@@ -38,7 +39,7 @@ func (f *fakeSession) Area() (int, int)                         { return 80, 24 
 func (f *fakeSession) Stdio() bool                              { return f.stdio }
 func (f *fakeSession) Save(string, string, []byte) view.Action  { return view.Flash("saved") }
 func (f *fakeSession) Cancel(*session.Call) view.Action         { f.cancelled++; return view.Action{} }
-func (f *fakeSession) Step(_ From, k int) (*session.Call, *session.Item) {
+func (f *fakeSession) Step(_ From, k int) (*session.Call, *framestore.Item) {
 	f.steps = append(f.steps, k)
 	return nil, nil
 }

@@ -3,6 +3,7 @@ package detail
 import (
 	"encoding/json"
 
+	"mcpscope/framestore"
 	"mcpscope/internal/render"
 	"mcpscope/session"
 	"mcpscope/ui/result"
@@ -28,7 +29,7 @@ type mediaAt struct {
 
 // renderedResponse builds the rendered response doc of a call, when its
 // last response is a result the renderer knows and not too large to hold.
-func (v *View) renderedResponse(c view.Context, sn session.CallSnapshot, resp []*session.Item) (*pager.Doc, bool) {
+func (v *View) renderedResponse(c view.Context, sn session.CallSnapshot, resp []*framestore.Item) (*pager.Doc, bool) {
 	rv := &v.rv
 	rv.shown, rv.media, rv.can = false, nil, false
 	if len(resp) == 0 {

@@ -17,6 +17,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"mcpscope/framestore"
 	"mcpscope/internal/termsafe"
 	"mcpscope/session"
 	"mcpscope/transport"
@@ -182,7 +183,7 @@ func (v *View) lines(c view.Context, w int) []string {
 	case v.s.Journaled():
 		row("journal", "(kept, path not known)")
 	default:
-		row("journal", fmt.Sprintf("none: memory keeps the newest %d frames", session.NoJournalWindow))
+		row("journal", fmt.Sprintf("none: memory keeps the newest %d frames", framestore.NoJournalWindow))
 	}
 	if in.JournalErr != "" {
 		row("journal error", termsafe.Line(in.JournalErr))

@@ -12,6 +12,7 @@ import (
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
+	"mcpscope/framestore"
 	"mcpscope/internal/termsafe"
 	"mcpscope/journal"
 	"mcpscope/session"
@@ -44,7 +45,7 @@ type Session interface {
 	History() []*session.Call
 	// Lookup finds a call by key (the session's map: the UI keeps none).
 	Lookup(key string) *session.Call
-	Store() *session.Store
+	Store() *framestore.Store
 	Transport() transport.Transport // nil for a recording
 	// Open shows the call in the detail.
 	Open(c *session.Call) view.Action
@@ -725,7 +726,7 @@ func (v *View) scanMarks(m env, calls []session.CallSnapshot) {
 	st := m.s.Store()
 	var look []uint64 // frames to read back: stream events, questions for the person, our answers
 	last, lastAt := uint64(0), time.Time{}
-	st.Scan(from, 0, func(e session.Entry) bool {
+	st.Scan(from, 0, func(e framestore.Entry) bool {
 		if v.budget <= 0 {
 			return false
 		}
@@ -760,7 +761,7 @@ func (v *View) scanMarks(m env, calls []session.CallSnapshot) {
 	// Read back outside Scan (it holds the store's lock). These frames are
 	// few: stream events, the person's questions and their answers.
 	for _, seq := range look {
-		var it *session.Item
+		var it *framestore.Item
 		for _, a := range active {
 			if seq < a.from || (a.answer != 0 && seq > a.answer) {
 				continue
@@ -796,7 +797,7 @@ func (mk *callMarks) addProgress(at time.Time) {
 // response stream, a question for the person on the call's stream (on
 // stdio, which has no streams, any question while the call runs), or our
 // answer to one.
-func (mk *callMarks) note(it *session.Item, key string) {
+func (mk *callMarks) note(it *framestore.Item, key string) {
 	mt := it.Frame.Meta
 	stream := mt.LogicalStream()
 	switch {

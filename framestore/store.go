@@ -1,4 +1,7 @@
-package session
+// Package framestore is what a session holds of its frames: an index of
+// every frame, the newest decoded, and the journal behind them from which
+// anything older is read back on demand.
+package framestore
 
 import (
 	"bytes"
@@ -129,8 +132,8 @@ func getRecord(b []byte) entry {
 // be read back): no frame.
 var gapEntry = entry{off: -1}
 
-// pager reads bytes of the journal back.
-type pager interface {
+// Pager reads bytes of the journal back.
+type Pager interface {
 	ReadBack(p []byte, off int64) error
 }
 
@@ -142,7 +145,7 @@ type pager interface {
 // Get and are woken by Changed; ingest never waits for them.
 type Store struct {
 	mu       sync.RWMutex
-	src      pager // nil: nothing to read back from
+	src      Pager // nil: nothing to read back from
 	window   int
 	winBytes int
 
@@ -235,10 +238,10 @@ func (t *intern) str(id uint32) string {
 // noteOverflow stands for notes past the note table's room.
 const noteOverflow = "(a note the session made here; too many distinct notes to keep them all)"
 
-// newStore makes a store; src is the journal frames are read back from
+// New makes a store; src is the journal frames are read back from
 // (nil: none), idx the index file beside it (nil: the index is kept in
 // memory).
-func newStore(src pager, idx *journal.Index) *Store {
+func New(src Pager, idx *journal.Index) *Store {
 	s := &Store{src: src, idx: idx, window: Window, winBytes: WindowBytes, changed: make(chan struct{}, 1), paged: map[uint64]*Item{},
 		pages: map[uint64][]byte{}, cache: map[uint64][]byte{}}
 	if src == nil && idx != nil {
@@ -254,10 +257,10 @@ func newStore(src pager, idx *journal.Index) *Store {
 	return s
 }
 
-// add stores an item; pos is its line in the journal (off -1: none). It
+// Add stores an item; pos is its line in the journal (off -1: none). It
 // reports whether the store let go of it (it keeps no window, and the
 // journal has the frame): then nothing of the store refers to it.
-func (s *Store) add(it *Item, pos journal.LinePos) (free bool) {
+func (s *Store) Add(it *Item, pos journal.LinePos) (free bool) {
 	e := entry{off: pos.Off, t: it.Frame.Time.UnixNano(), dir: it.Frame.Dir, kind: it.Frame.Kind, class: it.Class}
 	if pos.N < 1<<32 {
 		e.n = uint32(pos.N)
@@ -425,10 +428,10 @@ func (s *Store) keyOf(e *entry) string {
 	return string(e.key[:min(int(e.klen), keyInline)])
 }
 
-// finish writes what the index file lacks (the last page) and stamps
+// Finish writes what the index file lacks (the last page) and stamps
 // its header with the journal as it is now, so the next session that
 // reads the journal finds an index that agrees with it.
-func (s *Store) finish() {
+func (s *Store) Finish() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.idx == nil || s.closed {
@@ -440,9 +443,9 @@ func (s *Store) finish() {
 	s.idx.Stamp(s.cbase, int64(s.nrec))
 }
 
-// close finishes the index file and lets go of it.
-func (s *Store) close() {
-	s.finish()
+// Close finishes the index file and lets go of it.
+func (s *Store) Close() {
+	s.Finish()
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if s.idx != nil && !s.closed {

@@ -1,4 +1,4 @@
-package session
+package framestore
 
 import (
 	"testing"
@@ -13,11 +13,11 @@ import (
 // longer had (here: seven items of eight, and in a real session a frame
 // of a few MiB evicting thousands of frames that fit).
 func TestWindowCountsTheBytesItHolds(t *testing.T) {
-	s := newStore(nil, nil)
+	s := New(nil, nil)
 	s.window, s.winBytes = 8, 10*(100+itemOverhead)
 	s.ring = s.ring[:s.window]
 	for i := uint64(1); i <= 1000; i++ {
-		s.add(&Item{Seq: i, Frame: transport.Frame{Kind: transport.Message, Data: make([]byte, 100)}}, journal.LinePos{Off: -1})
+		s.Add(&Item{Seq: i, Frame: transport.Frame{Kind: transport.Message, Data: make([]byte, 100)}}, journal.LinePos{Off: -1})
 	}
 	held := 0
 	for seq := uint64(1); seq <= 1000; seq++ {
@@ -30,8 +30,8 @@ func TestWindowCountsTheBytesItHolds(t *testing.T) {
 	}
 	// A frame of most of the byte bound evicts what it must, and
 	// the next small one what the bound requires, no more.
-	s.add(&Item{Seq: 1001, Frame: transport.Frame{Kind: transport.Message, Data: make([]byte, 8*(100+itemOverhead))}}, journal.LinePos{Off: -1})
-	s.add(&Item{Seq: 1002, Frame: transport.Frame{Kind: transport.Message, Data: make([]byte, 100)}}, journal.LinePos{Off: -1})
+	s.Add(&Item{Seq: 1001, Frame: transport.Frame{Kind: transport.Message, Data: make([]byte, 8*(100+itemOverhead))}}, journal.LinePos{Off: -1})
+	s.Add(&Item{Seq: 1002, Frame: transport.Frame{Kind: transport.Message, Data: make([]byte, 100)}}, journal.LinePos{Off: -1})
 	if s.inRing(1001) == nil || s.inRing(1002) == nil || s.inRing(1000) != nil {
 		t.Fatalf("after a big frame: 1000 %v, 1001 %v, 1002 %v; want the big one and the next only", s.inRing(1000) != nil, s.inRing(1001) != nil, s.inRing(1002) != nil)
 	}
