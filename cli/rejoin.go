@@ -36,7 +36,7 @@ func newRejoinCmd() *cobra.Command {
 		GroupID: groupSessions,
 		Long: `Without a handle, rejoin lists the calls mcpscope left running on HTTP servers: detached with d in the inspector, left when it quit, or left by a process that died. With a handle it picks the call up again: the progress it missed, then the result. Secrets are never stored: pass again the --bearer or -H the call was made with (or set the environment variable), and the --url if the call's URL had credentials in it.
 
-A record is read as untrusted input: anyone who can write to a shared store can plant one. rejoin prints the call's target before it connects, never runs a program for a record, reads no environment variable a record names except the ones mcpscope records itself (` + connect.EnvBearer + `), and sends credentials (--bearer, -H, an OAuth login) only to an origin you named: a record sealed with your state key, or the one --url gives. Records are sealed with an HMAC key from $` + session.EnvStateKey + `, else the file $XDG_CONFIG_HOME/mcpscope/state.key (made, 0600, on first use); copy that file to each machine that rejoins your calls with credentials. Other records are listed as foreign.`,
+A record is read as untrusted input: anyone who can write to a shared store can plant one. rejoin prints the call's target before it connects, never runs a program for a record, reads no environment variable a record names except the ones mcpscope records itself (` + connect.EnvBearer + `), and sends credentials (--bearer, -H, an OAuth login) only to an origin you named: a record sealed with your state key, or the one --url gives. Records are sealed with an HMAC key from $` + statestore.EnvStateKey + `, else the file $XDG_CONFIG_HOME/mcpscope/state.key (made, 0600, on first use); copy that file to each machine that rejoins your calls with credentials. Other records are listed as foreign.`,
 		Example: "  mcpscope rejoin\n  mcpscope rejoin 7c1d… --bearer $TOKEN\n  mcpscope rejoin --forget 7c1d…",
 		ValidArgsFunction: func(cmd *cobra.Command, args []string, _ string) ([]string, cobra.ShellCompDirective) {
 			if len(args) > 0 {
@@ -156,7 +156,7 @@ func listCalls(out io.Writer, store statestore.Store, list []statestore.Detached
 	if asJSON {
 		rows := make([]listedCall, 0, len(list))
 		for _, d := range list {
-			rows = append(rows, listedCall{d, statestore.CallState(store, d), !session.RecordSealed(d), d.Fallback != "", d.Fallback})
+			rows = append(rows, listedCall{d, statestore.CallState(store, d), !statestore.RecordSealed(d), d.Fallback != "", d.Fallback})
 		}
 		return render.Line(out, rows)
 	}
@@ -180,7 +180,7 @@ func listCalls(out io.Writer, store statestore.Store, list []statestore.Detached
 			prog = fmt.Sprintf(" %g/%g", d.Progress.Value, d.Progress.Total)
 		}
 		notes := ""
-		if !session.RecordSealed(d) {
+		if !statestore.RecordSealed(d) {
 			notes = "  foreign"
 		}
 		if d.Fallback != "" {

@@ -18,7 +18,6 @@ import (
 
 	"mcpscope/internal/filelock"
 	"mcpscope/internal/testkit/redistest"
-	"mcpscope/session"
 	"mcpscope/statestore"
 	"mcpscope/statestore/redisstore"
 )
@@ -80,7 +79,7 @@ func forged(handle, target string, refs map[string]string) statestore.Detached {
 func trustEnv(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv(session.EnvStateKey, "")
+	t.Setenv(statestore.EnvStateKey, "")
 	t.Setenv("MY_CLOUD_TOKEN", trustCloud)
 	t.Setenv("REDISCLI_AUTH", trustRedis)
 	t.Setenv("MCPSCOPE_BEARER", "")
@@ -260,7 +259,7 @@ func TestSealedRecordFromAnotherMachine(t *testing.T) {
 	machineA := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", machineA)
 	d := forged("sealed-1", target, map[string]string{"Authorization": "flag:--bearer"})
-	session.SealRecord(&d)
+	statestore.SealRecord(&d)
 	if d.Tag == "" {
 		t.Fatal("not sealed")
 	}
@@ -292,12 +291,12 @@ func TestSealedRecordFromAnotherMachine(t *testing.T) {
 	}
 	// Or the same key given as the environment variable.
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv(session.EnvStateKey, strings.TrimSpace(string(key)))
+	t.Setenv(statestore.EnvStateKey, strings.TrimSpace(string(key)))
 	if err := statestore.Default().Put(d); err != nil { // the rejoin above ended it (the server knew no session)
 		t.Fatal(err)
 	}
 	if _, out, _ := rejoinRun(); strings.Contains(out, "foreign") || !strings.Contains(out, "sealed-1") {
-		t.Fatalf("with $%s the record is not foreign:\n%s", session.EnvStateKey, out)
+		t.Fatalf("with $%s the record is not foreign:\n%s", statestore.EnvStateKey, out)
 	}
 }
 
@@ -310,7 +309,7 @@ func TestRejoinClaimsBeforeItReads(t *testing.T) {
 	srv := startRecorder(t)
 	store := statestore.Default()
 	d := forged("race-1", srv.URL+"/mcp", nil)
-	session.SealRecord(&d)
+	statestore.SealRecord(&d)
 	if err := store.Put(d); err != nil {
 		t.Fatal(err)
 	}

@@ -122,7 +122,7 @@ const maxRecordTarget = 4096
 // RecordTrust is how far a rejoin trusts a record of a detached call.
 // Credentials (--bearer, -H, OAuth) go to its target only when the user
 // named that origin: the record is sealed with the user's own state key
-// (session.SealRecord), or --url on this command line names it.
+// (statestore.SealRecord), or --url on this command line names it.
 type RecordTrust struct {
 	Sealed bool   // tagged with this user's state key
 	Named  bool   // --url names the record's origin
@@ -188,7 +188,7 @@ func CheckRecord(sp Spec, d statestore.Detached) (statestore.Detached, RecordTru
 			return refuse("names a secret %s by %s, a reference mcpscope does not write", qname, qref)
 		}
 	}
-	tr := RecordTrust{Sealed: session.RecordSealed(d), Target: transport.RedactURL(d.Target)}
+	tr := RecordTrust{Sealed: statestore.RecordSealed(d), Target: transport.RedactURL(d.Target)}
 	if sp.URL != "" {
 		if v, err := url.Parse(sp.URL); err == nil {
 			tr.Named = sameOrigin(u, v)
@@ -196,9 +196,9 @@ func CheckRecord(sp Spec, d statestore.Detached) (statestore.Detached, RecordTru
 	}
 	if !tr.Sealed {
 		d.Journal = "" // someone else's path: a foreign record names no file here to read
-		session.KeepForeign(d.Handle)
+		statestore.KeepForeign(d.Handle)
 		if d.TaskID != "" {
-			session.KeepForeign(session.TaskHandle(d.TaskID))
+			statestore.KeepForeign(session.TaskHandle(d.TaskID))
 		}
 	}
 	return d, tr, nil

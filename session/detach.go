@@ -144,7 +144,7 @@ func (s *Session) persistLocked(c *Call) {
 		s.mu.Unlock()
 		s.storeHealth()
 		if claim := c.x().claim; claim != nil {
-			SealRecord(&d)
+			statestore.SealRecord(&d)
 			err := claim.Write(func(l statestore.Lease) error { return s.opts.StateStore.PutFenced(d, l, create) })
 			var lost *statestore.LeaseLostError
 			if errors.As(err, &lost) {
@@ -480,7 +480,7 @@ func (s *Session) detach(c *Call, why *Failure) (string, error) {
 		// Fenced, tried once: a lost lease means another process holds
 		// the call (nothing to write), an unreachable store the local
 		// fallback (StoredElsewhere).
-		SealRecord(&d)
+		statestore.SealRecord(&d)
 		err = s.putResult(d, s.opts.StateStore.PutFenced(d, claim.Lease(), false), true)
 		if errors.Is(err, statestore.ErrLeaseLost) || errors.Is(err, statestore.ErrStoreLost) || errors.Is(err, statestore.ErrNoSuchCall) {
 			err = fmt.Errorf("call %s is not this process's to detach any more: %w", c.Key, err)
@@ -557,7 +557,7 @@ func (s *Session) Rejoin(ctx context.Context, d statestore.Detached) (*Call, err
 		me := statestore.Me()
 		rec := d
 		rec.Owner, rec.OwnerPID = &me, 0
-		SealRecord(&rec)
+		statestore.SealRecord(&rec)
 		err := claim.Write(func(l statestore.Lease) error { return s.opts.StateStore.PutFenced(rec, l, false) })
 		if err != nil {
 			claim.Release()

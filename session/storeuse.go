@@ -15,7 +15,7 @@ import (
 // a fallback store; tell (a record left to be rejoined: a detach, a task)
 // also tells a person at once (Options.Warn), once per session.
 func (s *Session) putRecord(d statestore.Detached, tell bool) error {
-	SealRecord(&d)
+	statestore.SealRecord(&d)
 	return s.putResult(d, s.opts.StateStore.Put(d), tell)
 }
 

@@ -10,7 +10,6 @@ import (
 
 	"mcpscope/internal/testkit/redistest"
 	"mcpscope/journal"
-	"mcpscope/session"
 	"mcpscope/statestore"
 	"mcpscope/statestore/redisstore"
 )
@@ -62,7 +61,7 @@ func TestFallbackFolderIsPerRedis(t *testing.T) {
 // folder. The label is no part of the record's seal.
 func TestFallbackRecordIsListedUnderItsRedisOnly(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	t.Setenv(session.EnvStateKey, "a-test-state-key-0123456789")
+	t.Setenv(statestore.EnvStateKey, "a-test-state-key-0123456789")
 	root := filepath.Join(journal.StateDir(), "fallback")
 	srvA, srvB := redistest.Start(t), redistest.Start(t)
 	a, b := openFallback(t, srvA.URL(0), root), openFallback(t, srvB.URL(0), root)
@@ -73,7 +72,7 @@ func TestFallbackRecordIsListedUnderItsRedisOnly(t *testing.T) {
 
 	srvA.Kill()
 	d := statestore.Detached{Handle: "h1", Method: "tools/call", Name: "slow", Started: time.Now()}
-	session.SealRecord(&d)
+	statestore.SealRecord(&d)
 	err := a.Put(d)
 	var se *statestore.StoredElsewhere
 	if !errors.As(err, &se) || !strings.Contains(se.Where, a.FallbackDir()) {
@@ -98,7 +97,7 @@ func TestFallbackRecordIsListedUnderItsRedisOnly(t *testing.T) {
 	if l[0].Fallback != a.FallbackDir() {
 		t.Fatalf("h1 listed with Fallback %q; want %s", l[0].Fallback, a.FallbackDir())
 	}
-	if !session.RecordSealed(l[0]) {
+	if !statestore.RecordSealed(l[0]) {
 		t.Fatal("the local copy's label broke its seal")
 	}
 	got, err := a.Get("h1")
@@ -161,13 +160,13 @@ func records(t *testing.T, dir string) []string {
 // is left anywhere after.
 func TestFallbackCopyIsRejoinedWhileRedisIsDown(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
-	t.Setenv(session.EnvStateKey, "a-test-state-key-0123456789")
+	t.Setenv(statestore.EnvStateKey, "a-test-state-key-0123456789")
 	root := filepath.Join(journal.StateDir(), "fallback")
 	srv := redistest.Start(t)
 	a, other := openFallback(t, srv.URL(0), root), openFallback(t, srv.URL(0), root)
 	srv.Kill()
 	d := statestore.Detached{Handle: "h2", Method: "tools/call", Name: "slow", Started: time.Now()}
-	session.SealRecord(&d)
+	statestore.SealRecord(&d)
 	var se *statestore.StoredElsewhere
 	if err := a.Put(d); !errors.As(err, &se) {
 		t.Fatalf("put while Redis is down: %v", err)

@@ -5,7 +5,6 @@ import (
 	"testing"
 
 	"mcpscope/internal/testkit/redistest"
-	"mcpscope/session"
 	"mcpscope/statestore"
 	"mcpscope/statestore/redisstore"
 )
@@ -17,7 +16,7 @@ import (
 // record comes back sealed through it.
 func TestTLSRedis(t *testing.T) {
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	t.Setenv(session.EnvStateKey, "")
+	t.Setenv(statestore.EnvStateKey, "")
 	srv := redistest.StartTLS(t)
 	ping := func(o redisstore.Options) (*redisstore.Store, error) {
 		s, err := redisstore.Open(o)
@@ -46,12 +45,12 @@ func TestTLSRedis(t *testing.T) {
 		t.Fatalf("with the files as URL parameters: %v", err)
 	}
 	d := statestore.Detached{Handle: "tls-1", Target: "http://127.0.0.1:1/mcp", Transport: "http", RequestID: []byte("3"), Method: "tools/call"}
-	session.SealRecord(&d)
+	statestore.SealRecord(&d)
 	if err := byURL.Put(d); err != nil {
 		t.Fatal(err)
 	}
-	if got, err := s.Get("tls-1"); err != nil || !session.RecordSealed(got) {
-		t.Fatalf("a sealed record read back: sealed %v, %v", session.RecordSealed(got), err)
+	if got, err := s.Get("tls-1"); err != nil || !statestore.RecordSealed(got) {
+		t.Fatalf("a sealed record read back: sealed %v, %v", statestore.RecordSealed(got), err)
 	}
 	for _, bad := range []redisstore.Options{
 		{URL: "redis://127.0.0.1:1/0", TLS: redisstore.TLSFiles{CA: srv.CA}},

@@ -1,4 +1,4 @@
-package session
+package statestore
 
 import (
 	"encoding/json"
@@ -7,15 +7,13 @@ import (
 	"sync"
 	"testing"
 	"time"
-
-	"mcpscope/statestore"
 )
 
-func tagRecord() statestore.Detached {
-	return statestore.Detached{Handle: "h-tag", Target: "http://127.0.0.1:1/mcp", Transport: "http", SessionID: "s1",
+func tagRecord() Detached {
+	return Detached{Handle: "h-tag", Target: "http://127.0.0.1:1/mcp", Transport: "http", SessionID: "s1",
 		SecretRefs: map[string]string{"Authorization": "env:MCPSCOPE_BEARER"}, RequestID: json.RawMessage(`3`),
 		Method: "tools/call", Name: "slow", Params: json.RawMessage(`{"name": "slow", "arguments": {"n": 1}}`),
-		Started: time.Now(), Owner: &statestore.Owner{Host: "a", PID: 7}}
+		Started: time.Now(), Owner: &Owner{Host: "a", PID: 7}}
 }
 
 // A sealed record stays sealed through the file store and its progress
@@ -55,11 +53,11 @@ func TestRecordTag(t *testing.T) {
 		t.Fatalf("key file: %v %v", st, err)
 	}
 	SealRecord(&d)
-	fs := &statestore.FileStore{Dir: t.TempDir()}
+	fs := &FileStore{Dir: t.TempDir()}
 	if err := fs.Put(d); err != nil {
 		t.Fatal(err)
 	}
-	if err := fs.Mark(d.Handle, statestore.Mark{Stream: "post:3", EventID: "e9", Progress: statestore.Progress{Updates: 9, Value: 9}}); err != nil {
+	if err := fs.Mark(d.Handle, Mark{Stream: "post:3", EventID: "e9", Progress: Progress{Updates: 9, Value: 9}}); err != nil {
 		t.Fatal(err)
 	}
 	got, err := fs.Get(d.Handle)
@@ -69,13 +67,13 @@ func TestRecordTag(t *testing.T) {
 	if got.Progress.Updates != 9 || !RecordSealed(got) {
 		t.Fatalf("a sealed record read back (with a mark applied) is not sealed: %+v", got)
 	}
-	for name, change := range map[string]func(*statestore.Detached){
-		"target":     func(d *statestore.Detached) { d.Target = "http://evil.example/mcp" },
-		"secretRefs": func(d *statestore.Detached) { d.SecretRefs = map[string]string{"X-Leak": "env:HOME"} },
-		"headers":    func(d *statestore.Detached) { d.Headers = map[string]string{"X-A": "b"} },
-		"params":     func(d *statestore.Detached) { d.Params = json.RawMessage(`{"name":"other"}`) },
-		"journal":    func(d *statestore.Detached) { d.Journal = "/etc/passwd" },
-		"tag":        func(d *statestore.Detached) { d.Tag = tagVersion + "forged" },
+	for name, change := range map[string]func(*Detached){
+		"target":     func(d *Detached) { d.Target = "http://evil.example/mcp" },
+		"secretRefs": func(d *Detached) { d.SecretRefs = map[string]string{"X-Leak": "env:HOME"} },
+		"headers":    func(d *Detached) { d.Headers = map[string]string{"X-A": "b"} },
+		"params":     func(d *Detached) { d.Params = json.RawMessage(`{"name":"other"}`) },
+		"journal":    func(d *Detached) { d.Journal = "/etc/passwd" },
+		"tag":        func(d *Detached) { d.Tag = tagVersion + "forged" },
 	} {
 		c := got
 		change(&c)

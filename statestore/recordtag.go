@@ -1,4 +1,4 @@
-package session
+package statestore
 
 import (
 	"crypto/hmac"
@@ -14,8 +14,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-
-	"mcpscope/statestore"
 )
 
 // A record in a shared state store (Redis) can be written by anyone who
@@ -125,13 +123,13 @@ func makeStateKey(p string) error {
 // canonicalRecord is d as the tag covers it: without the tag, and without
 // what changes after the record is sealed (Updated, which the store sets;
 // Progress and LastEventIDs, which progress marks move), times in UTC.
-func canonicalRecord(d statestore.Detached) ([]byte, error) {
-	d.Tag, d.Updated, d.Progress, d.LastEventIDs = "", time.Time{}, statestore.Progress{}, nil
+func canonicalRecord(d Detached) ([]byte, error) {
+	d.Tag, d.Updated, d.Progress, d.LastEventIDs = "", time.Time{}, Progress{}, nil
 	d.Started = d.Started.UTC()
 	return json.Marshal(d)
 }
 
-func recordTag(key []byte, d statestore.Detached) (string, error) {
+func recordTag(key []byte, d Detached) (string, error) {
 	b, err := canonicalRecord(d)
 	if err != nil {
 		return "", err
@@ -154,7 +152,7 @@ func KeepForeign(handle string) { foreignHandles.Store(handle, struct{}{}) }
 // SealRecord tags d with the user's state key (made on first use). A
 // record that cannot be sealed (no key can be had), or that came in
 // foreign (KeepForeign), is left untagged: it is rejoined as a foreign one.
-func SealRecord(d *statestore.Detached) {
+func SealRecord(d *Detached) {
 	d.Tag = ""
 	if _, foreign := foreignHandles.Load(d.Handle); foreign {
 		return
@@ -171,7 +169,7 @@ func SealRecord(d *statestore.Detached) {
 // RecordSealed reports whether d carries a tag made with the user's state
 // key: an mcpscope of this user wrote it. Anything else (no tag, another
 // key, a record changed after it was sealed) is foreign.
-func RecordSealed(d statestore.Detached) bool {
+func RecordSealed(d Detached) bool {
 	if !strings.HasPrefix(d.Tag, tagVersion) {
 		return false
 	}
