@@ -22,6 +22,7 @@ import (
 	"mcpscope/internal/shell"
 	"mcpscope/internal/termsafe"
 	"mcpscope/journal"
+	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/transport"
 	"mcpscope/ui/result"
@@ -124,14 +125,14 @@ func newCallCmd() *cobra.Command {
 			if id := c.Snapshot().TaskID; id != "" {
 				_ = s.Stored(ctx) // its rejoin record is written before the task is told
 				fmt.Fprintf(errw, "task %s created\n", termsafe.Line(id))
-				res, err = s.FollowTask(ctx, id, func(t session.Task) { printTaskStatus(errw, t) })
+				res, err = s.FollowTask(ctx, id, func(t protocol.Task) { printTaskStatus(errw, t) })
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}
 				if err != nil {
 					return withTaskHint(err, s, id, sp.URL)
 				}
-				final.IsError = session.IsToolError(res)
+				final.IsError = protocol.IsToolError(res)
 			}
 			printResult(out, asJSON, res, render.Contents, func() json.RawMessage { return outputSchemaOf(ctx, tools, name) })
 			if final.IsError {
@@ -246,7 +247,7 @@ func (l *toolListing) find(ctx context.Context, name string) (t listedTool, ok b
 // "required". (The 2026-07-28 extension is declared on every request and
 // the server decides; a server without tasks is not asked.)
 func requiresTask(ctx context.Context, s *session.Session, tools *toolListing, name string) bool {
-	if s.Era() == session.EraModern || !serverHasTasks(s.Info().Capabilities) {
+	if s.Era() == protocol.EraModern || !serverHasTasks(s.Info().Capabilities) {
 		return false
 	}
 	t, ok, _ := tools.find(ctx, name)
@@ -259,7 +260,7 @@ func detachAlternatives(s *session.Session) string {
 		return "a server over HTTP that makes tasks (2026-07-28 tasks extension, or 2025-11-25 tasks with --task) or keeps an event store (its streams carry SSE event ids); or run the call without --detach"
 	}
 	legacy := "--era legacy, if the server also speaks 2025-11-25 and keeps an event store (its streams carry SSE event ids, which a rejoin resumes); "
-	if s.Era() == session.EraModern && serverHasTasks(s.Info().Capabilities) {
+	if s.Era() == protocol.EraModern && serverHasTasks(s.Info().Capabilities) {
 		return legacy + "a call the server makes a task of (it decides which: the demo does for slow of 30 s or more, or task=always); or run the call without --detach"
 	}
 	return legacy + "a server that offers the tasks extension; or run the call without --detach"
@@ -468,7 +469,7 @@ func shorten(s string, n int) string {
 // serverHasTasks reports whether the server's capabilities (caps) declare
 // tasks: the tasks capability (2025-11-25) or the tasks extension
 // (2026-07-28).
-func serverHasTasks(caps json.RawMessage) bool { return session.ServerHasTasks(caps) }
+func serverHasTasks(caps json.RawMessage) bool { return protocol.ServerHasTasks(caps) }
 
 // needsAnswer is a call that failed for want of an answer to a server
 // request of the initialize era (elicitation, sampling) that headless

@@ -13,6 +13,7 @@ import (
 
 	"mcpscope/internal/testkit/peers"
 	"mcpscope/internal/testkit/testservers"
+	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/statestore"
 )
@@ -40,11 +41,11 @@ func TestDetachDemoDefaultEra(t *testing.T) {
 	state := t.TempDir()
 	start := time.Now()
 	d := detachJSON(t, state, "slow", "seconds=600", url)
-	if took := time.Since(start); d.TaskID == "" || d.Handle != session.TaskHandle(d.TaskID) || took > 30*time.Second {
+	if took := time.Since(start); d.TaskID == "" || d.Handle != protocol.TaskHandle(d.TaskID) || took > 30*time.Second {
 		t.Fatalf("detach %+v after %s: want a task's handle, at once", d, took)
 	}
 	store := &statestore.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}
-	if rec, err := store.Get(d.Handle); err != nil || rec.TaskID != d.TaskID || rec.Era != session.EraModern {
+	if rec, err := store.Get(d.Handle); err != nil || rec.TaskID != d.TaskID || rec.Era != protocol.EraModern {
 		t.Fatalf("the task's record: %+v %v", rec, err)
 	}
 

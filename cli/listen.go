@@ -10,6 +10,7 @@ import (
 	"mcpscope/connect"
 	"mcpscope/framestore"
 	"mcpscope/internal/termsafe"
+	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -50,7 +51,7 @@ func listen(cmd *cobra.Command, s *session.Session, f session.ListenFilter, asJS
 		f.ToolsListChanged, f.PromptsListChanged, f.ResourcesListChanged = true, true, true
 	}
 	stdout, stderr := cmd.OutOrStdout(), cmd.ErrOrStderr()
-	if s.Era() != session.EraModern {
+	if s.Era() != protocol.EraModern {
 		return usagef(cmd.CommandPath(), "listen is the 2026-07-28 way to receive notifications; %s speaks the %s era, where they arrive unasked (use record)",
 			termsafe.Line(s.Info().Target), s.Era())
 	}

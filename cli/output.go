@@ -13,6 +13,7 @@ import (
 
 	"mcpscope/connect"
 	"mcpscope/internal/termsafe"
+	"mcpscope/protocol"
 	"mcpscope/session"
 )
 
@@ -80,7 +81,7 @@ func headlessArgs(min, max int, what string) cobra.PositionalArgs {
 }
 
 // printTaskStatus writes one line about a task's state.
-func printTaskStatus(w io.Writer, t session.Task) {
+func printTaskStatus(w io.Writer, t protocol.Task) {
 	fmt.Fprintf(w, "task %s: %s %s\n", termsafe.Line(t.TaskID), termsafe.Line(t.Status), termsafe.Line(t.StatusMessage))
 }
 

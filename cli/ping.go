@@ -8,6 +8,7 @@ import (
 
 	"mcpscope/connect"
 	"mcpscope/internal/termsafe"
+	"mcpscope/protocol"
 	"mcpscope/session"
 )
 
@@ -22,7 +23,7 @@ func newPingCmd() *cobra.Command {
 		RunE: withSession(&f, oneShotGrace, nil, func(cmd *cobra.Command, _ []string, s *session.Session, _ connect.Spec) error {
 			start := time.Now()
 			method := "ping"
-			if s.Era() == session.EraModern {
+			if s.Era() == protocol.EraModern {
 				method = "server/discover" // the stateless protocol has no ping
 			}
 			if _, err := s.Call(method, nil).Await(cmd.Context()); err != nil {

@@ -18,6 +18,7 @@ import (
 	"mcpscope/internal/shell"
 	"mcpscope/internal/testkit/shelltest"
 	"mcpscope/journal"
+	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/statestore"
 	"mcpscope/transport"
@@ -116,13 +117,13 @@ func TestTaskHintQuotesTheServersWords(t *testing.T) {
 			}
 
 			// With the record, the way back is rejoin.
-			if err := statestore.Default().Put(statestore.Detached{Handle: session.TaskHandle(id), TaskID: id, Target: transport.RedactURL(url),
+			if err := statestore.Default().Put(statestore.Detached{Handle: protocol.TaskHandle(id), TaskID: id, Target: transport.RedactURL(url),
 				Transport: "http", Method: "tools/call", Started: time.Now()}); err != nil {
 				t.Fatal(err)
 			}
 			b.Reset()
 			printError(&b, withTaskHint(stopped, s, id, url))
-			want := append([]string{"mcpscope", "rejoin", session.TaskHandle(id)}, answers...)
+			want := append([]string{"mcpscope", "rejoin", protocol.TaskHandle(id)}, answers...)
 			if got := pasted(t, b.String(), "pick it up again with: ", ""); !slices.Equal(got, want) {
 				t.Fatalf("the rejoin hint reads as\n%q\nwant\n%q\n(printed: %s)", got, want, b.String())
 			}
@@ -134,7 +135,7 @@ func TestTaskHintQuotesTheServersWords(t *testing.T) {
 			if err := listKnownTasks(cmd, s, url, false); err != nil {
 				t.Fatal(err)
 			}
-			want = []string{"mcpscope", "rejoin", session.TaskHandle(id)}
+			want = []string{"mcpscope", "rejoin", protocol.TaskHandle(id)}
 			if shell.IsFlag(id) {
 				if got := pasted(t, out.String(), "  (", ")"); !slices.Equal(got, want) {
 					t.Fatalf("the listing reads as %q, want %q\n%s", got, want, out.String())

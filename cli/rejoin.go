@@ -16,6 +16,7 @@ import (
 	"mcpscope/framestore"
 	"mcpscope/internal/render"
 	"mcpscope/internal/termsafe"
+	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/statestore"
 	"mcpscope/transport"
@@ -265,7 +266,7 @@ func rejoin(cmd *cobra.Command, sp connect.Spec, store statestore.Store, handle 
 			case <-fctx.Done():
 			}
 		}()
-		res, err := s.FollowTask(fctx, d.TaskID, func(t session.Task) { printTaskStatus(stderr, t) })
+		res, err := s.FollowTask(fctx, d.TaskID, func(t protocol.Task) { printTaskStatus(stderr, t) })
 		if lost := claim.LostErr(); lost != nil {
 			return fmt.Errorf("rejoin %s: %w", handle, lost)
 		}

@@ -14,6 +14,7 @@ import (
 	"mcpscope/internal/render"
 	"mcpscope/internal/shell"
 	"mcpscope/internal/termsafe"
+	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/statestore"
 	"mcpscope/transport"
@@ -30,7 +31,7 @@ func newTasksCmd() *cobra.Command {
 		GroupID: groupHeadless,
 		Args:    headlessArgs(0, 0, ""),
 		RunE: withSession(&f, oneShotGrace, nil, func(cmd *cobra.Command, _ []string, s *session.Session, sp connect.Spec) error {
-			if s.Era() == session.EraModern {
+			if s.Era() == protocol.EraModern {
 				return listKnownTasks(cmd, s, sp.URL, asJSON)
 			}
 			all, err := s.ListAll(cmd.Context(), "tasks/list", "tasks")
@@ -44,7 +45,7 @@ func newTasksCmd() *cobra.Command {
 				fmt.Fprintln(cmd.OutOrStdout(), "(no tasks)")
 			}
 			for _, raw := range all {
-				var t session.Task
+				var t protocol.Task
 				_ = json.Unmarshal(raw, &t)
 				printTaskStatus(cmd.OutOrStdout(), t)
 			}
@@ -116,7 +117,7 @@ func taskAction(cmd *cobra.Command, s *session.Session, action, id, url string, 
 	case "result":
 		// FollowTask: tasks/result (2025-11-25) or tasks/get to the end
 		// (2026-07-28), and a task that failed or was cancelled says so.
-		res, err := s.FollowTask(ctx, id, func(t session.Task) { printTaskStatus(stderr, t) })
+		res, err := s.FollowTask(ctx, id, func(t protocol.Task) { printTaskStatus(stderr, t) })
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -127,7 +128,7 @@ func taskAction(cmd *cobra.Command, s *session.Session, action, id, url string, 
 		return nil
 	}
 	// update
-	if s.Era() != session.EraModern {
+	if s.Era() != protocol.EraModern {
 		return usagef(cmd.CommandPath(), "task update is the 2026-07-28 tasks extension's tasks/update; %s speaks the %s era, where input arrives as server requests",
 			termsafe.Line(s.Info().Target), s.Era())
 	}
@@ -196,8 +197,8 @@ func withTaskHint(err error, s *session.Session, id, url string) error {
 	if store == nil {
 		store = statestore.Default()
 	}
-	if _, gerr := store.Get(session.TaskHandle(id)); gerr == nil {
-		argv = append(append(statestore.RejoinArgs(store), session.TaskHandle(id)), answers...)
+	if _, gerr := store.Get(protocol.TaskHandle(id)); gerr == nil {
+		argv = append(append(statestore.RejoinArgs(store), protocol.TaskHandle(id)), answers...)
 	} else if url != "" && !shell.IsFlag(id) {
 		argv = append(append([]string{"mcpscope", "task", "result", id}, answers...), transport.RedactURL(url))
 	} else if errors.Is(err, session.ErrTimeout) {

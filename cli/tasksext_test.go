@@ -13,6 +13,7 @@ import (
 	"mcpscope/internal/testkit/clienttest"
 	"mcpscope/internal/testkit/peers"
 	"mcpscope/journal"
+	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/statestore"
 )
@@ -21,14 +22,14 @@ import (
 // tasks/get through working to completed and returns the inlined result.
 func TestTasksExtFollow(t *testing.T) {
 	s := clienttest.Connect(t, connect.Spec{URL: peers.StartTSv2Tasks(t), NoJournal: true})
-	if s.Era() != session.EraModern {
+	if s.Era() != protocol.EraModern {
 		t.Fatalf("era %s", s.Era())
 	}
 	id := clienttest.StartReportTask(t, s, 3, 100)
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var seen []string
-	res, err := s.FollowTask(ctx, id, func(tk session.Task) { seen = append(seen, tk.Status) })
+	res, err := s.FollowTask(ctx, id, func(tk protocol.Task) { seen = append(seen, tk.Status) })
 	if err != nil {
 		t.Fatalf("follow: %v", err)
 	}
@@ -61,7 +62,7 @@ func TestTasksExtHeadlessCancel(t *testing.T) {
 		t.Fatalf("task get: %s", out)
 	}
 	run("task", "cancel", id)
-	var tk session.Task
+	var tk protocol.Task
 	if err := json.Unmarshal(clienttest.Call(t, s.Call("tasks/get", map[string]any{"taskId": id})), &tk); err != nil || tk.Status != "cancelled" {
 		t.Fatalf("after cancel: %+v %v", tk, err)
 	}
@@ -210,7 +211,7 @@ func TestTasksExtTaskUpdate(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	for { // wait until the server asks
-		var tk session.Task
+		var tk protocol.Task
 		_ = json.Unmarshal(clienttest.Call(t, s.Call("tasks/get", map[string]any{"taskId": id})), &tk)
 		if tk.Status == "input_required" {
 			break
@@ -242,7 +243,7 @@ func TestTasksExtNoTaskParam(t *testing.T) {
 	s := clienttest.Connect(t, connect.Spec{URL: peers.StartTSv2Tasks(t), NoJournal: true})
 	c := s.CallAsTask("tools/call", map[string]any{"name": "report", "arguments": map[string]any{"steps": 1, "intervalMs": 0}}, time.Minute)
 	res := clienttest.Call(t, c)
-	if strings.Contains(string(session.StripMeta(c.Params)), `"task"`) {
+	if strings.Contains(string(protocol.StripMeta(c.Params)), `"task"`) {
 		t.Fatalf("params carry a task parameter: %s", c.Params)
 	}
 	if journal.ResultType(res) != "task" {

@@ -28,6 +28,7 @@ import (
 	"mcpscope/internal/termsafe"
 	"mcpscope/journal"
 	"mcpscope/oauth"
+	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -151,7 +152,7 @@ func Run(ctx context.Context, sp connect.Spec, scenario string, browserLogin boo
 	in := s.Info()
 	fmt.Fprintf(out, "scenario %s: connected to %s (era %s, protocol %s; %s)\n", scenario, termsafe.Line(in.Target), in.Era,
 		termsafe.Line(in.ProtocolVersion), termsafe.Line(in.EraReason))
-	if v := os.Getenv(envConfVersion); v != "" && v != in.ProtocolVersion && !(v < session.ModernVersion && in.Era == session.EraLegacy) {
+	if v := os.Getenv(envConfVersion); v != "" && v != in.ProtocolVersion && !(v < protocol.ModernVersion && in.Era == protocol.EraLegacy) {
 		fmt.Fprintf(errw, "mcpscope: note: the suite runs %s at protocol %s, mcpscope settled on %s\n", scenario, v, in.ProtocolVersion)
 	}
 	plan := confPlans[scenario]
@@ -193,7 +194,7 @@ func (c *confClient) listTools(ctx context.Context) error {
 // usable reports whether a listed tool may be called: in the 2026-07-28
 // era a tool whose x-mcp-header annotations are invalid must be dropped.
 func (c *confClient) usable(name string) (bool, string) {
-	if c.s.Era() != session.EraModern {
+	if c.s.Era() != protocol.EraModern {
 		return true, ""
 	}
 	why, bad := c.s.InvalidTools()[name]
@@ -468,7 +469,7 @@ func confResumeDelay(items []*framestore.Item) (d, retry time.Duration, ok bool)
 // opens on HTTP has an answer (opened, refused, failed), bounded by the
 // step timeout. Nothing to wait for in the modern era or on stdio.
 func (c *confClient) settleListen(ctx context.Context) error {
-	if c.s.Era() != session.EraLegacy {
+	if c.s.Era() != protocol.EraLegacy {
 		return nil
 	}
 	if _, http := c.s.Transport().(transport.Listener); !http {

@@ -19,6 +19,7 @@ import (
 	"mcpscope/internal/termsafe"
 	"mcpscope/journal"
 	"mcpscope/oauth"
+	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/statestore"
 	"mcpscope/transport"
@@ -142,7 +143,7 @@ func Connect(ctx context.Context, sp Spec) (*session.Session, error) {
 	}
 	s, last, err := connectOnce(ctx, sp, 0)
 	var he *transport.HTTPError
-	if err == nil || sp.URL == "" || sp.Transport != "" || sp.Era == session.EraModern || !errors.As(err, &he) ||
+	if err == nil || sp.URL == "" || sp.Transport != "" || sp.Era == protocol.EraModern || !errors.As(err, &he) ||
 		(he.Status != 400 && he.Status != 404 && he.Status != 405) {
 		return s, err
 	}
@@ -253,7 +254,7 @@ func connectOnce(ctx context.Context, sp Spec, seqBase uint64) (s *session.Sessi
 		if ex.probeAgain {
 			err = chooseStdioEra(hctx, sp, s)
 		} else {
-			err = adopt(hctx, s, session.EraVerdict{Era: session.EraLegacy, Reason: "the server exited on server/discover"})
+			err = adopt(hctx, s, session.EraVerdict{Era: protocol.EraLegacy, Reason: "the server exited on server/discover"})
 		}
 		if errors.As(err, &ex) {
 			err = fmt.Errorf("the server exited again after a restart: %s", ex.reason)

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"mcpscope/journal"
+	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -29,17 +30,17 @@ const probeTimeout = 30 * time.Second
 // starts it again and goes straight to initialize.
 func chooseEra(ctx context.Context, sp Spec, s *session.Session) error {
 	switch sp.Era {
-	case session.EraLegacy:
-		s.Adopt(session.EraVerdict{Era: session.EraLegacy, Reason: "pinned to legacy"})
+	case protocol.EraLegacy:
+		s.Adopt(session.EraVerdict{Era: protocol.EraLegacy, Reason: "pinned to legacy"})
 		_, err := s.Initialize(ctx)
 		return err
-	case session.EraModern:
+	case protocol.EraModern:
 		v, err := s.Probe(ctx, probeTimeout)
 		if err != nil {
 			return err
 		}
-		if v.Era != session.EraModern {
-			return &EraError{Pinned: session.EraModern, Reason: v.Reason}
+		if v.Era != protocol.EraModern {
+			return &EraError{Pinned: protocol.EraModern, Reason: v.Reason}
 		}
 		v.Reason = "pinned to modern; " + v.Reason
 		s.Adopt(v)
@@ -47,7 +48,7 @@ func chooseEra(ctx context.Context, sp Spec, s *session.Session) error {
 	}
 	switch sp.kind() {
 	case "sse":
-		s.Adopt(session.EraVerdict{Era: session.EraLegacy, Reason: "the HTTP+SSE transport of 2024-11-05 has only the initialize era"})
+		s.Adopt(session.EraVerdict{Era: protocol.EraLegacy, Reason: "the HTTP+SSE transport of 2024-11-05 has only the initialize era"})
 		_, err := s.Initialize(ctx)
 		return err
 	case "stdio":
@@ -66,7 +67,7 @@ func chooseEra(ctx context.Context, sp Spec, s *session.Session) error {
 // answers initialize here.
 func chooseHTTPEra(ctx context.Context, sp Spec, s *session.Session) error {
 	key := eraCacheKey(sp)
-	if v, ok := readEraCache(key); ok && v.Era == session.EraLegacy {
+	if v, ok := readEraCache(key); ok && v.Era == protocol.EraLegacy {
 		s.Adopt(v)
 		_, err := s.Initialize(ctx)
 		if err == nil || ctx.Err() != nil {
@@ -85,7 +86,7 @@ func chooseHTTPEra(ctx context.Context, sp Spec, s *session.Session) error {
 	if err := adopt(ctx, s, v); err != nil {
 		return err
 	}
-	if v.Answered && v.Era == session.EraLegacy {
+	if v.Answered && v.Era == protocol.EraLegacy {
 		writeEraCache(key, v, sp) // a modern verdict saves nothing: discover is its handshake
 	}
 	return nil
@@ -94,7 +95,7 @@ func chooseHTTPEra(ctx context.Context, sp Spec, s *session.Session) error {
 // adopt switches s to v's era and finishes the handshake.
 func adopt(ctx context.Context, s *session.Session, v session.EraVerdict) error {
 	s.Adopt(v)
-	if v.Era == session.EraModern {
+	if v.Era == protocol.EraModern {
 		return nil
 	}
 	_, err := s.Initialize(ctx)
@@ -118,7 +119,7 @@ func (e *errExited) Error() string { return e.reason }
 // the verdict is forgotten and the server asked again.
 func chooseStdioEra(ctx context.Context, sp Spec, s *session.Session) error {
 	key := eraCacheKey(sp)
-	if v, ok := readEraCache(key); ok && v.Era == session.EraLegacy {
+	if v, ok := readEraCache(key); ok && v.Era == protocol.EraLegacy {
 		s.Adopt(v)
 		_, err := s.Initialize(ctx)
 		if err == nil || ctx.Err() != nil {
@@ -137,7 +138,7 @@ func chooseStdioEra(ctx context.Context, sp Spec, s *session.Session) error {
 	if exited(s) {
 		return &errExited{reason: "the server exited on server/discover, which legacy servers may do: started again for initialize"}
 	}
-	if v.Answered && v.Era == session.EraLegacy {
+	if v.Answered && v.Era == protocol.EraLegacy {
 		writeEraCache(key, v, sp) // a modern verdict saves nothing: discover is its handshake
 	}
 	return adopt(ctx, s, v)
@@ -164,7 +165,7 @@ func exited(s *session.Session) bool {
 type EraError struct{ Pinned, Reason string }
 
 func (e *EraError) Error() string {
-	return fmt.Sprintf("the server does not speak the %s era (%s): %s", e.Pinned, session.ModernVersion, e.Reason)
+	return fmt.Sprintf("the server does not speak the %s era (%s): %s", e.Pinned, protocol.ModernVersion, e.Reason)
 }
 
 // eraCacheKey names sp's server in the cache: a URL as given (its query

@@ -18,6 +18,7 @@ import (
 	"mcpscope/internal/testkit/clienttest"
 	"mcpscope/internal/testkit/testservers"
 	"mcpscope/journal"
+	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -74,12 +75,12 @@ func TestStdioProbeStartsTheServerOnce(t *testing.T) {
 		second []string // what the second run sends first
 		cached bool
 	}{
-		{"go-sdk", goSDK, session.EraModern, []string{"server/discover"}, false},
-		{"legacy", legacy, session.EraLegacy, []string{"initialize"}, true},
+		{"go-sdk", goSDK, protocol.EraModern, []string{"server/discover"}, false},
+		{"legacy", legacy, protocol.EraLegacy, []string{"initialize"}, true},
 		// server/discover answered under the wrong id (as @effect/ai's
 		// server does): said so at once and remembered (before: 3 s of
 		// probe timeout on every run, never remembered).
-		{"discover-wrong-id", []string{testservers.BuildHostile(t), "-mode", "discover-wrong-id", "-count", count}, session.EraLegacy, []string{"initialize"}, true},
+		{"discover-wrong-id", []string{testservers.BuildHostile(t), "-mode", "discover-wrong-id", "-count", count}, protocol.EraLegacy, []string{"initialize"}, true},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			os.Remove(count)
@@ -144,7 +145,7 @@ func TestStdioProbeExitRestartsAndForgets(t *testing.T) {
 		t.Fatalf("journal: %v, %d spawned events (want 2)", err, spawned)
 	}
 	// The second process is asked nothing but initialize.
-	if in.Era != session.EraLegacy || strings.Join(sent, ",") != "initialize,notifications/initialized" || !strings.Contains(in.EraReason, "exited on server/discover") {
+	if in.Era != protocol.EraLegacy || strings.Join(sent, ",") != "initialize,notifications/initialized" || !strings.Contains(in.EraReason, "exited on server/discover") {
 		t.Fatalf("broken server: era %s (%s), sent %v", in.Era, in.EraReason, sent)
 	}
 	if n := starts(t, count); n != 2 {
@@ -157,7 +158,7 @@ func TestStdioProbeExitRestartsAndForgets(t *testing.T) {
 		t.Fatal(err)
 	}
 	in, _ = connectIn(t, state, connect.Spec{Command: argv})
-	if in.Era != session.EraModern {
+	if in.Era != protocol.EraModern {
 		t.Fatalf("the fixed server: era %s (%s), want modern", in.Era, in.EraReason)
 	}
 }
@@ -169,14 +170,14 @@ func TestStdioRememberedVerdictFails(t *testing.T) {
 	count, fixed := filepath.Join(dir, "starts"), filepath.Join(dir, "fixed")
 	argv := []string{testservers.BuildHostile(t), "-mode", "legacy", "-count", count, "-fixed-if", fixed}
 	state := t.TempDir()
-	if in, _ := connectIn(t, state, connect.Spec{Command: argv}); in.Era != session.EraLegacy {
+	if in, _ := connectIn(t, state, connect.Spec{Command: argv}); in.Era != protocol.EraLegacy {
 		t.Fatalf("first run: era %s", in.Era)
 	}
 	if err := os.WriteFile(fixed, nil, 0o600); err != nil { // now modern-only
 		t.Fatal(err)
 	}
 	in, sent := connectIn(t, state, connect.Spec{Command: argv})
-	if in.Era != session.EraModern || strings.Join(sent, ",") != "initialize,server/discover" {
+	if in.Era != protocol.EraModern || strings.Join(sent, ",") != "initialize,server/discover" {
 		t.Fatalf("second run: era %s (%s), sent %v; want initialize refused, then server/discover", in.Era, in.EraReason, sent)
 	}
 	if n := starts(t, count); n != 2 {
@@ -245,11 +246,11 @@ func TestHTTPLegacyVerdictRemembered(t *testing.T) {
 	cache := filepath.Join(state, "mcpscope", "era-cache.json")
 
 	in, sent := connectIn(t, state, connect.Spec{URL: target})
-	if in.Era != session.EraLegacy || len(sent) < 2 || sent[0] != "server/discover" || sent[1] != "initialize" {
+	if in.Era != protocol.EraLegacy || len(sent) < 2 || sent[0] != "server/discover" || sent[1] != "initialize" {
 		t.Fatalf("first run: era %s (%s), sent %v; want server/discover refused, then initialize", in.Era, in.EraReason, sent)
 	}
 	in, sent = connectIn(t, state, connect.Spec{URL: target})
-	if in.Era != session.EraLegacy || sent[0] != "initialize" || !strings.Contains(in.EraReason, "remembered") {
+	if in.Era != protocol.EraLegacy || sent[0] != "initialize" || !strings.Contains(in.EraReason, "remembered") {
 		t.Fatalf("second run: era %s (%s), sent %v; want the remembered verdict and initialize first", in.Era, in.EraReason, sent)
 	}
 	b, err := os.ReadFile(cache)
@@ -260,7 +261,7 @@ func TestHTTPLegacyVerdictRemembered(t *testing.T) {
 	behind.Store(&url.URL{Scheme: modern.Scheme, Host: modern.Host})
 	refuseInit.Store(true)
 	in, sent = connectIn(t, state, connect.Spec{URL: target})
-	if in.Era != session.EraModern || len(sent) < 2 || sent[0] != "initialize" || sent[1] != "server/discover" {
+	if in.Era != protocol.EraModern || len(sent) < 2 || sent[0] != "initialize" || sent[1] != "server/discover" {
 		t.Fatalf("after the server moved on: era %s (%s), sent %v; want initialize refused, then server/discover", in.Era, in.EraReason, sent)
 	}
 	if b, _ := os.ReadFile(cache); strings.Contains(string(b), "legacy") {

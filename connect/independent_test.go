@@ -8,6 +8,7 @@ import (
 	"mcpscope/connect"
 	"mcpscope/internal/testkit/clienttest"
 	"mcpscope/internal/testkit/peers"
+	"mcpscope/protocol"
 	"mcpscope/session"
 )
 
@@ -35,7 +36,7 @@ func TestIndependentTypeScriptPeers(t *testing.T) {
 			if in.ServerInfo.Name != tc.server || !strings.HasPrefix(in.ProtocolVersion, tc.version) {
 				t.Fatalf("server %+v, protocol %s", in.ServerInfo, in.ProtocolVersion)
 			}
-			if tc.version == "2025-" && (in.Era != session.EraLegacy || in.ProtocolVersion >= session.LatestVersion) {
+			if tc.version == "2025-" && (in.Era != protocol.EraLegacy || in.ProtocolVersion >= session.LatestVersion) {
 				t.Fatalf("mcp-lite negotiates an older version: era %s, protocol %s", in.Era, in.ProtocolVersion)
 			}
 			tools, err := s.ListAll(context.Background(), "tools/list", "tools")

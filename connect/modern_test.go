@@ -28,6 +28,7 @@ import (
 	"mcpscope/internal/testkit/peers"
 	"mcpscope/internal/testkit/testservers"
 	"mcpscope/journal"
+	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -192,10 +193,10 @@ func TestModernEraAuto(t *testing.T) {
 		o.NoJournal, o.Journal = false, filepath.Join(t.TempDir(), "j.jsonl")
 		s := connectWith(t, o, nil)
 		in := s.Info()
-		if in.Era != session.EraModern || in.ProtocolVersion != session.ModernVersion {
+		if in.Era != protocol.EraModern || in.ProtocolVersion != protocol.ModernVersion {
 			t.Fatalf("era %q (%s), version %q; want modern", in.Era, in.EraReason, in.ProtocolVersion)
 		}
-		if !strings.Contains(in.EraReason, "server/discover lists "+session.ModernVersion) {
+		if !strings.Contains(in.EraReason, "server/discover lists "+protocol.ModernVersion) {
 			t.Errorf("era reason %q", in.EraReason)
 		}
 		if first := outRequests(s)[0]; first.Env.Method != "server/discover" {
@@ -239,7 +240,7 @@ func TestModernEraAuto(t *testing.T) {
 				t.Fatal(err)
 			}
 			defer s2.Close()
-			if r := s2.Info().EraReason; s2.Era() != session.EraModern || strings.Contains(r, "remembered") || outRequests(s2)[0].Env.Method != "server/discover" {
+			if r := s2.Info().EraReason; s2.Era() != protocol.EraModern || strings.Contains(r, "remembered") || outRequests(s2)[0].Env.Method != "server/discover" {
 				t.Fatalf("second run: era %s, reason %q; want modern, asked afresh", s2.Era(), r)
 			}
 		}
@@ -252,14 +253,14 @@ func TestModernEraPinned(t *testing.T) {
 	t.Run("legacy-on-ts-v2", func(t *testing.T) {
 		// The TS SDK v2 serves 2025 clients too (statelessly).
 		s := clienttest.Connect(t, connect.Spec{URL: peers.StartTSv2(t), Era: "legacy", NoJournal: true})
-		if in := s.Info(); in.Era != session.EraLegacy || in.EraReason != "pinned to legacy" || in.ProtocolVersion >= session.ModernVersion {
+		if in := s.Info(); in.Era != protocol.EraLegacy || in.EraReason != "pinned to legacy" || in.ProtocolVersion >= protocol.ModernVersion {
 			t.Fatalf("era %q (%s) version %q", in.Era, in.EraReason, in.ProtocolVersion)
 		}
 		if res := clienttest.Call(t, s.Call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"text": "old era"}})); !strings.Contains(string(res), "old era") {
 			t.Fatalf("echo: %s", res)
 		}
 		for _, it := range outRequests(s) {
-			if bytes.Contains(it.Frame.Data, []byte(session.MetaProtocolVersion)) {
+			if bytes.Contains(it.Frame.Data, []byte(protocol.MetaProtocolVersion)) {
 				t.Errorf("a legacy request carries stateless _meta: %s", it.Frame.Data)
 			}
 		}
@@ -268,7 +269,7 @@ func TestModernEraPinned(t *testing.T) {
 		o := everythingStdio(t)
 		o.Era = "legacy"
 		s := clienttest.Connect(t, o)
-		if in := s.Info(); in.Era != session.EraLegacy || in.EraReason != "pinned to legacy" || in.ServerInfo.Name == "" {
+		if in := s.Info(); in.Era != protocol.EraLegacy || in.EraReason != "pinned to legacy" || in.ServerInfo.Name == "" {
 			t.Fatalf("era %q (%s), server %+v", in.Era, in.EraReason, in.ServerInfo)
 		}
 		for _, it := range outRequests(s) {
@@ -290,14 +291,14 @@ func TestModernEraPinned(t *testing.T) {
 			t.Fatal("a modern pin against a legacy server connected")
 		}
 		var ee *connect.EraError
-		if !errors.As(err, &ee) || ee.Pinned != session.EraModern || !strings.Contains(err.Error(), "server/discover") {
+		if !errors.As(err, &ee) || ee.Pinned != protocol.EraModern || !strings.Contains(err.Error(), "server/discover") {
 			t.Fatalf("error %v should say the pinned era is not spoken, and why", err)
 		}
 	})
 	t.Run("modern-pinned-on-ts-v2", func(t *testing.T) {
 		u, _ := recordingProxy(t, peers.StartTSv2(t))
 		s := clienttest.Connect(t, connect.Spec{URL: u, Era: "modern", NoJournal: true})
-		if r := s.Info().EraReason; s.Era() != session.EraModern || !strings.HasPrefix(r, "pinned to modern; ") {
+		if r := s.Info().EraReason; s.Era() != protocol.EraModern || !strings.HasPrefix(r, "pinned to modern; ") {
 			t.Fatalf("era %s reason %q", s.Era(), r)
 		}
 	})
@@ -321,16 +322,16 @@ func TestModernRequestMetaAndHeaders(t *testing.T) {
 			_ = json.Unmarshal(sentParams(t, it)["_meta"], &meta)
 			var ver string
 			var info session.Implementation
-			_ = json.Unmarshal(meta[session.MetaProtocolVersion], &ver)
-			_ = json.Unmarshal(meta[session.MetaClientInfo], &info)
-			if ver != session.ModernVersion || info.Name != "mcpscope" || info.Version == "" ||
-				string(meta[session.MetaClientCapabilities]) != `{"elicitation":{"form":{}},"extensions":{"io.modelcontextprotocol/tasks":{}}}` {
+			_ = json.Unmarshal(meta[protocol.MetaProtocolVersion], &ver)
+			_ = json.Unmarshal(meta[protocol.MetaClientInfo], &info)
+			if ver != protocol.ModernVersion || info.Name != "mcpscope" || info.Version == "" ||
+				string(meta[protocol.MetaClientCapabilities]) != `{"elicitation":{"form":{}},"extensions":{"io.modelcontextprotocol/tasks":{}}}` {
 				t.Errorf("%s request lacks the stateless _meta: %s", it.Env.Method, it.Frame.Data)
 			}
 			if env.wire == nil {
 				continue
 			}
-			want := map[string]string{"Mcp-Protocol-Version": session.ModernVersion, "Mcp-Method": it.Env.Method}
+			want := map[string]string{"Mcp-Protocol-Version": protocol.ModernVersion, "Mcp-Method": it.Env.Method}
 			if it.Env.Method == "tools/call" {
 				want["Mcp-Name"] = "echo"
 			}
@@ -669,8 +670,8 @@ func TestModernGoSDK(t *testing.T) {
 			if !ok {
 				t.Fatal("the call never reached the server")
 			}
-			if v := got.Header.Get("Mcp-Param-Region"); v != session.HeaderValue(tc.region) {
-				t.Errorf("Mcp-Param-Region %q, want %q", v, session.HeaderValue(tc.region))
+			if v := got.Header.Get("Mcp-Param-Region"); v != protocol.HeaderValue(tc.region) {
+				t.Errorf("Mcp-Param-Region %q, want %q", v, protocol.HeaderValue(tc.region))
 			}
 			if tc.region != "us-west1" && !strings.HasPrefix(got.Header.Get("Mcp-Param-Region"), "=?base64?") {
 				t.Errorf("%q must travel base64-wrapped: %q", tc.region, got.Header.Get("Mcp-Param-Region"))
@@ -766,8 +767,8 @@ func checkHeaderMismatch(t *testing.T, c *session.Call, what string) {
 	defer cancel()
 	_, err := c.WaitFinal(ctx)
 	var rpc *journal.RPCError
-	if !errors.As(err, &rpc) || rpc.Code != session.CodeHeaderMismatch {
-		t.Fatalf("wrong %s header: %v; want the server's %d", what, err, session.CodeHeaderMismatch)
+	if !errors.As(err, &rpc) || rpc.Code != protocol.CodeHeaderMismatch {
+		t.Fatalf("wrong %s header: %v; want the server's %d", what, err, protocol.CodeHeaderMismatch)
 	}
 	if sn := c.Snapshot(); sn.State != session.StateError || sn.RPCError == nil || sn.Failure != nil {
 		t.Fatalf("wrong %s header: call %s, rpc %v, failure %v", what, sn.State, sn.RPCError, sn.Failure)

@@ -11,6 +11,7 @@ import (
 	"mcpscope/connect"
 	"mcpscope/internal/testkit/clienttest"
 	"mcpscope/internal/testkit/peers"
+	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -30,7 +31,7 @@ func everythingHTTP(t *testing.T) connect.Spec {
 func exerciseEverything(t *testing.T, o connect.Spec) {
 	s := clienttest.Connect(t, o)
 	in := s.Info()
-	if in.Era != session.EraLegacy || in.ServerInfo.Name == "" || in.ProtocolVersion == "" {
+	if in.Era != protocol.EraLegacy || in.ServerInfo.Name == "" || in.ProtocolVersion == "" {
 		t.Fatalf("want a legacy session with server info, got era %q (%s), server %q, version %q", in.Era, in.EraReason, in.ServerInfo.Name, in.ProtocolVersion)
 	}
 	for cmd, field := range map[string]string{"tools": "tools", "resources": "resources", "templates": "resourceTemplates", "prompts": "prompts"} {
@@ -141,7 +142,7 @@ func TestEverythingTasks(t *testing.T) {
 	var statuses []string
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	res, err := s.FollowTask(ctx, id, func(tk session.Task) { statuses = append(statuses, tk.Status) })
+	res, err := s.FollowTask(ctx, id, func(tk protocol.Task) { statuses = append(statuses, tk.Status) })
 	if err != nil || !strings.Contains(string(res), "Research Report: tides") {
 		t.Fatalf("tasks/result: %v %.200s", err, res)
 	}
@@ -172,7 +173,7 @@ func TestEverythingSSEFallback(t *testing.T) {
 	if _, ok := s.Transport().(*transport.LegacySSE); !ok {
 		t.Fatalf("want the HTTP+SSE transport after the fallback, got %s", s.Transport().Describe())
 	}
-	if in := s.Info(); in.Era != session.EraLegacy || in.ServerInfo.Name == "" {
+	if in := s.Info(); in.Era != protocol.EraLegacy || in.ServerInfo.Name == "" {
 		t.Fatalf("info: %+v", in)
 	}
 	res := clienttest.Call(t, s.Call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "over sse"}}))

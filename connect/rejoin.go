@@ -8,6 +8,7 @@ import (
 
 	"mcpscope/internal/shell"
 	"mcpscope/internal/termsafe"
+	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/statestore"
 	"mcpscope/transport"
@@ -198,7 +199,7 @@ func CheckRecord(sp Spec, d statestore.Detached) (statestore.Detached, RecordTru
 		d.Journal = "" // someone else's path: a foreign record names no file here to read
 		statestore.KeepForeign(d.Handle)
 		if d.TaskID != "" {
-			statestore.KeepForeign(session.TaskHandle(d.TaskID))
+			statestore.KeepForeign(protocol.TaskHandle(d.TaskID))
 		}
 	}
 	return d, tr, nil

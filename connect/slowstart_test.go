@@ -11,6 +11,7 @@ import (
 	"mcpscope/connect"
 	"mcpscope/internal/testkit/nodetest"
 	"mcpscope/internal/testkit/testservers"
+	"mcpscope/protocol"
 	"mcpscope/session"
 )
 
@@ -77,7 +78,7 @@ func TestStdioProbeWaitsForASlowStart(t *testing.T) {
 	}
 	defer r.s.Close()
 	in := r.s.Info()
-	if in.Era != session.EraModern || strings.Contains(in.EraReason, "timed out") {
+	if in.Era != protocol.EraModern || strings.Contains(in.EraReason, "timed out") {
 		t.Errorf("era %s (%s), want modern from the server's answer", in.Era, in.EraReason)
 	}
 	for _, call := range r.s.Calls() {

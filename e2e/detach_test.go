@@ -19,6 +19,7 @@ import (
 	"mcpscope/internal/testkit/testservers"
 	"mcpscope/internal/testkit/waitfor"
 	"mcpscope/journal"
+	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/statestore"
 	"mcpscope/transport"
@@ -324,7 +325,7 @@ func TestTasksExtDetachRejoinAnswer(t *testing.T) {
 	state := t.TempDir()
 	d := detach(t, state, "review", "topic=reef", "--no-journal", url)
 	rec, err := callStore(state).Get(d.Handle)
-	if err != nil || d.TaskID == "" || rec.TaskID != d.TaskID || rec.Era != session.EraModern {
+	if err != nil || d.TaskID == "" || rec.TaskID != d.TaskID || rec.Era != protocol.EraModern {
 		t.Fatalf("detach %+v; record %+v (%v): want the task's record", d, rec, err)
 	}
 	r := runRejoin(t, state, d.Handle, "--no-journal", "--answer", `approve-reef={"action":"accept","content":{"approve":true}}`)
@@ -344,7 +345,7 @@ func TestDetachTaskEverything(t *testing.T) {
 	state := t.TempDir()
 	j1 := filepath.Join(state, "detach.jsonl")
 	d := detach(t, state, "simulate-research-query", "topic=tides", "--task", "--journal", j1, url)
-	if d.TaskID == "" || d.Handle != session.TaskHandle(d.TaskID) {
+	if d.TaskID == "" || d.Handle != protocol.TaskHandle(d.TaskID) {
 		t.Fatalf("detach: %+v; want a task and its handle", d)
 	}
 	if cancels, deletes := wire(t, j1); cancels != 0 || deletes != 0 {

@@ -10,7 +10,7 @@ import (
 	"mcpscope/internal/testkit/clienttest"
 	"mcpscope/internal/testkit/peers"
 	"mcpscope/journal"
-	"mcpscope/session"
+	"mcpscope/protocol"
 	"mcpscope/statestore"
 	"mcpscope/transport"
 	"os"
@@ -274,7 +274,7 @@ func TestTasksExtRejoinAfterKill9(t *testing.T) {
 
 	store := &statestore.FileStore{Dir: filepath.Join(state, "mcpscope", "calls")}
 	l, _ := store.List()
-	if len(l) != 1 || l[0].TaskID == "" || l[0].Era != session.EraModern {
+	if len(l) != 1 || l[0].TaskID == "" || l[0].Era != protocol.EraModern {
 		t.Fatalf("want one modern task record, got %+v", l)
 	}
 	var out, errb bytes.Buffer

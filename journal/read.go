@@ -1085,3 +1085,34 @@ func hex4(b []byte) rune {
 	}
 	return r
 }
+
+// FileHeader reads the header of the journal in r (or says it is no
+// journal) without reading on: a file of records without a header
+// (`mcpscope record` output) gives an empty Header.
+func FileHeader(r io.ReaderAt) (Header, error) {
+	var h Header
+	first := make([]byte, 0, 4096)
+	buf := make([]byte, 4096)
+	for off := int64(0); ; {
+		n, err := r.ReadAt(buf, off)
+		off += int64(n)
+		first = append(first, buf[:n]...)
+		if i := bytes.IndexByte(first, '\n'); i >= 0 {
+			first = first[:i+1]
+			break
+		}
+		if err != nil || len(first) > 1<<20 {
+			break
+		}
+	}
+	switch {
+	case len(first) == 0:
+		return h, fmt.Errorf("%w: the file is empty", ErrNotJournal)
+	case IsHeader(first):
+		return h, ReadHeader(bytes.TrimSuffix(first, []byte("\n")), &h)
+	}
+	if _, _, err := ParseLine(bytes.TrimSuffix(first, []byte("\n")), false, false); err != nil {
+		return h, fmt.Errorf("%w: its first line is neither a journal header nor a record (%v)", ErrNotJournal, err)
+	}
+	return h, nil
+}

@@ -13,6 +13,7 @@ import (
 
 	"mcpscope/internal/testkit/faultproxy"
 	"mcpscope/internal/testkit/testservers"
+	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -147,7 +148,7 @@ func TestModernReissueAfterBrokenStream(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	v, err := s.Probe(ctx, 10*time.Second)
-	if err != nil || v.Era != session.EraModern {
+	if err != nil || v.Era != protocol.EraModern {
 		t.Fatalf("probe: %+v %v", v, err)
 	}
 	s.Adopt(v)

@@ -1,7 +1,6 @@
 package session
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -403,17 +402,6 @@ func (c *Call) snapshotLocked() CallSnapshot {
 		sn.IsError = c.isError
 	}
 	return sn
-}
-
-// resultIsError reads a result's isError flag, however it is spaced.
-func IsToolError(result json.RawMessage) bool {
-	if !bytes.Contains(result, []byte(`"isError"`)) {
-		return false // the common case, without a decode
-	}
-	var r struct {
-		IsError bool `json:"isError"`
-	}
-	return json.Unmarshal(result, &r) == nil && r.IsError
 }
 
 // Session is the session the call belongs to.

@@ -16,6 +16,7 @@ import (
 
 	"mcpscope/framestore"
 	"mcpscope/journal"
+	"mcpscope/protocol"
 	"mcpscope/statestore"
 	"mcpscope/transport"
 )
@@ -38,7 +39,7 @@ func (s *Session) persistableLocked(c *Call) bool {
 		return false
 	}
 	if s.opts.StateStore == nil || s.opts.Rejoin.Target == "" || c.state.Ended() || c.Method == "initialize" ||
-		s.info.Era == EraModern || // 2026-07-28 streams cannot be resumed (tasks are rejoined instead)
+		s.info.Era == protocol.EraModern || // 2026-07-28 streams cannot be resumed (tasks are rejoined instead)
 		strings.HasPrefix(c.Method, "tasks/") { // a task's own record covers its tasks/* calls
 		return false
 	}
@@ -583,7 +584,7 @@ func (s *Session) Rejoin(ctx context.Context, d statestore.Detached) (*Call, err
 	s.mu.Lock()
 	s.rejoined = true
 	if foreign == "" {
-		s.info.ProtocolVersion, s.info.Era = d.ProtocolVersion, EraLegacy
+		s.info.ProtocolVersion, s.info.Era = d.ProtocolVersion, protocol.EraLegacy
 	}
 	if d.NextID > s.nextID {
 		s.nextID = d.NextID
@@ -688,9 +689,9 @@ func (s *Session) sessionInUseElsewhere() bool {
 	}
 	for id, t := range s.tasks {
 		if t.Terminal() {
-			mine[TaskHandle(id)] = true // its record goes with its result
+			mine[protocol.TaskHandle(id)] = true // its record goes with its result
 		} else {
-			running[TaskHandle(id)] = true // made or rejoined here, left running
+			running[protocol.TaskHandle(id)] = true // made or rejoined here, left running
 		}
 	}
 	var own []statestore.Lease

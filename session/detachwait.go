@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+
+	"mcpscope/protocol"
 )
 
 // ErrNotRejoinable: a call asked to be detached cannot be rejoined from
@@ -44,7 +46,7 @@ func (s *Session) DetachWhenRejoinable(ctx context.Context, c *Call) (d Detachme
 		bare := st != nil && st.bare && st.lastID == ""
 		// 2026-07-28 has no stream resumption: only a task can be rejoined,
 		// and a call that streams instead of making one will not become one.
-		modern := s.info.Era == EraModern && st != nil && st.heard
+		modern := s.info.Era == protocol.EraModern && st != nil && st.heard
 		s.mu.Unlock()
 		switch {
 		case taskID != "":
@@ -61,10 +63,10 @@ func (s *Session) DetachWhenRejoinable(ctx context.Context, c *Call) (d Detachme
 			case <-ctx.Done():
 				return d, false, ctx.Err()
 			}
-			if _, err := s.opts.StateStore.Get(TaskHandle(taskID)); err != nil {
+			if _, err := s.opts.StateStore.Get(protocol.TaskHandle(taskID)); err != nil {
 				return d, false, fmt.Errorf("task %s was created but its record is missing: %w", taskID, err)
 			}
-			return Detachment{Handle: TaskHandle(taskID), State: status, TaskID: taskID}, false, nil
+			return Detachment{Handle: protocol.TaskHandle(taskID), State: status, TaskID: taskID}, false, nil
 		case state.Ended():
 			return d, true, nil
 		case ready && !asksTask:
@@ -77,7 +79,7 @@ func (s *Session) DetachWhenRejoinable(ctx context.Context, c *Call) (d Detachme
 			}
 			return Detachment{Handle: h, State: string(StateDetached)}, false, nil
 		case modern:
-			return d, false, notRejoinable("the server (" + ModernVersion + ", which cannot resume streams) answers it on a stream instead of making a task")
+			return d, false, notRejoinable("the server (" + protocol.ModernVersion + ", which cannot resume streams) answers it on a stream instead of making a task")
 		case bare && !asksTask:
 			return d, false, notRejoinable("the server's response stream carries no SSE event ids (it keeps no event store) and it made no task")
 		}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"time"
 
+	"mcpscope/protocol"
 	"mcpscope/transport"
 )
 
@@ -35,8 +36,8 @@ func sessionGone(err error) (*transport.HTTPError, bool) {
 // re-initialize when the reason is an expired session.
 func (s *Session) sendFailed(c *Call, err error) {
 	s.relistenRefused(c) // a refused re-listen is re-listened, bounded
-	if he, gone := sessionGone(err); gone && c.Method != "initialize" && s.Era() == EraLegacy {
-		if readOnly(c.Method) && c.x().opts.reissues == 0 && s.sessionExpired(he) {
+	if he, gone := sessionGone(err); gone && c.Method != "initialize" && s.Era() == protocol.EraLegacy {
+		if protocol.ReadOnly(c.Method) && c.x().opts.reissues == 0 && s.sessionExpired(he) {
 			return // sent again in the new session
 		}
 		s.fail(c, "lost: the session expired", err)
@@ -71,7 +72,7 @@ func (s *Session) sessionExpired(he *transport.HTTPError) bool {
 	// more in the new session; the rest are lost, and say why.
 	var lost, resend []*Call
 	for _, c := range s.pending {
-		if readOnly(c.Method) && c.x().opts.reissues == 0 && !c.adopted && c.x().sessionID == "" {
+		if protocol.ReadOnly(c.Method) && c.x().opts.reissues == 0 && !c.adopted && c.x().sessionID == "" {
 			resend = append(resend, c)
 		} else {
 			lost = append(lost, c)
@@ -135,17 +136,6 @@ func (s *Session) sessionExpired(he *transport.HTTPError) bool {
 	return true
 }
 
-// readOnly reports whether a request only reads, so sending it again in a
-// new session changes nothing on the server.
-func readOnly(method string) bool {
-	switch method {
-	case "ping", "tools/list", "prompts/list", "prompts/get", "resources/list", "resources/templates/list", "resources/read",
-		"completion/complete":
-		return true
-	}
-	return false
-}
-
 // resendAfterExpiry sends a read-only request lost with its session once
 // more in the new one, linked like a re-issue (waiting on c follows on).
 func (s *Session) resendAfterExpiry(c *Call, why string) {
@@ -157,7 +147,7 @@ func (s *Session) resendAfterExpiry(c *Call, why string) {
 	}
 	o := c.x().opts
 	o.reissueOf, o.reissues = c.Key, c.x().opts.reissues+1
-	next := s.CallWith(c.Method, StripMeta(c.Params), o)
+	next := s.CallWith(c.Method, protocol.StripMeta(c.Params), o)
 	s.mu.Lock()
 	c.xw().next = next
 	s.mu.Unlock()

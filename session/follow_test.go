@@ -14,6 +14,7 @@ import (
 	"mcpscope/framestore"
 	"mcpscope/internal/testkit/waitfor"
 	"mcpscope/journal"
+	"mcpscope/protocol"
 	"mcpscope/transport"
 )
 
@@ -167,7 +168,7 @@ func TestLoadLinksRoundsAndReissues(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer s.Close()
-	if s.Era() != EraModern {
+	if s.Era() != protocol.EraModern {
 		t.Fatalf("era %q", s.Era())
 	}
 	r1, r2 := s.Lookup("1").Snapshot(), s.Lookup("2").Snapshot()
@@ -214,7 +215,7 @@ func TestRecordedListing(t *testing.T) {
 		out(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`),
 		in(`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"old"}]}}`),
 		out(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`),
-		in(`{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"a"}],"nextCursor":"c2"}}`),
+		in(`{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"a"}],"protocol.NextCursor":"c2"}}`),
 		out(`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"c2"}}`),
 		in(`{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"b"}]}}`))
 	s, _, err := Load(path)

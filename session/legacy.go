@@ -8,6 +8,7 @@ import (
 	"strings"
 	"time"
 
+	"mcpscope/protocol"
 	"mcpscope/transport"
 )
 
@@ -132,7 +133,7 @@ func (s *Session) HasCapability(name string) bool {
 // In the stateless era there is no such request: the level rides in every
 // later request's _meta, and SetLogLevel returns nil.
 func (s *Session) SetLogLevel(level string) *Call {
-	if s.Era() == EraModern {
+	if s.Era() == protocol.EraModern {
 		s.mu.Lock()
 		s.info.LogLevel = level
 		s.mu.Unlock()

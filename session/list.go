@@ -10,11 +10,11 @@ import (
 )
 
 // MaxListPages bounds how many pages of one list are fetched: a server that
-// keeps sending nextCursor does not keep mcpscope busy forever.
+// keeps sending NextCursor does not keep mcpscope busy forever.
 const MaxListPages = 1000
 
 // Listing gathers every page of a list method (tools/list, resources/list,
-// …), following nextCursor. Each page is an ordinary call, visible like any
+// …), following NextCursor. Each page is an ordinary call, visible like any
 // other. It never runs by itself: Step advances it without waiting (for
 // the UI, which polls), Wait drives it to the end.
 type Listing struct {
@@ -84,12 +84,12 @@ func (l *Listing) Step() bool {
 	l.items = append(l.items, items...)
 	l.pages++
 	cursor := ""
-	_ = json.Unmarshal(page["nextCursor"], &cursor)
+	_ = json.Unmarshal(page["protocol.NextCursor"], &cursor)
 	switch {
 	case cursor == "":
 		return true
 	case l.pages >= MaxListPages:
-		l.err = fmt.Errorf("%s: the server kept sending nextCursor after %d pages; stopped there", l.Method, l.pages)
+		l.err = fmt.Errorf("%s: the server kept sending protocol.NextCursor after %d pages; stopped there", l.Method, l.pages)
 		return true
 	}
 	l.cur = l.s.Call(l.Method, map[string]any{"cursor": cursor})

@@ -18,7 +18,7 @@ import (
 	"mcpscope/session"
 )
 
-// The Go SDK pages tools/list (PageSize 2): ListAll follows nextCursor
+// The Go SDK pages tools/list (PageSize 2): ListAll follows NextCursor
 // through every page, each an ordinary call, and keeps the order.
 func TestListAllPages(t *testing.T) {
 	srv := mcp.NewServer(&mcp.Implementation{Name: "paged", Version: "1"}, &mcp.ServerOptions{PageSize: 2})
@@ -48,7 +48,7 @@ func TestListAllPages(t *testing.T) {
 	}
 }
 
-// A server that always sends a nextCursor is asked MaxListPages times and
+// A server that always sends a NextCursor is asked MaxListPages times and
 // no more; the error says so and the items gathered are kept.
 func TestListAllStopsAtTheLimit(t *testing.T) {
 	var asked atomic.Int32
@@ -64,7 +64,7 @@ func TestListAllStopsAtTheLimit(t *testing.T) {
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"loop","version":"1"}}}`, req.ID)
 		case "tools/list":
 			asked.Add(1)
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"again"}],"nextCursor":"more"}}`, req.ID)
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"again"}],"protocol.NextCursor":"more"}}`, req.ID)
 		default:
 			w.WriteHeader(http.StatusAccepted)
 		}
@@ -74,7 +74,7 @@ func TestListAllStopsAtTheLimit(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	items, err := s.List("tools/list", "tools").Wait(ctx)
-	if err == nil || !strings.Contains(err.Error(), "kept sending nextCursor") {
+	if err == nil || !strings.Contains(err.Error(), "kept sending protocol.NextCursor") {
 		t.Fatalf("want the page limit's error, got %v", err)
 	}
 	if int(asked.Load()) != session.MaxListPages {

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"time"
+
+	"mcpscope/protocol"
 )
 
 // ListenFilter is what a subscriptions/listen stream asks for (2026-07-28;
@@ -79,10 +81,10 @@ func (s *Session) relistenRefused(c *Call) {
 // next: 2026-07-28 has no resumption, so mcpscope listens again, bounded.
 func relistenWhy(c *Call) string {
 	if c.x().listenAttempt >= MaxRelistens {
-		return fmt.Sprintf("streams cannot be resumed in %s, and the %d re-listens are spent: listen again to go on", ModernVersion, MaxRelistens)
+		return fmt.Sprintf("streams cannot be resumed in %s, and the %d re-listens are spent: listen again to go on", protocol.ModernVersion, MaxRelistens)
 	}
 	return fmt.Sprintf("streams cannot be resumed in %s: listening again (re-listen %d/%d); notifications sent in between are not replayed",
-		ModernVersion, c.x().listenAttempt+1, MaxRelistens)
+		protocol.ModernVersion, c.x().listenAttempt+1, MaxRelistens)
 }
 
 // RelistenWait waits until the re-listen that follows this listen call's

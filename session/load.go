@@ -11,6 +11,7 @@ import (
 
 	"mcpscope/framestore"
 	"mcpscope/journal"
+	"mcpscope/protocol"
 	"mcpscope/transport"
 )
 
@@ -127,12 +128,12 @@ func (s *Session) noteResultLocked(c *Call, e *journal.Envelope) {
 	case "server/discover":
 		var d DiscoverResult
 		if json.Unmarshal(result, &d) == nil {
-			if si, ok := d.Meta[MetaServerInfo]; ok {
+			if si, ok := d.Meta[protocol.MetaServerInfo]; ok {
 				_ = json.Unmarshal(si, &s.info.ServerInfo)
 			}
 			s.info.Capabilities, s.info.Instructions = d.Capabilities, d.Instructions
-			if slices.Contains(d.SupportedVersions, ModernVersion) {
-				s.info.ProtocolVersion = ModernVersion
+			if slices.Contains(d.SupportedVersions, protocol.ModernVersion) {
+				s.info.ProtocolVersion = protocol.ModernVersion
 			}
 		}
 		return

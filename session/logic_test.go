@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"mcpscope/journal"
+	"mcpscope/protocol"
 	"mcpscope/transport"
 )
 
@@ -21,15 +22,15 @@ func TestProgressTokenInjection(t *testing.T) {
 		{json.RawMessage(`[1,2]`), `[1,2]`},                                                 // no place for a token
 	}
 	for _, c := range cases {
-		got, err := withMeta(c.params, "p", nil)
+		got, err := protocol.WithMeta(c.params, "p", nil)
 		if err != nil || string(got) != c.want {
-			t.Errorf("withMeta(%v) = %s, %v; want %s", c.params, got, err, c.want)
+			t.Errorf("protocol.WithMeta(%v) = %s, %v; want %s", c.params, got, err, c.want)
 		}
 	}
-	if got := StripMeta(json.RawMessage(`{"_meta":{"progressToken":"p"},"name":"x"}`)); string(got) != `{"name":"x"}` {
+	if got := protocol.StripMeta(json.RawMessage(`{"_meta":{"progressToken":"p"},"name":"x"}`)); string(got) != `{"name":"x"}` {
 		t.Errorf("strip: %s", got)
 	}
-	if _, err := withMeta(json.RawMessage(`{bad`), "p", nil); err == nil {
+	if _, err := protocol.WithMeta(json.RawMessage(`{bad`), "p", nil); err == nil {
 		t.Error("invalid raw params accepted")
 	}
 }

@@ -2,47 +2,17 @@ package session
 
 import (
 	"context"
-	"encoding/base64"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
 	"slices"
 	"strconv"
-	"strings"
 	"time"
 
 	"mcpscope/journal"
+	"mcpscope/protocol"
 	"mcpscope/transport"
-)
-
-// The stateless protocol (2026-07-28): no initialize, no session; every
-// request carries its own _meta, and HTTP requests mirror routing fields in
-// headers (SEP-2243).
-const (
-	ModernVersion = "2026-07-28"
-	EraLegacy     = "legacy"
-	EraModern     = "modern"
-)
-
-// ModernVersions are the stateless versions mcpscope speaks.
-var ModernVersions = []string{ModernVersion}
-
-// Reserved _meta keys of the stateless protocol.
-const (
-	MetaProtocolVersion    = "io.modelcontextprotocol/protocolVersion"
-	MetaClientInfo         = "io.modelcontextprotocol/clientInfo"
-	MetaClientCapabilities = "io.modelcontextprotocol/clientCapabilities"
-	MetaLogLevel           = "io.modelcontextprotocol/logLevel"
-	MetaServerInfo         = "io.modelcontextprotocol/serverInfo"
-	MetaSubscriptionID     = "io.modelcontextprotocol/subscriptionId"
-)
-
-// Errors of the stateless protocol.
-const (
-	CodeHeaderMismatch             = -32020
-	CodeMissingRequiredCapability  = -32021
-	CodeUnsupportedProtocolVersion = -32022
 )
 
 // MaxRounds bounds MRTR retries of one logical request.
@@ -79,12 +49,12 @@ func (s *Session) capabilities() json.RawMessage {
 // modernMetaLocked is the _meta every stateless request carries.
 func (s *Session) modernMetaLocked(version string) map[string]any {
 	m := map[string]any{
-		MetaProtocolVersion:    version,
-		MetaClientInfo:         s.opts.ClientInfo,
-		MetaClientCapabilities: withTasksExtension(s.capabilities()),
+		protocol.MetaProtocolVersion:    version,
+		protocol.MetaClientInfo:         s.opts.ClientInfo,
+		protocol.MetaClientCapabilities: protocol.WithTasksExtension(s.capabilities()),
 	}
 	if s.info.LogLevel != "" {
-		m[MetaLogLevel] = s.info.LogLevel
+		m[protocol.MetaLogLevel] = s.info.LogLevel
 	}
 	return m
 }
@@ -101,7 +71,7 @@ func (s *Session) Discover(version string, o CallOptions) *Call {
 // anything else (another error, a timeout, a dead stdio process) means
 // legacy. It does not switch the session; Adopt does.
 func (s *Session) Probe(ctx context.Context, timeout time.Duration) (EraVerdict, error) {
-	version := ModernVersion
+	version := protocol.ModernVersion
 	for attempt := 0; attempt < 2; attempt++ {
 		c := s.Discover(version, CallOptions{Timeout: timeout, NoProgressToken: true, probe: true})
 		raw, err := c.Wait(ctx)
@@ -112,22 +82,22 @@ func (s *Session) Probe(ctx context.Context, timeout time.Duration) (EraVerdict,
 		if err == nil {
 			var d DiscoverResult
 			if json.Unmarshal(raw, &d) != nil {
-				return EraVerdict{Era: EraLegacy, Reason: "server/discover answered something that is not a DiscoverResult", Answered: true}, nil
+				return EraVerdict{Era: protocol.EraLegacy, Reason: "server/discover answered something that is not a DiscoverResult", Answered: true}, nil
 			}
-			if slices.Contains(d.SupportedVersions, ModernVersion) {
-				return EraVerdict{Era: EraModern, Reason: "server/discover lists " + ModernVersion, Discover: &d, Answered: true}, nil
+			if slices.Contains(d.SupportedVersions, protocol.ModernVersion) {
+				return EraVerdict{Era: protocol.EraModern, Reason: "server/discover lists " + protocol.ModernVersion, Discover: &d, Answered: true}, nil
 			}
-			return EraVerdict{Era: EraLegacy, Reason: fmt.Sprintf("server/discover lists only %v", d.SupportedVersions), Answered: true}, nil
+			return EraVerdict{Era: protocol.EraLegacy, Reason: fmt.Sprintf("server/discover lists only %v", d.SupportedVersions), Answered: true}, nil
 		}
 		if errors.Is(err, ErrProbeWrongID) {
 			var f *Failure
 			errors.As(err, &f)
-			return EraVerdict{Era: EraLegacy, Reason: f.Reason + "; taken as the initialize era", Answered: true}, nil
+			return EraVerdict{Era: protocol.EraLegacy, Reason: f.Reason + "; taken as the initialize era", Answered: true}, nil
 		}
 		var rpc *journal.RPCError
 		if errors.As(err, &rpc) {
-			if rpc.Code != CodeUnsupportedProtocolVersion {
-				return EraVerdict{Era: EraLegacy, Reason: fmt.Sprintf("server/discover answered error %d: %s", rpc.Code, rpc.Message), Answered: true}, nil
+			if rpc.Code != protocol.CodeUnsupportedProtocolVersion {
+				return EraVerdict{Era: protocol.EraLegacy, Reason: fmt.Sprintf("server/discover answered error %d: %s", rpc.Code, rpc.Message), Answered: true}, nil
 			}
 			var data struct {
 				Supported []string `json:"supported"`
@@ -135,7 +105,7 @@ func (s *Session) Probe(ctx context.Context, timeout time.Duration) (EraVerdict,
 			_ = json.Unmarshal(rpc.Data, &data)
 			var modern, legacy []string
 			for _, v := range data.Supported {
-				if v >= ModernVersion {
+				if v >= protocol.ModernVersion {
 					modern = append(modern, v)
 				} else {
 					legacy = append(legacy, v)
@@ -143,7 +113,7 @@ func (s *Session) Probe(ctx context.Context, timeout time.Duration) (EraVerdict,
 			}
 			mutual := ""
 			for _, v := range modern {
-				if slices.Contains(ModernVersions, v) {
+				if slices.Contains(protocol.ModernVersions, v) {
 					mutual = v
 				}
 			}
@@ -154,9 +124,9 @@ func (s *Session) Probe(ctx context.Context, timeout time.Duration) (EraVerdict,
 			case mutual != "":
 				return EraVerdict{}, fmt.Errorf("the server rejected protocol version %s twice while listing it as supported", mutual)
 			case len(modern) > 0:
-				return EraVerdict{}, fmt.Errorf("the server speaks only %v of the stateless protocol; mcpscope speaks %v", modern, ModernVersions)
+				return EraVerdict{}, fmt.Errorf("the server speaks only %v of the stateless protocol; mcpscope speaks %v", modern, protocol.ModernVersions)
 			}
-			return EraVerdict{Era: EraLegacy, Reason: fmt.Sprintf("server/discover: unsupported version; the server lists %v", legacy), Answered: true}, nil
+			return EraVerdict{Era: protocol.EraLegacy, Reason: fmt.Sprintf("server/discover: unsupported version; the server lists %v", legacy), Answered: true}, nil
 		}
 		var he *transport.HTTPError
 		if errors.As(err, &he) {
@@ -168,12 +138,12 @@ func (s *Session) Probe(ctx context.Context, timeout time.Duration) (EraVerdict,
 			case he.Status >= 500:
 				return EraVerdict{}, fmt.Errorf("probing the protocol era: %w", err)
 			}
-			return EraVerdict{Era: EraLegacy, Reason: fmt.Sprintf("server/discover got HTTP %d", he.Status), Answered: true}, nil
+			return EraVerdict{Era: protocol.EraLegacy, Reason: fmt.Sprintf("server/discover got HTTP %d", he.Status), Answered: true}, nil
 		}
 		if s.isHTTP() {
 			return EraVerdict{}, fmt.Errorf("probing the protocol era: %w", err)
 		}
-		return EraVerdict{Era: EraLegacy, Reason: "no answer to server/discover on stdio: " + err.Error()}, nil
+		return EraVerdict{Era: protocol.EraLegacy, Reason: "no answer to server/discover on stdio: " + err.Error()}, nil
 	}
 	return EraVerdict{}, errors.New("unreachable")
 }
@@ -189,20 +159,20 @@ func (s *Session) Adopt(v EraVerdict) {
 	s.mu.Lock()
 	s.info.Era = v.Era
 	s.info.EraReason = v.Reason
-	if v.Era == EraModern {
-		s.info.ProtocolVersion = ModernVersion
+	if v.Era == protocol.EraModern {
+		s.info.ProtocolVersion = protocol.ModernVersion
 		if d := v.Discover; d != nil {
 			s.info.Capabilities = d.Capabilities
 			s.info.Instructions = d.Instructions
-			if si, ok := d.Meta[MetaServerInfo]; ok {
+			if si, ok := d.Meta[protocol.MetaServerInfo]; ok {
 				_ = json.Unmarshal(si, &s.info.ServerInfo)
 			}
 		}
 	}
 	s.mu.Unlock()
-	if v.Era == EraModern {
+	if v.Era == protocol.EraModern {
 		if h, ok := s.t.(transport.VersionHeader); ok {
-			h.SetProtocolVersion(ModernVersion)
+			h.SetProtocolVersion(protocol.ModernVersion)
 		}
 	}
 	s.localEvent(transport.Meta{Event: transport.EvNote, Detail: "era: " + v.Era + " (" + v.Reason + ")"})
@@ -213,114 +183,6 @@ func (s *Session) Era() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.info.Era
-}
-
-// headerSafe reports whether v can travel as a plain header value (SEP-2243).
-func headerSafe(v string) bool {
-	if v == "" {
-		return true
-	}
-	if v[0] == ' ' || v[0] == '\t' || v[len(v)-1] == ' ' || v[len(v)-1] == '\t' {
-		return false
-	}
-	if strings.HasPrefix(v, "=?base64?") && strings.HasSuffix(v, "?=") {
-		return false
-	}
-	for i := 0; i < len(v); i++ {
-		if c := v[i]; c != '\t' && (c < 0x20 || c > 0x7e) {
-			return false
-		}
-	}
-	return true
-}
-
-// HeaderValue encodes v for Mcp-Name / Mcp-Param-*: as is when safe, else
-// the =?base64?…?= sentinel form.
-func HeaderValue(v string) string {
-	if headerSafe(v) {
-		return v
-	}
-	return "=?base64?" + base64.StdEncoding.EncodeToString([]byte(v)) + "?="
-}
-
-// headerParam is one x-mcp-header annotation of a tool's inputSchema.
-type headerParam struct {
-	Path []string // properties chain from the schema root
-	Name string   // the header is Mcp-Param-<Name>
-}
-
-// toolHeaders reads the x-mcp-header annotations of one inputSchema. An
-// invalid annotation makes the tool invalid (the spec says drop it).
-func toolHeaders(schema json.RawMessage) ([]headerParam, error) {
-	var out []headerParam
-	seen := map[string]bool{}
-	var walk func(raw json.RawMessage, path []string, reachable bool) error
-	walk = func(raw json.RawMessage, path []string, reachable bool) error {
-		var node map[string]json.RawMessage
-		if json.Unmarshal(raw, &node) != nil {
-			return nil
-		}
-		if h, ok := node["x-mcp-header"]; ok {
-			var name string
-			if json.Unmarshal(h, &name) != nil || name == "" || !isToken(name) {
-				return fmt.Errorf("x-mcp-header %s is not a header name token", h)
-			}
-			if !reachable || len(path) == 0 {
-				return fmt.Errorf("x-mcp-header %q is not statically reachable through properties", name)
-			}
-			var typ string
-			_ = json.Unmarshal(node["type"], &typ)
-			if typ != "string" && typ != "integer" && typ != "boolean" {
-				return fmt.Errorf("x-mcp-header %q is on a %q property (only string, integer, boolean)", name, typ)
-			}
-			if seen[strings.ToLower(name)] {
-				return fmt.Errorf("x-mcp-header %q appears twice", name)
-			}
-			seen[strings.ToLower(name)] = true
-			out = append(out, headerParam{Path: append([]string(nil), path...), Name: name})
-		}
-		for k, v := range node {
-			switch k {
-			case "properties":
-				var props map[string]json.RawMessage
-				if json.Unmarshal(v, &props) == nil {
-					for name, sub := range props {
-						if err := walk(sub, append(path, name), reachable); err != nil {
-							return err
-						}
-					}
-				}
-			case "items", "oneOf", "anyOf", "allOf", "not", "if", "then", "else", "$defs", "definitions",
-				"additionalProperties", "prefixItems", "patternProperties", "dependentSchemas":
-				// Anything below here is not statically reachable; an
-				// annotation found there invalidates the tool.
-				var subs []json.RawMessage
-				if json.Unmarshal(v, &subs) != nil {
-					subs = []json.RawMessage{v}
-				}
-				for _, sub := range subs {
-					if err := walk(sub, path, false); err != nil {
-						return err
-					}
-				}
-			}
-		}
-		return nil
-	}
-	if err := walk(schema, nil, true); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-func isToken(s string) bool {
-	for i := 0; i < len(s); i++ {
-		c := s[i]
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
-			return false
-		}
-	}
-	return true
 }
 
 // noteToolsLocked caches the header annotations of listed tools.
@@ -335,7 +197,7 @@ func (s *Session) noteToolsLocked(result json.RawMessage) {
 		return
 	}
 	for _, t := range r.Tools {
-		hp, err := toolHeaders(t.InputSchema)
+		hp, err := protocol.ToolHeaders(t.InputSchema)
 		if err != nil {
 			s.invalidTools[t.Name] = err.Error()
 			delete(s.toolHeaders, t.Name)
@@ -399,67 +261,27 @@ func (s *Session) modernHeadersLocked(method string, params json.RawMessage) map
 	}
 	switch method {
 	case "tools/call", "prompts/get":
-		h["Mcp-Name"] = HeaderValue(p.Name)
+		h["Mcp-Name"] = protocol.HeaderValue(p.Name)
 	case "resources/read":
-		h["Mcp-Name"] = HeaderValue(p.URI)
+		h["Mcp-Name"] = protocol.HeaderValue(p.URI)
 	case "tasks/get", "tasks/update", "tasks/cancel":
-		h["Mcp-Name"] = HeaderValue(p.TaskID)
+		h["Mcp-Name"] = protocol.HeaderValue(p.TaskID)
 	}
 	if method == "tools/call" {
 		for _, hp := range s.toolHeaders[p.Name] {
-			if v, ok := lookupPath(p.Arguments, hp.Path); ok {
-				h["Mcp-Param-"+hp.Name] = HeaderValue(v)
+			if v, ok := protocol.LookupPath(p.Arguments, hp.Path); ok {
+				h["Mcp-Param-"+hp.Name] = protocol.HeaderValue(v)
 			}
 		}
 	}
 	return h
 }
 
-// lookupPath reads a primitive at a properties path as header text.
-func lookupPath(raw json.RawMessage, path []string) (string, bool) {
-	for _, k := range path {
-		var m map[string]json.RawMessage
-		if json.Unmarshal(raw, &m) != nil {
-			return "", false
-		}
-		v, ok := m[k]
-		if !ok {
-			return "", false
-		}
-		raw = v
-	}
-	var x any
-	if json.Unmarshal(raw, &x) != nil {
-		return "", false
-	}
-	switch v := x.(type) {
-	case string:
-		return v, true
-	case bool:
-		return strconv.FormatBool(v), true
-	case float64:
-		return strings.TrimSuffix(string(raw), ".0"), true
-	}
-	return "", false
-}
-
-// InputRequired is a result that asks for more input (MRTR).
-type InputRequired struct {
-	InputRequests map[string]InputRequest `json:"inputRequests"`
-	RequestState  json.RawMessage         `json:"requestState,omitempty"` // echoed byte for byte
-}
-
-// InputRequest is one embedded server request of an MRTR round.
-type InputRequest struct {
-	Method string          `json:"method"`
-	Params json.RawMessage `json:"params,omitempty"`
-}
-
 // continueRounds answers an input_required result through the Responder
 // (a person in the UI, a policy headless) and retries with a new id, the
 // original params, inputResponses and the byte-exact requestState.
 func (s *Session) continueRounds(c *Call, result json.RawMessage) {
-	var ir InputRequired
+	var ir protocol.InputRequired
 	if err := json.Unmarshal(result, &ir); err != nil {
 		s.chainEnd(c, &Failure{Reason: "the server's input_required result is unreadable", Cause: err})
 		return
@@ -474,7 +296,7 @@ func (s *Session) continueRounds(c *Call, result json.RawMessage) {
 		return
 	}
 	var params map[string]json.RawMessage
-	if json.Unmarshal(StripMeta(c.Params), &params) != nil || params == nil {
+	if json.Unmarshal(protocol.StripMeta(c.Params), &params) != nil || params == nil {
 		params = map[string]json.RawMessage{}
 	}
 	delete(params, "inputResponses")
@@ -509,7 +331,7 @@ func (u *Unanswered) Error() string {
 // server request base describes with its own key, method and params. It
 // stops at the first one not answered and says which; the answers before it
 // are returned.
-func (s *Session) answerInputs(ctx context.Context, keys []string, reqs map[string]InputRequest, base ServerRequest) (map[string]json.RawMessage, *Unanswered) {
+func (s *Session) answerInputs(ctx context.Context, keys []string, reqs map[string]protocol.InputRequest, base ServerRequest) (map[string]json.RawMessage, *Unanswered) {
 	responses := map[string]json.RawMessage{}
 	for _, k := range keys {
 		r := base
@@ -590,22 +412,11 @@ func (c *Call) WaitFinal(ctx context.Context) (json.RawMessage, error) {
 // the call failed, though the frame is kept as it came.
 var ErrInvalidResult = errors.New("invalid result")
 
-// knownResultType reports whether rt is a resultType this client
-// understands: "complete" (or none), "input_required" (MRTR) and "task"
-// (the tasks extension, declared on every request).
-func knownResultType(rt string) bool {
-	switch rt {
-	case "", "complete", "input_required", "task":
-		return true
-	}
-	return false
-}
-
 // invalidResultType is the failure of a 2026-07-28 result whose resultType
 // is unknown (or not a string), nil for any other. Earlier eras have no
 // resultType: there it means nothing and is left alone.
 func invalidResultType(era string, h *journal.Hints) *Failure {
-	if era != EraModern || (!h.ResultTypeBad && knownResultType(h.ResultType)) {
+	if era != protocol.EraModern || (!h.ResultTypeBad && protocol.KnownResultType(h.ResultType)) {
 		return nil
 	}
 	rt := "(not a string)"

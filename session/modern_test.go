@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+
+	"mcpscope/protocol"
 )
 
 // The encoding examples of the 2026-07-28 Streamable HTTP page.
@@ -16,7 +18,7 @@ func TestHeaderValueSpecExamples(t *testing.T) {
 		"=?base64?literal?=": "=?base64?PT9iYXNlNjQ/bGl0ZXJhbD89?=",
 	}
 	for in, want := range cases {
-		if got := HeaderValue(in); got != want {
+		if got := protocol.HeaderValue(in); got != want {
 			t.Errorf("HeaderValue(%q) = %q, want %q", in, got, want)
 		}
 	}
@@ -27,7 +29,7 @@ func TestToolHeaders(t *testing.T) {
 		"region":{"type":"string","x-mcp-header":"Region"},
 		"opts":{"type":"object","properties":{"dry":{"type":"boolean","x-mcp-header":"Dry-Run"}}},
 		"n":{"type":"integer","x-mcp-header":"N"}}}`
-	hp, err := toolHeaders(json.RawMessage(ok))
+	hp, err := protocol.ToolHeaders(json.RawMessage(ok))
 	if err != nil || len(hp) != 3 {
 		t.Fatalf("valid schema: %v %+v", err, hp)
 	}
@@ -41,7 +43,7 @@ func TestToolHeaders(t *testing.T) {
 		"on the root": `{"type":"string","x-mcp-header":"Root"}`,
 	}
 	for name, schema := range bad {
-		if _, err := toolHeaders(json.RawMessage(schema)); err == nil {
+		if _, err := protocol.ToolHeaders(json.RawMessage(schema)); err == nil {
 			t.Errorf("%s: invalid annotation accepted", name)
 		}
 	}
@@ -55,7 +57,7 @@ func TestModernHeadersFromArguments(t *testing.T) {
 		"flag":{"type":"boolean","x-mcp-header":"Flag"},"absent":{"type":"string","x-mcp-header":"Absent"}}}}]}`))
 	h := s.modernHeadersLocked("tools/call", json.RawMessage(`{"name":"q","arguments":{"region":"Zürich","n":42,"flag":false}}`))
 	s.mu.Unlock()
-	want := map[string]string{"Mcp-Method": "tools/call", "Mcp-Name": "q", "Mcp-Param-Region": HeaderValue("Zürich"),
+	want := map[string]string{"Mcp-Method": "tools/call", "Mcp-Name": "q", "Mcp-Param-Region": protocol.HeaderValue("Zürich"),
 		"Mcp-Param-N": "42", "Mcp-Param-Flag": "false"}
 	if len(h) != len(want) {
 		t.Fatalf("headers %v, want %v", h, want)
@@ -72,7 +74,7 @@ func TestModernHeadersFromArguments(t *testing.T) {
 
 func TestStripMetaKeepsForeignKeys(t *testing.T) {
 	in := `{"name":"x","_meta":{"progressToken":"p","io.modelcontextprotocol/protocolVersion":"2026-07-28","trace":"t"}}`
-	if got := string(StripMeta(json.RawMessage(in))); got != `{"_meta":{"trace":"t"},"name":"x"}` {
+	if got := string(protocol.StripMeta(json.RawMessage(in))); got != `{"_meta":{"trace":"t"},"name":"x"}` {
 		t.Fatalf("stripMeta: %s", got)
 	}
 }

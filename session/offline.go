@@ -12,6 +12,7 @@ import (
 
 	"mcpscope/framestore"
 	"mcpscope/journal"
+	"mcpscope/protocol"
 	"mcpscope/transport"
 )
 
@@ -34,7 +35,7 @@ func Open(path string) (*Session, journal.Header, error) {
 		f.Close()
 		return nil, journal.Header{}, fmt.Errorf("open journal: %w", err)
 	}
-	h, err := readJournalHeader(f)
+	h, err := journal.FileHeader(f)
 	if err != nil {
 		f.Close()
 		return nil, h, err
@@ -136,52 +137,6 @@ func (s *Session) endUnansweredLocked(reason string, at time.Time) {
 	for _, c := range open {
 		s.endLocked(c, StateError, nil, nil, &Failure{Reason: reason, Kind: ErrClosed}, at)
 	}
-}
-
-// readJournalHeader reads the header (or says the file is no journal)
-// without reading on.
-func readJournalHeader(f *os.File) (journal.Header, error) {
-	var h journal.Header
-	first := make([]byte, 0, 4096)
-	buf := make([]byte, 4096)
-	for off := int64(0); ; {
-		n, err := f.ReadAt(buf, off)
-		off += int64(n)
-		first = append(first, buf[:n]...)
-		if i := indexNL(first); i >= 0 {
-			first = first[:i+1]
-			break
-		}
-		if err != nil || len(first) > 1<<20 {
-			break
-		}
-	}
-	switch {
-	case len(first) == 0:
-		return h, fmt.Errorf("%w: the file is empty", journal.ErrNotJournal)
-	case journal.IsHeader(first):
-		return h, journal.ReadHeader(first[:len(first)-min(1, len(first))], &h)
-	}
-	if _, _, err := journal.ParseLine(trimNL(first), false, false); err != nil {
-		return h, fmt.Errorf("%w: its first line is neither a journal header nor a record (%v)", journal.ErrNotJournal, err)
-	}
-	return h, nil // `mcpscope record` output: records without a header
-}
-
-func indexNL(b []byte) int {
-	for i, c := range b {
-		if c == '\n' {
-			return i
-		}
-	}
-	return -1
-}
-
-func trimNL(b []byte) []byte {
-	if n := len(b); n > 0 && b[n-1] == '\n' {
-		return b[:n-1]
-	}
-	return b
 }
 
 // Loading is how far a journal Open reads in the background has got.
@@ -292,15 +247,15 @@ func (s *Session) proxyCancelledLocked(c *Call, it *framestore.Item, e *journal.
 func (s *Session) recordedListing(method, field string) (*Listing, bool) {
 	s.mu.Lock()
 	var calls []*Call
-	var pages []RecordedPage
+	var pages []protocol.RecordedPage
 	for _, c := range s.order {
 		if c.Method == method && c.state == StateOK {
 			calls = append(calls, c)
-			pages = append(pages, RecordedPage{Cursor: ParamsCursor(c.Params), Result: c.result})
+			pages = append(pages, protocol.RecordedPage{Cursor: protocol.ParamsCursor(c.Params), Result: c.result})
 		}
 	}
 	var run []*Call
-	for _, i := range LastListing(pages) {
+	for _, i := range protocol.LastListing(pages) {
 		run = append(run, calls[i])
 	}
 	s.mu.Unlock()
@@ -327,59 +282,6 @@ func (s *Session) recordedListing(method, field string) (*Listing, bool) {
 		l.pages++
 	}
 	return l, true
-}
-
-// RecordedPage is one answered page of a list method, as recorded.
-type RecordedPage struct {
-	Cursor string          // the cursor its request carried, "" for a first page
-	Result json.RawMessage // the page (its nextCursor is all LastListing reads)
-}
-
-// LastListing is the one way a listing is rebuilt from a recording (an
-// offline session's catalog, diff's catalog of a journal): out of the
-// answered pages of one list method, in the order they were asked, the last
-// first page and the pages its nextCursor chain asked for after it. It
-// returns their indexes in pages, none when no first page was answered.
-// Only a first page answered after it replaces a listing, so a caller
-// streaming a journal may keep just the pages from the last first page on.
-func LastListing(pages []RecordedPage) []int {
-	first := -1
-	for i := len(pages) - 1; i >= 0; i-- {
-		if pages[i].Cursor == "" {
-			first = i
-			break
-		}
-	}
-	if first < 0 {
-		return nil
-	}
-	run := []int{first}
-	cursor := nextCursor(pages[first].Result)
-	for j := first + 1; j < len(pages) && cursor != ""; j++ {
-		if pages[j].Cursor == cursor {
-			run = append(run, j)
-			cursor = nextCursor(pages[j].Result)
-		}
-	}
-	return run
-}
-
-func nextCursor(result json.RawMessage) string {
-	var p struct {
-		Next string `json:"nextCursor"`
-	}
-	_ = json.Unmarshal(result, &p)
-	return p.Next
-}
-
-// ParamsCursor is the cursor a list request's params carry ("" for a
-// first page).
-func ParamsCursor(params json.RawMessage) string {
-	var p struct {
-		Cursor string `json:"cursor"`
-	}
-	_ = json.Unmarshal(params, &p)
-	return p.Cursor
 }
 
 // DetachedNote reads the note a detach journals on the call's own stream

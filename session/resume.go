@@ -7,6 +7,7 @@ import (
 	"syscall"
 	"time"
 
+	"mcpscope/protocol"
 	"mcpscope/transport"
 )
 
@@ -128,7 +129,7 @@ func (s *Session) onStreamEndLocked(m transport.Meta, after []func()) []func() {
 	case !isPost && canResume && (st == nil || st.attempts < MaxResumeAttempts):
 		// A listen stream without ids: open a fresh one (bounded).
 		after = append(after, s.scheduleResume(key, m.Event))
-	case isPost && s.info.Era == EraModern && c.x().listen == nil && c.x().opts.reissues < MaxReissues:
+	case isPost && s.info.Era == protocol.EraModern && c.x().listen == nil && c.x().opts.reissues < MaxReissues:
 		after = append(after, s.reissue(c, m))
 	case isPost:
 		after = s.relistenLocked(c, after)
@@ -140,7 +141,7 @@ func (s *Session) onStreamEndLocked(m transport.Meta, after []func()) []func() {
 			why += " (" + m.Detail + ")"
 		}
 		switch {
-		case c.x().listen != nil && s.info.Era == EraModern:
+		case c.x().listen != nil && s.info.Era == protocol.EraModern:
 			why += "; " + relistenWhy(c)
 		case !canResume:
 		case st == nil || st.lastID == "":
@@ -346,7 +347,7 @@ func (s *Session) reissue(c *Call, m transport.Meta) func() {
 	return func() {
 		o := c.x().opts
 		o.reissueOf, o.reissues = c.Key, c.x().opts.reissues+1
-		next := s.CallWith(c.Method, StripMeta(c.Params), o)
+		next := s.CallWith(c.Method, protocol.StripMeta(c.Params), o)
 		s.mu.Lock()
 		c.xw().next = next
 		s.mu.Unlock()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"mcpscope/journal"
+	"mcpscope/protocol"
 	"mcpscope/transport"
 )
 
@@ -41,9 +42,9 @@ func (s *Session) linkAdoptedLocked(c *Call, e *journal.Envelope) {
 	if len(s.reissueWait) == 0 {
 		return
 	}
-	want := string(StripMeta(c.Params))
+	want := string(protocol.StripMeta(c.Params))
 	for i, p := range s.reissueWait {
-		if p.Method == c.Method && string(StripMeta(p.Params)) == want {
+		if p.Method == c.Method && string(protocol.StripMeta(p.Params)) == want {
 			s.reissueWait = append(s.reissueWait[:i], s.reissueWait[i+1:]...)
 			c.xw().opts.reissueOf, c.xw().opts.reissues = p.Key, p.x().opts.reissues+1
 			p.xw().next = c
@@ -92,7 +93,7 @@ func (s *Session) offlineStreamEndLocked(m transport.Meta, at time.Time, after [
 		why = "the response stream broke before an answer arrived"
 	}
 	switch st := s.streams[m.LogicalStream()]; {
-	case s.info.Era == EraModern:
+	case s.info.Era == protocol.EraModern:
 		if len(s.reissueWait) >= linkBack {
 			s.reissueWait = s.reissueWait[1:]
 		}
@@ -117,7 +118,7 @@ func (s *Session) offlineEraNoteLocked(m transport.Meta) {
 		return
 	}
 	era, why, _ := strings.Cut(rest, " (")
-	if era == EraModern || era == EraLegacy {
+	if era == protocol.EraModern || era == protocol.EraLegacy {
 		s.info.Era, s.info.EraReason = era, strings.TrimSuffix(why, ")")
 	}
 }

@@ -18,6 +18,7 @@ import (
 
 	"mcpscope/framestore"
 	"mcpscope/journal"
+	"mcpscope/protocol"
 	"mcpscope/statestore"
 	"mcpscope/transport"
 )
@@ -166,25 +167,25 @@ type Session struct {
 	streams       map[string]*streamState // SSE cursors by logical stream (resume.go)
 	expired       map[string]bool         // session ids the server forgot (expiry.go)
 	reinits       int
-	rejoined      bool                        // this session exists to rejoin a detached call
-	taskClaims    map[string]*statestore.Held // task id → the lease a rejoin of the task holds
-	num           int64                       // this session's number in the process (handles)
-	sessLeases    map[string]*statestore.Held // session id → this process's lease on it (detach.go)
-	tasks         map[string]*Task            // tasks seen, by id (tasks.go)
-	taskKeys      map[string]map[string]bool  // inputRequests keys claimed for an answer, by task (tasksext.go)
-	answerTasks   bool                        // answer input_required tasks as they are seen (tasksext.go)
-	toolHeaders   map[string][]headerParam    // x-mcp-header annotations by tool
-	invalidTools  map[string]string           // tools whose annotations are invalid, and why
-	held          bool                        // waiting for a person: clocks stand still (holdLocked)
-	holdWake      chan struct{}               // closed and replaced whenever held changes
-	persisting    sync.WaitGroup              // rejoin-record writes and deletes under way (detach.go)
-	storeOps      storeQueue                  // task record writes and deletes, in order, off the lock (detach.go)
-	elsewhere     map[string]string           // handle → the fallback store that kept its record (putRecord)
-	watching      bool                        // watchDetached runs (elsewhere.go)
-	toldElsewhere bool                        // a person was told a record went to the fallback store (putRecord)
-	toldTrouble   bool                        // a person was told the state store failed (storeTrouble)
-	healthOnce    sync.Once                   // the store's health said (storeHealth)
-	changed       chan struct{}               // closed and replaced at every frame taken in (changedLocked)
+	rejoined      bool                             // this session exists to rejoin a detached call
+	taskClaims    map[string]*statestore.Held      // task id → the lease a rejoin of the task holds
+	num           int64                            // this session's number in the process (handles)
+	sessLeases    map[string]*statestore.Held      // session id → this process's lease on it (detach.go)
+	tasks         map[string]*protocol.Task        // tasks seen, by id (tasks.go)
+	taskKeys      map[string]map[string]bool       // inputRequests keys claimed for an answer, by task (tasksext.go)
+	answerTasks   bool                             // answer input_required tasks as they are seen (tasksext.go)
+	toolHeaders   map[string][]protocol.ToolHeader // x-mcp-header annotations by tool
+	invalidTools  map[string]string                // tools whose annotations are invalid, and why
+	held          bool                             // waiting for a person: clocks stand still (holdLocked)
+	holdWake      chan struct{}                    // closed and replaced whenever held changes
+	persisting    sync.WaitGroup                   // rejoin-record writes and deletes under way (detach.go)
+	storeOps      storeQueue                       // task record writes and deletes, in order, off the lock (detach.go)
+	elsewhere     map[string]string                // handle → the fallback store that kept its record (putRecord)
+	watching      bool                             // watchDetached runs (elsewhere.go)
+	toldElsewhere bool                             // a person was told a record went to the fallback store (putRecord)
+	toldTrouble   bool                             // a person was told the state store failed (storeTrouble)
+	healthOnce    sync.Once                        // the store's health said (storeHealth)
+	changed       chan struct{}                    // closed and replaced at every frame taken in (changedLocked)
 
 	outMu   sync.Mutex
 	outq    []queued
@@ -222,8 +223,8 @@ func New(t transport.Transport, o Options) *Session {
 		calls: map[string]*Call{}, pending: map[string]*Call{}, byToken: map[string]*Call{},
 		serverReq: map[string]context.CancelFunc{}, subs: map[string]bool{},
 		journal: o.Journal, outWake: make(chan struct{}, 1),
-		toolHeaders: map[string][]headerParam{}, invalidTools: map[string]string{}, streams: map[string]*streamState{},
-		expired: map[string]bool{}, tasks: map[string]*Task{}, taskKeys: map[string]map[string]bool{},
+		toolHeaders: map[string][]protocol.ToolHeader{}, invalidTools: map[string]string{}, streams: map[string]*streamState{},
+		expired: map[string]bool{}, tasks: map[string]*protocol.Task{}, taskKeys: map[string]map[string]bool{},
 		holdWake: make(chan struct{}),
 	}
 	// Every warning is counted in Info as well, so the inspector shows
@@ -359,20 +360,20 @@ func (s *Session) CallWith(method string, params any, o CallOptions) *Call {
 	}
 	s.mu.Lock()
 	var meta map[string]any
-	if v := o.modernVersion; v != "" || s.info.Era == EraModern {
+	if v := o.modernVersion; v != "" || s.info.Era == protocol.EraModern {
 		if v == "" {
-			v = ModernVersion
+			v = protocol.ModernVersion
 		}
 		meta = s.modernMetaLocked(v)
 	}
 	s.mu.Unlock()
-	raw, err := withMeta(params, token, meta)
+	raw, err := protocol.WithMeta(params, token, meta)
 	if err != nil {
 		s.register(c, "")
 		s.end(c, StateError, nil, nil, &Failure{Reason: "could not encode params for " + method, Cause: err})
 		return c
 	}
-	if token != "" && !tokenSet(raw, token) {
+	if token != "" && !protocol.TokenSet(raw, token) {
 		token = "" // params were not an object: no place for a token
 	}
 	c.Params = raw
@@ -527,7 +528,7 @@ func (s *Session) Notify(method string, params any, done func(error)) {
 func (s *Session) notifyIn(sid, method string, params any, done func(error)) {
 	var raw json.RawMessage
 	if params != nil {
-		b, err := marshalParams(params)
+		b, err := protocol.MarshalParams(params)
 		if err != nil {
 			if done != nil {
 				done(err)
@@ -605,7 +606,7 @@ func (s *Session) Replay(c *Call, params json.RawMessage) *Call {
 	if params == nil {
 		params = c.Params
 	}
-	return s.Call(c.Method, StripMeta(params))
+	return s.Call(c.Method, protocol.StripMeta(params))
 }
 
 // Cancel ends a running call: notifications/cancelled goes to the server and
@@ -656,7 +657,7 @@ func (s *Session) endGivenUp(c *Call, st State, f *Failure) {
 // everywhere else notifications/cancelled, and the request's own HTTP
 // stream is closed too (some servers never answer a cancelled request).
 func (s *Session) tellServer(c *Call, reason string) {
-	if !(s.Era() == EraModern && s.isHTTP()) {
+	if !(s.Era() == protocol.EraModern && s.isHTTP()) {
 		s.sendCancelled(c, reason)
 	}
 	if h, ok := s.t.(transport.StreamCloser); ok {
@@ -1309,7 +1310,7 @@ func (s *Session) onNotification(it *framestore.Item, e *journal.Envelope, after
 	case m == "notifications/message":
 		s.info.Logs++
 	case m == "notifications/tasks/status", m == "notifications/tasks":
-		var t Task
+		var t protocol.Task
 		if json.Unmarshal(e.Params, &t) == nil {
 			s.noteTaskLocked(t, "")
 		}
@@ -1465,93 +1466,4 @@ func (s *Session) answer(req ServerRequest) {
 		}
 		s.enqueue(transport.Outgoing{Data: msg}, func(error) {})
 	}()
-}
-
-// withMeta returns params as JSON with _meta.progressToken (when token != "")
-// and the extra _meta keys set, when params is an object or nil. A token the
-// caller already put there wins.
-func withMeta(params any, token string, extra map[string]any) (json.RawMessage, error) {
-	raw, err := marshalParams(params)
-	if err != nil {
-		return nil, err
-	}
-	if token == "" && len(extra) == 0 {
-		return raw, nil
-	}
-	obj := map[string]json.RawMessage{}
-	if len(raw) > 0 {
-		if json.Unmarshal(raw, &obj) != nil || obj == nil {
-			return raw, nil
-		}
-	}
-	meta := map[string]json.RawMessage{}
-	if m, ok := obj["_meta"]; ok {
-		if json.Unmarshal(m, &meta) != nil || meta == nil {
-			return raw, nil
-		}
-	}
-	for k, v := range extra {
-		meta[k], _ = json.Marshal(v)
-	}
-	if _, ok := meta["progressToken"]; !ok && token != "" {
-		meta["progressToken"], _ = json.Marshal(token)
-	}
-	obj["_meta"], _ = json.Marshal(meta)
-	return json.Marshal(obj)
-}
-
-func tokenSet(raw json.RawMessage, token string) bool {
-	var p struct {
-		Meta struct {
-			Token string `json:"progressToken"`
-		} `json:"_meta"`
-	}
-	return json.Unmarshal(raw, &p) == nil && p.Meta.Token == token
-}
-
-// StripMeta removes what mcpscope adds to _meta (the progress token and
-// the stateless request metadata), so a replay, a retry or an edit starts
-// from what the user would write; other _meta keys stay.
-func StripMeta(raw json.RawMessage) json.RawMessage {
-	return deleteMeta(raw, "progressToken", MetaProtocolVersion, MetaClientInfo, MetaClientCapabilities, MetaLogLevel)
-}
-
-// deleteMeta removes keys from params._meta (and _meta itself when empty).
-func deleteMeta(raw json.RawMessage, keys ...string) json.RawMessage {
-	obj := map[string]json.RawMessage{}
-	if json.Unmarshal(raw, &obj) != nil || obj == nil {
-		return raw
-	}
-	meta := map[string]json.RawMessage{}
-	if m, ok := obj["_meta"]; !ok || json.Unmarshal(m, &meta) != nil || meta == nil {
-		return raw
-	}
-	for _, k := range keys {
-		delete(meta, k)
-	}
-	if len(meta) == 0 {
-		delete(obj, "_meta")
-	} else {
-		obj["_meta"], _ = json.Marshal(meta)
-	}
-	out, _ := json.Marshal(obj)
-	return out
-}
-
-func marshalParams(params any) (json.RawMessage, error) {
-	switch p := params.(type) {
-	case nil:
-		return nil, nil
-	case json.RawMessage:
-		if len(p) > 0 && !json.Valid(p) {
-			return nil, errors.New("params are not valid JSON")
-		}
-		return p, nil
-	case []byte:
-		if !json.Valid(p) {
-			return nil, errors.New("params are not valid JSON")
-		}
-		return p, nil
-	}
-	return json.Marshal(params)
 }

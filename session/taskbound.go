@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"time"
+
+	"mcpscope/protocol"
 )
 
 // ErrTaskExpired: a followed task outlived the ttl its server gave it, after
@@ -62,7 +64,7 @@ func (s *Session) newTaskBound(id string) *taskBound {
 // saw notes what a poll (or a notification) said about the task: a new
 // status restarts the idle limit (its message does not); a ttl sets the
 // expiry.
-func (b *taskBound) saw(t Task, now time.Time) {
+func (b *taskBound) saw(t protocol.Task, now time.Time) {
 	if t.Status != b.seen {
 		b.seen, b.lastChange = t.Status, now
 	}
@@ -111,7 +113,7 @@ func (b *taskBound) check(status string, now time.Time) error {
 		status = "running"
 	}
 	still := fmt.Sprintf("; it is still %s on the server", status)
-	if (Task{Status: status}).Terminal() {
+	if (protocol.Task{Status: status}).Terminal() {
 		still = fmt.Sprintf("; it is %s, but its result never came", status)
 	}
 	switch {

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"mcpscope/protocol"
 )
 
 // The bounds of following a task, on a fixed clock: the idle limit counts
@@ -13,19 +15,19 @@ import (
 func TestTaskBound(t *testing.T) {
 	t0 := time.Date(2026, 7, 28, 12, 0, 0, 0, time.UTC)
 	b := &taskBound{id: "t1", idle: 2 * time.Second, hard: 10 * time.Second, hardAt: t0.Add(10 * time.Second), lastChange: t0}
-	b.saw(Task{Status: "working"}, t0)
+	b.saw(protocol.Task{Status: "working"}, t0)
 	if got := b.wait(60*time.Second, t0); got != 2*time.Second {
 		t.Fatalf("a 60 s poll interval with 2 s of idle limit left waits %s", got)
 	}
 	if err := b.check("working", t0.Add(1900*time.Millisecond)); err != nil {
 		t.Fatalf("before any limit: %v", err)
 	}
-	b.saw(Task{Status: "working", StatusMessage: "step 2"}, t0.Add(1900*time.Millisecond)) // a new message only: no change
+	b.saw(protocol.Task{Status: "working", StatusMessage: "step 2"}, t0.Add(1900*time.Millisecond)) // a new message only: no change
 	if err := b.check("working", t0.Add(2*time.Second)); !errors.Is(err, ErrIdleTimeout) {
 		t.Fatalf("a new status message alone must not restart the idle limit: %v", err)
 	}
 	b.lastChange = t0
-	b.saw(Task{Status: "input_required"}, t0.Add(1900*time.Millisecond)) // a change of status: the idle limit starts again
+	b.saw(protocol.Task{Status: "input_required"}, t0.Add(1900*time.Millisecond)) // a change of status: the idle limit starts again
 	if err := b.check("input_required", t0.Add(3*time.Second)); err != nil {
 		t.Fatalf("a new status restarts the idle limit: %v", err)
 	}
@@ -42,7 +44,7 @@ func TestTaskBound(t *testing.T) {
 	}
 	ttl := int64(1500)
 	b = &taskBound{id: "t2", lastChange: t0}
-	b.saw(Task{Status: "working", TTL: &ttl, CreatedAt: t0.Add(-time.Second).Format(time.RFC3339Nano)}, t0)
+	b.saw(protocol.Task{Status: "working", TTL: &ttl, CreatedAt: t0.Add(-time.Second).Format(time.RFC3339Nano)}, t0)
 	if got := b.wait(time.Second, t0); got != 500*time.Millisecond {
 		t.Fatalf("half a second of ttl left: the poll waits %s", got)
 	}
@@ -50,7 +52,7 @@ func TestTaskBound(t *testing.T) {
 		t.Fatalf("ttl: %v", err)
 	}
 	b = &taskBound{id: "t3", lastChange: t0}
-	b.saw(Task{Status: "working", TTL: &ttl, CreatedAt: t0.Add(time.Hour).Format(time.RFC3339)}, t0) // a server clock ahead
+	b.saw(protocol.Task{Status: "working", TTL: &ttl, CreatedAt: t0.Add(time.Hour).Format(time.RFC3339)}, t0) // a server clock ahead
 	if err := b.check("working", t0.Add(time.Second)); err != nil {
 		t.Fatalf("a createdAt in the future counts from now: %v", err)
 	}

@@ -9,39 +9,19 @@ import (
 	"time"
 
 	"mcpscope/journal"
+	"mcpscope/protocol"
 	"mcpscope/statestore"
 	"mcpscope/transport"
 )
 
-// Task is a task as the server last described it (2025-11-25 experimental
-// tasks; the 2026 tasks extension shares these fields).
-type Task struct {
-	TaskID        string `json:"taskId"`
-	Status        string `json:"status"`
-	StatusMessage string `json:"statusMessage,omitempty"`
-	CreatedAt     string `json:"createdAt,omitempty"`
-	LastUpdatedAt string `json:"lastUpdatedAt,omitempty"`
-	TTL           *int64 `json:"ttl,omitempty"`
-	PollInterval  int64  `json:"pollInterval,omitempty"`
-	// InputRequests are what an input_required task of the 2026 extension
-	// asks the client for, answered with tasks/update (tasksext.go).
-	InputRequests map[string]InputRequest `json:"inputRequests,omitempty"`
-	CallKey       string                  `json:"-"` // the call that created it, when it was ours
-}
-
-// Terminal reports whether the task is finished for good.
-func (t Task) Terminal() bool {
-	return t.Status == "completed" || t.Status == "failed" || t.Status == "cancelled"
-}
-
 // noteTaskLocked merges what a message says about a task.
-func (s *Session) noteTaskLocked(t Task, callKey string) {
+func (s *Session) noteTaskLocked(t protocol.Task, callKey string) {
 	if t.TaskID == "" {
 		return
 	}
 	cur := s.tasks[t.TaskID]
 	if cur == nil {
-		cur = &Task{TaskID: t.TaskID}
+		cur = &protocol.Task{TaskID: t.TaskID}
 		s.tasks[t.TaskID] = cur
 	}
 	keep := cur.CallKey
@@ -70,7 +50,7 @@ func (s *Session) noteTaskResultLocked(c *Call, e *journal.Envelope) {
 			return // the common case: no task to read, no second pass
 		}
 		var r struct {
-			Task Task `json:"task"`
+			Task protocol.Task `json:"task"`
 		}
 		if json.Unmarshal(result, &r) == nil && r.Task.TaskID != "" {
 			c.xw().taskID = r.Task.TaskID
@@ -78,18 +58,18 @@ func (s *Session) noteTaskResultLocked(c *Call, e *journal.Envelope) {
 			s.persistTaskLocked(c)
 		}
 	case "tasks/result":
-		s.forgetTaskLocked(TaskIDOf(c.Params))
+		s.forgetTaskLocked(protocol.TaskIDOf(c.Params))
 	case "tasks/get", "tasks/cancel":
-		var t Task
+		var t protocol.Task
 		if json.Unmarshal(result, &t) == nil {
 			s.noteTaskLocked(t, "")
 		}
 		if c.Method == "tasks/cancel" {
-			s.forgetTaskLocked(TaskIDOf(c.Params))
+			s.forgetTaskLocked(protocol.TaskIDOf(c.Params))
 		}
 	case "tasks/list":
 		var r struct {
-			Tasks []Task `json:"tasks"`
+			Tasks []protocol.Task `json:"tasks"`
 		}
 		if json.Unmarshal(result, &r) == nil {
 			for _, t := range r.Tasks {
@@ -100,10 +80,10 @@ func (s *Session) noteTaskResultLocked(c *Call, e *journal.Envelope) {
 }
 
 // Tasks returns every task seen in this session, oldest first.
-func (s *Session) Tasks() []Task {
+func (s *Session) Tasks() []protocol.Task {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]Task, 0, len(s.tasks))
+	out := make([]protocol.Task, 0, len(s.tasks))
 	for _, t := range s.tasks {
 		out = append(out, *t)
 	}
@@ -112,12 +92,12 @@ func (s *Session) Tasks() []Task {
 }
 
 // Task returns one task's latest state.
-func (s *Session) Task(id string) (Task, bool) {
+func (s *Session) Task(id string) (protocol.Task, bool) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	t, ok := s.tasks[id]
 	if !ok {
-		return Task{}, false
+		return protocol.Task{}, false
 	}
 	return *t, true
 }
@@ -128,7 +108,7 @@ func (s *Session) Task(id string) (Task, bool) {
 // extension is declared on every request and the server decides, so this is
 // a plain call.
 func (s *Session) CallAsTask(method string, params map[string]any, ttl time.Duration) *Call {
-	if s.Era() == EraModern {
+	if s.Era() == protocol.EraModern {
 		return s.Call(method, params)
 	}
 	p := map[string]any{}
@@ -150,8 +130,8 @@ func (s *Session) CallAsTask(method string, params map[string]any, ttl time.Dura
 // The follow is bounded (taskBound): a task that never ends is given up
 // with a timeout (its tasks/result cancelled, the task left running on the
 // server).
-func (s *Session) FollowTask(ctx context.Context, id string, onStatus func(Task)) (json.RawMessage, error) {
-	if s.Era() == EraModern {
+func (s *Session) FollowTask(ctx context.Context, id string, onStatus func(protocol.Task)) (json.RawMessage, error) {
+	if s.Era() == protocol.EraModern {
 		return s.followTaskExt(ctx, id, onStatus) // the tasks extension has no tasks/result
 	}
 	bound := s.newTaskBound(id)
@@ -181,7 +161,7 @@ func (s *Session) FollowTask(ctx context.Context, id string, onStatus func(Task)
 		if err := bound.check(last, now); err != nil {
 			return giveUp(err)
 		}
-		timer := time.NewTimer(bound.wait(pollEvery(t), now))
+		timer := time.NewTimer(bound.wait(protocol.PollEvery(t), now))
 		select {
 		case <-res.Done():
 			timer.Stop()
@@ -220,35 +200,6 @@ func (s *Session) FollowTask(ctx context.Context, id string, onStatus func(Task)
 	}
 }
 
-// pollEvery is how often to ask about a task: its pollInterval (never
-// under 100 ms), else every second.
-func pollEvery(t Task) time.Duration {
-	if t.PollInterval > 0 {
-		return max(time.Duration(t.PollInterval)*time.Millisecond, 100*time.Millisecond)
-	}
-	return time.Second
-}
-
-// TaskIDOf is the taskId a tasks/* request's params name, "" if none.
-func TaskIDOf(params json.RawMessage) string {
-	var p struct {
-		TaskID string `json:"taskId"`
-	}
-	_ = json.Unmarshal(params, &p)
-	return p.TaskID
-}
-
-// TaskHandle is the state-store handle of a task's record.
-func TaskHandle(taskID string) string {
-	b := []byte("task-" + taskID)
-	for i, c := range b {
-		if !(c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9' || c == '-' || c == '_') {
-			b[i] = '_'
-		}
-	}
-	return string(b)
-}
-
 // persistTaskLocked keeps a task created over HTTP as a rejoin handle: a new
 // mcpscope can fetch its status and result after this one is gone. It writes
 // synchronously (tasks are created rarely) so the record and its removal
@@ -258,7 +209,7 @@ func (s *Session) persistTaskLocked(c *Call) {
 		return
 	}
 	d := s.recordLocked(c)
-	d.Handle, d.LastEventIDs, d.Owner = TaskHandle(c.x().taskID), nil, nil
+	d.Handle, d.LastEventIDs, d.Owner = protocol.TaskHandle(c.x().taskID), nil, nil
 	s.queueStoreOp(func() { _ = s.putRecord(d, true) }) // a network call with Redis: never under s.mu
 }
 
@@ -268,7 +219,7 @@ func (s *Session) forgetTaskLocked(taskID string) {
 	if taskID == "" || s.opts.StateStore == nil || s.offline {
 		return
 	}
-	h := TaskHandle(taskID)
+	h := protocol.TaskHandle(taskID)
 	claim := s.taskClaims[taskID]
 	delete(s.taskClaims, taskID)
 	s.queueStoreOp(func() { // after the task's Put, off the lock
@@ -288,7 +239,7 @@ func (s *Session) forgetTaskLocked(taskID string) {
 func (s *Session) RejoinTask(d statestore.Detached) {
 	s.mu.Lock()
 	s.rejoined = true
-	if v, ok := preClaims.LoadAndDelete(TaskHandle(d.TaskID)); ok { // the lease ClaimCall took
+	if v, ok := preClaims.LoadAndDelete(protocol.TaskHandle(d.TaskID)); ok { // the lease ClaimCall took
 		if s.taskClaims == nil {
 			s.taskClaims = map[string]*statestore.Held{}
 		}
@@ -299,10 +250,10 @@ func (s *Session) RejoinTask(d statestore.Detached) {
 		s.nextID = d.NextID
 	}
 	s.mu.Unlock()
-	if d.Era == EraModern {
-		s.Adopt(EraVerdict{Era: EraModern, Reason: "rejoining a task of a " + ModernVersion + " server"})
+	if d.Era == protocol.EraModern {
+		s.Adopt(EraVerdict{Era: protocol.EraModern, Reason: "rejoining a task of a " + protocol.ModernVersion + " server"})
 	} else {
-		s.Adopt(EraVerdict{Era: EraLegacy, Reason: "rejoining a task in session " + d.SessionID})
+		s.Adopt(EraVerdict{Era: protocol.EraLegacy, Reason: "rejoining a task in session " + d.SessionID})
 		if h, ok := s.t.(transport.SessionHolder); ok {
 			h.SetSessionID(d.SessionID)
 		}
@@ -312,6 +263,6 @@ func (s *Session) RejoinTask(d statestore.Detached) {
 		}
 	}
 	s.mu.Lock()
-	s.noteTaskLocked(Task{TaskID: d.TaskID, Status: "working"}, "")
+	s.noteTaskLocked(protocol.Task{TaskID: d.TaskID, Status: "working"}, "")
 	s.mu.Unlock()
 }

@@ -8,51 +8,9 @@ import (
 	"strings"
 	"time"
 
+	"mcpscope/protocol"
 	"mcpscope/transport"
 )
-
-// TasksExtension is the identifier of the 2026-07-28 Tasks extension
-// (SEP-2663): tools/call may answer resultType "task"; tasks/get (which
-// carries the final result or error), tasks/update, tasks/cancel and
-// notifications/tasks follow it. There is no tasks/result or tasks/list.
-const TasksExtension = "io.modelcontextprotocol/tasks"
-
-// UnmarshalJSON reads a task in either flavour: the 2025-11-25 fields ttl
-// and pollInterval, or the extension's ttlMs and pollIntervalMs.
-func (t *Task) UnmarshalJSON(b []byte) error {
-	type plain Task
-	var v struct {
-		plain
-		TTLMs          *int64 `json:"ttlMs"`
-		PollIntervalMs int64  `json:"pollIntervalMs"`
-	}
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
-	}
-	*t = Task(v.plain)
-	if t.TTL == nil {
-		t.TTL = v.TTLMs
-	}
-	if t.PollInterval == 0 {
-		t.PollInterval = v.PollIntervalMs
-	}
-	return nil
-}
-
-// ServerHasTasks reports whether a server's capabilities (caps) declare
-// tasks: the tasks capability (2025-11-25) or the tasks extension
-// (2026-07-28).
-func ServerHasTasks(caps json.RawMessage) bool {
-	var c struct {
-		Tasks      json.RawMessage            `json:"tasks"`
-		Extensions map[string]json.RawMessage `json:"extensions"`
-	}
-	if json.Unmarshal(caps, &c) != nil {
-		return false
-	}
-	ext, ok := c.Extensions[TasksExtension]
-	return hasValue(c.Tasks) || ok && string(ext) != "null"
-}
 
 // WhyNotDetachable says why no call of this session could be detached,
 // known before one is sent: WhyNotRejoinable's reasons, and a 2026-07-28
@@ -63,40 +21,17 @@ func (s *Session) WhyNotDetachable() string {
 	if why := s.WhyNotRejoinable(); why != "" {
 		return why
 	}
-	if s.Era() == EraModern && !ServerHasTasks(s.Info().Capabilities) {
-		return "the server speaks " + ModernVersion + ", which cannot resume a call's stream, and declares no tasks extension (" +
-			TasksExtension + "): it could only answer on the stream, which nothing could rejoin"
+	if s.Era() == protocol.EraModern && !protocol.ServerHasTasks(s.Info().Capabilities) {
+		return "the server speaks " + protocol.ModernVersion + ", which cannot resume a call's stream, and declares no tasks extension (" +
+			protocol.TasksExtension + "): it could only answer on the stream, which nothing could rejoin"
 	}
 	return ""
-}
-
-// withTasksExtension adds the extension to per-request client capabilities
-// (an empty object declares support), keeping everything else as it is.
-func withTasksExtension(caps json.RawMessage) json.RawMessage {
-	var m map[string]json.RawMessage
-	if json.Unmarshal(caps, &m) != nil || m == nil {
-		m = map[string]json.RawMessage{}
-	}
-	var ext map[string]json.RawMessage
-	if json.Unmarshal(m["extensions"], &ext) != nil || ext == nil {
-		ext = map[string]json.RawMessage{}
-	}
-	if _, ok := ext[TasksExtension]; ok {
-		return caps
-	}
-	ext[TasksExtension] = json.RawMessage("{}")
-	m["extensions"], _ = json.Marshal(ext)
-	out, err := json.Marshal(m)
-	if err != nil {
-		return caps
-	}
-	return out
 }
 
 // noteTaskExtLocked reads a CreateTaskResult (resultType "task", the task's
 // fields flat in the result) and keeps the task as a rejoin handle.
 func (s *Session) noteTaskExtLocked(c *Call, result json.RawMessage) {
-	var t Task
+	var t protocol.Task
 	if json.Unmarshal(result, &t) != nil || t.TaskID == "" {
 		return
 	}
@@ -122,7 +57,7 @@ type taskOutcome struct {
 // (AnswerTask). The task's rejoin record goes once it is terminal. The
 // follow is bounded (taskBound): a task that never ends is given up with a
 // timeout, and goes on on the server.
-func (s *Session) followTaskExt(ctx context.Context, id string, onStatus func(Task)) (json.RawMessage, error) {
+func (s *Session) followTaskExt(ctx context.Context, id string, onStatus func(protocol.Task)) (json.RawMessage, error) {
 	bound := s.newTaskBound(id)
 	last := ""
 	var bare bool // completed without a result once: asked again, once
@@ -135,7 +70,7 @@ func (s *Session) followTaskExt(ctx context.Context, id string, onStatus func(Ta
 		if err != nil {
 			return nil, err
 		}
-		var t Task
+		var t protocol.Task
 		var o taskOutcome
 		if err := json.Unmarshal(raw, &t); err != nil {
 			return nil, &Failure{Reason: "the server's tasks/get result is unreadable", Cause: err}
@@ -159,7 +94,7 @@ func (s *Session) followTaskExt(ctx context.Context, id string, onStatus func(Ta
 				bound.lastChange = time.Now() // answers sent: the task moves on (a person may have taken a while)
 			}
 		}
-		if t.Status == "completed" && !hasValue(o.Result) && !bare {
+		if t.Status == "completed" && !protocol.HasValue(o.Result) && !bare {
 			// The extension inlines a completed task's result in tasks/get;
 			// one without is asked about again at once (the server may have
 			// been caught between its status and its result), and what that
@@ -172,7 +107,7 @@ func (s *Session) followTaskExt(ctx context.Context, id string, onStatus func(Ta
 			s.forgetTaskLocked(id)
 			s.mu.Unlock()
 			switch {
-			case t.Status == "completed" && !hasValue(o.Result):
+			case t.Status == "completed" && !protocol.HasValue(o.Result):
 				return nil, &Failure{Reason: fmt.Sprintf("invalid result: task %s completed, but tasks/get carried no result (twice)", id), Kind: ErrInvalidResult}
 			case t.Status == "completed":
 				return o.Result, nil
@@ -186,7 +121,7 @@ func (s *Session) followTaskExt(ctx context.Context, id string, onStatus func(Ta
 		if err := bound.check(t.Status, now); err != nil {
 			return nil, err
 		}
-		timer := time.NewTimer(bound.wait(pollEvery(t), now))
+		timer := time.NewTimer(bound.wait(protocol.PollEvery(t), now))
 		select {
 		case <-ctx.Done():
 			timer.Stop()
@@ -197,11 +132,6 @@ func (s *Session) followTaskExt(ctx context.Context, id string, onStatus func(Ta
 			return nil, err
 		}
 	}
-}
-
-// hasValue reports whether a member was present and not null.
-func hasValue(raw json.RawMessage) bool {
-	return len(raw) > 0 && string(raw) != "null"
 }
 
 // AutoAnswerTasks makes the session answer input_required tasks as soon as

@@ -8,6 +8,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
+	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/statestore"
 	"mcpscope/transport"
@@ -59,7 +60,7 @@ func TestInfoView(t *testing.T) {
 // columns keeps the era while it shortens the rest.
 func TestStatusBarConnectionAndEra(t *testing.T) {
 	s, _ := liveSession(t, nil)
-	s.Adopt(session.EraVerdict{Era: session.EraLegacy, Reason: "server/discover got HTTP 404 (the server predates 2026)"})
+	s.Adopt(session.EraVerdict{Era: protocol.EraLegacy, Reason: "server/discover got HTTP 404 (the server predates 2026)"})
 	m := newTestModel(t, s, 80, 24)
 	refresh(m)
 	bar := func() string { return strings.Split(screen(m), "\n")[0] }
@@ -88,7 +89,7 @@ func TestStatusBarEraReasonWholeWhenRoom(t *testing.T) {
 		"no answer to server/discover on stdio (timed out after 3s)",
 	} {
 		s, _ := liveSession(t, nil)
-		s.Adopt(session.EraVerdict{Era: session.EraLegacy, Reason: reason})
+		s.Adopt(session.EraVerdict{Era: protocol.EraLegacy, Reason: reason})
 		clause, _, _ := strings.Cut(reason, " (")
 		for _, w := range []int{200, 120, 80, 60} {
 			m := newTestModel(t, s, w, 24)

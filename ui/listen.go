@@ -7,6 +7,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"mcpscope/internal/termsafe"
+	"mcpscope/protocol"
 	"mcpscope/session"
 	formview "mcpscope/ui/form"
 	"mcpscope/ui/listen"
@@ -16,7 +17,7 @@ import (
 // openListen opens the listen view (ui/listen) in the modern era; elsewhere
 // it says why there is nothing to open.
 func (m *Model) openListen() {
-	if era := m.s.Era(); era != session.EraModern {
+	if era := m.s.Era(); era != protocol.EraModern {
 		if era == "" {
 			era = "undecided"
 		}

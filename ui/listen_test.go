@@ -10,6 +10,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"mcpscope/internal/testkit/testservers"
+	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/statestore"
 	"mcpscope/themes"
@@ -56,7 +57,7 @@ func modernModel(t *testing.T, url string, r *Responder, w int) (*session.Sessio
 	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 	defer cancel()
 	v, err := s.Probe(ctx, 20*time.Second)
-	if err != nil || v.Era != session.EraModern {
+	if err != nil || v.Era != protocol.EraModern {
 		t.Fatalf("probe: %+v %v", v, err)
 	}
 	s.Adopt(v)
@@ -160,7 +161,7 @@ func TestListenRelistenChain(t *testing.T) {
 		second = first.Next()
 		return second != nil && second.Snapshot().Ack != nil
 	})
-	if string(session.StripMeta(second.Params)) != string(session.StripMeta(first.Params)) {
+	if string(protocol.StripMeta(second.Params)) != string(protocol.StripMeta(first.Params)) {
 		t.Fatalf("re-listened with other params:\n%s\n%s", first.Params, second.Params)
 	}
 	press(m, "down") // select the replacement
@@ -182,7 +183,7 @@ func TestListenRelistenChain(t *testing.T) {
 // text is inert.
 func TestListenViewGolden(t *testing.T) {
 	s, f := liveSession(t, nil)
-	s.Adopt(session.EraVerdict{Era: session.EraModern, Reason: "server/discover lists 2026-07-28"})
+	s.Adopt(session.EraVerdict{Era: protocol.EraModern, Reason: "server/discover lists 2026-07-28"})
 	m := newTestModel(t, s, 100, 30)
 	press(m, "listen", "listen-new", "form-next", "form-next", "form-next")
 	typeText(m, "demo://a, demo://b\x1b[2J")
@@ -247,7 +248,7 @@ func TestListenViewGolden(t *testing.T) {
 // In the legacy era the key explains that notifications arrive unasked.
 func TestListenLegacyExplains(t *testing.T) {
 	s, _ := liveSession(t, nil)
-	s.Adopt(session.EraVerdict{Era: session.EraLegacy, Reason: "server/discover got HTTP 404"})
+	s.Adopt(session.EraVerdict{Era: protocol.EraLegacy, Reason: "server/discover got HTTP 404"})
 	m := newTestModel(t, s, 120, 30)
 	press(m, "listen")
 	if m.top() != nil || !strings.Contains(screen(m), "this session's era is legacy: the server sends notifications unasked") {

@@ -14,6 +14,7 @@ import (
 
 	"mcpscope/framestore"
 	"mcpscope/internal/termsafe"
+	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/statestore"
 	"mcpscope/themes"
@@ -658,7 +659,7 @@ func (m *Model) paste(msg tea.PasteMsg) tea.Cmd {
 }
 
 func prettyParams(raw json.RawMessage) []byte {
-	raw = session.StripMeta(raw)
+	raw = protocol.StripMeta(raw)
 	if len(raw) == 0 {
 		return []byte("{}")
 	}

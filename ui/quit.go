@@ -5,6 +5,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
+	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/ui/quitask"
 	"mcpscope/ui/view"
@@ -68,8 +69,8 @@ func (m *Model) whyLost(sn session.CallSnapshot) string {
 		return "a stdio server ends with mcpscope, and its calls with it"
 	case sn.Method == "subscriptions/listen":
 		return "a listen stream ends with mcpscope: its notifications stop"
-	case m.info.Era == session.EraModern:
-		return "a " + session.ModernVersion + " stream cannot be resumed: only a task can be rejoined (run it as a task: " +
+	case m.info.Era == protocol.EraModern:
+		return "a " + protocol.ModernVersion + " stream cannot be resumed: only a task can be rejoined (run it as a task: " +
 			m.keyOf("form-task") + " in the tool's form)"
 	case m.opts.StateStore == nil:
 		return "no state store to keep it in"

@@ -11,6 +11,7 @@ import (
 
 	"mcpscope/internal/testkit/redistest"
 	"mcpscope/internal/testkit/testservers"
+	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/statestore"
 	"mcpscope/statestore/redisstore"
@@ -172,7 +173,7 @@ func TestReconnectNowAndResumeEvents(t *testing.T) {
 // The era decision shows in the status bar (short) and in help (full).
 func TestEraInStatusBarAndHelp(t *testing.T) {
 	s, _ := liveSession(t, nil)
-	s.Adopt(session.EraVerdict{Era: session.EraLegacy, Reason: "server/discover got HTTP 404 (the server predates 2026)"})
+	s.Adopt(session.EraVerdict{Era: protocol.EraLegacy, Reason: "server/discover got HTTP 404 (the server predates 2026)"})
 	m := newTestModel(t, s, 120, 30)
 	refresh(m)
 	got := screen(m)
@@ -321,7 +322,7 @@ func TestProbeErrorIsNoFailure(t *testing.T) {
 	}()
 	f.sentWith(t, `"server/discover"`)
 	f.inject(`{"jsonrpc":"2.0","id":1,"error":{"code":-32601,"message":"Method not found"}}`)
-	if v := <-done; v.Era != session.EraLegacy || !v.Answered {
+	if v := <-done; v.Era != protocol.EraLegacy || !v.Answered {
 		t.Fatalf("verdict %+v", v)
 	}
 	refresh(m)

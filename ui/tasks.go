@@ -6,6 +6,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"mcpscope/internal/termsafe"
+	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/ui/tasks"
 	"mcpscope/ui/view"
@@ -17,11 +18,11 @@ type taskIntents struct{ m *Model }
 
 func (m *Model) openTasks() { m.open(tasks.New(taskIntents{m})) }
 
-func (ti taskIntents) Tasks() []session.Task { return ti.m.s.Tasks() }
-func (ti taskIntents) Era() string           { return ti.m.s.Era() }
-func (ti taskIntents) CannotSend() string    { return ti.m.cannotSend() }
+func (ti taskIntents) Tasks() []protocol.Task { return ti.m.s.Tasks() }
+func (ti taskIntents) Era() string            { return ti.m.s.Era() }
+func (ti taskIntents) CannotSend() string     { return ti.m.cannotSend() }
 
-func (ti taskIntents) Ask(method string, t session.Task) view.Action {
+func (ti taskIntents) Ask(method string, t protocol.Task) view.Action {
 	c := ti.m.s.Call(method, map[string]any{"taskId": t.TaskID})
 	what := "asked the status of task "
 	if method == "tasks/cancel" {
@@ -30,13 +31,15 @@ func (ti taskIntents) Ask(method string, t session.Task) view.Action {
 	return view.Flash(what + termsafe.Line(t.TaskID) + " (call " + c.Key + ")")
 }
 
-func (ti taskIntents) Follow(t session.Task) view.Action { return view.Action{Cmd: ti.m.followTask(t)} }
+func (ti taskIntents) Follow(t protocol.Task) view.Action {
+	return view.Action{Cmd: ti.m.followTask(t)}
+}
 
-func (ti taskIntents) Open(t session.Task) view.Action {
+func (ti taskIntents) Open(t protocol.Task) view.Action {
 	m := ti.m
 	calls := m.s.Calls()
 	for i := len(calls) - 1; i >= 0; i-- {
-		if (calls[i].Method == "tasks/get" || calls[i].Method == "tasks/result") && session.TaskIDOf(calls[i].Params) == t.TaskID {
+		if (calls[i].Method == "tasks/get" || calls[i].Method == "tasks/result") && protocol.TaskIDOf(calls[i].Params) == t.TaskID {
 			m.showCall(calls[i], 1)
 			return view.Action{}
 		}
@@ -66,10 +69,10 @@ func (ti taskIntents) Global(name string) view.Action {
 // Result asks tasks/result, which blocks until the task ends: no idle
 // timeout. The 2026 extension has none: tasks/get carries the result once
 // completed.
-func (ti taskIntents) Result(t session.Task) view.Action {
+func (ti taskIntents) Result(t protocol.Task) view.Action {
 	m := ti.m
 	c := m.s.CallWith("tasks/result", map[string]any{"taskId": t.TaskID}, session.CallOptions{Timeout: -1})
-	if m.s.Era() == session.EraModern {
+	if m.s.Era() == protocol.EraModern {
 		c = m.s.Call("tasks/get", map[string]any{"taskId": t.TaskID})
 	}
 	m.refresh()
@@ -81,7 +84,7 @@ func (ti taskIntents) Result(t session.Task) view.Action {
 // followTask polls a 2026 extension task in the background until it ends
 // (the extension has no blocking tasks/result); what it asks for on the way
 // is put to the user like any server request.
-func (m *Model) followTask(t session.Task) tea.Cmd {
+func (m *Model) followTask(t protocol.Task) tea.Cmd {
 	id := termsafe.Line(t.TaskID)
 	if m.following[t.TaskID] {
 		m.setFlash("already following task " + id)

@@ -14,6 +14,7 @@ import (
 	"mcpscope/framestore"
 	"mcpscope/internal/testkit/waitfor"
 	"mcpscope/journal"
+	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/statestore"
 	"mcpscope/themes"
@@ -153,7 +154,7 @@ func wfFixture(t *testing.T, w, h int) (*Model, *session.Session, *wfClock) {
 	pending := send(3.2, "tools/call", tool("slow"), session.CallOptions{})
 	f.in(3.4, "", `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"hello Ada"}]}}`)
 	// A 2026-07-28 request whose response stream breaks is sent again.
-	s.Adopt(session.EraVerdict{Era: session.EraModern, Reason: "test"})
+	s.Adopt(session.EraVerdict{Era: protocol.EraModern, Reason: "test"})
 	echo := send(3.3, "tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "hi"}}, session.CallOptions{})
 	f.event(3.35, transport.Meta{Event: transport.EvStreamDropped, Stream: "post:" + echo.Key, Detail: "cut"})
 	waitFor(t, "the re-issue of #"+echo.Key, func() bool { n := echo.Next(); return n != nil && n.Snapshot().Seq != 0 })

@@ -19,6 +19,7 @@ import (
 
 	"mcpscope/artifact/scan"
 	"mcpscope/journal"
+	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -167,13 +168,13 @@ func FromSession(ctx context.Context, s *session.Session, source string) *Snapsh
 
 // FromJournal reads a journal's catalog: the server's info from its
 // handshake, and for each list the last listing it recorded, rebuilt as an
-// offline session rebuilds it (session.LastListing). Lists it never
+// offline session rebuilds it (protocol.LastListing). Lists it never
 // recorded whole are nil.
 func FromJournal(path string) (*Snapshot, error) {
 	var (
 		in    scan.Info
-		asked = map[int]string{}                    // call index → the cursor of a list request
-		pages = map[string][]session.RecordedPage{} // method → its answered pages from the last first page on
+		asked = map[int]string{}                     // call index → the cursor of a list request
+		pages = map[string][]protocol.RecordedPage{} // method → its answered pages from the last first page on
 	)
 	methods := map[string]list{}
 	for _, l := range lists {
@@ -192,16 +193,16 @@ func FromJournal(path string) (*Snapshot, error) {
 		}
 		switch {
 		case fr.Dir == transport.Out && fr.Env.Class() == journal.ClassRequest:
-			asked[fr.CallIndex] = session.ParamsCursor(fr.Env.Params)
+			asked[fr.CallIndex] = protocol.ParamsCursor(fr.Env.Params)
 		case fr.Dir == transport.In && (fr.Env.Result != nil || fr.Env.Error != nil):
 			cursor, ok := asked[fr.CallIndex]
 			delete(asked, fr.CallIndex)
 			if !ok || fr.Env.Error != nil {
 				return nil
 			}
-			p := session.RecordedPage{Cursor: cursor, Result: bytes.Clone(fr.Env.Result)}
+			p := protocol.RecordedPage{Cursor: cursor, Result: bytes.Clone(fr.Env.Result)}
 			if cursor == "" {
-				pages[l.Method] = []session.RecordedPage{p}
+				pages[l.Method] = []protocol.RecordedPage{p}
 			} else if len(pages[l.Method]) > 0 {
 				pages[l.Method] = append(pages[l.Method], p)
 			}
@@ -235,8 +236,8 @@ func FromJournal(path string) (*Snapshot, error) {
 // recordedItems are the items of the listing LastListing picks from pages;
 // why says why there are none: "none" when no first page was answered, else
 // what is wrong with the listing (a page unreadable, pages missing).
-func recordedItems(l list, pages []session.RecordedPage) (items []json.RawMessage, why string) {
-	run := session.LastListing(pages)
+func recordedItems(l list, pages []protocol.RecordedPage) (items []json.RawMessage, why string) {
+	run := protocol.LastListing(pages)
 	if len(run) == 0 {
 		return nil, "none"
 	}

@@ -12,7 +12,7 @@ import (
 	"sync"
 
 	"mcpscope/internal/httpserve"
-	"mcpscope/session"
+	"mcpscope/protocol"
 )
 
 // queueLen bounds what waits for a session's standalone GET stream.
@@ -45,7 +45,7 @@ type httpSession struct {
 	cancel context.CancelFunc
 }
 
-func (h *HTTP) legacy() bool { return h.s.rec.Era != session.EraModern }
+func (h *HTTP) legacy() bool { return h.s.rec.Era != protocol.EraModern }
 
 func (h *HTTP) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	switch r.Method {

@@ -24,6 +24,7 @@ import (
 	"mcpscope/connect"
 	"mcpscope/internal/testkit/recordtest"
 	"mcpscope/internal/testkit/testservers"
+	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -343,19 +344,19 @@ func TestModernRecording(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	url := testservers.StartHTTP(t, testservers.HTTPOpts{Stateless: true})
 	path := recordtest.Record(t, "modern", connect.Spec{URL: url}, func(ctx context.Context, t testing.TB, s *session.Session) {
-		if s.Info().Era != session.EraModern {
+		if s.Info().Era != protocol.EraModern {
 			t.Fatalf("era %s", s.Info().Era)
 		}
 		recordtest.Lists(ctx, t, s)
 		recordtest.Tool(ctx, t, s, "echo", map[string]any{"message": "hello"})
 	})
 	rec := load(t, path)
-	if rec.Era != session.EraModern || rec.Init != nil || rec.Discover == nil {
+	if rec.Era != protocol.EraModern || rec.Init != nil || rec.Discover == nil {
 		t.Fatalf("recording: era %s, init %v, discover %v", rec.Era, rec.Init != nil, rec.Discover != nil)
 	}
 	endpoint := serveHTTP(t, mock.New(rec, mock.Options{NoWait: true}))
 	replayed := recordtest.Record(t, "replayed", connect.Spec{URL: endpoint}, func(ctx context.Context, t testing.TB, s *session.Session) {
-		if s.Info().Era != session.EraModern {
+		if s.Info().Era != protocol.EraModern {
 			t.Errorf("served era %s", s.Info().Era)
 		}
 		res, err := recordtest.Tool(ctx, t, s, "echo", map[string]any{"message": "hello"})
@@ -369,9 +370,9 @@ func TestModernRecording(t *testing.T) {
 	}
 	// A client of the initialize era: its initialize is answered from the
 	// recorded server/discover, without a session.
-	recordtest.Record(t, "legacy-client", connect.Spec{URL: endpoint, Era: session.EraLegacy}, func(ctx context.Context, t testing.TB, s *session.Session) {
+	recordtest.Record(t, "legacy-client", connect.Spec{URL: endpoint, Era: protocol.EraLegacy}, func(ctx context.Context, t testing.TB, s *session.Session) {
 		in := s.Info()
-		if in.ProtocolVersion >= session.ModernVersion || in.ProtocolVersion == "" || in.ServerInfo.Name != "mcpscope-everything" || in.SessionID != "" {
+		if in.ProtocolVersion >= protocol.ModernVersion || in.ProtocolVersion == "" || in.ServerInfo.Name != "mcpscope-everything" || in.SessionID != "" {
 			t.Errorf("a 2025 client was told %+v", in)
 		}
 		res, err := recordtest.Tool(ctx, t, s, "echo", map[string]any{"message": "hello"})

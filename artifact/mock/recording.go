@@ -29,6 +29,7 @@ import (
 
 	"mcpscope/artifact/scan"
 	"mcpscope/journal"
+	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -227,7 +228,7 @@ func Load(path string) (*Recording, error) {
 		return nil, fmt.Errorf("%s holds no handshake (no initialize and no server/discover): nothing to serve", path)
 	}
 	if r.Era == "" {
-		r.Era = session.EraLegacy
+		r.Era = protocol.EraLegacy
 	}
 	for _, ex := range r.Calls {
 		if !ex.answered && ex.status == 0 {

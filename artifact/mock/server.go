@@ -12,6 +12,7 @@ import (
 
 	"mcpscope/internal/termsafe"
 	"mcpscope/journal"
+	"mcpscope/protocol"
 	"mcpscope/session"
 )
 
@@ -373,12 +374,12 @@ func (r *Recording) synthInit(params json.RawMessage) json.RawMessage {
 	}
 	_ = json.Unmarshal(params, &p)
 	version := ""
-	if slices.Contains(d.SupportedVersions, p.ProtocolVersion) && p.ProtocolVersion < session.ModernVersion {
+	if slices.Contains(d.SupportedVersions, p.ProtocolVersion) && p.ProtocolVersion < protocol.ModernVersion {
 		version = p.ProtocolVersion
 	}
 	if version == "" {
 		for _, v := range d.SupportedVersions {
-			if v < session.ModernVersion && v > version {
+			if v < protocol.ModernVersion && v > version {
 				version = v
 			}
 		}
@@ -387,7 +388,7 @@ func (r *Recording) synthInit(params json.RawMessage) json.RawMessage {
 		version = "2025-11-25"
 	}
 	res := map[string]any{"protocolVersion": version, "capabilities": orEmptyObject(d.Capabilities)}
-	if si, ok := d.Meta[session.MetaServerInfo]; ok {
+	if si, ok := d.Meta[protocol.MetaServerInfo]; ok {
 		res["serverInfo"] = si
 	} else {
 		res["serverInfo"] = r.ServerInfo

@@ -17,6 +17,7 @@ import (
 	"mcpscope/artifact/diff"
 	"mcpscope/artifact/scan"
 	"mcpscope/journal"
+	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -71,7 +72,7 @@ func Load(path string) (*Recording, error) {
 				r.Answers[m] = e.Result
 			}
 		case fr.Dir == transport.Out && e.Class() == journal.ClassRequest && fr.Call != nil:
-			c := &Call{Seq: fr.Seq, Key: fr.Call.Key, Method: e.Method, Name: fr.Call.Name, Params: session.StripMeta(e.Params)}
+			c := &Call{Seq: fr.Seq, Key: fr.Call.Key, Method: e.Method, Name: fr.Call.Name, Params: protocol.StripMeta(e.Params)}
 			var p map[string]json.RawMessage
 			if json.Unmarshal(e.Params, &p) == nil {
 				_, a := p["inputResponses"]

@@ -15,6 +15,7 @@ import (
 	"mcpscope/connect"
 	"mcpscope/internal/testkit/recordtest"
 	"mcpscope/internal/testkit/testservers"
+	"mcpscope/protocol"
 	"mcpscope/session"
 )
 
@@ -180,7 +181,7 @@ func TestMRTR(t *testing.T) {
 	answer := json.RawMessage(`{"action":"accept","content":{"name":"Ada","age":36,"colour":"green"}}`)
 	path := recordtest.Record(t, "ask", connect.Spec{URL: url, Answers: map[string]json.RawMessage{"elicitation/create": answer}},
 		func(ctx context.Context, t testing.TB, s *session.Session) {
-			if s.Info().Era != session.EraModern {
+			if s.Info().Era != protocol.EraModern {
 				t.Fatalf("era %s", s.Info().Era)
 			}
 			res, err := recordtest.Tool(ctx, t, s, "ask", map[string]any{"message": "who?"})

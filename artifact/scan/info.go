@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"mcpscope/journal"
+	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -65,17 +66,17 @@ func (in *Info) Observe(fr *Frame) {
 	case "initialize":
 		var r session.InitResult
 		if json.Unmarshal(fr.Env.Result, &r) == nil {
-			in.Era, in.ProtocolVersion = session.EraLegacy, r.ProtocolVersion
+			in.Era, in.ProtocolVersion = protocol.EraLegacy, r.ProtocolVersion
 			in.ServerInfo, in.Capabilities, in.Instructions = r.ServerInfo, r.Capabilities, r.Instructions
 		}
 	case "server/discover":
 		var d session.DiscoverResult
-		if json.Unmarshal(fr.Env.Result, &d) != nil || !slices.Contains(d.SupportedVersions, session.ModernVersion) {
+		if json.Unmarshal(fr.Env.Result, &d) != nil || !slices.Contains(d.SupportedVersions, protocol.ModernVersion) {
 			return // a legacy server's answer to the probe: initialize follows
 		}
-		in.Era, in.ProtocolVersion = session.EraModern, session.ModernVersion
+		in.Era, in.ProtocolVersion = protocol.EraModern, protocol.ModernVersion
 		in.Capabilities, in.Instructions = d.Capabilities, d.Instructions
-		if si, ok := d.Meta[session.MetaServerInfo]; ok {
+		if si, ok := d.Meta[protocol.MetaServerInfo]; ok {
 			_ = json.Unmarshal(si, &in.ServerInfo)
 		}
 	}
@@ -98,8 +99,8 @@ func (in *Info) observeClient(e *journal.Envelope) {
 			in.ClientCapabilities = p.Capabilities
 		}
 	case "server/discover":
-		if json.Unmarshal(e.Params, &p) == nil && len(p.Meta[session.MetaClientCapabilities]) > 0 {
-			in.ClientCapabilities = p.Meta[session.MetaClientCapabilities]
+		if json.Unmarshal(e.Params, &p) == nil && len(p.Meta[protocol.MetaClientCapabilities]) > 0 {
+			in.ClientCapabilities = p.Meta[protocol.MetaClientCapabilities]
 		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 
 	mcpconnect "mcpscope/connect"
 	"mcpscope/internal/testkit/clienttest"
+	"mcpscope/protocol"
 	"mcpscope/session"
 )
 
@@ -35,7 +36,7 @@ func modernClient(t *testing.T, url string) *session.Session {
 	t.Helper()
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	s := clienttest.Connect(t, mcpconnect.Spec{URL: url, NoJournal: true, Era: "modern"})
-	if s.Era() != session.EraModern {
+	if s.Era() != protocol.EraModern {
 		t.Fatalf("era %s", s.Era())
 	}
 	return s
@@ -69,7 +70,7 @@ func TestTasksOverHTTP(t *testing.T) {
 	if _, err := s.Call("tasks/cancel", map[string]any{"taskId": id}).Wait(testCtx(t)); err != nil {
 		t.Fatalf("tasks/cancel: %v", err)
 	}
-	var tk session.Task
+	var tk protocol.Task
 	if err := json.Unmarshal(clienttest.Call(t, s.Call("tasks/get", map[string]any{"taskId": id})), &tk); err != nil || tk.Status != "cancelled" {
 		t.Fatalf("after tasks/cancel: %+v %v", tk, err)
 	}
@@ -83,7 +84,7 @@ func TestTasksOverHTTP(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	var seen []string
-	res, err := s.FollowTask(ctx, id, func(tk session.Task) { seen = append(seen, tk.Status+" "+tk.StatusMessage) })
+	res, err := s.FollowTask(ctx, id, func(tk protocol.Task) { seen = append(seen, tk.Status+" "+tk.StatusMessage) })
 	if err != nil || !strings.Contains(clienttest.ResultText(res), "finished 3 steps in") {
 		t.Fatalf("following the task: %s %v (statuses %v)", res, err, seen)
 	}
@@ -104,7 +105,7 @@ func TestTaskStatusMessage(t *testing.T) {
 	defer s.Call("tasks/cancel", map[string]any{"taskId": id})
 	deadline := time.Now().Add(wait)
 	for {
-		var tk session.Task
+		var tk protocol.Task
 		_ = json.Unmarshal(clienttest.Call(t, s.Call("tasks/get", map[string]any{"taskId": id})), &tk)
 		if strings.HasPrefix(tk.StatusMessage, "step ") && strings.HasSuffix(tk.StatusMessage, "/600") {
 			return

@@ -18,6 +18,7 @@ import (
 	"mcpscope/framestore"
 	"mcpscope/internal/termsafe"
 	"mcpscope/journal"
+	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/transport"
 	"mcpscope/ui/keys"
@@ -417,7 +418,7 @@ func (v *View) setTabs(docs []*pager.Doc, names []string, copies []func() ([]byt
 // inputRequestLines lists what an input_required round asks for, and
 // where the chain went.
 func inputRequestLines(sn session.CallSnapshot) []string {
-	var ir session.InputRequired
+	var ir protocol.InputRequired
 	_ = json.Unmarshal(sn.Result, &ir)
 	l := []string{fmt.Sprintf("input_required (MRTR round %d): the server asks for %d input(s):", sn.Round+1, len(ir.InputRequests))}
 	names := make([]string, 0, len(ir.InputRequests))

@@ -16,7 +16,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"mcpscope/internal/termsafe"
-	"mcpscope/session"
+	"mcpscope/protocol"
 	"mcpscope/ui/keys"
 	"mcpscope/ui/view"
 	"mcpscope/ui/widget"
@@ -400,7 +400,7 @@ func (f *Form) toRaw(c view.Context) {
 
 // pretty indents a JSON object for the raw editor.
 func pretty(raw json.RawMessage) []byte {
-	raw = session.StripMeta(raw)
+	raw = protocol.StripMeta(raw)
 	var v any
 	if len(raw) == 0 || json.Unmarshal(raw, &v) != nil {
 		return raw

@@ -16,7 +16,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"mcpscope/internal/termsafe"
-	"mcpscope/session"
+	"mcpscope/protocol"
 	"mcpscope/themes"
 	"mcpscope/ui/keys"
 	"mcpscope/ui/view"
@@ -28,21 +28,21 @@ const Scope keys.Scope = "tasks"
 
 // Session is what the view reads of the session and the intents it sends.
 type Session interface {
-	Tasks() []session.Task
+	Tasks() []protocol.Task
 	Era() string
 	// CannotSend is why nothing can be asked of the server ("" when it can).
 	CannotSend() string
 	// Ask sends method (tasks/get, tasks/cancel) about the task and says so.
-	Ask(method string, t session.Task) view.Action
+	Ask(method string, t protocol.Task) view.Action
 	// Result fetches the task's result (tasks/result, which waits for the
 	// task) and opens it.
-	Result(t session.Task) view.Action
+	Result(t protocol.Task) view.Action
 	// Follow polls a 2026 extension task until it ends.
-	Follow(t session.Task) view.Action
+	Follow(t protocol.Task) view.Action
 	// Open opens the task's detail: the newest call of this session about
 	// it (tasks/get, which in the 2026 extension carries the result, or
 	// tasks/result), else the call that created it. It sends nothing.
-	Open(t session.Task) view.Action
+	Open(t protocol.Task) view.Action
 	// Global runs a global binding the view gives no meaning of its own
 	// as it runs over the panes (C opens the catalog, w the waterfall…).
 	Global(name string) view.Action
@@ -59,7 +59,7 @@ var passed = []string{"catalog", "send-raw", "log-level", "theme", "rejoinable",
 // View is the list and its selection.
 type View struct {
 	s    Session
-	list []session.Task
+	list []protocol.Task
 	sel  int
 }
 
@@ -77,29 +77,29 @@ var Keys = view.Group{Scope: Scope, Bindings: bindings.Keys(),
 
 var bindings = view.Bindings[*View]{
 	{Binding: keys.Binding{Name: "task-open", Scope: Scope, Keys: []string{"enter"}, Help: "open the task's detail: its newest tasks/get or tasks/result, else the call that created it (sends nothing)", Short: "detail"},
-		Run: withTask(func(v *View, t session.Task) view.Action { return v.s.Open(t) })},
+		Run: withTask(func(v *View, t protocol.Task) view.Action { return v.s.Open(t) })},
 	{Binding: keys.Binding{Name: "task-get", Scope: Scope, Keys: []string{"s"}, Help: "ask the task's status (tasks/get)", Short: "status"},
-		Run: withTask(func(v *View, t session.Task) view.Action { return v.s.Ask("tasks/get", t) })},
+		Run: withTask(func(v *View, t protocol.Task) view.Action { return v.s.Ask("tasks/get", t) })},
 	{Binding: keys.Binding{Name: "task-result", Scope: Scope, Keys: []string{"r"}, Help: "fetch the result (tasks/result, waits for the task; tasks/get in the 2026 extension) and open it", Short: "result"},
-		Run: withTask(func(v *View, t session.Task) view.Action {
-			if v.s.Era() == session.EraModern {
+		Run: withTask(func(v *View, t protocol.Task) view.Action {
+			if v.s.Era() == protocol.EraModern {
 				return v.s.Follow(t)
 			}
 			return v.s.Result(t)
 		})},
 	{Binding: keys.Binding{Name: "task-cancel", Scope: Scope, Keys: []string{"c"}, Help: "cancel the task (tasks/cancel)", Short: "cancel"},
-		Run: withTask(func(v *View, t session.Task) view.Action { return v.s.Ask("tasks/cancel", t) })},
+		Run: withTask(func(v *View, t protocol.Task) view.Action { return v.s.Ask("tasks/cancel", t) })},
 	{Binding: keys.Binding{Name: "tasks-close", Scope: Scope, Keys: []string{"esc"}, Help: "back to the session", Short: "back"},
 		Run: func(*View, view.Context) view.Action { return view.Close() }},
 	{Binding: keys.Binding{Name: "tasks"}, Run: func(*View, view.Context) view.Action { return view.Close() }},
 	{Binding: keys.Binding{Name: "copy"},
-		Run: withTask(func(_ *View, t session.Task) view.Action {
+		Run: withTask(func(_ *View, t protocol.Task) view.Action {
 			return view.Action{Copy: &view.Copy{Text: t.TaskID, What: "task id"}}
 		})},
 }
 
 // withTask runs f on the selected task; nothing when there is none.
-func withTask(f func(v *View, t session.Task) view.Action) func(*View, view.Context) view.Action {
+func withTask(f func(v *View, t protocol.Task) view.Action) func(*View, view.Context) view.Action {
 	return func(v *View, _ view.Context) view.Action {
 		if t, ok := v.selected(); ok {
 			return f(v, t)
@@ -116,9 +116,9 @@ func (v *View) Refresh(view.Context) {
 
 func (v *View) Scope() keys.Scope { return Scope }
 
-func (v *View) selected() (session.Task, bool) {
+func (v *View) selected() (protocol.Task, bool) {
 	if len(v.list) == 0 {
-		return session.Task{}, false
+		return protocol.Task{}, false
 	}
 	return v.list[widget.Clamp(v.sel, 0, len(v.list)-1)], true
 }
@@ -197,7 +197,7 @@ func (v *View) Render(c view.Context, w, h int) string {
 }
 
 // asks names what an input_required task waits for (tasks extension).
-func asks(t session.Task) string {
+func asks(t protocol.Task) string {
 	if len(t.InputRequests) == 0 {
 		return ""
 	}
@@ -209,7 +209,7 @@ func asks(t session.Task) string {
 	return " — asks " + strings.Join(l, ", ")
 }
 
-func style(th themes.Theme, t session.Task) lipgloss.Style {
+func style(th themes.Theme, t protocol.Task) lipgloss.Style {
 	switch t.Status {
 	case "completed":
 		return th.OK

@@ -6,7 +6,7 @@ import (
 
 	"github.com/charmbracelet/x/ansi"
 
-	"mcpscope/session"
+	"mcpscope/protocol"
 	"mcpscope/themes"
 	"mcpscope/ui/keys"
 	"mcpscope/ui/view"
@@ -15,29 +15,29 @@ import (
 // fakeSession is the view's Session: it holds tasks and records the
 // intents the view sends.
 type fakeSession struct {
-	tasks      []session.Task
+	tasks      []protocol.Task
 	era        string
 	cannotSend string
 	whyNot     map[string]string
 	sent       []string // "method id"
 }
 
-func (f *fakeSession) Tasks() []session.Task { return f.tasks }
-func (f *fakeSession) Era() string           { return f.era }
-func (f *fakeSession) CannotSend() string    { return f.cannotSend }
-func (f *fakeSession) Ask(method string, t session.Task) view.Action {
+func (f *fakeSession) Tasks() []protocol.Task { return f.tasks }
+func (f *fakeSession) Era() string            { return f.era }
+func (f *fakeSession) CannotSend() string     { return f.cannotSend }
+func (f *fakeSession) Ask(method string, t protocol.Task) view.Action {
 	f.sent = append(f.sent, method+" "+t.TaskID)
 	return view.Flash(method)
 }
-func (f *fakeSession) Result(t session.Task) view.Action {
+func (f *fakeSession) Result(t protocol.Task) view.Action {
 	f.sent = append(f.sent, "result "+t.TaskID)
 	return view.Action{}
 }
-func (f *fakeSession) Follow(t session.Task) view.Action {
+func (f *fakeSession) Follow(t protocol.Task) view.Action {
 	f.sent = append(f.sent, "follow "+t.TaskID)
 	return view.Action{}
 }
-func (f *fakeSession) Open(t session.Task) view.Action {
+func (f *fakeSession) Open(t protocol.Task) view.Action {
 	f.sent = append(f.sent, "open "+t.TaskID)
 	return view.Action{}
 }
@@ -56,9 +56,9 @@ func raw(s string) bool {
 }
 
 func twoTasks() *fakeSession {
-	return &fakeSession{tasks: []session.Task{
+	return &fakeSession{tasks: []protocol.Task{
 		{TaskID: "t-1" + hostile, Status: "working" + hostile, StatusMessage: "busy " + hostile, CreatedAt: "2026-03-01T12:00:00Z", PollInterval: 1500, CallKey: "3"},
-		{TaskID: "t-2", Status: "input_required", InputRequests: map[string]session.InputRequest{"q" + hostile: {Method: "elicitation/create"}}},
+		{TaskID: "t-2", Status: "input_required", InputRequests: map[string]protocol.InputRequest{"q" + hostile: {Method: "elicitation/create"}}},
 	}}
 }
 
@@ -98,7 +98,7 @@ func TestKeys(t *testing.T) {
 	v.Key(c, "up", keys.Parse("up"))
 	v.Key(c, "task-cancel", keys.Parse("c"))
 	v.Key(c, "task-result", keys.Parse("r"))
-	f.era = session.EraModern
+	f.era = protocol.EraModern
 	v.Key(c, "task-result", keys.Parse("r"))
 	v.Key(c, "task-open", keys.Parse("enter"))
 	want := []string{"tasks/get t-2", "tasks/cancel t-1" + hostile, "result t-1" + hostile, "follow t-1" + hostile, "open t-1" + hostile}
