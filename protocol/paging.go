@@ -41,7 +41,7 @@ func LastListing(pages []RecordedPage) []int {
 
 func NextCursor(result json.RawMessage) string {
 	var p struct {
-		Next string `json:"NextCursor"`
+		Next string `json:"nextCursor"`
 	}
 	_ = json.Unmarshal(result, &p)
 	return p.Next

@@ -215,7 +215,7 @@ func TestRecordedListing(t *testing.T) {
 		out(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`),
 		in(`{"jsonrpc":"2.0","id":1,"result":{"tools":[{"name":"old"}]}}`),
 		out(`{"jsonrpc":"2.0","id":2,"method":"tools/list"}`),
-		in(`{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"a"}],"protocol.NextCursor":"c2"}}`),
+		in(`{"jsonrpc":"2.0","id":2,"result":{"tools":[{"name":"a"}],"nextCursor":"c2"}}`),
 		out(`{"jsonrpc":"2.0","id":3,"method":"tools/list","params":{"cursor":"c2"}}`),
 		in(`{"jsonrpc":"2.0","id":3,"result":{"tools":[{"name":"b"}]}}`))
 	s, _, err := Load(path)

@@ -84,12 +84,12 @@ func (l *Listing) Step() bool {
 	l.items = append(l.items, items...)
 	l.pages++
 	cursor := ""
-	_ = json.Unmarshal(page["protocol.NextCursor"], &cursor)
+	_ = json.Unmarshal(page["nextCursor"], &cursor)
 	switch {
 	case cursor == "":
 		return true
 	case l.pages >= MaxListPages:
-		l.err = fmt.Errorf("%s: the server kept sending protocol.NextCursor after %d pages; stopped there", l.Method, l.pages)
+		l.err = fmt.Errorf("%s: the server kept sending nextCursor after %d pages; stopped there", l.Method, l.pages)
 		return true
 	}
 	l.cur = l.s.Call(l.Method, map[string]any{"cursor": cursor})

@@ -64,7 +64,7 @@ func TestListAllStopsAtTheLimit(t *testing.T) {
 			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"loop","version":"1"}}}`, req.ID)
 		case "tools/list":
 			asked.Add(1)
-			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"again"}],"protocol.NextCursor":"more"}}`, req.ID)
+			fmt.Fprintf(w, `{"jsonrpc":"2.0","id":%s,"result":{"tools":[{"name":"again"}],"nextCursor":"more"}}`, req.ID)
 		default:
 			w.WriteHeader(http.StatusAccepted)
 		}
@@ -74,7 +74,7 @@ func TestListAllStopsAtTheLimit(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
 	items, err := s.List("tools/list", "tools").Wait(ctx)
-	if err == nil || !strings.Contains(err.Error(), "kept sending protocol.NextCursor") {
+	if err == nil || !strings.Contains(err.Error(), "kept sending nextCursor") {
 		t.Fatalf("want the page limit's error, got %v", err)
 	}
 	if int(asked.Load()) != session.MaxListPages {

@@ -6,34 +6,8 @@ import (
 	"time"
 
 	"mcpscope/journal"
-	"mcpscope/protocol"
 	"mcpscope/transport"
 )
-
-func TestProgressTokenInjection(t *testing.T) {
-	cases := []struct {
-		params any
-		want   string
-	}{
-		{nil, `{"_meta":{"progressToken":"p"}}`},
-		{map[string]any{"name": "x"}, `{"_meta":{"progressToken":"p"},"name":"x"}`},
-		{json.RawMessage(`{"_meta":{"a":1}}`), `{"_meta":{"a":1,"progressToken":"p"}}`},
-		{json.RawMessage(`{"_meta":{"progressToken":9}}`), `{"_meta":{"progressToken":9}}`}, // the caller's own wins
-		{json.RawMessage(`[1,2]`), `[1,2]`},                                                 // no place for a token
-	}
-	for _, c := range cases {
-		got, err := protocol.WithMeta(c.params, "p", nil)
-		if err != nil || string(got) != c.want {
-			t.Errorf("protocol.WithMeta(%v) = %s, %v; want %s", c.params, got, err, c.want)
-		}
-	}
-	if got := protocol.StripMeta(json.RawMessage(`{"_meta":{"progressToken":"p"},"name":"x"}`)); string(got) != `{"name":"x"}` {
-		t.Errorf("strip: %s", got)
-	}
-	if _, err := protocol.WithMeta(json.RawMessage(`{bad`), "p", nil); err == nil {
-		t.Error("invalid raw params accepted")
-	}
-}
 
 // Correlation on an offline session: responses to unknown ids, late
 // responses and batches are kept and annotated, never dropped.
