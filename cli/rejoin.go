@@ -17,7 +17,6 @@ import (
 	"mcpscope/internal/render"
 	"mcpscope/internal/termsafe"
 	"mcpscope/protocol"
-	"mcpscope/session"
 	"mcpscope/statestore"
 	"mcpscope/transport"
 )
@@ -215,7 +214,7 @@ func rejoin(cmd *cobra.Command, sp connect.Spec, store statestore.Store, handle 
 	// lease after the winner finished finds the record gone (the winner
 	// deletes it before it lets the lease go) instead of rejoining, and
 	// writing back, a call that is over.
-	claim, err := session.ClaimCall(store, handle)
+	claim, err := statestore.ClaimCall(store, handle)
 	if err != nil {
 		return fmt.Errorf("rejoin %s: %w", handle, err)
 	}

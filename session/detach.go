@@ -10,7 +10,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
@@ -576,7 +575,7 @@ func (s *Session) Rejoin(ctx context.Context, d statestore.Detached) (*Call, err
 		stream, lastID = k, v
 	}
 	if stream != "" && d.Journal != "" && d.Journal != s.info.JournalPath {
-		if id, p, ok := journaledPast(d.Journal, stream, lastID, d.ProgressToken, d.Progress); ok {
+		if id, p, ok := statestore.ProgressFromJournal(d.Journal, stream, lastID, d.ProgressToken, d.Progress); ok {
 			lastID = id
 			c.setProgressLocked(p)
 		}
@@ -623,46 +622,6 @@ func (s *Session) Rejoin(ctx context.Context, d statestore.Detached) (*Call, err
 	return c, nil
 }
 
-// journaledPast reads the journal of the call's last process for what it
-// saw on stream after the record's lastID (a record is written at most
-// every persistEvery; the journal, before anything is shown): the last
-// event id, and the progress with those steps counted. ok is false when
-// the journal holds nothing newer.
-func journaledPast(path, stream, lastID string, token json.RawMessage, p statestore.Progress) (string, statestore.Progress, bool) {
-	f, err := os.Open(path)
-	if err != nil {
-		return "", p, false
-	}
-	defer f.Close()
-	tok := journal.IDKey(token)
-	past := lastID == "" // events after the record's last id count
-	id, moved := lastID, false
-	_, _ = journal.Read(f, func(_ uint64, fr transport.Frame) error {
-		if fr.Meta.LogicalStream() != stream || fr.Meta.EventID == "" {
-			return nil
-		}
-		if !past {
-			past = fr.Meta.EventID == lastID
-			return nil
-		}
-		id, moved = fr.Meta.EventID, true
-		var n struct {
-			Method string `json:"method"`
-			Params struct {
-				Token    json.RawMessage `json:"progressToken"`
-				Progress float64         `json:"progress"`
-				Total    float64         `json:"total"`
-				Message  string          `json:"message"`
-			} `json:"params"`
-		}
-		if fr.Kind == transport.Message && json.Unmarshal(fr.Data, &n) == nil && n.Method == "notifications/progress" && journal.IDKey(n.Params.Token) == tok {
-			p.Step(n.Params.Progress, n.Params.Total, n.Params.Message, fr.Time)
-		}
-		return nil
-	})
-	return id, p, moved
-}
-
 // sessionInUseElsewhere reports whether closing this session must leave the
 // MCP session on the server: another process (on any machine) holds a
 // lease on it, or the store holds a record in it that keeps it alive (a
@@ -699,7 +658,7 @@ func (s *Session) sessionInUseElsewhere() bool {
 		own = append(own, h.Lease())
 	}
 	s.mu.Unlock()
-	<-s.storeOpsDone() // task records written or deleted before they are read
+	<-s.storeOps.Done() // task records written or deleted before they are read
 	users, err := statestore.SessionUsers(store, target, sid, own...)
 	if err != nil {
 		s.Note(fmt.Sprintf("kept MCP session %s open: the state store (%s) cannot say whether another process uses it: %v", sid, store, err))
@@ -728,69 +687,17 @@ func (s *Session) sessionInUseElsewhere() bool {
 	return false
 }
 
-// storeQueue runs store writes made under the session lock (a task's
-// record) later, in the order they were made, off the lock: with Redis a
-// write is a network call.
-type storeQueue struct {
-	mu      sync.Mutex
-	ops     []func()
-	drained chan struct{} // closed when the queue runs empty (nil: idle)
-}
-
-// queueStoreOp runs op after the store ops queued before it; it never
-// blocks (callable with s.mu held). Close waits for the queue.
-func (s *Session) queueStoreOp(op func()) {
-	q := &s.storeOps
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	q.ops = append(q.ops, op)
-	if q.drained != nil {
-		return // the runner takes it
-	}
-	q.drained = make(chan struct{})
-	s.persisting.Add(1)
-	go func() {
-		defer s.persisting.Done()
-		for {
-			q.mu.Lock()
-			if len(q.ops) == 0 {
-				close(q.drained)
-				q.drained = nil
-				q.mu.Unlock()
-				return
-			}
-			op := q.ops[0]
-			q.ops = q.ops[1:]
-			q.mu.Unlock()
-			op()
-		}
-	}()
-}
-
-var closedCh = func() chan struct{} { c := make(chan struct{}); close(c); return c }()
-
 // Stored waits (bounded by ctx) until the store writes this session queued
 // so far are done: a task's record is in the store once a caller that saw
 // the task created returns from it, so it can be told to a person (who may
 // kill -9 the process next).
 func (s *Session) Stored(ctx context.Context) error {
 	select {
-	case <-s.storeOpsDone():
+	case <-s.storeOps.Done():
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()
 	}
-}
-
-// storeOpsDone is closed once the store ops queued so far have run.
-func (s *Session) storeOpsDone() <-chan struct{} {
-	q := &s.storeOps
-	q.mu.Lock()
-	defer q.mu.Unlock()
-	if q.drained == nil {
-		return closedCh
-	}
-	return q.drained
 }
 
 // shareSession takes this process's lease on MCP session sid (every
@@ -836,28 +743,10 @@ func (s *Session) releaseSessionLeases() {
 	}
 }
 
-// preClaims are call leases a command took before its session existed
-// (ClaimCall), for Rejoin to adopt.
-var preClaims sync.Map // handle → *Held
-
-// ClaimCall takes the lease on d's call for this process before a session
-// is made to rejoin it (a race's loser learns who holds it before it
-// touches the server); the session's Rejoin adopts it. Release it if no
-// Rejoin follows.
-func ClaimCall(store statestore.Store, handle string) (*statestore.Held, error) {
-	h, err := statestore.Hold(store, statestore.CallLease(handle), false)
-	if err != nil {
-		return nil, err
-	}
-	h.OnRelease(func() { preClaims.CompareAndDelete(handle, h) }) // released unadopted: forget it
-	preClaims.Store(handle, h)
-	return h, nil
-}
-
 // claimCall is the lease a rejoin runs under: one ClaimCall took, or a new one.
 func (s *Session) claimCall(handle string) (*statestore.Held, error) {
-	if v, ok := preClaims.LoadAndDelete(handle); ok {
-		return v.(*statestore.Held), nil
+	if h := statestore.TakeClaim(handle); h != nil {
+		return h, nil
 	}
 	if s.opts.StateStore == nil {
 		return nil, nil

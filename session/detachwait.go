@@ -59,7 +59,7 @@ func (s *Session) DetachWhenRejoinable(ctx context.Context, c *Call) (d Detachme
 			// The record is written off the session lock, in order:
 			// once the writes queued so far are done, it is there.
 			select {
-			case <-s.storeOpsDone():
+			case <-s.storeOps.Done():
 			case <-ctx.Done():
 				return d, false, ctx.Err()
 			}

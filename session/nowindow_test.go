@@ -25,7 +25,7 @@ func TestStoreWithoutWindowReadsEverythingBack(t *testing.T) {
 	}
 	s.Ingest(frameIn(1, progressLine(1)))
 	held := st.Get(1)
-	n := 3 * itemChunk
+	n := 100 // more than three of the slab's chunks of 32
 	for i := 2; i <= n; i++ {
 		s.Ingest(frameIn(i, progressLine(i)))
 	}

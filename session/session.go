@@ -154,11 +154,11 @@ type Session struct {
 	info      Info
 	subs      map[string]bool
 	journal   *journal.Writer
-	file      *os.File  // offline: the journal being read, for reading frames back
-	offline   bool      // rebuilt from a journal: requests make their own calls
-	adopted   adoptSlab // where an offline session's calls are allocated (load.go)
-	items     itemSlab  // where ingest's items are allocated
-	follows   bool      // fed by a Feed: another process numbers and journals the frames (follow.go)
+	file      *os.File        // offline: the journal being read, for reading frames back
+	offline   bool            // rebuilt from a journal: requests make their own calls
+	adopted   adoptSlab       // where an offline session's calls are allocated (load.go)
+	items     framestore.Slab // where ingest's items are allocated
+	follows   bool            // fed by a Feed: another process numbers and journals the frames (follow.go)
 	// reissueWait are watched calls whose response stream ended in the
 	// 2026-07-28 era: the next same request is their re-issue (rounds.go).
 	reissueWait []*Call
@@ -179,7 +179,7 @@ type Session struct {
 	held          bool                             // waiting for a person: clocks stand still (holdLocked)
 	holdWake      chan struct{}                    // closed and replaced whenever held changes
 	persisting    sync.WaitGroup                   // rejoin-record writes and deletes under way (detach.go)
-	storeOps      storeQueue                       // task record writes and deletes, in order, off the lock (detach.go)
+	storeOps      statestore.Queue                 // task record writes and deletes, in order, off the lock (detach.go)
 	elsewhere     map[string]string                // handle → the fallback store that kept its record (putRecord)
 	watching      bool                             // watchDetached runs (elsewhere.go)
 	toldElsewhere bool                             // a person was told a record went to the fallback store (putRecord)
@@ -884,85 +884,15 @@ func (s *Session) sendLoop() {
 // progress step of a call kept in the state store) its mark in the store,
 // then meaning.
 func (s *Session) Ingest(f transport.Frame) {
-	it, x := s.newItem(&f)
+	it, x := s.items.Item(&f)
 	c := s.stepCall(&it.Frame, it.Env)
 	free := s.ingestStep(it, journal.LinePos{Off: -1}, true, 0, c)
 	if c != nil {
 		c.xw().persistMu.Unlock() // held from before the mark until the step counts
 	}
 	if free && x != nil {
-		s.items.put(x) // the store keeps no window: nothing refers to it now
+		s.items.Put(x) // the store keeps no window: nothing refers to it now
 	}
-}
-
-// itemEnv is an item and its message's envelope in one allocation: ingest
-// makes one for every message, and the two live and go together.
-type itemEnv struct {
-	it  framestore.Item
-	env journal.Envelope
-}
-
-// itemSlab hands ingest's items out of chunks of itemChunk: one
-// allocation for that many frames instead of one each (a quarter of what
-// record added to reading a flood was allocating and collecting items).
-// The window lets go of items in order, so a chunk goes soon after its
-// last item does.
-//
-// When the store keeps no window (Store.NoWindow), an item is free once
-// ingested, and is used again for the next frame (put): record without a
-// filter allocates no item at all.
-type itemSlab struct {
-	mu    sync.Mutex // stdout's and stderr's readers ingest at once
-	chunk []itemEnv
-	free  []*itemEnv
-}
-
-const (
-	itemChunk = 32 // 20 KiB: a size class of its own
-	itemFree  = 8  // the most items waiting to be used again (one per frame ingested at once)
-)
-
-func (a *itemSlab) get() *itemEnv {
-	a.mu.Lock()
-	defer a.mu.Unlock()
-	if n := len(a.free); n > 0 {
-		x := a.free[n-1]
-		a.free = a.free[:n-1]
-		return x
-	}
-	if len(a.chunk) == 0 {
-		a.chunk = make([]itemEnv, itemChunk)
-	}
-	x := &a.chunk[0]
-	a.chunk = a.chunk[1:]
-	return x
-}
-
-// put takes back an item nothing refers to any more.
-func (a *itemSlab) put(x *itemEnv) {
-	*x = itemEnv{}
-	a.mu.Lock()
-	if len(a.free) < itemFree {
-		a.free = append(a.free, x)
-	}
-	a.mu.Unlock()
-}
-
-// newItem is f as an item, its message read once (Seq still to give); a
-// frame that is not JSON becomes Garbage. x is where it was allocated, nil
-// for a frame without a message.
-func (s *Session) newItem(f *transport.Frame) (it *framestore.Item, x *itemEnv) {
-	if f.Kind != transport.Message {
-		return &framestore.Item{Frame: *f}, nil
-	}
-	x = s.items.get()
-	it = &x.it
-	var isJSON bool
-	if it.Env, it.Batch, it.Class, isJSON = journal.DecodeFrameInto(f.Data, &x.env); !isJSON {
-		f.Kind, it.Class = transport.Garbage, journal.ClassNone // the transport only looked at its first byte
-	}
-	it.Frame = *f
-	return it, x
 }
 
 // ingest decodes, journals (when journal is set; an offline session passes
@@ -970,7 +900,7 @@ func (s *Session) newItem(f *transport.Frame) (it *framestore.Item, x *itemEnv) 
 // one frame. at, when past the last number given, is the frame's number in
 // the journal it comes from (0: the next one).
 func (s *Session) ingest(f transport.Frame, pos journal.LinePos, toJournal bool, at uint64) {
-	it, _ := s.newItem(&f)
+	it, _ := s.items.Item(&f)
 	s.ingestItem(it, pos, toJournal, at)
 }
 

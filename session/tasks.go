@@ -210,7 +210,7 @@ func (s *Session) persistTaskLocked(c *Call) {
 	}
 	d := s.recordLocked(c)
 	d.Handle, d.LastEventIDs, d.Owner = protocol.TaskHandle(c.x().taskID), nil, nil
-	s.queueStoreOp(func() { _ = s.putRecord(d, true) }) // a network call with Redis: never under s.mu
+	s.storeOps.Add(&s.persisting, func() { _ = s.putRecord(d, true) }) // a network call with Redis: never under s.mu
 }
 
 // forgetTaskLocked drops a task's record once its result was fetched or it
@@ -222,7 +222,7 @@ func (s *Session) forgetTaskLocked(taskID string) {
 	h := protocol.TaskHandle(taskID)
 	claim := s.taskClaims[taskID]
 	delete(s.taskClaims, taskID)
-	s.queueStoreOp(func() { // after the task's Put, off the lock
+	s.storeOps.Add(&s.persisting, func() { // after the task's Put, off the lock
 		if claim != nil {
 			// Rejoined under a lease: fenced, so a holder that lost the
 			// task deletes nothing of its new holder's.
@@ -239,11 +239,11 @@ func (s *Session) forgetTaskLocked(taskID string) {
 func (s *Session) RejoinTask(d statestore.Detached) {
 	s.mu.Lock()
 	s.rejoined = true
-	if v, ok := preClaims.LoadAndDelete(protocol.TaskHandle(d.TaskID)); ok { // the lease ClaimCall took
+	if h := statestore.TakeClaim(protocol.TaskHandle(d.TaskID)); h != nil { // the lease ClaimCall took
 		if s.taskClaims == nil {
 			s.taskClaims = map[string]*statestore.Held{}
 		}
-		s.taskClaims[d.TaskID] = v.(*statestore.Held)
+		s.taskClaims[d.TaskID] = h
 	}
 	s.info.ProtocolVersion = d.ProtocolVersion
 	if d.NextID > s.nextID {
