@@ -135,7 +135,7 @@ func newBenchCmd() *cobra.Command {
 	cmd.Flags().StringVar(&sizes, "sizes", "10000,100000,1000000", "flood sizes for the whole-process figures, comma-separated")
 	cmd.Flags().DurationVar(&keys, "keys", 10*time.Second, "how long to press keys under the paced flood at the largest size (0: not at all)")
 	cmd.Flags().IntVar(&runs, "runs", 11, "runs of each one-shot client and starts of each inspector of the paint rows (the median is shown)")
-	cmd.Flags().StringVar(&only, "only", "ingest,scale,memory,oneshot,journal,record,proxy,paint", "the sections to run")
+	cmd.Flags().StringVar(&only, "only", "ingest, scale, memory, oneshot, journal, record, proxy, paint", "the sections to run, comma-separated")
 	cmd.Flags().IntVar(&presses, "key-presses", 200, "keys pressed through the pseudo-terminal of the paint rows, each inspector")
 	cmd.Flags().StringVar(&mem, "memory-sizes", "1000000,10000000", "journal and flood sizes for the memory rows, comma-separated, smallest first")
 	cmd.Flags().StringVar(&memO, "memory-open-sizes", "", "journal sizes for the open rows when not --memory-sizes")
