@@ -23,6 +23,8 @@ func newBenchCmd() *cobra.Command {
 		memO  string
 		big   int
 		rows  rowOptions
+
+		presses int
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -50,7 +52,12 @@ func newBenchCmd() *cobra.Command {
 			"server a process of its own (the time each request adds); throughput: a flood of --frames notifications " +
 			"through mcpscope proxy over stdio against the same flood direct, both read by the minimal client. Each beside a bare relay (bytes through, nothing else) measured in " +
 			"the same rounds: what the extra hop alone costs on this machine.\n\n" +
-			"Each row of memory, journal, record and proxy prints its goal and whether it is met.",
+			"paint: the real binary in a 120×40 pseudo-terminal: exec to the first painted screen of the demo inspector " +
+			"(goal ≤ 100 ms) and of mcpscope open on a --frames-frame journal (goal ≤ 300 ms), median of --runs, beside " +
+			"mcpscope --version's exec to exit; key latency read back from the terminal (j and k in turn, --key-presses " +
+			"each) beside the TUI model's own in-process (bench tui), goal p99 ≤ 2× the model's p99 + 17 ms (one " +
+			"60 fps frame). Linux only.\n\n" +
+			"Each row of memory, journal, record, proxy and paint prints its goal and whether it is met.",
 		GroupID: groupServers,
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -71,7 +78,7 @@ func newBenchCmd() *cobra.Command {
 			sections := map[string]bool{}
 			for _, s := range strings.Split(only, ",") {
 				if s = strings.TrimSpace(s); !benchSections[s] {
-					return usagef(cmd.CommandPath(), "--only takes ingest, scale, memory, oneshot, journal, record and proxy (comma-separated), got %q", s)
+					return usagef(cmd.CommandPath(), "--only takes ingest, scale, memory, oneshot, journal, record, proxy and paint (comma-separated), got %q", s)
 				}
 				sections[s] = true
 			}
@@ -115,6 +122,9 @@ func newBenchCmd() *cobra.Command {
 				}
 				bench.PrintOneShot(out, server, cs, runs)
 			}
+			if sections["paint"] {
+				bench.PrintRows(out, paintTitle(runs, rows.frames), bench.Paint(bench.PaintOptions{Self: self, Runs: runs, Frames: rows.frames, Keys: presses}))
+			}
 			return runRowSections(out, self, sections, rows)
 		},
 	}
@@ -124,8 +134,9 @@ func newBenchCmd() *cobra.Command {
 	cmd.Flags().IntVar(&count, "count", 200_000, "how many notifications to ingest beside the decode loop")
 	cmd.Flags().StringVar(&sizes, "sizes", "10000,100000,1000000", "flood sizes for the whole-process figures, comma-separated")
 	cmd.Flags().DurationVar(&keys, "keys", 10*time.Second, "how long to press keys under the paced flood at the largest size (0: not at all)")
-	cmd.Flags().IntVar(&runs, "runs", 11, "runs of each one-shot client (the median is shown)")
-	cmd.Flags().StringVar(&only, "only", "ingest,scale,memory,oneshot,journal,record,proxy", "the sections to run")
+	cmd.Flags().IntVar(&runs, "runs", 11, "runs of each one-shot client and starts of each inspector of the paint rows (the median is shown)")
+	cmd.Flags().StringVar(&only, "only", "ingest, scale, memory, oneshot, journal, record, proxy, paint", "the sections to run, comma-separated")
+	cmd.Flags().IntVar(&presses, "key-presses", 200, "keys pressed through the pseudo-terminal of the paint rows, each inspector")
 	cmd.Flags().StringVar(&mem, "memory-sizes", "1000000,10000000", "journal and flood sizes for the memory rows, comma-separated, smallest first")
 	cmd.Flags().StringVar(&memO, "memory-open-sizes", "", "journal sizes for the open rows when not --memory-sizes")
 	cmd.Flags().IntVar(&big, "memory-big-line", 300, "size in MiB of the one huge line the journal, export and diff rows read (0: no such rows)")
@@ -136,7 +147,8 @@ func newBenchCmd() *cobra.Command {
 }
 
 // benchSections are what --only takes.
-var benchSections = map[string]bool{"ingest": true, "scale": true, "oneshot": true, "memory": true, "journal": true, "record": true, "proxy": true}
+var benchSections = map[string]bool{"ingest": true, "scale": true, "oneshot": true, "memory": true, "journal": true, "record": true, "proxy": true,
+	"paint": true}
 
 func parseSizes(s string) ([]int, error) {
 	var out []int

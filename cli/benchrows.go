@@ -122,3 +122,9 @@ func newBenchRelayCmd() *cobra.Command {
 	cmd.Flags().StringVar(&listen, "listen", "", "relay TCP connections accepted on HOST:PORT to the upstream HOST:PORT")
 	return cmd
 }
+
+// paintTitle heads the paint rows, the load they ran under beside them.
+func paintTitle(runs, frames int) string {
+	return fmt.Sprintf("the inspector in a %d×%d pseudo-terminal, the real binary (%d starts of each, a %d-frame HTTP journal for open; load average %s)",
+		bench.PTYCols, bench.PTYRows, runs, frames, bench.LoadAverage())
+}
