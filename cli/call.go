@@ -24,6 +24,7 @@ import (
 	"mcpscope/journal"
 	"mcpscope/protocol"
 	"mcpscope/session"
+	"mcpscope/taskfollow"
 	"mcpscope/transport"
 	"mcpscope/ui/result"
 )
@@ -125,7 +126,7 @@ func newCallCmd() *cobra.Command {
 			if id := c.Snapshot().TaskID; id != "" {
 				_ = s.Stored(ctx) // its rejoin record is written before the task is told
 				fmt.Fprintf(errw, "task %s created\n", termsafe.Line(id))
-				res, err = s.FollowTask(ctx, id, func(t protocol.Task) { printTaskStatus(errw, t) })
+				res, err = taskfollow.Follow(ctx, s, id, func(t protocol.Task) { printTaskStatus(errw, t) })
 				if ctx.Err() != nil {
 					return ctx.Err()
 				}

@@ -16,6 +16,7 @@ import (
 	"mcpscope/oauth"
 	"mcpscope/session"
 	"mcpscope/statestore"
+	"mcpscope/taskfollow"
 	"mcpscope/transport"
 )
 
@@ -117,7 +118,7 @@ func hint(err error) string {
 			return tsk.hint + "\n  or " + h
 		}
 		return tsk.hint
-	case errors.Is(err, session.ErrTaskExpired):
+	case errors.Is(err, taskfollow.ErrExpired):
 		return "the server keeps a task only for its ttl (ask for a longer one with --ttl D, 2025-11-25)"
 	case errors.Is(err, session.ErrIdleTimeout):
 		return "raise the idle limit with --timeout D (progress resets it; 0 = none)"

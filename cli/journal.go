@@ -14,9 +14,11 @@ import (
 	"mcpscope/artifact/scan"
 	"mcpscope/bench"
 	"mcpscope/filter"
+	"mcpscope/framefilter"
 	"mcpscope/internal/render"
 	"mcpscope/internal/termsafe"
 	"mcpscope/journal"
+	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/transport"
 )
@@ -90,18 +92,18 @@ func newJournalCmd() *cobra.Command {
 
 // journalSummary is what journal prints: as text, or as JSON with --json.
 type journalSummary struct {
-	Journal  string                 `json:"journal"`
-	Target   string                 `json:"target,omitempty"` // redacted (journal reads redact it)
-	Record   bool                   `json:"record,omitempty"` // no header: mcpscope record output
-	Started  time.Time              `json:"started,omitzero"`
-	Filter   string                 `json:"filter,omitempty"`
-	Calls    []journalCallJSON      `json:"calls"` // as they ended
-	Frames   int                    `json:"frames"`
-	Matched  *int                   `json:"matched,omitempty"` // with a filter: the frames it matches
-	Kinds    map[string]int         `json:"kinds"`             // frames (matched) by direction and kind
-	Server   session.Implementation `json:"server"`
-	Protocol string                 `json:"protocolVersion,omitempty"`
-	Total    int                    `json:"totalCalls"` // every call in the journal, matched or not
+	Journal  string                  `json:"journal"`
+	Target   string                  `json:"target,omitempty"` // redacted (journal reads redact it)
+	Record   bool                    `json:"record,omitempty"` // no header: mcpscope record output
+	Started  time.Time               `json:"started,omitzero"`
+	Filter   string                  `json:"filter,omitempty"`
+	Calls    []journalCallJSON       `json:"calls"` // as they ended
+	Frames   int                     `json:"frames"`
+	Matched  *int                    `json:"matched,omitempty"` // with a filter: the frames it matches
+	Kinds    map[string]int          `json:"kinds"`             // frames (matched) by direction and kind
+	Server   protocol.Implementation `json:"server"`
+	Protocol string                  `json:"protocolVersion,omitempty"`
+	Total    int                     `json:"totalCalls"` // every call in the journal, matched or not
 	listed   int
 	line     []byte   // printCall's, reused
 	durs     []string // printCall's durations under a second, by millisecond, each written once
@@ -148,7 +150,7 @@ func (sum *journalSummary) read(path string, flt *filter.Filter, each func(journ
 		in           scan.Info
 		matched      int
 		seen, listed bitset // calls with a matching frame; calls listed
-		subj         = session.NewSubjects()
+		subj         = framefilter.NewSubjects()
 		kinds        = map[dirKind]int{}
 		known        [4][5]int // the kinds a journal holds, counted without a map
 	)

@@ -10,6 +10,7 @@ import (
 	"mcpscope/bench"
 	"mcpscope/connect"
 	"mcpscope/filter"
+	"mcpscope/framefilter"
 	"mcpscope/framestore"
 	"mcpscope/internal/termsafe"
 	"mcpscope/journal"
@@ -74,7 +75,7 @@ func newRecordCmd() *cobra.Command {
 				// then allocates nothing per frame.
 				st.NoWindow()
 			}
-			subj := session.NewSubjects()
+			subj := framefilter.NewSubjects()
 			keep := func(it *framestore.Item) bool {
 				if flt == nil {
 					return true

@@ -18,6 +18,7 @@ import (
 	"mcpscope/internal/termsafe"
 	"mcpscope/protocol"
 	"mcpscope/statestore"
+	"mcpscope/taskfollow"
 	"mcpscope/transport"
 )
 
@@ -265,7 +266,7 @@ func rejoin(cmd *cobra.Command, sp connect.Spec, store statestore.Store, handle 
 			case <-fctx.Done():
 			}
 		}()
-		res, err := s.FollowTask(fctx, d.TaskID, func(t protocol.Task) { printTaskStatus(stderr, t) })
+		res, err := taskfollow.Follow(fctx, s, d.TaskID, func(t protocol.Task) { printTaskStatus(stderr, t) })
 		if lost := claim.LostErr(); lost != nil {
 			return fmt.Errorf("rejoin %s: %w", handle, lost)
 		}

@@ -17,6 +17,7 @@ import (
 	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/statestore"
+	"mcpscope/taskfollow"
 	"mcpscope/transport"
 )
 
@@ -115,9 +116,9 @@ func taskAction(cmd *cobra.Command, s *session.Session, action, id, url string, 
 		render.Indented(stdout, res)
 		return nil
 	case "result":
-		// FollowTask: tasks/result (2025-11-25) or tasks/get to the end
+		// taskfollow.Follow: tasks/result (2025-11-25) or tasks/get to the end
 		// (2026-07-28), and a task that failed or was cancelled says so.
-		res, err := s.FollowTask(ctx, id, func(t protocol.Task) { printTaskStatus(stderr, t) })
+		res, err := taskfollow.Follow(ctx, s, id, func(t protocol.Task) { printTaskStatus(stderr, t) })
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -177,7 +178,7 @@ func (e *taskOpenError) Unwrap() error { return e.err }
 // for input no --answer covered).
 func withTaskHint(err error, s *session.Session, id, url string) error {
 	t, ok := s.Task(id)
-	if !ok || t.Terminal() || errors.Is(err, session.ErrTaskExpired) {
+	if !ok || t.Terminal() || errors.Is(err, taskfollow.ErrExpired) {
 		return err // nothing left to pick up
 	}
 	var answers []string

@@ -16,9 +16,10 @@ import (
 	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/statestore"
+	"mcpscope/taskfollow"
 )
 
-// A tools/call declared with the extension gets a task; FollowTask polls
+// A tools/call declared with the extension gets a task; taskfollow.Follow polls
 // tasks/get through working to completed and returns the inlined result.
 func TestTasksExtFollow(t *testing.T) {
 	s := clienttest.Connect(t, connect.Spec{URL: peers.StartTSv2Tasks(t), NoJournal: true})
@@ -29,7 +30,7 @@ func TestTasksExtFollow(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	var seen []string
-	res, err := s.FollowTask(ctx, id, func(tk protocol.Task) { seen = append(seen, tk.Status) })
+	res, err := taskfollow.Follow(ctx, s, id, func(tk protocol.Task) { seen = append(seen, tk.Status) })
 	if err != nil {
 		t.Fatalf("follow: %v", err)
 	}
@@ -68,7 +69,7 @@ func TestTasksExtHeadlessCancel(t *testing.T) {
 	}
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	if _, err := s.FollowTask(ctx, id, nil); err == nil || !strings.Contains(err.Error(), "cancelled") {
+	if _, err := taskfollow.Follow(ctx, s, id, nil); err == nil || !strings.Contains(err.Error(), "cancelled") {
 		t.Fatalf("following a cancelled task: %v", err)
 	}
 }
@@ -144,7 +145,7 @@ func TestTasksExtInputRequired(t *testing.T) {
 	c := s.Call("tools/call", map[string]any{"name": "review", "arguments": map[string]any{"topic": "kelp", "holdMs": 500}})
 	clienttest.Call(t, c)
 	id := c.Snapshot().TaskID
-	res, err := s.FollowTask(ctx, id, nil)
+	res, err := taskfollow.Follow(ctx, s, id, nil)
 	if err != nil {
 		t.Fatalf("follow: %v", err)
 	}
@@ -263,7 +264,7 @@ func TestTaskResultOfACancelledTask(t *testing.T) {
 	clienttest.Call(t, s.Call("tasks/cancel", map[string]any{"taskId": id}))
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	_, err := s.FollowTask(ctx, id, nil)
+	_, err := taskfollow.Follow(ctx, s, id, nil)
 	if !errors.Is(err, session.ErrTaskEnded) || !strings.Contains(err.Error(), "ended cancelled") {
 		t.Fatalf("following a cancelled task: %v", err)
 	}

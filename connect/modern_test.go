@@ -321,7 +321,7 @@ func TestModernRequestMetaAndHeaders(t *testing.T) {
 			meta := map[string]json.RawMessage{}
 			_ = json.Unmarshal(sentParams(t, it)["_meta"], &meta)
 			var ver string
-			var info session.Implementation
+			var info protocol.Implementation
 			_ = json.Unmarshal(meta[protocol.MetaProtocolVersion], &ver)
 			_ = json.Unmarshal(meta[protocol.MetaClientInfo], &info)
 			if ver != protocol.ModernVersion || info.Name != "mcpscope" || info.Version == "" ||

@@ -13,6 +13,7 @@ import (
 	"mcpscope/internal/testkit/peers"
 	"mcpscope/protocol"
 	"mcpscope/session"
+	"mcpscope/taskfollow"
 	"mcpscope/transport"
 )
 
@@ -142,7 +143,7 @@ func TestEverythingTasks(t *testing.T) {
 	var statuses []string
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
 	defer cancel()
-	res, err := s.FollowTask(ctx, id, func(tk protocol.Task) { statuses = append(statuses, tk.Status) })
+	res, err := taskfollow.Follow(ctx, s, id, func(tk protocol.Task) { statuses = append(statuses, tk.Status) })
 	if err != nil || !strings.Contains(string(res), "Research Report: tides") {
 		t.Fatalf("tasks/result: %v %.200s", err, res)
 	}

@@ -69,3 +69,26 @@ func ReadOnly(method string) bool {
 	}
 	return false
 }
+
+// Implementation names a client or server (clientInfo / serverInfo).
+type Implementation struct {
+	Name    string `json:"name"`
+	Title   string `json:"title,omitempty"`
+	Version string `json:"version"`
+}
+
+// InitResult is the server's answer to initialize.
+type InitResult struct {
+	ProtocolVersion string          `json:"protocolVersion"`
+	Capabilities    json.RawMessage `json:"capabilities"`
+	ServerInfo      Implementation  `json:"serverInfo"`
+	Instructions    string          `json:"instructions,omitempty"`
+}
+
+// DiscoverResult is the answer to server/discover.
+type DiscoverResult struct {
+	SupportedVersions []string                   `json:"supportedVersions"`
+	Capabilities      json.RawMessage            `json:"capabilities"`
+	Instructions      string                     `json:"instructions,omitempty"`
+	Meta              map[string]json.RawMessage `json:"_meta,omitempty"`
+}

@@ -511,3 +511,30 @@ func (c *Call) resumeLocked(now time.Time) {
 		c.x().hard.Reset(left)
 	}
 }
+
+// StateWord is the one word a call's state is known by, in the TUI's rows,
+// in journal summaries and in the filter language's ~s: a call cancelled
+// stays cancelled (a late answer to the cancel is in its detail), then a
+// late response wins, then a tool's isError, then the era probe's error
+// (legacy: it is the era's answer), then a round re-issued after its stream
+// broke, then a round that asks for input, then a call lost with its
+// transport; otherwise the state itself.
+func StateWord(c *CallSnapshot) string {
+	switch {
+	case c.State == StateCancelled:
+		return "cancelled"
+	case c.Late > 0:
+		return "late"
+	case c.IsError:
+		return "error"
+	case c.Probe && c.State == StateError:
+		return "legacy"
+	case c.State == StateError && errors.Is(c.Err(), ErrReissued):
+		return "reissued" // not a failure: the request lives on as Next
+	case c.ResultType == "input_required":
+		return "input"
+	case c.State == StateError && c.Failure != nil && errors.Is(c.Failure, ErrClosed):
+		return "lost"
+	}
+	return string(c.State)
+}

@@ -2,9 +2,7 @@ package session
 
 import (
 	"context"
-	"errors"
 	"fmt"
-	"strings"
 	"time"
 
 	"mcpscope/protocol"
@@ -15,28 +13,11 @@ import (
 // server that forgets every session at once must not make us loop.
 const MaxReinits = 3
 
-// sessionGone reports whether err says the server no longer knows the session
-// we sent: 404 by the spec; 400 naming the session from servers that answer
-// so (server-everything does).
-func sessionGone(err error) (*transport.HTTPError, bool) {
-	var he *transport.HTTPError
-	if !errors.As(err, &he) || he.SessionID == "" {
-		return nil, false
-	}
-	if he.Status == 404 {
-		return he, true
-	}
-	if he.Status == 400 && strings.Contains(strings.ToLower(he.Body), "session") {
-		return he, true
-	}
-	return nil, false
-}
-
 // sendFailed ends a call whose message could not be sent, and starts a
 // re-initialize when the reason is an expired session.
 func (s *Session) sendFailed(c *Call, err error) {
 	s.relistenRefused(c) // a refused re-listen is re-listened, bounded
-	if he, gone := sessionGone(err); gone && c.Method != "initialize" && s.Era() == protocol.EraLegacy {
+	if he, gone := transport.SessionGone(err); gone && c.Method != "initialize" && s.Era() == protocol.EraLegacy {
 		if protocol.ReadOnly(c.Method) && c.x().opts.reissues == 0 && s.sessionExpired(he) {
 			return // sent again in the new session
 		}

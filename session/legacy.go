@@ -22,20 +22,12 @@ const listenSettle = 2 * time.Second
 // LegacyVersions are the initialize-era versions mcpscope speaks, oldest first.
 var LegacyVersions = []string{"2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"}
 
-// InitResult is the server's answer to initialize.
-type InitResult struct {
-	ProtocolVersion string          `json:"protocolVersion"`
-	Capabilities    json.RawMessage `json:"capabilities"`
-	ServerInfo      Implementation  `json:"serverInfo"`
-	Instructions    string          `json:"instructions,omitempty"`
-}
-
 // Initialize runs the legacy handshake: initialize (offering LatestVersion),
 // check the version the server picked, then notifications/initialized, and
 // on HTTP the standalone GET stream.
-func (s *Session) Initialize(ctx context.Context) (*InitResult, error) {
+func (s *Session) Initialize(ctx context.Context) (*protocol.InitResult, error) {
 	res, err := s.initialize(ctx)
-	he, gone := sessionGone(err)
+	he, gone := transport.SessionGone(err)
 	if !gone || ctx.Err() != nil {
 		return res, err
 	}
@@ -52,7 +44,7 @@ func (s *Session) Initialize(ctx context.Context) (*InitResult, error) {
 	return s.initialize(ctx)
 }
 
-func (s *Session) initialize(ctx context.Context) (*InitResult, error) {
+func (s *Session) initialize(ctx context.Context) (*protocol.InitResult, error) {
 	caps := s.opts.Capabilities
 	if caps == nil {
 		caps = json.RawMessage("{}")
@@ -72,7 +64,7 @@ func (s *Session) initialize(ctx context.Context) (*InitResult, error) {
 		}
 		return nil, fmt.Errorf("initialize with %s: %w", s.t.Describe(), err)
 	}
-	var res InitResult
+	var res protocol.InitResult
 	if err := json.Unmarshal(raw, &res); err != nil {
 		return nil, fmt.Errorf("initialize with %s: the result is not an InitializeResult: %w", s.t.Describe(), err)
 	}

@@ -126,7 +126,7 @@ func (s *Session) noteResultLocked(c *Call, e *journal.Envelope) {
 		}
 		return
 	case "server/discover":
-		var d DiscoverResult
+		var d protocol.DiscoverResult
 		if json.Unmarshal(result, &d) == nil {
 			if si, ok := d.Meta[protocol.MetaServerInfo]; ok {
 				_ = json.Unmarshal(si, &s.info.ServerInfo)
@@ -141,7 +141,7 @@ func (s *Session) noteResultLocked(c *Call, e *journal.Envelope) {
 	default:
 		return
 	}
-	var res InitResult
+	var res protocol.InitResult
 	if json.Unmarshal(result, &res) == nil {
 		s.info.ProtocolVersion = res.ProtocolVersion
 		s.info.ServerInfo = res.ServerInfo

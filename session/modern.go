@@ -18,19 +18,11 @@ import (
 // MaxRounds bounds MRTR retries of one logical request.
 const MaxRounds = 10
 
-// DiscoverResult is the answer to server/discover.
-type DiscoverResult struct {
-	SupportedVersions []string                   `json:"supportedVersions"`
-	Capabilities      json.RawMessage            `json:"capabilities"`
-	Instructions      string                     `json:"instructions,omitempty"`
-	Meta              map[string]json.RawMessage `json:"_meta,omitempty"`
-}
-
 // EraVerdict says which protocol era a server speaks and why.
 type EraVerdict struct {
 	Era      string
 	Reason   string
-	Discover *DiscoverResult
+	Discover *protocol.DiscoverResult
 	// Answered: the server itself said so (a result or an error), rather
 	// than keeping quiet or dying. Only such a verdict may be remembered.
 	Answered bool
@@ -66,7 +58,7 @@ func (s *Session) Discover(version string, o CallOptions) *Call {
 }
 
 // Probe decides the era as the 2026-07-28 versioning rules say: a
-// DiscoverResult naming a version we speak, or a -32022 naming one, means
+// protocol.DiscoverResult naming a version we speak, or a -32022 naming one, means
 // modern; 401/403/5xx and network failures are errors, not evidence;
 // anything else (another error, a timeout, a dead stdio process) means
 // legacy. It does not switch the session; Adopt does.
@@ -80,7 +72,7 @@ func (s *Session) Probe(ctx context.Context, timeout time.Duration) (EraVerdict,
 			return EraVerdict{}, ctx.Err()
 		}
 		if err == nil {
-			var d DiscoverResult
+			var d protocol.DiscoverResult
 			if json.Unmarshal(raw, &d) != nil {
 				return EraVerdict{Era: protocol.EraLegacy, Reason: "server/discover answered something that is not a DiscoverResult", Answered: true}, nil
 			}

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"sort"
-	"strings"
 	"sync"
 	"time"
 
@@ -228,11 +227,6 @@ func CancelEnds(params json.RawMessage) (State, string) {
 	return StateCancelled, p.Reason
 }
 
-// ProxyCancelAnswer reports whether an error answer in a journal is the one
-// mcpscope proxy gave its client for a cancel from a viewer (m is the
-// frame's meta): it ends the client's call cancelled, not failed.
-func ProxyCancelAnswer(m *transport.Meta) bool { return m.Via == transport.ViaMcpscope }
-
 // proxyCancelledLocked ends a call with the error mcpscope proxy gave its
 // client for a cancel from a viewer: cancelled, the error kept.
 func (s *Session) proxyCancelledLocked(c *Call, it *framestore.Item, e *journal.Envelope) {
@@ -284,27 +278,6 @@ func (s *Session) recordedListing(method, field string) (*Listing, bool) {
 	return l, true
 }
 
-// DetachedNote reads the note a detach journals on the call's own stream
-// ("detached call KEY as HANDLE", stream "post:KEY"): the call's key and
-// the handle its record is kept under. Every reader of a journal (open,
-// journal, export, the waterfall) ends the call there, detached, rather
-// than lost with its transport later. A journal is untrusted input: the
-// handle is one word, and whoever prints it makes it inert.
-func DetachedNote(m *transport.Meta) (key, handle string, ok bool) {
-	if m.Event != transport.EvNote {
-		return "", "", false
-	}
-	key, ok = strings.CutPrefix(m.Stream, "post:")
-	if !ok || key == "" {
-		return "", "", false
-	}
-	handle, ok = strings.CutPrefix(m.Detail, "detached call "+key+" as ")
-	if !ok || handle == "" || strings.ContainsAny(handle, " \t\r\n") {
-		return "", "", false
-	}
-	return key, handle, true
-}
-
 // DetachedFailure is why a call read back from a journal ended detached:
 // left running on the server under handle, to rejoin.
 func DetachedFailure(handle string) *Failure {
@@ -314,7 +287,7 @@ func DetachedFailure(handle string) *Failure {
 // offlineDetached ends the call a journal's detach note names, detached
 // under its handle, as the live session ended it then.
 func (s *Session) offlineDetached(fr *transport.Frame) {
-	key, handle, ok := DetachedNote(&fr.Meta)
+	key, handle, ok := journal.DetachedNote(&fr.Meta)
 	if !ok {
 		return
 	}

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"mcpscope/journal"
 	"mcpscope/transport"
 )
 
@@ -81,7 +82,7 @@ func TestDetachedNoteIsStrict(t *testing.T) {
 		{"post:3", "rejoining call 3 (tools/call slow) of session S", false},
 	} {
 		m := transport.Meta{Event: transport.EvNote, Stream: c.stream, Detail: c.detail}
-		_, h, ok := DetachedNote(&m)
+		_, h, ok := journal.DetachedNote(&m)
 		if ok != c.ok {
 			t.Errorf("%q on %q: ok %v (handle %q), want %v", c.detail, c.stream, ok, h, c.ok)
 		}

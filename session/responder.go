@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 
 	"mcpscope/journal"
+	"mcpscope/transport"
 )
 
 // ServerRequest is a request the server sent to us (ping, roots/list,
@@ -71,4 +72,42 @@ func (h Headless) Respond(_ context.Context, r ServerRequest) (json.RawMessage, 
 // Capabilities implements Capable: roots only.
 func (Headless) Capabilities() json.RawMessage {
 	return json.RawMessage(`{"roots":{"listChanged":true}}`)
+}
+
+// answer runs the responder for a server→client request and sends its reply.
+func (s *Session) answer(req ServerRequest) {
+	ctx, cancel := context.WithCancel(s.ctx)
+	s.mu.Lock()
+	s.serverReq[req.Key] = cancel
+	s.mu.Unlock()
+	go func() {
+		defer func() {
+			s.mu.Lock()
+			delete(s.serverReq, req.Key)
+			s.mu.Unlock()
+			cancel()
+		}()
+		result, rerr := s.opts.Responder.Respond(ctx, req)
+		if ctx.Err() != nil && s.ctx.Err() == nil {
+			return // the server cancelled its request: it wants no answer
+		}
+		var msg []byte
+		if rerr != nil {
+			msg, _ = json.Marshal(struct {
+				JSONRPC string            `json:"jsonrpc"`
+				ID      json.RawMessage   `json:"id"`
+				Error   *journal.RPCError `json:"error"`
+			}{"2.0", req.ID, rerr})
+		} else {
+			if result == nil {
+				result = json.RawMessage("{}")
+			}
+			msg, _ = json.Marshal(struct {
+				JSONRPC string          `json:"jsonrpc"`
+				ID      json.RawMessage `json:"id"`
+				Result  json.RawMessage `json:"result"`
+			}{"2.0", req.ID, result})
+		}
+		s.enqueue(transport.Outgoing{Data: msg}, func(error) {})
+	}()
 }

@@ -1,11 +1,8 @@
 package session
 
 import (
-	"context"
 	"encoding/json"
-	"fmt"
 	"sort"
-	"strings"
 	"time"
 
 	"mcpscope/journal"
@@ -123,83 +120,6 @@ func (s *Session) CallAsTask(method string, params map[string]any, ttl time.Dura
 	return s.CallWith(method, p, CallOptions{asTask: true})
 }
 
-// FollowTask waits for a task's outcome: tasks/result (which blocks until
-// the task ends) runs while tasks/get polls at the server's pollInterval;
-// onStatus gets each new status (notifications/tasks/status updates count
-// too, seen at the next poll). It returns what tasks/result returned.
-// The follow is bounded (taskBound): a task that never ends is given up
-// with a timeout (its tasks/result cancelled, the task left running on the
-// server).
-func (s *Session) FollowTask(ctx context.Context, id string, onStatus func(protocol.Task)) (json.RawMessage, error) {
-	if s.Era() == protocol.EraModern {
-		return s.followTaskExt(ctx, id, onStatus) // the tasks extension has no tasks/result
-	}
-	bound := s.newTaskBound(id)
-	res := s.CallWith("tasks/result", map[string]any{"taskId": id}, CallOptions{Timeout: -1})
-	last := ""
-	report := func() {
-		t, ok := s.Task(id)
-		if !ok {
-			return
-		}
-		bound.saw(t, time.Now())
-		if t.Status != last {
-			last = t.Status
-			if onStatus != nil {
-				onStatus(t)
-			}
-		}
-	}
-	giveUp := func(err error) (json.RawMessage, error) {
-		_ = s.Cancel(res, "mcpscope stopped following the task (the task itself is not cancelled)")
-		return nil, err
-	}
-	report()
-	for {
-		t, _ := s.Task(id)
-		now := time.Now()
-		if err := bound.check(last, now); err != nil {
-			return giveUp(err)
-		}
-		timer := time.NewTimer(bound.wait(protocol.PollEvery(t), now))
-		select {
-		case <-res.Done():
-			timer.Stop()
-			if g, err := s.Call("tasks/get", map[string]any{"taskId": id}).Wait(ctx); err == nil && g != nil {
-				report()
-			}
-			out, err := res.Wait(ctx)
-			if t, ok := s.Task(id); ok && (t.Status == "failed" || t.Status == "cancelled") {
-				// tasks/result of a task that did not complete carries no
-				// result worth printing as one (a bare _meta, or an error):
-				// say how it ended.
-				return out, &Failure{Reason: strings.TrimSpace(fmt.Sprintf("task %s ended %s %s", id, t.Status, t.StatusMessage)), Cause: err, Kind: ErrTaskEnded}
-			}
-			return out, err
-		case <-ctx.Done():
-			timer.Stop()
-			return nil, ctx.Err()
-		case <-timer.C:
-			if err := bound.check(last, time.Now()); err != nil {
-				return giveUp(err)
-			}
-			get := s.Call("tasks/get", map[string]any{"taskId": id})
-			err := bound.within(ctx, last, func(ctx context.Context) error {
-				select {
-				case <-get.Done():
-					return nil
-				case <-ctx.Done():
-					return ctx.Err()
-				}
-			})
-			if err != nil {
-				return giveUp(err)
-			}
-			report()
-		}
-	}
-}
-
 // persistTaskLocked keeps a task created over HTTP as a rejoin handle: a new
 // mcpscope can fetch its status and result after this one is gone. It writes
 // synchronously (tasks are created rarely) so the record and its removal
@@ -235,7 +155,7 @@ func (s *Session) forgetTaskLocked(taskID string) {
 
 // RejoinTask prepares this new session to follow a task another mcpscope
 // started: same session id (2025 era) or stateless requests (2026 era).
-// Follow it with FollowTask.
+// Follow it with taskfollow.Follow.
 func (s *Session) RejoinTask(d statestore.Detached) {
 	s.mu.Lock()
 	s.rejoined = true
@@ -264,5 +184,27 @@ func (s *Session) RejoinTask(d statestore.Detached) {
 	}
 	s.mu.Lock()
 	s.noteTaskLocked(protocol.Task{TaskID: d.TaskID, Status: "working"}, "")
+	s.mu.Unlock()
+}
+
+// TaskLimits are what following task id is bounded by: the session's idle
+// and hard limits, and when the call that created the task here reaches
+// its own hard limit (zero: not made here, or no such limit).
+func (s *Session) TaskLimits(id string) (idle, hard time.Duration, hardAt time.Time) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t := s.tasks[id]; t != nil {
+		if c := s.calls[t.CallKey]; c != nil {
+			hardAt = c.x().hardAt
+		}
+	}
+	return s.opts.Timeout, s.opts.MaxTimeout, hardAt
+}
+
+// ForgetTask drops task id's rejoin record: its result was fetched, or it
+// ended without one.
+func (s *Session) ForgetTask(id string) {
+	s.mu.Lock()
+	s.forgetTaskLocked(id)
 	s.mu.Unlock()
 }

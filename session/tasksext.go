@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"sort"
-	"strings"
-	"time"
 
 	"mcpscope/protocol"
 	"mcpscope/transport"
@@ -38,100 +36,6 @@ func (s *Session) noteTaskExtLocked(c *Call, result json.RawMessage) {
 	c.xw().taskID = t.TaskID
 	s.noteTaskLocked(t, c.Key)
 	s.persistTaskLocked(c)
-}
-
-// taskOutcome is what tasks/get says besides the task: the final result
-// or error. (Not embedding Task: its UnmarshalJSON would hide these.)
-type taskOutcome struct {
-	Result json.RawMessage `json:"result"`
-	Error  *struct {
-		Code    int             `json:"code"`
-		Message string          `json:"message"`
-		Data    json.RawMessage `json:"data,omitempty"`
-	} `json:"error"`
-}
-
-// followTaskExt polls tasks/get at the server's pollIntervalMs until the
-// task is terminal and returns its result (completed), or an error (failed,
-// cancelled). What an input_required task asks for is answered on the way
-// (AnswerTask). The task's rejoin record goes once it is terminal. The
-// follow is bounded (taskBound): a task that never ends is given up with a
-// timeout, and goes on on the server.
-func (s *Session) followTaskExt(ctx context.Context, id string, onStatus func(protocol.Task)) (json.RawMessage, error) {
-	bound := s.newTaskBound(id)
-	last := ""
-	var bare bool // completed without a result once: asked again, once
-	for {
-		var raw json.RawMessage
-		err := bound.within(ctx, last, func(ctx context.Context) (err error) {
-			raw, err = s.Call("tasks/get", map[string]any{"taskId": id}).Wait(ctx)
-			return err
-		})
-		if err != nil {
-			return nil, err
-		}
-		var t protocol.Task
-		var o taskOutcome
-		if err := json.Unmarshal(raw, &t); err != nil {
-			return nil, &Failure{Reason: "the server's tasks/get result is unreadable", Cause: err}
-		}
-		_ = json.Unmarshal(raw, &o)
-		bound.saw(t, time.Now())
-		if t.Status != last {
-			last = t.Status
-			if onStatus != nil {
-				onStatus(t)
-			}
-		}
-		if t.Status == "input_required" {
-			// Answered once per key; the task keeps its rejoin record, so an
-			// unanswerable request can be answered by a later rejoin.
-			n, err := s.AnswerTask(ctx, id)
-			if err != nil {
-				return nil, err
-			}
-			if n > 0 {
-				bound.lastChange = time.Now() // answers sent: the task moves on (a person may have taken a while)
-			}
-		}
-		if t.Status == "completed" && !protocol.HasValue(o.Result) && !bare {
-			// The extension inlines a completed task's result in tasks/get;
-			// one without is asked about again at once (the server may have
-			// been caught between its status and its result), and what that
-			// says decides: never how soon a later poll would have come.
-			bare = true
-			continue
-		}
-		if t.Terminal() {
-			s.mu.Lock()
-			s.forgetTaskLocked(id)
-			s.mu.Unlock()
-			switch {
-			case t.Status == "completed" && !protocol.HasValue(o.Result):
-				return nil, &Failure{Reason: fmt.Sprintf("invalid result: task %s completed, but tasks/get carried no result (twice)", id), Kind: ErrInvalidResult}
-			case t.Status == "completed":
-				return o.Result, nil
-			case t.Status == "failed" && o.Error != nil:
-				return nil, &Failure{Reason: fmt.Sprintf("task %s failed: %d %s", id, o.Error.Code, o.Error.Message), Kind: ErrTaskEnded}
-			default:
-				return nil, &Failure{Reason: strings.TrimSpace(fmt.Sprintf("task %s ended %s %s", id, t.Status, t.StatusMessage)), Kind: ErrTaskEnded}
-			}
-		}
-		now := time.Now()
-		if err := bound.check(t.Status, now); err != nil {
-			return nil, err
-		}
-		timer := time.NewTimer(bound.wait(protocol.PollEvery(t), now))
-		select {
-		case <-ctx.Done():
-			timer.Stop()
-			return nil, ctx.Err()
-		case <-timer.C:
-		}
-		if err := bound.check(t.Status, time.Now()); err != nil {
-			return nil, err
-		}
-	}
 }
 
 // AutoAnswerTasks makes the session answer input_required tasks as soon as

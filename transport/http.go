@@ -825,3 +825,20 @@ func httpCount(n int, what string) string {
 	}
 	return strconv.Itoa(n) + " " + what + "s"
 }
+
+// SessionGone reports whether err says the server no longer knows the session
+// we sent: 404 by the spec; 400 naming the session from servers that answer
+// so (server-everything does).
+func SessionGone(err error) (*HTTPError, bool) {
+	var he *HTTPError
+	if !errors.As(err, &he) || he.SessionID == "" {
+		return nil, false
+	}
+	if he.Status == 404 {
+		return he, true
+	}
+	if he.Status == 400 && strings.Contains(strings.ToLower(he.Body), "session") {
+		return he, true
+	}
+	return nil, false
+}

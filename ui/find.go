@@ -9,6 +9,7 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"mcpscope/filter"
+	"mcpscope/framefilter"
 	"mcpscope/framestore"
 	"mcpscope/internal/termsafe"
 	"mcpscope/journal"
@@ -28,7 +29,7 @@ import (
 //
 // A call (a row of the requests pane) matches when its request frame or its
 // first response frame matches, each described with the call's current
-// state (session.Subjects.FillItem). A call still running is checked again
+// state (framefilter.Subjects.FillItem). A call still running is checked again
 // when it ends, and on every refresh while it runs if the filter reads what
 // changes (~s ~e ~dur). A row of the notifications pane is one frame,
 // checked once.
@@ -76,7 +77,7 @@ type findState struct {
 	note     noteFilter
 	prompt   *filterline.Line
 	stepping bool // a filterStepMsg is on its way
-	subj     *session.Subjects
+	subj     *framefilter.Subjects
 	// lastKey/lastSn cache one call's snapshot across a step (a progress
 	// flood is one call's frames).
 	lastKey string
@@ -305,7 +306,7 @@ func (fs *findState) kick(m *Model) tea.Cmd {
 func (fs *findState) step(m *Model) {
 	fs.stepping = false
 	if fs.subj == nil {
-		fs.subj = session.NewSubjects()
+		fs.subj = framefilter.NewSubjects()
 	}
 	fs.lastKey = ""
 	start := time.Now()
@@ -412,7 +413,7 @@ func (fs *findState) recheck(m *Model) {
 		return
 	}
 	if fs.subj == nil {
-		fs.subj = session.NewSubjects()
+		fs.subj = framefilter.NewSubjects()
 	}
 	fs.lastKey = ""
 	volatile := cf.f.Volatile()

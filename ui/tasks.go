@@ -8,6 +8,7 @@ import (
 	"mcpscope/internal/termsafe"
 	"mcpscope/protocol"
 	"mcpscope/session"
+	"mcpscope/taskfollow"
 	"mcpscope/ui/tasks"
 	"mcpscope/ui/view"
 )
@@ -102,7 +103,7 @@ func (m *Model) followTask(t protocol.Task) tea.Cmd {
 func awaitTask(s *session.Session, taskID, open string) tea.Cmd {
 	id := termsafe.Line(taskID)
 	return func() tea.Msg {
-		_, err := s.FollowTask(context.Background(), taskID, nil)
+		_, err := taskfollow.Follow(context.Background(), s, taskID, nil)
 		if err != nil {
 			return taskFollowedMsg{taskID, "task " + id + ": " + termsafe.Line(err.Error())}
 		}

@@ -8,7 +8,7 @@ import (
 	"sort"
 	"strings"
 
-	"mcpscope/session"
+	"mcpscope/protocol"
 )
 
 // Report is what differs between two snapshots, A (before) and B (after).
@@ -22,10 +22,10 @@ type Report struct {
 
 // Side names one side of a report.
 type Side struct {
-	Source          string                 `json:"source"`
-	Server          session.Implementation `json:"server"`
-	ProtocolVersion string                 `json:"protocolVersion"`
-	Counts          string                 `json:"counts"`
+	Source          string                  `json:"source"`
+	Server          protocol.Implementation `json:"server"`
+	ProtocolVersion string                  `json:"protocolVersion"`
+	Counts          string                  `json:"counts"`
 }
 
 // Change is one thing that differs: the server's info, its protocol

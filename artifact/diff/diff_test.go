@@ -19,6 +19,7 @@ import (
 	"mcpscope/internal/testkit/peers"
 	"mcpscope/internal/testkit/recordtest"
 	"mcpscope/internal/testkit/testservers"
+	"mcpscope/protocol"
 	"mcpscope/session"
 )
 
@@ -26,7 +27,7 @@ func TestMain(m *testing.M) { recordtest.Main(m) }
 
 func snap(t *testing.T, tools ...string) *diff.Snapshot {
 	t.Helper()
-	s := &diff.Snapshot{Source: "t", Server: session.Implementation{Name: "s", Version: "1"}, ProtocolVersion: "2025-11-25",
+	s := &diff.Snapshot{Source: "t", Server: protocol.Implementation{Name: "s", Version: "1"}, ProtocolVersion: "2025-11-25",
 		Capabilities: json.RawMessage(`{"tools":{}}`), Tools: []json.RawMessage{}, Resources: []json.RawMessage{},
 		ResourceTemplates: []json.RawMessage{}, Prompts: []json.RawMessage{}}
 	for _, tl := range tools {

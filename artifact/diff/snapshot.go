@@ -34,11 +34,11 @@ type Snapshot struct {
 	Format string `json:"format"`
 	// Source says where it came from (a journal path, a target); it is
 	// never compared.
-	Source          string                 `json:"source"`
-	Server          session.Implementation `json:"server"`
-	ProtocolVersion string                 `json:"protocolVersion"`
-	Capabilities    json.RawMessage        `json:"capabilities"`
-	Instructions    string                 `json:"instructions,omitempty"`
+	Source          string                  `json:"source"`
+	Server          protocol.Implementation `json:"server"`
+	ProtocolVersion string                  `json:"protocolVersion"`
+	Capabilities    json.RawMessage         `json:"capabilities"`
+	Instructions    string                  `json:"instructions,omitempty"`
 	// The lists; nil (null in the file) when the side never listed them
 	// (a journal without tools/list), which is not the same as empty.
 	Tools             []json.RawMessage `json:"tools"`

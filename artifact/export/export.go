@@ -19,8 +19,8 @@ import (
 
 	"mcpscope/artifact/scan"
 	"mcpscope/filter"
+	"mcpscope/framefilter"
 	"mcpscope/internal/jsonscan"
-	"mcpscope/session"
 )
 
 // Formats are the names Write takes.
@@ -52,10 +52,10 @@ func Write(w io.Writer, path, format string, o Options) error {
 // matcher applies a filter to scanned frames through the one adapter.
 type matcher struct {
 	f    *filter.Filter
-	subj *session.Subjects
+	subj *framefilter.Subjects
 }
 
-func newMatcher(f *filter.Filter) *matcher { return &matcher{f: f, subj: session.NewSubjects()} }
+func newMatcher(f *filter.Filter) *matcher { return &matcher{f: f, subj: framefilter.NewSubjects()} }
 
 func (m *matcher) match(fr *scan.Frame) bool {
 	if m.f == nil {

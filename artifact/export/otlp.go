@@ -328,7 +328,7 @@ func (ox *tracer) step(fr *scan.Frame) error {
 	}
 	switch {
 	case e == nil:
-		if _, _, ok := session.DetachedNote(&fr.Meta); ok && fr.Call.State == session.StateDetached {
+		if _, _, ok := journal.DetachedNote(&fr.Meta); ok && fr.Call.State == session.StateDetached {
 			return ox.end(sp, fr) // left running on the server, to rejoin: not lost
 		}
 	case fr.Dir == transport.Out && e.Method == "notifications/cancelled":

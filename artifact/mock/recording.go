@@ -69,7 +69,7 @@ type Recording struct {
 	Transport       string // stdio, http or sse: how it was recorded
 	Era             string // legacy or modern
 	ProtocolVersion string
-	ServerInfo      session.Implementation
+	ServerInfo      protocol.Implementation
 	// Init and Discover are the recorded handshake (nil when absent).
 	Init, Discover *Exchange
 	Calls          []*Exchange

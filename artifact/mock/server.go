@@ -13,7 +13,6 @@ import (
 	"mcpscope/internal/termsafe"
 	"mcpscope/journal"
 	"mcpscope/protocol"
-	"mcpscope/session"
 )
 
 // Options tune a Server. The zero value replays at the recorded pace.
@@ -357,12 +356,12 @@ func orNull(id json.RawMessage) json.RawMessage {
 // version the client asked for when the server listed it, else the newest
 // initialize-era version it listed.
 func (r *Recording) synthInit(params json.RawMessage) json.RawMessage {
-	var d session.DiscoverResult
+	var d protocol.DiscoverResult
 	if r.Discover != nil {
 		for _, st := range r.Discover.steps {
 			if st.final {
 				var m struct {
-					Result session.DiscoverResult `json:"result"`
+					Result protocol.DiscoverResult `json:"result"`
 				}
 				_ = json.Unmarshal(st.data, &m)
 				d = m.Result

@@ -12,6 +12,7 @@ import (
 
 	"mcpscope/artifact/scan"
 	"mcpscope/filter"
+	"mcpscope/framefilter"
 	"mcpscope/session"
 	"mcpscope/statestore"
 )
@@ -34,7 +35,7 @@ func FuzzScan(f *testing.F) {
 		if err != nil {
 			flt = nil
 		}
-		subj := session.NewSubjects()
+		subj := framefilter.NewSubjects()
 		made := map[int]bool{}
 		told := map[int]int{}
 		_, _ = scan.Reader(strings.NewReader(journal), func(i int, c *session.CallSnapshot) { told[i]++ }, func(fr *scan.Frame) error {

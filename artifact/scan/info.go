@@ -10,7 +10,6 @@ import (
 
 	"mcpscope/journal"
 	"mcpscope/protocol"
-	"mcpscope/session"
 	"mcpscope/transport"
 )
 
@@ -25,7 +24,7 @@ type Info struct {
 	// Era is legacy (initialize) or modern (2026-07-28 server/discover).
 	Era             string
 	ProtocolVersion string
-	ServerInfo      session.Implementation
+	ServerInfo      protocol.Implementation
 	Capabilities    json.RawMessage
 	Instructions    string
 	SessionID       string
@@ -64,13 +63,13 @@ func (in *Info) Observe(fr *Frame) {
 	}
 	switch fr.Call.Method {
 	case "initialize":
-		var r session.InitResult
+		var r protocol.InitResult
 		if json.Unmarshal(fr.Env.Result, &r) == nil {
 			in.Era, in.ProtocolVersion = protocol.EraLegacy, r.ProtocolVersion
 			in.ServerInfo, in.Capabilities, in.Instructions = r.ServerInfo, r.Capabilities, r.Instructions
 		}
 	case "server/discover":
-		var d session.DiscoverResult
+		var d protocol.DiscoverResult
 		if json.Unmarshal(fr.Env.Result, &d) != nil || !slices.Contains(d.SupportedVersions, protocol.ModernVersion) {
 			return // a legacy server's answer to the probe: initialize follows
 		}

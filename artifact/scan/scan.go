@@ -341,7 +341,7 @@ func (c *correlator) stepDecoded(seq uint64, f *transport.Frame, env *journal.En
 		// The probe held open by its HTTP error ends now, failed, unless
 		// this frame is the refusal that answers it (message ends it then).
 		c.held = nil
-		if k, ok := session.RefusalOf(&fr.Meta, fr.Env); !ok || k != h.snap.Key || h.snap.State.Ended() {
+		if k, ok := journal.RefusalOf(&fr.Meta, fr.Env); !ok || k != h.snap.Key || h.snap.State.Ended() {
 			c.end(h, session.StateError, c.heldAt)
 		} else {
 			h.snap.Failure = nil
@@ -404,8 +404,8 @@ func (c *correlator) message(fr *Frame, e *journal.Envelope) *call {
 	switch class {
 	case journal.ClassResult, journal.ClassError:
 		cl := c.calls[string(journal.KeyBytes(e.ID))] // no allocation for the lookup
-		if k, ok := session.RefusalOf(&fr.Meta, e); ok && c.calls[k] != nil && c.calls[k].snap.Probe {
-			cl = c.calls[k] // the era probe's HTTP error answer (session.RefusalOf)
+		if k, ok := journal.RefusalOf(&fr.Meta, e); ok && c.calls[k] != nil && c.calls[k].snap.Probe {
+			cl = c.calls[k] // the era probe's HTTP error answer (journal.RefusalOf)
 		}
 		if cl == nil {
 			return nil
@@ -424,8 +424,8 @@ func (c *correlator) message(fr *Frame, e *journal.Envelope) *call {
 				cl.snap.RPCError = &er
 			}
 			st := session.StateError
-			if session.ProxyCancelAnswer(&fr.Meta) {
-				st = session.StateCancelled // as the session reads it back (session.ProxyCancelAnswer)
+			if journal.ProxyCancelAnswer(&fr.Meta) {
+				st = session.StateCancelled // as the session reads it back (journal.ProxyCancelAnswer)
 			}
 			c.end(cl, st, at)
 			return cl
@@ -564,8 +564,8 @@ func (c *correlator) event(fr *Frame) *call {
 		c.endAllOpen(why+" before answering", fr.Time)
 	case transport.EvNote:
 		// A detach's note: the call was left running on the server, to
-		// rejoin, as the session reads it back (session.DetachedNote).
-		if key, handle, ok := session.DetachedNote(&fr.Meta); ok {
+		// rejoin, as the session reads it back (journal.DetachedNote).
+		if key, handle, ok := journal.DetachedNote(&fr.Meta); ok {
 			if cl := c.calls[key]; cl != nil && !cl.snap.State.Ended() {
 				cl.snap.Handle = handle
 				cl.snap.Failure = session.DetachedFailure(handle)
@@ -587,7 +587,7 @@ func (c *correlator) event(fr *Frame) *call {
 				cl.snap.Failure = &session.Failure{Reason: fmt.Sprintf("the server answered HTTP %d", fr.Meta.Status), Kind: session.ErrSend}
 				if cl.snap.Probe {
 					// A 2025 server's refusal of the era probe comes as the
-					// body after this event (session.RefusalOf): the next
+					// body after this event (journal.RefusalOf): the next
 					// frame decides how the probe ended.
 					c.held, c.heldAt = cl, fr.Time
 					return cl

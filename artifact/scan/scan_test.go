@@ -12,6 +12,7 @@ import (
 	"mcpscope/artifact/scan"
 	"mcpscope/connect"
 	"mcpscope/filter"
+	"mcpscope/framefilter"
 	"mcpscope/internal/testkit/recordtest"
 	"mcpscope/internal/testkit/testservers"
 	"mcpscope/journal"
@@ -91,7 +92,7 @@ func TestAgreesWithSession(t *testing.T) {
 }
 
 // TestFilters runs filters over a recording through the one adapter
-// (session.Subjects) and checks what they pick.
+// (framefilter.Subjects) and checks what they pick.
 func TestFilters(t *testing.T) {
 	recs := recordings(t)
 	path := recs["http"]
@@ -100,7 +101,7 @@ func TestFilters(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		subj := session.NewSubjects()
+		subj := framefilter.NewSubjects()
 		methods = map[string]int{}
 		_, err = scan.File(path, scan.Options{Final: final}, func(fr *scan.Frame) error {
 			if f.Match(subj.Fill(&fr.Frame, fr.Env, fr.Call, fr.Time)) {

@@ -12,6 +12,7 @@ import (
 	"mcpscope/internal/testkit/clienttest"
 	"mcpscope/protocol"
 	"mcpscope/session"
+	"mcpscope/taskfollow"
 )
 
 // serveHTTPTest serves a demo as ServeHTTP does, on an httptest server,
@@ -84,7 +85,7 @@ func TestTasksOverHTTP(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	var seen []string
-	res, err := s.FollowTask(ctx, id, func(tk protocol.Task) { seen = append(seen, tk.Status+" "+tk.StatusMessage) })
+	res, err := taskfollow.Follow(ctx, s, id, func(tk protocol.Task) { seen = append(seen, tk.Status+" "+tk.StatusMessage) })
 	if err != nil || !strings.Contains(clienttest.ResultText(res), "finished 3 steps in") {
 		t.Fatalf("following the task: %s %v (statuses %v)", res, err, seen)
 	}

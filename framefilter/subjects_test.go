@@ -1,4 +1,4 @@
-package session
+package framefilter
 
 import (
 	"encoding/json"
@@ -8,6 +8,7 @@ import (
 	"mcpscope/filter"
 	"mcpscope/framestore"
 	"mcpscope/journal"
+	"mcpscope/session"
 	"mcpscope/transport"
 )
 
@@ -23,12 +24,12 @@ func TestSubjects(t *testing.T) {
 		return &transport.Frame{Time: t0, Dir: dir, Kind: transport.Message, Data: []byte(raw),
 			Meta: transport.Meta{Headers: map[string]string{"Mcp-Session-Id": "abc"}}}, env
 	}
-	call := &CallSnapshot{Key: "7", Method: "tools/call", Name: "get weather", State: StateOK, Started: t0, Ended: t0.Add(600 * time.Millisecond)}
+	call := &session.CallSnapshot{Key: "7", Method: "tools/call", Name: "get weather", State: session.StateOK, Started: t0, Ended: t0.Add(600 * time.Millisecond)}
 	cases := []struct {
 		name  string
 		f     *transport.Frame
 		env   *journal.Envelope
-		c     *CallSnapshot
+		c     *session.CallSnapshot
 		kind  string
 		match []string
 		not   []string
@@ -40,12 +41,12 @@ func TestSubjects(t *testing.T) {
 		{name: "error response", kind: "response", match: []string{"~e", "~k response"}},
 		{name: "progress", kind: "progress", match: []string{"~k progress", "~k notification", "~m notifications/progress"}},
 		{name: "log", kind: "log", match: []string{"~k log", "~k notification"}, not: []string{"~k progress"}},
-		{name: "late", kind: "request", c: &CallSnapshot{Method: "tools/call", State: StateOK, Late: 1}, match: []string{"~s late"}},
-		{name: "cancelled, answered late", kind: "request", c: &CallSnapshot{Method: "tools/call", State: StateCancelled, Late: 1}, match: []string{"~s cancelled"}, not: []string{"~s late"}},
-		{name: "tool error", kind: "response", c: &CallSnapshot{Method: "tools/call", State: StateOK, IsError: true}, match: []string{"~e", "~s error"}},
-		{name: "input", kind: "response", c: &CallSnapshot{Method: "tools/call", State: StateOK, ResultType: "input_required"}, match: []string{"~s input"}},
-		{name: "lost", kind: "request", c: &CallSnapshot{Method: "tools/call", State: StateError, Failure: &Failure{Kind: ErrClosed}}, match: []string{"~s lost", "~e"}},
-		{name: "reissued is no error", kind: "request", c: &CallSnapshot{Method: "tools/call", State: StateError, Failure: &Failure{Kind: ErrReissued}}, not: []string{"~e"}},
+		{name: "late", kind: "request", c: &session.CallSnapshot{Method: "tools/call", State: session.StateOK, Late: 1}, match: []string{"~s late"}},
+		{name: "cancelled, answered late", kind: "request", c: &session.CallSnapshot{Method: "tools/call", State: session.StateCancelled, Late: 1}, match: []string{"~s cancelled"}, not: []string{"~s late"}},
+		{name: "tool error", kind: "response", c: &session.CallSnapshot{Method: "tools/call", State: session.StateOK, IsError: true}, match: []string{"~e", "~s error"}},
+		{name: "input", kind: "response", c: &session.CallSnapshot{Method: "tools/call", State: session.StateOK, ResultType: "input_required"}, match: []string{"~s input"}},
+		{name: "lost", kind: "request", c: &session.CallSnapshot{Method: "tools/call", State: session.StateError, Failure: &session.Failure{Kind: session.ErrClosed}}, match: []string{"~s lost", "~e"}},
+		{name: "reissued is no error", kind: "request", c: &session.CallSnapshot{Method: "tools/call", State: session.StateError, Failure: &session.Failure{Kind: session.ErrReissued}}, not: []string{"~e"}},
 		{name: "event", kind: "event", match: []string{"~k event", "~m stream-dropped", "~d local"}},
 		{name: "stderr", kind: "stderr", match: []string{"~k stderr", "~c oops"}},
 		{name: "garbage", kind: "garbage", match: []string{"~k garbage"}},

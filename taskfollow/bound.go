@@ -1,4 +1,4 @@
-package session
+package taskfollow
 
 import (
 	"context"
@@ -7,18 +7,19 @@ import (
 	"time"
 
 	"mcpscope/protocol"
+	"mcpscope/session"
 )
 
-// ErrTaskExpired: a followed task outlived the ttl its server gave it, after
+// ErrExpired: a followed task outlived the ttl its server gave it, after
 // which the server may have deleted it. It is a timeout (ErrTimeout).
-var ErrTaskExpired = fmt.Errorf("task ttl: %w", ErrTimeout)
+var ErrExpired = fmt.Errorf("task ttl: %w", session.ErrTimeout)
 
-// taskBound bounds following a task as a call is bounded (a task answers
+// bound bounds following a task as a call is bounded (a task answers
 // every poll at once, so no call's own limit ever fires):
-//   - the hard limit (Options.MaxTimeout) counts from the start of the call
+//   - the hard limit (session.Options.MaxTimeout) counts from the start of the call
 //     that created the task, when this session made it, else from when
 //     following began (a rejoin is a command of its own);
-//   - the idle limit (Options.Timeout) counts from the last change of the
+//   - the idle limit (session.Options.Timeout) counts from the last change of the
 //     task's status (working, input_required, …); a status message that
 //     changes on every poll is not progress and resets nothing, so a task
 //     whose server only rewrites its message still ends at the idle limit;
@@ -26,7 +27,7 @@ var ErrTaskExpired = fmt.Errorf("task ttl: %w", ErrTimeout)
 //     server clock ahead of ours): past it the task may be gone.
 //
 // Timers run on the real clock, as the calls' do.
-type taskBound struct {
+type bound struct {
 	id         string
 	hardAt     time.Time // zero: no hard limit
 	hard       time.Duration
@@ -36,17 +37,11 @@ type taskBound struct {
 	seen       string    // the status at the last change
 }
 
-func (s *Session) newTaskBound(id string) *taskBound {
+func newBound(s *session.Session, id string) *bound {
 	now := time.Now()
-	b := &taskBound{id: id, lastChange: now}
-	s.mu.Lock()
-	idle, hard := s.opts.Timeout, s.opts.MaxTimeout
-	if t := s.tasks[id]; t != nil {
-		if c := s.calls[t.CallKey]; c != nil && !c.x().hardAt.IsZero() {
-			b.hardAt = c.x().hardAt // the creating call's own hard limit: from its start
-		}
-	}
-	s.mu.Unlock()
+	b := &bound{id: id, lastChange: now}
+	idle, hard, hardAt := s.TaskLimits(id)
+	b.hardAt = hardAt
 	if idle > 0 {
 		b.idle = idle
 	}
@@ -64,7 +59,7 @@ func (s *Session) newTaskBound(id string) *taskBound {
 // saw notes what a poll (or a notification) said about the task: a new
 // status restarts the idle limit (its message does not); a ttl sets the
 // expiry.
-func (b *taskBound) saw(t protocol.Task, now time.Time) {
+func (b *bound) saw(t protocol.Task, now time.Time) {
 	if t.Status != b.seen {
 		b.seen, b.lastChange = t.Status, now
 	}
@@ -80,7 +75,7 @@ func (b *taskBound) saw(t protocol.Task, now time.Time) {
 }
 
 // deadline is when the next bound fires.
-func (b *taskBound) deadline() time.Time {
+func (b *bound) deadline() time.Time {
 	var at time.Time
 	for _, d := range []time.Time{b.hardAt, b.ttlAt, b.idleAt()} {
 		if !d.IsZero() && (at.IsZero() || d.Before(at)) {
@@ -90,7 +85,7 @@ func (b *taskBound) deadline() time.Time {
 	return at
 }
 
-func (b *taskBound) idleAt() time.Time {
+func (b *bound) idleAt() time.Time {
 	if b.idle == 0 {
 		return time.Time{}
 	}
@@ -99,7 +94,7 @@ func (b *taskBound) idleAt() time.Time {
 
 // wait is how long to sleep before the next poll: the server's interval,
 // but never past a bound.
-func (b *taskBound) wait(poll time.Duration, now time.Time) time.Duration {
+func (b *bound) wait(poll time.Duration, now time.Time) time.Duration {
 	if at := b.deadline(); !at.IsZero() {
 		return max(min(poll, at.Sub(now)), 0)
 	}
@@ -108,7 +103,7 @@ func (b *taskBound) wait(poll time.Duration, now time.Time) time.Duration {
 
 // check is the error of the bound that has passed, nil while none has.
 // status is what the task was last seen as.
-func (b *taskBound) check(status string, now time.Time) error {
+func (b *bound) check(status string, now time.Time) error {
 	if status == "" {
 		status = "running"
 	}
@@ -118,18 +113,18 @@ func (b *taskBound) check(status string, now time.Time) error {
 	}
 	switch {
 	case !b.ttlAt.IsZero() && !now.Before(b.ttlAt):
-		return &Failure{Reason: fmt.Sprintf("task %s outlived the ttl its server gave it (the server may have deleted it)", b.id), Kind: ErrTaskExpired}
+		return &session.Failure{Reason: fmt.Sprintf("task %s outlived the ttl its server gave it (the server may have deleted it)", b.id), Kind: ErrExpired}
 	case !b.hardAt.IsZero() && !now.Before(b.hardAt):
-		return &Failure{Reason: fmt.Sprintf("timed out: task %s still not done %s after its call began (hard limit)%s", b.id, b.hard, still), Kind: ErrMaxTimeout}
+		return &session.Failure{Reason: fmt.Sprintf("timed out: task %s still not done %s after its call began (hard limit)%s", b.id, b.hard, still), Kind: session.ErrMaxTimeout}
 	case b.idle > 0 && !now.Before(b.idleAt()):
-		return &Failure{Reason: fmt.Sprintf("timed out: task %s: no change of status for %s (idle limit; only a new status resets it)%s", b.id, b.idle, still), Kind: ErrIdleTimeout}
+		return &session.Failure{Reason: fmt.Sprintf("timed out: task %s: no change of status for %s (idle limit; only a new status resets it)%s", b.id, b.idle, still), Kind: session.ErrIdleTimeout}
 	}
 	return nil
 }
 
 // within runs wait (a poll) under the bound: when the bound's deadline
 // passes first, it is that bound's error, not the context's.
-func (b *taskBound) within(ctx context.Context, status string, wait func(context.Context) error) error {
+func (b *bound) within(ctx context.Context, status string, wait func(context.Context) error) error {
 	at := b.deadline()
 	if at.IsZero() {
 		return wait(ctx)

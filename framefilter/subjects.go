@@ -1,4 +1,7 @@
-package session
+// Package framefilter describes frames and their calls for the filter
+// language (package filter): the one place that says what a frame looks
+// like to a filter, for the TUI, record, journal and the exports alike.
+package framefilter
 
 import (
 	"errors"
@@ -7,12 +10,11 @@ import (
 	"mcpscope/filter"
 	"mcpscope/framestore"
 	"mcpscope/journal"
+	"mcpscope/session"
 	"mcpscope/transport"
 )
 
-// Subjects describes frames for the filter language (package filter): the
-// one place that says what a frame and its call look like to a filter, for
-// the TUI, record, journal and the exports alike. One Subjects is reused
+// Subjects describes frames one after another. One Subjects is reused
 // frame after frame without allocating; it is not safe for concurrent use.
 type Subjects struct {
 	s    filter.Subject
@@ -30,7 +32,7 @@ func NewSubjects() *Subjects {
 // of a batch; nil when it holds none), c the client call it belongs to (nil
 // when none). A running call's duration runs to now. The subject is valid
 // until the next Fill.
-func (b *Subjects) Fill(f *transport.Frame, env *journal.Envelope, c *CallSnapshot, now time.Time) *filter.Subject {
+func (b *Subjects) Fill(f *transport.Frame, env *journal.Envelope, c *session.CallSnapshot, now time.Time) *filter.Subject {
 	s := &b.s
 	b.data = f.Data
 	s.Dir = f.Dir.String()
@@ -77,8 +79,8 @@ func (b *Subjects) Fill(f *transport.Frame, env *journal.Envelope, c *CallSnapsh
 		s.Method = c.Method
 	}
 	s.Tool = c.Name
-	s.State = StateWord(c)
-	s.IsError = s.IsError || c.IsError || c.RPCError != nil || c.Failure != nil && !errors.Is(c.Failure, ErrReissued)
+	s.State = session.StateWord(c)
+	s.IsError = s.IsError || c.IsError || c.RPCError != nil || c.Failure != nil && !errors.Is(c.Failure, session.ErrReissued)
 	if c.Refused() {
 		s.IsError = false // the era probe's refusal is its answer (legacy), not an error
 	}
@@ -88,36 +90,9 @@ func (b *Subjects) Fill(f *transport.Frame, env *journal.Envelope, c *CallSnapsh
 	return s
 }
 
-// StateWord is the one word a call's state is known by, in the TUI's rows,
-// in journal summaries and in the filter language's ~s: a call cancelled
-// stays cancelled (a late answer to the cancel is in its detail), then a
-// late response wins, then a tool's isError, then the era probe's error
-// (legacy: it is the era's answer), then a round re-issued after its stream
-// broke, then a round that asks for input, then a call lost with its
-// transport; otherwise the state itself.
-func StateWord(c *CallSnapshot) string {
-	switch {
-	case c.State == StateCancelled:
-		return "cancelled"
-	case c.Late > 0:
-		return "late"
-	case c.IsError:
-		return "error"
-	case c.Probe && c.State == StateError:
-		return "legacy"
-	case c.State == StateError && errors.Is(c.Err(), ErrReissued):
-		return "reissued" // not a failure: the request lives on as Next
-	case c.ResultType == "input_required":
-		return "input"
-	case c.State == StateError && c.Failure != nil && errors.Is(c.Failure, ErrClosed):
-		return "lost"
-	}
-	return string(c.State)
-}
-
 // FillItem describes a stored item (its message, the first of a batch),
 // with c the snapshot of the call it belongs to (nil when none).
-func (b *Subjects) FillItem(it *framestore.Item, c *CallSnapshot, now time.Time) *filter.Subject {
+func (b *Subjects) FillItem(it *framestore.Item, c *session.CallSnapshot, now time.Time) *filter.Subject {
 	env := it.Env
 	if env == nil && len(it.Batch) > 0 {
 		env = it.Batch[0]
