@@ -23,3 +23,7 @@ func (ls *loadState) closeDone() {
 		ls.done = nil // a later Loaded makes one closed already
 	}
 }
+
+// LoadedBytes is the size of the journal being read back (0 for a live
+// session): what a process weighs before tightening its GC goal.
+func (s *Session) LoadedBytes() int64 { return s.Loading().Size }

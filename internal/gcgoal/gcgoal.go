@@ -7,8 +7,6 @@ package gcgoal
 import (
 	"runtime/debug"
 	"sync"
-
-	"mcpscope/session"
 )
 
 // BigJournal is the journal size from which a read-back's end is worth
@@ -32,13 +30,22 @@ type ReadBack struct {
 	prev     int
 }
 
+// Journal is what AfterReadBack asks of a session reading its journal
+// back (a *session.Session has both): when the reading ended, and how
+// many bytes it was. An interface so that this helper does not import the
+// engine.
+type Journal interface {
+	Loaded() <-chan struct{}
+	LoadedBytes() int64
+}
+
 // AfterReadBack waits in the background for s's read-back to end. If the
 // journal was at least min bytes it then gives the memory the reading
 // freed back to the system, once, and tightens the goal to
 // ReadBackPercent: what the session holds now is what it keeps, and a
 // viewer drawing frames only makes garbage, which the default goal lets
 // grow as large as the session before the GC runs. Release undoes it.
-func AfterReadBack(s *session.Session, min int64) *ReadBack {
+func AfterReadBack(s Journal, min int64) *ReadBack {
 	r := &ReadBack{settled: make(chan struct{}), stop: make(chan struct{})}
 	go func() {
 		defer close(r.settled)
@@ -47,7 +54,7 @@ func AfterReadBack(s *session.Session, min int64) *ReadBack {
 		case <-r.stop:
 			return
 		}
-		if s.Loading().Size < min {
+		if s.LoadedBytes() < min {
 			return
 		}
 		r.mu.Lock()
