@@ -259,7 +259,7 @@ func Prose(s string, o Options) []string {
 	}
 	var ls []string
 	md := false
-	if len(s) <= maxMarkdown && looksMarkdown(s) {
+	if rendersMarkdown(s, "") {
 		ls, md = markdown(s, o)
 	}
 	if !md {
@@ -373,13 +373,22 @@ func body1(c content, body Class, o Options) []Block {
 	switch {
 	case strings.Contains(mt, "json") && json.Valid([]byte(text)):
 		return []Block{{JSON: []byte(text)}}
-	case len(text) > maxMarkdown:
-	case strings.Contains(mt, "markdown") || (mt == "" && looksMarkdown(text)):
+	case rendersMarkdown(text, mt):
 		if ls, ok := markdown(text, o); ok {
 			return []Block{{Class: body, Lines: ls}}
 		}
 	}
 	return []Block{{Class: body, Lines: strings.Split(strings.TrimRight(termsafe.Text(text), "\n"), "\n")}}
+}
+
+// rendersMarkdown says whether text is drawn as Markdown: its MIME type
+// (lower-cased) says so, or it has none and looks like it; past
+// maxMarkdown bytes it is shown as it is, whatever it claims.
+func rendersMarkdown(text, mime string) bool {
+	if len(text) > maxMarkdown {
+		return false
+	}
+	return strings.Contains(mime, "markdown") || (mime == "" && looksMarkdown(text))
 }
 
 // verdict says whether a structuredContent keeps to the outputSchema it
