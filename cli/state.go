@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/pflag"
 
 	"mcpscope/internal/termsafe"
-	"mcpscope/journal"
+	"mcpscope/internal/xdg"
 	"mcpscope/statestore"
 	"mcpscope/statestore/redisstore"
 	"mcpscope/transport"
@@ -79,7 +79,7 @@ func (f *stateFlags) open(cmd string) (statestore.Store, error) {
 		// not the default file store: it is listed, and rejoined, under
 		// the same --state only, labelled as a local copy.
 		s, err := redisstore.Open(redisstore.Options{URL: url, LeaseTTL: f.leaseTTL, StateTTL: f.stateTTL,
-			FallbackRoot: filepath.Join(journal.StateDir(), "fallback"), TLS: f.tls})
+			FallbackRoot: filepath.Join(xdg.StateDir(), "fallback"), TLS: f.tls})
 		if err != nil {
 			return nil, usagef(cmd, "%v", err)
 		}

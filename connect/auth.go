@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"mcpscope/journal"
+	"mcpscope/internal/xdg"
 	"mcpscope/oauth"
 	"mcpscope/transport"
 )
@@ -68,7 +68,7 @@ func hasAuthHeader(headers map[string]string) bool {
 // $XDG_STATE_HOME/mcpscope/oauth/<hash of the URL>.json, mode 0600.
 func loginCacheFile(server string) string {
 	sum := sha256.Sum256([]byte(server))
-	return filepath.Join(journal.StateDir(), "oauth", hex.EncodeToString(sum[:8])+".json")
+	return filepath.Join(xdg.StateDir(), "oauth", hex.EncodeToString(sum[:8])+".json")
 }
 
 // cachedPort is the loopback port a saved registration was made with.

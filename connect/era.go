@@ -11,7 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
-	"mcpscope/journal"
+	"mcpscope/internal/xdg"
 	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/transport"
@@ -67,17 +67,13 @@ func chooseEra(ctx context.Context, sp Spec, s *session.Session) error {
 // answers initialize here.
 func chooseHTTPEra(ctx context.Context, sp Spec, s *session.Session) error {
 	key := eraCacheKey(sp)
-	if v, ok := readEraCache(key); ok && v.Era == protocol.EraLegacy {
-		s.Adopt(v)
-		_, err := s.Initialize(ctx)
-		if err == nil || ctx.Err() != nil {
-			return err
-		}
+	if done, err := tryRemembered(ctx, key, s); done {
+		return err
+	} else if err != nil {
 		if he := (*transport.HTTPError)(nil); errors.As(err, &he) && he.Status == 0 {
 			return err // no answer at all says nothing about the era: keep the verdict
 		}
-		forgetEraCache(key)
-		s.Note("the remembered legacy verdict failed (" + err.Error() + "): asking with server/discover again")
+		forgetVerdict(key, s, err)
 	}
 	v, err := s.Probe(ctx, probeTimeout)
 	if err != nil {
@@ -90,6 +86,27 @@ func chooseHTTPEra(ctx context.Context, sp Spec, s *session.Session) error {
 		writeEraCache(key, v, sp) // a modern verdict saves nothing: discover is its handshake
 	}
 	return nil
+}
+
+// tryRemembered goes straight to initialize when a legacy verdict for key
+// is remembered, skipping the probe a 2025 server refuses. done: the
+// handshake is settled and err is its outcome. Otherwise a non-nil err is
+// why the remembered verdict failed, and the caller asks afresh.
+func tryRemembered(ctx context.Context, key string, s *session.Session) (done bool, err error) {
+	v, ok := readEraCache(key)
+	if !ok || v.Era != protocol.EraLegacy {
+		return false, nil
+	}
+	s.Adopt(v)
+	_, err = s.Initialize(ctx)
+	return err == nil || ctx.Err() != nil, err
+}
+
+// forgetVerdict drops a remembered verdict that failed, saying so in the
+// session, before the era is asked for again.
+func forgetVerdict(key string, s *session.Session, err error) {
+	forgetEraCache(key)
+	s.Note("the remembered legacy verdict failed (" + err.Error() + "): asking with server/discover again")
 }
 
 // adopt switches s to v's era and finishes the handshake.
@@ -119,17 +136,14 @@ func (e *errExited) Error() string { return e.reason }
 // the verdict is forgotten and the server asked again.
 func chooseStdioEra(ctx context.Context, sp Spec, s *session.Session) error {
 	key := eraCacheKey(sp)
-	if v, ok := readEraCache(key); ok && v.Era == protocol.EraLegacy {
-		s.Adopt(v)
-		_, err := s.Initialize(ctx)
-		if err == nil || ctx.Err() != nil {
-			return err
-		}
-		forgetEraCache(key)
+	if done, err := tryRemembered(ctx, key, s); done {
+		return err
+	} else if err != nil {
 		if exited(s) {
+			forgetEraCache(key)
 			return &errExited{reason: "the server exited on initialize, which it answered before: asking it again", probeAgain: true}
 		}
-		s.Note("the remembered legacy verdict failed (" + err.Error() + "): asking with server/discover again")
+		forgetVerdict(key, s, err)
 	}
 	v, err := s.Probe(ctx, stdioProbeTimeout)
 	if err != nil {
@@ -199,7 +213,7 @@ type eraCacheEntry struct {
 // and pinning the era settles it when they do.
 const eraCacheTTL = 24 * time.Hour
 
-func eraCachePath() string { return filepath.Join(journal.StateDir(), "era-cache.json") }
+func eraCachePath() string { return filepath.Join(xdg.StateDir(), "era-cache.json") }
 
 func readEraCache(key string) (session.EraVerdict, bool) {
 	b, err := os.ReadFile(eraCachePath())

@@ -20,6 +20,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"strings"
+
+	"mcpscope/internal/xdg"
 )
 
 // The hosts, as Server.Host names them.
@@ -275,12 +277,11 @@ func xdgConfig(home string) string {
 // SavedServersFile is mcpscope's own list of servers:
 // $XDG_CONFIG_HOME/mcpscope/servers.json (~/.config/mcpscope/servers.json).
 func SavedServersFile() string {
-	home, _ := os.UserHomeDir()
-	d := xdgConfig(home)
+	d := xdg.ConfigDir()
 	if d == "" {
 		return ""
 	}
-	return filepath.Join(d, "mcpscope", "servers.json")
+	return filepath.Join(d, "servers.json")
 }
 
 func fixed(path ...string) func(*node) []group {

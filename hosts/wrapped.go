@@ -11,7 +11,7 @@ import (
 	"strings"
 	"time"
 
-	"mcpscope/journal"
+	"mcpscope/internal/xdg"
 )
 
 // Which entries run through mcpscope proxy, as listings show them: the
@@ -36,7 +36,7 @@ type WrapRecord struct {
 }
 
 // RecordsFile is where wraps are recorded.
-func RecordsFile() string { return filepath.Join(journal.StateDir(), "wrapped.json") }
+func RecordsFile() string { return filepath.Join(xdg.StateDir(), "wrapped.json") }
 
 // proxied is the server's own command line when args are mcpscope proxy's.
 func proxied(command string, args []string) ([]string, bool) {

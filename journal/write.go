@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"mcpscope/internal/userfile"
+	"mcpscope/internal/xdg"
 	"mcpscope/transport"
 )
 
@@ -72,18 +73,7 @@ const (
 
 // DefaultDir is $XDG_STATE_HOME/mcpscope/journal (or ~/.local/state/…).
 func DefaultDir() string {
-	return filepath.Join(StateDir(), "journal")
-}
-
-// StateDir is mcpscope's XDG state directory.
-func StateDir() string {
-	if d := os.Getenv("XDG_STATE_HOME"); d != "" {
-		return filepath.Join(d, "mcpscope")
-	}
-	if h, err := os.UserHomeDir(); err == nil {
-		return filepath.Join(h, ".local", "state", "mcpscope")
-	}
-	return filepath.Join(os.TempDir(), "mcpscope-state")
+	return filepath.Join(xdg.StateDir(), "journal")
 }
 
 // NewPath names a fresh journal file in dir.

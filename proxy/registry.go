@@ -18,6 +18,7 @@ import (
 	"time"
 
 	"mcpscope/internal/osproc"
+	"mcpscope/internal/xdg"
 	"mcpscope/journal"
 	"mcpscope/transport"
 )
@@ -57,7 +58,7 @@ func SocketDirs() []string {
 	if d := os.Getenv("XDG_RUNTIME_DIR"); d != "" {
 		dirs = append(dirs, filepath.Join(d, "mcpscope", "proxies"))
 	}
-	dirs = append(dirs, filepath.Join(journal.StateDir(), "proxies"))
+	dirs = append(dirs, filepath.Join(xdg.StateDir(), "proxies"))
 	return append(dirs, shortSocketDir(dirs[0]))
 }
 

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"time"
+
+	"mcpscope/internal/xdg"
 )
 
 // A record in a shared state store (Redis) can be written by anyone who
@@ -38,15 +40,11 @@ const tagVersion = "v1:"
 // StateKeyFile is $XDG_CONFIG_HOME/mcpscope/state.key (default
 // ~/.config/mcpscope/state.key).
 func StateKeyFile() string {
-	dir := os.Getenv("XDG_CONFIG_HOME")
-	if !filepath.IsAbs(dir) {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return ""
-		}
-		dir = filepath.Join(home, ".config")
+	dir := xdg.ConfigDir()
+	if dir == "" {
+		return ""
 	}
-	return filepath.Join(dir, "mcpscope", "state.key")
+	return filepath.Join(dir, "state.key")
 }
 
 // StateKey is the user's key for record tags: EnvStateKey, else the key

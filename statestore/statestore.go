@@ -13,7 +13,7 @@ import (
 
 	"mcpscope/internal/filelock"
 	"mcpscope/internal/shell"
-	"mcpscope/journal"
+	"mcpscope/internal/xdg"
 )
 
 // Detached is the persisted state of a call that outlives its process, enough
@@ -176,7 +176,7 @@ type FileStore struct {
 // Default is the file store the commands use without --state: a folder
 // under the XDG state dir.
 func Default() *FileStore {
-	return &FileStore{Dir: filepath.Join(journal.StateDir(), "calls")}
+	return &FileStore{Dir: filepath.Join(xdg.StateDir(), "calls")}
 }
 
 func (fs *FileStore) path(handle string) (string, error) {

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"charm.land/lipgloss/v2"
+
+	"mcpscope/internal/xdg"
 )
 
 // Palette names colours by what they mean, not what they look like, so a
@@ -133,15 +135,11 @@ func (t Theme) Level(level string) lipgloss.Style {
 // Settings is where the theme a person chose is kept:
 // $XDG_CONFIG_HOME/mcpscope/settings.json (default ~/.config/mcpscope).
 func Settings() string {
-	dir := os.Getenv("XDG_CONFIG_HOME")
+	dir := xdg.ConfigDir()
 	if dir == "" {
-		home, err := os.UserHomeDir()
-		if err != nil {
-			return ""
-		}
-		dir = filepath.Join(home, ".config")
+		return ""
 	}
-	return filepath.Join(dir, "mcpscope", "settings.json")
+	return filepath.Join(dir, "settings.json")
 }
 
 // Saved is the theme chosen last time ("" when none was, or it is not a

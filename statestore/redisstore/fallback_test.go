@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"mcpscope/internal/testkit/redistest"
-	"mcpscope/journal"
+	"mcpscope/internal/xdg"
 	"mcpscope/statestore"
 	"mcpscope/statestore/redisstore"
 )
@@ -62,7 +62,7 @@ func TestFallbackFolderIsPerRedis(t *testing.T) {
 func TestFallbackRecordIsListedUnderItsRedisOnly(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	t.Setenv(statestore.EnvStateKey, "a-test-state-key-0123456789")
-	root := filepath.Join(journal.StateDir(), "fallback")
+	root := filepath.Join(xdg.StateDir(), "fallback")
 	srvA, srvB := redistest.Start(t), redistest.Start(t)
 	a, b := openFallback(t, srvA.URL(0), root), openFallback(t, srvB.URL(0), root)
 	plain := statestore.Default()
@@ -161,7 +161,7 @@ func records(t *testing.T, dir string) []string {
 func TestFallbackCopyIsRejoinedWhileRedisIsDown(t *testing.T) {
 	t.Setenv("XDG_STATE_HOME", t.TempDir())
 	t.Setenv(statestore.EnvStateKey, "a-test-state-key-0123456789")
-	root := filepath.Join(journal.StateDir(), "fallback")
+	root := filepath.Join(xdg.StateDir(), "fallback")
 	srv := redistest.Start(t)
 	a, other := openFallback(t, srv.URL(0), root), openFallback(t, srv.URL(0), root)
 	srv.Kill()
