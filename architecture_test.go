@@ -2,13 +2,14 @@ package main
 
 import (
 	"maps"
-	"os"
 	"os/exec"
 	"regexp"
 	"slices"
 	"sort"
 	"strings"
 	"testing"
+
+	"mcpscope/internal/testkit/goldentest"
 )
 
 // ARCHITECTURE.md's package list is the code's: every package `go list
@@ -17,20 +18,11 @@ import (
 // and a path for it would read as nothing.
 func TestArchitecturePackages(t *testing.T) {
 	const path = "ARCHITECTURE.md"
-	const begin, end = "<!-- packages:begin -->", "<!-- packages:end -->"
-	b, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := string(b)
-	i, j := strings.Index(s, begin), strings.Index(s, end)
-	if i < 0 || j < i {
-		t.Fatalf("%s has no %q … %q section", path, begin, end)
-	}
+	section := goldentest.ReadSection(t, path, "packages").Text()
 	named := map[string]bool{}
 	// A package is named as a path in backquotes ending in a slash:
 	// `session/`, `ui/widget/pager/`.
-	for _, m := range regexp.MustCompile("`([a-z0-9_./]+)/`").FindAllStringSubmatch(s[i:j], -1) {
+	for _, m := range regexp.MustCompile("`([a-z0-9_./]+)/`").FindAllStringSubmatch(section, -1) {
 		named[m[1]] = true
 	}
 
@@ -53,8 +45,8 @@ func TestArchitecturePackages(t *testing.T) {
 	// Every word of the drawing (the section's first code block) is a
 	// package, main.go, or a folder of packages written X/….
 	var bad []string
-	if k := strings.Index(s[i:j], "```\n"); k >= 0 {
-		draw := s[i+k+4:]
+	if k := strings.Index(section, "```\n"); k >= 0 {
+		draw := section[k+4:]
 		draw = draw[:strings.Index(draw, "```")]
 		for _, w := range regexp.MustCompile(`[A-Za-z0-9_./…*]+`).FindAllString(draw, -1) {
 			if w == "main.go" || w == "…" {
