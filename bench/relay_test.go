@@ -5,6 +5,8 @@ import (
 	"io"
 	"math/rand/v2"
 	"net"
+	"net/http"
+	"net/http/httptest"
 	"os/exec"
 	"strings"
 	"testing"
@@ -111,5 +113,33 @@ func TestListeningSaysWhyNothingListens(t *testing.T) {
 	}
 	if cmd.ProcessState == nil {
 		t.Fatal("the child was not stopped and reaped")
+	}
+}
+
+// TestHTTPRelayForwards sends a request through the HTTP relay to a
+// server that answers with what it got: the body, path and a header arrive
+// as sent, and the answer's status, header and body come back as written.
+func TestHTTPRelayForwards(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		w.Header().Set("Mcp-Session-Id", r.Header.Get("X-Probe")+" "+r.URL.Path)
+		w.WriteHeader(http.StatusAccepted)
+		w.Write(b)
+	}))
+	defer up.Close()
+	relay := httptest.NewServer(HTTPRelay(up.URL))
+	defer relay.Close()
+	body := noise(100 << 10)
+	req, _ := http.NewRequest("POST", relay.URL+"/mcp", bytes.NewReader(body))
+	req.Header.Set("X-Probe", "p")
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	got, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusAccepted || resp.Header.Get("Mcp-Session-Id") != "p /mcp" || !bytes.Equal(got, body) {
+		t.Fatalf("through the relay: HTTP %d, Mcp-Session-Id %q, %d bytes back (sent %d, equal %v)",
+			resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), len(got), len(body), bytes.Equal(got, body))
 	}
 }

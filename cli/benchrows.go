@@ -10,6 +10,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"mcpscope/bench"
+	"mcpscope/internal/httpserve"
 )
 
 // rowOptions size the sections of goal rows (journal, record, proxy).
@@ -92,22 +93,37 @@ func newBenchPongCmd() *cobra.Command {
 	return cmd
 }
 
-// newBenchRelayCmd is the proxy rows' yardstick: bytes through, nothing
-// else, over TCP (--listen) or a spawned server's stdio.
+// newBenchRelayCmd is the proxy rows' yardsticks: bytes through, nothing
+// else, over TCP (--listen) or a spawned server's stdio; with --http a Go
+// HTTP relay (a second exchange, no journal); with --tee the stdio relay
+// also writes the server's bytes to a file, as a journal would.
 func newBenchRelayCmd() *cobra.Command {
-	var listen string
+	var listen, tee string
+	var isHTTP bool
 	cmd := &cobra.Command{
-		Use:    "relay (--listen HOST:PORT UPSTREAM_HOST:PORT | -- CMD [ARGS...])",
+		Use:    "relay (--listen HOST:PORT UPSTREAM_HOST:PORT | --http --listen HOST:PORT UPSTREAM_ORIGIN | [--tee FILE] -- CMD [ARGS...])",
 		Short:  "Pass bytes between a client and a server and do nothing else (bench's yardstick for the proxy)",
 		Hidden: true,
 		Args:   cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			defer oneP()() // as the proxy runs
 			if listen == "" {
-				return bench.RelayStdio(args, os.Stdin, os.Stdout, os.Stderr)
+				var out io.Writer = os.Stdout
+				if tee != "" {
+					f, err := os.Create(tee)
+					if err != nil {
+						return err
+					}
+					defer f.Close()
+					out = io.MultiWriter(os.Stdout, f)
+				}
+				return bench.RelayStdio(args, os.Stdin, out, os.Stderr)
 			}
 			if len(args) != 1 {
-				return usagef(cmd.CommandPath(), "--listen takes one upstream HOST:PORT, got %d arguments", len(args))
+				return usagef(cmd.CommandPath(), "--listen takes one upstream, got %d arguments", len(args))
+			}
+			if isHTTP {
+				return httpserve.Serve(cmd.Context(), listen, "/", bench.HTTPRelay(args[0]), nil, nil)
 			}
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
@@ -120,6 +136,8 @@ func newBenchRelayCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().StringVar(&listen, "listen", "", "relay TCP connections accepted on HOST:PORT to the upstream HOST:PORT")
+	cmd.Flags().BoolVar(&isHTTP, "http", false, "relay HTTP requests to the upstream origin (http://HOST:PORT) through net/http")
+	cmd.Flags().StringVar(&tee, "tee", "", "also write the server's output to FILE")
 	return cmd
 }
 
