@@ -33,7 +33,7 @@ func TestBenchRowsPrint(t *testing.T) {
 		"proxy, 20 sequential pings": regexp.MustCompile(`a bare TCP relay [+-]\d+\.\d µs \(pairs .*a Go HTTP relay without a journal [+-]\d+\.\d µs`),
 		"proxy CPU a request":        regexp.MustCompile(`a Go HTTP relay without a journal \d+ µs`),
 		"proxy throughput":           regexp.MustCompile(`the relay writing a file \d+\.\d\d×\)`),
-		"proxy CPU, the same flood":  regexp.MustCompile(`the relay writing a file -?\d+\.\d\d s`),
+		"proxy CPU, the same flood":  regexp.MustCompile(`the relay writing a file +-?\d+\.\d\d s`),
 		// The Go-loop rows' floor: the loop that also finds the strings.
 		"Go line loop": regexp.MustCompile(`a loop that only finds the strings: \d+\.\d %\)`),
 	}
