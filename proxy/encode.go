@@ -207,11 +207,41 @@ func (mm *lineMemo) appendLineJSON(buf, line []byte, check bool) (out []byte, va
 	dst[0] = '"'
 	// line[:i] is in dst[:j], escaped; where the line stops being JSON,
 	// appendEscaped escapes what is left (a line that ends as JSON has
-	// nothing left, and makes no call). line[:same] is mm.line[:same] and
-	// dst[:sameOut] mm.out[:sameOut].
-	i, j, same, sameOut := 0, 1, 0, 0
+	// nothing left, and makes no call).
+	var (
+		i, j    = 0, 1
+		small   [64]bool // the checker's stack: true in an object, false in an array
+		stack   = small[:0]
+		nest    uint64 // stack's last 64, innermost in bit 0
+		resumed bool
+		// line[:same] is mm.line[:same] and dst[:sameOut] mm.out[:sameOut]
+		same, sameOut int
+	)
 	if check {
-		i, j, valid, same, sameOut = mm.checkJSON(line, dst)
+		// Resume from the last checkpoint of the previous line that this
+		// one reaches with the same bytes: most often its last one (one
+		// vector compare), else the last one before where they part.
+		if k := len(mm.cps) - 1; k >= 0 {
+			if at := mm.cps[k].i + 1; at > len(line) || at > len(mm.line) || !bytes.Equal(line[:at], mm.line[:at]) {
+				p := jsonscan.CommonPrefix(line, mm.line)
+				for k--; k >= 0 && mm.cps[k].i >= p; k-- {
+				}
+			}
+			if k >= 0 {
+				cp := mm.cps[k]
+				j = copy(dst[:cp.j], mm.out[:cp.j])
+				i, nest = cp.i, cp.bits
+				for d := cp.depth - 1; d >= 0; d-- {
+					stack = append(stack, nest>>d&1 == 1)
+				}
+				mm.cps = mm.cps[:k] // key records it again
+				same, sameOut, resumed = cp.i, cp.j, true
+			}
+		}
+		if !resumed {
+			mm.cps = mm.cps[:0]
+		}
+		i, j, valid = mm.checkJSON(line, dst, i, j, stack, nest, resumed)
 	}
 	if i < len(line) {
 		if buf, dst, j, ascii = appendEscaped(buf, dst, line, n, i, j); !ascii {
@@ -228,36 +258,28 @@ func (mm *lineMemo) appendLineJSON(buf, line []byte, check bool) (out []byte, va
 	return buf[:n+j+1], valid, true
 }
 
-// checkJSON is appendLineJSON's checker: it escapes line into dst from
-// dst[1] on as far as line is JSON, checking its structure byte by byte
-// and copying its strings eight bytes at a time, and returns where it
-// stopped (line[:i] is in dst[:j]), whether line is one JSON value, and how
-// much of line and dst it took from the previous line's (same, sameOut).
-// Each return is where the line stops being JSON, or ends.
-func (mm *lineMemo) checkJSON(line, dst []byte) (i, j int, valid bool, same, sameOut int) {
+// checkJSON is appendLineJSON's checker: from line[i], escaped into dst[j]
+// on, at a value (or, resumed, at a checkpoint), it escapes line as far as
+// it is JSON, checking its structure byte by byte and copying its strings
+// eight bytes at a time, and returns where it stopped (line[:i] is in
+// dst[:j]) and whether line is one JSON value. Each return is where the
+// line stops being JSON, or ends.
+func (mm *lineMemo) checkJSON(line, dst []byte, i, j int, stack []bool, nest uint64, resumed bool) (_, _ int, valid bool) {
 	const maxDepth = 10000 // encoding/json's maxNestingDepth
 	var (
-		key   bool     // the string is a member's name
-		small [64]bool // true: in an object; false: in an array
-		stack = small[:0]
-		nest  uint64 // stack's last 64, innermost in bit 0
-		deep  bool   // the stack was over 64 deep
-		c     byte
-		m, v  uint64
-		e     int
+		key  bool // the string is a member's name
+		deep bool // the stack was over 64 deep
+		c    byte
+		m, v uint64
+		e    int
 	)
-	j = 1
-	if len(mm.cps) > 0 {
-		if i, j, stack, nest = mm.resume(line, dst, stack); i > 0 {
-			same, sameOut = i, j
-			goto key
-		}
+	if resumed {
+		goto key
 	}
-	mm.cps = mm.cps[:0]
 value:
 	i, j = copySpace(line, dst, i, j)
 	if i >= len(line) {
-		return
+		return i, j, valid
 	}
 	switch c = line[i]; c {
 	case '"':
@@ -265,7 +287,7 @@ value:
 		goto str
 	case '{', '[':
 		if len(stack) >= maxDepth {
-			return
+			return i, j, valid
 		}
 		stack = append(stack, c == '{')
 		nest = nest<<1 | uint64(c>>5&1) // '{' is 0x7b, '[' 0x5b
@@ -288,12 +310,12 @@ value:
 		e = validLiteral(line, i, "null")
 	default:
 		if c != '-' && (c < '0' || c > '9') {
-			return
+			return i, j, valid
 		}
 		e = jsonscan.SkipNumber(line, i)
 	}
 	if e < 0 {
-		return
+		return i, j, valid
 	}
 	j += copy(dst[j:], line[i:e]) // digits, signs, letters: as they are
 	i = e
@@ -301,7 +323,7 @@ after:
 	i, j = copySpace(line, dst, i, j)
 	if len(stack) == 0 || i >= len(line) {
 		valid = len(stack) == 0 && i == len(line)
-		return
+		return i, j, valid
 	}
 	switch c = line[i]; {
 	case c == ',':
@@ -319,14 +341,14 @@ after:
 		i, j = i+1, j+1
 		goto after
 	default:
-		return
+		return i, j, valid
 	}
 key:
 	if !deep && len(mm.cps) < memoCheckpoints {
 		mm.cps = append(mm.cps, checkpoint{i: i, j: j, depth: len(stack), bits: nest})
 	}
 	if i >= len(line) || line[i] != '"' {
-		return
+		return i, j, valid
 	}
 	key = true
 str:
@@ -352,7 +374,7 @@ str:
 			break
 		}
 		if c != '\\' || i+1 >= len(line) {
-			return // a control (the line's end reads as one), a byte beyond ASCII, a lone backslash
+			return i, j, valid // a control (the line's end reads as one), a byte beyond ASCII, a lone backslash
 		}
 		switch c = line[i+1]; c {
 		case '"', '\\':
@@ -363,13 +385,13 @@ str:
 			i, j = i+2, j+3
 		case 'u':
 			if i+5 >= len(line) || !isHex4(line[i+2:i+6]) {
-				return
+				return i, j, valid
 			}
 			dst[j], dst[j+1] = '\\', '\\'
 			copy(dst[j+2:j+7], line[i+1:i+6])
 			i, j = i+6, j+7
 		default:
-			return
+			return i, j, valid
 		}
 	}
 	if !key {
@@ -377,37 +399,11 @@ str:
 	}
 	i, j = copySpace(line, dst, i, j)
 	if i >= len(line) || line[i] != ':' {
-		return
+		return i, j, valid
 	}
 	dst[j] = ':'
 	i, j = i+1, j+1
 	goto value
-}
-
-// resume restores the checker's state at the last checkpoint of the
-// previous line that line reaches with the same bytes: most often its last
-// one (one vector compare), else the last one before where they part. The
-// escaped string up to there is copied to dst, the nesting pushed onto
-// stack. i is 0 (and j 1) when line reaches none: a checkpoint is never at
-// line[0], a member name's quote comes after a '{'.
-func (mm *lineMemo) resume(line, dst []byte, stack []bool) (i, j int, _ []bool, nest uint64) {
-	k := len(mm.cps) - 1
-	if at := mm.cps[k].i + 1; at > len(line) || at > len(mm.line) || !bytes.Equal(line[:at], mm.line[:at]) {
-		p := jsonscan.CommonPrefix(line, mm.line)
-		for k--; k >= 0 && mm.cps[k].i >= p; k-- {
-		}
-	}
-	if k < 0 {
-		return 0, 1, stack, 0
-	}
-	cp := mm.cps[k]
-	j = copy(dst[:cp.j], mm.out[:cp.j])
-	i, nest = cp.i, cp.bits
-	for d := cp.depth - 1; d >= 0; d-- {
-		stack = append(stack, nest>>d&1 == 1)
-	}
-	mm.cps = mm.cps[:k] // key records it again
-	return i, j, stack, nest
 }
 
 // appendEscaped escapes line[i:] into dst[j:] (dst is buf[n:]), eight bytes
