@@ -209,11 +209,7 @@ func (mm *lineMemo) appendLineJSON(buf, line []byte, check bool) (out []byte, va
 	// appendEscaped escapes what is left (a line that ends as JSON has
 	// nothing left, and makes no call).
 	var (
-		i, j    = 0, 1
-		small   [64]bool // the checker's stack: true in an object, false in an array
-		stack   = small[:0]
-		nest    uint64 // stack's last 64, innermost in bit 0
-		resumed bool
+		i, j = 0, 1
 		// line[:same] is mm.line[:same] and dst[:sameOut] mm.out[:sameOut]
 		same, sameOut int
 	)
@@ -221,27 +217,18 @@ func (mm *lineMemo) appendLineJSON(buf, line []byte, check bool) (out []byte, va
 		// Resume from the last checkpoint of the previous line that this
 		// one reaches with the same bytes: most often its last one (one
 		// vector compare), else the last one before where they part.
-		if k := len(mm.cps) - 1; k >= 0 {
+		k := len(mm.cps) - 1
+		if k >= 0 {
 			if at := mm.cps[k].i + 1; at > len(line) || at > len(mm.line) || !bytes.Equal(line[:at], mm.line[:at]) {
 				p := jsonscan.CommonPrefix(line, mm.line)
 				for k--; k >= 0 && mm.cps[k].i >= p; k-- {
 				}
 			}
 			if k >= 0 {
-				cp := mm.cps[k]
-				j = copy(dst[:cp.j], mm.out[:cp.j])
-				i, nest = cp.i, cp.bits
-				for d := cp.depth - 1; d >= 0; d-- {
-					stack = append(stack, nest>>d&1 == 1)
-				}
-				mm.cps = mm.cps[:k] // key records it again
-				same, sameOut, resumed = cp.i, cp.j, true
+				same, sameOut = mm.cps[k].i, mm.cps[k].j
 			}
 		}
-		if !resumed {
-			mm.cps = mm.cps[:0]
-		}
-		i, j, valid = mm.checkJSON(line, dst, i, j, stack, nest, resumed)
+		i, j, valid = mm.checkJSON(line, dst, k)
 	}
 	if i < len(line) {
 		if buf, dst, j, ascii = appendEscaped(buf, dst, line, n, i, j); !ascii {
@@ -258,24 +245,34 @@ func (mm *lineMemo) appendLineJSON(buf, line []byte, check bool) (out []byte, va
 	return buf[:n+j+1], valid, true
 }
 
-// checkJSON is appendLineJSON's checker: from line[i], escaped into dst[j]
-// on, at a value (or, resumed, at a checkpoint), it escapes line as far as
-// it is JSON, checking its structure byte by byte and copying its strings
-// eight bytes at a time, and returns where it stopped (line[:i] is in
-// dst[:j]) and whether line is one JSON value. Each return is where the
+// checkJSON is appendLineJSON's checker: from line's start, or from the
+// memo's checkpoint k (none when k < 0), it escapes line into dst[1:] as
+// far as it is JSON, checking its structure byte by byte and copying its
+// strings eight bytes at a time, and returns where it stopped (line[:i] is
+// in dst[:j]) and whether line is one JSON value. Each return is where the
 // line stops being JSON, or ends.
-func (mm *lineMemo) checkJSON(line, dst []byte, i, j int, stack []bool, nest uint64, resumed bool) (_, _ int, valid bool) {
+func (mm *lineMemo) checkJSON(line, dst []byte, k int) (i, j int, valid bool) {
 	const maxDepth = 10000 // encoding/json's maxNestingDepth
 	var (
-		key  bool // the string is a member's name
-		deep bool // the stack was over 64 deep
-		c    byte
-		m, v uint64
-		e    int
+		key   bool                  // the string is a member's name
+		stack = make([]bool, 0, 64) // true: in an object; false: in an array
+		nest  uint64                // stack's last 64, innermost in bit 0
+		deep  bool                  // the stack was over 64 deep
+		c     byte
+		m, v  uint64
+		e     int
 	)
-	if resumed {
+	if k >= 0 { // the checkpoint's state, and the string up to it as it was
+		cp := mm.cps[k]
+		j = copy(dst[:cp.j], mm.out[:cp.j])
+		i, nest = cp.i, cp.bits
+		for d := cp.depth - 1; d >= 0; d-- {
+			stack = append(stack, nest>>d&1 == 1)
+		}
+		mm.cps = mm.cps[:k] // key records it again
 		goto key
 	}
+	j, mm.cps = 1, mm.cps[:0]
 value:
 	i, j = copySpace(line, dst, i, j)
 	if i >= len(line) {
@@ -293,8 +290,7 @@ value:
 		nest = nest<<1 | uint64(c>>5&1) // '{' is 0x7b, '[' 0x5b
 		deep = deep || len(stack) > 64  // nest lost the outermost: no more checkpoints
 		dst[j] = c
-		i, j = i+1, j+1
-		i, j = copySpace(line, dst, i, j)
+		i, j = copySpace(line, dst, i+1, j+1)
 		if i < len(line) && line[i] == c+2 { // '}' or ']': after closes it
 			goto after
 		}
