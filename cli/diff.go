@@ -226,7 +226,7 @@ func diffSnapshots(ctx context.Context, o *diffOptions, errw io.Writer) ([]*diff
 	snaps := make([]*diff.Snapshot, len(sides))
 	for i, sd := range sides {
 		if specs[i] == nil {
-			if err := journalFileNamed(o.cmdPath, sd.file); err != nil {
+			if err := journalFile(o.cmdPath, sd.file); err != nil {
 				return nil, err // a FIFO or a device would never end
 			}
 			s, err := diff.Load(sd.file)

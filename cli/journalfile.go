@@ -27,7 +27,7 @@ func journalHeader(cmd *cobra.Command, path string) (journal.Header, error) {
 // journalHeaderNamed is journalHeader for the command named name, for what
 // runs without cobra.
 func journalHeaderNamed(name, path string) (journal.Header, error) {
-	if err := journalFileNamed(name, path); err != nil {
+	if err := journalFile(name, path); err != nil {
 		return journal.Header{}, err
 	}
 	h, err := scan.Header(path)
@@ -35,7 +35,7 @@ func journalHeaderNamed(name, path string) (journal.Header, error) {
 	case errors.Is(err, os.ErrNotExist):
 		return h, usagef(name, "%s does not exist", path)
 	case errors.Is(err, journal.ErrNotJournal):
-		return h, notJournalNamed(name, path)
+		return h, notJournal(name, path)
 	case errors.Is(err, scan.ErrEmpty):
 		return h, usagef(name, "%s holds no frames and no journal header: it is empty", path)
 	}
@@ -48,13 +48,8 @@ func journalHeaderNamed(name, path string) (journal.Header, error) {
 // header, then its frames, then paged back from its index) and to its end,
 // so a pipe would be read once and then hang, and a device never end. A
 // symlink to a journal is followed; a path that does not exist is left to
-// the reader, which says so.
-func journalFile(cmd *cobra.Command, path string) error {
-	return journalFileNamed(cmd.CommandPath(), path)
-}
-
-// journalFileNamed is journalFile for the command named name.
-func journalFileNamed(name, path string) error {
+// the reader, which says so. name is the command's, for the error.
+func journalFile(name, path string) error {
 	if path == "-" {
 		return usagef(name, "a journal is read from a file, not from standard input (it is read more than once): save it to a file first, then give its path")
 	}
@@ -87,12 +82,7 @@ func fileKind(m os.FileMode) string {
 
 // notJournal is the usage error for a file that is not a journal, quoting
 // the start of its first line.
-func notJournal(cmd *cobra.Command, path string) error {
-	return notJournalNamed(cmd.CommandPath(), path)
-}
-
-// notJournalNamed is notJournal for the command named name.
-func notJournalNamed(name, path string) error {
+func notJournal(name, path string) error {
 	return usagef(name, "%s is not an mcpscope journal: its first line%s is neither a journal header nor a journal record (journals are in %s)",
 		path, firstLineExcerpt(path), journal.DefaultDir())
 }
