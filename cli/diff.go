@@ -45,36 +45,7 @@ func newDiffCmd() *cobra.Command {
 			"  mcpscope diff before.jsonl http://127.0.0.1:3001/mcp\n" +
 			"  mcpscope diff recorded.jsonl -- node server.js\n" +
 			"  mcpscope diff --baseline testdata/catalog.json -- node server.js",
-		Args: func(cmd *cobra.Command, args []string) error {
-			own, url, command := split(cmd, args)
-			if i := slices.Index(command, "--"); i >= 0 {
-				return twoCommands(cmd, command[:i], command[i+1:])
-			}
-			want := 2
-			if o.baseline != "" {
-				want = 1
-			}
-			n := len(own)
-			if url != "" || len(command) > 0 {
-				n++
-			}
-			if n > want {
-				if o.baseline != "" {
-					return usagef(cmd.CommandPath(), "with --o.baseline, diff takes one side (a journal or a target), got %d", n)
-				}
-				return usagef(cmd.CommandPath(), "diff compares two sides, got %d", n)
-			}
-			if o.driftFails && o.junit == "" {
-				return usagef(cmd.CommandPath(), "--junit-drift-fails says how --junit counts changes: give --junit FILE")
-			}
-			if o.update && o.baseline == "" {
-				return usagef(cmd.CommandPath(), "--update rewrites the --o.baseline file: give --o.baseline FILE")
-			}
-			if o.baseline != "" {
-				return checkOutput(cmd, "--o.baseline", o.baseline)
-			}
-			return nil
-		},
+		Args: func(cmd *cobra.Command, args []string) error { return checkDiffArgs(cmd, args, &o) },
 		RunE: func(cmd *cobra.Command, args []string) error {
 			o.cmdPath = cmd.CommandPath()
 			o.own, o.url, o.command = split(cmd, args)
@@ -92,6 +63,39 @@ func newDiffCmd() *cobra.Command {
 	cmd.Flags().BoolVar(&o.driftFails, "junit-drift-fails", false, "with --junit, fail the case of every change, not only the breaking and riskier ones")
 	cmd.Flags().BoolVar(&o.update, "update", false, "with --baseline, rewrite the file with what the side holds now")
 	return cmd
+}
+
+// checkDiffArgs refuses, before anything starts, a diff command line that
+// cannot work: too many sides, two commands, flags that need another.
+func checkDiffArgs(cmd *cobra.Command, args []string, o *diffOptions) error {
+	own, url, command := split(cmd, args)
+	if i := slices.Index(command, "--"); i >= 0 {
+		return twoCommands(cmd, command[:i], command[i+1:])
+	}
+	want := 2
+	if o.baseline != "" {
+		want = 1
+	}
+	n := len(own)
+	if url != "" || len(command) > 0 {
+		n++
+	}
+	if n > want {
+		if o.baseline != "" {
+			return usagef(cmd.CommandPath(), "with --baseline, diff takes one side (a journal or a target), got %d", n)
+		}
+		return usagef(cmd.CommandPath(), "diff compares two sides, got %d", n)
+	}
+	if o.driftFails && o.junit == "" {
+		return usagef(cmd.CommandPath(), "--junit-drift-fails says how --junit counts changes: give --junit FILE")
+	}
+	if o.update && o.baseline == "" {
+		return usagef(cmd.CommandPath(), "--update rewrites the --baseline file: give --baseline FILE")
+	}
+	if o.baseline != "" {
+		return checkOutput(cmd, "--baseline", o.baseline)
+	}
+	return nil
 }
 
 // diffOptions is what a diff was asked: its sides and its flags. The cobra
