@@ -1,8 +1,10 @@
 package cli
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"slices"
 	"strings"
@@ -19,13 +21,8 @@ import (
 
 func newDiffCmd() *cobra.Command {
 	var (
-		f        connFlags
-		asJSON   bool
-		baseline string
-		update   bool
-		junit    string
-		// driftFails: every change fails its JUnit case, not only breaking ones.
-		driftFails bool
+		f connFlags
+		o diffOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "diff [A] [B] [target]",
@@ -48,171 +45,228 @@ func newDiffCmd() *cobra.Command {
 			"  mcpscope diff before.jsonl http://127.0.0.1:3001/mcp\n" +
 			"  mcpscope diff recorded.jsonl -- node server.js\n" +
 			"  mcpscope diff --baseline testdata/catalog.json -- node server.js",
-		Args: func(cmd *cobra.Command, args []string) error {
-			own, url, command := split(cmd, args)
-			if i := slices.Index(command, "--"); i >= 0 {
-				return twoCommands(cmd, command[:i], command[i+1:])
-			}
-			want := 2
-			if baseline != "" {
-				want = 1
-			}
-			n := len(own)
-			if url != "" || len(command) > 0 {
-				n++
-			}
-			if n > want {
-				if baseline != "" {
-					return usagef(cmd.CommandPath(), "with --baseline, diff takes one side (a journal or a target), got %d", n)
-				}
-				return usagef(cmd.CommandPath(), "diff compares two sides, got %d", n)
-			}
-			if driftFails && junit == "" {
-				return usagef(cmd.CommandPath(), "--junit-drift-fails says how --junit counts changes: give --junit FILE")
-			}
-			if update && baseline == "" {
-				return usagef(cmd.CommandPath(), "--update rewrites the --baseline file: give --baseline FILE")
-			}
-			if baseline != "" {
-				return checkOutput(cmd, "--baseline", baseline)
-			}
-			return nil
-		},
+		Args: func(cmd *cobra.Command, args []string) error { return checkDiffArgs(cmd, args, &o) },
 		RunE: func(cmd *cobra.Command, args []string) error {
-			own, url, command := split(cmd, args)
-			type side struct {
-				file    string
-				url     string
-				command []string
-			}
-			var sides []side
-			for _, a := range own {
-				if hasHTTPScheme(a) {
-					sides = append(sides, side{url: a})
-				} else {
-					sides = append(sides, side{file: a})
-				}
-			}
-			if url != "" || len(command) > 0 {
-				sides = append(sides, side{url: url, command: command})
-			}
-			want := 2
-			if baseline != "" {
-				want = 1
-			}
-			if len(sides) < want {
-				sides = append(sides, side{}) // the embedded demo
-			}
-			// Every live side's spec is checked before anything starts.
-			specs := make([]*connect.Spec, len(sides))
-			for i, sd := range sides {
-				if sd.file != "" {
-					if _, err := os.Stat(sd.file); err != nil {
-						if h := schemeHint(sd.file); h != "" {
-							return usagef(cmd.CommandPath(), "%s", h)
-						}
-						return usagef(cmd.CommandPath(), "%v", err)
-					}
-					continue
-				}
-				sp, err := f.spec(cmd, sd.url, sd.command)
-				if err != nil {
-					return err
-				}
-				sp.Grace, sp.Notes = oneShotGrace, cmd.ErrOrStderr()
-				sp.Auth.Interactive = isTerminal(cmd.ErrOrStderr())
-				specs[i] = &sp
-			}
-			snaps := make([]*diff.Snapshot, len(sides))
-			for i, sd := range sides {
-				if specs[i] == nil {
-					if err := journalFile(cmd, sd.file); err != nil {
-						return err // a FIFO or a device would never end
-					}
-					s, err := diff.Load(sd.file)
-					if err != nil {
-						if _, jerr := journalHeader(cmd, sd.file); jerr != nil {
-							return jerr // not a journal, nor a snapshot: the command line's mistake
-						}
-						return err
-					}
-					snaps[i] = s
-					continue
-				}
-				live, err := f.otlp.start(cmd, specs[i]) // a trace per side, as each has its journal
-				if err != nil {
-					return err
-				}
-				s, err := connect.Connect(cmd.Context(), *specs[i])
-				if err != nil {
-					live.finish()
-					return err
-				}
-				source := s.Info().Target
-				if sd.url == "" && len(sd.command) == 0 {
-					source = "the embedded demo server"
-				}
-				snaps[i] = diff.FromSession(cmd.Context(), s, transport.RedactTarget(source))
-				s.Close()
-				live.finish()
-				if err := cmd.Context().Err(); err != nil {
-					return err
-				}
-			}
-			out := cmd.OutOrStdout()
-			if baseline != "" {
-				if _, err := os.Stat(baseline); errors.Is(err, os.ErrNotExist) {
-					if err := writeBaseline(baseline, snaps[0]); err != nil {
-						return err
-					}
-					fmt.Fprintf(out, "wrote the baseline %s: %s\n", baseline, snaps[0].Counts())
-					return nil
-				}
-				old, err := diff.Load(baseline)
-				if err != nil {
-					return err
-				}
-				snaps = []*diff.Snapshot{old, snaps[0]}
-			}
-			r := diff.Compare(snaps[0], snaps[1])
-			if asJSON {
-				if err := render.Line(out, map[string]any{"drift": r.Drift(), "breaking": r.Breaking(), "riskier": r.Riskier(), "report": r}); err != nil {
-					return err
-				}
-			} else {
-				st := diff.Styles{}
-				if isTerminal(out) && os.Getenv("NO_COLOR") == "" {
-					st = diff.ANSI()
-				}
-				r.Human(out, st)
-			}
-			if junit != "" {
-				if err := writeJUnit(junit, diffJUnit(r, snaps[0], snaps[1], driftFails)); err != nil {
-					return err
-				}
-			}
-			if update {
-				if err := writeBaseline(baseline, snaps[1]); err != nil {
-					return err
-				}
-				fmt.Fprintf(cmd.ErrOrStderr(), "mcpscope: rewrote the baseline %s\n", baseline)
-				return nil
-			}
-			if r.Drift() {
-				return shown{&driftError{changes: len(r.Changes), breaking: r.Breaking(), riskier: r.Riskier()}}
-			}
-			return nil
+			o.cmdPath = cmd.CommandPath()
+			o.own, o.url, o.command = split(cmd, args)
+			o.spec = func(url string, command []string) (connect.Spec, error) { return f.spec(cmd, url, command) }
+			o.startTrace = func(sp *connect.Spec) (*liveTrace, error) { return f.otlp.start(cmd, sp) }
+			return runDiff(cmd.Context(), &o, cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f.add(cmd.Flags())
 	f.otlp.add(cmd.Flags())
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON for programs")
-	cmd.Flags().StringVar(&baseline, "baseline", "", "compare with the snapshot in this file, or write it there when it does not exist")
-	cmd.Flags().StringVar(&junit, "junit", "", "also write the report as JUnit XML to this file, a test case per tool, resource, template and prompt, for CI: "+
+	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print the report as JSON for programs")
+	cmd.Flags().StringVar(&o.baseline, "baseline", "", "compare with the snapshot in this file, or write it there when it does not exist")
+	cmd.Flags().StringVar(&o.junit, "junit", "", "also write the report as JUnit XML to this file, a test case per tool, resource, template and prompt, for CI: "+
 		"a breaking or riskier change fails its case, any other passes and names the change in its output")
-	cmd.Flags().BoolVar(&driftFails, "junit-drift-fails", false, "with --junit, fail the case of every change, not only the breaking and riskier ones")
-	cmd.Flags().BoolVar(&update, "update", false, "with --baseline, rewrite the file with what the side holds now")
+	cmd.Flags().BoolVar(&o.driftFails, "junit-drift-fails", false, "with --junit, fail the case of every change, not only the breaking and riskier ones")
+	cmd.Flags().BoolVar(&o.update, "update", false, "with --baseline, rewrite the file with what the side holds now")
 	return cmd
+}
+
+// checkDiffArgs refuses, before anything starts, a diff command line that
+// cannot work: too many sides, two commands, flags that need another.
+func checkDiffArgs(cmd *cobra.Command, args []string, o *diffOptions) error {
+	own, url, command := split(cmd, args)
+	if i := slices.Index(command, "--"); i >= 0 {
+		return twoCommands(cmd, command[:i], command[i+1:])
+	}
+	want := 2
+	if o.baseline != "" {
+		want = 1
+	}
+	n := len(own)
+	if url != "" || len(command) > 0 {
+		n++
+	}
+	if n > want {
+		if o.baseline != "" {
+			return usagef(cmd.CommandPath(), "with --baseline, diff takes one side (a journal or a target), got %d", n)
+		}
+		return usagef(cmd.CommandPath(), "diff compares two sides, got %d", n)
+	}
+	if o.driftFails && o.junit == "" {
+		return usagef(cmd.CommandPath(), "--junit-drift-fails says how --junit counts changes: give --junit FILE")
+	}
+	if o.update && o.baseline == "" {
+		return usagef(cmd.CommandPath(), "--update rewrites the --baseline file: give --baseline FILE")
+	}
+	if o.baseline != "" {
+		return checkOutput(cmd, "--baseline", o.baseline)
+	}
+	return nil
+}
+
+// diffOptions is what a diff was asked: its sides and its flags. The cobra
+// command fills it; runDiff needs no cobra, so tests call it directly.
+type diffOptions struct {
+	cmdPath string   // names the command in usage errors ("mcpscope diff")
+	own     []string // the sides given as arguments: journals, snapshots, URLs
+	url     string   // the target: a URL,
+	command []string // or the command after --
+
+	asJSON   bool
+	baseline string
+	update   bool
+	junit    string
+	// driftFails: every change fails its JUnit case, not only breaking ones.
+	driftFails bool
+
+	// spec makes a live side's spec from the connection flags; startTrace
+	// starts its live trace (nil when no side is live, or no --otlp).
+	spec       func(url string, command []string) (connect.Spec, error)
+	startTrace func(sp *connect.Spec) (*liveTrace, error)
+}
+
+// diffSide is one side of a diff: a file, or a live server (a URL, a
+// command, or neither: the embedded demo).
+type diffSide struct {
+	file    string
+	url     string
+	command []string
+}
+
+// runDiff compares the two sides o names (or the one side and the
+// baseline), prints the report to out, and returns the drift as an error:
+// exit 1 when the catalogs differ.
+func runDiff(ctx context.Context, o *diffOptions, out, errw io.Writer) error {
+	snaps, err := diffSnapshots(ctx, o, errw)
+	if err != nil {
+		return err
+	}
+	if o.baseline != "" {
+		if _, err := os.Stat(o.baseline); errors.Is(err, os.ErrNotExist) {
+			if err := writeBaseline(o.baseline, snaps[0]); err != nil {
+				return err
+			}
+			fmt.Fprintf(out, "wrote the baseline %s: %s\n", o.baseline, snaps[0].Counts())
+			return nil
+		}
+		old, err := diff.Load(o.baseline)
+		if err != nil {
+			return err
+		}
+		snaps = []*diff.Snapshot{old, snaps[0]}
+	}
+	r := diff.Compare(snaps[0], snaps[1])
+	if o.asJSON {
+		if err := render.Line(out, map[string]any{"drift": r.Drift(), "breaking": r.Breaking(), "riskier": r.Riskier(), "report": r}); err != nil {
+			return err
+		}
+	} else {
+		st := diff.Styles{}
+		if isTerminal(out) && os.Getenv("NO_COLOR") == "" {
+			st = diff.ANSI()
+		}
+		r.Human(out, st)
+	}
+	if o.junit != "" {
+		if err := writeJUnit(o.junit, diffJUnit(r, snaps[0], snaps[1], o.driftFails)); err != nil {
+			return err
+		}
+	}
+	if o.update {
+		if err := writeBaseline(o.baseline, snaps[1]); err != nil {
+			return err
+		}
+		fmt.Fprintf(errw, "mcpscope: rewrote the baseline %s\n", o.baseline)
+		return nil
+	}
+	if r.Drift() {
+		return shown{&driftError{changes: len(r.Changes), breaking: r.Breaking(), riskier: r.Riskier()}}
+	}
+	return nil
+}
+
+// diffSides are the sides o names, in order, the embedded demo taking the
+// last place when one is missing.
+func diffSides(o *diffOptions) []diffSide {
+	var sides []diffSide
+	for _, a := range o.own {
+		if hasHTTPScheme(a) {
+			sides = append(sides, diffSide{url: a})
+		} else {
+			sides = append(sides, diffSide{file: a})
+		}
+	}
+	if o.url != "" || len(o.command) > 0 {
+		sides = append(sides, diffSide{url: o.url, command: o.command})
+	}
+	want := 2
+	if o.baseline != "" {
+		want = 1
+	}
+	if len(sides) < want {
+		sides = append(sides, diffSide{}) // the embedded demo
+	}
+	return sides
+}
+
+// diffSnapshots reads or takes the snapshot of each side: a file is
+// loaded, a live server connected to and listed.
+func diffSnapshots(ctx context.Context, o *diffOptions, errw io.Writer) ([]*diff.Snapshot, error) {
+	sides := diffSides(o)
+	// Every live side's spec is checked before anything starts.
+	specs := make([]*connect.Spec, len(sides))
+	for i, sd := range sides {
+		if sd.file != "" {
+			if _, err := os.Stat(sd.file); err != nil {
+				if h := schemeHint(sd.file); h != "" {
+					return nil, usagef(o.cmdPath, "%s", h)
+				}
+				return nil, usagef(o.cmdPath, "%v", err)
+			}
+			continue
+		}
+		sp, err := o.spec(sd.url, sd.command)
+		if err != nil {
+			return nil, err
+		}
+		sp.Grace, sp.Notes = oneShotGrace, errw
+		sp.Auth.Interactive = isTerminal(errw)
+		specs[i] = &sp
+	}
+	snaps := make([]*diff.Snapshot, len(sides))
+	for i, sd := range sides {
+		if specs[i] == nil {
+			if err := journalFile(o.cmdPath, sd.file); err != nil {
+				return nil, err // a FIFO or a device would never end
+			}
+			s, err := diff.Load(sd.file)
+			if err != nil {
+				if _, jerr := journalHeaderNamed(o.cmdPath, sd.file); jerr != nil {
+					return nil, jerr // not a journal, nor a snapshot: the command line's mistake
+				}
+				return nil, err
+			}
+			snaps[i] = s
+			continue
+		}
+		var live *liveTrace
+		if o.startTrace != nil {
+			var err error
+			if live, err = o.startTrace(specs[i]); err != nil { // a trace per side, as each has its journal
+				return nil, err
+			}
+		}
+		s, err := connect.Connect(ctx, *specs[i])
+		if err != nil {
+			live.finish()
+			return nil, err
+		}
+		source := s.Info().Target
+		if sd.url == "" && len(sd.command) == 0 {
+			source = "the embedded demo server"
+		}
+		snaps[i] = diff.FromSession(ctx, s, transport.RedactTarget(source))
+		s.Close()
+		live.finish()
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+	}
+	return snaps, nil
 }
 
 // twoCommands refuses "diff -- A -- B": everything after the first -- is

@@ -53,14 +53,17 @@ func TestDiffJournals(t *testing.T) {
 	if code, out, errs := run(t, "diff", a, b); code != exitOK || !strings.Contains(out, "no drift") || !strings.Contains(out, "resources not recorded") {
 		t.Fatalf("two recordings of one server: exit %d\n%s\n%s", code, out, errs)
 	}
-	for _, argv := range [][]string{
-		{"diff", a, b, "c.jsonl"},
-		{"diff", "--update", a, b},
-		{"diff", "--baseline", "x.json", a, b},
-		{"diff", a, "127.0.0.1:1/mcp"},
+	for _, c := range []struct {
+		argv []string
+		says string
+	}{
+		{[]string{"diff", a, b, "c.jsonl"}, "diff compares two sides, got 3"},
+		{[]string{"diff", "--update", a, b}, "--update rewrites the --baseline file: give --baseline FILE"},
+		{[]string{"diff", "--baseline", "x.json", a, b}, "with --baseline, diff takes one side"},
+		{[]string{"diff", a, "127.0.0.1:1/mcp"}, "has no scheme"},
 	} {
-		if code, _, errs := run(t, argv...); code != exitUsage {
-			t.Errorf("%v: exit %d, want a usage error\n%s", argv, code, errs)
+		if code, _, errs := run(t, c.argv...); code != exitUsage || !strings.Contains(errs, c.says) {
+			t.Errorf("%v: exit %d, want a usage error saying %q\n%s", c.argv, code, c.says, errs)
 		}
 	}
 }

@@ -21,17 +21,23 @@ import (
 // A journal is a file whose first line is a journal header or, for
 // `mcpscope record` output, a journal record (journal.Read decides).
 func journalHeader(cmd *cobra.Command, path string) (journal.Header, error) {
-	if err := journalFile(cmd, path); err != nil {
+	return journalHeaderNamed(cmd.CommandPath(), path)
+}
+
+// journalHeaderNamed is journalHeader for the command named name, for what
+// runs without cobra.
+func journalHeaderNamed(name, path string) (journal.Header, error) {
+	if err := journalFile(name, path); err != nil {
 		return journal.Header{}, err
 	}
 	h, err := scan.Header(path)
 	switch {
 	case errors.Is(err, os.ErrNotExist):
-		return h, usagef(cmd.CommandPath(), "%s does not exist", path)
+		return h, usagef(name, "%s does not exist", path)
 	case errors.Is(err, journal.ErrNotJournal):
-		return h, notJournal(cmd, path)
+		return h, notJournal(name, path)
 	case errors.Is(err, scan.ErrEmpty):
-		return h, usagef(cmd.CommandPath(), "%s holds no frames and no journal header: it is empty", path)
+		return h, usagef(name, "%s holds no frames and no journal header: it is empty", path)
 	}
 	return h, err
 }
@@ -42,20 +48,20 @@ func journalHeader(cmd *cobra.Command, path string) (journal.Header, error) {
 // header, then its frames, then paged back from its index) and to its end,
 // so a pipe would be read once and then hang, and a device never end. A
 // symlink to a journal is followed; a path that does not exist is left to
-// the reader, which says so.
-func journalFile(cmd *cobra.Command, path string) error {
+// the reader, which says so. name is the command's, for the error.
+func journalFile(name, path string) error {
 	if path == "-" {
-		return usagef(cmd.CommandPath(), "a journal is read from a file, not from standard input (it is read more than once): save it to a file first, then give its path")
+		return usagef(name, "a journal is read from a file, not from standard input (it is read more than once): save it to a file first, then give its path")
 	}
 	fi, err := os.Stat(path)
 	switch {
 	case err != nil:
 		return nil
 	case fi.IsDir():
-		return usagef(cmd.CommandPath(), "%s is a folder, not a journal: give one journal file (journals are in %s)",
+		return usagef(name, "%s is a folder, not a journal: give one journal file (journals are in %s)",
 			path, journal.DefaultDir())
 	case !fi.Mode().IsRegular():
-		return usagef(cmd.CommandPath(), "%s is %s, not a regular file: a journal is read more than once and to its end; copy it to a file first (cat %s > saved.jsonl)",
+		return usagef(name, "%s is %s, not a regular file: a journal is read more than once and to its end; copy it to a file first (cat %s > saved.jsonl)",
 			path, fileKind(fi.Mode()), shell.Quote(path))
 	}
 	return nil
@@ -76,8 +82,8 @@ func fileKind(m os.FileMode) string {
 
 // notJournal is the usage error for a file that is not a journal, quoting
 // the start of its first line.
-func notJournal(cmd *cobra.Command, path string) error {
-	return usagef(cmd.CommandPath(), "%s is not an mcpscope journal: its first line%s is neither a journal header nor a journal record (journals are in %s)",
+func notJournal(name, path string) error {
+	return usagef(name, "%s is not an mcpscope journal: its first line%s is neither a journal header nor a journal record (journals are in %s)",
 		path, firstLineExcerpt(path), journal.DefaultDir())
 }
 

@@ -2,6 +2,7 @@ package cli
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -21,12 +22,8 @@ import (
 
 func newReplayCmd() *cobra.Command {
 	var (
-		f         connFlags
-		yes       bool
-		tolerance time.Duration
-		noTiming  bool
-		asJSON    bool
-		junit     string
+		f connFlags
+		o replayOptions
 	)
 	cmd := &cobra.Command{
 		Use:   "replay FILE [target]",
@@ -59,110 +56,143 @@ func newReplayCmd() *cobra.Command {
 		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			own, url, command := split(cmd, args)
-			if _, err := journalHeader(cmd, own[0]); err != nil {
-				return err
-			}
-			rec, err := replay.Load(own[0])
-			if err != nil {
-				return err
-			}
-			errw := cmd.ErrOrStderr()
-			for _, n := range rec.Notes {
-				fmt.Fprintf(errw, "mcpscope: note: %s: %s\n", termsafe.Line(own[0]), termsafe.Line(n))
-			}
-			if url == "" && len(command) == 0 && f.server.url == "" {
-				if url = rec.URL(); url == "" {
-					if rec.Info.Transport == "stdio" {
-						h, _ := scan.Header(own[0])
-						return usagef(cmd.CommandPath(), "%s was recorded over stdio (%s): give the server's command after -- "+
-							"(mcpscope never runs a command because a file names it)", own[0], termsafe.Line(h.Target))
-					}
-					return usagef(cmd.CommandPath(), "%s recorded no usable URL (a credential in it was redacted): give the URL", own[0])
-				}
-				fmt.Fprintf(errw, "mcpscope: replaying against the recorded %s\n", termsafe.Line(url))
-			}
-			sp, err := f.spec(cmd, url, command)
-			if err != nil {
-				return err
-			}
-			for k, v := range rec.Answers {
-				if sp.Answers == nil {
-					sp.Answers = map[string]json.RawMessage{}
-				}
-				if _, given := sp.Answers[k]; !given {
-					sp.Answers[k] = v
-				}
-			}
-			// Declare what the recorded client declared: a server lists
-			// tools by the client's capabilities, so more would differ.
-			sp.Capabilities = rec.Info.ClientCapabilities
-			sp.Grace, sp.Notes = oneShotGrace, errw
-			sp.Auth.Interactive = isTerminal(errw)
-			live, err := f.otlp.start(cmd, &sp)
-			if err != nil {
-				return err
-			}
-			defer live.finish() // after the session closed: its last spans
-			s, err := connect.Connect(cmd.Context(), sp)
-			if err != nil {
-				return err
-			}
-			defer s.Close()
-			out := cmd.OutOrStdout()
-			in := s.Info()
-			if !asJSON {
-				fmt.Fprintf(out, "recorded %s %s (protocol %s)\nlive     %s %s (protocol %s)\n",
-					termsafe.Line(rec.Info.ServerInfo.Name), termsafe.Line(rec.Info.ServerInfo.Version), termsafe.Line(rec.Info.ProtocolVersion),
-					termsafe.Line(in.ServerInfo.Name), termsafe.Line(in.ServerInfo.Version), termsafe.Line(in.ProtocolVersion))
-				if sp.Capabilities != nil {
-					fmt.Fprintf(out, "declared %s (as the recorded client did)\n", capabilityNames(sp.Capabilities))
-				} else {
-					fmt.Fprintln(out, "declared what the recorded answers serve (the recording holds no handshake request)")
-				}
-			}
-			o := replay.Options{Yes: yes, Tolerance: tolerance, NoTiming: noTiming}
-			if !asJSON {
-				o.Each = func(r replay.Result) { printReplayResult(out, r) }
-			}
-			if !yes && isTerminal(errw) && isTerminal(cmd.InOrStdin()) {
-				lines := bufio.NewReader(cmd.InOrStdin())
-				o.Ask = func(tool string) bool {
-					fmt.Fprintf(errw, "replay %s, which declares destructiveHint? [y/N] ", termsafe.Line(tool))
-					answer, _ := lines.ReadString('\n')
-					return strings.EqualFold(strings.TrimSpace(answer), "y") || strings.EqualFold(strings.TrimSpace(answer), "yes")
-				}
-			}
-			sum, err := replay.Run(cmd.Context(), s, rec, o)
-			if junit != "" && sum != nil {
-				if jerr := writeJUnit(junit, replayJUnit(sum, transport.RedactTarget(in.Target))); jerr != nil && err == nil {
-					err = jerr
-				}
-			}
-			if asJSON {
-				if jerr := render.Line(out, sum); jerr != nil && err == nil {
-					err = jerr
-				}
-			} else {
-				fmt.Fprintf(out, "replayed %d of %d calls: %d same, %d differ, %d skipped\n",
-					sum.Same+sum.Differ, len(rec.Calls), sum.Same, sum.Differ, sum.Skipped)
-			}
-			if err != nil {
-				return err
-			}
-			if sum.Differ > 0 {
-				return shown{&replayDiffError{n: sum.Differ}}
-			}
-			return nil
+			o.cmdPath, o.file, o.url, o.command = cmd.CommandPath(), own[0], url, command
+			o.urlFlag = f.server.url != ""
+			o.spec = func(url string, command []string) (connect.Spec, error) { return f.spec(cmd, url, command) }
+			o.startTrace = func(sp *connect.Spec) (*liveTrace, error) { return f.otlp.start(cmd, sp) }
+			return runReplay(cmd.Context(), &o, cmd.InOrStdin(), cmd.OutOrStdout(), cmd.ErrOrStderr())
 		},
 	}
 	f.add(cmd.Flags())
 	f.otlp.add(cmd.Flags())
-	cmd.Flags().BoolVar(&yes, "yes", false, "replay tools that declare destructiveHint too, without asking")
-	cmd.Flags().DurationVar(&tolerance, "tolerance", time.Second, "how far a call's duration may stray from the recorded one")
-	cmd.Flags().BoolVar(&noTiming, "no-timing", false, "compare no durations")
-	cmd.Flags().BoolVar(&asJSON, "json", false, "print the report as JSON for programs")
-	cmd.Flags().StringVar(&junit, "junit", "", "also write the report as JUnit XML to this file, a test case per replayed call, for CI")
+	cmd.Flags().BoolVar(&o.yes, "yes", false, "replay tools that declare destructiveHint too, without asking")
+	cmd.Flags().DurationVar(&o.tolerance, "tolerance", time.Second, "how far a call's duration may stray from the recorded one")
+	cmd.Flags().BoolVar(&o.noTiming, "no-timing", false, "compare no durations")
+	cmd.Flags().BoolVar(&o.asJSON, "json", false, "print the report as JSON for programs")
+	cmd.Flags().StringVar(&o.junit, "junit", "", "also write the report as JUnit XML to this file, a test case per replayed call, for CI")
 	return cmd
+}
+
+// replayOptions is what a replay was asked: the journal, the target and
+// the flags. The cobra command fills it; runReplay needs no cobra.
+type replayOptions struct {
+	cmdPath string   // names the command in usage errors ("mcpscope replay")
+	file    string   // the journal
+	url     string   // the target: a URL,
+	command []string // or the command after --
+	urlFlag bool     // --url was given: the target is the flags'
+
+	yes       bool
+	tolerance time.Duration
+	noTiming  bool
+	asJSON    bool
+	junit     string
+
+	// spec makes the live server's spec from the connection flags;
+	// startTrace starts its live trace (nil: none).
+	spec       func(url string, command []string) (connect.Spec, error)
+	startTrace func(sp *connect.Spec) (*liveTrace, error)
+}
+
+// runReplay sends the journal's requests again to the live server, prints
+// what differs to out (notes and questions to errw, answers read from in),
+// and returns the differences as an error: exit 1 when a call differs.
+func runReplay(ctx context.Context, o *replayOptions, in io.Reader, out, errw io.Writer) error {
+	if _, err := journalHeaderNamed(o.cmdPath, o.file); err != nil {
+		return err
+	}
+	rec, err := replay.Load(o.file)
+	if err != nil {
+		return err
+	}
+	for _, n := range rec.Notes {
+		fmt.Fprintf(errw, "mcpscope: note: %s: %s\n", termsafe.Line(o.file), termsafe.Line(n))
+	}
+	url := o.url
+	if url == "" && len(o.command) == 0 && !o.urlFlag {
+		if url = rec.URL(); url == "" {
+			if rec.Info.Transport == "stdio" {
+				h, _ := scan.Header(o.file)
+				return usagef(o.cmdPath, "%s was recorded over stdio (%s): give the server's command after -- "+
+					"(mcpscope never runs a command because a file names it)", o.file, termsafe.Line(h.Target))
+			}
+			return usagef(o.cmdPath, "%s recorded no usable URL (a credential in it was redacted): give the URL", o.file)
+		}
+		fmt.Fprintf(errw, "mcpscope: replaying against the recorded %s\n", termsafe.Line(url))
+	}
+	sp, err := o.spec(url, o.command)
+	if err != nil {
+		return err
+	}
+	for k, v := range rec.Answers {
+		if sp.Answers == nil {
+			sp.Answers = map[string]json.RawMessage{}
+		}
+		if _, given := sp.Answers[k]; !given {
+			sp.Answers[k] = v
+		}
+	}
+	// Declare what the recorded client declared: a server lists
+	// tools by the client's capabilities, so more would differ.
+	sp.Capabilities = rec.Info.ClientCapabilities
+	sp.Grace, sp.Notes = oneShotGrace, errw
+	sp.Auth.Interactive = isTerminal(errw)
+	var live *liveTrace
+	if o.startTrace != nil {
+		if live, err = o.startTrace(&sp); err != nil {
+			return err
+		}
+	}
+	defer live.finish() // after the session closed: its last spans
+	s, err := connect.Connect(ctx, sp)
+	if err != nil {
+		return err
+	}
+	defer s.Close()
+	info := s.Info()
+	if !o.asJSON {
+		fmt.Fprintf(out, "recorded %s %s (protocol %s)\nlive     %s %s (protocol %s)\n",
+			termsafe.Line(rec.Info.ServerInfo.Name), termsafe.Line(rec.Info.ServerInfo.Version), termsafe.Line(rec.Info.ProtocolVersion),
+			termsafe.Line(info.ServerInfo.Name), termsafe.Line(info.ServerInfo.Version), termsafe.Line(info.ProtocolVersion))
+		if sp.Capabilities != nil {
+			fmt.Fprintf(out, "declared %s (as the recorded client did)\n", capabilityNames(sp.Capabilities))
+		} else {
+			fmt.Fprintln(out, "declared what the recorded answers serve (the recording holds no handshake request)")
+		}
+	}
+	ro := replay.Options{Yes: o.yes, Tolerance: o.tolerance, NoTiming: o.noTiming}
+	if !o.asJSON {
+		ro.Each = func(r replay.Result) { printReplayResult(out, r) }
+	}
+	if !o.yes && isTerminal(errw) && isTerminal(in) {
+		lines := bufio.NewReader(in)
+		ro.Ask = func(tool string) bool {
+			fmt.Fprintf(errw, "replay %s, which declares destructiveHint? [y/N] ", termsafe.Line(tool))
+			answer, _ := lines.ReadString('\n')
+			return strings.EqualFold(strings.TrimSpace(answer), "y") || strings.EqualFold(strings.TrimSpace(answer), "yes")
+		}
+	}
+	sum, err := replay.Run(ctx, s, rec, ro)
+	if o.junit != "" && sum != nil {
+		if jerr := writeJUnit(o.junit, replayJUnit(sum, transport.RedactTarget(info.Target))); jerr != nil && err == nil {
+			err = jerr
+		}
+	}
+	if o.asJSON {
+		if jerr := render.Line(out, sum); jerr != nil && err == nil {
+			err = jerr
+		}
+	} else {
+		fmt.Fprintf(out, "replayed %d of %d calls: %d same, %d differ, %d skipped\n",
+			sum.Same+sum.Differ, len(rec.Calls), sum.Same, sum.Differ, sum.Skipped)
+	}
+	if err != nil {
+		return err
+	}
+	if sum.Differ > 0 {
+		return shown{&replayDiffError{n: sum.Differ}}
+	}
+	return nil
 }
 
 func printReplayResult(w io.Writer, r replay.Result) {

@@ -202,62 +202,81 @@ const (
 // ascii is false (and buf is to be cut back) when line holds a byte beyond
 // printable ASCII (DEL or over 0x7f).
 func (mm *lineMemo) appendLineJSON(buf, line []byte, check bool) (out []byte, valid, ascii bool) {
-	const maxDepth = 10000 // encoding/json's maxNestingDepth
 	n := len(buf)
-	// Room for every byte escaped in two (what JSON holds, whitespace
-	// and escapes included, never takes more), the quotes, and the
-	// eight bytes a word's store may write past the last one; rest makes
-	// more if a control needs its six.
-	room := 2*len(line) + 2 + 8
-	buf = slices.Grow(buf, room)
-	dst := buf[n : n+room]
+	buf, dst := reserve(buf, line)
 	dst[0] = '"'
+	// line[:i] is in dst[:j], escaped; where the line stops being JSON,
+	// appendEscaped escapes what is left (a line that ends as JSON has
+	// nothing left, and makes no call).
 	var (
-		i, j  = 0, 1
-		key   bool     // the string is a member's name
-		small [64]bool // true: in an object; false: in an array
-		stack = small[:0]
-		nest  uint64 // stack's last 64, innermost in bit 0
-		deep  bool   // the stack was over 64 deep
+		i, j = 0, 1
 		// line[:same] is mm.line[:same] and dst[:sameOut] mm.out[:sameOut]
 		same, sameOut int
-		c             byte
-		m, v          uint64
-		e             int
 	)
-	// Below, i and j always agree: line[:i] is in dst[:j], escaped; where
-	// the line stops being JSON, rest escapes what is left.
-	if !check {
-		goto rest
-	}
-	// Resume from the last checkpoint of the previous line that this
-	// one reaches with the same bytes: most often its last one (one
-	// vector compare), else the last one before where they part.
-	if k := len(mm.cps) - 1; k >= 0 {
-		if at := mm.cps[k].i + 1; at > len(line) || at > len(mm.line) || !bytes.Equal(line[:at], mm.line[:at]) {
-			p := jsonscan.CommonPrefix(line, mm.line)
-			for k--; k >= 0 && mm.cps[k].i >= p; k-- {
-			}
-		}
+	if check {
+		// Resume from the last checkpoint of the previous line that this
+		// one reaches with the same bytes: most often its last one (one
+		// vector compare), else the last one before where they part.
+		k := len(mm.cps) - 1
 		if k >= 0 {
-			cp := mm.cps[k]
-			j = copy(dst[:cp.j], mm.out[:cp.j])
-			i, nest = cp.i, cp.bits
-			for d := cp.depth - 1; d >= 0; d-- {
-				stack = append(stack, nest>>d&1 == 1)
+			if at := mm.cps[k].i + 1; at > len(line) || at > len(mm.line) || !bytes.Equal(line[:at], mm.line[:at]) {
+				p := jsonscan.CommonPrefix(line, mm.line)
+				for k--; k >= 0 && mm.cps[k].i >= p; k-- {
+				}
 			}
-			mm.cps = mm.cps[:k] // key records it again
-			same, sameOut = cp.i, cp.j
-			goto key
+			if k >= 0 {
+				same, sameOut = mm.cps[k].i, mm.cps[k].j
+			}
+		}
+		i, j, valid = mm.checkJSON(line, dst, k)
+	}
+	if i < len(line) {
+		if buf, dst, j, ascii = appendEscaped(buf, dst, line, n, i, j); !ascii {
+			if check {
+				mm.forget()
+			}
+			return buf[:n], false, false
 		}
 	}
-	mm.cps = mm.cps[:0]
-value:
-	if i < len(line) && line[i] <= ' ' {
-		i, j = copySpace(line, dst, i, j)
+	if check {
+		mm.remember(line, dst, same, sameOut, j)
 	}
+	dst[j] = '"'
+	return buf[:n+j+1], valid, true
+}
+
+// checkJSON is appendLineJSON's checker: from line's start, or from the
+// memo's checkpoint k (none when k < 0), it escapes line into dst[1:] as
+// far as it is JSON, checking its structure byte by byte and copying its
+// strings eight bytes at a time, and returns where it stopped (line[:i] is
+// in dst[:j]) and whether line is one JSON value. Each return is where the
+// line stops being JSON, or ends.
+func (mm *lineMemo) checkJSON(line, dst []byte, k int) (i, j int, valid bool) {
+	const maxDepth = 10000 // encoding/json's maxNestingDepth
+	var (
+		key   bool                  // the string is a member's name
+		stack = make([]bool, 0, 64) // true: in an object; false: in an array
+		nest  uint64                // stack's last 64, innermost in bit 0
+		deep  bool                  // the stack was over 64 deep
+		c     byte
+		m, v  uint64
+		e     int
+	)
+	if k >= 0 { // the checkpoint's state, and the string up to it as it was
+		cp := mm.cps[k]
+		j = copy(dst[:cp.j], mm.out[:cp.j])
+		i, nest = cp.i, cp.bits
+		for d := cp.depth - 1; d >= 0; d-- {
+			stack = append(stack, nest>>d&1 == 1)
+		}
+		mm.cps = mm.cps[:k] // key records it again
+		goto key
+	}
+	j, mm.cps = 1, mm.cps[:0]
+value:
+	i, j = copySpace(line, dst, i, j)
 	if i >= len(line) {
-		goto rest
+		return i, j, valid
 	}
 	switch c = line[i]; c {
 	case '"':
@@ -265,21 +284,14 @@ value:
 		goto str
 	case '{', '[':
 		if len(stack) >= maxDepth {
-			goto rest
+			return i, j, valid
 		}
 		stack = append(stack, c == '{')
 		nest = nest<<1 | uint64(c>>5&1) // '{' is 0x7b, '[' 0x5b
 		deep = deep || len(stack) > 64  // nest lost the outermost: no more checkpoints
 		dst[j] = c
-		i, j = i+1, j+1
-		if i < len(line) && line[i] <= ' ' {
-			i, j = copySpace(line, dst, i, j)
-		}
-		if i < len(line) && line[i] == c+2 { // '}' or ']'
-			stack = stack[:len(stack)-1]
-			nest >>= 1
-			dst[j] = c + 2
-			i, j = i+1, j+1
+		i, j = copySpace(line, dst, i+1, j+1)
+		if i < len(line) && line[i] == c+2 { // '}' or ']': after closes it
 			goto after
 		}
 		if c == '{' {
@@ -294,25 +306,20 @@ value:
 		e = validLiteral(line, i, "null")
 	default:
 		if c != '-' && (c < '0' || c > '9') {
-			goto rest
+			return i, j, valid
 		}
 		e = jsonscan.SkipNumber(line, i)
 	}
 	if e < 0 {
-		goto rest
+		return i, j, valid
 	}
 	j += copy(dst[j:], line[i:e]) // digits, signs, letters: as they are
 	i = e
 after:
-	if i < len(line) && line[i] <= ' ' {
-		i, j = copySpace(line, dst, i, j)
-	}
-	if len(stack) == 0 {
-		valid = i == len(line)
-		goto rest
-	}
-	if i >= len(line) {
-		goto rest
+	i, j = copySpace(line, dst, i, j)
+	if len(stack) == 0 || i >= len(line) {
+		valid = len(stack) == 0 && i == len(line)
+		return i, j, valid
 	}
 	switch c = line[i]; {
 	case c == ',':
@@ -321,9 +328,7 @@ after:
 		if !stack[len(stack)-1] {
 			goto value
 		}
-		if i < len(line) && line[i] <= ' ' {
-			i, j = copySpace(line, dst, i, j)
-		}
+		i, j = copySpace(line, dst, i, j)
 		goto key
 	case c == '}' && stack[len(stack)-1], c == ']' && !stack[len(stack)-1]:
 		stack = stack[:len(stack)-1]
@@ -332,14 +337,14 @@ after:
 		i, j = i+1, j+1
 		goto after
 	default:
-		goto rest
+		return i, j, valid
 	}
 key:
 	if !deep && len(mm.cps) < memoCheckpoints {
 		mm.cps = append(mm.cps, checkpoint{i: i, j: j, depth: len(stack), bits: nest})
 	}
 	if i >= len(line) || line[i] != '"' {
-		goto rest
+		return i, j, valid
 	}
 	key = true
 str:
@@ -354,8 +359,7 @@ str:
 			i, j = i+8, j+8
 			continue
 		}
-		// The byte flagged, read from v rather than line: the flag is
-		// its high bit, bit 8e+7.
+		// The flagged byte, read from v: the flag is its high bit, 8e+7.
 		e = bits.TrailingZeros64(m)
 		c = byte(v >> (e - 7))
 		e >>= 3
@@ -366,9 +370,7 @@ str:
 			break
 		}
 		if c != '\\' || i+1 >= len(line) {
-			// A control (the line's end reads as one), a byte beyond
-			// ASCII, or a lone backslash.
-			goto rest
+			return i, j, valid // a control (the line's end reads as one), a byte beyond ASCII, a lone backslash
 		}
 		switch c = line[i+1]; c {
 		case '"', '\\':
@@ -379,42 +381,45 @@ str:
 			i, j = i+2, j+3
 		case 'u':
 			if i+5 >= len(line) || !isHex4(line[i+2:i+6]) {
-				goto rest
+				return i, j, valid
 			}
 			dst[j], dst[j+1] = '\\', '\\'
 			copy(dst[j+2:j+7], line[i+1:i+6])
 			i, j = i+6, j+7
 		default:
-			goto rest
+			return i, j, valid
 		}
 	}
 	if !key {
 		goto after
 	}
-	if i < len(line) && line[i] <= ' ' {
-		i, j = copySpace(line, dst, i, j)
-	}
+	i, j = copySpace(line, dst, i, j)
 	if i >= len(line) || line[i] != ':' {
-		goto rest
+		return i, j, valid
 	}
 	dst[j] = ':'
 	i, j = i+1, j+1
 	goto value
+}
 
-rest:
-	// The rest of the line (all of it when it is no JSON): escaped only,
-	// eight bytes at a time up to the next byte to escape. The loop's head
-	// is str's, written out again: as a helper it does not inline, and the
-	// call made short lines 2-18 % slower (BenchmarkAppendLineJSON).
+// appendEscaped escapes line[i:] into dst[j:] (dst is buf[n:]), eight bytes
+// at a time up to the next byte to escape, and returns buf and dst (grown
+// when controls need six bytes each) and where the string ends in dst.
+// ascii is false when line holds a byte beyond printable ASCII. The loop's
+// head is appendLineJSON's string loop written out again: as a helper it
+// does not inline, and a call per string made short lines 2-18 % slower
+// (BenchmarkAppendLineJSON); this is called once a line at most.
+func appendEscaped(buf, dst, line []byte, n, i, j int) (_, _ []byte, _ int, ascii bool) {
 	for i < len(line) {
-		v = jsonscan.Word(line, i)
+		v := jsonscan.Word(line, i)
 		binary.LittleEndian.PutUint64(dst[j:], v)
-		if m = jsonscan.SpecialDELMask(v); m == 0 {
+		m := jsonscan.SpecialDELMask(v)
+		if m == 0 {
 			i, j = i+8, j+8
 			continue
 		}
-		e = bits.TrailingZeros64(m)
-		c = byte(v >> (e - 7))
+		e := bits.TrailingZeros64(m)
+		c := byte(v >> (e - 7))
 		e >>= 3
 		i, j = i+e, j+e
 		if i >= len(line) {
@@ -422,10 +427,7 @@ rest:
 		}
 		switch asciiEscape[c] {
 		case 1:
-			if check {
-				mm.forget()
-			}
-			return buf[:n], false, false
+			return buf, dst, j, false
 		case 'u':
 			if need := j + 6*(len(line)-i) + 1 + 8; need > len(dst) {
 				// Six bytes for each control from here on, at most.
@@ -440,16 +442,29 @@ rest:
 			i, j = i+1, j+2
 		}
 	}
-	if check {
-		if len(line) > memoLineMax {
-			mm.forget()
-		} else {
-			mm.line = append(mm.line[:same], line[same:]...)
-			mm.out = append(mm.out[:sameOut], dst[sameOut:j]...)
-		}
+	return buf, dst, j, true
+}
+
+// remember keeps line and its escaped string dst[:j] for the next line to
+// resume from; of both, the first same and sameOut bytes are held already.
+func (mm *lineMemo) remember(line, dst []byte, same, sameOut, j int) {
+	if len(line) > memoLineMax {
+		mm.forget()
+		return
 	}
-	dst[j] = '"'
-	return buf[:n+j+1], valid, true
+	mm.line = append(mm.line[:same], line[same:]...)
+	mm.out = append(mm.out[:sameOut], dst[sameOut:j]...)
+}
+
+// reserve grows buf for line's journal string, returned as dst (from
+// buf's end): room for every byte escaped in two (what JSON holds,
+// whitespace and escapes included, never takes more), the quotes, and the
+// eight bytes a word's store may write past the last one; appendEscaped
+// makes more if a control needs its six.
+func reserve(buf, line []byte) (_, dst []byte) {
+	n, room := len(buf), 2*len(line)+2+8
+	buf = slices.Grow(buf, room)
+	return buf, buf[n : n+room]
 }
 
 // forget drops what the memo holds: the next line starts afresh.
@@ -466,20 +481,16 @@ func isHex4(h []byte) bool {
 }
 
 // copySpace copies the JSON whitespace at line[i:] to dst[j:], escaped.
+// It inlines, and where there is none it costs a compare: the checker calls
+// it wherever whitespace may be.
 func copySpace(line, dst []byte, i, j int) (int, int) {
-	for ; i < len(line); i++ {
-		switch line[i] {
+	for ; i < len(line) && line[i] <= ' '; i++ {
+		switch c := line[i]; c {
 		case ' ':
 			dst[j] = ' '
 			j++
-		case '\t':
-			dst[j], dst[j+1] = '\\', 't'
-			j += 2
-		case '\r':
-			dst[j], dst[j+1] = '\\', 'r'
-			j += 2
-		case '\n':
-			dst[j], dst[j+1] = '\\', 'n'
+		case '\t', '\r', '\n':
+			dst[j], dst[j+1] = '\\', asciiEscape[c]
 			j += 2
 		default:
 			return i, j

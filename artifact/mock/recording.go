@@ -84,145 +84,21 @@ type Recording struct {
 // Load reads a recording from a journal. It keeps every answer in memory:
 // what a server may be asked for must be at hand.
 func Load(path string) (*Recording, error) {
-	r := &Recording{Path: path, exact: map[string][]*Exchange{}, byName: map[string][]*Exchange{}}
-	var (
-		in       scan.Info
-		open     = map[int]*Exchange{}    // by call index, until answered
-		byKey    = map[string]*Exchange{} // by id key, for what comes on a call's HTTP stream
-		asks     = map[string]stepRef{}   // server requests by id key, until the client answers
-		anchor   time.Time
-		first    time.Time
-		openReal = 0 // open calls other than the handshake
-	)
-	addStep := func(ex *Exchange, fr *scan.Frame, final bool) {
-		s := step{after: fr.Time.Sub(ex.at), data: append([]byte(nil), fr.Data...), final: final}
-		if final && ex.Method == session.ProbeMethod && len(ex.ID) > 0 {
-			// A 2025 server's refusal of the probe comes with "id":null in
-			// the body of its HTTP error; replayed as it was, a client (over
-			// stdio above all) finds no request it answers. It is the
-			// probe's own answer: it carries the probe's id.
-			if a, b, ok := member(s.data, "id"); ok && bytes.Equal(bytes.TrimSpace(s.data[a:b]), []byte("null")) {
-				if out, ok := splice(s.data, ex.ID, "id"); ok {
-					s.data = out
-				}
-			}
-		}
-		if fr.Env != nil {
-			s.method = fr.Env.Method
-			if fr.Env.Class() == journal.ClassRequest {
-				s.id = fr.Env.Key()
-			}
-		}
-		if fr.Meta.EventType != "" || fr.Meta.EventID != "" {
-			ex.sse = true
-		}
-		ex.steps = append(ex.steps, s)
-		if s.id != "" {
-			asks[s.id] = stepRef{ex, len(ex.steps) - 1}
-		}
-		if final {
-			ex.answered = true
-			for i, o := range open {
-				if o == ex {
-					delete(open, i)
-					if !ex.handshake {
-						openReal--
-					}
-				}
-			}
-		}
+	l := &loader{
+		r:     &Recording{Path: path, exact: map[string][]*Exchange{}, byName: map[string][]*Exchange{}},
+		open:  map[int]*Exchange{},
+		byKey: map[string]*Exchange{},
+		asks:  map[string]stepRef{},
 	}
-	_, err := scan.File(path, scan.Options{}, func(fr *scan.Frame) error {
-		in.Observe(fr)
-		if first.IsZero() {
-			first = fr.Time
-		}
-		if fr.Late {
-			return nil
-		}
-		e := fr.Env
-		switch {
-		case fr.Kind == transport.Event:
-			if key, ok := fr.Meta.PostCall(); ok && byKey[key] != nil {
-				ex := byKey[key]
-				switch {
-				case fr.Meta.Event == transport.EvStreamOpened:
-					ex.sse = true
-				case fr.Meta.Event == transport.EvHTTPError && fr.Meta.Status != 0:
-					ex.status, ex.body = fr.Meta.Status, fr.Meta.Detail
-				}
-			}
-		case e == nil:
-		case fr.Dir == transport.Out && e.Class() == journal.ClassRequest && fr.Call != nil:
-			ex := newExchange(fr)
-			open[fr.CallIndex] = ex
-			byKey[fr.Call.Key] = ex
-			switch e.Method {
-			case "initialize":
-				ex.handshake = true
-				if r.Init == nil {
-					r.Init = ex
-					anchor = fr.Time
-				}
-			case "server/discover":
-				ex.handshake = true
-				if r.Discover == nil {
-					r.Discover = ex
-					if anchor.IsZero() {
-						anchor = fr.Time
-					}
-				}
-			default:
-				openReal++
-				r.Calls = append(r.Calls, ex)
-			}
-		case fr.Dir == transport.Out && (e.Class() == journal.ClassResult || e.Class() == journal.ClassError):
-			// The client's answer to a server request: when it came.
-			if ref, ok := asks[e.Key()]; ok {
-				ref.ex.steps[ref.i].answer = fr.Time.Sub(ref.ex.at)
-				delete(asks, e.Key())
-			}
-		case fr.Dir == transport.In && fr.Call != nil:
-			if ex := open[fr.CallIndex]; ex != nil {
-				addStep(ex, fr, e.Result != nil || e.Error != nil)
-			}
-		case fr.Dir == transport.In:
-			final := e.Method == "" && (e.Result != nil || e.Error != nil)
-			if key, ok := fr.Meta.PostCall(); ok && byKey[key] != nil && !byKey[key].answered {
-				addStep(byKey[key], fr, final)
-				return nil
-			}
-			if final {
-				return nil // an answer to nothing we know
-			}
-			if in.Transport == "stdio" && openReal == 1 {
-				// On stdio what the server sends while one call runs is
-				// that call's (a log line, a sampling request).
-				for _, ex := range open {
-					if !ex.handshake {
-						addStep(ex, fr, false)
-						return nil
-					}
-				}
-			}
-			at := anchor
-			if at.IsZero() {
-				at = first
-			}
-			s := step{after: fr.Time.Sub(at), data: append([]byte(nil), fr.Data...), method: e.Method}
-			if e.Class() == journal.ClassRequest {
-				s.id = e.Key()
-			}
-			r.ambient = append(r.ambient, s)
-		}
-		return nil
-	})
-	if err != nil && in.Frames == 0 {
+	_, err := scan.File(path, scan.Options{}, l.frame)
+	if err != nil && l.in.Frames == 0 {
 		return nil, err
 	}
+	r := l.r
 	if err != nil {
 		r.Notes = append(r.Notes, err.Error())
 	}
+	in := l.in
 	r.Transport, r.Era, r.ProtocolVersion, r.ServerInfo = in.Transport, in.Era, in.ProtocolVersion, in.ServerInfo
 	if r.Init == nil && r.Discover == nil {
 		return nil, fmt.Errorf("%s holds no handshake (no initialize and no server/discover): nothing to serve", path)
@@ -241,6 +117,159 @@ func Load(path string) (*Recording, error) {
 	}
 	sort.SliceStable(r.ambient, func(i, j int) bool { return r.ambient[i].after < r.ambient[j].after })
 	return r, nil
+}
+
+// loader is Load's state while it reads a journal's frames in order.
+type loader struct {
+	r        *Recording
+	in       scan.Info
+	open     map[int]*Exchange    // by call index, until answered
+	byKey    map[string]*Exchange // by id key, for what comes on a call's HTTP stream
+	asks     map[string]stepRef   // server requests by id key, until the client answers
+	anchor   time.Time
+	first    time.Time
+	openReal int // open calls other than the handshake
+}
+
+// frame takes one frame of the journal into the recording.
+func (l *loader) frame(fr *scan.Frame) error {
+	l.in.Observe(fr)
+	if l.first.IsZero() {
+		l.first = fr.Time
+	}
+	if fr.Late {
+		return nil
+	}
+	e := fr.Env
+	switch {
+	case fr.Kind == transport.Event:
+		if key, ok := fr.Meta.PostCall(); ok && l.byKey[key] != nil {
+			ex := l.byKey[key]
+			switch {
+			case fr.Meta.Event == transport.EvStreamOpened:
+				ex.sse = true
+			case fr.Meta.Event == transport.EvHTTPError && fr.Meta.Status != 0:
+				ex.status, ex.body = fr.Meta.Status, fr.Meta.Detail
+			}
+		}
+	case e == nil:
+	case fr.Dir == transport.Out && e.Class() == journal.ClassRequest && fr.Call != nil:
+		l.request(fr)
+	case fr.Dir == transport.Out && (e.Class() == journal.ClassResult || e.Class() == journal.ClassError):
+		// The client's answer to a server request: when it came.
+		if ref, ok := l.asks[e.Key()]; ok {
+			ref.ex.steps[ref.i].answer = fr.Time.Sub(ref.ex.at)
+			delete(l.asks, e.Key())
+		}
+	case fr.Dir == transport.In && fr.Call != nil:
+		if ex := l.open[fr.CallIndex]; ex != nil {
+			l.addStep(ex, fr, e.Result != nil || e.Error != nil)
+		}
+	case fr.Dir == transport.In:
+		l.serverMessage(fr)
+	}
+	return nil
+}
+
+// request opens the exchange of a client request.
+func (l *loader) request(fr *scan.Frame) {
+	r := l.r
+	ex := newExchange(fr)
+	l.open[fr.CallIndex] = ex
+	l.byKey[fr.Call.Key] = ex
+	switch fr.Env.Method {
+	case "initialize":
+		ex.handshake = true
+		if r.Init == nil {
+			r.Init = ex
+			l.anchor = fr.Time
+		}
+	case "server/discover":
+		ex.handshake = true
+		if r.Discover == nil {
+			r.Discover = ex
+			if l.anchor.IsZero() {
+				l.anchor = fr.Time
+			}
+		}
+	default:
+		l.openReal++
+		r.Calls = append(r.Calls, ex)
+	}
+}
+
+// serverMessage places a message from the server that is no call's by
+// its call index: a step of the call whose HTTP stream it came on, of the
+// one call running on stdio, or else ambient.
+func (l *loader) serverMessage(fr *scan.Frame) {
+	e := fr.Env
+	final := e.Method == "" && (e.Result != nil || e.Error != nil)
+	if key, ok := fr.Meta.PostCall(); ok && l.byKey[key] != nil && !l.byKey[key].answered {
+		l.addStep(l.byKey[key], fr, final)
+		return
+	}
+	if final {
+		return // an answer to nothing we know
+	}
+	if l.in.Transport == "stdio" && l.openReal == 1 {
+		// On stdio what the server sends while one call runs is
+		// that call's (a log line, a sampling request).
+		for _, ex := range l.open {
+			if !ex.handshake {
+				l.addStep(ex, fr, false)
+				return
+			}
+		}
+	}
+	at := l.anchor
+	if at.IsZero() {
+		at = l.first
+	}
+	s := step{after: fr.Time.Sub(at), data: append([]byte(nil), fr.Data...), method: e.Method}
+	if e.Class() == journal.ClassRequest {
+		s.id = e.Key()
+	}
+	l.r.ambient = append(l.r.ambient, s)
+}
+
+// addStep adds what fr says to ex's steps; final closes the exchange.
+func (l *loader) addStep(ex *Exchange, fr *scan.Frame, final bool) {
+	s := step{after: fr.Time.Sub(ex.at), data: append([]byte(nil), fr.Data...), final: final}
+	if final && ex.Method == session.ProbeMethod && len(ex.ID) > 0 {
+		// A 2025 server's refusal of the probe comes with "id":null in
+		// the body of its HTTP error; replayed as it was, a client (over
+		// stdio above all) finds no request it answers. It is the
+		// probe's own answer: it carries the probe's id.
+		if a, b, ok := member(s.data, "id"); ok && bytes.Equal(bytes.TrimSpace(s.data[a:b]), []byte("null")) {
+			if out, ok := splice(s.data, ex.ID, "id"); ok {
+				s.data = out
+			}
+		}
+	}
+	if fr.Env != nil {
+		s.method = fr.Env.Method
+		if fr.Env.Class() == journal.ClassRequest {
+			s.id = fr.Env.Key()
+		}
+	}
+	if fr.Meta.EventType != "" || fr.Meta.EventID != "" {
+		ex.sse = true
+	}
+	ex.steps = append(ex.steps, s)
+	if s.id != "" {
+		l.asks[s.id] = stepRef{ex, len(ex.steps) - 1}
+	}
+	if final {
+		ex.answered = true
+		for i, o := range l.open {
+			if o == ex {
+				delete(l.open, i)
+				if !ex.handshake {
+					l.openReal--
+				}
+			}
+		}
+	}
 }
 
 // stepRef names one step of an exchange.
