@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -180,11 +181,13 @@ func hasHTTPScheme(s string) bool {
 
 // hostLike matches what people type for a URL without its scheme:
 // 127.0.0.1:3001/mcp, localhost:8080, example.com/mcp.
-var hostLike = regexp.MustCompile(`^([a-zA-Z0-9.-]+|\[[0-9a-fA-F:]+\]):[0-9]+(/.*)?$|^[a-zA-Z0-9-]+(\.[a-zA-Z0-9-]+)+/.*$`)
+var hostLike = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([a-zA-Z0-9.-]+|\[[0-9a-fA-F:]+\]):[0-9]+(/.*)?$|^[a-zA-Z0-9-]+(\.[a-zA-Z0-9-]+)+/.*$`)
+})
 
 // schemeHint suggests the URL a scheme-less argument probably meant.
 func schemeHint(arg string) string {
-	if hostLike.MatchString(arg) {
+	if hostLike().MatchString(arg) {
 		return fmt.Sprintf("%q has no scheme: did you mean http://%s ?", arg, arg)
 	}
 	return ""
