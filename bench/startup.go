@@ -113,11 +113,13 @@ func startupRow(self, base Start, baseErr error) Row {
 	return r
 }
 
-// sizeRow is the binary-size row; baseSize (0: unknown) is hello
-// cobra's, for scale.
+// sizeRow is the binary-size row, goal ≤ BinaryGoalBytes for an
+// unstripped go build; baseSize (0: unknown) is hello cobra's, for scale.
 func sizeRow(size, baseSize int64) Row {
 	r := Row{Name: "binary size", Goal: fmt.Sprintf("≤ %.0f MB", float64(BinaryGoalBytes)/1e6), Met: size <= BinaryGoalBytes}
-	r.Figure = fmt.Sprintf("%.1f MB (%d bytes)", float64(size)/1e6, size)
+	// The goal is for go build's output; a stripped or trimmed build of
+	// the same code is smaller, so the figure says what it measured.
+	r.Figure = fmt.Sprintf("%.1f MB (%d bytes, this binary as built)", float64(size)/1e6, size)
 	if baseSize > 0 {
 		r.Figure += fmt.Sprintf("; hello cobra %.1f MB", float64(baseSize)/1e6)
 	}
