@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
 
@@ -207,13 +208,15 @@ func ptyEnv(dir string) []string {
 
 // paneTitles are what only a painted screen shows: both panes' titles
 // with their counts.
-var paneTitles = []*regexp.Regexp{regexp.MustCompile(`Requests \d`), regexp.MustCompile(`Notifications \d`)}
+var paneTitles = sync.OnceValue(func() []*regexp.Regexp {
+	return []*regexp.Regexp{regexp.MustCompile(`Requests \d`), regexp.MustCompile(`Notifications \d`)}
+})
 
 // Painted reports whether the bytes a terminal received so far draw the
 // inspector's first screen: both pane titles, escape sequences aside.
 func Painted(seen []byte) bool {
 	text := ansi.Strip(string(seen))
-	for _, re := range paneTitles {
+	for _, re := range paneTitles() {
 		if !re.MatchString(text) {
 			return false
 		}

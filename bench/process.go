@@ -11,6 +11,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 )
 
@@ -103,7 +104,7 @@ type Scale struct {
 	TUI      TUIResult
 }
 
-var framesRead = regexp.MustCompile(`(?m)^frames\s+(\d+) read`)
+var framesRead = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`(?m)^frames\s+(\d+) read`) })
 
 // Measure runs the whole-process figures at n frames: `record` of a
 // flood of n notifications, `journal` of what it wrote, and the TUI model
@@ -127,7 +128,7 @@ func Measure(self string, n int, keys time.Duration) (Scale, error) {
 	if sc.ReadBack, err = runProc([]string{self, "journal", journal}, env, true); err != nil {
 		return sc, fmt.Errorf("journal: %w", err)
 	}
-	if m := framesRead.FindSubmatch(sc.ReadBack.Stdout); m != nil {
+	if m := framesRead().FindSubmatch(sc.ReadBack.Stdout); m != nil {
 		sc.Read, _ = strconv.Atoi(string(m[1]))
 	}
 	if sc.Read < n {

@@ -10,6 +10,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -114,7 +115,7 @@ func TUI(o TUIOptions) (TUIResult, error) {
 		m.Press("kind-next") // the keys left one kind shown: back to all rows
 	}
 	m.Press("top")
-	r.FirstRow = firstRow.MatchString(ansi.Strip(m.Render()))
+	r.FirstRow = firstRow().MatchString(ansi.Strip(m.Render()))
 	var ms runtime.MemStats
 	runtime.GC()
 	runtime.ReadMemStats(&ms)
@@ -127,7 +128,7 @@ func TUI(o TUIOptions) (TUIResult, error) {
 	return r, nil
 }
 
-var firstRow = regexp.MustCompile(`flood: n 0\b`)
+var firstRow = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`flood: n 0\b`) })
 
 // pressKeys presses keys for d, a person's pace apart, and times each
 // from the press to the frame drawn after it. A key that arrives when the

@@ -3,6 +3,7 @@ package cli
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"strconv"
 	"strings"
 	"time"
@@ -25,6 +26,7 @@ func newBenchCmd() *cobra.Command {
 		rows  rowOptions
 
 		presses int
+		starts  int
 	)
 	cmd := &cobra.Command{
 		Use:   "bench",
@@ -57,7 +59,10 @@ func newBenchCmd() *cobra.Command {
 			"mcpscope --version's exec to exit; key latency read back from the terminal (j and k in turn, --key-presses " +
 			"each) beside the TUI model's own in-process (bench tui), goal p99 ≤ 2× the model's p99 + 17 ms (one " +
 			"60 fps frame). Linux only.\n\n" +
-			"Each row of memory, journal, record, proxy and paint prints its goal and whether it is met.",
+			"startup: mcpscope --version (this binary) against a hello-world cobra binary built with the go on PATH, " +
+			"--starts interleaved starts of each: median CPU (user+sys) and wall time, goal CPU ≤ 1.5× hello cobra's; " +
+			"this binary's size, goal ≤ 30 MB.\n\n" +
+			"Each row of memory, journal, record, proxy, paint and startup prints its goal and whether it is met.",
 		GroupID: groupServers,
 		Args:    noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -78,7 +83,7 @@ func newBenchCmd() *cobra.Command {
 			sections := map[string]bool{}
 			for _, s := range strings.Split(only, ",") {
 				if s = strings.TrimSpace(s); !benchSections[s] {
-					return usagef(cmd.CommandPath(), "--only takes ingest, scale, memory, oneshot, journal, record, proxy and paint (comma-separated), got %q", s)
+					return usagef(cmd.CommandPath(), "--only takes ingest, scale, memory, oneshot, journal, record, proxy, paint and startup (comma-separated), got %q", s)
 				}
 				sections[s] = true
 			}
@@ -125,6 +130,10 @@ func newBenchCmd() *cobra.Command {
 			if sections["paint"] {
 				bench.PrintRows(out, paintTitle(runs, rows.frames), bench.Paint(bench.PaintOptions{Self: self, Runs: runs, Frames: rows.frames, Keys: presses}))
 			}
+			if sections["startup"] {
+				goCmd, _ := exec.LookPath("go") // none: the row says the baseline needs Go
+				bench.PrintRows(out, bench.StartupTitle(starts), bench.Startup(bench.StartupOptions{Self: self, Runs: starts, Go: goCmd}))
+			}
 			return runRowSections(out, self, sections, rows)
 		},
 	}
@@ -135,7 +144,8 @@ func newBenchCmd() *cobra.Command {
 	cmd.Flags().StringVar(&sizes, "sizes", "10000,100000,1000000", "flood sizes for the whole-process figures, comma-separated")
 	cmd.Flags().DurationVar(&keys, "keys", 10*time.Second, "how long to press keys under the paced flood at the largest size (0: not at all)")
 	cmd.Flags().IntVar(&runs, "runs", 11, "runs of each one-shot client and starts of each inspector of the paint rows (the median is shown)")
-	cmd.Flags().StringVar(&only, "only", "ingest, scale, memory, oneshot, journal, record, proxy, paint", "the sections to run, comma-separated")
+	cmd.Flags().StringVar(&only, "only", "ingest, scale, memory, oneshot, journal, record, proxy, paint, startup", "the sections to run, comma-separated")
+	cmd.Flags().IntVar(&starts, "starts", 21, "starts of mcpscope --version and of the hello cobra binary in the startup rows, interleaved (the median is shown)")
 	cmd.Flags().IntVar(&presses, "key-presses", 200, "keys pressed through the pseudo-terminal of the paint rows, each inspector")
 	cmd.Flags().StringVar(&mem, "memory-sizes", "1000000,10000000", "journal and flood sizes for the memory rows, comma-separated, smallest first")
 	cmd.Flags().StringVar(&memO, "memory-open-sizes", "", "journal sizes for the open rows when not --memory-sizes")
@@ -148,7 +158,7 @@ func newBenchCmd() *cobra.Command {
 
 // benchSections are what --only takes.
 var benchSections = map[string]bool{"ingest": true, "scale": true, "oneshot": true, "memory": true, "journal": true, "record": true, "proxy": true,
-	"paint": true}
+	"paint": true, "startup": true}
 
 func parseSizes(s string) ([]int, error) {
 	var out []int

@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 
@@ -42,12 +43,12 @@ type serverFlags struct {
 func (f *serverFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.url, "url", "", "the server's URL, instead of a URL as the last argument")
 	fs.StringVar(&f.server, "server", "", "a server configured in an AI host (see mcpscope servers) or in mcpscope, by NAME or HOST/NAME (see mcpscope servers)")
-	fs.StringArrayVarP(&f.env, "env", "e", nil, "set KEY=VALUE in the spawned server's environment (repeatable)")
+	stringArrayVarP(fs, &f.env, "env", "e", "set KEY=VALUE in the spawned server's environment (repeatable)")
 	fs.StringVar(&f.cwd, "cwd", "", "working directory of the spawned server")
 	fs.BoolVar(&f.shell, "shell", false, "run the server command through sh -c")
 	fs.StringVar(&f.transport, "transport", "", "use http (Streamable HTTP only) or sse (HTTP+SSE, 2024-11-05); by default Streamable HTTP, then HTTP+SSE when it gets 400/404/405")
 	fs.StringVar(&f.era, "era", "auto", "protocol era: auto (ask with server/discover), legacy (initialize) or modern (2026-07-28)")
-	fs.StringArrayVar(&f.roots, "root", nil, "answer roots/list with this directory or file:// URI instead of the working directory (repeatable); none answers no roots, ask asks you each time (inspector only); R in the inspector changes them mid-session")
+	stringArrayVar(fs, &f.roots, "root", "answer roots/list with this directory or file:// URI instead of the working directory (repeatable); none answers no roots, ask asks you each time (inspector only); R in the inspector changes them mid-session")
 	fs.StringVar(&f.logLevel, "log-level", "", "server log level: logging/setLevel (2025 era) or per-request _meta (2026-07-28)")
 }
 
@@ -72,7 +73,7 @@ type httpFlags struct {
 }
 
 func (f *httpFlags) add(fs *pflag.FlagSet) {
-	fs.StringArrayVarP(&f.headers, "header", "H", nil, "send an extra HTTP header, \"Name: value\" (repeatable)")
+	stringArrayVarP(fs, &f.headers, "header", "H", "send an extra HTTP header, \"Name: value\" (repeatable)")
 	fs.StringVar(&f.bearer, "bearer", "", "send Authorization: Bearer TOKEN (or set MCPSCOPE_BEARER)")
 	fs.BoolVar(&f.noOAuth, "no-oauth", false, "never authorize: a 401 is an error")
 	fs.BoolVar(&f.noBrowser, "no-browser", false, "print the OAuth authorization URL instead of opening a browser")
@@ -87,7 +88,7 @@ func (f *httpFlags) add(fs *pflag.FlagSet) {
 	fs.StringVar(&f.assertion, "assertion", "", "a JWT to present as the OAuth grant (jwt-bearer; workload identity federation)")
 	fs.StringVar(&f.scope, "scope", "", "scopes to ask OAuth for besides what the server's challenge names (space-separated)")
 	fs.IntVar(&f.oauthPort, "oauth-port", 0, "port of the local OAuth redirect listener, http://127.0.0.1:PORT/callback (default: any free port)")
-	fs.StringArrayVar(&f.allowRedir, "allow-redirect", nil, "follow the server's redirects to this origin, scheme://host[:port], or * for any (repeatable); credentials are never sent to another origin")
+	stringArrayVar(fs, &f.allowRedir, "allow-redirect", "follow the server's redirects to this origin, scheme://host[:port], or * for any (repeatable); credentials are never sent to another origin")
 }
 
 // sessionFlags shape the session itself: limits, journal, answers.
@@ -106,7 +107,7 @@ func (f *sessionFlags) add(fs *pflag.FlagSet) {
 	fs.Var(&f.maxTimeout, "max-timeout", "hard limit per call as a duration; default 30m, 0 = none")
 	fs.StringVar(&f.journal, "journal", "", "write the session journal to this path (default: a new file under $XDG_STATE_HOME/mcpscope/journal)")
 	fs.BoolVar(&f.noJournal, "no-journal", false, "write no journal")
-	fs.StringArrayVar(&f.answers, "answer", nil, "answer an input request (by its key) or a server request (by method), as KEY=JSON (repeatable)")
+	stringArrayVar(fs, &f.answers, "answer", "answer an input request (by its key) or a server request (by method), as KEY=JSON (repeatable)")
 	fs.StringVar(&f.answersFile, "answers", "", "a file holding a JSON object of such answers")
 	f.state.add(fs)
 }
@@ -180,11 +181,13 @@ func hasHTTPScheme(s string) bool {
 
 // hostLike matches what people type for a URL without its scheme:
 // 127.0.0.1:3001/mcp, localhost:8080, example.com/mcp.
-var hostLike = regexp.MustCompile(`^([a-zA-Z0-9.-]+|\[[0-9a-fA-F:]+\]):[0-9]+(/.*)?$|^[a-zA-Z0-9-]+(\.[a-zA-Z0-9-]+)+/.*$`)
+var hostLike = sync.OnceValue(func() *regexp.Regexp {
+	return regexp.MustCompile(`^([a-zA-Z0-9.-]+|\[[0-9a-fA-F:]+\]):[0-9]+(/.*)?$|^[a-zA-Z0-9-]+(\.[a-zA-Z0-9-]+)+/.*$`)
+})
 
 // schemeHint suggests the URL a scheme-less argument probably meant.
 func schemeHint(arg string) string {
-	if hostLike.MatchString(arg) {
+	if hostLike().MatchString(arg) {
 		return fmt.Sprintf("%q has no scheme: did you mean http://%s ?", arg, arg)
 	}
 	return ""

@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/charmbracelet/x/ansi"
 	"github.com/charmbracelet/x/term"
@@ -70,7 +71,7 @@ type trimWriter struct {
 
 // rowKey is the start of a row up to its description: an indented key
 // (which may hold single spaces, as "-h --help"), then two spaces or more.
-var rowKey = regexp.MustCompile(`^ +\S+(?: \S+)*? {2,}`)
+var rowKey = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^ +\S+(?: \S+)*? {2,}`) })
 
 // wrapRow wraps line to t.width when it is a row; other lines stay whole
 // (fang truncates its code blocks itself).
@@ -78,7 +79,7 @@ func (t *trimWriter) wrapRow(line []byte) []byte {
 	s := string(line)
 	w := ansi.StringWidth(s)
 	plain := ansi.Strip(s)
-	col := len(rowKey.FindString(plain))
+	col := len(rowKey().FindString(plain))
 	if t.width <= 0 || col == 0 || w <= t.width && col <= t.width/2 {
 		return line
 	}

@@ -38,8 +38,8 @@ func newListenCmd() *cobra.Command {
 	fs.BoolVar(&filter.ToolsListChanged, "tools", false, "changes to the tool list (notifications/tools/list_changed)")
 	fs.BoolVar(&filter.PromptsListChanged, "prompts", false, "changes to the prompt list (notifications/prompts/list_changed)")
 	fs.BoolVar(&filter.ResourcesListChanged, "resources", false, "changes to the resource list (notifications/resources/list_changed)")
-	fs.StringArrayVar(&filter.ResourceSubscriptions, "resource", nil, "updates of the resource at this URI (repeatable)")
-	fs.StringArrayVar(&filter.TaskIDs, "task-id", nil, "status changes of the task with this id (repeatable)")
+	stringArrayVar(fs, &filter.ResourceSubscriptions, "resource", "updates of the resource at this URI (repeatable)")
+	stringArrayVar(fs, &filter.TaskIDs, "task-id", "status changes of the task with this id (repeatable)")
 	return cmd
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"regexp"
 	"strings"
+	"sync"
 
 	mango "github.com/muesli/mango-cobra"
 	"github.com/muesli/roff"
@@ -33,13 +34,13 @@ func newManCmd() *cobra.Command {
 }
 
 // blankLines are the breaks between paragraphs of help text.
-var blankLines = regexp.MustCompile(`\n\s*\n`)
+var blankLines = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\n\s*\n`) })
 
 // manParagraphs makes help text (paragraphs apart by a blank line) what
 // roff.Text wants: one line per paragraph, since it starts a paragraph at
 // every newline.
 func manParagraphs(s string) string {
-	paras := blankLines.Split(strings.TrimSpace(s), -1)
+	paras := blankLines().Split(strings.TrimSpace(s), -1)
 	for i, p := range paras {
 		paras[i] = strings.Join(strings.Fields(p), " ")
 	}

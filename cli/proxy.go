@@ -109,7 +109,7 @@ Both directions are journaled (one journal per proxy), and the live session is p
 	f.StringVar(&listen, "listen", "", "serve an HTTP server's host on HOST:PORT (with a URL)")
 	f.StringVar(&journalPath, "journal", "", "write the session journal to this path (default: a new file under $XDG_STATE_HOME/mcpscope/journal)")
 	f.BoolVar(&noJournal, "no-journal", false, "write no journal")
-	f.StringArrayVarP(&env, "env", "e", nil, "set KEY=VALUE in the spawned server's environment (repeatable)")
+	stringArrayVarP(f, &env, "env", "e", "set KEY=VALUE in the spawned server's environment (repeatable)")
 	f.StringVar(&cwd, "cwd", "", "working directory of the spawned server")
 	f.BoolVar(&useShell, "shell", false, "run the server command through sh -c")
 	f.Var(&grace, "grace", "each step of the shutdown ladder (stdin closed, SIGTERM, SIGKILL) as a duration; default 2s")

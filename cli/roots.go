@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 
 	"github.com/spf13/cobra"
 
@@ -14,7 +15,7 @@ import (
 
 // uriScheme matches the start of a URI; one letter alone is a Windows
 // drive (C:\dir), not a scheme.
-var uriScheme = regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]+:`)
+var uriScheme = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^[a-zA-Z][a-zA-Z0-9+.-]+:`) })
 
 // resolveRoots turns the --root values into what roots/list is answered
 // with. None given: the working directory, as hosts answer. "none": an
@@ -55,7 +56,7 @@ func rootOf(name, v string) (session.Root, error) {
 	if v == "" {
 		return session.Root{}, usagef(name, "%s; got an empty value", takes)
 	}
-	if uriScheme.MatchString(v) {
+	if uriScheme().MatchString(v) {
 		u, err := url.Parse(v)
 		if err != nil || u.Scheme != "file" {
 			return session.Root{}, usagef(name, "%s; got %q (MCP roots are file:// URIs)", takes, v)

@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"mcpscope/internal/shell"
 	"mcpscope/transport"
@@ -95,11 +96,11 @@ func secretName(name string) bool {
 }
 
 // refs matches the variables hosts resolve: ${env:X}, ${input:x}, ${X}.
-var refs = regexp.MustCompile(`\$\{[^}]+\}`)
+var refs = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$\{[^}]+\}`) })
 
 // hidden is v redacted, unless it is only variable references.
 func hidden(v string) string {
-	if strings.Contains(v, "${") && strings.TrimSpace(refs.ReplaceAllString(v, "")) == "" {
+	if strings.Contains(v, "${") && strings.TrimSpace(refs().ReplaceAllString(v, "")) == "" {
 		return v
 	}
 	if v == "" {
@@ -128,8 +129,8 @@ func redactHeader(name, v string) string {
 }
 
 var (
-	assignment = regexp.MustCompile(`^(-{0,2}[A-Za-z_][A-Za-z0-9_.-]*)=(.*)$`)
-	headerWord = regexp.MustCompile(`^([A-Za-z0-9-]+):\s*(.*)$`)
+	assignment = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^(-{0,2}[A-Za-z_][A-Za-z0-9_.-]*)=(.*)$`) })
+	headerWord = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z0-9-]+):\s*(.*)$`) })
 )
 
 // redactArgs redacts NAME=secret and --token=secret words, the word after a
@@ -154,13 +155,13 @@ func isSecretFlag(w string) bool {
 }
 
 func redactWord(w string) string {
-	if m := assignment.FindStringSubmatch(w); m != nil {
+	if m := assignment().FindStringSubmatch(w); m != nil {
 		if secretName(m[1]) {
 			return m[1] + "=" + hidden(m[2])
 		}
 		return m[1] + "=" + redactURL(m[2])
 	}
-	if m := headerWord.FindStringSubmatch(w); m != nil && !strings.HasPrefix(m[2], "//") && secretName(m[1]) {
+	if m := headerWord().FindStringSubmatch(w); m != nil && !strings.HasPrefix(m[2], "//") && secretName(m[1]) {
 		return m[1] + ": " + redactHeader(m[1], m[2])
 	}
 	return redactURL(w)

@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 )
 
 // Target is what connecting to a configured server takes, in
@@ -82,16 +83,16 @@ type expander struct {
 }
 
 // claudeVar is Claude Code's ${VAR} or ${VAR:-default}.
-var claudeVar = regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)(:-(.*))?$`)
+var claudeVar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`^([A-Za-z_][A-Za-z0-9_]*)(:-(.*))?$`) })
 
 // geminiVar is Gemini CLI's $VAR or ${VAR}.
-var geminiVar = regexp.MustCompile(`\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[^}]*\})`)
+var geminiVar = sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(`\$(?:[A-Za-z_][A-Za-z0-9_]*|\{[^}]*\})`) })
 
 func (x *expander) do(v string) string {
 	if x.s.Host == GeminiCLI {
 		// As Gemini CLI does: a set variable is put in, an unset one left
 		// as written.
-		return geminiVar.ReplaceAllStringFunc(v, func(ref string) string {
+		return geminiVar().ReplaceAllStringFunc(v, func(ref string) string {
 			if val, ok := os.LookupEnv(strings.Trim(ref[1:], "{}")); ok {
 				return val
 			}
@@ -101,7 +102,7 @@ func (x *expander) do(v string) string {
 	if !strings.Contains(v, "${") {
 		return v
 	}
-	return refs.ReplaceAllStringFunc(v, func(ref string) string {
+	return refs().ReplaceAllStringFunc(v, func(ref string) string {
 		out, why := x.resolve(ref[2 : len(ref)-1])
 		if why != "" && x.err == nil {
 			x.err = &VariableError{Server: x.s.Name, File: x.s.File, Ref: ref, Why: why}
@@ -115,7 +116,7 @@ func (x *expander) do(v string) string {
 func (x *expander) resolve(in string) (string, string) {
 	switch x.s.Host {
 	case ClaudeCode:
-		m := claudeVar.FindStringSubmatch(in)
+		m := claudeVar().FindStringSubmatch(in)
 		if m == nil {
 			return "${" + in + "}", ""
 		}
@@ -200,7 +201,7 @@ func (s Server) Variables() []string {
 	}
 	var out []string
 	for _, w := range words {
-		for _, r := range refs.FindAllString(w, -1) {
+		for _, r := range refs().FindAllString(w, -1) {
 			if !slices.Contains(out, r) {
 				out = append(out, r)
 			}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -166,5 +167,22 @@ func TestFollowBounded(t *testing.T) {
 	}, "tools", "name")
 	if err != nil || n != MaxPages || len(problems) != 1 {
 		t.Errorf("pages %d, problems %q, err %v", n, problems, err)
+	}
+}
+
+// TestToolNameByHand: the hand-written check says what the spec's pattern
+// says, on the edges of its set and its length.
+func TestToolNameByHand(t *testing.T) {
+	re := regexp.MustCompile(`^[A-Za-z0-9_.-]{1,128}$`)
+	for _, n := range []string{"", "a", "get_weather", "a.b-c_D9", "a b", "é", "a\n", "\xff", "/", ":", "@", "[", "`", "{",
+		strings.Repeat("x", 128), strings.Repeat("x", 129), strings.Repeat("é", 64)} {
+		if got, want := toolName(n), re.MatchString(n); got != want {
+			t.Errorf("toolName(%q) = %t, the pattern says %t", n, got, want)
+		}
+	}
+	for c := 0; c < 256; c++ {
+		if got, want := toolNameByte(byte(c)), re.MatchString(string(rune(c))) && c < 128; got != want {
+			t.Errorf("toolNameByte(%#x) = %t, the pattern says %t", c, got, want)
+		}
 	}
 }

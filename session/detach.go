@@ -10,6 +10,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -57,14 +58,16 @@ func handleFor(c *Call, session int64) string {
 	if session > 1 {
 		proc += "." + strconv.FormatInt(session, 10)
 	}
-	return fmt.Sprintf("%s-%s-%s-%s", wallTime(c.started).UTC().Format("20060102T150405"), procTag, proc, strings.Trim(c.Key, `"`))
+	return fmt.Sprintf("%s-%s-%s-%s", wallTime(c.started).UTC().Format("20060102T150405"), procTag(), proc, strings.Trim(c.Key, `"`))
 }
 
 // sessions numbers the sessions of this process, for their handles.
 var sessions atomic.Int64
 
-// procTag is this process's part of its handles: 6 random hex digits.
-var procTag = newProcTag()
+// procTag is this process's part of its handles: 6 random hex digits,
+// drawn when the first handle is made: the first crypto/rand read of a
+// process seeds its generator, which every command paid for in init.
+var procTag = sync.OnceValue(newProcTag)
 
 func newProcTag() string {
 	var b [3]byte

@@ -18,10 +18,11 @@ func TestHandlesDifferAcrossMachines(t *testing.T) {
 	here := handleFor(c, 1)
 	saved := procTag
 	defer func() { procTag = saved }()
-	procTag = newProcTag() // the same pid, another machine
-	for procTag == saved {
-		procTag = newProcTag()
+	other := newProcTag() // the same pid, another machine
+	for other == saved() {
+		other = newProcTag()
 	}
+	procTag = func() string { return other }
 	there := handleFor(c, 1)
 	if here == there {
 		t.Fatalf("two machines made the same handle %s", here)

@@ -6,11 +6,8 @@ import (
 	"time"
 	"unicode/utf8"
 
-	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
-	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-
 	"mcpscope/artifact/scan"
+	"mcpscope/internal/pbwire"
 	"mcpscope/journal"
 )
 
@@ -26,10 +23,11 @@ type Spans struct {
 }
 
 // NewSpans starts the spans of the session journaled under h; emit gets
-// each span as it ends (on the caller's goroutine: Frame, Flush, Finish).
-func NewSpans(h journal.Header, version string, emit func(*tracepb.Span)) *Spans {
+// each span as it ends, encoded as OTLP's Span message (on the caller's
+// goroutine: Frame, Flush, Finish).
+func NewSpans(h journal.Header, version string, emit func(span []byte)) *Spans {
 	return &Spans{version: version, header: h, t: newTracer(h, nil, func(s *otlpSpan) error {
-		emit(s.proto())
+		emit(s.appendProto(nil))
 		return nil
 	})}
 }
@@ -45,52 +43,111 @@ func (s *Spans) Flush(now time.Time) { _ = s.t.flushClosing(now, false) }
 // still unanswered ends with its last frame.
 func (s *Spans) Finish() { _ = s.t.finish() }
 
-// Resource is what made the spans: mcpscope, and the session's journal.
-func (s *Spans) Resource() *resourcepb.Resource {
-	return &resourcepb.Resource{Attributes: protoAttrs(resourceAttrs(s.header, s.version))}
+// Resource is what made the spans, mcpscope and the session's journal,
+// encoded as OTLP's Resource message.
+func (s *Spans) Resource() []byte {
+	return appendAttrs(nil, 1, resourceAttrs(s.header, s.version))
 }
 
-// Scope is the instrumentation scope the spans belong to.
-func (s *Spans) Scope() *commonpb.InstrumentationScope {
-	return &commonpb.InstrumentationScope{Name: "mcpscope", Version: s.version}
+// Scope is the instrumentation scope the spans belong to, encoded as
+// OTLP's InstrumentationScope message.
+func (s *Spans) Scope() []byte {
+	b := appendString(nil, 1, "mcpscope")
+	return appendString(b, 2, s.version)
 }
 
-// proto is the span as OTLP's protobuf has it.
-func (s *otlpSpan) proto() *tracepb.Span {
-	p := &tracepb.Span{
-		TraceId: hexID(s.TraceID), SpanId: hexID(s.SpanID), ParentSpanId: hexID(s.ParentSpanID),
-		TraceState: s.TraceState, Name: utf8Text(s.Name), Kind: tracepb.Span_SpanKind(s.Kind),
-		StartTimeUnixNano: uint64(s.StartTimeUnixNano), EndTimeUnixNano: uint64(s.EndTimeUnixNano),
-		Attributes: protoAttrs(s.Attributes), DroppedEventsCount: s.DroppedEventsCount,
-		Status: &tracepb.Status{Message: utf8Text(s.Status.Message), Code: tracepb.Status_StatusCode(s.Status.Code)},
-	}
+// The protobuf encoding below is written by hand (pbwire says why) and
+// gives the bytes proto.Marshal gives for the same message (a test holds
+// it to that): fields in number order, proto3's zero values left out
+// except a oneof's, every string UTF-8 (utf8Text; the tracestate is ASCII
+// by validTraceState).
+
+// appendProto appends the span as OTLP's Span message.
+func (s *otlpSpan) appendProto(b []byte) []byte {
+	b = appendBytes(b, 1, hexID(s.TraceID))
+	b = appendBytes(b, 2, hexID(s.SpanID))
+	b = appendString(b, 3, s.TraceState)
+	b = appendBytes(b, 4, hexID(s.ParentSpanID))
+	b = appendString(b, 5, utf8Text(s.Name))
+	b = appendEnum(b, 6, s.Kind)
+	b = appendFixed64(b, 7, uint64(s.StartTimeUnixNano))
+	b = appendFixed64(b, 8, uint64(s.EndTimeUnixNano))
+	b = appendAttrs(b, 9, s.Attributes)
 	for _, e := range s.Events {
-		p.Events = append(p.Events, &tracepb.Span_Event{TimeUnixNano: uint64(e.TimeUnixNano), Name: utf8Text(e.Name), Attributes: protoAttrs(e.Attributes)})
+		m := appendFixed64(nil, 1, uint64(e.TimeUnixNano))
+		m = appendString(m, 2, utf8Text(e.Name))
+		b = appendMessage(b, 11, appendAttrs(m, 3, e.Attributes))
+	}
+	if s.DroppedEventsCount != 0 {
+		b = pbwire.AppendTag(b, 12, pbwire.VarintType)
+		b = pbwire.AppendVarint(b, uint64(s.DroppedEventsCount))
 	}
 	for _, l := range s.Links {
-		p.Links = append(p.Links, &tracepb.Span_Link{TraceId: hexID(l.TraceID), SpanId: hexID(l.SpanID), Attributes: protoAttrs(l.Attributes)})
+		m := appendBytes(nil, 1, hexID(l.TraceID))
+		m = appendBytes(m, 2, hexID(l.SpanID))
+		b = appendMessage(b, 13, appendAttrs(m, 4, l.Attributes))
 	}
-	return p
+	st := appendString(nil, 2, utf8Text(s.Status.Message))
+	return appendMessage(b, 15, appendEnum(st, 3, s.Status.Code))
 }
 
-func protoAttrs(kvs []otlpKV) []*commonpb.KeyValue {
-	out := make([]*commonpb.KeyValue, 0, len(kvs))
+// appendAttrs appends each of kvs as a KeyValue, field num.
+func appendAttrs(b []byte, num int32, kvs []otlpKV) []byte {
 	for _, kv := range kvs {
-		v := &commonpb.AnyValue{}
+		var v []byte // AnyValue: a oneof, written even when zero
 		switch x := kv.Value; {
 		case x.StringValue != nil:
-			v.Value = &commonpb.AnyValue_StringValue{StringValue: utf8Text(*x.StringValue)}
+			v = pbwire.AppendString(pbwire.AppendTag(v, 1, pbwire.BytesType), utf8Text(*x.StringValue))
 		case x.IntValue != nil:
 			n, _ := strconv.ParseInt(*x.IntValue, 10, 64)
-			v.Value = &commonpb.AnyValue_IntValue{IntValue: n}
+			v = pbwire.AppendVarint(pbwire.AppendTag(v, 3, pbwire.VarintType), uint64(n))
 		case x.DoubleValue != nil:
-			v.Value = &commonpb.AnyValue_DoubleValue{DoubleValue: *x.DoubleValue}
+			v = pbwire.AppendDouble(pbwire.AppendTag(v, 4, pbwire.Fixed64Type), *x.DoubleValue)
 		case x.BoolValue != nil:
-			v.Value = &commonpb.AnyValue_BoolValue{BoolValue: *x.BoolValue}
+			var t uint64
+			if *x.BoolValue {
+				t = 1
+			}
+			v = pbwire.AppendVarint(pbwire.AppendTag(v, 2, pbwire.VarintType), t)
 		}
-		out = append(out, &commonpb.KeyValue{Key: utf8Text(kv.Key), Value: v})
+		m := appendString(nil, 1, utf8Text(kv.Key))
+		b = appendMessage(b, num, appendMessage(m, 2, v))
 	}
-	return out
+	return b
+}
+
+// appendMessage appends an embedded message, present even when empty.
+func appendMessage(b []byte, num int32, m []byte) []byte {
+	return pbwire.AppendBytes(pbwire.AppendTag(b, num, pbwire.BytesType), m)
+}
+
+func appendBytes(b []byte, num int32, v []byte) []byte {
+	if len(v) == 0 {
+		return b
+	}
+	return pbwire.AppendBytes(pbwire.AppendTag(b, num, pbwire.BytesType), v)
+}
+
+func appendString(b []byte, num int32, v string) []byte {
+	if v == "" {
+		return b
+	}
+	return pbwire.AppendString(pbwire.AppendTag(b, num, pbwire.BytesType), v)
+}
+
+func appendFixed64(b []byte, num int32, v uint64) []byte {
+	if v == 0 {
+		return b
+	}
+	return pbwire.AppendFixed64(pbwire.AppendTag(b, num, pbwire.Fixed64Type), v)
+}
+
+// appendEnum appends an enum: an int32, negative ones sign-extended.
+func appendEnum(b []byte, num int32, v int) []byte {
+	if int32(v) == 0 {
+		return b
+	}
+	return pbwire.AppendVarint(pbwire.AppendTag(b, num, pbwire.VarintType), uint64(int64(int32(v))))
 }
 
 func hexID(s string) []byte {

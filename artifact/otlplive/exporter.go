@@ -9,10 +9,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
-	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-
 	"mcpscope/artifact/export"
 	"mcpscope/artifact/scan"
 	"mcpscope/journal"
@@ -76,17 +72,17 @@ type Exporter struct {
 	fbytes  int
 	closed  bool
 	wake    chan struct{} // the builder has frames, or must stop
-	spans   []*tracepb.Span
+	spans   [][]byte      // ended spans, each an encoded Span message
 	swake   chan struct{} // the uploader has spans
 	built   bool          // the builder is done: no more spans come
 	lastErr string
 
 	sent, dropped, framesDropped atomic.Int64
 
-	spansOut *export.Spans                  // the builder's alone
-	stream   *scan.Stream                   // the builder's alone
-	res      *resourcepb.Resource           // set by the builder before its first span
-	scope    *commonpb.InstrumentationScope // likewise
+	spansOut *export.Spans // the builder's alone
+	stream   *scan.Stream  // the builder's alone
+	res      []byte        // the encoded Resource, set by the builder before its first span
+	scope    []byte        // the encoded InstrumentationScope, likewise
 
 	stopUpload context.CancelFunc
 	uploadCtx  context.Context
@@ -215,7 +211,7 @@ func (e *Exporter) header(first time.Time) journal.Header {
 
 // span queues one ended span for the uploader (dropped when the queue is
 // full: the collector is behind).
-func (e *Exporter) span(s *tracepb.Span) {
+func (e *Exporter) span(s []byte) {
 	e.mu.Lock()
 	if len(e.spans) >= MaxQueuedSpans || e.uploadCtx.Err() != nil {
 		e.mu.Unlock()
@@ -241,7 +237,7 @@ func (e *Exporter) uploader() {
 	for {
 		e.mu.Lock()
 		n := min(len(e.spans), batchSpans)
-		batch := append([]*tracepb.Span(nil), e.spans[:n]...)
+		batch := append([][]byte(nil), e.spans[:n]...)
 		e.spans = e.spans[n:]
 		if len(e.spans) == 0 {
 			e.spans = nil
@@ -290,11 +286,10 @@ func (e *Exporter) uploader() {
 	}
 }
 
-func (e *Exporter) upload(batch []*tracepb.Span) error {
+func (e *Exporter) upload(batch [][]byte) error {
 	ctx, cancel := context.WithTimeout(e.uploadCtx, e.ep.Timeout)
 	defer cancel()
-	rs := &tracepb.ResourceSpans{Resource: e.res, ScopeSpans: []*tracepb.ScopeSpans{{Scope: e.scope, Spans: batch}}}
-	err := e.poster.Post(ctx, []*tracepb.ResourceSpans{rs})
+	err := e.poster.Post(ctx, EncodeRequest(e.res, e.scope, batch))
 	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) {
 		return fmt.Errorf("the collector took longer than %s (OTEL_EXPORTER_OTLP_TIMEOUT)", e.ep.Timeout)
 	}

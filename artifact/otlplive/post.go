@@ -14,10 +14,7 @@ import (
 	"time"
 	"unicode/utf8"
 
-	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
-	"google.golang.org/protobuf/encoding/protowire"
-	"google.golang.org/protobuf/proto"
-
+	"mcpscope/internal/pbwire"
 	"mcpscope/transport"
 )
 
@@ -26,15 +23,17 @@ import (
 // whose configuration package links gRPC (~17 MB, dozens of package inits)
 // into every start of mcpscope (open-telemetry/opentelemetry-go#2579); the
 // collector service's protobuf package links it too, so the request and
-// the response are written and read here with protowire.
+// the response are written and read here with pbwire (which also keeps
+// protobuf's runtime out of the binary).
 
 // Poster sends one batch of spans to a collector. The exporter's uploads
 // go through one (Options.Poster replaces it in tests).
 type Poster interface {
-	// Post sends the spans within ctx. A *PartialSuccess error means the
-	// collector took the request but rejected some spans (or warned);
-	// any other error means none was taken.
-	Post(ctx context.Context, spans []*tracepb.ResourceSpans) error
+	// Post sends an encoded ExportTraceServiceRequest (EncodeRequest)
+	// within ctx. A *PartialSuccess error means the collector took the
+	// request but rejected some spans (or warned); any other error means
+	// none was taken.
+	Post(ctx context.Context, request []byte) error
 }
 
 // PartialSuccess is the collector's answer that it rejected some of the
@@ -90,11 +89,7 @@ func (p *httpPoster) close() { p.client.CloseIdleConnections() }
 // resource_spans = 1), retrying what the collector asks to have retried
 // while ctx and maxAttempts allow. Its errors hold neither the header
 // values nor the URL's credentials.
-func (p *httpPoster) Post(ctx context.Context, spans []*tracepb.ResourceSpans) error {
-	body, err := encodeRequest(spans)
-	if err != nil {
-		return err
-	}
+func (p *httpPoster) Post(ctx context.Context, body []byte) error {
 	if p.ep.Gzip {
 		var b bytes.Buffer
 		zw := gzip.NewWriter(&b)
@@ -238,19 +233,21 @@ func (ep Endpoint) redact(s string) string {
 	return s
 }
 
-// encodeRequest writes an ExportTraceServiceRequest: each ResourceSpans
-// as field 1, length-delimited.
-func encodeRequest(spans []*tracepb.ResourceSpans) ([]byte, error) {
-	var b []byte
-	for _, rs := range spans {
-		m, err := proto.Marshal(rs)
-		if err != nil {
-			return nil, fmt.Errorf("encoding the spans: %w", err)
-		}
-		b = protowire.AppendTag(b, 1, protowire.BytesType)
-		b = protowire.AppendBytes(b, m)
+// EncodeRequest writes an ExportTraceServiceRequest of one ResourceSpans
+// (resource_spans = 1) holding one ScopeSpans: resource = 1, scope_spans
+// = 2 { scope = 1, spans = 2 }; resource, scope and each span already
+// encoded (export.Spans).
+func EncodeRequest(resource, scope []byte, spans [][]byte) []byte {
+	ss := appendMessage(nil, 1, scope)
+	for _, s := range spans {
+		ss = appendMessage(ss, 2, s)
 	}
-	return b, nil
+	rs := appendMessage(appendMessage(nil, 1, resource), 2, ss)
+	return appendMessage(nil, 1, rs)
+}
+
+func appendMessage(b []byte, num int32, m []byte) []byte {
+	return pbwire.AppendBytes(pbwire.AppendTag(b, num, pbwire.BytesType), m)
 }
 
 // decodeResponse reads an ExportTraceServiceResponse:
@@ -260,16 +257,16 @@ func encodeRequest(spans []*tracepb.ResourceSpans) ([]byte, error) {
 func decodeResponse(b []byte) error {
 	var ps PartialSuccess
 	var found bool
-	ok := eachField(b, func(num protowire.Number, typ protowire.Type, v []byte, n uint64) bool {
-		if num != 1 || typ != protowire.BytesType {
+	ok := eachField(b, func(num int32, typ pbwire.Type, v []byte, n uint64) bool {
+		if num != 1 || typ != pbwire.BytesType {
 			return true
 		}
 		found = true
-		return eachField(v, func(num protowire.Number, typ protowire.Type, v []byte, n uint64) bool {
+		return eachField(v, func(num int32, typ pbwire.Type, v []byte, n uint64) bool {
 			switch {
-			case num == 1 && typ == protowire.VarintType:
+			case num == 1 && typ == pbwire.VarintType:
 				ps.Rejected = int64(n)
-			case num == 2 && typ == protowire.BytesType:
+			case num == 2 && typ == pbwire.BytesType:
 				ps.Message = cleanMessage(v)
 			}
 			return true
@@ -285,8 +282,8 @@ func decodeResponse(b []byte) error {
 // (string message = 2), "" when the body is not one.
 func statusMessage(b []byte) string {
 	var msg string
-	ok := eachField(b, func(num protowire.Number, typ protowire.Type, v []byte, n uint64) bool {
-		if num == 2 && typ == protowire.BytesType {
+	ok := eachField(b, func(num int32, typ pbwire.Type, v []byte, n uint64) bool {
+		if num == 2 && typ == pbwire.BytesType {
 			if !utf8.Valid(v) {
 				return false
 			}
@@ -323,9 +320,9 @@ func cleanMessage(v []byte) string {
 // eachField calls fn with each field of a protobuf message: its number,
 // type, and value (bytes for a length-delimited field, n for a varint).
 // It is false when b is not a well-formed message or fn says stop.
-func eachField(b []byte, fn func(num protowire.Number, typ protowire.Type, v []byte, n uint64) bool) bool {
+func eachField(b []byte, fn func(num int32, typ pbwire.Type, v []byte, n uint64) bool) bool {
 	for len(b) > 0 {
-		num, typ, l := protowire.ConsumeTag(b)
+		num, typ, l := pbwire.ConsumeTag(b)
 		if l < 0 {
 			return false
 		}
@@ -333,12 +330,12 @@ func eachField(b []byte, fn func(num protowire.Number, typ protowire.Type, v []b
 		var v []byte
 		var n uint64
 		switch typ {
-		case protowire.VarintType:
-			n, l = protowire.ConsumeVarint(b)
-		case protowire.BytesType:
-			v, l = protowire.ConsumeBytes(b)
+		case pbwire.VarintType:
+			n, l = pbwire.ConsumeVarint(b)
+		case pbwire.BytesType:
+			v, l = pbwire.ConsumeBytes(b)
 		default:
-			l = protowire.ConsumeFieldValue(num, typ, b)
+			l = pbwire.ConsumeFieldValue(num, typ, b)
 		}
 		if l < 0 {
 			return false

@@ -1,6 +1,7 @@
 package otlplive
 
 import (
+	"bytes"
 	"compress/gzip"
 	"context"
 	"errors"
@@ -13,6 +14,8 @@ import (
 	"testing"
 	"time"
 
+	commonpb "go.opentelemetry.io/proto/otlp/common/v1"
+	resourcepb "go.opentelemetry.io/proto/otlp/resource/v1"
 	tracepb "go.opentelemetry.io/proto/otlp/trace/v1"
 	"google.golang.org/protobuf/encoding/protowire"
 	"google.golang.org/protobuf/proto"
@@ -20,13 +23,45 @@ import (
 	"mcpscope/transport"
 )
 
-// testSpans is one resource's n spans.
-func testSpans(n int) []*tracepb.ResourceSpans {
-	ss := &tracepb.ScopeSpans{}
+// testSpans is a request of one resource's n spans.
+func testSpans(n int) []byte {
+	var spans [][]byte
 	for i := range n {
-		ss.Spans = append(ss.Spans, &tracepb.Span{Name: "s", TraceId: make([]byte, 16), SpanId: []byte{0, 0, 0, 0, 0, 0, 0, byte(i + 1)}})
+		b, err := proto.Marshal(&tracepb.Span{Name: "s", TraceId: make([]byte, 16), SpanId: []byte{0, 0, 0, 0, 0, 0, 0, byte(i + 1)}})
+		if err != nil {
+			panic(err)
+		}
+		spans = append(spans, b)
 	}
-	return []*tracepb.ResourceSpans{{ScopeSpans: []*tracepb.ScopeSpans{ss}}}
+	return EncodeRequest(nil, nil, spans)
+}
+
+// TestEncodeRequest: the request written by hand is the bytes
+// proto.Marshal gives for the same ResourceSpans (TracesData has the
+// request's one field).
+func TestEncodeRequest(t *testing.T) {
+	res := &resourcepb.Resource{Attributes: []*commonpb.KeyValue{{Key: "service.name", Value: &commonpb.AnyValue{Value: &commonpb.AnyValue_StringValue{StringValue: "mcpscope"}}}}}
+	scope := &commonpb.InstrumentationScope{Name: "mcpscope", Version: "1.2.3"}
+	var spans []*tracepb.Span
+	var encoded [][]byte
+	for i := range 3 {
+		sp := &tracepb.Span{Name: "s", TraceId: make([]byte, 16), SpanId: []byte{0, 0, 0, 0, 0, 0, 0, byte(i + 1)}, Status: &tracepb.Status{}}
+		spans = append(spans, sp)
+		b, err := proto.Marshal(sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		encoded = append(encoded, b)
+	}
+	r, _ := proto.Marshal(res)
+	s, _ := proto.Marshal(scope)
+	want, err := proto.Marshal(&tracepb.TracesData{ResourceSpans: []*tracepb.ResourceSpans{{Resource: res, ScopeSpans: []*tracepb.ScopeSpans{{Scope: scope, Spans: spans}}}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := EncodeRequest(r, s, encoded); !bytes.Equal(got, want) {
+		t.Errorf("got  %x\nwant %x", got, want)
+	}
 }
 
 // readRequest decodes an ExportTraceServiceRequest body. TracesData has

@@ -231,8 +231,11 @@ func callKey(handle string) string { return prefix + "call:" + handle }
 func markKey(handle string) string { return prefix + "mark:" + handle }
 
 // markScript sets KEYS[2] (a mark) only while KEYS[1] (its record) exists,
-// expiring with it: a mark never outlives its call's record.
-var markScript = redis.NewScript(`
+// expiring with it: a mark never outlives its call's record. This and
+// the scripts below are made on first use: NewScript hashes its source,
+// which every start of every command paid for in init.
+var markScript = sync.OnceValue(func() *redis.Script {
+	return redis.NewScript(`
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl == -2 then return 0 end
 if ttl > 0 then
@@ -241,6 +244,7 @@ else
   redis.call('SET', KEYS[2], ARGV[1])
 end
 return 1`)
+})
 
 // Mark writes m beside handle's record: one round trip per progress step.
 func (s *Store) Mark(handle string, m statestore.Mark) error {
@@ -253,7 +257,7 @@ func (s *Store) Mark(handle string, m statestore.Mark) error {
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
-	err = markScript.Run(ctx, s.c, []string{callKey(handle), markKey(handle)}, b).Err()
+	err = markScript().Run(ctx, s.c, []string{callKey(handle), markKey(handle)}, b).Err()
 	if err != nil && !errors.Is(err, redis.Nil) {
 		if s.fallback != nil && s.fallback.Mark(handle, m) == nil {
 			if _, ferr := s.fallback.Get(handle); ferr == nil {
@@ -448,7 +452,8 @@ func fenceKey(name string) string { return prefix + "fence:" + name }
 
 // claimScript takes KEYS[1] (a lease) when no live lease holds it, with
 // the next fence number in KEYS[2]: {1, N} taken, {0, lease} held.
-var claimScript = redis.NewScript(`
+var claimScript = sync.OnceValue(func() *redis.Script {
+	return redis.NewScript(`
 local cur = redis.call('GET', KEYS[1])
 if cur then return {0, cur} end
 local n = 0
@@ -458,6 +463,7 @@ n = n + 1
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 redis.call('SET', KEYS[2], n .. ':' .. ARGV[3], 'PX', ARGV[4])
 return {1, n}`)
+})
 
 // fenceTTL is how long a fence lives without a renewal: as long as a
 // record, and never shorter than a lease.
@@ -481,7 +487,7 @@ func (s *Store) Claim(name string) (statestore.Lease, error) {
 	if held := s.heldLocally(name); held != nil {
 		return l, &statestore.HeldError{Holder: *held}
 	}
-	res, err := claimScript.Run(ctx, s.c, []string{leaseKey(l), fenceKey(name)}, b, s.leaseTTL.Milliseconds(), l.Token,
+	res, err := claimScript().Run(ctx, s.c, []string{leaseKey(l), fenceKey(name)}, b, s.leaseTTL.Milliseconds(), l.Token,
 		s.fenceTTL().Milliseconds()).Slice()
 	if err != nil {
 		return s.claimLocal(name, s.wrap("claim "+name, err))
@@ -528,10 +534,12 @@ func (s *Store) fencedResult(op string, n int, err error) error {
 
 // putFencedScript writes KEYS[2] (a record) under the fence KEYS[1];
 // unless ARGV[4] is 1, only over an existing record (-3).
-var putFencedScript = redis.NewScript(fenceCheck(1) + `
+var putFencedScript = sync.OnceValue(func() *redis.Script {
+	return redis.NewScript(fenceCheck(1) + `
 if ARGV[4] ~= '1' and redis.call('EXISTS', KEYS[2]) == 0 then return -3 end
 redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
 return 1`)
+})
 
 // PutFenced writes d while l is the newest claim on its call. When Redis
 // cannot be reached and a fallback is set, d goes there, as with Put.
@@ -556,7 +564,7 @@ func (s *Store) PutFenced(d statestore.Detached, l statestore.Lease, create bool
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
-	n, err := putFencedScript.Run(ctx, s.c, []string{fenceKey(l.Name), callKey(d.Handle)}, l.FenceValue(), b,
+	n, err := putFencedScript().Run(ctx, s.c, []string{fenceKey(l.Name), callKey(d.Handle)}, l.FenceValue(), b,
 		s.stateTTL.Milliseconds(), flag).Int()
 	err = s.fencedResult("write the record of call "+d.Handle, n, err)
 	if errors.Is(err, statestore.ErrNoSuchCall) {
@@ -577,7 +585,8 @@ func (s *Store) inFallback(handle string) bool {
 // markFencedScript is markScript under the fence KEYS[3]; a missing
 // record is -2 (the store lost it: the holder's record cannot end by
 // itself).
-var markFencedScript = redis.NewScript(fenceCheck(3) + `
+var markFencedScript = sync.OnceValue(func() *redis.Script {
+	return redis.NewScript(fenceCheck(3) + `
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl == -2 then return -2 end
 if ttl > 0 then
@@ -586,6 +595,7 @@ else
   redis.call('SET', KEYS[2], ARGV[2])
 end
 return 1`)
+})
 
 // MarkFenced is Mark while l is the newest claim on the call: one round
 // trip per progress step, as Mark.
@@ -602,14 +612,16 @@ func (s *Store) MarkFenced(handle string, m statestore.Mark, l statestore.Lease)
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
-	n, err := markFencedScript.Run(ctx, s.c, []string{callKey(handle), markKey(handle), fenceKey(l.Name)}, l.FenceValue(), b).Int()
+	n, err := markFencedScript().Run(ctx, s.c, []string{callKey(handle), markKey(handle), fenceKey(l.Name)}, l.FenceValue(), b).Int()
 	return s.fencedResult("mark the progress of call "+handle, n, err)
 }
 
 // deleteFencedScript deletes a record and its mark under the fence KEYS[3].
-var deleteFencedScript = redis.NewScript(fenceCheck(3) + `
+var deleteFencedScript = sync.OnceValue(func() *redis.Script {
+	return redis.NewScript(fenceCheck(3) + `
 redis.call('DEL', KEYS[1], KEYS[2])
 return 1`)
+})
 
 // DeleteFenced removes a record (and a fallback copy) while l is the
 // newest claim on the call.
@@ -622,7 +634,7 @@ func (s *Store) DeleteFenced(handle string, l statestore.Lease) error {
 	}
 	ctx, cancel := s.ctx()
 	defer cancel()
-	n, err := deleteFencedScript.Run(ctx, s.c, []string{callKey(handle), markKey(handle), fenceKey(l.Name)}, l.FenceValue()).Int()
+	n, err := deleteFencedScript().Run(ctx, s.c, []string{callKey(handle), markKey(handle), fenceKey(l.Name)}, l.FenceValue()).Int()
 	if err = s.fencedResult("delete call "+handle, n, err); err == nil && s.fallback != nil {
 		_ = s.fallback.Delete(handle)
 	}
@@ -642,25 +654,30 @@ func (s *Store) Share(name string) (statestore.Lease, error) {
 }
 
 // renewScript extends a share only while KEYS[1] holds the caller's token.
-var renewScript = redis.NewScript(`
+var renewScript = sync.OnceValue(func() *redis.Script {
+	return redis.NewScript(`
 local v = redis.call('GET', KEYS[1])
 if not v then return 0 end
 local ok, l = pcall(cjson.decode, v)
 if not ok or l['token'] ~= ARGV[1] then return 0 end
 redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
 return 1`)
+})
 
 // renewClaimScript extends a claim (KEYS[2]) while its fence (KEYS[1]) is
 // the caller's: a lease that expired with no claim since is taken back.
-var renewClaimScript = redis.NewScript(fenceCheck(1) + `
+var renewClaimScript = sync.OnceValue(func() *redis.Script {
+	return redis.NewScript(fenceCheck(1) + `
 redis.call('SET', KEYS[2], ARGV[2], 'PX', ARGV[3])
 redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return 1`)
+})
 
 // releaseScript deletes a lease only while KEYS[1] holds the caller's
 // token, and a claim's fence (KEYS[2]) while it is the caller's and its
 // call has no record (KEYS[3]) left: while one is, fence numbers only grow.
-var releaseScript = redis.NewScript(`
+var releaseScript = sync.OnceValue(func() *redis.Script {
+	return redis.NewScript(`
 local v = redis.call('GET', KEYS[1])
 if v then
   local ok, l = pcall(cjson.decode, v)
@@ -670,6 +687,7 @@ if KEYS[2] and redis.call('GET', KEYS[2]) == ARGV[2] and redis.call('EXISTS', KE
   redis.call('DEL', KEYS[2])
 end
 return 1`)
+})
 
 // Renew extends l by its TTL if it is still the caller's.
 func (s *Store) Renew(l *statestore.Lease) error {
@@ -682,7 +700,7 @@ func (s *Store) Renew(l *statestore.Lease) error {
 	ctx, cancel := s.ctx()
 	defer cancel()
 	if !n.Shared {
-		r, err := renewClaimScript.Run(ctx, s.c, []string{fenceKey(n.Name), leaseKey(n)}, n.FenceValue(), b, n.TTL.Milliseconds(),
+		r, err := renewClaimScript().Run(ctx, s.c, []string{fenceKey(n.Name), leaseKey(n)}, n.FenceValue(), b, n.TTL.Milliseconds(),
 			s.fenceTTL().Milliseconds()).Int()
 		if err := s.fencedResult("renew "+n.Name, r, err); err != nil {
 			return err
@@ -690,7 +708,7 @@ func (s *Store) Renew(l *statestore.Lease) error {
 		*l = n
 		return nil
 	}
-	ok, err := renewScript.Run(ctx, s.c, []string{leaseKey(n)}, n.Token, b, n.TTL.Milliseconds()).Int()
+	ok, err := renewScript().Run(ctx, s.c, []string{leaseKey(n)}, n.Token, b, n.TTL.Milliseconds()).Int()
 	if err != nil {
 		return s.wrap("renew "+n.Name, err)
 	}
@@ -715,7 +733,7 @@ func (s *Store) Release(l statestore.Lease) error {
 	if !l.Shared {
 		keys = append(keys, fenceKey(l.Name), callKey(strings.TrimPrefix(l.Name, "call:")))
 	}
-	return s.wrap("release "+l.Name, releaseScript.Run(ctx, s.c, keys, l.Token, l.FenceValue()).Err())
+	return s.wrap("release "+l.Name, releaseScript().Run(ctx, s.c, keys, l.Token, l.FenceValue()).Err())
 }
 
 // Holders lists the live leases on name: its claim and its shares.
