@@ -51,9 +51,11 @@ func newBenchCmd() *cobra.Command {
 			"else, the least a reader that reads a record member by member does.\n\n" +
 			"record: mcpscope record of a flood of --frames notifications against a minimal client reading the same server.\n\n" +
 			"proxy: --pings sequential pings over HTTP through mcpscope proxy --listen against the same server direct, the " +
-			"server a process of its own (the time each request adds); throughput: a flood of --frames notifications " +
-			"through mcpscope proxy over stdio against the same flood direct, both read by the minimal client. Each beside a bare relay (bytes through, nothing else) measured in " +
-			"the same rounds: what the extra hop alone costs on this machine.\n\n" +
+			"server a process of its own, interleaved in each round with a bare TCP relay (bytes through, nothing else: the " +
+			"extra hop alone) and a Go HTTP relay (net/http's second exchange, no journal: the floor of any Go proxy that " +
+			"speaks HTTP); the time each request adds over each and the proxy's CPU a request beside the HTTP relay's. " +
+			"throughput: a flood of --frames notifications through mcpscope proxy over stdio against the same flood direct, " +
+			"both read by the minimal client, beside a stdio relay that also writes the bytes to a file, wall time and CPU.\n\n" +
 			"paint: the real binary in a 120×40 pseudo-terminal: exec to the first painted screen of the demo inspector " +
 			"(goal ≤ 100 ms) and of mcpscope open on a --frames-frame journal (goal ≤ 300 ms), median of --runs, beside " +
 			"mcpscope --version's exec to exit; key latency read back from the terminal (j and k in turn, --key-presses " +
