@@ -2,8 +2,6 @@ package framestore
 
 import (
 	"slices"
-
-	"mcpscope/journal"
 )
 
 // JournalLines appends to buf the journal lines of frames from…to
@@ -29,21 +27,12 @@ func (s *Store) JournalLines(buf []byte, ends []int, from, to uint64, maxBytes i
 	var (
 		off, next int64
 		span      int
-		page      []byte
-		k         = ^uint64(0)
+		c         = newPageCursor()
 		base      = len(buf)
 		was       = len(ends)
 	)
 	for seq := from; seq <= to; seq++ {
-		d := seq - s.cbase
-		if d/journal.IndexPageRecords != k { // one page lookup for its 2048 records
-			k = d / journal.IndexPageRecords
-			page = s.page(k)
-		}
-		e := gapEntry
-		if i := int(d%journal.IndexPageRecords) * journal.IndexRecord; i+journal.IndexRecord <= len(page) {
-			e = getRecord(page[i : i+journal.IndexRecord])
-		}
+		e := c.entry(s, seq)
 		if seq == from {
 			off, next = e.off, e.off
 		}

@@ -408,13 +408,35 @@ func (s *Store) cachePage(k uint64, p []byte) {
 // entryAt is the entry of seq, which must be in [first, next): a gap
 // when its record cannot be read back.
 func (s *Store) entryAt(seq uint64) entry {
+	c := newPageCursor()
+	return c.entry(s, seq)
+}
+
+// pageCursor reads index entries in seq order with one page lookup for
+// each page's records (JournalLines and Scan walk thousands in a row).
+type pageCursor struct {
+	k    uint64
+	page []byte
+}
+
+func newPageCursor() pageCursor { return pageCursor{k: ^uint64(0)} }
+
+// turn moves the cursor to page k: apart from entry so that entry, a
+// step of every walk, stays small enough to inline.
+func (c *pageCursor) turn(s *Store, k uint64) { c.k, c.page = k, s.page(k) }
+
+// entry is seq's entry (seq in [first, next), the read lock held): a gap
+// when its record cannot be read back.
+func (c *pageCursor) entry(s *Store, seq uint64) entry {
 	d := seq - s.cbase
-	p := s.page(d / journal.IndexPageRecords)
+	if k := d / journal.IndexPageRecords; k != c.k {
+		c.turn(s, k)
+	}
 	i := int(d%journal.IndexPageRecords) * journal.IndexRecord
-	if i+journal.IndexRecord > len(p) {
+	if i+journal.IndexRecord > len(c.page) {
 		return gapEntry
 	}
-	return getRecord(p[i : i+journal.IndexRecord])
+	return getRecord(c.page[i : i+journal.IndexRecord])
 }
 
 // keyOf is the call key an entry names ("" when none).
@@ -636,20 +658,9 @@ func (s *Store) Scan(from, to uint64, fn func(Entry) bool) {
 	if to == 0 || to >= s.next {
 		to = s.next - 1
 	}
-	var (
-		page []byte
-		k    = ^uint64(0)
-	)
+	c := newPageCursor()
 	for seq := from; seq <= to; seq++ {
-		d := seq - s.cbase
-		if d/journal.IndexPageRecords != k { // one page lookup for its 2048 records
-			k = d / journal.IndexPageRecords
-			page = s.page(k)
-		}
-		e := gapEntry
-		if i := int(d%journal.IndexPageRecords) * journal.IndexRecord; i+journal.IndexRecord <= len(page) {
-			e = getRecord(page[i : i+journal.IndexRecord])
-		}
+		e := c.entry(s, seq)
 		if !fn(s.public(seq, &e)) {
 			return
 		}
