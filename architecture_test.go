@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"mcpscope/internal/testkit/goldentest"
+	"mcpscope/testkit/goldentest"
 )
 
 // ARCHITECTURE.md's package list is the code's: every package `go list

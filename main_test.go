@@ -218,7 +218,7 @@ func TestCloneBuildSaysCommit(t *testing.T) {
 	}
 }
 
-// TestNoTestSupportInTheBinary: the packages under internal/testkit serve
+// TestNoTestSupportInTheBinary: the packages under testkit serve
 // tests only; the binary links none of them.
 func TestNoTestSupportInTheBinary(t *testing.T) {
 	goBin, err := exec.LookPath("go")
@@ -234,7 +234,7 @@ func TestNoTestSupportInTheBinary(t *testing.T) {
 		t.Fatalf("go list -deps . does not list mcpscope/session: the check reads the wrong output:\n%s", out)
 	}
 	for _, d := range deps {
-		if strings.HasPrefix(d, "mcpscope/internal/testkit/") {
+		if strings.HasPrefix(d, "mcpscope/testkit/") {
 			t.Errorf("the binary links %s: test support belongs in _test.go files and other testkit packages", d)
 		}
 	}

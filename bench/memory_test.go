@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"mcpscope/internal/testkit/testservers"
 	"mcpscope/journal"
+	"mcpscope/testkit/testservers"
 	"mcpscope/transport"
 )
 

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"mcpscope/internal/loopback"
-	"mcpscope/internal/testkit/testservers"
+	"mcpscope/testkit/testservers"
 )
 
 // TestBenchRowsPrint runs the goal-row sections of mcpscope bench tiny

@@ -8,9 +8,9 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/testkit/clienttest"
-	"mcpscope/internal/testkit/testservers"
-	"mcpscope/internal/testkit/waitfor"
+	"mcpscope/testkit/clienttest"
+	"mcpscope/testkit/testservers"
+	"mcpscope/testkit/waitfor"
 )
 
 // A headless call given up (its --timeout, or Ctrl-C) tells the server

@@ -15,9 +15,9 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/testkit/peers"
-	"mcpscope/internal/testkit/testservers"
 	"mcpscope/statestore"
+	"mcpscope/testkit/peers"
+	"mcpscope/testkit/testservers"
 )
 
 // asMain makes the test binary run as mcpscope itself (TestMain), for a

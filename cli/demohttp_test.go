@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"mcpscope/internal/testkit/testservers"
+	"mcpscope/testkit/testservers"
 )
 
 // TestDemoHTTPBothEras: the demo over HTTP speaks both eras, as it does

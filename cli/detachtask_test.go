@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/testkit/peers"
-	"mcpscope/internal/testkit/testservers"
 	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/statestore"
+	"mcpscope/testkit/peers"
+	"mcpscope/testkit/testservers"
 )
 
 // detachJSON runs `call … --detach --json` with its state in state and

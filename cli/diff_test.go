@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"mcpscope/internal/testkit/testservers"
+	"mcpscope/testkit/testservers"
 )
 
 // TestDiffBaseline: --baseline writes a snapshot when there is none,

@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/testkit/testservers"
+	"mcpscope/testkit/testservers"
 )
 
 // journalOf records a short session with the Go SDK test server through

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"mcpscope/conformance"
-	"mcpscope/internal/testkit/testservers"
+	"mcpscope/testkit/testservers"
 )
 
 // runT runs mcpscope in-process with argv against the Go SDK test server.

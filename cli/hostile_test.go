@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"mcpscope/internal/termsafe"
-	"mcpscope/internal/testkit/testservers"
 	"mcpscope/journal"
+	"mcpscope/testkit/testservers"
 	"mcpscope/transport"
 )
 

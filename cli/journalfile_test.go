@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/testkit/nodetest"
+	"mcpscope/testkit/nodetest"
 )
 
 // A journal that is not a regular file (a FIFO, which blocked for ever, or

@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	journalsum "mcpscope/artifact/journals"
-	"mcpscope/internal/testkit/testservers"
+	"mcpscope/testkit/testservers"
 )
 
 // journals lists what real sessions saved, newest first, with their calls

@@ -12,8 +12,8 @@ import (
 
 	"mcpscope/artifact/diff"
 	"mcpscope/artifact/replay"
-	"mcpscope/internal/testkit/peers"
-	"mcpscope/internal/testkit/testservers"
+	"mcpscope/testkit/peers"
+	"mcpscope/testkit/testservers"
 )
 
 // readJUnit parses a JUnit file back, as a CI system would.

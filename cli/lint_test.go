@@ -16,9 +16,9 @@ import (
 	mcpgoserver "github.com/mark3labs/mcp-go/server"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"mcpscope/internal/testkit/peers"
-	"mcpscope/internal/testkit/testservers"
 	"mcpscope/lint"
+	"mcpscope/testkit/peers"
+	"mcpscope/testkit/testservers"
 )
 
 type lintOut struct {

@@ -18,9 +18,9 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"mcpscope/internal/testkit/clienttest"
-	"mcpscope/internal/testkit/faultproxy"
-	"mcpscope/internal/testkit/testservers"
+	"mcpscope/testkit/clienttest"
+	"mcpscope/testkit/faultproxy"
+	"mcpscope/testkit/testservers"
 )
 
 // mcpscope listen against a stateless Go SDK server: the acknowledged filter

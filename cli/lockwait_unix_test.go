@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/testkit/waitfor"
+	"mcpscope/testkit/waitfor"
 )
 
 // waitBlockedOn waits until some process waits for an flock on path

@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"mcpscope/internal/testkit/testservers"
+	"mcpscope/testkit/testservers"
 )
 
 // countingFront passes every request to the server at target and counts

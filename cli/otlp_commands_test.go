@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
-	"mcpscope/internal/testkit/otlptest"
-	"mcpscope/internal/testkit/peers"
-	"mcpscope/internal/testkit/testservers"
+	"mcpscope/testkit/otlptest"
+	"mcpscope/testkit/peers"
+	"mcpscope/testkit/testservers"
 )
 
 // liveMatchesExport checks that what the collector received is what

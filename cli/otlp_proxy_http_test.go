@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/testkit/otlptest"
-	"mcpscope/internal/testkit/peers"
-	"mcpscope/internal/testkit/testservers"
+	"mcpscope/testkit/otlptest"
+	"mcpscope/testkit/peers"
+	"mcpscope/testkit/testservers"
 )
 
 // TestOTLPHTTPProxyJoinsHostTrace: proxy --listen URL --otlp sends a real

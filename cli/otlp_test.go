@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/testkit/otlptest"
-	"mcpscope/internal/testkit/peers"
-	"mcpscope/internal/testkit/testservers"
+	"mcpscope/testkit/otlptest"
+	"mcpscope/testkit/peers"
+	"mcpscope/testkit/testservers"
 )
 
 // TestOTLPLiveCollector: a headless call with --otlp sends a real

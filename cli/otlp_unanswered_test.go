@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/testkit/otlptest"
 	"mcpscope/session"
+	"mcpscope/testkit/otlptest"
 )
 
 // TestOTLPUnansweredSaysLost: a recording's last call got no answer; the

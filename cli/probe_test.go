@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"mcpscope/internal/testkit/peers"
-	"mcpscope/internal/testkit/testservers"
+	"mcpscope/testkit/peers"
+	"mcpscope/testkit/testservers"
 )
 
 // A 2025 server answers the era probe (server/discover) with an HTTP error

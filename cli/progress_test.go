@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"mcpscope/internal/testkit/peers"
+	"mcpscope/testkit/peers"
 )
 
 // On a terminal, the progress line is erased before the result is printed

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/testkit/testservers"
+	"mcpscope/testkit/testservers"
 )
 
 // hostGoneWait bounds how long a proxy whose host is gone may take to end:

@@ -16,11 +16,11 @@ import (
 
 	"mcpscope/connect"
 	"mcpscope/internal/shell"
-	"mcpscope/internal/testkit/shelltest"
 	"mcpscope/journal"
 	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/statestore"
+	"mcpscope/testkit/shelltest"
 	"mcpscope/transport"
 )
 

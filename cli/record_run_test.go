@@ -9,7 +9,7 @@ import (
 
 	"mcpscope/connect"
 	"mcpscope/filter"
-	"mcpscope/internal/testkit/testservers"
+	"mcpscope/testkit/testservers"
 )
 
 // TestRunRecordFilters: runRecord, without cobra, prints only the frames

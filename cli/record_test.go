@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"mcpscope/bench"
-	"mcpscope/internal/testkit/testservers"
+	"mcpscope/testkit/testservers"
 )
 
 // TestRecordPrintsTheJournalLines: record prints each frame as the line

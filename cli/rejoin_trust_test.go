@@ -17,9 +17,9 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"mcpscope/internal/filelock"
-	"mcpscope/internal/testkit/redistest"
 	"mcpscope/statestore"
 	"mcpscope/statestore/redisstore"
+	"mcpscope/testkit/redistest"
 )
 
 const (

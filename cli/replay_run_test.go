@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"mcpscope/connect"
-	"mcpscope/internal/testkit/testservers"
+	"mcpscope/testkit/testservers"
 )
 
 // TestRunReplayStdioNeedsACommand: runReplay, without cobra, refuses to

@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"mcpscope/internal/testkit/peers"
-	"mcpscope/internal/testkit/testservers"
+	"mcpscope/testkit/peers"
+	"mcpscope/testkit/testservers"
 )
 
 func TestReplayCommand(t *testing.T) {

@@ -5,7 +5,7 @@ import (
 	"context"
 	"fmt"
 	"mcpscope/connect"
-	"mcpscope/internal/testkit/testservers"
+	"mcpscope/testkit/testservers"
 	"net"
 	"os"
 	"path/filepath"

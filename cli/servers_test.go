@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"mcpscope/internal/testkit/hoststest"
+	"mcpscope/testkit/hoststest"
 )
 
 // hostsRun runs mcpscope in-process under the environment hostsSetup made.

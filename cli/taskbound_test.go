@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"mcpscope/internal/shell"
-	"mcpscope/internal/testkit/peers"
-	"mcpscope/internal/testkit/testservers"
+	"mcpscope/testkit/peers"
+	"mcpscope/testkit/testservers"
 )
 
 // hangGuard bounds a command that must end by itself: far above every

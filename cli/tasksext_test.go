@@ -10,13 +10,13 @@ import (
 	"time"
 
 	"mcpscope/connect"
-	"mcpscope/internal/testkit/clienttest"
-	"mcpscope/internal/testkit/peers"
 	"mcpscope/journal"
 	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/statestore"
 	"mcpscope/taskfollow"
+	"mcpscope/testkit/clienttest"
+	"mcpscope/testkit/peers"
 )
 
 // A tools/call declared with the extension gets a task; taskfollow.Follow polls

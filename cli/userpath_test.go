@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"mcpscope/internal/testkit/nodetest"
-	"mcpscope/internal/testkit/testservers"
+	"mcpscope/testkit/nodetest"
+	"mcpscope/testkit/testservers"
 )
 
 const charDevice = fs.ModeDevice | fs.ModeCharDevice

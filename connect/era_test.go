@@ -15,11 +15,11 @@ import (
 	"testing"
 
 	"mcpscope/connect"
-	"mcpscope/internal/testkit/clienttest"
-	"mcpscope/internal/testkit/testservers"
 	"mcpscope/journal"
 	"mcpscope/protocol"
 	"mcpscope/session"
+	"mcpscope/testkit/clienttest"
+	"mcpscope/testkit/testservers"
 	"mcpscope/transport"
 )
 

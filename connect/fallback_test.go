@@ -15,9 +15,9 @@ import (
 
 	"mcpscope/artifact/scan"
 	"mcpscope/connect"
-	"mcpscope/internal/testkit/clienttest"
 	"mcpscope/journal"
 	"mcpscope/session"
+	"mcpscope/testkit/clienttest"
 	"mcpscope/transport"
 )
 

@@ -6,10 +6,10 @@ import (
 	"testing"
 
 	"mcpscope/connect"
-	"mcpscope/internal/testkit/clienttest"
-	"mcpscope/internal/testkit/peers"
 	"mcpscope/protocol"
 	"mcpscope/session"
+	"mcpscope/testkit/clienttest"
+	"mcpscope/testkit/peers"
 )
 
 // Independent TypeScript implementations from npm (pinned in test/peers):

@@ -7,9 +7,9 @@ import (
 	"testing"
 
 	"mcpscope/connect"
-	"mcpscope/internal/testkit/clienttest"
-	"mcpscope/internal/testkit/testservers"
 	"mcpscope/session"
+	"mcpscope/testkit/clienttest"
+	"mcpscope/testkit/testservers"
 	"mcpscope/transport"
 )
 

@@ -24,12 +24,12 @@ import (
 
 	"mcpscope/connect"
 	"mcpscope/framestore"
-	"mcpscope/internal/testkit/clienttest"
-	"mcpscope/internal/testkit/peers"
-	"mcpscope/internal/testkit/testservers"
 	"mcpscope/journal"
 	"mcpscope/protocol"
 	"mcpscope/session"
+	"mcpscope/testkit/clienttest"
+	"mcpscope/testkit/peers"
+	"mcpscope/testkit/testservers"
 	"mcpscope/transport"
 )
 

@@ -11,9 +11,9 @@ import (
 	"time"
 
 	"mcpscope/connect"
-	"mcpscope/internal/testkit/clienttest"
-	"mcpscope/internal/testkit/peers"
 	"mcpscope/session"
+	"mcpscope/testkit/clienttest"
+	"mcpscope/testkit/peers"
 	"mcpscope/transport"
 )
 

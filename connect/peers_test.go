@@ -9,11 +9,11 @@ import (
 	"time"
 
 	"mcpscope/connect"
-	"mcpscope/internal/testkit/clienttest"
-	"mcpscope/internal/testkit/peers"
 	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/taskfollow"
+	"mcpscope/testkit/clienttest"
+	"mcpscope/testkit/peers"
 	"mcpscope/transport"
 )
 

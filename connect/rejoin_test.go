@@ -10,11 +10,11 @@ import (
 	"time"
 
 	"mcpscope/connect"
-	"mcpscope/internal/testkit/clienttest"
-	"mcpscope/internal/testkit/faultproxy"
-	"mcpscope/internal/testkit/peers"
 	"mcpscope/session"
 	"mcpscope/statestore"
+	"mcpscope/testkit/clienttest"
+	"mcpscope/testkit/faultproxy"
+	"mcpscope/testkit/peers"
 	"mcpscope/transport"
 )
 

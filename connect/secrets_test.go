@@ -17,8 +17,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"mcpscope/connect"
-	"mcpscope/internal/testkit/clienttest"
 	"mcpscope/statestore"
+	"mcpscope/testkit/clienttest"
 	"mcpscope/transport"
 )
 

@@ -9,10 +9,10 @@ import (
 	"time"
 
 	"mcpscope/connect"
-	"mcpscope/internal/testkit/nodetest"
-	"mcpscope/internal/testkit/testservers"
 	"mcpscope/protocol"
 	"mcpscope/session"
+	"mcpscope/testkit/nodetest"
+	"mcpscope/testkit/testservers"
 )
 
 // A stdio server that starts slowly (as npx -y … does while it fetches the

@@ -15,10 +15,10 @@ import (
 
 	"mcpscope/artifact/scan"
 	"mcpscope/connect"
-	"mcpscope/internal/testkit/peers"
-	"mcpscope/internal/testkit/recordtest"
-	"mcpscope/internal/testkit/testservers"
 	"mcpscope/session"
+	"mcpscope/testkit/peers"
+	"mcpscope/testkit/recordtest"
+	"mcpscope/testkit/testservers"
 	"mcpscope/transport"
 )
 

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/testkit/peers"
+	"mcpscope/testkit/peers"
 )
 
 // confCheck is one entry of the suite's checks.json.

@@ -14,14 +14,14 @@ import (
 	"time"
 
 	"mcpscope/connect"
-	"mcpscope/internal/testkit/clienttest"
-	"mcpscope/internal/testkit/peers"
-	"mcpscope/internal/testkit/testservers"
-	"mcpscope/internal/testkit/waitfor"
 	"mcpscope/journal"
 	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/statestore"
+	"mcpscope/testkit/clienttest"
+	"mcpscope/testkit/peers"
+	"mcpscope/testkit/testservers"
+	"mcpscope/testkit/waitfor"
 	"mcpscope/transport"
 )
 

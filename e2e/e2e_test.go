@@ -13,9 +13,9 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/testkit/testservers"
-	"mcpscope/internal/testkit/waitfor"
 	"mcpscope/statestore"
+	"mcpscope/testkit/testservers"
+	"mcpscope/testkit/waitfor"
 )
 
 // binary is the mcpscope binary, built once per test run.

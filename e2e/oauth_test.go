@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"mcpscope/internal/testkit/peers"
+	"mcpscope/testkit/peers"
 )
 
 // OAuth as a person meets it, against the TypeScript SDK's own OAuth

@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"mcpscope/internal/testkit/otlptest"
-	"mcpscope/internal/testkit/peers"
+	"mcpscope/testkit/otlptest"
+	"mcpscope/testkit/peers"
 )
 
 // collectorHasExport checks that a collector received exactly the spans

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"mcpscope/internal/testkit/peers"
+	"mcpscope/testkit/peers"
 )
 
 // peakEnv names the file a measuring test binary writes its child's peak to.

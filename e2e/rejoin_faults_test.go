@@ -15,12 +15,12 @@ import (
 
 	"mcpscope/connect"
 	"mcpscope/internal/shell"
-	"mcpscope/internal/testkit/clienttest"
-	"mcpscope/internal/testkit/peers"
-	"mcpscope/internal/testkit/redistest"
-	"mcpscope/internal/testkit/testservers"
 	"mcpscope/session"
 	"mcpscope/statestore"
+	"mcpscope/testkit/clienttest"
+	"mcpscope/testkit/peers"
+	"mcpscope/testkit/redistest"
+	"mcpscope/testkit/testservers"
 )
 
 // box is one machine's mcpscope: its own HOME and XDG folders (kept from

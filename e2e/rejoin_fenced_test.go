@@ -24,15 +24,15 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"mcpscope/connect"
-	"mcpscope/internal/testkit/clienttest"
-	"mcpscope/internal/testkit/faultproxy"
-	"mcpscope/internal/testkit/peers"
-	"mcpscope/internal/testkit/redistest"
-	"mcpscope/internal/testkit/testservers"
-	"mcpscope/internal/testkit/waitfor"
 	"mcpscope/session"
 	"mcpscope/statestore"
 	"mcpscope/statestore/redisstore"
+	"mcpscope/testkit/clienttest"
+	"mcpscope/testkit/faultproxy"
+	"mcpscope/testkit/peers"
+	"mcpscope/testkit/redistest"
+	"mcpscope/testkit/testservers"
+	"mcpscope/testkit/waitfor"
 )
 
 // faultTTL is the lease of every holder in the suite: short, so that a

@@ -11,11 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/testkit/redistest"
-	"mcpscope/internal/testkit/testservers"
-	"mcpscope/internal/testkit/waitfor"
 	"mcpscope/statestore"
 	"mcpscope/statestore/redisstore"
+	"mcpscope/testkit/redistest"
+	"mcpscope/testkit/testservers"
+	"mcpscope/testkit/waitfor"
 )
 
 // machine is the command that runs the binary as if on its own machine,

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"mcpscope/internal/testkit/peers"
+	"mcpscope/testkit/peers"
 )
 
 // Headless call on a terminal prints the rendering the response tab shows

@@ -12,9 +12,9 @@ import (
 	"strings"
 	"testing"
 
-	"mcpscope/internal/testkit/peers"
-	"mcpscope/internal/testkit/testservers"
-	"mcpscope/internal/testkit/waitfor"
+	"mcpscope/testkit/peers"
+	"mcpscope/testkit/testservers"
+	"mcpscope/testkit/waitfor"
 )
 
 // TestE2ETmux runs the real binary against the embedded demo server in a

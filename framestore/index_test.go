@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"mcpscope/framestore"
-	"mcpscope/internal/testkit/journaltest"
 	"mcpscope/journal"
 	"mcpscope/session"
+	"mcpscope/testkit/journaltest"
 	"mcpscope/transport"
 )
 

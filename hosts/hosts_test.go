@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"mcpscope/internal/testkit/hoststest"
+	"mcpscope/testkit/hoststest"
 )
 
 func load(t *testing.T, e *hoststest.Env) *Catalog {

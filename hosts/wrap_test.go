@@ -14,7 +14,7 @@ import (
 
 	"github.com/pelletier/go-toml/v2"
 
-	"mcpscope/internal/testkit/hoststest"
+	"mcpscope/testkit/hoststest"
 )
 
 const self = "/opt/mcpscope/bin/mcpscope"

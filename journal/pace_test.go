@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/testkit/waitfor"
+	"mcpscope/testkit/waitfor"
 )
 
 // TestJournalWriterWakesWithoutFlush: a frame appended and never flushed

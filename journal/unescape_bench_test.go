@@ -3,7 +3,7 @@ package journal
 import (
 	"testing"
 
-	"mcpscope/internal/testkit/benchframes"
+	"mcpscope/testkit/benchframes"
 )
 
 // BenchmarkUnescapeRaw: read-back's string decoder on each frame as the

@@ -4,7 +4,7 @@ import (
 	"bufio"
 	"context"
 	"io"
-	"mcpscope/internal/testkit/testservers"
+	"mcpscope/testkit/testservers"
 	"os"
 	"os/exec"
 	"path/filepath"

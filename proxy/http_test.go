@@ -16,7 +16,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"mcpscope/internal/testkit/testservers"
+	"mcpscope/testkit/testservers"
 	"mcpscope/transport"
 )
 

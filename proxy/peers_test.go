@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/testkit/peers"
+	"mcpscope/testkit/peers"
 )
 
 // run runs a client command and returns its stdout; a failure is fatal.

@@ -16,9 +16,9 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/testkit/nodetest"
-	"mcpscope/internal/testkit/peers"
 	"mcpscope/journal"
+	"mcpscope/testkit/nodetest"
+	"mcpscope/testkit/peers"
 	"mcpscope/transport"
 )
 

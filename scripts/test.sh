@@ -8,7 +8,7 @@
 # (libxml2-utils), bash and script (bsdutils) with apt-get when they are
 # missing and it can (as root or with passwordless sudo), and says what is
 # missing when it cannot; installs the pinned npm test peers (test/peers, see
-# internal/testkit/peers) with `npm ci` unless their lockfiles are unchanged since the
+# testkit/peers) with `npm ci` unless their lockfiles are unchanged since the
 # last install; builds the OpenTelemetry Collector of test/otelcol
 # (MCPSCOPE_OTELCOL) unless it is unchanged since the last build; checks
 # gofmt, go vet, staticcheck (the pinned release, installed into .tools/ when
@@ -48,7 +48,7 @@ need go "install Go (see go.mod for the version)"
 system_tools=(tmux redis-server xmllint bash script)
 
 # package_of is the Debian package that installs a command: its own name
-# unless listed here (internal/testkit/peers.DebianPackage keeps the same mapping).
+# unless listed here (testkit/peers.DebianPackage keeps the same mapping).
 package_of() {
 	case "$1" in
 	xmllint) echo libxml2-utils ;;

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/testkit/faultproxy"
-	"mcpscope/internal/testkit/testservers"
 	"mcpscope/protocol"
 	"mcpscope/session"
+	"mcpscope/testkit/faultproxy"
+	"mcpscope/testkit/testservers"
 	"mcpscope/transport"
 )
 

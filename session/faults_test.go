@@ -10,10 +10,10 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/testkit/faultproxy"
-	"mcpscope/internal/testkit/testservers"
 	"mcpscope/journal"
 	"mcpscope/session"
+	"mcpscope/testkit/faultproxy"
+	"mcpscope/testkit/testservers"
 	"mcpscope/transport"
 )
 

@@ -12,9 +12,9 @@ import (
 	"time"
 
 	"mcpscope/framestore"
-	"mcpscope/internal/testkit/waitfor"
 	"mcpscope/journal"
 	"mcpscope/protocol"
+	"mcpscope/testkit/waitfor"
 	"mcpscope/transport"
 )
 

@@ -6,7 +6,7 @@ import (
 	"sync"
 	"testing"
 
-	"mcpscope/internal/testkit/testservers"
+	"mcpscope/testkit/testservers"
 	"mcpscope/transport"
 )
 

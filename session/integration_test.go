@@ -9,9 +9,9 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/testkit/testservers"
 	"mcpscope/journal"
 	"mcpscope/session"
+	"mcpscope/testkit/testservers"
 	"mcpscope/transport"
 )
 

@@ -7,10 +7,10 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/testkit/peers"
-	"mcpscope/internal/testkit/testservers"
 	"mcpscope/session"
 	"mcpscope/statestore"
+	"mcpscope/testkit/peers"
+	"mcpscope/testkit/testservers"
 	"mcpscope/transport"
 )
 

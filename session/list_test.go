@@ -14,8 +14,8 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"mcpscope/internal/testkit/testservers"
 	"mcpscope/session"
+	"mcpscope/testkit/testservers"
 )
 
 // The Go SDK pages tools/list (PageSize 2): ListAll follows NextCursor

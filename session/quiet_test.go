@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/testkit/testservers"
+	"mcpscope/testkit/testservers"
 	"mcpscope/transport"
 )
 

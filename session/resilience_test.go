@@ -10,10 +10,10 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"mcpscope/internal/testkit/faultproxy"
-	"mcpscope/internal/testkit/testservers"
 	"mcpscope/session"
 	"mcpscope/statestore"
+	"mcpscope/testkit/faultproxy"
+	"mcpscope/testkit/testservers"
 	"mcpscope/transport"
 )
 

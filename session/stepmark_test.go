@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/testkit/testservers"
 	"mcpscope/journal"
 	"mcpscope/session"
 	"mcpscope/statestore"
+	"mcpscope/testkit/testservers"
 	"mcpscope/transport"
 )
 

@@ -15,8 +15,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"mcpscope/internal/loopback"
-	"mcpscope/internal/testkit/faultproxy"
-	"mcpscope/internal/testkit/peers"
+	"mcpscope/testkit/faultproxy"
+	"mcpscope/testkit/peers"
 )
 
 // ---- helpers ----------------------------------------------------------------

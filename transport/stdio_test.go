@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/testkit/peers"
+	"mcpscope/testkit/peers"
 )
 
 // stdioWait is generous: the machine is shared and tests run with -race.

@@ -6,8 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/testkit/testservers"
 	"mcpscope/session"
+	"mcpscope/testkit/testservers"
 	"mcpscope/themes"
 	"mcpscope/transport"
 )

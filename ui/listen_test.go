@@ -9,10 +9,10 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"mcpscope/internal/testkit/testservers"
 	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/statestore"
+	"mcpscope/testkit/testservers"
 	"mcpscope/themes"
 	"mcpscope/transport"
 	"mcpscope/ui/detail"

@@ -9,9 +9,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"mcpscope/internal/testkit/waitfor"
 	"mcpscope/session"
 	"mcpscope/statestore"
+	"mcpscope/testkit/waitfor"
 	"mcpscope/themes"
 	"mcpscope/transport"
 	"mcpscope/ui/detail"

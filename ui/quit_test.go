@@ -7,9 +7,9 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"mcpscope/internal/testkit/testservers"
 	"mcpscope/session"
 	"mcpscope/statestore"
+	"mcpscope/testkit/testservers"
 	"mcpscope/themes"
 	"mcpscope/transport"
 )

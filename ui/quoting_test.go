@@ -9,8 +9,8 @@ import (
 
 	"mcpscope/internal/shell"
 	"mcpscope/internal/termsafe"
-	"mcpscope/internal/testkit/shelltest"
 	"mcpscope/session"
+	"mcpscope/testkit/shelltest"
 	"mcpscope/transport"
 )
 

@@ -3,7 +3,7 @@ package ui
 import (
 	"testing"
 
-	"mcpscope/internal/testkit/goldentest"
+	"mcpscope/testkit/goldentest"
 )
 
 // The README's key section is the keymap's: this fails when they disagree,

@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"mcpscope/connect"
-	"mcpscope/internal/testkit/peers"
 	"mcpscope/session"
+	"mcpscope/testkit/peers"
 )
 
 // server-everything asks roots/list as soon as it is initialized. By

@@ -8,7 +8,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 
-	"mcpscope/internal/testkit/peers"
+	"mcpscope/testkit/peers"
 )
 
 // A 2026 extension task that asks for input, against the TypeScript SDK v2

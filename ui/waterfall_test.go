@@ -12,11 +12,11 @@ import (
 	"time"
 
 	"mcpscope/framestore"
-	"mcpscope/internal/testkit/waitfor"
 	"mcpscope/journal"
 	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/statestore"
+	"mcpscope/testkit/waitfor"
 	"mcpscope/themes"
 	"mcpscope/transport"
 	"mcpscope/ui/waterfall"

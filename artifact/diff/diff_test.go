@@ -16,11 +16,11 @@ import (
 	"mcpscope/artifact/diff"
 	"mcpscope/connect"
 	"mcpscope/internal/demo"
-	"mcpscope/internal/testkit/peers"
-	"mcpscope/internal/testkit/recordtest"
-	"mcpscope/internal/testkit/testservers"
 	"mcpscope/protocol"
 	"mcpscope/session"
+	"mcpscope/testkit/peers"
+	"mcpscope/testkit/recordtest"
+	"mcpscope/testkit/testservers"
 )
 
 func TestMain(m *testing.M) { recordtest.Main(m) }

@@ -19,11 +19,11 @@ import (
 	"mcpscope/artifact/export"
 	"mcpscope/connect"
 	"mcpscope/filter"
-	"mcpscope/internal/testkit/otlptest"
-	"mcpscope/internal/testkit/recordtest"
-	"mcpscope/internal/testkit/testservers"
 	"mcpscope/journal"
 	"mcpscope/session"
+	"mcpscope/testkit/otlptest"
+	"mcpscope/testkit/recordtest"
+	"mcpscope/testkit/testservers"
 	"mcpscope/transport"
 )
 

@@ -22,10 +22,10 @@ import (
 	"mcpscope/artifact/mock"
 	"mcpscope/artifact/scan"
 	"mcpscope/connect"
-	"mcpscope/internal/testkit/recordtest"
-	"mcpscope/internal/testkit/testservers"
 	"mcpscope/protocol"
 	"mcpscope/session"
+	"mcpscope/testkit/recordtest"
+	"mcpscope/testkit/testservers"
 	"mcpscope/transport"
 )
 

@@ -17,10 +17,10 @@ import (
 	"time"
 
 	"mcpscope/artifact/export"
-	"mcpscope/internal/testkit/otlptest"
-	"mcpscope/internal/testkit/peers"
-	"mcpscope/internal/testkit/testservers"
 	"mcpscope/proxy"
+	"mcpscope/testkit/otlptest"
+	"mcpscope/testkit/peers"
+	"mcpscope/testkit/testservers"
 	"mcpscope/transport"
 )
 

@@ -13,10 +13,10 @@ import (
 
 	"mcpscope/artifact/replay"
 	"mcpscope/connect"
-	"mcpscope/internal/testkit/recordtest"
-	"mcpscope/internal/testkit/testservers"
 	"mcpscope/protocol"
 	"mcpscope/session"
+	"mcpscope/testkit/recordtest"
+	"mcpscope/testkit/testservers"
 )
 
 // script is a session whose answers do not change from run to run.

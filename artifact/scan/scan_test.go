@@ -13,10 +13,10 @@ import (
 	"mcpscope/connect"
 	"mcpscope/filter"
 	"mcpscope/framefilter"
-	"mcpscope/internal/testkit/recordtest"
-	"mcpscope/internal/testkit/testservers"
 	"mcpscope/journal"
 	"mcpscope/session"
+	"mcpscope/testkit/recordtest"
+	"mcpscope/testkit/testservers"
 	"mcpscope/transport"
 )
 

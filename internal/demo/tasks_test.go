@@ -9,10 +9,10 @@ import (
 	"time"
 
 	mcpconnect "mcpscope/connect"
-	"mcpscope/internal/testkit/clienttest"
 	"mcpscope/protocol"
 	"mcpscope/session"
 	"mcpscope/taskfollow"
+	"mcpscope/testkit/clienttest"
 )
 
 // serveHTTPTest serves a demo as ServeHTTP does, on an httptest server,

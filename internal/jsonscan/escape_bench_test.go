@@ -3,7 +3,7 @@ package jsonscan
 import (
 	"testing"
 
-	"mcpscope/internal/testkit/benchframes"
+	"mcpscope/testkit/benchframes"
 )
 
 // BenchmarkAppendJSONText: the journal's escaper on each frame (B/s is

@@ -6,7 +6,7 @@ import (
 	"testing"
 
 	"mcpscope/internal/termsafe"
-	"mcpscope/internal/testkit/shelltest"
+	"mcpscope/testkit/shelltest"
 )
 
 func TestQuote(t *testing.T) {

@@ -9,8 +9,8 @@ import (
 	"syscall"
 	"testing"
 
-	"mcpscope/internal/testkit/nodetest"
 	"mcpscope/internal/userfile"
+	"mcpscope/testkit/nodetest"
 )
 
 func writeString(s string) func(io.Writer) error {

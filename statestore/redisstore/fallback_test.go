@@ -8,10 +8,10 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/testkit/redistest"
 	"mcpscope/internal/xdg"
 	"mcpscope/statestore"
 	"mcpscope/statestore/redisstore"
+	"mcpscope/testkit/redistest"
 )
 
 func openFallback(t *testing.T, url, root string) *redisstore.Store {

@@ -6,11 +6,11 @@ import (
 	"testing"
 	"time"
 
-	"mcpscope/internal/testkit/redistest"
-	"mcpscope/internal/testkit/testservers"
 	"mcpscope/session"
 	"mcpscope/statestore"
 	"mcpscope/statestore/redisstore"
+	"mcpscope/testkit/redistest"
+	"mcpscope/testkit/testservers"
 	"mcpscope/transport"
 )
 

@@ -10,10 +10,10 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
-	"mcpscope/internal/testkit/redistest"
 	"mcpscope/statestore"
 	"mcpscope/statestore/redisstore"
 	"mcpscope/statestore/storetest"
+	"mcpscope/testkit/redistest"
 )
 
 // One redis-server for the contract; each case gets its own database.

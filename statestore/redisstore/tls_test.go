@@ -4,9 +4,9 @@ import (
 	"strings"
 	"testing"
 
-	"mcpscope/internal/testkit/redistest"
 	"mcpscope/statestore"
 	"mcpscope/statestore/redisstore"
+	"mcpscope/testkit/redistest"
 )
 
 // A real redis-server that speaks TLS only and asks for a client

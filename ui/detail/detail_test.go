@@ -9,9 +9,9 @@ import (
 	"github.com/charmbracelet/x/ansi"
 
 	"mcpscope/framestore"
-	"mcpscope/internal/testkit/journaltest"
 	"mcpscope/journal"
 	"mcpscope/session"
+	"mcpscope/testkit/journaltest"
 	"mcpscope/themes"
 	"mcpscope/transport"
 	"mcpscope/ui/keys"

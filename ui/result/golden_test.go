@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"mcpscope/internal/testkit/goldentest"
+	"mcpscope/testkit/goldentest"
 )
 
 func golden(t *testing.T, name, got string) { t.Helper(); goldentest.Check(t, name, got) }

@@ -13,9 +13,9 @@ import (
 	"time"
 
 	"mcpscope/connect"
-	"mcpscope/internal/testkit/waitfor"
 	"mcpscope/journal"
 	"mcpscope/session"
+	"mcpscope/testkit/waitfor"
 )
 
 // Connect connects as the command line would, with a fresh state directory

@@ -51,7 +51,7 @@ func BuildMCPScope(t testing.TB) (binPath string) {
 func (b *built) get(t testing.TB, name string) string {
 	t.Helper()
 	b.once.Do(func() {
-		pkg := "./internal/testkit/testservers/cmd/" + name
+		pkg := "./testkit/testservers/cmd/" + name
 		if name == "mcpscope" {
 			pkg = "."
 		}
@@ -91,7 +91,7 @@ func build(pkg, name string) (string, error) {
 	tmp.Close()
 	defer os.Remove(tmp.Name()) // only still there if something failed
 	cmd := exec.Command(goBin, "build", "-o", tmp.Name(), pkg)
-	cmd.Dir = filepath.Join(filepath.Dir(self), "..", "..", "..") // the module's root (internal/testkit/testservers)
+	cmd.Dir = filepath.Join(filepath.Dir(self), "..", "..") // the module's root (testkit/testservers)
 	if out, err := cmd.CombinedOutput(); err != nil {
 		return "", fmt.Errorf("go build: %v\n%s", err, out)
 	}

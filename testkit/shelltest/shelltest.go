@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"mcpscope/internal/testkit/peers"
+	"mcpscope/testkit/peers"
 )
 
 // Canary is the file a hostile word tries to create: Words fails the test

@@ -9,7 +9,7 @@ import (
 
 	"github.com/mark3labs/mcp-go/server"
 
-	"mcpscope/internal/testkit/testservers"
+	"mcpscope/testkit/testservers"
 )
 
 func main() {

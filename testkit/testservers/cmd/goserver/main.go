@@ -11,7 +11,7 @@ import (
 	"os/signal"
 	"syscall"
 
-	"mcpscope/internal/testkit/testservers"
+	"mcpscope/testkit/testservers"
 )
 
 func main() {

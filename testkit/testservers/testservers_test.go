@@ -15,7 +15,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"mcpscope/internal/testkit/waitfor"
+	"mcpscope/testkit/waitfor"
 )
 
 const wait = 2 * time.Minute
