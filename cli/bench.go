@@ -40,7 +40,7 @@ func newBenchCmd() *cobra.Command {
 			"one-shot: tools/list, whole processes: mcpscope beside raw curl and a minimal stdio client, and beside the " +
 			"official Inspector CLI when MCPSCOPE_PEERS (node_modules with server-everything and the Inspector) and NODE22 " +
 			"(a Node 22 binary) are set.\n\n" +
-			"memory: mcpscope open of HTTP and stdio journals of each --memory-sizes frames (RSS once loaded, goal ≤ 150 MB), " +
+			"memory: mcpscope open of HTTP and stdio journals of each --memory-sizes frames (RSS once loaded and the peak, goal: peak ≤ 150 MB), " +
 			"the index file on disk per million frames, the TUI model after a flood of each size, and a stdio proxy carrying " +
 			"a flood of each size with a headless attach following it (proxy and attach RSS; goal: within 10 % from " +
 			"the smallest to the largest, ≤ 200 MB; the proxy is measured after a GC cycle it reports once the viewer has " +
