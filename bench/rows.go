@@ -261,12 +261,15 @@ func ReadBack(self string, frames, rounds int) ([]Row, error) {
 		}
 		name := fmt.Sprintf("journal, %s (%.0f MiB)", kind, size(p))
 		rows = append(rows, vsPython(name, ds[0], ds[3], 4))
-		x := ds[1].Seconds() / ds[0].Seconds()
 		// The strings loop is the floor under a reader that reads every
-		// member: where it is at the goal, no such reader meets it.
-		rows = append(rows, Row{Name: name, Goal: "≥ 25 % of the Go loop's speed", Met: x >= 0.25,
-			Figure: fmt.Sprintf("%6.2f CPU-s, Go line loop %6.2f s: %5.1f %% of its speed (a loop that only finds the strings: %.1f %%)",
-				ds[0].Seconds(), ds[1].Seconds(), 100*x, 100*ds[1].Seconds()/ds[2].Seconds())})
+		// member (issue 41 retired the line loop as the goal's baseline: a
+		// loop that only finds the strings reaches 25-43 % of it). The goal
+		// is a stretch: mcpscope already reads back faster than any JSON
+		// reader tried (fastjson, go-json, sonic, encoding/json, jq).
+		x := ds[2].Seconds() / ds[0].Seconds()
+		rows = append(rows, Row{Name: name, Goal: "≥ 35 % of the strings loop's speed (stretch)", Met: x >= 0.35,
+			Figure: fmt.Sprintf("%6.2f CPU-s, a loop that only finds the strings %6.2f s: %5.1f %% of its speed (Go line loop: %.1f %%)",
+				ds[0].Seconds(), ds[2].Seconds(), 100*x, 100*ds[1].Seconds()/ds[0].Seconds())})
 	}
 	h := paths[true]
 	out := filepath.Join(dir, "out")

@@ -34,8 +34,8 @@ func TestBenchRowsPrint(t *testing.T) {
 		"proxy CPU a request":        regexp.MustCompile(`a Go HTTP relay without a journal \d+ µs`),
 		"proxy throughput":           regexp.MustCompile(`the relay writing a file \d+\.\d\d×\)`),
 		"proxy CPU, the same flood":  regexp.MustCompile(`the relay writing a file +-?\d+\.\d\d s`),
-		// The Go-loop rows' floor: the loop that also finds the strings.
-		"Go line loop": regexp.MustCompile(`a loop that only finds the strings: \d+\.\d %\)`),
+		// The read-back rows' floor: the loop that only finds the strings.
+		"Go line loop": regexp.MustCompile(`a loop that only finds the strings +\d+\.\d\d s: +\d+\.\d % of its speed \(Go line loop: \d+\.\d %\)`),
 	}
 	for _, row := range []string{"journal, HTTP", "journal, stdio", "Go line loop", "export --format har", "export --format otlp",
 		"export --format jsonl", "journal --filter '~m tools/call'", "diff HTTP stdio", "record of a 2000-notification flood",
