@@ -212,7 +212,7 @@ func sources(home, dir, goos string) []source {
 	}
 	// Electron apps keep settings in the platform's application data
 	// directory: $XDG_CONFIG_HOME or ~/.config on Linux.
-	appData := xdgConfig(home)
+	appData := xdg.ConfigHome()
 	if goos == "darwin" {
 		appData = user("Library", "Application Support")
 	}
@@ -228,7 +228,7 @@ func sources(home, dir, goos string) []source {
 	mcpServers := fixed("mcpServers")
 	// Zed keeps its settings in ~/.config/zed on macOS too, and in
 	// %APPDATA%\Zed on Windows; Codex CLI in $CODEX_HOME (~/.codex).
-	zed := join(xdgConfig(home), "zed")
+	zed := join(xdg.ConfigHome(), "zed")
 	switch goos {
 	case "darwin":
 		zed = user(".config", "zed")
@@ -261,17 +261,6 @@ func sources(home, dir, goos string) []source {
 		{host: Codex, scope: "project", project: dir, file: join(dir, ".codex", "config.toml")},
 		{host: Mcpscope, scope: "user", file: SavedServersFile(), groups: savedServers},
 	}
-}
-
-// xdgConfig is $XDG_CONFIG_HOME, or ~/.config.
-func xdgConfig(home string) string {
-	if d := os.Getenv("XDG_CONFIG_HOME"); filepath.IsAbs(d) {
-		return d
-	}
-	if home == "" {
-		return ""
-	}
-	return filepath.Join(home, ".config")
 }
 
 // SavedServersFile is mcpscope's own list of servers:
