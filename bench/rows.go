@@ -53,19 +53,8 @@ func PrintRows(w io.Writer, title string, rows []Row) {
 // beside the error): on a shared machine, what a reader costs is its CPU, not
 // the wall time other processes stretch.
 func cpu(argv []string, env []string) (time.Duration, error) {
-	cmd := exec.Command(argv[0], argv[1:]...)
-	cmd.Env = append(os.Environ(), env...)
-	var errb strings.Builder
-	cmd.Stderr = &errb
-	err := cmd.Run()
-	var d time.Duration
-	if cmd.ProcessState != nil {
-		d = cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
-	}
-	if err != nil {
-		return d, &procError{argv: argv, err: err, stderr: tail(errb.String(), 2000)}
-	}
-	return d, nil
+	_, d, err := wall(argv, env, 0)
+	return d, err
 }
 
 // paired measures each of argvs (nil: none) rounds times, one after the

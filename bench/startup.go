@@ -136,18 +136,13 @@ func interleaved(runs int, argvs ...[]string) ([]Start, error) {
 			if argv == nil {
 				continue
 			}
-			cmd := exec.Command(argv[0], argv[1:]...)
-			var errb strings.Builder
-			cmd.Stderr = &errb
-			t0 := time.Now()
-			err := cmd.Run()
-			wall := time.Since(t0)
+			w, c, err := wall(argv, nil, 0)
 			if err != nil {
-				return nil, &procError{argv: argv, err: err, stderr: tail(errb.String(), 2000)}
+				return nil, err
 			}
 			if r >= 0 {
-				cpus[i] = append(cpus[i], cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime())
-				walls[i] = append(walls[i], wall)
+				cpus[i] = append(cpus[i], c)
+				walls[i] = append(walls[i], w)
 			}
 		}
 	}
