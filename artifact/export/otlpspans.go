@@ -76,19 +76,16 @@ func (s *otlpSpan) appendProto(b []byte) []byte {
 	for _, e := range s.Events {
 		m := appendFixed64(nil, 1, uint64(e.TimeUnixNano))
 		m = appendString(m, 2, utf8Text(e.Name))
-		b = appendMessage(b, 11, appendAttrs(m, 3, e.Attributes))
+		b = pbwire.AppendMessage(b, 11, appendAttrs(m, 3, e.Attributes))
 	}
-	if s.DroppedEventsCount != 0 {
-		b = pbwire.AppendTag(b, 12, pbwire.VarintType)
-		b = pbwire.AppendVarint(b, uint64(s.DroppedEventsCount))
-	}
+	b = appendUint(b, 12, uint64(s.DroppedEventsCount))
 	for _, l := range s.Links {
 		m := appendBytes(nil, 1, hexID(l.TraceID))
 		m = appendBytes(m, 2, hexID(l.SpanID))
-		b = appendMessage(b, 13, appendAttrs(m, 4, l.Attributes))
+		b = pbwire.AppendMessage(b, 13, appendAttrs(m, 4, l.Attributes))
 	}
 	st := appendString(nil, 2, utf8Text(s.Status.Message))
-	return appendMessage(b, 15, appendEnum(st, 3, s.Status.Code))
+	return pbwire.AppendMessage(b, 15, appendEnum(st, 3, s.Status.Code))
 }
 
 // appendAttrs appends each of kvs as a KeyValue, field num.
@@ -111,14 +108,9 @@ func appendAttrs(b []byte, num int32, kvs []otlpKV) []byte {
 			v = pbwire.AppendVarint(pbwire.AppendTag(v, 2, pbwire.VarintType), t)
 		}
 		m := appendString(nil, 1, utf8Text(kv.Key))
-		b = appendMessage(b, num, appendMessage(m, 2, v))
+		b = pbwire.AppendMessage(b, num, pbwire.AppendMessage(m, 2, v))
 	}
 	return b
-}
-
-// appendMessage appends an embedded message, present even when empty.
-func appendMessage(b []byte, num int32, m []byte) []byte {
-	return pbwire.AppendBytes(pbwire.AppendTag(b, num, pbwire.BytesType), m)
 }
 
 func appendBytes(b []byte, num int32, v []byte) []byte {
@@ -142,12 +134,17 @@ func appendFixed64(b []byte, num int32, v uint64) []byte {
 	return pbwire.AppendFixed64(pbwire.AppendTag(b, num, pbwire.Fixed64Type), v)
 }
 
-// appendEnum appends an enum: an int32, negative ones sign-extended.
-func appendEnum(b []byte, num int32, v int) []byte {
-	if int32(v) == 0 {
+// appendUint appends an unsigned varint field (left out when 0).
+func appendUint(b []byte, num int32, v uint64) []byte {
+	if v == 0 {
 		return b
 	}
-	return pbwire.AppendVarint(pbwire.AppendTag(b, num, pbwire.VarintType), uint64(int64(int32(v))))
+	return pbwire.AppendVarint(pbwire.AppendTag(b, num, pbwire.VarintType), v)
+}
+
+// appendEnum appends an enum: an int32, negative ones sign-extended.
+func appendEnum(b []byte, num int32, v int) []byte {
+	return appendUint(b, num, uint64(int64(int32(v))))
 }
 
 func hexID(s string) []byte {

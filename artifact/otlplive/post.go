@@ -238,16 +238,12 @@ func (ep Endpoint) redact(s string) string {
 // = 2 { scope = 1, spans = 2 }; resource, scope and each span already
 // encoded (export.Spans).
 func EncodeRequest(resource, scope []byte, spans [][]byte) []byte {
-	ss := appendMessage(nil, 1, scope)
+	ss := pbwire.AppendMessage(nil, 1, scope)
 	for _, s := range spans {
-		ss = appendMessage(ss, 2, s)
+		ss = pbwire.AppendMessage(ss, 2, s)
 	}
-	rs := appendMessage(appendMessage(nil, 1, resource), 2, ss)
-	return appendMessage(nil, 1, rs)
-}
-
-func appendMessage(b []byte, num int32, m []byte) []byte {
-	return pbwire.AppendBytes(pbwire.AppendTag(b, num, pbwire.BytesType), m)
+	rs := pbwire.AppendMessage(pbwire.AppendMessage(nil, 1, resource), 2, ss)
+	return pbwire.AppendMessage(nil, 1, rs)
 }
 
 // decodeResponse reads an ExportTraceServiceResponse:

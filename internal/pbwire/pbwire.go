@@ -42,6 +42,12 @@ func AppendBytes(b []byte, v []byte) []byte {
 	return append(AppendVarint(b, uint64(len(v))), v...)
 }
 
+// AppendMessage appends field num holding the embedded message m
+// (already encoded), present even when m is empty.
+func AppendMessage(b []byte, num int32, m []byte) []byte {
+	return AppendBytes(AppendTag(b, num, BytesType), m)
+}
+
 // AppendString appends v length-delimited.
 func AppendString(b []byte, v string) []byte {
 	return append(AppendVarint(b, uint64(len(v))), v...)
