@@ -273,24 +273,26 @@ func ProxyOverhead(self string, n, flood, rounds int) []Row {
 	// the session's set-up or the warm-up): what a request costs them
 	// whatever the load, which stretches the wall times.
 	var ts [4][]time.Duration
-	var used [2]time.Duration
+	var used [4]time.Duration                       // of the paths whose CPU is read
+	watched := [4]*listener{1: mids[0], 3: mids[2]} // the proxy, the HTTP relay
 	cpuOK := true
 	for r := 0; r < max(1, rounds); r++ {
 		for k := range 4 {
 			i := (r + k) % 4
-			var pid int
-			if i == 1 || i == 3 {
-				pid = mids[i-1].cmd.Process.Pid
+			var c0 time.Duration
+			if w := watched[i]; w != nil {
+				var ok bool
+				c0, ok = procCPU(w.cmd.Process.Pid)
+				cpuOK = cpuOK && ok
 			}
-			c0, ok0 := procCPU(pid)
 			d, err := pings(c, urls[i], n)
 			if err != nil {
 				return fail(err)
 			}
-			if pid != 0 {
-				c1, ok1 := procCPU(pid)
-				cpuOK = cpuOK && ok0 && ok1
-				used[i/2] += c1 - c0
+			if w := watched[i]; w != nil {
+				c1, ok := procCPU(w.cmd.Process.Pid)
+				cpuOK = cpuOK && ok
+				used[i] += c1 - c0
 			}
 			ts[i] = append(ts[i], d)
 		}
@@ -314,7 +316,7 @@ func ProxyOverhead(self string, n, flood, rounds int) []Row {
 	if !cpuOK {
 		cpu.Skip = "needs /proc (Linux)"
 	} else {
-		pc, hc := float64(used[0].Microseconds())/requests, float64(used[1].Microseconds())/requests
+		pc, hc := float64(used[1].Microseconds())/requests, float64(used[3].Microseconds())/requests
 		cpu.Figure = fmt.Sprintf("%6.0f µs, a Go HTTP relay without a journal %.0f µs: %4.2f× (10 ms clock ticks over %d requests)",
 			pc, hc, pc/max(hc, 1), int(requests))
 		cpu.Met = pc <= 100
