@@ -235,7 +235,7 @@ func diffSnapshots(ctx context.Context, o *diffOptions, errw io.Writer) ([]*diff
 			}
 			s, err := diff.Load(sd.file)
 			if err != nil {
-				if _, jerr := journalHeaderNamed(o.cmdPath, sd.file); jerr != nil {
+				if _, jerr := journalHeader(o.cmdPath, sd.file); jerr != nil {
 					return nil, jerr // not a journal, nor a snapshot: the command line's mistake
 				}
 				return nil, err

@@ -47,7 +47,7 @@ func newExportCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if _, err := journalHeader(cmd, args[0]); err != nil {
+			if _, err := journalHeader(cmd.CommandPath(), args[0]); err != nil {
 				return err
 			}
 			o := export.Options{Filter: flt, Version: session.Version}

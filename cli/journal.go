@@ -61,7 +61,7 @@ func newJournalCmd() *cobra.Command {
 			if !summary && !asJSON && flt == nil && isTerminal(out) && isTerminal(cmd.InOrStdin()) {
 				return openOffline(cmd, path, &connFlags{}, "", nil)
 			}
-			h, err := journalHeader(cmd, path)
+			h, err := journalHeader(cmd.CommandPath(), path)
 			if err != nil {
 				return err
 			}

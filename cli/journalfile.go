@@ -7,8 +7,6 @@ import (
 	"os"
 	"strings"
 
-	"github.com/spf13/cobra"
-
 	"mcpscope/artifact/scan"
 	"mcpscope/internal/shell"
 	"mcpscope/journal"
@@ -19,14 +17,9 @@ import (
 // mistake (exit 2), named with what the file holds instead.
 //
 // A journal is a file whose first line is a journal header or, for
-// `mcpscope record` output, a journal record (journal.Read decides).
-func journalHeader(cmd *cobra.Command, path string) (journal.Header, error) {
-	return journalHeaderNamed(cmd.CommandPath(), path)
-}
-
-// journalHeaderNamed is journalHeader for the command named name, for what
-// runs without cobra.
-func journalHeaderNamed(name, path string) (journal.Header, error) {
+// `mcpscope record` output, a journal record (journal.Read decides). name
+// is the command's (cmd.CommandPath()), for the error.
+func journalHeader(name, path string) (journal.Header, error) {
 	if err := journalFile(name, path); err != nil {
 		return journal.Header{}, err
 	}

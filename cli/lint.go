@@ -174,7 +174,7 @@ func lintFile(cmd *cobra.Command, path string) (*lint.Catalog, error) {
 	}
 	snap, err := diff.Load(path)
 	if err != nil {
-		if _, jerr := journalHeader(cmd, path); jerr != nil {
+		if _, jerr := journalHeader(cmd.CommandPath(), path); jerr != nil {
 			return nil, jerr // not a journal, nor a snapshot: the command line's mistake
 		}
 		return nil, err

@@ -73,7 +73,7 @@ func newOpenCmd() *cobra.Command {
 // openOffline shows the journal at path in the TUI, offline. Replays go to
 // url or command when given, else to the target the journal recorded.
 func openOffline(cmd *cobra.Command, path string, f *connFlags, url string, command []string) error {
-	if _, err := journalHeader(cmd, path); err != nil {
+	if _, err := journalHeader(cmd.CommandPath(), path); err != nil {
 		return err
 	}
 	if err := needTerminal(cmd, "mcpscope journal FILE summarises it and mcpscope export FILE writes it out"); err != nil {

@@ -98,7 +98,7 @@ type replayOptions struct {
 // what differs to out (notes and questions to errw, answers read from in),
 // and returns the differences as an error: exit 1 when a call differs.
 func runReplay(ctx context.Context, o *replayOptions, in io.Reader, out, errw io.Writer) error {
-	if _, err := journalHeaderNamed(o.cmdPath, o.file); err != nil {
+	if _, err := journalHeader(o.cmdPath, o.file); err != nil {
 		return err
 	}
 	rec, err := replay.Load(o.file)

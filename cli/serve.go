@@ -46,7 +46,7 @@ func newServeCmd() *cobra.Command {
 			if speed <= 0 {
 				return usagef(cmd.CommandPath(), "--speed takes a factor above 0 (2 is twice as fast; --no-wait sends at once), got %v", speed)
 			}
-			if _, err := journalHeader(cmd, args[0]); err != nil {
+			if _, err := journalHeader(cmd.CommandPath(), args[0]); err != nil {
 				return err
 			}
 			rec, err := mock.Load(args[0])
