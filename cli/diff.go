@@ -72,10 +72,7 @@ func checkDiffArgs(cmd *cobra.Command, args []string, o *diffOptions) error {
 	if i := slices.Index(command, "--"); i >= 0 {
 		return twoCommands(cmd, command[:i], command[i+1:])
 	}
-	want := 2
-	if o.baseline != "" {
-		want = 1
-	}
+	want := o.sidesWanted()
 	n := len(own)
 	if url != "" || len(command) > 0 {
 		n++
@@ -117,6 +114,15 @@ type diffOptions struct {
 	// starts its live trace (nil when no side is live, or no --otlp).
 	spec       func(url string, command []string) (connect.Spec, error)
 	startTrace func(sp *connect.Spec) (*liveTrace, error)
+}
+
+// sidesWanted is how many sides the diff compares: two, or one against
+// the --baseline file.
+func (o *diffOptions) sidesWanted() int {
+	if o.baseline != "" {
+		return 1
+	}
+	return 2
 }
 
 // diffSide is one side of a diff: a file, or a live server (a URL, a
@@ -193,10 +199,7 @@ func diffSides(o *diffOptions) []diffSide {
 	if o.url != "" || len(o.command) > 0 {
 		sides = append(sides, diffSide{url: o.url, command: o.command})
 	}
-	want := 2
-	if o.baseline != "" {
-		want = 1
-	}
+	want := o.sidesWanted()
 	if len(sides) < want {
 		sides = append(sides, diffSide{}) // the embedded demo
 	}
