@@ -93,19 +93,19 @@ func runRecord(ctx context.Context, s *session.Session, o *recordOptions, w io.W
 		r.st.NoWindow()
 	}
 	done := s.Transport().Done()
-	ended := func() error {
-		r.flush()
-		s.Close()
-		r.flush()
-		if in := s.Info(); in.CloseReason != "" {
-			return errors.New(termsafe.Line(in.CloseReason))
-		}
-		return nil
-	}
+	// stopped: asked to stop; ended: the transport ended, and why is the
+	// error.
 	stopped := func() error {
 		r.flush() // while the journal and its index are open
 		s.Close()
 		r.flush()
+		return nil
+	}
+	ended := func() error {
+		stopped()
+		if in := s.Info(); in.CloseReason != "" {
+			return errors.New(termsafe.Line(in.CloseReason))
+		}
 		return nil
 	}
 	// Frames are taken from the store at most once per recordPace:
