@@ -28,18 +28,10 @@ func Follow(ctx context.Context, s *session.Session, id string, onStatus func(pr
 	}
 	bound := newBound(s, id)
 	res := s.CallWith("tasks/result", map[string]any{"taskId": id}, session.CallOptions{Timeout: -1})
-	last := ""
+	st := status{bound: bound, on: onStatus}
 	report := func() {
-		t, ok := s.Task(id)
-		if !ok {
-			return
-		}
-		bound.saw(t, time.Now())
-		if t.Status != last {
-			last = t.Status
-			if onStatus != nil {
-				onStatus(t)
-			}
+		if t, ok := s.Task(id); ok {
+			st.saw(t)
 		}
 	}
 	giveUp := func(err error) (json.RawMessage, error) {
@@ -50,7 +42,7 @@ func Follow(ctx context.Context, s *session.Session, id string, onStatus func(pr
 	for {
 		t, _ := s.Task(id)
 		now := time.Now()
-		if err := bound.check(last, now); err != nil {
+		if err := bound.check(st.last, now); err != nil {
 			return giveUp(err)
 		}
 		timer := time.NewTimer(bound.wait(protocol.PollEvery(t), now))
@@ -65,18 +57,18 @@ func Follow(ctx context.Context, s *session.Session, id string, onStatus func(pr
 				// tasks/result of a task that did not complete carries no
 				// result worth printing as one (a bare _meta, or an error):
 				// say how it ended.
-				return out, &session.Failure{Reason: strings.TrimSpace(fmt.Sprintf("task %s ended %s %s", id, t.Status, t.StatusMessage)), Cause: err, Kind: session.ErrTaskEnded}
+				return out, endedFailure(id, t, err)
 			}
 			return out, err
 		case <-ctx.Done():
 			timer.Stop()
 			return nil, ctx.Err()
 		case <-timer.C:
-			if err := bound.check(last, time.Now()); err != nil {
+			if err := bound.check(st.last, time.Now()); err != nil {
 				return giveUp(err)
 			}
 			get := s.Call("tasks/get", map[string]any{"taskId": id})
-			err := bound.within(ctx, last, func(ctx context.Context) error {
+			err := bound.within(ctx, st.last, func(ctx context.Context) error {
 				select {
 				case <-get.Done():
 					return nil
@@ -90,6 +82,29 @@ func Follow(ctx context.Context, s *session.Session, id string, onStatus func(pr
 			report()
 		}
 	}
+}
+
+// status passes each new status of a task to on, and every sighting to
+// the follow's bound.
+type status struct {
+	bound *bound
+	on    func(protocol.Task)
+	last  string // the status last passed on
+}
+
+func (st *status) saw(t protocol.Task) {
+	st.bound.saw(t, time.Now())
+	if t.Status != st.last {
+		st.last = t.Status
+		if st.on != nil {
+			st.on(t)
+		}
+	}
+}
+
+// endedFailure is a task that ended without completing, as it said so.
+func endedFailure(id string, t protocol.Task, cause error) *session.Failure {
+	return &session.Failure{Reason: strings.TrimSpace(fmt.Sprintf("task %s ended %s %s", id, t.Status, t.StatusMessage)), Cause: cause, Kind: session.ErrTaskEnded}
 }
 
 // taskOutcome is what tasks/get says besides the task: the final result
@@ -111,11 +126,11 @@ type taskOutcome struct {
 // timeout, and goes on on the server.
 func followExt(ctx context.Context, s *session.Session, id string, onStatus func(protocol.Task)) (json.RawMessage, error) {
 	bound := newBound(s, id)
-	last := ""
+	st := status{bound: bound, on: onStatus}
 	var bare bool // completed without a result once: asked again, once
 	for {
 		var raw json.RawMessage
-		err := bound.within(ctx, last, func(ctx context.Context) (err error) {
+		err := bound.within(ctx, st.last, func(ctx context.Context) (err error) {
 			raw, err = s.Call("tasks/get", map[string]any{"taskId": id}).Wait(ctx)
 			return err
 		})
@@ -128,13 +143,7 @@ func followExt(ctx context.Context, s *session.Session, id string, onStatus func
 			return nil, &session.Failure{Reason: "the server's tasks/get result is unreadable", Cause: err}
 		}
 		_ = json.Unmarshal(raw, &o)
-		bound.saw(t, time.Now())
-		if t.Status != last {
-			last = t.Status
-			if onStatus != nil {
-				onStatus(t)
-			}
-		}
+		st.saw(t)
 		if t.Status == "input_required" {
 			// Answered once per key; the task keeps its rejoin record, so an
 			// unanswerable request can be answered by a later rejoin.
@@ -164,7 +173,7 @@ func followExt(ctx context.Context, s *session.Session, id string, onStatus func
 			case t.Status == "failed" && o.Error != nil:
 				return nil, &session.Failure{Reason: fmt.Sprintf("task %s failed: %d %s", id, o.Error.Code, o.Error.Message), Kind: session.ErrTaskEnded}
 			default:
-				return nil, &session.Failure{Reason: strings.TrimSpace(fmt.Sprintf("task %s ended %s %s", id, t.Status, t.StatusMessage)), Kind: session.ErrTaskEnded}
+				return nil, endedFailure(id, t, nil)
 			}
 		}
 		now := time.Now()
