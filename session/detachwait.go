@@ -41,6 +41,10 @@ func (s *Session) DetachWhenRejoinable(ctx context.Context, c *Call) (d Detachme
 		s.mu.Lock()
 		changed := s.changedLocked() // any frame taken in after this look wakes the wait below
 		taskID, state := c.x().taskID, c.state
+		// A timeout or cancel is under way: the call is ending, and what
+		// comes meanwhile (a server's answer to notifications/cancelled,
+		// without an event id) must not be read as a stream without ids.
+		givenUp := c.givenUp
 		ready := s.persistableLocked(c)
 		st := s.streams["post:"+c.Key]
 		bare := st != nil && st.bare && st.lastID == ""
@@ -69,6 +73,7 @@ func (s *Session) DetachWhenRejoinable(ctx context.Context, c *Call) (d Detachme
 			return Detachment{Handle: protocol.TaskHandle(taskID), State: status, TaskID: taskID}, false, nil
 		case state.Ended():
 			return d, true, nil
+		case givenUp: // wait for its end
 		case ready && !asksTask:
 			h, err := s.Detach(c)
 			if err != nil {
