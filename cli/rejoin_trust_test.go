@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -249,6 +250,8 @@ func putAs(t *testing.T, state []string, handle string, d statestore.Detached) {
 	}
 }
 
+var sealedRuns atomic.Int64
+
 // A record sealed on "another machine" (its own config folder) with the
 // key the user copied there is trusted with --bearer alone; sealed with
 // another key it is foreign and refused.
@@ -258,7 +261,10 @@ func TestSealedRecordFromAnotherMachine(t *testing.T) {
 	target := srv.URL + "/mcp"
 	machineA := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", machineA)
-	d := forged("sealed-1", target, map[string]string{"Authorization": "flag:--bearer"})
+	// A handle of its own per run: this process remembers the handles it
+	// rejoined as foreign (statestore.KeepForeign) and never seals them.
+	h := fmt.Sprintf("sealed-%d", sealedRuns.Add(1))
+	d := forged(h, target, map[string]string{"Authorization": "flag:--bearer"})
 	statestore.SealRecord(&d)
 	if d.Tag == "" {
 		t.Fatal("not sealed")
@@ -268,7 +274,7 @@ func TestSealedRecordFromAnotherMachine(t *testing.T) {
 	}
 	// Machine B without the key: foreign, refused, nothing sent.
 	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
-	if code, _, errs := rejoinRun("--bearer", trustBearer, "sealed-1"); code != exitUsage || !strings.Contains(errs, "foreign") || srv.leaked() != "" {
+	if code, _, errs := rejoinRun("--bearer", trustBearer, h); code != exitUsage || !strings.Contains(errs, "foreign") || srv.leaked() != "" {
 		t.Fatalf("without the shared key: exit %d, leaked %q\n%s", code, srv.leaked(), errs)
 	}
 	// The key file copied to B: trusted.
@@ -281,8 +287,8 @@ func TestSealedRecordFromAnotherMachine(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(machineB, "mcpscope", "state.key"), key, 0o600); err != nil {
 		t.Fatal(err)
 	}
-	_, out, _ := rejoinRun("sealed-1")
-	if _, _, errs := rejoinRun("--bearer", trustBearer, "sealed-1"); !strings.HasPrefix(srv.leaked(), trustBearer) ||
+	_, out, _ := rejoinRun(h)
+	if _, _, errs := rejoinRun("--bearer", trustBearer, h); !strings.HasPrefix(srv.leaked(), trustBearer) ||
 		!strings.Contains(errs, "record sealed with your state key") {
 		t.Fatalf("with the shared key and --bearer: %q\n%s", srv.leaked(), errs)
 	}
@@ -295,7 +301,7 @@ func TestSealedRecordFromAnotherMachine(t *testing.T) {
 	if err := statestore.Default().Put(d); err != nil { // the rejoin above ended it (the server knew no session)
 		t.Fatal(err)
 	}
-	if _, out, _ := rejoinRun(); strings.Contains(out, "foreign") || !strings.Contains(out, "sealed-1") {
+	if _, out, _ := rejoinRun(); strings.Contains(out, "foreign") || !strings.Contains(out, h) {
 		t.Fatalf("with $%s the record is not foreign:\n%s", statestore.EnvStateKey, out)
 	}
 }
