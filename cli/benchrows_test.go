@@ -68,6 +68,28 @@ func TestBenchRowsPrint(t *testing.T) {
 	}
 }
 
+// TestBenchStartupRowsPrint: the start-up section builds both baselines
+// (hello cobra, and the dependencies' floor from the packages the binary
+// links) and prints each row with its figure, goal and verdict.
+func TestBenchStartupRowsPrint(t *testing.T) {
+	bin := testservers.BuildMCPScope(t)
+	cmd := exec.Command(bin, "bench", "--only", "startup", "--starts", "2")
+	cmd.Env = append(cmd.Environ(), "XDG_STATE_HOME="+t.TempDir(), "XDG_CONFIG_HOME="+t.TempDir())
+	out, err := cmd.CombinedOutput()
+	if err != nil {
+		t.Fatalf("bench: %v\n%s", err, out)
+	}
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`--version CPU \(user\+sys\) +\d+\.\d\d ms CPU.*hello cobra \d+\.\d\d ms CPU.*: \d+\.\d\d× +goal ≤ 1\.5× hello cobra: (met|NOT met)\n`),
+		regexp.MustCompile(`--version CPU over its dependencies +\d+\.\d\d ms CPU; the dependencies' floor .* \d+\.\d\d ms CPU \(\d+\.\d\d× hello cobra\): \d+\.\d\d× +goal ≤ \d\.\d× the dependencies' floor: (met|NOT met)\n`),
+		regexp.MustCompile(`binary size +\d+\.\d MB .* +goal ≤ 30 MB: (met|NOT met)\n`),
+	} {
+		if !want.Match(out) {
+			t.Errorf("no row matching %s in:\n%s", want, out)
+		}
+	}
+}
+
 func TestBenchRejectsBadSizes(t *testing.T) {
 	var out, errb strings.Builder
 	if code := Main([]string{"bench", "--only", "journal", "--frames", "0"}, &out, &errb); code != 2 {
