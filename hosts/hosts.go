@@ -177,7 +177,7 @@ func Load(o Options) *Catalog {
 		goos = runtime.GOOS
 	}
 	seen := map[string]bool{}
-	for _, src := range sources(home, c.dir, goos) {
+	for _, src := range sources(home, xdg.ConfigHome(), c.dir, goos) {
 		if src.file == "" || seen[src.file] {
 			continue // no home, or a project file that is the user file (run from ~)
 		}
@@ -202,8 +202,9 @@ type group struct {
 	project string
 }
 
-// sources are the files to read, for home and project directory dir.
-func sources(home, dir, goos string) []source {
+// sources are the files to read, for home, the XDG config directory
+// (configHome: $XDG_CONFIG_HOME or ~/.config) and project directory dir.
+func sources(home, configHome, dir, goos string) []source {
 	user := func(p ...string) string {
 		if home == "" {
 			return ""
@@ -212,7 +213,7 @@ func sources(home, dir, goos string) []source {
 	}
 	// Electron apps keep settings in the platform's application data
 	// directory: $XDG_CONFIG_HOME or ~/.config on Linux.
-	appData := xdg.ConfigHome()
+	appData := configHome
 	if goos == "darwin" {
 		appData = user("Library", "Application Support")
 	}
@@ -228,7 +229,7 @@ func sources(home, dir, goos string) []source {
 	mcpServers := fixed("mcpServers")
 	// Zed keeps its settings in ~/.config/zed on macOS too, and in
 	// %APPDATA%\Zed on Windows; Codex CLI in $CODEX_HOME (~/.codex).
-	zed := join(xdg.ConfigHome(), "zed")
+	zed := join(configHome, "zed")
 	switch goos {
 	case "darwin":
 		zed = user(".config", "zed")
