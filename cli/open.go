@@ -84,8 +84,9 @@ func openOffline(cmd *cobra.Command, path string, f *connFlags, url string, comm
 		return fmt.Errorf("open the journal %s: %w", path, err)
 	}
 	defer s.Close()
-	// The recording is what this process holds, so its GC goal is tight
-	// once the reading is done, until a replay's live session starts.
+	// The recording is what this process holds, so it reads under a
+	// memory limit and keeps a tight GC goal once read, until a replay's
+	// live session starts.
 	gc := gcgoal.AfterReadBack(s, gcgoal.BigJournal)
 	defer gc.Release()
 	lv, err := liveTarget(cmd, f, url, command, h.Target)

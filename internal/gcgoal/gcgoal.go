@@ -1,11 +1,14 @@
-// Package gcgoal is the garbage collector's goal for a process whose main
+// Package gcgoal is the garbage collector's goal and memory limit for a process whose main
 // thing is a journal read back (mcpscope open, and bench's stand-in for
 // it). The goal is the whole process's, so the process's owner sets it,
 // not package session, which also runs inside live sessions and proxies.
 package gcgoal
 
 import (
+	"math"
+	"runtime"
 	"runtime/debug"
+	"runtime/metrics"
 	"sync"
 )
 
@@ -16,6 +19,22 @@ const BigJournal = 64 << 20
 // ReadBackPercent is the goal (GOGC) once such a journal is read:
 // garbage up to a tenth of the live heap before a collection.
 const ReadBackPercent = 10
+
+// ReadingLimit is the soft memory limit while a journal is read. The
+// reading makes garbage as fast as it reads; under the default goal the
+// heap grows to twice what the session keeps before each collection, so
+// the peak was twice the steady state (a million-frame HTTP journal:
+// 183 MiB at the peak for 78 MiB kept). Under the limit the collections
+// come sooner instead, which costs next to nothing while the live heap
+// is well under it.
+const ReadingLimit = 125 << 20
+
+// ReadingRoom is how far the limit stays above the live heap once the
+// live heap nears ReadingLimit: a collection each time half the live
+// heap is allocated (GOGC=50's pace). A fixed limit would make the
+// collector run without pause as the live heap reached it; the default
+// pace would let the peak reach twice the live heap.
+const ReadingRoom = 1.5
 
 // ReadBack is the process's GC setting while a journal read back is what
 // it holds.
@@ -28,6 +47,8 @@ type ReadBack struct {
 	released bool
 	set      bool
 	prev     int
+	limited  bool  // the reading's memory limit is set (the user set none)
+	limit    int64 // its value now
 }
 
 // Journal is what AfterReadBack asks of a session reading its journal
@@ -45,8 +66,12 @@ type Journal interface {
 // ReadBackPercent: what the session holds now is what it keeps, and a
 // viewer drawing frames only makes garbage, which the default goal lets
 // grow as large as the session before the GC runs. Release undoes it.
+//
+// While the reading lasts, the process is held under ReadingLimit, raised
+// as the live heap grows (LimitFor), unless the user set GOMEMLIMIT.
 func AfterReadBack(s Journal, min int64) *ReadBack {
 	r := &ReadBack{settled: make(chan struct{}), stop: make(chan struct{})}
+	r.startLimit()
 	go func() {
 		defer close(r.settled)
 		select {
@@ -54,18 +79,76 @@ func AfterReadBack(s Journal, min int64) *ReadBack {
 		case <-r.stop:
 			return
 		}
-		if s.LoadedBytes() < min {
-			return
-		}
 		r.mu.Lock()
 		defer r.mu.Unlock()
-		if r.released {
+		r.endLimitLocked()
+		if r.released || s.LoadedBytes() < min {
 			return
 		}
 		debug.FreeOSMemory()
 		r.prev, r.set = debug.SetGCPercent(ReadBackPercent), true
 	}()
 	return r
+}
+
+// LimitFor is the reading's memory limit once live bytes survived a
+// collection: ReadingLimit, or ReadingRoom times the live heap past it.
+func LimitFor(live uint64) int64 {
+	return max(ReadingLimit, int64(float64(live)*ReadingRoom))
+}
+
+// startLimit sets the reading's limit, and follows the live heap after
+// every collection until the reading ends.
+func (r *ReadBack) startLimit() {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if debug.SetMemoryLimit(-1) != math.MaxInt64 {
+		return // the user's GOMEMLIMIT stands
+	}
+	r.limited, r.limit = true, ReadingLimit
+	debug.SetMemoryLimit(r.limit)
+	afterEachGC(r.follow)
+}
+
+// follow raises the limit to LimitFor the live heap the last collection
+// left; it reports whether to go on following.
+func (r *ReadBack) follow() bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if !r.limited {
+		return false
+	}
+	live := []metrics.Sample{{Name: "/gc/heap/live:bytes"}}
+	metrics.Read(live)
+	if live[0].Value.Kind() != metrics.KindUint64 {
+		return true
+	}
+	if l := LimitFor(live[0].Value.Uint64()); l > r.limit {
+		r.limit = l
+		debug.SetMemoryLimit(l)
+	}
+	return true
+}
+
+// endLimitLocked takes the reading's limit away: once the journal is
+// read, the tight goal takes over.
+func (r *ReadBack) endLimitLocked() {
+	if r.limited {
+		debug.SetMemoryLimit(math.MaxInt64)
+		r.limited = false
+	}
+}
+
+// afterEachGC calls f after each collection, in the finalizer goroutine,
+// until f returns false: the finalizer of an object nothing holds runs
+// after the collection that finds it, and arms the next one.
+func afterEachGC(f func() bool) {
+	type sentinel struct{ _ [16]byte } // past the tiny allocator, whose blocks are shared and freed late
+	runtime.SetFinalizer(&sentinel{}, func(*sentinel) {
+		if f() {
+			afterEachGC(f)
+		}
+	})
 }
 
 // Settled is closed once AfterReadBack has decided (or was released
@@ -80,6 +163,7 @@ func (r *ReadBack) Release() {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	r.released = true
+	r.endLimitLocked()
 	if r.set {
 		debug.SetGCPercent(r.prev)
 		r.set = false
