@@ -1,7 +1,8 @@
-// Package gcgoal is the garbage collector's goal and memory limit for a process whose main
-// thing is a journal read back (mcpscope open, and bench's stand-in for
-// it). The goal is the whole process's, so the process's owner sets it,
-// not package session, which also runs inside live sessions and proxies.
+// Package gcgoal is the garbage collector's goal and memory limit for a
+// process whose main thing is a journal read back (mcpscope open, and
+// bench's stand-in for it). Both are the whole process's, so the
+// process's owner sets them, not package session, which also runs inside
+// live sessions and proxies.
 package gcgoal
 
 import (
