@@ -93,19 +93,6 @@ func importable(p, own string) bool {
 	return !strings.ContainsAny(p, " *()[]{}") // a mangled name, not a path
 }
 
-// depsFloorMain is the floor's source: hello cobra, blank-importing pkgs.
-func depsFloorMain(pkgs []string) string {
-	var b strings.Builder
-	b.WriteString("package main\n\nimport (\n\t\"os\"\n\n\t\"github.com/spf13/cobra\"\n")
-	for _, p := range pkgs {
-		if p != "os" && p != "github.com/spf13/cobra" {
-			fmt.Fprintf(&b, "\t_ %q\n", p)
-		}
-	}
-	b.WriteString(")\n" + helloCobra[strings.Index(helloCobra, "\nfunc main()"):])
-	return b.String()
-}
-
 // BuildDepsFloor builds the dependencies' floor for the binary self into
 // a new temporary directory and returns its path (remove its directory
 // when done). Its go.mod requires every module self was built with, at
@@ -124,15 +111,11 @@ func BuildDepsFloor(goCmd, self string) (string, error) {
 	}
 	mod := "module floor\n\ngo 1.21\n"
 	for _, d := range bi.Deps {
-		v := d.Version
-		if d.Replace != nil {
-			v = d.Replace.Version
-		}
-		if v != "" && v != "(devel)" {
+		if v := moduleVersion(d); v != "" && v != "(devel)" {
 			mod += "\nrequire " + d.Path + " " + v + "\n"
 		}
 	}
-	return buildBaseline("floor", "dependencies' floor", mod, depsFloorMain(pkgs), goCmd)
+	return buildBaseline("floor", "dependencies' floor", mod, helloSource(pkgs), goCmd)
 }
 
 // buildBaseline writes a one-file module (gomod, main) into a new

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime/debug"
+	"strings"
 	"time"
 )
 
@@ -22,15 +23,18 @@ const (
 	FloorCPURatioGoal = 1.5
 )
 
-// helloCobra is the baseline: the least a cobra program does to answer
-// --version.
-const helloCobra = `package main
-
-import (
-	"os"
-
-	"github.com/spf13/cobra"
-)
+// helloSource is the baseline's source: the least a cobra program does
+// to answer --version, blank-importing blank too (the dependencies'
+// floor; none for hello cobra itself).
+func helloSource(blank []string) string {
+	var b strings.Builder
+	b.WriteString("package main\n\nimport (\n\t\"os\"\n\n\t\"github.com/spf13/cobra\"\n")
+	for _, p := range blank {
+		if p != "os" && p != "github.com/spf13/cobra" {
+			fmt.Fprintf(&b, "\t_ %q\n", p)
+		}
+	}
+	b.WriteString(`)
 
 func main() {
 	root := &cobra.Command{Use: "hello", Version: "1.0.0", Run: func(*cobra.Command, []string) {}}
@@ -38,7 +42,9 @@ func main() {
 		os.Exit(1)
 	}
 }
-`
+`)
+	return b.String()
+}
 
 // StartupOptions configure Startup.
 type StartupOptions struct {
@@ -210,7 +216,7 @@ func BuildHelloCobra(goCmd string) (string, error) {
 	if v := depVersion("github.com/spf13/pflag"); v != "" {
 		mod += "\nrequire github.com/spf13/pflag " + v + "\n"
 	}
-	return buildBaseline("hello", "hello cobra", mod, helloCobra, goCmd)
+	return buildBaseline("hello", "hello cobra", mod, helloSource(nil), goCmd)
 }
 
 // depVersion is the version of module path this binary was built with,
@@ -222,11 +228,17 @@ func depVersion(path string) string {
 	}
 	for _, d := range bi.Deps {
 		if d.Path == path {
-			if d.Replace != nil {
-				return d.Replace.Version
-			}
-			return d.Version
+			return moduleVersion(d)
 		}
 	}
 	return ""
+}
+
+// moduleVersion is the version of d that was built: its replacement's,
+// when it was replaced.
+func moduleVersion(d *debug.Module) string {
+	if d.Replace != nil {
+		return d.Replace.Version
+	}
+	return d.Version
 }
