@@ -103,7 +103,7 @@ func Startup(o StartupOptions) []Row {
 
 // StartupTitle heads the startup rows.
 func StartupTitle(runs int) string {
-	return fmt.Sprintf("start-up: mcpscope --version (the running binary) against a hello-world cobra binary (cobra %s), %d interleaved starts of each after a warm-up (load average %s)",
+	return fmt.Sprintf("start-up: mcpscope --version (the running binary) against a hello-world cobra binary (cobra %s) and its dependencies' floor, %d interleaved starts of each after a warm-up (load average %s)",
 		depVersion("github.com/spf13/cobra"), max(1, runs), LoadAverage())
 }
 
