@@ -244,8 +244,8 @@ func TestTasksExtNoTaskParam(t *testing.T) {
 	s := clienttest.Connect(t, connect.Spec{URL: peers.StartTSv2Tasks(t), NoJournal: true})
 	c := s.CallAsTask("tools/call", map[string]any{"name": "report", "arguments": map[string]any{"steps": 1, "intervalMs": 0}}, time.Minute)
 	res := clienttest.Call(t, c)
-	if strings.Contains(string(protocol.StripMeta(c.Params)), `"task"`) {
-		t.Fatalf("params carry a task parameter: %s", c.Params)
+	if strings.Contains(string(protocol.StripMeta(c.Params())), `"task"`) {
+		t.Fatalf("params carry a task parameter: %s", c.Params())
 	}
 	if journal.ResultType(res) != "task" {
 		t.Fatalf("want a task, got %s", res)

@@ -151,28 +151,28 @@ type Call struct {
 	Key    string          // canonical id text
 	ID     json.RawMessage // the id as sent
 	Method string
-	Name   string          // tool, prompt or resource the call is about
-	Params json.RawMessage // params as sent (with our progress token)
-	Token  string          // progress token key, "" if none
-	Seq    uint64          // seq of the request frame, once sent
+	Name   string // tool, prompt or resource the call is about
+	Token  string // progress token key, "" if none
+	Seq    uint64 // seq of the request frame, once sent
 
-	state     State
 	started   int64 // unix nanoseconds (wallNano): a journal read back holds a Call for every call
 	ended     int64 // 0 until it ends
 	progress  callProgress
-	updates   int32 // progress notifications counted (Progress.Updates)
-	late      int32 // responses that came after the call ended
-	result    json.RawMessage
+	updates   int32          // progress notifications counted (Progress.Updates)
+	late      int32          // responses that came after the call ended
+	held      *callHeld      // its params and result, when it holds them (nil: neither)
 	givenUp   bool           // a timeout or cancel is under way: an answer now is late
 	isError   bool           // a tool result with isError: true, read once when it arrived
 	adopted   bool           // made from a request frame another client sent (a journal read back, a proxy followed)
+	paramsOut bool           // params left in the journal, in the request's frame (an opened journal's tools/call)
 	followed  bool           // rejoined: sent by another process; giving up on it only stops following (quiet.go)
 	persisted bool           // written at least once
 	claiming  bool           // the owner's lease is being taken (persistMu)
 	markOff   bool           // the store refused a Mark: records only (persistMu)
 	rt        resultTypeCode // the result's resultType, read once (see resultType)
-	// (the bools and rt sit together: a session holds a Call for every
-	// call, and padding after each would cost a size class.)
+	code      stateCode      // its State: read it through st, write it through setState
+	// (the bools, rt and code sit together: a session holds a Call for
+	// every call, and padding after each would cost a size class.)
 	resultSeq uint64        // the result was left in the journal, in this frame (over MaxHeldFrame, or an opened journal's tool result)
 	respSeq   uint64        // the first response's frame (0: none yet)
 	done      chan struct{} // made by Done when first asked for (nil until then)
@@ -180,6 +180,73 @@ type Call struct {
 	// ex holds what most calls never set (a journal read back has a Call
 	// for every call it holds): read it through x, write it through xw.
 	ex atomic.Pointer[callExtra]
+}
+
+// stateCode is a State as a call holds it, a byte beside its flags; the
+// zero code is StatePending.
+type stateCode uint8
+
+// stateNames are the States by their codes.
+var stateNames = [...]State{StatePending, StateStreaming, StateOK, StateError, StateCancelled, StateDetached}
+
+// st is the call's State.
+func (c *Call) st() State { return stateNames[c.code] }
+
+// setState sets the call's State. Only the States above reach it; were
+// another to, the call ends in error rather than the inspector.
+func (c *Call) setState(st State) {
+	c.code = codeError
+	for i, n := range stateNames {
+		if n == st {
+			c.code = stateCode(i)
+		}
+	}
+}
+
+const codeError stateCode = 3 // StateError's place in stateNames
+
+// callHeld is what a call holds of its request and its result. An opened
+// journal's tool call (most of its calls) holds neither: both stay in the
+// journal and are read back, and the call keeps no room for them.
+type callHeld struct{ params, result json.RawMessage }
+
+// params is the params the call holds (nil when paramsOut).
+func (c *Call) params() json.RawMessage {
+	if c.held == nil {
+		return nil
+	}
+	return c.held.params
+}
+
+// result is the result the call holds (nil when it was left in the
+// journal, resultSeq, or it has none).
+func (c *Call) result() json.RawMessage {
+	if c.held == nil {
+		return nil
+	}
+	return c.held.result
+}
+
+// setParams and setResult store what the call holds, making room only
+// for something to hold.
+func (c *Call) setParams(p json.RawMessage) {
+	if c.held == nil && p == nil {
+		return
+	}
+	if c.held == nil {
+		c.held = &callHeld{}
+	}
+	c.held.params = p
+}
+
+func (c *Call) setResult(r json.RawMessage) {
+	if c.held == nil && r == nil {
+		return
+	}
+	if c.held == nil {
+		c.held = &callHeld{}
+	}
+	c.held.result = r
 }
 
 // callExtra is the part of a Call that calls made here, and the few
@@ -334,6 +401,10 @@ type CallSnapshot struct {
 	// ResultInJournal: the result is over MaxHeldFrame, so Result is nil
 	// here and Call.Result (and Wait) read it back from the journal.
 	ResultInJournal bool
+	// ParamsInJournal: an opened journal's tool call, whose params stay in
+	// its request's frame: Params is nil here and Call.Params reads them
+	// back.
+	ParamsInJournal bool
 	Seq             uint64 // the request's frame, once on the wire (0 before)
 	RespSeq         uint64 // the first response's frame, late or not (0: none yet)
 	// Adopted: another client sent the request (a journal read back, a
@@ -378,25 +449,88 @@ func (c *Call) Snapshot() CallSnapshot {
 	return c.snapshotLocked()
 }
 
+// Params is the request's params as sent: held, or read back from the
+// request's frame when the call was left there (an opened journal's
+// tools/call: a journal read back holds a call for every call). nil
+// when the frame cannot be read back.
+func (c *Call) Params() json.RawMessage {
+	c.s.mu.Lock()
+	p, out := c.params(), c.paramsOut
+	c.s.mu.Unlock()
+	if out {
+		return c.s.paramsBack(c)
+	}
+	return p
+}
+
+// paramsLocked is Params under s.mu (the store never takes it).
+func (s *Session) paramsLocked(c *Call) json.RawMessage {
+	if c.paramsOut {
+		return s.paramsBack(c)
+	}
+	return c.params()
+}
+
+// paramsBack reads c's params back from its request frame. Its Key and
+// Seq never change once a call is adopted, so no lock is needed.
+func (s *Session) paramsBack(c *Call) json.RawMessage {
+	if it := s.store.Get(c.Seq); it != nil && !it.Cut {
+		if e := envelopeFor(it.Env, it.Batch, c.Key, true); e != nil {
+			return e.Params
+		}
+		return nil
+	}
+	e, _ := s.envelopeBack(c.Seq, c.Key, true)
+	if e == nil {
+		return nil
+	}
+	return e.Params
+}
+
+// envelopeBack reads frame seq back from the journal, whole, and finds
+// the message of call key in it: its request, or its response.
+func (s *Session) envelopeBack(seq uint64, key string, request bool) (*journal.Envelope, error) {
+	data, err := s.store.Bytes(seq)
+	if err != nil {
+		return nil, err
+	}
+	env, batch, _ := journal.DecodeClass(data)
+	return envelopeFor(env, batch, key, request), nil
+}
+
+// envelopeFor is the message of call key in a frame's envelope or batch:
+// its request (request) or its response; nil if the frame has none.
+func envelopeFor(env *journal.Envelope, batch []*journal.Envelope, key string, request bool) *journal.Envelope {
+	if env != nil {
+		batch = []*journal.Envelope{env}
+	}
+	for _, e := range batch {
+		if e.Key() == key && (e.Method != "") == request {
+			return e
+		}
+	}
+	return nil
+}
+
 func (c *Call) snapshotLocked() CallSnapshot {
 	sn := CallSnapshot{
-		Key: c.Key, Method: c.Method, Name: c.Name, ID: c.ID, Params: c.Params,
-		State: c.state, Started: wallTime(c.started), Ended: wallTime(c.ended),
+		Key: c.Key, Method: c.Method, Name: c.Name, ID: c.ID, Params: c.params(),
+		State: c.st(), Started: wallTime(c.started), Ended: wallTime(c.ended),
 		Progress: c.progressLocked(), HasProgress: c.updates > 0,
-		Result: c.result, RPCError: c.x().rpcErr, Failure: c.x().failure, Late: int(c.late),
+		Result: c.result(), RPCError: c.x().rpcErr, Failure: c.x().failure, Late: int(c.late),
 		Round: c.x().round, Parent: c.x().parent, ChainErr: c.x().chainErr, TaskID: c.x().taskID, Ack: c.x().ack, Probe: c.x().opts.probe,
-		ReissueOf: c.x().opts.reissueOf, ResultInJournal: c.resultSeq != 0, Seq: c.Seq, RespSeq: c.respSeq,
+		ReissueOf: c.x().opts.reissueOf, ResultInJournal: c.resultSeq != 0, ParamsInJournal: c.paramsOut, Seq: c.Seq, RespSeq: c.respSeq,
 		Adopted: c.adopted, Via: c.x().via, WireKey: c.x().wireKey,
 	}
 	if c.x().next != nil {
 		sn.Next = c.x().next.Key
 	}
-	if c.state == StateDetached {
+	if c.st() == StateDetached {
 		sn.Handle = c.x().handle
 	}
-	if c.state == StateOK {
+	if c.st() == StateOK {
 		if c.rt == rtUnknown {
-			c.setResultType(journal.ResultType(c.result)) // ended without an envelope (a task's result)
+			c.setResultType(journal.ResultType(c.result())) // ended without an envelope (a task's result)
 		}
 		sn.ResultType = c.resultType()
 		sn.IsError = c.isError
@@ -412,7 +546,7 @@ func (c *Call) Done() <-chan struct{} {
 	c.s.mu.Lock()
 	defer c.s.mu.Unlock()
 	if c.done == nil {
-		if c.state.Ended() {
+		if c.st().Ended() {
 			return closedDone
 		}
 		// Made when first asked for: most calls (all but a few of a
@@ -450,24 +584,16 @@ func (c *Call) Wait(ctx context.Context) (json.RawMessage, error) {
 // call has none.
 func (c *Call) Result() (json.RawMessage, error) {
 	c.s.mu.Lock()
-	res, seq, key := c.result, c.resultSeq, c.Key
+	res, seq, key := c.result(), c.resultSeq, c.Key
 	c.s.mu.Unlock()
 	if res != nil || seq == 0 {
 		return res, nil
 	}
-	data, err := c.s.store.Bytes(seq)
+	env, err := c.s.envelopeBack(seq, key, false)
 	if err != nil {
 		return nil, fmt.Errorf("the result of call %s is in the journal (frame #%d) and could not be read back: %w", key, seq, err)
 	}
-	env, batch, _ := journal.DecodeClass(data)
 	if env == nil {
-		for _, e := range batch {
-			if e.Key() == key {
-				env = e
-			}
-		}
-	}
-	if env == nil || env.Key() != key {
 		return nil, fmt.Errorf("frame #%d of the journal does not hold the result of call %s", seq, key)
 	}
 	return env.Result, nil

@@ -20,7 +20,7 @@ func (s *Session) correlate(it *framestore.Item, e *journal.Envelope, after []fu
 	if it.Frame.Dir == transport.Out {
 		switch class {
 		case journal.ClassRequest:
-			if old := s.calls[e.Key()]; s.offline && (old == nil || old.Seq != 0 && old.state.Ended()) {
+			if old := s.calls[e.Key()]; s.offline && (old == nil || old.Seq != 0 && old.st().Ended()) {
 				// A new call, or a new one under an id whose call ended (a
 				// fallback session after its failed attempt in one journal).
 				s.adoptLocked(e, it)
@@ -70,16 +70,16 @@ func (s *Session) correlate(it *framestore.Item, e *journal.Envelope, after []fu
 		if c.respSeq == 0 {
 			c.respSeq = it.Seq
 		}
-		if refusal && c.state == StateError && c.x().rpcErr == nil && c.x().failure != nil && c.x().failure.Kind == ErrSend {
+		if refusal && c.st() == StateError && c.x().rpcErr == nil && c.x().failure != nil && c.x().failure.Kind == ErrSend {
 			// Read back, the HTTP error event ended the probe first (onEvent);
 			// its body is the answer that event stood for.
 			c.setErrors(e.Error, nil)
 			return after
 		}
-		if c.state.Ended() || c.givenUp {
+		if c.st().Ended() || c.givenUp {
 			c.late++
-			it.Note = "late response: the call had already ended (" + string(c.state) + ")"
-			if !c.state.Ended() {
+			it.Note = "late response: the call had already ended (" + string(c.st()) + ")"
+			if !c.st().Ended() {
 				it.Note = "late response: the call was already given up"
 			}
 			return after
@@ -178,8 +178,8 @@ func (s *Session) onNotification(it *framestore.Item, e *journal.Envelope, after
 			it.CallKey = c.Key
 			if e.Method == "notifications/subscriptions/acknowledged" {
 				c.xw().ack = e.Params
-				if c.state == StatePending {
-					c.state = StateStreaming
+				if c.st() == StatePending {
+					c.setState(StateStreaming)
 				}
 			}
 		} else {
@@ -203,9 +203,9 @@ func (s *Session) onNotification(it *framestore.Item, e *journal.Envelope, after
 			return after
 		}
 		it.CallKey = c.Key
-		if c.state.Ended() && !(c.state == StateDetached && s.markedSeq == it.Seq) {
-			it.Note = "progress after the call ended (" + string(c.state) + ")"
-			if c.state == StateCancelled { // what someone debugging the server wants to see
+		if c.st().Ended() && !(c.st() == StateDetached && s.markedSeq == it.Seq) {
+			it.Note = "progress after the call ended (" + string(c.st()) + ")"
+			if c.st() == StateCancelled { // what someone debugging the server wants to see
 				it.Note = "the server kept working after the cancel"
 			}
 			return after
@@ -213,8 +213,8 @@ func (s *Session) onNotification(it *framestore.Item, e *journal.Envelope, after
 		pr := c.progressLocked()
 		pr.Step(p.Progress, p.Total, s.shared.get(p.Message), it.Frame.Time)
 		c.setProgressLocked(pr)
-		if c.state == StatePending {
-			c.state = StateStreaming
+		if c.st() == StatePending {
+			c.setState(StateStreaming)
 		}
 		if c.x().idle != nil && !s.held {
 			c.x().idle.Reset(c.x().idleFor)

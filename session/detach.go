@@ -38,7 +38,7 @@ func (s *Session) persistableLocked(c *Call) bool {
 	if c.x().endedAway != "" { // another process finished it: its record is gone for good
 		return false
 	}
-	if s.opts.StateStore == nil || s.opts.Rejoin.Target == "" || c.state.Ended() || c.Method == "initialize" ||
+	if s.opts.StateStore == nil || s.opts.Rejoin.Target == "" || c.st().Ended() || c.Method == "initialize" ||
 		s.info.Era == protocol.EraModern || // 2026-07-28 streams cannot be resumed (tasks are rejoined instead)
 		strings.HasPrefix(c.Method, "tasks/") { // a task's own record covers its tasks/* calls
 		return false
@@ -82,7 +82,7 @@ func (s *Session) recordLocked(c *Call) statestore.Detached {
 	d := statestore.Detached{
 		Handle: c.x().handle, Target: s.opts.Rejoin.Target, Transport: "http", Headers: s.opts.Rejoin.Headers,
 		SecretRefs: s.opts.Rejoin.SecretRefs, ProtocolVersion: s.info.ProtocolVersion, Era: s.info.Era,
-		RequestID: c.ID, Method: c.Method, Name: c.Name, Params: c.Params, TaskID: c.x().taskID,
+		RequestID: c.ID, Method: c.Method, Name: c.Name, Params: s.paramsLocked(c), TaskID: c.x().taskID,
 		Progress: c.progressLocked(), Started: wallTime(c.started), Journal: s.info.JournalPath, Owner: &me, NextID: s.nextID,
 	}
 	if c.Token != "" {
@@ -118,7 +118,7 @@ func (s *Session) persistLocked(c *Call) {
 		defer c.xw().persistMu.Unlock()
 		s.mu.Lock()
 		c.xw().persistTimer = nil
-		ended := c.state.Ended()
+		ended := c.st().Ended()
 		s.mu.Unlock()
 		if ended {
 			return
@@ -137,7 +137,7 @@ func (s *Session) persistLocked(c *Call) {
 			}
 		}
 		s.mu.Lock()
-		if c.state.Ended() {
+		if c.st().Ended() {
 			s.mu.Unlock()
 			return
 		}
@@ -288,7 +288,7 @@ func (s *Session) stepCall(f *transport.Frame, env *journal.Envelope) *Call {
 // its result ("": not such an answer).
 func (s *Session) resultDeleteLocked(c *Call, env *journal.Envelope) string {
 	if env == nil || env.Method != "" || len(env.ID) == 0 || c.x().claim == nil || c.x().handle == "" ||
-		c.state.Ended() || c.givenUp || s.calls[env.Key()] != c {
+		c.st().Ended() || c.givenUp || s.calls[env.Key()] != c {
 		return ""
 	}
 	return c.x().handle
@@ -322,7 +322,7 @@ func (s *Session) stepMarkLocked(c *Call, it *framestore.Item) (handle string, m
 			return "", m
 		}
 	}
-	if c.state.Ended() || !c.persisted || c.x().handle == "" || c.markOff || stream != "post:"+c.Key {
+	if c.st().Ended() || !c.persisted || c.x().handle == "" || c.markOff || stream != "post:"+c.Key {
 		return "", m
 	}
 	m = statestore.Mark{Stream: stream, EventID: f.Meta.EventID, Progress: c.progressLocked()}
@@ -415,7 +415,7 @@ func (s *Session) forgetLocked(c *Call) {
 		}
 		c.xw().persistTimer = nil
 	}
-	if c.x().handle != "" && s.opts.StateStore != nil && c.state != StateDetached {
+	if c.x().handle != "" && s.opts.StateStore != nil && c.st() != StateDetached {
 		h := c.x().handle
 		s.persisting.Add(1)
 		go func() {
@@ -455,10 +455,10 @@ func (s *Session) detach(c *Call, why *Failure) (string, error) {
 		c.xw().persistMu.Unlock()
 		return "", errors.New("this session keeps no call state (no state store)")
 	}
-	if c.state.Ended() {
+	if c.st().Ended() {
 		s.mu.Unlock()
 		c.xw().persistMu.Unlock()
-		return "", fmt.Errorf("call %s already ended (%s)", c.Key, c.state)
+		return "", fmt.Errorf("call %s already ended (%s)", c.Key, c.st())
 	}
 	if !s.persistableLocked(c) {
 		s.mu.Unlock()
@@ -569,10 +569,12 @@ func (s *Session) Rejoin(ctx context.Context, d statestore.Detached) (*Call, err
 	}
 	key := journal.IDKey(d.RequestID)
 	c := s.newCall(key, d.RequestID, d.Method, d.Started)
-	c.Params, c.Name, c.xw().taskID, c.xw().handle, c.persisted = d.Params, d.Name, d.TaskID, d.Handle, true
+	c.Name, c.xw().taskID, c.xw().handle, c.persisted = d.Name, d.TaskID, d.Handle, true
+	c.setParams(d.Params)
 	c.setProgressLocked(d.Progress)
 	c.xw().sessionID, c.xw().claim = foreign, claim
-	c.state, c.followed = StateStreaming, true
+	c.followed = true
+	c.setState(StateStreaming)
 	stream, lastID := "", ""
 	for k, v := range d.LastEventIDs {
 		stream, lastID = k, v
@@ -763,7 +765,7 @@ func (s *Session) Detached() int {
 	defer s.mu.Unlock()
 	n := 0
 	for _, c := range s.order {
-		if c.state == StateDetached {
+		if c.st() == StateDetached {
 			n++
 		}
 	}

@@ -40,7 +40,7 @@ func (s *Session) DetachWhenRejoinable(ctx context.Context, c *Call) (d Detachme
 	for {
 		s.mu.Lock()
 		changed := s.changedLocked() // any frame taken in after this look wakes the wait below
-		taskID, state := c.x().taskID, c.state
+		taskID, state := c.x().taskID, c.st()
 		// A timeout or cancel is under way: the call is ending, and what
 		// comes meanwhile (a server's answer to notifications/cancelled,
 		// without an event id) must not be read as a stream without ids.

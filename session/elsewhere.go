@@ -50,12 +50,12 @@ func (s *Session) lookAtDetached() bool {
 	var watch []*Call
 	rejoinedHere := map[string]bool{} // a handle D → r took up again in this session: its new call shows the end
 	for _, c := range s.order {
-		if c.x().handle != "" && c.state != StateDetached {
+		if c.x().handle != "" && c.st() != StateDetached {
 			rejoinedHere[c.x().handle] = true
 		}
 	}
 	for _, c := range s.order {
-		if c.state == StateDetached && c.x().handle != "" && c.x().endedAway == "" && !rejoinedHere[c.x().handle] {
+		if c.st() == StateDetached && c.x().handle != "" && c.x().endedAway == "" && !rejoinedHere[c.x().handle] {
 			watch = append(watch, c)
 		}
 	}
@@ -107,7 +107,7 @@ func (s *Session) lookAtDetached() bool {
 // replay, the call says where it went.
 func (s *Session) endedElsewhere(c *Call) {
 	s.mu.Lock()
-	if c.state != StateDetached || s.info.Closed {
+	if c.st() != StateDetached || s.info.Closed {
 		s.mu.Unlock()
 		return
 	}
@@ -126,7 +126,8 @@ func (s *Session) endedElsewhere(c *Call) {
 	}
 	lastID := st.lastID
 	c.xw().endedAway, c.xw().handle, c.followed = why, "", true
-	c.state, c.xw().failure, c.ended, c.givenUp = StateStreaming, nil, 0, false
+	c.xw().failure, c.ended, c.givenUp = nil, 0, false
+	c.setState(StateStreaming)
 	c.done = make(chan struct{})
 	s.pending[c.Key] = c
 	if c.Token != "" {

@@ -35,7 +35,7 @@ func (s *Session) Cancel(c *Call, reason string) error {
 func (s *Session) giveUp(c *Call) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if c.state.Ended() || c.givenUp {
+	if c.st().Ended() || c.givenUp {
 		return false
 	}
 	c.givenUp = true
@@ -82,10 +82,12 @@ func (s *Session) end(c *Call, st State, result json.RawMessage, rpcErr *journal
 }
 
 func (s *Session) endLocked(c *Call, st State, result json.RawMessage, rpcErr *journal.RPCError, f *Failure, at time.Time) bool {
-	if c.state.Ended() || c.givenUp {
+	if c.st().Ended() || c.givenUp {
 		return false
 	}
-	c.state, c.result, c.ended = st, result, wallNano(at)
+	c.ended = wallNano(at)
+	c.setState(st)
+	c.setResult(result)
 	c.setErrors(rpcErr, f)
 	if c.x().idle != nil {
 		c.x().idle.Stop()

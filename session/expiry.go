@@ -128,7 +128,7 @@ func (s *Session) resendAfterExpiry(c *Call, why string) {
 	}
 	o := c.x().opts
 	o.reissueOf, o.reissues = c.Key, c.x().opts.reissues+1
-	next := s.CallWith(c.Method, protocol.StripMeta(c.Params), o)
+	next := s.CallWith(c.Method, protocol.StripMeta(c.params()), o)
 	s.mu.Lock()
 	c.xw().next = next
 	s.mu.Unlock()

@@ -20,8 +20,9 @@ func TestMain(m *testing.M) {
 }
 
 // A journal read back holds a Call for every call: a finished tool call
-// keeps no callExtra, no channel and no result bytes, and still reads
-// back the same result, ends Done at once and snapshots as before.
+// keeps no callExtra, no channel and neither params nor result bytes, and
+// still reads back the same params and result, ends Done at once and
+// snapshots as before.
 func TestOpenedToolCallLeavesItsResultInTheJournal(t *testing.T) {
 	path := writeJournal(t, "stdio: node server.js",
 		out(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","_meta":{"progressToken":"p1"}}}`),
@@ -40,13 +41,16 @@ func TestOpenedToolCallLeavesItsResultInTheJournal(t *testing.T) {
 		t.Fatal("no call 1")
 	}
 	s.mu.Lock()
-	ex, done, held := c.ex.Load(), c.done, c.result
+	ex, done, held := c.ex.Load(), c.done, c.held
 	s.mu.Unlock()
 	if ex != nil || done != nil || held != nil {
-		t.Fatalf("a finished adopted tool call holds ex %v, done %v, result %s", ex, done, held)
+		t.Fatalf("a finished adopted tool call holds ex %v, done %v, params and result %+v", ex, done, held)
+	}
+	if p := c.Params(); string(p) != `{"name":"echo","_meta":{"progressToken":"p1"}}` {
+		t.Fatalf("params read back %s", p)
 	}
 	sn := c.Snapshot()
-	if sn.State != StateOK || !sn.ResultInJournal || sn.Result != nil || sn.ResultType != "complete" || sn.Progress.Updates != 1 || sn.RespSeq != 3 {
+	if sn.State != StateOK || !sn.ResultInJournal || !sn.ParamsInJournal || sn.Params != nil || sn.Result != nil || sn.ResultType != "complete" || sn.Progress.Updates != 1 || sn.RespSeq != 3 {
 		t.Fatalf("snapshot %+v", sn)
 	}
 	res, err := c.Result()
@@ -62,19 +66,43 @@ func TestOpenedToolCallLeavesItsResultInTheJournal(t *testing.T) {
 		t.Fatalf("wait: %s, %v", res, err)
 	}
 	// A listing's result stays held: the session reads it again.
-	if l := s.Lookup("2").Snapshot(); l.ResultInJournal || string(l.Result) != `{"tools":[]}` {
+	if l := s.Lookup("2").Snapshot(); l.ResultInJournal || l.ParamsInJournal || string(l.Result) != `{"tools":[]}` {
 		t.Fatalf("tools/list snapshot %+v", l)
 	}
 }
 
 // A session holds a Call for every call: what a call holds whatever it
-// is stays within the 288-byte size class (it was 752 bytes, the 768
+// is stays within the 240-byte size class (it was 752 bytes, the 768
 // class, before the rarely-set fields moved to callExtra, 416 before its
-// times were held as unix nanoseconds, and 320 before its resultType was
-// held as a byte and its errors moved to callExtra).
+// times were held as unix nanoseconds, 320 before its resultType was held
+// as a byte and its errors moved to callExtra, and 288 before its params
+// and result moved behind one pointer and its state became a byte).
 func TestCallStaysSmall(t *testing.T) {
-	if n := unsafe.Sizeof(Call{}); n > 288 {
+	if n := unsafe.Sizeof(Call{}); n > 240 {
 		t.Fatalf("a Call is %d bytes: move what most calls never set into callExtra", n)
+	}
+}
+
+// A call holds its State as a byte: every State comes back as it was set,
+// a new call is pending, and the code of StateError is the one an unknown
+// state falls to.
+func TestCallStateRoundTrips(t *testing.T) {
+	var c Call
+	if c.st() != StatePending {
+		t.Fatalf("a new call is %q, want pending", c.st())
+	}
+	for _, st := range []State{StateStreaming, StateOK, StateError, StateCancelled, StateDetached, StatePending} {
+		c.setState(st)
+		if c.st() != st {
+			t.Fatalf("set %q, read %q", st, c.st())
+		}
+	}
+	if stateNames[codeError] != StateError {
+		t.Fatalf("codeError names %q", stateNames[codeError])
+	}
+	c.setState("bogus")
+	if c.st() != StateError {
+		t.Fatalf("an unknown state reads %q, want error", c.st())
 	}
 }
 

@@ -151,7 +151,7 @@ var ErrNotOwn = errors.New("another client's call")
 // frames that follow end it here; done hears whether the proxy did it.
 func (s *Session) CancelForeign(c *Call, reason string, done func(error)) error {
 	s.mu.Lock()
-	adopted, state, seq, id := c.adopted, c.state, c.Seq, c.ID
+	adopted, state, seq, id := c.adopted, c.st(), c.Seq, c.ID
 	s.mu.Unlock()
 	fc, ok := s.t.(ForeignCanceller)
 	switch {

@@ -68,7 +68,7 @@ func (s *Session) relistenLocked(c *Call, after []func()) []func() {
 func (s *Session) relistenRefused(c *Call) {
 	var after []func()
 	s.mu.Lock()
-	if c.x().listen != nil && c.x().listenAttempt > 0 && !c.state.Ended() {
+	if c.x().listen != nil && c.x().listenAttempt > 0 && !c.st().Ended() {
 		after = s.relistenLocked(c, after)
 	}
 	s.mu.Unlock()

@@ -89,10 +89,18 @@ func (s *Session) adoptLocked(e *journal.Envelope, it *framestore.Item) *Call {
 	// garbage goes (40 MiB of RSS at 1M frames that no GC gives back).
 	c := s.adopted.call()
 	id := s.adopted.clone(e.ID)
-	*c = Call{s: s, Key: adoptedKey(e, id), ID: id, Method: s.shared.get(e.Method), state: StatePending, started: wallNano(it.Frame.Time)}
-	// Params in bytes of its own: the request frame's buffer goes once
-	// the store's window lets go of it (a session holds every call).
-	c.Params, c.Name, c.Seq = s.adopted.clone(e.Params), s.shared.get(e.Hints().Name), it.Seq
+	*c = Call{s: s, Key: adoptedKey(e, id), ID: id, Method: s.shared.get(e.Method), started: wallNano(it.Frame.Time)}
+	c.Name, c.Seq = s.shared.get(e.Hints().Name), it.Seq
+	if s.offline && s.store.Journaled() && e.Method == "tools/call" {
+		// A tool call's params (most of a journal's calls) stay in the
+		// journal, like its result: Params reads them back. Rounds, tasks,
+		// listings and listens keep theirs: the session reads them again.
+		c.paramsOut = true
+	} else {
+		// In bytes of its own: the request frame's buffer goes once the
+		// store's window lets go of it (a session holds every call).
+		c.setParams(s.adopted.clone(e.Params))
+	}
 	c.adopted = true
 	if v := it.Frame.Meta.Via; v != "" {
 		c.xw().via = v

@@ -288,7 +288,7 @@ func (s *Session) continueRounds(c *Call, result json.RawMessage) {
 		return
 	}
 	var params map[string]json.RawMessage
-	if json.Unmarshal(protocol.StripMeta(c.Params), &params) != nil || params == nil {
+	if json.Unmarshal(protocol.StripMeta(c.params()), &params) != nil || params == nil {
 		params = map[string]json.RawMessage{}
 	}
 	delete(params, "inputResponses")

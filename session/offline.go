@@ -98,7 +98,7 @@ func (s *Session) dropReadBackIndexes() {
 	s.byToken = liveCalls(s.byToken)
 	s.pending = liveCalls(s.pending)
 	for _, c := range s.order {
-		if c.adopted && c.state.Ended() {
+		if c.adopted && c.st().Ended() {
 			c.Token = ""
 		}
 	}
@@ -116,7 +116,7 @@ func (s *Session) dropReadBackIndexes() {
 func liveCalls(m map[string]*Call) map[string]*Call {
 	live := map[string]*Call{}
 	for k, c := range m {
-		if !c.state.Ended() {
+		if !c.st().Ended() {
 			live[k] = c
 		}
 	}
@@ -128,7 +128,7 @@ func liveCalls(m map[string]*Call) map[string]*Call {
 func (s *Session) endUnansweredLocked(reason string, at time.Time) {
 	var open []*Call
 	for _, c := range s.pending {
-		if !c.state.Ended() && !c.givenUp {
+		if !c.st().Ended() && !c.givenUp {
 			open = append(open, c)
 		}
 	}
@@ -194,7 +194,7 @@ func (s *Session) clientCancelledLocked(it *framestore.Item, e *journal.Envelope
 		return
 	}
 	it.CallKey = c.Key
-	if !c.adopted || c.state.Ended() || c.givenUp {
+	if !c.adopted || c.st().Ended() || c.givenUp {
 		return
 	}
 	who := "the client"
@@ -243,9 +243,9 @@ func (s *Session) recordedListing(method, field string) (*Listing, bool) {
 	var calls []*Call
 	var pages []protocol.RecordedPage
 	for _, c := range s.order {
-		if c.Method == method && c.state == StateOK {
+		if c.Method == method && c.st() == StateOK {
 			calls = append(calls, c)
-			pages = append(pages, protocol.RecordedPage{Cursor: protocol.ParamsCursor(c.Params), Result: c.result})
+			pages = append(pages, protocol.RecordedPage{Cursor: protocol.ParamsCursor(c.params()), Result: c.result()})
 		}
 	}
 	var run []*Call
@@ -294,7 +294,7 @@ func (s *Session) offlineDetached(fr *transport.Frame) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := s.calls[key]
-	if c == nil || c.state.Ended() {
+	if c == nil || c.st().Ended() {
 		return
 	}
 	if s.endLocked(c, StateDetached, nil, nil, DetachedFailure(handle), fr.Time) {

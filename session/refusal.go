@@ -35,7 +35,7 @@ func (s *Session) probeAnsweredAmissLocked(key string, it *framestore.Item) *Cal
 	for _, c := range s.pending {
 		p = c
 	}
-	if !p.x().opts.probe || p.state.Ended() || p.givenUp {
+	if !p.x().opts.probe || p.st().Ended() || p.givenUp {
 		return nil
 	}
 	if r := []rune(key); len(r) > 64 {

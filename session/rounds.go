@@ -29,7 +29,7 @@ func (s *Session) linkAdoptedLocked(c *Call, e *journal.Envelope) {
 	if isRetryParams(e.Params) {
 		for i, n := len(s.order)-2, 0; i >= 0 && n < linkBack; i, n = i-1, n+1 {
 			p := s.order[i]
-			if p.adopted && p.x().next == nil && p.Method == c.Method && p.Name == c.Name && p.state == StateOK &&
+			if p.adopted && p.x().next == nil && p.Method == c.Method && p.Name == c.Name && p.st() == StateOK &&
 				p.rt == rtInputRequired {
 				c.xw().round, c.xw().parent = p.x().round+1, p.Key
 				p.xw().next = c
@@ -42,9 +42,9 @@ func (s *Session) linkAdoptedLocked(c *Call, e *journal.Envelope) {
 	if len(s.reissueWait) == 0 {
 		return
 	}
-	want := string(protocol.StripMeta(c.Params))
+	want := string(protocol.StripMeta(e.Params))
 	for i, p := range s.reissueWait {
-		if p.Method == c.Method && string(protocol.StripMeta(p.Params)) == want {
+		if p.Method == c.Method && string(protocol.StripMeta(s.paramsLocked(p))) == want {
 			s.reissueWait = append(s.reissueWait[:i], s.reissueWait[i+1:]...)
 			c.xw().opts.reissueOf, c.xw().opts.reissues = p.Key, p.x().opts.reissues+1
 			p.xw().next = c

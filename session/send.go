@@ -56,7 +56,7 @@ func (s *Session) CallWith(method string, params any, o CallOptions) *Call {
 	if token != "" && !protocol.TokenSet(raw, token) {
 		token = "" // params were not an object: no place for a token
 	}
-	c.Params = raw
+	c.setParams(raw)
 	c.Name = journal.ParamName(raw)
 	msg, _ := json.Marshal(struct {
 		JSONRPC string          `json:"jsonrpc"`
@@ -157,7 +157,7 @@ func (s *Session) idleFromRead(c *Call, b transport.Backlog) {
 	for {
 		s.mu.Lock()
 		closed, answered, sent := s.info.Closed, c.respSeq != 0, c.Seq != 0
-		gone := c.state.Ended() && !answered // failed unread (the process died, the send failed)
+		gone := c.st().Ended() && !answered // failed unread (the process died, the send failed)
 		s.mu.Unlock()
 		if closed || gone {
 			return
@@ -165,7 +165,7 @@ func (s *Session) idleFromRead(c *Call, b transport.Backlog) {
 		n, ok := b.Unread()
 		if answered || sent && (!ok || n == 0) { // read (an answer says so too)
 			s.mu.Lock()
-			if !c.state.Ended() && c.x().idle != nil && !s.held {
+			if !c.st().Ended() && c.x().idle != nil && !s.held {
 				c.x().idle.Reset(c.x().idleFor)
 			}
 			s.mu.Unlock()
@@ -242,7 +242,8 @@ func (s *Session) SendRaw(data []byte) (*Call, error) {
 	}
 	key := env.Key()
 	c := s.newCall(key, env.ID, env.Method, s.opts.Now())
-	c.Params, c.Name = env.Params, env.Hints().Name
+	c.Name = env.Hints().Name
+	c.setParams(env.Params)
 	s.mu.Lock()
 	_, dup := s.calls[key]
 	s.mu.Unlock()
@@ -277,14 +278,14 @@ func (s *Session) newCall(key string, id json.RawMessage, method string, at time
 // bareCall is a call without its callExtra, which xw makes on first
 // write: an adopted call's (see adoptLocked).
 func (s *Session) bareCall(key string, id json.RawMessage, method string, at time.Time) *Call {
-	return &Call{s: s, Key: key, ID: id, Method: method, state: StatePending, started: wallNano(at)}
+	return &Call{s: s, Key: key, ID: id, Method: method, started: wallNano(at)}
 }
 
 // Replay sends a past call again with a new id and the same params (its old
 // progress token replaced by a fresh one).
 func (s *Session) Replay(c *Call, params json.RawMessage) *Call {
 	if params == nil {
-		params = c.Params
+		params = c.Params()
 	}
 	return s.Call(c.Method, protocol.StripMeta(params))
 }

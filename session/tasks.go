@@ -55,14 +55,14 @@ func (s *Session) noteTaskResultLocked(c *Call, e *journal.Envelope) {
 			s.persistTaskLocked(c)
 		}
 	case "tasks/result":
-		s.forgetTaskLocked(protocol.TaskIDOf(c.Params))
+		s.forgetTaskLocked(protocol.TaskIDOf(c.params()))
 	case "tasks/get", "tasks/cancel":
 		var t protocol.Task
 		if json.Unmarshal(result, &t) == nil {
 			s.noteTaskLocked(t, "")
 		}
 		if c.Method == "tasks/cancel" {
-			s.forgetTaskLocked(protocol.TaskIDOf(c.Params))
+			s.forgetTaskLocked(protocol.TaskIDOf(c.params()))
 		}
 	case "tasks/list":
 		var r struct {

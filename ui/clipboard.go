@@ -49,7 +49,7 @@ func (m *Model) copySelected() tea.Cmd {
 	if c == nil {
 		return nil
 	}
-	sn := c.Snapshot()
+	sn := snapshotWithParams(c)
 	if sn.ResultInJournal {
 		res, err := c.Result()
 		if err != nil {
@@ -70,6 +70,16 @@ func (m *Model) copySelected() tea.Cmd {
 	return m.copyText(string(prettyParams(sn.Params)), "params of call "+sn.Key)
 }
 
+// snapshotWithParams is c's snapshot with its params, read back from the
+// journal when the call left them there (an opened journal's tool call).
+func snapshotWithParams(c *session.Call) session.CallSnapshot {
+	sn := c.Snapshot()
+	if sn.ParamsInJournal {
+		sn.Params = c.Params()
+	}
+	return sn
+}
+
 // copyCommand offers what people paste elsewhere for the selected call:
 // the equivalent mcpscope command, a curl command (HTTP targets), or the
 // JSON-RPC message exactly as it was sent.
@@ -78,7 +88,7 @@ func (m *Model) copyCommand() tea.Cmd {
 	if c == nil {
 		return nil
 	}
-	sn := c.Snapshot()
+	sn := snapshotWithParams(c)
 	type choice struct {
 		label, what, text string
 	}

@@ -115,8 +115,8 @@ func TestListenStreamGoSDK(t *testing.T) {
 		t.Fatalf("%d listen calls after the form", len(ls))
 	}
 	l := ls[0]
-	if f, _ := listen.FilterOf(l.Params); !f.ToolsListChanged || f.PromptsListChanged || !f.ResourcesListChanged {
-		t.Fatalf("listen params %s", l.Params)
+	if f, _ := listen.FilterOf(l.Params()); !f.ToolsListChanged || f.PromptsListChanged || !f.ResourcesListChanged {
+		t.Fatalf("listen params %s", l.Params())
 	}
 	waitStoreFor(t, m, "the acknowledgement", func() bool { return l.Snapshot().Ack != nil })
 	if sc := screen(m); !strings.Contains(sc, "acknowledged  tools") || !strings.Contains(sc, "#"+l.Key) {
@@ -161,8 +161,8 @@ func TestListenRelistenChain(t *testing.T) {
 		second = first.Next()
 		return second != nil && second.Snapshot().Ack != nil
 	})
-	if string(protocol.StripMeta(second.Params)) != string(protocol.StripMeta(first.Params)) {
-		t.Fatalf("re-listened with other params:\n%s\n%s", first.Params, second.Params)
+	if string(protocol.StripMeta(second.Params())) != string(protocol.StripMeta(first.Params())) {
+		t.Fatalf("re-listened with other params:\n%s\n%s", first.Params(), second.Params())
 	}
 	press(m, "down") // select the replacement
 	sc := screen(m)

@@ -609,7 +609,7 @@ func (m *Model) openEditReplay() {
 	if c == nil {
 		return
 	}
-	m.editJSON("Edit params, then replay "+c.Method, string(prettyParams(c.Params)),
+	m.editJSON("Edit params, then replay "+c.Method, string(prettyParams(c.Params())),
 		func(m *Model, text string) (string, tea.Cmd) {
 			return "", m.replaySelected(json.RawMessage(text))
 		})

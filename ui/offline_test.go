@@ -366,3 +366,25 @@ func TestGoldenConfirmations(t *testing.T) {
 	checkSize(t, got, 80, 24)
 	golden(t, "confirm-cancel-host-80x24", got)
 }
+
+// An opened journal's tool calls leave their params in the journal (a
+// journal read back holds a call for every call): copying them, as JSON
+// or as a command line, reads them back.
+func TestOpenedToolCallsCopyParamsReadBack(t *testing.T) {
+	var clip []string
+	rec := loadFixture(t)
+	if sn := rec.Lookup("3").Snapshot(); !sn.ParamsInJournal || sn.Params != nil {
+		t.Fatalf("the opened tool call 3 holds its params: %+v", sn)
+	}
+	m := New(Options{Session: rec, Clipboard: func(x string) error { clip = append(clip, x); return nil },
+		Target: []string{"http://localhost:8080/mcp"}, StateStore: &statestore.FileStore{Dir: t.TempDir()}})
+	m.Update(windowSize(120, 40))
+	press(m, "top", "down", "copy") // tools/call slow: unanswered, so its params
+	if len(clip) != 1 || !strings.Contains(clip[0], `"seconds": 10`) || !strings.Contains(clip[0], `"name": "slow"`) {
+		t.Fatalf("copied %q\n%s", clip, screen(m))
+	}
+	press(m, "down", "copy-command", "choose") // tools/call echo
+	if want := `mcpscope call echo --args '{"message":"hi"}' http://localhost:8080/mcp`; len(clip) != 2 || clip[1] != want {
+		t.Fatalf("command line %q, want %q", clip, want)
+	}
+}

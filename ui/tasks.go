@@ -40,7 +40,7 @@ func (ti taskIntents) Open(t protocol.Task) view.Action {
 	m := ti.m
 	calls := m.s.Calls()
 	for i := len(calls) - 1; i >= 0; i-- {
-		if (calls[i].Method == "tasks/get" || calls[i].Method == "tasks/result") && protocol.TaskIDOf(calls[i].Params) == t.TaskID {
+		if (calls[i].Method == "tasks/get" || calls[i].Method == "tasks/result") && protocol.TaskIDOf(calls[i].Params()) == t.TaskID {
 			m.showCall(calls[i], 1)
 			return view.Action{}
 		}

@@ -170,7 +170,7 @@ type stream struct {
 
 func (v *View) stream(c *session.Call) stream {
 	li := stream{sn: c.Snapshot()}
-	asked, _ := FilterOf(c.Params)
+	asked, _ := FilterOf(li.sn.Params)
 	li.asked = Items(asked)
 	if li.sn.Ack != nil {
 		li.hasAck = true
