@@ -205,10 +205,10 @@ func ProxyOverhead(self string, n, flood, rounds int) []Row {
 	// row holds the proxy's own work, journal and all, to its floor.
 	floor := Row{Name: "proxy's own share, the same pings", Goal: "≤ +15 µs a request over the Go HTTP relay"}
 	cpu := Row{Name: "proxy CPU a request (HTTP)", Goal: "≤ 100 µs"}
-	thru, fcpu := ProxyFlood(self, flood, rounds)
+	thru, fcpu, jcpu := ProxyFlood(self, flood, rounds)
 	fail := func(err error) []Row {
 		over.Err, floor.Err, cpu.Err = err, err, err
-		return []Row{over, floor, cpu, thru, fcpu}
+		return []Row{over, floor, cpu, thru, fcpu, jcpu}
 	}
 	dir, err := runtimeDir("proxy")
 	if err != nil {
@@ -321,7 +321,7 @@ func ProxyOverhead(self string, n, flood, rounds int) []Row {
 			pc, hc, pc/max(hc, 1), int(requests))
 		cpu.Met = pc <= 100
 	}
-	return []Row{over, floor, cpu, thru, fcpu}
+	return []Row{over, floor, cpu, thru, fcpu, jcpu}
 }
 
 // listener is a child process listening on a loopback port of its own.
@@ -410,39 +410,46 @@ func procCPU(pid int) (time.Duration, bool) {
 
 // ProxyFlood is the proxy's throughput rows: the minimal client (bench
 // drain) reading a flood of n notifications from the flood server direct,
-// through `mcpscope proxy` over stdio (journaling every line) and through
-// a stdio relay that also writes the bytes it passes to a file (bench
-// relay --tee: the least a journaling proxy does), wall time and CPU,
-// paired rounds. The CPU of what sits in between is the run's (drain's,
-// its children's included) less the direct run's in the same round.
-func ProxyFlood(self string, n, rounds int) (thru, cpu Row) {
+// through `mcpscope proxy` over stdio (journaling every line), through a
+// stdio relay that also writes the bytes it passes to a file (bench relay
+// --tee) and through one that writes them as the journal's records (bench
+// relay --journal: numbered, timed and escaped by journal.AppendRecord, the
+// least a proxy journaling in this format does), wall time and CPU, paired
+// rounds. The CPU of what sits in between is the run's (drain's, its
+// children's included) less the direct run's in the same round.
+func ProxyFlood(self string, n, rounds int) (thru, cpu, jcpu Row) {
 	thru = Row{Name: fmt.Sprintf("proxy throughput, %d-notification flood (stdio)", n), Goal: "≥ 0.9× direct"}
 	cpu = Row{Name: "proxy CPU, the same flood", Goal: "≤ 1.2× a relay writing the bytes to a file"}
+	jcpu = Row{Name: "proxy CPU over a relay journaling it", Goal: "≤ 1.2× a relay writing the journal's records"}
+	fail := func(err error) (Row, Row, Row) {
+		thru.Err, cpu.Err, jcpu.Err = err, err, err
+		return thru, cpu, jcpu
+	}
 	dir, err := runtimeDir("flood")
 	if err != nil {
-		thru.Err, cpu.Err = err, err
-		return thru, cpu
+		return fail(err)
 	}
 	defer os.RemoveAll(dir)
 	env := []string{"XDG_STATE_HOME=" + dir, "XDG_CONFIG_HOME=" + dir, "XDG_RUNTIME_DIR=" + dir}
 	serve := []string{self, "bench", "serve", "--burst", strconv.Itoa(n), "--exit"}
 	drain := []string{self, "bench", "drain", "--"}
-	journal, tee := filepath.Join(dir, "p.jsonl"), filepath.Join(dir, "tee.out")
+	journal, tee, records := filepath.Join(dir, "p.jsonl"), filepath.Join(dir, "tee.out"), filepath.Join(dir, "relay.jsonl")
 	direct := append(slices.Clone(drain), serve...)
 	proxied := append(append(slices.Clone(drain), self, "proxy", "--name", "bench", "--journal", journal, "--"), serve...)
 	relayed := append(append(slices.Clone(drain), self, "bench", "relay", "--tee", tee, "--"), serve...)
-	var ts, cs [3][]time.Duration
+	journaled := append(append(slices.Clone(drain), self, "bench", "relay", "--journal", records, "--"), serve...)
+	var ts, cs [4][]time.Duration
 	for r := 0; r < max(1, rounds); r++ {
-		for i, argv := range [][]string{direct, proxied, relayed} {
+		for i, argv := range [][]string{direct, proxied, relayed, journaled} {
 			d, c, err := wall(argv, env, 0)
 			if err != nil {
-				thru.Err, cpu.Err = err, err
-				return thru, cpu
+				return fail(err)
 			}
 			ts[i], cs[i] = append(ts[i], d), append(cs[i], c)
 		}
 		os.Remove(journal)
 		os.Remove(tee)
+		os.Remove(records)
 	}
 	ds, ps, rs := ts[0], ts[1], ts[2]
 	lo, hi := spread(ds, ps, func(d, p time.Duration) float64 { return d.Seconds() / p.Seconds() })
@@ -452,15 +459,19 @@ func ProxyFlood(self string, n, rounds int) (thru, cpu Row) {
 		lo, hi, float64(n)/p.Seconds(), float64(n)/d.Seconds(), d.Seconds()/rl.Seconds())
 	thru.Met = x >= 0.9
 	// Each round's own share: the run less the direct run beside it.
-	var pc, rc []time.Duration
+	var pc, rc, jc []time.Duration
 	for i := range cs[0] {
-		pc, rc = append(pc, cs[1][i]-cs[0][i]), append(rc, cs[2][i]-cs[0][i])
+		pc, rc, jc = append(pc, cs[1][i]-cs[0][i]), append(rc, cs[2][i]-cs[0][i]), append(jc, cs[3][i]-cs[0][i])
 	}
-	clo, chi := spread(pc, rc, func(p, r time.Duration) float64 { return p.Seconds() / max(r.Seconds(), 0.001) })
-	pm, rm := median(pc), median(rc)
-	cx := pm.Seconds() / max(rm.Seconds(), 0.001)
-	cpu.Figure = fmt.Sprintf("%5.2f s, the relay writing a file %5.2f s: %4.2f× (pairs %.2f–%.2f×; %.0f and %.0f ns a notification)",
-		pm.Seconds(), rm.Seconds(), cx, clo, chi, float64(pm.Nanoseconds())/float64(n), float64(rm.Nanoseconds())/float64(n))
-	cpu.Met = cx <= 1.2
-	return thru, cpu
+	share := func(row *Row, base []time.Duration, what string) {
+		lo, hi := spread(pc, base, func(p, r time.Duration) float64 { return p.Seconds() / max(r.Seconds(), 0.001) })
+		pm, bm := median(pc), median(base)
+		x := pm.Seconds() / max(bm.Seconds(), 0.001)
+		row.Figure = fmt.Sprintf("%5.2f s, %s %5.2f s: %4.2f× (pairs %.2f–%.2f×; %.0f and %.0f ns a notification)",
+			pm.Seconds(), what, bm.Seconds(), x, lo, hi, float64(pm.Nanoseconds())/float64(n), float64(bm.Nanoseconds())/float64(n))
+		row.Met = x <= 1.2
+	}
+	share(&cpu, rc, "the relay writing a file")
+	share(&jcpu, jc, "the relay journaling")
+	return thru, cpu, jcpu
 }

@@ -1,13 +1,18 @@
 package bench
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"io"
 	"net"
 	"net/http"
 	"os/exec"
+	"sync"
 	"time"
+
+	"mcpscope/journal"
+	"mcpscope/transport"
 )
 
 // The relays are the proxy rows' yardsticks: they pass bytes between a
@@ -135,4 +140,66 @@ func copyThrough(dst io.Writer, src io.Reader) {
 			return
 		}
 	}
+}
+
+// RelayStdioJournal is RelayStdio writing a journal of what it passes to
+// j as well: every whole line, each way, as the record journal.AppendRecord
+// makes of it (numbered, timed, its direction, its bytes escaped), one
+// buffered writer, flushed at the end. That is the least a proxy that
+// journals in mcpscope's format does beyond the hop: no JSON parsing, no
+// viewers, no second goroutine between the pipes and the file.
+func RelayStdioJournal(argv []string, in io.Reader, out, errw io.Writer, j io.Writer) error {
+	jw := &journalLines{w: bufio.NewWriterSize(j, 128<<10)}
+	err := RelayStdio(argv, io.TeeReader(in, jw.dir(transport.Out)), io.MultiWriter(out, jw.dir(transport.In)), errw)
+	jw.mu.Lock()
+	defer jw.mu.Unlock()
+	if ferr := jw.w.Flush(); err == nil {
+		err = ferr
+	}
+	return err
+}
+
+// journalLines numbers the lines of both directions in one sequence.
+type journalLines struct {
+	mu  sync.Mutex
+	w   *bufio.Writer
+	seq uint64
+	rec []byte
+}
+
+func (j *journalLines) dir(d transport.Dir) io.Writer { return &lineSplitter{j: j, d: d} }
+
+// lineSplitter cuts one direction's bytes into lines for its journal; a
+// line split across writes waits for its end in part.
+type lineSplitter struct {
+	j    *journalLines
+	d    transport.Dir
+	part []byte
+}
+
+func (s *lineSplitter) Write(p []byte) (int, error) {
+	j := s.j
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	f := transport.Frame{Time: time.Now(), Dir: s.d, Kind: transport.Message}
+	for rest := p; len(rest) > 0; {
+		i := bytes.IndexByte(rest, '\n')
+		if i < 0 {
+			s.part = append(s.part, rest...)
+			break
+		}
+		line := rest[:i]
+		if len(s.part) > 0 {
+			s.part = append(s.part, line...)
+			line = s.part
+		}
+		j.seq++
+		f.Data = line
+		j.rec = journal.AppendRecord(j.rec[:0], j.seq, f)
+		if _, err := j.w.Write(j.rec); err != nil {
+			return 0, err
+		}
+		s.part, rest = s.part[:0], rest[i+1:]
+	}
+	return len(p), nil
 }

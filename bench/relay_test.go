@@ -2,6 +2,7 @@ package bench
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"math/rand/v2"
 	"net"
@@ -10,9 +11,12 @@ import (
 	"os/exec"
 	"strings"
 	"testing"
+	"testing/iotest"
 	"time"
 
 	"mcpscope/internal/loopback"
+	"mcpscope/journal"
+	"mcpscope/transport"
 )
 
 // noise is n bytes of every value, newlines and NULs included.
@@ -141,5 +145,49 @@ func TestHTTPRelayForwards(t *testing.T) {
 	if resp.StatusCode != http.StatusAccepted || resp.Header.Get("Mcp-Session-Id") != "p /mcp" || !bytes.Equal(got, body) {
 		t.Fatalf("through the relay: HTTP %d, Mcp-Session-Id %q, %d bytes back (sent %d, equal %v)",
 			resp.StatusCode, resp.Header.Get("Mcp-Session-Id"), len(got), len(body), bytes.Equal(got, body))
+	}
+}
+
+// TestRelayStdioJournalRecordsEveryLine relays lines through cat, fed a
+// few bytes at a time so lines break across reads, with a byte the
+// journal must escape: the relayed bytes are the bytes sent, and the
+// journal holds one record a line each way, numbered in one sequence,
+// each with its line's exact bytes.
+func TestRelayStdioJournalRecordsEveryLine(t *testing.T) {
+	var sent bytes.Buffer
+	for i := range 500 {
+		fmt.Fprintf(&sent, "{\"jsonrpc\":\"2.0\",\"method\":\"n\",\"params\":{\"i\":%d,\"s\":\"\x1b\\u00e9\"}}\n", i)
+	}
+	var out, j bytes.Buffer
+	if err := RelayStdioJournal([]string{"cat"}, iotest.OneByteReader(bytes.NewReader(sent.Bytes())), &out, io.Discard, &j); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(out.Bytes(), sent.Bytes()) {
+		t.Fatalf("relayed %d bytes, not the %d sent (or not the same bytes)", out.Len(), sent.Len())
+	}
+	lines := bytes.SplitAfter(sent.Bytes(), []byte("\n"))
+	lines = lines[:len(lines)-1]
+	got := map[transport.Dir][][]byte{}
+	var last uint64
+	for _, rec := range bytes.SplitAfter(j.Bytes(), []byte("\n")) {
+		if len(rec) == 0 {
+			continue
+		}
+		seq, f, err := journal.ParseRecord(rec)
+		if err != nil || seq != last+1 {
+			t.Fatalf("record %q: seq %d after %d, %v", rec, seq, last, err)
+		}
+		last = seq
+		got[f.Dir] = append(got[f.Dir], f.Data)
+	}
+	for _, d := range []transport.Dir{transport.Out, transport.In} {
+		if len(got[d]) != len(lines) {
+			t.Fatalf("%d %s records, want %d", len(got[d]), d, len(lines))
+		}
+		for i, l := range lines {
+			if !bytes.Equal(got[d][i], l[:len(l)-1]) {
+				t.Fatalf("%s record %d holds %q, want %q", d, i, got[d][i], l)
+			}
+		}
 	}
 }

@@ -96,17 +96,26 @@ func newBenchPongCmd() *cobra.Command {
 // newBenchRelayCmd is the proxy rows' yardsticks: bytes through, nothing
 // else, over TCP (--listen) or a spawned server's stdio; with --http a Go
 // HTTP relay (a second exchange, no journal); with --tee the stdio relay
-// also writes the server's bytes to a file, as a journal would.
+// also writes the server's bytes to a file, with --journal every line each
+// way as the journal's record of it.
 func newBenchRelayCmd() *cobra.Command {
-	var listen, tee string
+	var listen, tee, records string
 	var isHTTP bool
 	cmd := &cobra.Command{
-		Use:    "relay (--listen HOST:PORT UPSTREAM_HOST:PORT | --http --listen HOST:PORT UPSTREAM_ORIGIN | [--tee FILE] -- CMD [ARGS...])",
+		Use:    "relay (--listen HOST:PORT UPSTREAM_HOST:PORT | --http --listen HOST:PORT UPSTREAM_ORIGIN | [--tee FILE | --journal FILE] -- CMD [ARGS...])",
 		Short:  "Pass bytes between a client and a server and do nothing else (bench's yardstick for the proxy)",
 		Hidden: true,
 		Args:   cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			defer oneP()() // as the proxy runs
+			if listen == "" && records != "" {
+				f, err := os.Create(records)
+				if err != nil {
+					return err
+				}
+				defer f.Close()
+				return bench.RelayStdioJournal(args, os.Stdin, os.Stdout, os.Stderr, f)
+			}
 			if listen == "" {
 				var out io.Writer = os.Stdout
 				if tee != "" {
@@ -138,6 +147,8 @@ func newBenchRelayCmd() *cobra.Command {
 	cmd.Flags().StringVar(&listen, "listen", "", "relay TCP connections accepted on HOST:PORT to the upstream HOST:PORT")
 	cmd.Flags().BoolVar(&isHTTP, "http", false, "relay HTTP requests to the upstream origin (http://HOST:PORT) through net/http")
 	cmd.Flags().StringVar(&tee, "tee", "", "also write the server's output to FILE")
+	cmd.Flags().StringVar(&records, "journal", "", "also write every line each way to FILE as a journal record")
+	cmd.MarkFlagsMutuallyExclusive("tee", "journal")
 	return cmd
 }
 

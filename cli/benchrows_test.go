@@ -30,16 +30,18 @@ func TestBenchRowsPrint(t *testing.T) {
 	// runs in a process of its own, 20 pings through the relay can beat
 	// 20 straight to it on a loaded machine.
 	yardsticks := map[string]*regexp.Regexp{
-		"proxy, 20 sequential pings": regexp.MustCompile(`a bare TCP relay [+-]\d+\.\d µs \(pairs .*a Go HTTP relay without a journal [+-]\d+\.\d µs`),
-		"proxy CPU a request":        regexp.MustCompile(`a Go HTTP relay without a journal \d+ µs`),
-		"proxy throughput":           regexp.MustCompile(`the relay writing a file \d+\.\d\d×\)`),
-		"proxy CPU, the same flood":  regexp.MustCompile(`the relay writing a file +-?\d+\.\d\d s`),
+		"proxy, 20 sequential pings":           regexp.MustCompile(`a bare TCP relay [+-]\d+\.\d µs \(pairs .*a Go HTTP relay without a journal [+-]\d+\.\d µs`),
+		"proxy CPU a request":                  regexp.MustCompile(`a Go HTTP relay without a journal \d+ µs`),
+		"proxy throughput":                     regexp.MustCompile(`the relay writing a file \d+\.\d\d×\)`),
+		"proxy CPU, the same flood":            regexp.MustCompile(`the relay writing a file +-?\d+\.\d\d s`),
+		"proxy CPU over a relay journaling it": regexp.MustCompile(`the relay journaling +-?\d+\.\d\d s`),
 		// The read-back rows' floor: the loop that only finds the strings.
 		"Go line loop": regexp.MustCompile(`a loop that only finds the strings +\d+\.\d\d s: +\d+\.\d % of its speed \(Go line loop: \d+\.\d %\)`),
 	}
 	for _, row := range []string{"journal, HTTP", "journal, stdio", "Go line loop", "export --format har", "export --format otlp",
 		"export --format jsonl", "journal --filter '~m tools/call'", "diff HTTP stdio", "record of a 2000-notification flood",
-		"proxy, 20 sequential pings", "proxy's own share, the same pings", "proxy CPU a request", "proxy throughput", "proxy CPU, the same flood"} {
+		"proxy, 20 sequential pings", "proxy's own share, the same pings", "proxy CPU a request", "proxy throughput", "proxy CPU, the same flood",
+		"proxy CPU over a relay journaling it"} {
 		line := ""
 		for _, l := range strings.Split(text, "\n") {
 			if strings.Contains(l, row) {
