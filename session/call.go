@@ -230,23 +230,24 @@ func (c *Call) result() json.RawMessage {
 // setParams and setResult store what the call holds, making room only
 // for something to hold.
 func (c *Call) setParams(p json.RawMessage) {
-	if c.held == nil && p == nil {
-		return
+	if h := c.heldFor(p); h != nil {
+		h.params = p
 	}
-	if c.held == nil {
-		c.held = &callHeld{}
-	}
-	c.held.params = p
 }
 
 func (c *Call) setResult(r json.RawMessage) {
-	if c.held == nil && r == nil {
-		return
+	if h := c.heldFor(r); h != nil {
+		h.result = r
 	}
-	if c.held == nil {
+}
+
+// heldFor is where v goes: c.held, made now when v is something to hold
+// (nil: v is nil and there is nothing to clear).
+func (c *Call) heldFor(v json.RawMessage) *callHeld {
+	if c.held == nil && v != nil {
 		c.held = &callHeld{}
 	}
-	c.held.result = r
+	return c.held
 }
 
 // callExtra is the part of a Call that calls made here, and the few
