@@ -478,6 +478,9 @@ func (s *Session) detach(c *Call, why *Failure) (string, error) {
 	s.endLocked(c, StateDetached, nil, nil, f, s.opts.Now())
 	s.mu.Unlock()
 	s.store.Notify()
+	// The first record may be this one: a detach can come before the
+	// debounced write that would have said how the store may lose it.
+	s.storeHealth()
 	var err error
 	if claim := c.x().claim; claim != nil {
 		// Fenced, tried once: a lost lease means another process holds

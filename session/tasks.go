@@ -130,7 +130,10 @@ func (s *Session) persistTaskLocked(c *Call) {
 	}
 	d := s.recordLocked(c)
 	d.Handle, d.LastEventIDs, d.Owner = protocol.TaskHandle(c.x().taskID), nil, nil
-	s.storeOps.Add(&s.persisting, func() { _ = s.putRecord(d, true) }) // a network call with Redis: never under s.mu
+	s.storeOps.Add(&s.persisting, func() { // a network call with Redis: never under s.mu
+		s.storeHealth() // the first record may be a task's
+		_ = s.putRecord(d, true)
+	})
 }
 
 // forgetTaskLocked drops a task's record once its result was fetched or it
