@@ -1,14 +1,12 @@
 package session
 
 import (
-	"context"
 	"slices"
 	"sync"
 	"testing"
 	"time"
 
 	"mcpscope/statestore"
-	"mcpscope/testkit/testservers"
 	"mcpscope/transport"
 )
 
@@ -26,25 +24,12 @@ func (healthStore) Health() []string { return []string{lossWarning} }
 // first record: the person is told how the store may lose it first (CI
 // saw `call --detach` against an evicting Redis print no warning).
 func TestDetachBeforeTheFirstWriteWarnsOfLoss(t *testing.T) {
-	url := testservers.StartHTTP(t, testservers.HTTPOpts{JSONResponse: true})
 	var (
 		mu   sync.Mutex
 		told []string
 	)
 	store := healthStore{&statestore.FileStore{Dir: t.TempDir()}}
-	s := New(transport.NewHTTP(transport.HTTPOptions{URL: url}), Options{Timeout: -1, MaxTimeout: -1,
-		StateStore: store, Rejoin: RejoinInfo{Target: url},
-		Warn: func(msg string) { mu.Lock(); told = append(told, msg); mu.Unlock() }})
-	if err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
-	defer cancel()
-	if _, err := s.Initialize(ctx); err != nil {
-		t.Fatal(err)
-	}
-	c := s.Call("tools/call", map[string]any{"name": "delay", "arguments": map[string]any{"ms": 600000}})
+	s, c, _ := delayedCall(t, store, func(msg string) { mu.Lock(); told = append(told, msg); mu.Unlock() })
 	// The debounced write, still pending: it has not run, so it has not
 	// told anything.
 	s.mu.Lock()

@@ -16,19 +16,7 @@ import (
 // event id, must not make --detach say the stream carries no event ids.
 // The wait ends with the call instead (CI saw exit 3 for a timeout).
 func TestDetachWaitsOutAGiveUp(t *testing.T) {
-	url := testservers.StartHTTP(t, testservers.HTTPOpts{JSONResponse: true})
-	s := New(transport.NewHTTP(transport.HTTPOptions{URL: url}), Options{Timeout: -1, MaxTimeout: -1,
-		StateStore: &statestore.FileStore{Dir: t.TempDir()}, Rejoin: RejoinInfo{Target: url}})
-	if err := s.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { s.Close() })
-	ctx, cancel := context.WithTimeout(context.Background(), time.Minute) // a hang guard
-	defer cancel()
-	if _, err := s.Initialize(ctx); err != nil {
-		t.Fatal(err)
-	}
-	c := s.Call("tools/call", map[string]any{"name": "delay", "arguments": map[string]any{"ms": 600000}})
+	s, c, ctx := delayedCall(t, &statestore.FileStore{Dir: t.TempDir()}, nil)
 	if !s.giveUp(c) {
 		t.Fatal("the call ended before it could be given up")
 	}
@@ -58,4 +46,25 @@ func TestDetachWaitsOutAGiveUp(t *testing.T) {
 	if _, ended, err := s.DetachWhenRejoinable(ctx, c); err != nil || !ended {
 		t.Fatalf("detach after the give-up: ended %v, err %v (want the call's end)", ended, err)
 	}
+}
+
+// delayedCall starts a session on a Go SDK server that answers in JSON,
+// keeping rejoinable calls in store and telling warn (nil: nobody), and
+// leaves a call to its delay tool running (ten minutes: the test ends
+// first). ctx is a hang guard for the test's waits.
+func delayedCall(t *testing.T, store statestore.Store, warn func(string)) (*Session, *Call, context.Context) {
+	t.Helper()
+	url := testservers.StartHTTP(t, testservers.HTTPOpts{JSONResponse: true})
+	s := New(transport.NewHTTP(transport.HTTPOptions{URL: url}), Options{Timeout: -1, MaxTimeout: -1,
+		StateStore: store, Rejoin: RejoinInfo{Target: url}, Warn: warn})
+	if err := s.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	if _, err := s.Initialize(ctx); err != nil {
+		t.Fatal(err)
+	}
+	return s, s.Call("tools/call", map[string]any{"name": "delay", "arguments": map[string]any{"ms": 600000}}), ctx
 }
