@@ -180,9 +180,16 @@ func TestPostSuccess(t *testing.T) {
 // TestPostPartialSuccess: rejected spans come back as a *PartialSuccess,
 // and the exporter counts them as dropped, the others as sent.
 func TestPostPartialSuccess(t *testing.T) {
+	// Only the first upload has a span rejected: how the exporter splits
+	// three spans into uploads depends on scheduling, the counts must not.
+	var uploads atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n := countSpans(readRequest(t, r))
-		writeProto(w, http.StatusOK, partialResponse(int64(min(n, 1)), "span 1 has no name"))
+		if uploads.Add(1) == 1 {
+			writeProto(w, http.StatusOK, partialResponse(int64(min(n, 1)), "span 1 has no name"))
+			return
+		}
+		writeProto(w, http.StatusOK, nil)
 	}))
 	defer srv.Close()
 	ep := testEndpoint(t, srv.URL, nil)
@@ -191,6 +198,7 @@ func TestPostPartialSuccess(t *testing.T) {
 	if !errors.As(err, &ps) || ps.Rejected != 1 || ps.Message != "span 1 has no name" {
 		t.Fatalf("got %v, want a partial success of 1 rejected span with the message", err)
 	}
+	uploads.Store(0)
 	e, err := Start(ep, Options{Version: "test", Target: "stdio: test"})
 	if err != nil {
 		t.Fatal(err)
@@ -202,8 +210,8 @@ func TestPostPartialSuccess(t *testing.T) {
 		e.Frame(uint64(2*i), transport.Frame{Time: now, Dir: transport.In, Kind: transport.Message, Data: append(append([]byte(`{"jsonrpc":"2.0","id":`), id...), `,"result":{}}`...)})
 	}
 	st := e.Close(time.Minute)
-	if st.Sent+st.Dropped != 3 || st.Dropped < 1 || st.Sent < 1 || !strings.Contains(st.LastError, "span 1 has no name") {
-		t.Fatalf("stats %+v: want 3 spans, one rejected per upload counted as dropped, the rest sent, and the message", st)
+	if st.Sent != 2 || st.Dropped != 1 || !strings.Contains(st.LastError, "span 1 has no name") {
+		t.Fatalf("stats %+v: want the one rejected span counted as dropped, the other 2 sent, and the message", st)
 	}
 }
 
