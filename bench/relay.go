@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"os/exec"
+	"strings"
 	"sync"
 	"time"
 
@@ -66,37 +67,92 @@ func relayConn(c net.Conn, upstream string) {
 // in one write. No journal, no JSON, no viewers: what any Go proxy that
 // understands HTTP pays for the second exchange, which the bare TCP relay
 // does not.
-func HTTPRelay(upstream string) http.Handler {
-	tr := &http.Transport{MaxIdleConnsPerHost: 16, DisableCompression: true}
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		body, err := io.ReadAll(r.Body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadRequest)
-			return
-		}
-		out, err := http.NewRequestWithContext(r.Context(), r.Method, upstream+r.URL.Path, bytes.NewReader(body))
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		out.Header = r.Header.Clone()
-		resp, err := tr.RoundTrip(out)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		defer resp.Body.Close()
-		answer, err := io.ReadAll(resp.Body)
-		if err != nil {
-			http.Error(w, err.Error(), http.StatusBadGateway)
-			return
-		}
-		for k, v := range resp.Header {
-			w.Header()[k] = v
-		}
-		w.WriteHeader(resp.StatusCode)
-		w.Write(answer)
-	})
+//
+// With j non-nil it also writes the request and the answer to j as the
+// journal's records (journal.AppendRecord): numbered, timed, the method,
+// URL, status and headers (credentials redacted, as the format requires)
+// beside the body, through one buffered writer that writes only when full
+// or at Close, so never once a request as the proxy's journal does (it
+// stays within a few ms of the wire). That is the least an HTTP proxy
+// journaling in mcpscope's format does; it parses no JSON and serves no
+// viewers.
+func HTTPRelay(upstream string, j io.Writer) *HTTPRelayHandler {
+	h := &HTTPRelayHandler{upstream: upstream, tr: &http.Transport{MaxIdleConnsPerHost: 16, DisableCompression: true}}
+	if j != nil {
+		h.j = &journalLines{w: bufio.NewWriterSize(j, 128<<10)}
+	}
+	return h
+}
+
+// HTTPRelayHandler is HTTPRelay's handler; Close writes what its journal
+// still buffers.
+type HTTPRelayHandler struct {
+	upstream string
+	tr       *http.Transport
+	j        *journalLines // nil: no journal
+}
+
+func (h *HTTPRelayHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, err := io.ReadAll(r.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadRequest)
+		return
+	}
+	h.record(transport.Out, body, transport.Meta{HTTPMethod: r.Method, URL: r.URL.Path, Headers: redacted(r.Header)})
+	out, err := http.NewRequestWithContext(r.Context(), r.Method, h.upstream+r.URL.Path, bytes.NewReader(body))
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	out.Header = r.Header.Clone()
+	resp, err := h.tr.RoundTrip(out)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	defer resp.Body.Close()
+	answer, err := io.ReadAll(resp.Body)
+	if err != nil {
+		http.Error(w, err.Error(), http.StatusBadGateway)
+		return
+	}
+	for k, v := range resp.Header {
+		w.Header()[k] = v
+	}
+	w.WriteHeader(resp.StatusCode)
+	w.Write(answer)
+	h.record(transport.In, answer, transport.Meta{HTTPMethod: r.Method, URL: r.URL.Path, Status: resp.StatusCode, Headers: redacted(resp.Header)})
+}
+
+// record writes one body as a journal record, when h journals.
+func (h *HTTPRelayHandler) record(d transport.Dir, data []byte, m transport.Meta) {
+	if h.j == nil || len(data) == 0 {
+		return
+	}
+	h.j.mu.Lock()
+	defer h.j.mu.Unlock()
+	h.j.seq++
+	h.j.rec = journal.AppendRecord(h.j.rec[:0], h.j.seq, transport.Frame{Time: time.Now(), Dir: d, Kind: transport.Message, Data: data, Meta: m})
+	h.j.w.Write(h.j.rec)
+}
+
+// Close writes what the journal still buffers.
+func (h *HTTPRelayHandler) Close() error {
+	if h.j == nil {
+		return nil
+	}
+	h.j.mu.Lock()
+	defer h.j.mu.Unlock()
+	return h.j.w.Flush()
+}
+
+// redacted is h as a record keeps it: a value a name, credentials redacted.
+func redacted(h http.Header) map[string]string {
+	out := make(map[string]string, len(h))
+	for k, vs := range h {
+		out[k] = transport.RedactHeader(k, strings.Join(vs, ", "))
+	}
+	return out
 }
 
 // RelayStdio spawns argv and copies in to its stdin (closed at in's end)

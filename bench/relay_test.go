@@ -131,7 +131,7 @@ func TestHTTPRelayForwards(t *testing.T) {
 		w.Write(b)
 	}))
 	defer up.Close()
-	relay := httptest.NewServer(HTTPRelay(up.URL))
+	relay := httptest.NewServer(HTTPRelay(up.URL, nil))
 	defer relay.Close()
 	body := noise(100 << 10)
 	req, _ := http.NewRequest("POST", relay.URL+"/mcp", bytes.NewReader(body))
@@ -189,5 +189,67 @@ func TestRelayStdioJournalRecordsEveryLine(t *testing.T) {
 				t.Fatalf("%s record %d holds %q, want %q", d, i, got[d][i], l)
 			}
 		}
+	}
+}
+
+// TestHTTPRelayJournalsEachExchange: with a journal the HTTP relay writes
+// each request and its answer as records, numbered in one sequence, each
+// with its body, method, path and (for the answer) status, and the
+// credential the request carried redacted.
+func TestHTTPRelayJournalsEachExchange(t *testing.T) {
+	up := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		w.Header().Set("Content-Type", "application/json")
+		w.Write(append([]byte(`{"echo":`), append(b, '}')...))
+	}))
+	defer up.Close()
+	var j bytes.Buffer
+	h := HTTPRelay(up.URL, &j)
+	relay := httptest.NewServer(h)
+	defer relay.Close()
+	const secret = "Bearer s3cret-token"
+	for i := range 3 {
+		req, _ := http.NewRequest("POST", relay.URL+"/mcp", strings.NewReader(fmt.Sprintf(`{"i":%d}`, i)))
+		req.Header.Set("Authorization", secret)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+	}
+	if j.Len() != 0 {
+		t.Fatalf("the journal was written before Close: %d bytes (it writes only when its buffer fills)", j.Len())
+	}
+	if err := h.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if bytes.Contains(j.Bytes(), []byte("s3cret")) {
+		t.Fatalf("the journal holds the credential:\n%s", j.Bytes())
+	}
+	var n uint64
+	for _, rec := range bytes.SplitAfter(j.Bytes(), []byte("\n")) {
+		if len(rec) == 0 {
+			continue
+		}
+		seq, f, err := journal.ParseRecord(rec)
+		if err != nil || seq != n+1 {
+			t.Fatalf("record %q: seq %d after %d, %v", rec, seq, n, err)
+		}
+		i := int(n / 2)
+		want, dir, status := fmt.Sprintf(`{"i":%d}`, i), transport.Out, 0
+		if n%2 == 1 {
+			want, dir, status = `{"echo":`+want+`}`, transport.In, http.StatusOK
+		}
+		if f.Dir != dir || string(f.Data) != want || f.Meta.HTTPMethod != "POST" || f.Meta.URL != "/mcp" || f.Meta.Status != status {
+			t.Fatalf("record %d: %s %q %s %s %d, want %s %q POST /mcp %d", seq, f.Dir, f.Data, f.Meta.HTTPMethod, f.Meta.URL, f.Meta.Status, dir, want, status)
+		}
+		if n%2 == 0 && f.Meta.Headers["Authorization"] == "" {
+			t.Fatalf("record %d keeps no Authorization header at all: %v", seq, f.Meta.Headers)
+		}
+		n++
+	}
+	if n != 6 {
+		t.Fatalf("%d records, want 6 (3 requests, 3 answers)", n)
 	}
 }

@@ -53,9 +53,11 @@ func newBenchCmd() *cobra.Command {
 			"proxy: --pings sequential pings over HTTP through mcpscope proxy --listen against the same server direct, the " +
 			"server a process of its own, interleaved in each round with a bare TCP relay (bytes through, nothing else: the " +
 			"extra hop alone) and a Go HTTP relay (net/http's second exchange, no journal: the floor of any Go proxy that " +
-			"speaks HTTP); the time each request adds over each and the proxy's CPU a request beside the HTTP relay's. " +
+			"speaks HTTP) and that relay writing each request and answer as the journal's records; the time each request " +
+			"adds over each and the proxy's CPU a request beside the HTTP relays'. " +
 			"throughput: a flood of --frames notifications through mcpscope proxy over stdio against the same flood direct, " +
-			"both read by the minimal client, beside a stdio relay that also writes the bytes to a file, wall time and CPU.\n\n" +
+			"both read by the minimal client, beside a stdio relay that also writes the bytes to a file and one that writes " +
+			"every line as the journal's record, wall time and CPU.\n\n" +
 			"paint: the real binary in a 120×40 pseudo-terminal: exec to the first painted screen of the demo inspector " +
 			"(goal ≤ 100 ms) and of mcpscope open on a --frames-frame journal (goal ≤ 300 ms), median of --runs, beside " +
 			"mcpscope --version's exec to exit; key latency read back from the terminal (j and k in turn, --key-presses " +
@@ -185,6 +187,7 @@ func newBenchServeCmd() *cobra.Command {
 		Hidden: true,
 		Args:   noArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
+			defer bench.ReportSelfCPU("serve")
 			return bench.Serve(cmd.InOrStdin(), cmd.OutOrStdout(), f)
 		},
 	}

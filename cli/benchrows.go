@@ -68,6 +68,7 @@ func newBenchDrainCmd() *cobra.Command {
 		Hidden: true,
 		Args:   cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
+			defer bench.ReportSelfCPU("drain")
 			_, err := bench.Drain(args, cmd.OutOrStdout())
 			return err
 		},
@@ -97,12 +98,12 @@ func newBenchPongCmd() *cobra.Command {
 // else, over TCP (--listen) or a spawned server's stdio; with --http a Go
 // HTTP relay (a second exchange, no journal); with --tee the stdio relay
 // also writes the server's bytes to a file, with --journal every line each
-// way as the journal's record of it.
+// way (every request and answer, with --http) as the journal's record of it.
 func newBenchRelayCmd() *cobra.Command {
 	var listen, tee, records string
 	var isHTTP bool
 	cmd := &cobra.Command{
-		Use:    "relay (--listen HOST:PORT UPSTREAM_HOST:PORT | --http --listen HOST:PORT UPSTREAM_ORIGIN | [--tee FILE | --journal FILE] -- CMD [ARGS...])",
+		Use:    "relay (--listen HOST:PORT UPSTREAM_HOST:PORT | --http [--journal FILE] --listen HOST:PORT UPSTREAM_ORIGIN | [--tee FILE | --journal FILE] -- CMD [ARGS...])",
 		Short:  "Pass bytes between a client and a server and do nothing else (bench's yardstick for the proxy)",
 		Hidden: true,
 		Args:   cobra.MinimumNArgs(1),
@@ -132,7 +133,21 @@ func newBenchRelayCmd() *cobra.Command {
 				return usagef(cmd.CommandPath(), "--listen takes one upstream, got %d arguments", len(args))
 			}
 			if isHTTP {
-				return httpserve.Serve(cmd.Context(), listen, "/", bench.HTTPRelay(args[0]), nil, nil)
+				var j io.Writer
+				if records != "" {
+					f, err := os.Create(records)
+					if err != nil {
+						return err
+					}
+					defer f.Close()
+					j = f
+				}
+				h := bench.HTTPRelay(args[0], j)
+				err := httpserve.Serve(cmd.Context(), listen, "/", h, nil, nil)
+				if cerr := h.Close(); err == nil {
+					err = cerr
+				}
+				return err
 			}
 			ln, err := net.Listen("tcp", listen)
 			if err != nil {
@@ -147,7 +162,7 @@ func newBenchRelayCmd() *cobra.Command {
 	cmd.Flags().StringVar(&listen, "listen", "", "relay TCP connections accepted on HOST:PORT to the upstream HOST:PORT")
 	cmd.Flags().BoolVar(&isHTTP, "http", false, "relay HTTP requests to the upstream origin (http://HOST:PORT) through net/http")
 	cmd.Flags().StringVar(&tee, "tee", "", "also write the server's output to FILE")
-	cmd.Flags().StringVar(&records, "journal", "", "also write every line each way to FILE as a journal record")
+	cmd.Flags().StringVar(&records, "journal", "", "also write every line each way (with --http, every request and answer) to FILE as a journal record")
 	cmd.MarkFlagsMutuallyExclusive("tee", "journal")
 	return cmd
 }

@@ -137,6 +137,10 @@ type recorder struct {
 // writer: what a viewer (and the journal) may lag the wire by.
 const lazyWait = 2 * time.Millisecond
 
+// JournalLag is the most the HTTP proxy's journal lags the wire: the
+// bench says so beside a relay whose journal lags it more.
+const JournalLag = lazyWait
+
 // batchWakes makes r wake its writer at most once per lazyWait.
 func (r *recorder) batchWakes() {
 	r.lazy = time.AfterFunc(time.Hour, func() {
