@@ -80,8 +80,9 @@ var (
 )
 
 // callProgress is Progress as a call holds it: times as unix nanoseconds
-// and the count beside it in the Call (a journal read back holds a Call for
-// every call, 40 bytes less each).
+// and the count beside it in the Call, behind a pointer that stays nil
+// until the first progress (a journal read back holds a Call for every
+// call, most without progress: 48 bytes less each, a size class down).
 type callProgress struct {
 	value, total, firstValue float64
 	message                  string
@@ -90,6 +91,9 @@ type callProgress struct {
 
 // progressLocked is the call's Progress.
 func (c *Call) progressLocked() statestore.Progress {
+	if c.progress == nil {
+		return statestore.Progress{Updates: int(c.updates)}
+	}
 	p := c.progress
 	return statestore.Progress{Value: p.value, Total: p.total, Message: p.message, Updates: int(c.updates), FirstValue: p.firstValue,
 		FirstAt: wallTime(p.firstAt), LastAt: wallTime(p.lastAt)}
@@ -97,8 +101,14 @@ func (c *Call) progressLocked() statestore.Progress {
 
 // setProgressLocked sets the call's progress to p.
 func (c *Call) setProgressLocked(p statestore.Progress) {
-	c.progress = callProgress{value: p.Value, total: p.Total, message: p.Message, firstValue: p.FirstValue,
+	cp := callProgress{value: p.Value, total: p.Total, message: p.Message, firstValue: p.FirstValue,
 		firstAt: wallNano(p.FirstAt), lastAt: wallNano(p.LastAt)}
+	switch {
+	case c.progress != nil:
+		*c.progress = cp
+	case cp != callProgress{}:
+		c.progress = &cp
+	}
 	c.updates = int32(min(p.Updates, math.MaxInt32))
 }
 
@@ -155,9 +165,9 @@ type Call struct {
 	Token  string // progress token key, "" if none
 	Seq    uint64 // seq of the request frame, once sent
 
-	started   int64 // unix nanoseconds (wallNano): a journal read back holds a Call for every call
-	ended     int64 // 0 until it ends
-	progress  callProgress
+	started   int64          // unix nanoseconds (wallNano): a journal read back holds a Call for every call
+	ended     int64          // 0 until it ends
+	progress  *callProgress  // nil: no progress yet
 	updates   int32          // progress notifications counted (Progress.Updates)
 	late      int32          // responses that came after the call ended
 	held      *callHeld      // its params and result, when it holds them (nil: neither)
@@ -186,8 +196,18 @@ type Call struct {
 // zero code is StatePending.
 type stateCode uint8
 
+const (
+	codePending stateCode = iota
+	codeStreaming
+	codeOK
+	codeError
+	codeCancelled
+	codeDetached
+)
+
 // stateNames are the States by their codes.
-var stateNames = [...]State{StatePending, StateStreaming, StateOK, StateError, StateCancelled, StateDetached}
+var stateNames = [...]State{codePending: StatePending, codeStreaming: StateStreaming, codeOK: StateOK, codeError: StateError,
+	codeCancelled: StateCancelled, codeDetached: StateDetached}
 
 // st is the call's State.
 func (c *Call) st() State { return stateNames[c.code] }
@@ -195,15 +215,21 @@ func (c *Call) st() State { return stateNames[c.code] }
 // setState sets the call's State. Only the States above reach it; were
 // another to, the call ends in error rather than the inspector.
 func (c *Call) setState(st State) {
-	c.code = codeError
-	for i, n := range stateNames {
-		if n == st {
-			c.code = stateCode(i)
-		}
+	switch st {
+	case StatePending:
+		c.code = codePending
+	case StateStreaming:
+		c.code = codeStreaming
+	case StateOK:
+		c.code = codeOK
+	case StateCancelled:
+		c.code = codeCancelled
+	case StateDetached:
+		c.code = codeDetached
+	default:
+		c.code = codeError
 	}
 }
-
-const codeError stateCode = 3 // StateError's place in stateNames
 
 // callHeld is what a call holds of its request and its result. An opened
 // journal's tool call (most of its calls) holds neither: both stay in the

@@ -5,7 +5,10 @@ import (
 	"reflect"
 	"sync"
 	"testing"
+	"time"
 	"unsafe"
+
+	"mcpscope/statestore"
 )
 
 // TestMain checks, after every test of the package has run, that nothing
@@ -78,7 +81,7 @@ func TestOpenedToolCallLeavesItsResultInTheJournal(t *testing.T) {
 // as a byte and its errors moved to callExtra, and 288 before its params
 // and result moved behind one pointer and its state became a byte).
 func TestCallStaysSmall(t *testing.T) {
-	if n := unsafe.Sizeof(Call{}); n > 240 {
+	if n := unsafe.Sizeof(Call{}); n > 192 {
 		t.Fatalf("a Call is %d bytes: move what most calls never set into callExtra", n)
 	}
 }
@@ -161,5 +164,28 @@ func TestOpenedCallsShareTheirMethodName(t *testing.T) {
 	}
 	if unsafe.StringData(a.Method) != unsafe.StringData(b.Method) {
 		t.Fatal("two calls of tools/call hold a copy of the method name each")
+	}
+}
+
+// A call without progress holds none (a journal read back has a Call for
+// every call); progress set comes back as it was set, and again when it
+// changes.
+func TestCallProgressRoundTrips(t *testing.T) {
+	var c Call
+	c.setProgressLocked(statestore.Progress{})
+	if c.progress != nil {
+		t.Fatal("a call without progress holds a progress record")
+	}
+	at := time.Unix(1700000000, 123456789)
+	for i, p := range []statestore.Progress{
+		{Value: 1, Total: 10, Message: "one", Updates: 1, FirstValue: 1, FirstAt: at, LastAt: at},
+		{Value: 7, Total: 10, Message: "seven", Updates: 4, FirstValue: 1, FirstAt: at, LastAt: at.Add(time.Second)},
+	} {
+		c.setProgressLocked(p)
+		got := c.progressLocked()
+		if got.Value != p.Value || got.Total != p.Total || got.Message != p.Message || got.Updates != p.Updates ||
+			got.FirstValue != p.FirstValue || !got.FirstAt.Equal(p.FirstAt) || !got.LastAt.Equal(p.LastAt) {
+			t.Fatalf("progress %d: set %+v, read %+v", i, p, got)
+		}
 	}
 }
