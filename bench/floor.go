@@ -472,12 +472,12 @@ func ProxyFlood(self string, n, rounds int) (thru, cpu, jcpu Row) {
 		os.Remove(tee)
 		os.Remove(records)
 	}
-	ds, ps, rs := ts[0], ts[1], ts[2]
+	ds, ps, rs, js := ts[0], ts[1], ts[2], ts[3]
 	lo, hi := spread(ds, ps, func(d, p time.Duration) float64 { return d.Seconds() / p.Seconds() })
-	d, p, rl := median(ds), median(ps), median(rs)
+	d, p, rl, jl := median(ds), median(ps), median(rs), median(js)
 	x := d.Seconds() / p.Seconds()
-	thru.Figure = fmt.Sprintf("%6.2f s, direct %6.2f s: %5.2f× (pairs %.2f–%.2f×; %.0f and %.0f notifications/s; the relay writing a file %.2f×)", p.Seconds(), d.Seconds(), x,
-		lo, hi, float64(n)/p.Seconds(), float64(n)/d.Seconds(), d.Seconds()/rl.Seconds())
+	thru.Figure = fmt.Sprintf("%6.2f s, direct %6.2f s: %5.2f× (pairs %.2f–%.2f×; %.0f and %.0f notifications/s; the relay writing a file %.2f×, the relay journaling %.2f×)", p.Seconds(), d.Seconds(), x,
+		lo, hi, float64(n)/p.Seconds(), float64(n)/d.Seconds(), d.Seconds()/rl.Seconds(), d.Seconds()/jl.Seconds())
 	thru.Met = x >= 0.9
 	if !cpuOK {
 		cpu.Skip, jcpu.Skip = "needs getrusage (Unix)", "needs getrusage (Unix)"

@@ -32,7 +32,7 @@ func TestBenchRowsPrint(t *testing.T) {
 	yardsticks := map[string]*regexp.Regexp{
 		"proxy, 20 sequential pings":                           regexp.MustCompile(`a bare TCP relay [+-]\d+\.\d µs \(pairs .*a Go HTTP relay without a journal [+-]\d+\.\d µs`),
 		"proxy CPU a request":                                  regexp.MustCompile(`a Go HTTP relay without a journal \d+ µs`),
-		"proxy throughput":                                     regexp.MustCompile(`the relay writing a file \d+\.\d\d×\)`),
+		"proxy throughput":                                     regexp.MustCompile(`the relay writing a file \d+\.\d\d×, the relay journaling \d+\.\d\d×\)`),
 		"proxy CPU, the same flood":                            regexp.MustCompile(`the relay writing a file +-?\d+\.\d\d s`),
 		"proxy CPU over a relay journaling it":                 regexp.MustCompile(`the relay journaling +-?\d+\.\d\d s`),
 		"proxy CPU a request over an HTTP relay journaling it": regexp.MustCompile(`the relay journaling \d+ µs: +\d+\.\d\d×`),
