@@ -8,7 +8,6 @@ import (
 	"net"
 	"net/http"
 	"os/exec"
-	"strings"
 	"sync"
 	"time"
 
@@ -98,7 +97,7 @@ func (h *HTTPRelayHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, err.Error(), http.StatusBadRequest)
 		return
 	}
-	h.record(transport.Out, body, transport.Meta{HTTPMethod: r.Method, URL: r.URL.Path, Headers: redacted(r.Header)})
+	h.record(transport.Out, body, transport.Meta{HTTPMethod: r.Method, URL: r.URL.Path, Headers: transport.RecordHeaders(r.Header)})
 	out, err := http.NewRequestWithContext(r.Context(), r.Method, h.upstream+r.URL.Path, bytes.NewReader(body))
 	if err != nil {
 		http.Error(w, err.Error(), http.StatusBadGateway)
@@ -121,7 +120,7 @@ func (h *HTTPRelayHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	w.WriteHeader(resp.StatusCode)
 	w.Write(answer)
-	h.record(transport.In, answer, transport.Meta{HTTPMethod: r.Method, URL: r.URL.Path, Status: resp.StatusCode, Headers: redacted(resp.Header)})
+	h.record(transport.In, answer, transport.Meta{HTTPMethod: r.Method, URL: r.URL.Path, Status: resp.StatusCode, Headers: transport.RecordHeaders(resp.Header)})
 }
 
 // record writes one body as a journal record, when h journals.
@@ -144,15 +143,6 @@ func (h *HTTPRelayHandler) Close() error {
 	h.j.mu.Lock()
 	defer h.j.mu.Unlock()
 	return h.j.w.Flush()
-}
-
-// redacted is h as a record keeps it: a value a name, credentials redacted.
-func redacted(h http.Header) map[string]string {
-	out := make(map[string]string, len(h))
-	for k, vs := range h {
-		out[k] = transport.RedactHeader(k, strings.Join(vs, ", "))
-	}
-	return out
 }
 
 // RelayStdio spawns argv and copies in to its stdin (closed at in's end)

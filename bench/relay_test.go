@@ -168,16 +168,7 @@ func TestRelayStdioJournalRecordsEveryLine(t *testing.T) {
 	lines := bytes.SplitAfter(sent.Bytes(), []byte("\n"))
 	lines = lines[:len(lines)-1]
 	got := map[transport.Dir][][]byte{}
-	var last uint64
-	for _, rec := range bytes.SplitAfter(j.Bytes(), []byte("\n")) {
-		if len(rec) == 0 {
-			continue
-		}
-		seq, f, err := journal.ParseRecord(rec)
-		if err != nil || seq != last+1 {
-			t.Fatalf("record %q: seq %d after %d, %v", rec, seq, last, err)
-		}
-		last = seq
+	for _, f := range records(t, j.Bytes()) {
 		got[f.Dir] = append(got[f.Dir], f.Data)
 	}
 	for _, d := range []transport.Dir{transport.Out, transport.In} {
@@ -227,16 +218,10 @@ func TestHTTPRelayJournalsEachExchange(t *testing.T) {
 	if bytes.Contains(j.Bytes(), []byte("s3cret")) {
 		t.Fatalf("the journal holds the credential:\n%s", j.Bytes())
 	}
-	var n uint64
-	for _, rec := range bytes.SplitAfter(j.Bytes(), []byte("\n")) {
-		if len(rec) == 0 {
-			continue
-		}
-		seq, f, err := journal.ParseRecord(rec)
-		if err != nil || seq != n+1 {
-			t.Fatalf("record %q: seq %d after %d, %v", rec, seq, n, err)
-		}
-		i := int(n / 2)
+	fs := records(t, j.Bytes())
+	for n, f := range fs {
+		seq := n + 1
+		i := n / 2
 		want, dir, status := fmt.Sprintf(`{"i":%d}`, i), transport.Out, 0
 		if n%2 == 1 {
 			want, dir, status = `{"echo":`+want+`}`, transport.In, http.StatusOK
@@ -247,9 +232,26 @@ func TestHTTPRelayJournalsEachExchange(t *testing.T) {
 		if n%2 == 0 && f.Meta.Headers["Authorization"] == "" {
 			t.Fatalf("record %d keeps no Authorization header at all: %v", seq, f.Meta.Headers)
 		}
-		n++
 	}
-	if n != 6 {
-		t.Fatalf("%d records, want 6 (3 requests, 3 answers)", n)
+	if len(fs) != 6 {
+		t.Fatalf("%d records, want 6 (3 requests, 3 answers)", len(fs))
 	}
+}
+
+// records reads a relay's journal back, its records numbered from 1 on
+// without a gap.
+func records(t *testing.T, j []byte) []transport.Frame {
+	t.Helper()
+	var out []transport.Frame
+	for _, rec := range bytes.SplitAfter(j, []byte("\n")) {
+		if len(rec) == 0 {
+			continue
+		}
+		seq, f, err := journal.ParseRecord(rec)
+		if err != nil || seq != uint64(len(out)+1) {
+			t.Fatalf("record %q: seq %d after %d, %v", rec, seq, len(out), err)
+		}
+		out = append(out, f)
+	}
+	return out
 }

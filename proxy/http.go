@@ -225,19 +225,6 @@ func copyHeader(dst, src http.Header) {
 	}
 }
 
-// recordHeaders are headers as the journal keeps them: one value per name,
-// credentials redacted.
-func recordHeaders(h http.Header) map[string]string {
-	if len(h) == 0 {
-		return nil
-	}
-	out := make(map[string]string, len(h))
-	for k, vs := range h {
-		out[k] = transport.RedactHeader(k, strings.Join(vs, ", "))
-	}
-	return out
-}
-
 func (p *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	u := p.upstreamURL(r)
 	shown := transport.RedactURL(u.String())
@@ -269,7 +256,7 @@ func (p *httpProxy) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			key = "post:" + string(reqID)
 		}
 	}
-	meta := transport.Meta{HTTPMethod: r.Method, URL: shown, Headers: recordHeaders(r.Header), Stream: key, Via: transport.ViaHost}
+	meta := transport.Meta{HTTPMethod: r.Method, URL: shown, Headers: transport.RecordHeaders(r.Header), Stream: key, Via: transport.ViaHost}
 	var seq uint64
 	switch {
 	case len(body) > 0 && rest == nil:
@@ -768,7 +755,7 @@ func (p *httpProxy) notifyCancelled(ex *exchange, reason string) {
 	req.Header.Del("Content-Length")
 	req.Header.Del("Last-Event-ID")
 	shown := transport.RedactURL(ex.url)
-	meta := transport.Meta{HTTPMethod: http.MethodPost, URL: shown, Headers: recordHeaders(req.Header), Via: transport.ViaMcpscope,
+	meta := transport.Meta{HTTPMethod: http.MethodPost, URL: shown, Headers: transport.RecordHeaders(req.Header), Via: transport.ViaMcpscope,
 		Detail: "cancel of " + ex.key}
 	p.rec.record(transport.Frame{Time: time.Now(), Dir: transport.Out, Kind: transport.Message, Data: body, Meta: meta}, false, nil)
 	resp, err := p.tr.RoundTrip(req)

@@ -307,7 +307,7 @@ func (h *HTTP) Send(m Outgoing, done func(error)) {
 	data := make([]byte, len(m.Data)) // the frame owns its bytes
 	copy(data, m.Data)
 	h.emit(Frame{Dir: Out, Kind: Message, Data: data, Meta: Meta{
-		HTTPMethod: http.MethodPost, URL: h.target, Stream: key, Headers: httpRecordHeaders(req.Header)}})
+		HTTPMethod: http.MethodPost, URL: h.target, Stream: key, Headers: RecordHeaders(req.Header)}})
 
 	answered := make(chan struct{})
 	go func() {
@@ -776,8 +776,13 @@ func (h *HTTP) setHeaders(req *http.Request, accept, sid, ver string, extra map[
 	applyHeaders(req, h.o.Bearer, h.o.Headers, extra)
 }
 
-// httpRecordHeaders is what we sent, redacted, one value per name.
-func httpRecordHeaders(hd http.Header) map[string]string {
+// RecordHeaders are headers as a journal keeps them: one value per name,
+// credentials redacted (nil for none). What we send, what a proxied host
+// sends and the bench's journaling relay all go through it.
+func RecordHeaders(hd http.Header) map[string]string {
+	if len(hd) == 0 {
+		return nil
+	}
 	out := make(map[string]string, len(hd))
 	for k, vs := range hd {
 		out[k] = RedactHeader(k, strings.Join(vs, ", "))

@@ -360,7 +360,7 @@ func (l *LegacySSE) Send(m Outgoing, done func(error)) {
 	data := make([]byte, len(m.Data)) // the frame owns its bytes
 	copy(data, m.Data)
 	l.emit(Frame{Dir: Out, Kind: Message, Data: data, Meta: Meta{
-		HTTPMethod: http.MethodPost, URL: rec, Headers: httpRecordHeaders(req.Header)}})
+		HTTPMethod: http.MethodPost, URL: rec, Headers: RecordHeaders(req.Header)}})
 
 	answered := make(chan struct{})
 	go func() {
