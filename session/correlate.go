@@ -20,12 +20,12 @@ func (s *Session) correlate(it *framestore.Item, e *journal.Envelope, after []fu
 	if it.Frame.Dir == transport.Out {
 		switch class {
 		case journal.ClassRequest:
-			if old := s.calls[e.Key()]; s.offline && (old == nil || old.Seq != 0 && old.st().Ended()) {
+			if old := s.calls.get(e.Key()); s.offline && (old == nil || old.Seq != 0 && old.st().Ended()) {
 				// A new call, or a new one under an id whose call ended (a
 				// fallback session after its failed attempt in one journal).
 				s.adoptLocked(e, it)
 			}
-			if c := s.calls[e.Key()]; c != nil {
+			if c := s.calls.get(e.Key()); c != nil {
 				it.CallKey = c.Key
 				if c.Seq == 0 {
 					c.Seq = it.Seq
@@ -46,7 +46,7 @@ func (s *Session) correlate(it *framestore.Item, e *journal.Envelope, after []fu
 	case journal.ClassResult, journal.ClassError:
 		key := e.Key()
 		refusal := false
-		if k, ok := journal.RefusalOf(&it.Frame.Meta, e); ok && s.calls[k] != nil && s.calls[k].x().opts.probe {
+		if k, ok := journal.RefusalOf(&it.Frame.Meta, e); ok && s.calls.has(k) && s.calls.get(k).x().opts.probe {
 			key, refusal = k, true // the era probe's HTTP error answer: the probe's result
 			it.Note = "the era probe's refusal: the server speaks the initialize era"
 		}
@@ -54,7 +54,7 @@ func (s *Session) correlate(it *framestore.Item, e *journal.Envelope, after []fu
 			it.Note = "error without an id (the server could not read a request)"
 			return s.warnLocked(it.Note, after)
 		}
-		c := s.calls[key]
+		c := s.calls.get(key)
 		if c == nil && s.probeAnsweredAmissLocked(key, it) != nil {
 			return after
 		}
@@ -139,7 +139,7 @@ func (s *Session) correlate(it *framestore.Item, e *journal.Envelope, after []fu
 		}
 		// A request (sampling, elicitation…) on a call's own POST stream
 		// belongs to that call, as its notifications do.
-		if key, ok := it.Frame.Meta.PostCall(); ok && s.calls[key] != nil {
+		if key, ok := it.Frame.Meta.PostCall(); ok && s.calls.has(key) {
 			it.CallKey = key
 		}
 		if s.offline {
@@ -174,7 +174,7 @@ func (s *Session) warnLocked(msg string, after []func()) []func() {
 func (s *Session) onNotification(it *framestore.Item, e *journal.Envelope, after []func()) []func() {
 	// Stateless listen streams tag their notifications with the listen id.
 	if sub := e.Hints().SubscriptionID; len(sub) > 0 {
-		if c := s.calls[journal.IDKey(sub)]; c != nil {
+		if c := s.calls.get(journal.IDKey(sub)); c != nil {
 			it.CallKey = c.Key
 			if e.Method == "notifications/subscriptions/acknowledged" {
 				c.xw().ack = e.Params
@@ -187,7 +187,7 @@ func (s *Session) onNotification(it *framestore.Item, e *journal.Envelope, after
 		}
 	}
 	// On HTTP, what arrives on a request's own POST stream belongs to it.
-	if key, ok := it.Frame.Meta.PostCall(); ok && s.calls[key] != nil && it.CallKey == "" {
+	if key, ok := it.Frame.Meta.PostCall(); ok && s.calls.has(key) && it.CallKey == "" {
 		it.CallKey = key
 	}
 	switch m := e.Method; {
@@ -276,7 +276,7 @@ func (s *Session) onEvent(it *framestore.Item, after []func()) []func() {
 		// that a request numbered the same later (the HTTP+SSE fallback
 		// after a failed attempt, in one journal) is a call of its own.
 		if key, ok := m.PostCall(); s.offline && ok && m.Status != 0 {
-			if c := s.calls[key]; c != nil {
+			if c := s.calls.get(key); c != nil {
 				s.endLocked(c, StateError, nil, nil, &Failure{Reason: fmt.Sprintf("the server answered HTTP %d", m.Status), Kind: ErrSend}, it.Frame.Time)
 			}
 		}

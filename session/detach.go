@@ -270,7 +270,7 @@ func (s *Session) stepCall(f *transport.Frame, env *journal.Envelope) *Call {
 		// The answer of a call held under a claim: its record goes,
 		// fenced, before the result counts (resultDeleteLocked).
 		s.mu.Lock()
-		c = s.calls[env.Key()]
+		c = s.calls.get(env.Key())
 		s.mu.Unlock()
 		if c != nil && c.x().handle == "" {
 			c = nil
@@ -288,7 +288,7 @@ func (s *Session) stepCall(f *transport.Frame, env *journal.Envelope) *Call {
 // its result ("": not such an answer).
 func (s *Session) resultDeleteLocked(c *Call, env *journal.Envelope) string {
 	if env == nil || env.Method != "" || len(env.ID) == 0 || c.x().claim == nil || c.x().handle == "" ||
-		c.st().Ended() || c.givenUp || s.calls[env.Key()] != c {
+		c.st().Ended() || c.givenUp || s.calls.get(env.Key()) != c {
 		return ""
 	}
 	return c.x().handle
@@ -596,7 +596,7 @@ func (s *Session) Rejoin(ctx context.Context, d statestore.Detached) (*Call, err
 	if d.NextID > s.nextID {
 		s.nextID = d.NextID
 	}
-	s.calls[key] = c
+	s.calls.set(key, c)
 	s.order = append(s.order, c)
 	s.pending[key] = c
 	if len(d.ProgressToken) > 0 {

@@ -117,7 +117,7 @@ func (s *Session) endedElsewhere(c *Call) {
 	}
 	key := "post:" + c.Key
 	st := s.streams[key]
-	if st == nil || st.lastID == "" || s.calls[c.Key] != c {
+	if st == nil || st.lastID == "" || s.calls.get(c.Key) != c {
 		c.xw().endedAway = why
 		c.xw().failure = &Failure{Reason: why + "; how it ended was seen there"}
 		s.mu.Unlock()

@@ -96,8 +96,8 @@ func (s *Session) fed(fd Fed) {
 func (s *Session) wireID(key string, id json.RawMessage) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if c := s.calls[key]; c != nil && !c.adopted {
-		s.calls[journal.IDKey(id)] = c
+	if c := s.calls.get(key); c != nil && !c.adopted {
+		s.calls.set(journal.IDKey(id), c)
 		c.xw().wireKey = journal.IDKey(id)
 	}
 }

@@ -113,7 +113,7 @@ func (s *Session) adoptLocked(e *journal.Envelope, it *framestore.Item) *Call {
 		c.Token = journal.IDKey(e.Hints().MetaToken)
 		s.byToken[c.Token] = c
 	}
-	s.calls[c.Key] = c
+	s.calls.set(c.Key, c)
 	s.order = append(s.order, c)
 	s.pending[c.Key] = c
 	s.linkAdoptedLocked(c, e) // MRTR rounds and re-issues (rounds.go)

@@ -103,12 +103,9 @@ func (s *Session) dropReadBackIndexes() {
 		}
 	}
 	// The calls map and order grew by doubling while the reading went on;
-	// the session keeps them for its life at the size they are now.
-	calls := make(map[string]*Call, len(s.calls))
-	for k, c := range s.calls {
-		calls[k] = c
-	}
-	s.calls = calls
+	// the session keeps the calls for its life sorted by key, and its
+	// order at the size it is now.
+	s.calls.freeze()
 	s.order = append(make([]*Call, 0, len(s.order)), s.order...)
 }
 
@@ -189,7 +186,7 @@ func (s *Session) Loading() Loading {
 // it names ended then, cancelled (or timed out, when mcpscope itself gave
 // up on it). A response that still comes is late, as it was live.
 func (s *Session) clientCancelledLocked(it *framestore.Item, e *journal.Envelope) {
-	c := s.calls[journal.IDKey(e.Hints().RequestID)]
+	c := s.calls.get(journal.IDKey(e.Hints().RequestID))
 	if c == nil {
 		return
 	}
@@ -293,7 +290,7 @@ func (s *Session) offlineDetached(fr *transport.Frame) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	c := s.calls[key]
+	c := s.calls.get(key)
 	if c == nil || c.st().Ended() {
 		return
 	}

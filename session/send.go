@@ -95,7 +95,7 @@ func (s *Session) CallWith(method string, params any, o CallOptions) *Call {
 // already closed and reports false.
 func (s *Session) register(c *Call, token string) bool {
 	s.mu.Lock()
-	s.calls[c.Key] = c
+	s.calls.set(c.Key, c)
 	s.order = append(s.order, c)
 	closed, why := s.info.Closed, s.info.CloseReason
 	if !closed {
@@ -245,7 +245,7 @@ func (s *Session) SendRaw(data []byte) (*Call, error) {
 	c.Name = env.Hints().Name
 	c.setParams(env.Params)
 	s.mu.Lock()
-	_, dup := s.calls[key]
+	dup := s.calls.has(key)
 	s.mu.Unlock()
 	if dup {
 		return nil, fmt.Errorf("id %s was already used in this session; pick another id", key)

@@ -134,7 +134,7 @@ type Session struct {
 	mu        sync.Mutex
 	seq       uint64
 	nextID    int64
-	calls     map[string]*Call
+	calls     callIndex
 	order     []*Call
 	pending   map[string]*Call
 	byToken   map[string]*Call
@@ -209,7 +209,7 @@ func New(t transport.Transport, o Options) *Session {
 	s := &Session{
 		num: sessions.Add(1),
 		t:   t, opts: o, store: framestore.New(journalPager(o.Journal), journalIndex(o.Journal)), ctx: ctx, stop: stop,
-		calls: map[string]*Call{}, pending: map[string]*Call{}, byToken: map[string]*Call{},
+		calls: newCallIndex(), pending: map[string]*Call{}, byToken: map[string]*Call{},
 		serverReq: map[string]context.CancelFunc{}, subs: map[string]bool{},
 		journal: o.Journal, outWake: make(chan struct{}, 1),
 		toolHeaders: map[string][]protocol.ToolHeader{}, invalidTools: map[string]string{}, streams: map[string]*streamState{},
@@ -319,7 +319,7 @@ func (s *Session) Calls() []*Call {
 func (s *Session) Lookup(key string) *Call {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return s.calls[key]
+	return s.calls.get(key)
 }
 
 // Close ends the session: the transport is closed (stdio shutdown ladder,

@@ -197,7 +197,7 @@ func (s *Session) TaskLimits(id string) (idle, hard time.Duration, hardAt time.T
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if t := s.tasks[id]; t != nil {
-		if c := s.calls[t.CallKey]; c != nil {
+		if c := s.calls.get(t.CallKey); c != nil {
 			hardAt = c.x().hardAt
 		}
 	}
