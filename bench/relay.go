@@ -78,7 +78,7 @@ func relayConn(c net.Conn, upstream string) {
 func HTTPRelay(upstream string, j io.Writer) *HTTPRelayHandler {
 	h := &HTTPRelayHandler{upstream: upstream, tr: &http.Transport{MaxIdleConnsPerHost: 16, DisableCompression: true}}
 	if j != nil {
-		h.j = &journalLines{w: bufio.NewWriterSize(j, 128<<10)}
+		h.j = newJournalLines(j)
 	}
 	return h
 }
@@ -130,9 +130,7 @@ func (h *HTTPRelayHandler) record(d transport.Dir, data []byte, m transport.Meta
 	}
 	h.j.mu.Lock()
 	defer h.j.mu.Unlock()
-	h.j.seq++
-	h.j.rec = journal.AppendRecord(h.j.rec[:0], h.j.seq, transport.Frame{Time: time.Now(), Dir: d, Kind: transport.Message, Data: data, Meta: m})
-	h.j.w.Write(h.j.rec)
+	h.j.appendLocked(transport.Frame{Time: time.Now(), Dir: d, Kind: transport.Message, Data: data, Meta: m})
 }
 
 // Close writes what the journal still buffers.
@@ -140,9 +138,7 @@ func (h *HTTPRelayHandler) Close() error {
 	if h.j == nil {
 		return nil
 	}
-	h.j.mu.Lock()
-	defer h.j.mu.Unlock()
-	return h.j.w.Flush()
+	return h.j.flush()
 }
 
 // RelayStdio spawns argv and copies in to its stdin (closed at in's end)
@@ -195,22 +191,41 @@ func copyThrough(dst io.Writer, src io.Reader) {
 // journals in mcpscope's format does beyond the hop: no JSON parsing, no
 // viewers, no second goroutine between the pipes and the file.
 func RelayStdioJournal(argv []string, in io.Reader, out, errw io.Writer, j io.Writer) error {
-	jw := &journalLines{w: bufio.NewWriterSize(j, 128<<10)}
+	jw := newJournalLines(j)
 	err := RelayStdio(argv, io.TeeReader(in, jw.dir(transport.Out)), io.MultiWriter(out, jw.dir(transport.In)), errw)
-	jw.mu.Lock()
-	defer jw.mu.Unlock()
-	if ferr := jw.w.Flush(); err == nil {
+	if ferr := jw.flush(); err == nil {
 		err = ferr
 	}
 	return err
 }
 
-// journalLines numbers the lines of both directions in one sequence.
+// journalLines is a relay's journal: the records of both directions
+// numbered in one sequence, through one buffer of 128 KiB written when
+// full and at flush.
 type journalLines struct {
 	mu  sync.Mutex
 	w   *bufio.Writer
 	seq uint64
 	rec []byte
+}
+
+func newJournalLines(j io.Writer) *journalLines {
+	return &journalLines{w: bufio.NewWriterSize(j, 128<<10)}
+}
+
+// appendLocked writes f as the next record; j.mu is held.
+func (j *journalLines) appendLocked(f transport.Frame) error {
+	j.seq++
+	j.rec = journal.AppendRecord(j.rec[:0], j.seq, f)
+	_, err := j.w.Write(j.rec)
+	return err
+}
+
+// flush writes what the buffer still holds.
+func (j *journalLines) flush() error {
+	j.mu.Lock()
+	defer j.mu.Unlock()
+	return j.w.Flush()
 }
 
 func (j *journalLines) dir(d transport.Dir) io.Writer { return &lineSplitter{j: j, d: d} }
@@ -239,10 +254,8 @@ func (s *lineSplitter) Write(p []byte) (int, error) {
 			s.part = append(s.part, line...)
 			line = s.part
 		}
-		j.seq++
 		f.Data = line
-		j.rec = journal.AppendRecord(j.rec[:0], j.seq, f)
-		if _, err := j.w.Write(j.rec); err != nil {
+		if err := j.appendLocked(f); err != nil {
 			return 0, err
 		}
 		s.part, rest = s.part[:0], rest[i+1:]

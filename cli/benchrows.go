@@ -108,14 +108,18 @@ func newBenchRelayCmd() *cobra.Command {
 		Hidden: true,
 		Args:   cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			defer oneP()() // as the proxy runs
-			if listen == "" && records != "" {
+			defer oneP()()  // as the proxy runs
+			var j io.Writer // --journal's file, for either relay
+			if records != "" {
 				f, err := os.Create(records)
 				if err != nil {
 					return err
 				}
 				defer f.Close()
-				return bench.RelayStdioJournal(args, os.Stdin, os.Stdout, os.Stderr, f)
+				j = f
+			}
+			if listen == "" && j != nil {
+				return bench.RelayStdioJournal(args, os.Stdin, os.Stdout, os.Stderr, j)
 			}
 			if listen == "" {
 				var out io.Writer = os.Stdout
@@ -133,15 +137,6 @@ func newBenchRelayCmd() *cobra.Command {
 				return usagef(cmd.CommandPath(), "--listen takes one upstream, got %d arguments", len(args))
 			}
 			if isHTTP {
-				var j io.Writer
-				if records != "" {
-					f, err := os.Create(records)
-					if err != nil {
-						return err
-					}
-					defer f.Close()
-					j = f
-				}
 				h := bench.HTTPRelay(args[0], j)
 				err := httpserve.Serve(cmd.Context(), listen, "/", h, nil, nil)
 				if cerr := h.Close(); err == nil {
