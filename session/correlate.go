@@ -46,7 +46,7 @@ func (s *Session) correlate(it *framestore.Item, e *journal.Envelope, after []fu
 	case journal.ClassResult, journal.ClassError:
 		key := e.Key()
 		refusal := false
-		if k, ok := journal.RefusalOf(&it.Frame.Meta, e); ok && s.calls.has(k) && s.calls.get(k).x().opts.probe {
+		if k, ok := journal.RefusalOf(&it.Frame.Meta, e); ok && s.isProbeLocked(k) {
 			key, refusal = k, true // the era probe's HTTP error answer: the probe's result
 			it.Note = "the era probe's refusal: the server speaks the initialize era"
 		}

@@ -23,6 +23,12 @@ func (c *CallSnapshot) Refused() bool {
 // and the verdict is remembered like any other answer.
 var ErrProbeWrongID = errors.New("server/discover answered under the wrong id")
 
+// isProbeLocked reports whether the call under key is the era probe.
+func (s *Session) isProbeLocked(key string) bool {
+	c := s.calls.get(key)
+	return c != nil && c.x().opts.probe
+}
+
 // probeAnsweredAmissLocked ends the era probe with ErrProbeWrongID when a
 // response under an unknown id (key) arrives while the probe is the only
 // request pending: nothing else could it answer. It returns the probe, nil
