@@ -2,7 +2,6 @@ package ui
 
 import (
 	"slices"
-	"sort"
 
 	"mcpscope/framestore"
 	"mcpscope/journal"
@@ -74,51 +73,6 @@ func entryOf(it *framestore.Item) framestore.Entry {
 		e.Method = it.Env.Method
 	}
 	return e
-}
-
-// seqList is an ordered list of frame numbers: the rows of a pane. Frame
-// numbers that follow each other (a flood of notifications) are one run,
-// 8 bytes however long, so a pane's rows cost memory by how often the
-// kinds of frames alternate, not by how many frames there are.
-type seqList struct {
-	base uint64   // seq of offset 0
-	runs []seqRun // ascending
-	n    int      // rows added
-	lo   int      // rows before lo were trimmed
-}
-
-// seqRun is rows of consecutive frame numbers: the first's offset from
-// base and its row number; it lasts until the next run's row.
-type seqRun struct{ off, row uint32 }
-
-func (l *seqList) len() int { return l.n - l.lo }
-
-func (l *seqList) at(i int) uint64 { return l.seqOf(l.lo + i) }
-
-// seqOf is the frame of row r (counted from the first row ever added).
-func (l *seqList) seqOf(r int) uint64 {
-	k := sort.Search(len(l.runs), func(k int) bool { return int(l.runs[k].row) > r }) - 1
-	return l.base + uint64(l.runs[k].off) + uint64(r-int(l.runs[k].row))
-}
-
-func (l *seqList) add(seq uint64) {
-	off := uint32(seq - l.base)
-	if k := len(l.runs) - 1; k >= 0 && l.runs[k].off+uint32(l.n-int(l.runs[k].row)) == off {
-		l.n++
-		return
-	}
-	l.runs = append(l.runs, seqRun{off: off, row: uint32(l.n)})
-	l.n++
-}
-
-// trimBelow drops the rows before seq and says how many went.
-func (l *seqList) trimBelow(seq uint64) int {
-	n := sort.Search(l.len(), func(i int) bool { return l.at(i) >= seq })
-	l.lo += n
-	if k := sort.Search(len(l.runs), func(k int) bool { return int(l.runs[k].row) > l.lo }) - 1; k > 4096 && k > len(l.runs)/2 {
-		l.runs = append([]seqRun(nil), l.runs[k:]...) // give the memory back now and then
-	}
-	return n
 }
 
 // callNotes is what the listen view shows of a call's notifications.

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"path/filepath"
 	"runtime"
 	"strings"
@@ -65,8 +66,8 @@ func TestModelMemoryPerFrame(t *testing.T) {
 
 // Memory stays flat under a long flood: the index's records go to the
 // file beside the journal, memory keeps a few pages of them, and a pane's
-// rows of consecutive frames are one run. At 2n frames the model holds
-// what it held at n (it used to grow by ~45 bytes a frame, for good).
+// rows of consecutive frames cost 8 bytes a block of 512. At 2n frames the
+// index holds what it held at n (it used to grow by ~45 bytes a frame).
 func TestModelMemoryFlatAfterTheBurst(t *testing.T) {
 	s, f := journaledSession(t, nil)
 	m := newTestModel(t, s, 120, 40)
@@ -90,8 +91,8 @@ func TestModelMemoryFlatAfterTheBurst(t *testing.T) {
 		t.Fatalf("the store's index holds %d bytes in memory at %d frames, %d at %d: it grows with the session", now, 2*n, held, n)
 	}
 	for k := range m.h.rows {
-		if runs := len(m.h.rows[k].runs); runs > 1 {
-			t.Fatalf("rows of kind %d are %d runs after a flood of consecutive frames, want 1", k, runs)
+		if l := &m.h.rows[k]; len(l.words) > 0 || len(l.blocks) > 2*n/blockSeqs+1 {
+			t.Fatalf("rows of kind %d after a flood of consecutive frames: %d blocks, %d bitmap words; want a block a %d frames and no bitmap", k, len(l.blocks), len(l.words), blockSeqs)
 		}
 	}
 	press(m, "focus-next", "top")
@@ -100,32 +101,78 @@ func TestModelMemoryFlatAfterTheBurst(t *testing.T) {
 	}
 }
 
-// A pane's rows, in runs, give back the frame numbers added and trim as
-// the forgotten frames go.
-func TestMemorySeqListRuns(t *testing.T) {
+// A pane's rows give back the frame numbers added, whatever their pattern
+// (floods, alternating kinds, gaps of whole blocks), and trim as the
+// forgotten frames go, letting old blocks go too.
+func TestMemorySeqListRows(t *testing.T) {
 	var l seqList
 	l.base = 5
 	var want []uint64
-	for seq := uint64(5); seq < 5000; seq++ {
-		if seq%7 < 4 || seq%100 == 50 {
-			l.add(seq)
-			want = append(want, seq)
+	rng := rand.New(rand.NewPCG(1, 2))
+	seq := uint64(5)
+	for seq < 5_000_000 {
+		switch p := rng.IntN(100); {
+		case p < 2: // a gap of whole blocks
+			seq += uint64(rng.IntN(3 * blockSeqs))
+		case p < 10: // a flood
+			for range rng.IntN(2000) {
+				l.add(seq)
+				want = append(want, seq)
+				seq++
+			}
+		default: // kinds alternating
+			if seq%3 != 0 {
+				l.add(seq)
+				want = append(want, seq)
+			}
+			seq++
 		}
 	}
-	if l.len() != len(want) {
-		t.Fatalf("len %d, want %d", l.len(), len(want))
-	}
-	for i, seq := range want {
-		if got := l.at(i); got != seq {
-			t.Fatalf("row %d is frame %d, want %d", i, got, seq)
+	check := func(from int) {
+		t.Helper()
+		if l.len() != len(want)-from {
+			t.Fatalf("len %d, want %d", l.len(), len(want)-from)
+		}
+		for i := from; i < len(want); i += 1 + rng.IntN(97) {
+			if got := l.at(i - from); got != want[i] {
+				t.Fatalf("row %d is frame %d, want %d", i-from, got, want[i])
+			}
+		}
+		if got := l.at(len(want) - 1 - from); got != want[len(want)-1] {
+			t.Fatalf("the last row is frame %d, want %d", got, want[len(want)-1])
 		}
 	}
-	if n := l.trimBelow(1000); n != sortSearch(want, 1000) {
-		t.Fatalf("trimBelow(1000) dropped %d rows, want %d", n, sortSearch(want, 1000))
+	check(0)
+	blocks := len(l.blocks)
+	prev := 0
+	for _, below := range []uint64{1000, 3_000_000, 4_000_000} {
+		n := l.trimBelow(below)
+		from := sortSearch(want, below)
+		if n != from-prev {
+			t.Fatalf("trimBelow(%d) dropped %d rows, want %d", below, n, from-prev)
+		}
+		prev = from
+		check(from)
 	}
-	rest := want[sortSearch(want, 1000):]
-	if l.len() != len(rest) || l.at(0) != rest[0] || l.at(len(rest)-1) != rest[len(rest)-1] {
-		t.Fatalf("after trimming: %d rows from %d, want %d from %d", l.len(), l.at(0), len(rest), rest[0])
+	if len(l.blocks) >= blocks/2 {
+		t.Fatalf("after trimming most rows %d blocks of %d are held: the old ones do not go", len(l.blocks), blocks)
+	}
+}
+
+// Rows of alternating kinds cost a bitmap, not 8 bytes a run: a million
+// frames, every other one a row, in about a bit and a fraction a frame.
+func TestMemorySeqListAlternatingIsABitmap(t *testing.T) {
+	var l seqList
+	l.base = 1
+	const frames = 1_000_000
+	for seq := uint64(1); seq <= frames; seq += 2 {
+		l.add(seq)
+	}
+	if bytes := 8*len(l.blocks) + 8*len(l.words); bytes > frames/512*72+72 {
+		t.Fatalf("%d rows over %d frames hold %d bytes; want at most %d", l.len(), frames, bytes, frames/512*72+72)
+	}
+	if got := l.at(l.len() - 1); got != frames-1 {
+		t.Fatalf("the last row is frame %d, want %d", got, frames-1)
 	}
 }
 
