@@ -165,7 +165,7 @@ func (m *Model) reqLen() int {
 	if cf := &m.find.req; cf.f != nil && !cf.hl {
 		return len(cf.hits)
 	}
-	return len(m.h.calls)
+	return m.h.ncalls
 }
 
 // reqIndex is the position in history.calls of row i.
@@ -177,7 +177,7 @@ func (m *Model) reqIndex(i int) int {
 }
 
 // reqCall is row i of the requests pane.
-func (m *Model) reqCall(i int) *session.Call { return m.h.calls[m.reqIndex(i)] }
+func (m *Model) reqCall(i int) *session.Call { return m.h.call(m.reqIndex(i)) }
 
 // toggleFilterMode switches the focused pane between hiding and
 // highlighting, keeping the selection on the same row where it can.
@@ -283,7 +283,7 @@ func (m *Model) clearFilter() {
 
 // busy reports rows left to check.
 func (fs *findState) busy(m *Model) bool {
-	if cf := &fs.req; cf.f != nil && cf.next < len(m.h.calls) {
+	if cf := &fs.req; cf.f != nil && cf.next < m.h.ncalls {
 		return true
 	}
 	if nf := &fs.note; nf.f != nil {
@@ -312,7 +312,7 @@ func (fs *findState) step(m *Model) {
 	start := time.Now()
 	now := m.opts.Now()
 	if cf := &fs.req; cf.f != nil {
-		for n := 0; cf.next < len(m.h.calls) && n < filterBatch; n++ {
+		for n := 0; cf.next < m.h.ncalls && n < filterBatch; n++ {
 			if n%64 == 63 && time.Since(start) > filterBudget {
 				break
 			}
@@ -349,7 +349,7 @@ func (fs *findState) placeCall(m *Model) {
 		m.req.follow = true
 		return
 	}
-	if cf.next > cf.anchor || cf.next >= len(m.h.calls) {
+	if cf.next > cf.anchor || cf.next >= m.h.ncalls {
 		cf.placed = true
 		m.req.sel = min(sort.Search(len(cf.hits), func(i int) bool { return int(cf.hits[i]) >= cf.anchor }), max(0, len(cf.hits)-1))
 	}
@@ -357,7 +357,7 @@ func (fs *findState) placeCall(m *Model) {
 
 // checkCall matches call i by its request and its response.
 func (fs *findState) checkCall(m *Model, i int, now time.Time) (hit, ended bool) {
-	c := m.h.calls[i]
+	c := m.h.call(i)
 	sn := c.Snapshot()
 	ended = sn.State.Ended()
 	f := fs.req.f
@@ -424,7 +424,7 @@ func (fs *findState) recheck(m *Model) {
 	var done []uint32
 	for k := 0; k < n; k++ {
 		i := cf.open[(cf.openAt+k)%len(cf.open)]
-		c := m.h.calls[i]
+		c := m.h.call(int(i))
 		select {
 		case <-c.Done():
 			done = append(done, i)
@@ -524,7 +524,7 @@ func (m *Model) reqFilterTitle() string {
 	if cf.f == nil {
 		return ""
 	}
-	return m.filterTitle(cf.expr, len(cf.hits), cf.hl, cf.next, len(m.h.calls))
+	return m.filterTitle(cf.expr, len(cf.hits), cf.hl, cf.next, m.h.ncalls)
 }
 
 func (m *Model) noteFilterTitle() string {

@@ -90,8 +90,9 @@ type history struct {
 	s       *session.Session
 	st      *framestore.Store
 	lastSeq uint64
-	calls   []*session.Call
+	ncalls  int                   // calls taken in: the session's first ncalls (read through call)
 	live    []*session.Call       // calls not seen ended yet, in call order (running forgets the rest)
+	streams []*session.Call       // the listen calls, in call order (few)
 	listens map[string]bool       // keys of the listen calls taken in (few: no map of every call)
 	notes   map[string]*callNotes // listen calls' notifications, by call key
 	rows    [numKinds]seqList     // rows[kindAll] is every row
@@ -113,15 +114,12 @@ func newHistory(s *session.Session) *history {
 // It reports how many rows of the shown filter went (forgotten frames of
 // a session without a journal), so selections can follow.
 func (h *history) pull() (gone int) {
-	fresh := h.s.CallsSince(len(h.calls))
-	if h.calls == nil {
-		h.calls = fresh // a journal read back: its calls at once, without append's spare half
-	} else {
-		h.calls = append(h.calls, fresh...)
-	}
+	fresh := h.s.CallsSince(h.ncalls)
+	h.ncalls += len(fresh)
 	for _, c := range fresh {
 		if c.Method == listen.Method {
 			h.listens[c.Key] = true
+			h.streams = append(h.streams, c)
 		} else if len(h.listens) > 0 {
 			delete(h.listens, c.Key) // the key's latest call is another one
 		}
@@ -164,6 +162,9 @@ func (h *history) pull() (gone int) {
 	})
 	return gone
 }
+
+// call is call i of those taken in (i < ncalls).
+func (h *history) call(i int) *session.Call { return h.s.CallAt(i) }
 
 // isListen reports whether the call taken in with this key is a listen
 // call. (Not through the session: Scan's callback runs under the store's

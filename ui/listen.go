@@ -2,6 +2,7 @@ package ui
 
 import (
 	"encoding/json"
+	"slices"
 	"strings"
 
 	tea "charm.land/bubbletea/v2"
@@ -33,13 +34,7 @@ func (m *Model) openListen() {
 type listenIntents struct{ m *Model }
 
 func (li listenIntents) Streams() []*session.Call {
-	var out []*session.Call
-	for _, c := range li.m.h.calls {
-		if c.Method == listen.Method {
-			out = append(out, c)
-		}
-	}
-	return out
+	return slices.Clone(li.m.h.streams)
 }
 
 func (li listenIntents) Notes(key string) (int, string) {

@@ -113,7 +113,7 @@ func (lt lineTarget) Count() string {
 	switch lt.t {
 	case targetRequests:
 		if cf := &m.find.req; cf.f != nil {
-			return " · " + itoa(len(cf.hits)) + " of " + itoa(len(m.h.calls)) + " calls match"
+			return " · " + itoa(len(cf.hits)) + " of " + itoa(m.h.ncalls) + " calls match"
 		}
 	case targetNotes:
 		if nf := &m.find.note; nf.f != nil {

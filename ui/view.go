@@ -218,8 +218,8 @@ func (m *Model) statusBar(w int) string {
 	if long, short := m.loadingText(); long != "" {
 		loading = one(long, short)
 	}
-	counts := one(fmt.Sprintf("calls %d · running %d · notes %d · logs %d", len(m.h.calls), len(m.running), in.Notifications, in.Logs),
-		fmt.Sprintf("calls %d · running %d", len(m.h.calls), len(m.running)), "")
+	counts := one(fmt.Sprintf("calls %d · running %d · notes %d · logs %d", m.h.ncalls, len(m.running), in.Notifications, in.Logs),
+		fmt.Sprintf("calls %d · running %d", m.h.ncalls, len(m.running)), "")
 	left := []*part{brand, connP, server, era, target, sid, store}
 	right := []*part{loading, waiting, counts}
 	join := func(ps []*part, sep string) string {
@@ -438,8 +438,8 @@ func (m *Model) requestsPane(w, h int) []string {
 	}
 	n := m.reqLen()
 	title := fmt.Sprintf("Requests %d", n)
-	if n != len(m.h.calls) {
-		title += fmt.Sprintf(" of %d", len(m.h.calls))
+	if n != m.h.ncalls {
+		title += fmt.Sprintf(" of %d", m.h.ncalls)
 	}
 	title += m.reqFilterTitle()
 	if m.req.follow {
@@ -463,7 +463,7 @@ func (m *Model) requestsPane(w, h int) []string {
 		}
 		out = append(out, row)
 	}
-	if n == 0 && h > 1 && len(m.h.calls) > 0 {
+	if n == 0 && h > 1 && m.h.ncalls > 0 {
 		out = append(out, m.th.Faint.Render("   no call matches the filter — "+m.keyOf("filter-clear")+" clears it"))
 	} else if n == 0 && h > 1 {
 		out = append(out, m.th.Faint.Render("   no calls yet — C opens the catalog, : sends raw JSON-RPC"))

@@ -168,7 +168,8 @@ func (m *Model) openWaterfall() { m.open(waterfall.New(m.viewCtx(), historyOf{m}
 // the UI took in, and the detail it opens.
 type historyOf struct{ m *Model }
 
-func (h historyOf) History() []*session.Call        { return h.m.h.calls }
+func (h historyOf) Calls() int                      { return h.m.h.ncalls }
+func (h historyOf) Call(i int) *session.Call        { return h.m.h.call(i) }
 func (h historyOf) Lookup(key string) *session.Call { return h.m.s.Lookup(key) }
 func (h historyOf) Store() *framestore.Store        { return h.m.s.Store() }
 func (h historyOf) Transport() transport.Transport  { return h.m.s.Transport() }

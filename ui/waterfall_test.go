@@ -172,7 +172,7 @@ func wfFixture(t *testing.T, w, h int) (*Model, *session.Session, *wfClock) {
 	m := New(Options{Session: s, Theme: themes.ByName("dark"), Now: clock.now, Location: time.UTC,
 		Clipboard: func(string) error { return nil }, StateStore: &statestore.FileStore{Dir: t.TempDir()}})
 	m.Update(windowSize(w, h))
-	waitFor(t, "every call in the history", func() bool { refresh(m); return len(m.h.calls) == 11 })
+	waitFor(t, "every call in the history", func() bool { refresh(m); return m.h.ncalls == 11 })
 	return m, s, clock
 }
 

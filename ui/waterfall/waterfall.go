@@ -41,8 +41,10 @@ const Scope keys.Scope = "waterfall"
 // Session is what the waterfall reads of the session, and the one intent
 // it sends.
 type Session interface {
-	// History is the calls the UI has taken in, in order.
-	History() []*session.Call
+	// Calls is how many calls the UI has taken in; Call is call i of
+	// them, in order.
+	Calls() int
+	Call(i int) *session.Call
 	// Lookup finds a call by key (the session's map: the UI keeps none).
 	Lookup(key string) *session.Call
 	Store() *framestore.Store
@@ -137,12 +139,10 @@ type env struct {
 	s      Session
 }
 
-type history struct {
-	calls []*session.Call
-}
+type history struct{ s Session }
 
 func newEnv(c view.Context, s Session) env {
-	return env{th: c.Theme, w: c.Width, hgt: c.Height, opts: c, h: history{s.History()}, s: s}
+	return env{th: c.Theme, w: c.Width, hgt: c.Height, opts: c, h: history{s}, s: s}
 }
 
 var (
@@ -269,7 +269,7 @@ type View struct {
 	s Session
 
 	roots  []int32         // positions in the history of the rows: calls that are no retry or re-issue
-	seen   int             // calls of m.h.calls looked at
+	seen   int             // calls of the history looked at
 	open   []*session.Call // calls whose row may still grow
 	maxEnd time.Time       // latest end of the calls no longer open
 
@@ -298,8 +298,8 @@ func (v *View) Scope() keys.Scope { return Scope }
 func (v *View) Refresh(c view.Context) { v.refresh(newEnv(c, v.s)) }
 
 func (v *View) refresh(m env) {
-	for ; v.seen < len(m.h.calls); v.seen++ {
-		c := m.h.calls[v.seen]
+	for n := m.h.s.Calls(); v.seen < n; v.seen++ {
+		c := m.h.s.Call(v.seen)
 		sn := c.Snapshot()
 		if sn.Parent == "" && sn.ReissueOf == "" {
 			v.roots = append(v.roots, int32(v.seen))
@@ -346,7 +346,7 @@ func (v *View) origin(m env) time.Time {
 	if len(v.roots) == 0 {
 		return v.clock(m)
 	}
-	return m.h.calls[v.roots[0]].Snapshot().Started
+	return m.h.s.Call(int(v.roots[0])).Snapshot().Started
 }
 
 // span is how long the session's calls cover, from the origin.
@@ -497,7 +497,7 @@ func (v *View) showSelected(m env) {
 }
 
 func (v *View) rootCall(m env, i int) *session.Call {
-	return m.h.calls[v.roots[clamp(i, 0, len(v.roots)-1)]]
+	return m.h.s.Call(int(v.roots[clamp(i, 0, len(v.roots)-1)]))
 }
 
 // lookup finds a call by key, through the session (which also has the
