@@ -15,6 +15,10 @@ import (
 type callIndex struct {
 	m      map[string]*Call
 	frozen []*Call // sorted by Key: for a key, the call the map held when frozen
+	// spilled finds a call gone out of memory under key (spill.go); nil
+	// while nothing can go. It is asked last: a call in memory under the
+	// key is newer.
+	spilled func(key string) *Call
 }
 
 func newCallIndex() callIndex { return callIndex{m: map[string]*Call{}} }
@@ -28,7 +32,18 @@ func (x *callIndex) get(key string) *Call {
 	if i < len(x.frozen) && x.frozen[i].Key == key {
 		return x.frozen[i]
 	}
+	if x.spilled != nil {
+		return x.spilled(key)
+	}
 	return nil
+}
+
+// forget drops c from the map, when the map has it under its key (it goes
+// out of memory: spill.go).
+func (x *callIndex) forget(c *Call) {
+	if x.m[c.Key] == c {
+		delete(x.m, c.Key)
+	}
 }
 
 // has reports whether a call is under key.

@@ -199,6 +199,9 @@ func (s *Session) onNotification(it *framestore.Item, e *journal.Envelope, after
 		}
 		c := s.byToken[journal.IDKey(p.Token)]
 		if c == nil {
+			c = s.spilledByLocked(journal.IDKey(p.Token), true) // progress after its call went (spill.go)
+		}
+		if c == nil {
 			it.Note = "progress for unknown token " + string(p.Token)
 			return after
 		}

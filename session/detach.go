@@ -650,6 +650,9 @@ func (s *Session) sessionInUseElsewhere() bool {
 	mine := map[string]bool{}    // records of this session's calls and tasks
 	running := map[string]bool{} // tasks this session made or followed that have not ended
 	for _, c := range s.order {
+		if c == nil {
+			continue // gone out of memory: ended, a tool call (spill.go)
+		}
 		if c.x().handle != "" {
 			mine[c.x().handle] = true
 		}
@@ -768,6 +771,9 @@ func (s *Session) Detached() int {
 	defer s.mu.Unlock()
 	n := 0
 	for _, c := range s.order {
+		if c == nil {
+			continue // gone out of memory: ended, a tool call (spill.go)
+		}
 		if c.st() == StateDetached {
 			n++
 		}

@@ -60,6 +60,9 @@ func (s *Session) ingestNumbered(seq uint64, fr transport.Frame, pos journal.Lin
 	if seq > s.seq && seq-s.seq <= maxSeqGap {
 		at = seq // keep the journal's numbering
 	}
+	if s.spill != nil && len(s.order)-s.spill.from >= s.spill.batch {
+		s.sweepLocked() // between frames: the calls that ended go out of memory (spill.go)
+	}
 	s.mu.Unlock()
 	s.ingest(fr, pos, false, at)
 	if fr.Kind == transport.Event {
@@ -87,8 +90,17 @@ func (s *Session) adoptLocked(e *journal.Envelope, it *framestore.Item) *Call {
 	// every call for its life, and a million of them allocated one by one
 	// among the reading's garbage leave the heap's spans sparse once that
 	// garbage goes (40 MiB of RSS at 1M frames that no GC gives back).
-	c := s.adopted.call()
-	id := s.adopted.clone(e.ID)
+	var (
+		c  *Call
+		id json.RawMessage
+	)
+	if s.spill != nil {
+		// Most go out of memory once ended: a slab would be held by the
+		// few that stay (spill.go).
+		c, id = new(Call), bytes.Clone(e.ID)
+	} else {
+		c, id = s.adopted.call(), s.adopted.clone(e.ID)
+	}
 	*c = Call{s: s, Key: adoptedKey(e, id), ID: id, Method: s.shared.get(e.Method), started: wallNano(it.Frame.Time)}
 	c.Name, c.Seq = s.shared.get(e.Hints().Name), it.Seq
 	if s.offline && s.store.Journaled() && e.Method == "tools/call" {

@@ -45,6 +45,9 @@ func Open(path string) (*Session, journal.Header, error) {
 	s.store = framestore.New(fileSource{f}, journal.OpenIndex(path))
 	s.info.Target = h.Target
 	s.info.JournalPath = path
+	if s.spill = newSpill(); s.spill != nil {
+		s.calls.spilled = func(key string) *Call { return s.spilledByLocked(key, false) }
+	}
 	s.loading.begin(st.Size())
 	go func() {
 		var last time.Time
@@ -95,10 +98,14 @@ func (s *Session) recordingEnded(last time.Time) {
 func (s *Session) dropReadBackIndexes() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	s.sweepLocked()
+	if s.spill != nil {
+		s.spill.loaded = true
+	}
 	s.byToken = liveCalls(s.byToken)
 	s.pending = liveCalls(s.pending)
 	for _, c := range s.order {
-		if c.adopted && c.st().Ended() {
+		if c != nil && c.adopted && c.st().Ended() {
 			c.Token = ""
 		}
 	}
@@ -240,6 +247,9 @@ func (s *Session) recordedListing(method, field string) (*Listing, bool) {
 	var calls []*Call
 	var pages []protocol.RecordedPage
 	for _, c := range s.order {
+		if c == nil {
+			continue // gone out of memory: a tool call (spill.go)
+		}
 		if c.Method == method && c.st() == StateOK {
 			calls = append(calls, c)
 			pages = append(pages, protocol.RecordedPage{Cursor: protocol.ParamsCursor(c.params()), Result: c.result()})

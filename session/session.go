@@ -146,6 +146,7 @@ type Session struct {
 	file      *os.File        // offline: the journal being read, for reading frames back
 	offline   bool            // rebuilt from a journal: requests make their own calls
 	adopted   adoptSlab       // where an offline session's calls are allocated (load.go)
+	spill     *spill          // where an opened journal's ended calls go out of memory (spill.go; nil: nowhere)
 	items     framestore.Slab // where ingest's items are allocated
 	follows   bool            // fed by a Feed: another process numbers and journals the frames (follow.go)
 	// reissueWait are watched calls whose response stream ended in the
@@ -308,11 +309,19 @@ func (s *Session) Info() Info {
 	return in
 }
 
-// Calls returns every call in the order made.
+// Calls returns every call memory holds, in the order made: all of them,
+// but for an opened journal's ended tool calls gone out of memory
+// (spill.go), which CallAt reads back.
 func (s *Session) Calls() []*Call {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return append([]*Call(nil), s.order...)
+	out := make([]*Call, 0, len(s.order))
+	for _, c := range s.order {
+		if c != nil {
+			out = append(out, c)
+		}
+	}
+	return out
 }
 
 // Lookup finds a call by its id key.
@@ -338,6 +347,7 @@ func (s *Session) CloseBy(deadline time.Time) error {
 	}
 	if s.t == nil { // offline (Load): only the file to let go of
 		s.info.Closed = true
+		s.spill.close() // under s.mu, as every read of it
 		f := s.file
 		s.mu.Unlock()
 		s.stop()

@@ -114,8 +114,8 @@ func newHistory(s *session.Session) *history {
 // It reports how many rows of the shown filter went (forgotten frames of
 // a session without a journal), so selections can follow.
 func (h *history) pull() (gone int) {
-	fresh := h.s.CallsSince(h.ncalls)
-	h.ncalls += len(fresh)
+	fresh, total := h.s.CallsSince(h.ncalls)
+	h.ncalls = total
 	for _, c := range fresh {
 		if c.Method == listen.Method {
 			h.listens[c.Key] = true

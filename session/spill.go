@@ -1,0 +1,495 @@
+package session
+
+import (
+	"encoding/binary"
+	"errors"
+	"hash/maphash"
+	"io"
+	"math"
+	"os"
+
+	"mcpscope/journal"
+)
+
+// An opened journal's calls, once ended, go out of memory: each is written
+// as a record to a file of the session's own (unlinked, so it goes with the
+// process) and read back when asked for. Memory keeps, for each call, where
+// its record is and its key's and token's hashes: a few tens of bytes where
+// a Call and its progress took hundreds (400 MB at ten million frames), so
+// `open` stays flat however long the journal.
+//
+// Only what an opened journal never changes again goes: an ended tool call
+// adopted from the journal, holding nothing in memory (its params and
+// result stay in the journal), with no link to another call (MRTR rounds,
+// re-issues, tasks, listens stay). While the journal is read, a call asked
+// for again (a late answer, a late progress, a cancel) comes back into
+// memory, as it was, and goes again later; once it is read, a call asked
+// for is read back as a copy, which nothing writes.
+
+// spillBatch is how many calls the reading makes between sweeps of the
+// ones that ended; spillMin, how many calls a journal has before any goes
+// out of memory (a small journal keeps its calls, as a live session does).
+// A session takes both when it is opened (tests set them low).
+var spillBatch, spillMin = 4096, 1 << 16
+
+// spill is where a session's spilled calls are.
+type spill struct {
+	f       *os.File
+	flushed int64  // bytes in the file
+	buf     []byte // records not yet written to it
+	at      []int64
+	// at[i] is call i's record's offset + 1 (0: in memory); it is as long
+	// as the last call spilled (calls after it are in memory).
+	keys, tokens spillIndex
+	later        []int // calls not yet ended at a sweep, to look at again
+	from         int   // calls before from have been swept
+	loaded       bool  // the journal is read: calls are read back as copies
+	err          error // the file failed: nothing more goes (what went is read back from buf or the file)
+	n            int   // calls out of memory now
+	batch, min   int   // spillBatch and spillMin when opened
+}
+
+func newSpill() *spill {
+	f, err := os.CreateTemp("", "mcpscope-calls-*")
+	if err != nil {
+		return nil // memory keeps every call, as before
+	}
+	_ = os.Remove(f.Name())
+	return &spill{f: f, batch: spillBatch, min: spillMin}
+}
+
+func (sp *spill) close() {
+	if sp != nil && sp.err == nil {
+		sp.f.Close()
+		sp.err = os.ErrClosed
+	}
+}
+
+// spillSeed makes the hashes of keys and tokens; it is the process's own.
+var spillSeed = maphash.MakeSeed()
+
+// spillIndex finds spilled calls by a string's hash: open addressing over
+// slots of the hash's top 32 bits and the call's number + 1. A hit is
+// checked against the record; a miss costs no reading.
+type spillIndex struct {
+	slots []uint64
+	n     int
+}
+
+func (x *spillIndex) add(s string, i int) {
+	if (x.n+1)*4 > len(x.slots)*3 {
+		old := x.slots
+		x.slots = make([]uint64, max(1024, 2*len(old)))
+		x.n = 0
+		for _, v := range old {
+			if v != 0 {
+				x.put(v)
+			}
+		}
+	}
+	x.put(uint64(uint32(maphash.String(spillSeed, s)>>32))<<32 | uint64(i+1))
+}
+
+func (x *spillIndex) put(v uint64) {
+	mask := uint64(len(x.slots) - 1)
+	for k := (v >> 32) * 0x9E3779B97F4A7C15 & mask; ; k = (k + 1) & mask {
+		if x.slots[k] == 0 {
+			x.slots[k] = v
+			x.n++
+			return
+		}
+	}
+}
+
+// each calls fn with every call whose string may be s, until fn says stop.
+func (x *spillIndex) each(s string, fn func(i int) bool) {
+	if len(x.slots) == 0 {
+		return
+	}
+	h := uint64(uint32(maphash.String(spillSeed, s) >> 32))
+	mask := uint64(len(x.slots) - 1)
+	for k := h * 0x9E3779B97F4A7C15 & mask; x.slots[k] != 0; k = (k + 1) & mask {
+		if v := x.slots[k]; v>>32 == h && !fn(int(v&0xFFFFFFFF)-1) {
+			return
+		}
+	}
+}
+
+// spillable reports whether c may go out of memory (s.mu held).
+func (s *Session) spillable(c *Call) bool {
+	if !c.adopted || c.held != nil || c.Method != "tools/call" || !c.st().Ended() || c.st() == StateDetached ||
+		c.followed || c.persisted || c.claiming || c.markOff || c.rt == rtInputRequired || c.rt == rtTask {
+		return false
+	}
+	e := c.ex.Load()
+	if e == nil {
+		return true
+	}
+	// What an extra may hold and go with the call: the rest links it to
+	// other calls, to tasks or to a store.
+	if e.failure != nil && (e.failure.Cause != nil || failureKind(e.failure.Kind) < 0) {
+		return false
+	}
+	return e.opts.Timeout == 0 && e.opts.MaxTimeout == 0 && !e.opts.NoProgressToken && e.opts.Headers == nil &&
+		e.opts.modernVersion == "" && !e.opts.probe && !e.opts.asTask && e.opts.reissueOf == "" && e.opts.reissues == 0 &&
+		e.opts.round == 0 && e.opts.parent == "" && e.opts.listen == nil && e.opts.listenAttempt == 0 &&
+		e.round == 0 && e.parent == "" && e.idleFor == 0 && e.hardAt.IsZero() && e.hardLeft == 0 && e.ack == nil &&
+		e.reissueWhy == "" && e.sessionID == "" && e.idle == nil && e.hard == nil && e.next == nil && e.chainErr == nil &&
+		e.chain == nil && e.taskID == "" && e.listen == nil && e.listenAttempt == 0 && e.relisten == nil &&
+		e.wireKey == "" && e.rejoinedBy == nil && e.endedAway == "" && e.handle == "" && e.persistTimer == nil &&
+		e.claim == nil && !e.recordGone && e.inDoubt == ""
+}
+
+// failureKinds are the kinds a spilled call's failure may have, by number.
+var failureKinds = []error{nil, ErrTimeout, ErrIdleTimeout, ErrMaxTimeout, ErrCancelled, ErrClosed, ErrTaskEnded,
+	ErrSend, ErrReissued, ErrRoundLimit}
+
+func failureKind(k error) int {
+	for i, e := range failureKinds {
+		if e == k {
+			return i
+		}
+	}
+	return -1
+}
+
+// sweepLocked sends out of memory the calls that ended since the last
+// sweep, and the ones that were running then and have ended since.
+func (s *Session) sweepLocked() {
+	sp := s.spill
+	if sp == nil || sp.err != nil || len(s.order) < sp.min {
+		return
+	}
+	later := sp.later
+	sp.later = nil
+	for _, i := range later {
+		s.spillCallLocked(i)
+	}
+	for ; sp.from < len(s.order); sp.from++ {
+		s.spillCallLocked(sp.from)
+	}
+}
+
+// spillCallLocked sends call i out of memory when it may go, and keeps it
+// to look at again when it has not ended yet.
+func (s *Session) spillCallLocked(i int) {
+	sp, c := s.spill, s.order[i]
+	if c == nil {
+		return
+	}
+	if !c.st().Ended() && c.adopted && c.Method == "tools/call" {
+		sp.later = append(sp.later, i)
+		return
+	}
+	if !s.spillable(c) {
+		return
+	}
+	off := sp.flushed + int64(len(sp.buf))
+	sp.buf = appendCall(sp.buf, c)
+	if len(sp.buf) >= 256<<10 {
+		if _, err := sp.f.WriteAt(sp.buf, sp.flushed); err != nil {
+			sp.err = err
+			sp.buf = sp.buf[:off-sp.flushed] // the record stays unwritten, the call in memory
+			return
+		}
+		sp.flushed += int64(len(sp.buf))
+		sp.buf = sp.buf[:0]
+	}
+	for len(sp.at) <= i {
+		sp.at = append(sp.at, 0)
+	}
+	sp.at[i] = off + 1
+	sp.keys.add(c.Key, i)
+	if c.Token != "" {
+		sp.tokens.add(c.Token, i)
+		if s.byToken[c.Token] == c {
+			delete(s.byToken, c.Token)
+		}
+	}
+	s.calls.forget(c)
+	s.order[i] = nil
+	sp.n++
+}
+
+// spilledLocked is call i read back from its record (nil: it is in
+// memory). While the journal is read the call comes back into memory, to
+// go again at a later sweep; once read, the session hands out a copy.
+func (s *Session) spilledLocked(i int) *Call {
+	sp := s.spill
+	if sp == nil || i >= len(sp.at) || sp.at[i] == 0 {
+		return nil
+	}
+	c, err := sp.read(sp.at[i] - 1)
+	if err != nil {
+		// The file failed under the session: a call that says so beats a
+		// crash, and the journal still holds its frames.
+		c := &Call{s: s, Key: "?", Method: "tools/call", adopted: true, code: codeError}
+		c.ex.Store(&callExtra{failure: &Failure{Reason: "could not read the call back from its temporary file: " + err.Error(), Cause: err}})
+		return c
+	}
+	c.s = s
+	c.Method, c.Name = s.shared.get(c.Method), s.shared.get(c.Name)
+	if sp.loaded {
+		c.Token = "" // as dropReadBackIndexes left every ended call
+		return c
+	}
+	sp.at[i] = 0
+	sp.n--
+	s.order[i] = c
+	s.calls.set(c.Key, c)
+	if c.Token != "" {
+		s.byToken[c.Token] = c
+	}
+	sp.later = append(sp.later, i)
+	return c
+}
+
+// spilledByLocked is the newest spilled call whose key (or, token, its
+// progress token) is s, nil when none.
+func (s *Session) spilledByLocked(str string, token bool) *Call {
+	sp := s.spill
+	if sp == nil || sp.n == 0 {
+		return nil
+	}
+	x := &sp.keys
+	if token {
+		if sp.loaded {
+			return nil // no progress comes after the reading
+		}
+		x = &sp.tokens
+	}
+	best := -1
+	x.each(str, func(i int) bool {
+		if i <= best || i >= len(sp.at) || sp.at[i] == 0 {
+			return true
+		}
+		if k, tok, err := sp.keyOf(sp.at[i] - 1); err == nil && (!token && k == str || token && tok == str) {
+			best = i
+		}
+		return true
+	})
+	if best < 0 {
+		return nil
+	}
+	return s.spilledLocked(best)
+}
+
+// The record: its length, then the call's fields (see appendCall).
+
+func (sp *spill) record(off int64) ([]byte, error) {
+	if off >= sp.flushed {
+		b := sp.buf[off-sp.flushed:]
+		n, k := binary.Uvarint(b)
+		return b[k : k+int(n)], nil
+	}
+	var head [binary.MaxVarintLen64]byte
+	m, err := sp.f.ReadAt(head[:], off)
+	if m == 0 {
+		return nil, err
+	}
+	n, k := binary.Uvarint(head[:m])
+	if k <= 0 {
+		return nil, errors.New("a damaged record")
+	}
+	b := make([]byte, n)
+	if _, err := sp.f.ReadAt(b, off+int64(k)); err != nil && !errors.Is(err, io.EOF) {
+		return nil, err
+	}
+	return b, nil
+}
+
+func (sp *spill) read(off int64) (*Call, error) {
+	b, err := sp.record(off)
+	if err != nil {
+		return nil, err
+	}
+	d := decoder{b: b}
+	c := decodeCall(&d)
+	if d.bad {
+		return nil, errors.New("a damaged record")
+	}
+	return c, nil
+}
+
+// keyOf is the key and token of the call recorded at off.
+func (sp *spill) keyOf(off int64) (key, token string, err error) {
+	b, err := sp.record(off)
+	if err != nil {
+		return "", "", err
+	}
+	d := decoder{b: b}
+	key = d.str()
+	d.bytes()
+	d.str()
+	d.str()
+	token = d.str()
+	if d.bad {
+		return "", "", errors.New("a damaged record")
+	}
+	return key, token, nil
+}
+
+// appendCall appends c's record to b.
+func appendCall(b []byte, c *Call) []byte {
+	var e encoder
+	e.str(c.Key)
+	e.bytes(c.ID)
+	e.str(c.Method)
+	e.str(c.Name)
+	e.str(c.Token)
+	e.uint(c.Seq)
+	e.int(c.started)
+	e.int(c.ended)
+	e.int(int64(c.updates))
+	e.int(int64(c.late))
+	var flags uint64
+	for k, f := range []bool{c.givenUp, c.isError, c.adopted, c.paramsOut} {
+		if f {
+			flags |= 1 << k
+		}
+	}
+	e.uint(flags)
+	e.uint(uint64(c.rt))
+	e.uint(uint64(c.code))
+	e.uint(c.resultSeq)
+	e.uint(c.respSeq)
+	if p := c.progress; p != nil {
+		e.uint(1)
+		e.float(p.value)
+		e.float(p.total)
+		e.float(p.firstValue)
+		e.str(p.message)
+		e.int(p.firstAt)
+		e.int(p.lastAt)
+	} else {
+		e.uint(0)
+	}
+	if x := c.ex.Load(); x != nil {
+		e.uint(1)
+		e.str(x.unmatched)
+		e.str(x.via)
+		e.str(x.resultTypeAs)
+		if r := x.rpcErr; r != nil {
+			e.uint(1)
+			e.int(r.Code)
+			e.str(r.Message)
+			e.bytes(r.Data)
+		} else {
+			e.uint(0)
+		}
+		if f := x.failure; f != nil {
+			e.uint(1 + uint64(failureKind(f.Kind)))
+			e.str(f.Reason)
+		} else {
+			e.uint(0)
+		}
+	} else {
+		e.uint(0)
+	}
+	b = binary.AppendUvarint(b, uint64(len(e.b)))
+	return append(b, e.b...)
+}
+
+func decodeCall(d *decoder) *Call {
+	c := &Call{Key: d.str(), ID: d.bytes(), Method: d.str(), Name: d.str(), Token: d.str(), Seq: d.uint()}
+	c.started, c.ended = d.int(), d.int()
+	c.updates, c.late = int32(d.int()), int32(d.int())
+	flags := d.uint()
+	c.givenUp, c.isError, c.adopted, c.paramsOut = flags&1 != 0, flags&2 != 0, flags&4 != 0, flags&8 != 0
+	c.rt, c.code = resultTypeCode(d.uint()), stateCode(d.uint())
+	if int(c.code) >= len(stateNames) {
+		d.bad = true
+		c.code = codeError
+	}
+	c.resultSeq, c.respSeq = d.uint(), d.uint()
+	if d.uint() == 1 {
+		c.progress = &callProgress{value: d.float(), total: d.float(), firstValue: d.float(), message: d.str(), firstAt: d.int(), lastAt: d.int()}
+	}
+	if d.uint() == 1 {
+		x := &callExtra{unmatched: d.str(), via: d.str(), resultTypeAs: d.str()}
+		if d.uint() == 1 {
+			x.rpcErr = &journal.RPCError{Code: d.int(), Message: d.str(), Data: d.bytes()}
+		}
+		if k := d.uint(); k > 0 {
+			kind := 0
+			if int(k-1) < len(failureKinds) {
+				kind = int(k - 1)
+			} else {
+				d.bad = true
+			}
+			x.failure = &Failure{Kind: failureKinds[kind], Reason: d.str()}
+		}
+		c.ex.Store(x)
+	}
+	return c
+}
+
+type encoder struct{ b []byte }
+
+func (e *encoder) uint(v uint64)   { e.b = binary.AppendUvarint(e.b, v) }
+func (e *encoder) int(v int64)     { e.b = binary.AppendVarint(e.b, v) }
+func (e *encoder) float(v float64) { e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(v)) }
+func (e *encoder) str(v string)    { e.uint(uint64(len(v))); e.b = append(e.b, v...) }
+func (e *encoder) bytes(v []byte) {
+	if v == nil {
+		e.uint(0)
+		return
+	}
+	e.uint(uint64(len(v)) + 1)
+	e.b = append(e.b, v...)
+}
+
+type decoder struct {
+	b   []byte
+	bad bool
+}
+
+func (d *decoder) uint() uint64 {
+	v, k := binary.Uvarint(d.b)
+	if k <= 0 {
+		d.bad = true
+		return 0
+	}
+	d.b = d.b[k:]
+	return v
+}
+
+func (d *decoder) int() int64 {
+	v, k := binary.Varint(d.b)
+	if k <= 0 {
+		d.bad = true
+		return 0
+	}
+	d.b = d.b[k:]
+	return v
+}
+
+func (d *decoder) float() float64 {
+	if len(d.b) < 8 {
+		d.bad = true
+		return 0
+	}
+	v := math.Float64frombits(binary.LittleEndian.Uint64(d.b))
+	d.b = d.b[8:]
+	return v
+}
+
+func (d *decoder) take(n uint64) []byte {
+	if n > uint64(len(d.b)) {
+		d.bad = true
+		return nil
+	}
+	v := d.b[:n:n]
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *decoder) str() string { return string(d.take(d.uint())) }
+
+func (d *decoder) bytes() []byte {
+	n := d.uint()
+	if n == 0 {
+		return nil
+	}
+	return append([]byte(nil), d.take(n-1)...)
+}

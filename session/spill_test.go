@@ -1,0 +1,189 @@
+package session
+
+import (
+	"fmt"
+	"math"
+	"reflect"
+	"testing"
+
+	"mcpscope/framestore"
+	"mcpscope/transport"
+)
+
+// spillJournal is a journal whose calls end every way an opened journal's
+// can, with what comes after an end (a late answer, a late progress, a
+// cancel, an id used again), among calls that stay in memory.
+func spillJournal(t *testing.T) string {
+	t.Helper()
+	frames := []transport.Frame{
+		out(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`),
+		in(`{"jsonrpc":"2.0","id":0,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"s","version":"1"}}}`),
+		out(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"search","arguments":{"q":"a"},"_meta":{"progressToken":"p1"}}}`),
+		in(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p1","progress":1,"total":4,"message":"one"}}`),
+		out(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"fetch","_meta":{"progressToken":"p2"}}}`),
+		in(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p1","progress":3,"total":4,"message":"three"}}`),
+		in(`{"jsonrpc":"2.0","id":1,"result":{"content":[{"type":"text","text":"found"}]}}`),
+		out(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":2,"reason":"the user pressed x"}}`),
+		out(`{"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"fail"}}`),
+		in(`{"jsonrpc":"2.0","id":3,"error":{"code":-32602,"message":"no such tool","data":{"tool":"fail"}}}`),
+		out(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"slow"}}`),
+		out(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":4,"reason":"timeout"}}`),
+		out(`{"jsonrpc":"2.0","id":5,"method":"tools/list","params":{}}`),
+		in(`{"jsonrpc":"2.0","id":5,"result":{"tools":[{"name":"search","inputSchema":{"type":"object"}}]}}`),
+	}
+	// Calls enough that sweeps come between them, each with progress.
+	for i := 10; i < 40; i++ {
+		frames = append(frames,
+			out(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"t%d","_meta":{"progressToken":%d}}}`, i, i%3, i)),
+			in(fmt.Sprintf(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":%d,"progress":%d}}`, i, i)))
+		if i%5 != 0 {
+			frames = append(frames, in(fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"content":[],"isError":%v}}`, i, i%7 == 0)))
+		}
+	}
+	frames = append(frames,
+		// After the ends: what must find the calls gone out of memory.
+		in(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p2","progress":1}}`),
+		in(`{"jsonrpc":"2.0","id":2,"result":{"content":[]}}`),
+		in(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"p1","progress":4,"total":4}}`),
+		in(`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`),
+		in(`{"jsonrpc":"2.0","id":12,"result":{"content":[]}}`),
+		in(`{"jsonrpc":"2.0","id":99,"result":{"content":[]}}`),
+		// An id used again once its call ended.
+		out(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"again"}}`),
+		in(`{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":true}}`),
+		in(`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`),
+		out(`{"jsonrpc":"2.0","id":"never","method":"tools/call","params":{"name":"hang"}}`),
+	)
+	return writeJournal(t, "stdio: node server.js", frames...)
+}
+
+// openSpilling opens path with its calls going out of memory as soon as
+// they may (every frame a sweep), or never.
+func openSpilling(t *testing.T, path string, spilling bool) *Session {
+	t.Helper()
+	batch, least := spillBatch, spillMin
+	t.Cleanup(func() { spillBatch, spillMin = batch, least })
+	spillBatch, spillMin = 1, 0
+	if !spilling {
+		spillMin = math.MaxInt
+	}
+	s, _, err := Open(path)
+	spillBatch, spillMin = batch, least
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Close() })
+	waitLoaded(t, s)
+	return s
+}
+
+// An opened journal whose calls went out of memory shows what one whose
+// calls stayed shows: every call, in order and by key, its state, times,
+// progress, errors, late answers and what is read back; every frame's note
+// and call.
+func TestSpilledCallsReadBackAsTheyWere(t *testing.T) {
+	path := spillJournal(t)
+	kept, gone := openSpilling(t, path, false), openSpilling(t, path, true)
+	if kept.spill.n != 0 {
+		t.Fatalf("%d calls went out of memory with spilling off", kept.spill.n)
+	}
+	n := kept.CallCount()
+	if gone.CallCount() != n || n < 30 {
+		t.Fatalf("%d calls spilling, %d not; want the same, 30 or more", gone.CallCount(), n)
+	}
+	gone.mu.Lock()
+	out := 0
+	for _, c := range gone.order {
+		if c == nil {
+			out++
+		}
+	}
+	gone.mu.Unlock()
+	if out != gone.spill.n || out < n/2 {
+		t.Fatalf("%d of %d calls went out of memory (the spill counts %d); want most of them", out, n, gone.spill.n)
+	}
+	for i := range n {
+		a, b := kept.CallAt(i), gone.CallAt(i)
+		sa, sb := a.Snapshot(), b.Snapshot()
+		if !reflect.DeepEqual(sa, sb) {
+			t.Errorf("call %d (%s):\nkept  %+v\nspilt %+v", i, sa.Key, sa, sb)
+		}
+		ra, ea := a.Result()
+		rb, eb := b.Result()
+		if string(a.Params()) != string(b.Params()) || string(ra) != string(rb) || (ea == nil) != (eb == nil) {
+			t.Errorf("call %d (%s) reads back params %s result %s (%v), want %s and %s (%v)", i, sa.Key, b.Params(), rb, eb, a.Params(), ra, ea)
+		}
+		if ka, kb := kept.Lookup(sa.Key), gone.Lookup(sa.Key); !reflect.DeepEqual(ka.Snapshot(), kb.Snapshot()) {
+			t.Errorf("Lookup(%s): kept %+v, spilt %+v", sa.Key, ka.Snapshot(), kb.Snapshot())
+		}
+	}
+	var notes []string
+	kept.Store().Scan(1, 0, func(e framestore.Entry) bool {
+		notes = append(notes, e.CallKey+" | "+e.Note)
+		return true
+	})
+	k := 0
+	gone.Store().Scan(1, 0, func(e framestore.Entry) bool {
+		if k < len(notes) && e.CallKey+" | "+e.Note != notes[k] {
+			t.Errorf("frame %d: %q, want %q", e.Seq, e.CallKey+" | "+e.Note, notes[k])
+		}
+		k++
+		return true
+	})
+	if k != len(notes) {
+		t.Errorf("%d frames spilling, %d not", k, len(notes))
+	}
+	a, b := kept.Info(), gone.Info()
+	a.Started, b.Started = b.Started, b.Started // when each was opened
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("info:\nkept  %+v\nspilt %+v", a, b)
+	}
+}
+
+// A call read back once the journal is read is a copy: it does not come
+// back into memory, and asking again reads it again.
+func TestSpilledCallsStayOutOnceRead(t *testing.T) {
+	s := openSpilling(t, spillJournal(t), true)
+	before := s.spill.n
+	for i := range s.CallCount() {
+		s.CallAt(i)
+	}
+	s.Lookup("12")
+	if s.spill.n != before {
+		t.Fatalf("reading calls back brought %d into memory", before-s.spill.n)
+	}
+	if s.Lookup("12") == nil || s.Lookup("12").Snapshot().Late != 1 {
+		t.Fatalf("call 12 read back: %+v, want it, with its late answer", s.Lookup("12"))
+	}
+}
+
+// Every field of a Call and its extra is one the spill writes, or one a
+// call that goes has at its zero value (spillable checks): a field added
+// later must be placed here, or it would be lost on the way out.
+func TestSpillKnowsEveryField(t *testing.T) {
+	known := map[string]string{
+		// Call
+		"s": "set on the way back", "Key": "written", "ID": "written", "Method": "written", "Name": "written",
+		"Token": "written", "Seq": "written", "started": "written", "ended": "written", "progress": "written",
+		"updates": "written", "late": "written", "held": "nil to go", "givenUp": "written", "isError": "written",
+		"adopted": "written", "paramsOut": "written", "followed": "false to go", "persisted": "false to go",
+		"claiming": "false to go", "markOff": "false to go", "rt": "written", "code": "written",
+		"resultSeq": "written", "respSeq": "written", "done": "ended: Done makes it again", "ex": "written",
+		// callExtra
+		"opts": "zero to go", "round": "zero to go", "parent": "zero to go", "unmatched": "written",
+		"idleFor": "zero to go", "hardAt": "zero to go", "hardLeft": "zero to go", "ack": "zero to go",
+		"reissueWhy": "zero to go", "via": "written", "rpcErr": "written", "failure": "written",
+		"resultTypeAs": "written", "sessionID": "zero to go", "idle": "zero to go", "hard": "zero to go",
+		"next": "zero to go", "chainErr": "zero to go", "chain": "zero to go", "taskID": "zero to go",
+		"listen": "zero to go", "listenAttempt": "zero to go", "relisten": "zero to go", "wireKey": "zero to go",
+		"rejoinedBy": "zero to go", "endedAway": "zero to go", "handle": "zero to go", "persistTimer": "zero to go",
+		"claim": "zero to go", "recordGone": "zero to go", "inDoubt": "zero to go", "persistMu": "unlocked",
+	}
+	for _, typ := range []reflect.Type{reflect.TypeFor[Call](), reflect.TypeFor[callExtra]()} {
+		for f := range typ.Fields() {
+			if _, ok := known[f.Name]; !ok {
+				t.Errorf("%s.%s: the spill neither writes it nor checks it is zero (spill.go)", typ.Name(), f.Name)
+			}
+		}
+	}
+}
