@@ -9,19 +9,17 @@ func (s *Session) CallsSince(n int) (fresh []*Call, total int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n = max(n, 0)
-	for _, c := range s.order[min(n, len(s.order)):] {
-		if c != nil {
-			fresh = append(fresh, c)
-		}
+	for c := range s.order.from(max(n, 0)) {
+		fresh = append(fresh, c)
 	}
-	return fresh, len(s.order)
+	return fresh, s.order.len()
 }
 
 // CallCount is how many calls the session has made or met.
 func (s *Session) CallCount() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	return len(s.order)
+	return s.order.len()
 }
 
 // CallAt is call i in order (0 is the first): the UI reads its panes'
@@ -30,10 +28,10 @@ func (s *Session) CallCount() int {
 func (s *Session) CallAt(i int) *Call {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	if i < 0 || i >= len(s.order) {
+	if i < 0 || i >= s.order.len() {
 		return nil
 	}
-	if c := s.order[i]; c != nil {
+	if c := s.order.at(i); c != nil {
 		return c
 	}
 	return s.spilledLocked(i)

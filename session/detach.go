@@ -597,7 +597,7 @@ func (s *Session) Rejoin(ctx context.Context, d statestore.Detached) (*Call, err
 		s.nextID = d.NextID
 	}
 	s.calls.set(key, c)
-	s.order = append(s.order, c)
+	s.order.add(c)
 	s.pending[key] = c
 	if len(d.ProgressToken) > 0 {
 		c.Token = journal.IDKey(d.ProgressToken)
@@ -649,10 +649,7 @@ func (s *Session) sessionInUseElsewhere() bool {
 	s.mu.Lock()
 	mine := map[string]bool{}    // records of this session's calls and tasks
 	running := map[string]bool{} // tasks this session made or followed that have not ended
-	for _, c := range s.order {
-		if c == nil {
-			continue // gone out of memory: ended, a tool call (spill.go)
-		}
+	for c := range s.order.all() {
 		if c.x().handle != "" {
 			mine[c.x().handle] = true
 		}
@@ -770,10 +767,7 @@ func (s *Session) Detached() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	n := 0
-	for _, c := range s.order {
-		if c == nil {
-			continue // gone out of memory: ended, a tool call (spill.go)
-		}
+	for c := range s.order.all() {
 		if c.st() == StateDetached {
 			n++
 		}

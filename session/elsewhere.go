@@ -49,18 +49,12 @@ func (s *Session) lookAtDetached() bool {
 	s.mu.Lock()
 	var watch []*Call
 	rejoinedHere := map[string]bool{} // a handle D → r took up again in this session: its new call shows the end
-	for _, c := range s.order {
-		if c == nil {
-			continue // gone out of memory: ended, a tool call (spill.go)
-		}
+	for c := range s.order.all() {
 		if c.x().handle != "" && c.st() != StateDetached {
 			rejoinedHere[c.x().handle] = true
 		}
 	}
-	for _, c := range s.order {
-		if c == nil {
-			continue // gone out of memory: ended, a tool call (spill.go)
-		}
+	for c := range s.order.all() {
 		if c.st() == StateDetached && c.x().handle != "" && c.x().endedAway == "" && !rejoinedHere[c.x().handle] {
 			watch = append(watch, c)
 		}

@@ -60,7 +60,7 @@ func (s *Session) ingestNumbered(seq uint64, fr transport.Frame, pos journal.Lin
 	if seq > s.seq && seq-s.seq <= maxSeqGap {
 		at = seq // keep the journal's numbering
 	}
-	if s.spill != nil && len(s.order)-s.spill.from >= s.spill.batch {
+	if s.spill != nil && s.order.len()-s.spill.from >= s.spill.batch {
 		s.sweepLocked() // between frames: the calls that ended go out of memory (spill.go)
 	}
 	s.mu.Unlock()
@@ -118,7 +118,7 @@ func (s *Session) adoptLocked(e *journal.Envelope, it *framestore.Item) *Call {
 		c.xw().via = v
 	}
 	// A journal's first request, when it is server/discover, is the era probe.
-	if e.Method == ProbeMethod && len(s.order) == 0 {
+	if e.Method == ProbeMethod && s.order.len() == 0 {
 		c.xw().opts.probe = true
 	}
 	if len(e.Hints().MetaToken) > 0 {
@@ -126,7 +126,7 @@ func (s *Session) adoptLocked(e *journal.Envelope, it *framestore.Item) *Call {
 		s.byToken[c.Token] = c
 	}
 	s.calls.set(c.Key, c)
-	s.order = append(s.order, c)
+	s.order.add(c)
 	s.pending[c.Key] = c
 	s.linkAdoptedLocked(c, e) // MRTR rounds and re-issues (rounds.go)
 	return c

@@ -101,19 +101,18 @@ func (s *Session) dropReadBackIndexes() {
 	s.sweepLocked()
 	if s.spill != nil {
 		s.spill.loaded = true
+		s.spill.tokens = spillIndex{} // no progress comes after the reading
 	}
 	s.byToken = liveCalls(s.byToken)
 	s.pending = liveCalls(s.pending)
-	for _, c := range s.order {
-		if c != nil && c.adopted && c.st().Ended() {
+	for c := range s.order.all() {
+		if c.adopted && c.st().Ended() {
 			c.Token = ""
 		}
 	}
-	// The calls map and order grew by doubling while the reading went on;
-	// the session keeps the calls for its life sorted by key, and its
-	// order at the size it is now.
+	// The calls map grew by doubling while the reading went on; the
+	// session keeps the calls for its life sorted by key.
 	s.calls.freeze()
-	s.order = append(make([]*Call, 0, len(s.order)), s.order...)
 }
 
 // liveCalls is a fresh map of m's calls that have not ended.
@@ -246,10 +245,7 @@ func (s *Session) recordedListing(method, field string) (*Listing, bool) {
 	s.mu.Lock()
 	var calls []*Call
 	var pages []protocol.RecordedPage
-	for _, c := range s.order {
-		if c == nil {
-			continue // gone out of memory: a tool call (spill.go)
-		}
+	for c := range s.order.all() {
 		if c.Method == method && c.st() == StateOK {
 			calls = append(calls, c)
 			pages = append(pages, protocol.RecordedPage{Cursor: protocol.ParamsCursor(c.params()), Result: c.result()})

@@ -27,8 +27,8 @@ const linkBack = 4096
 // response stream broke (2026-07-28) to the call it re-issues.
 func (s *Session) linkAdoptedLocked(c *Call, e *journal.Envelope) {
 	if isRetryParams(e.Params) {
-		for i, n := len(s.order)-2, 0; i >= 0 && n < linkBack; i, n = i-1, n+1 {
-			p := s.order[i]
+		for i, n := s.order.len()-2, 0; i >= 0 && n < linkBack; i, n = i-1, n+1 {
+			p := s.order.at(i)
 			if p != nil && p.adopted && p.x().next == nil && p.Method == c.Method && p.Name == c.Name && p.st() == StateOK &&
 				p.rt == rtInputRequired {
 				c.xw().round, c.xw().parent = p.x().round+1, p.Key

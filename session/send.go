@@ -96,7 +96,7 @@ func (s *Session) CallWith(method string, params any, o CallOptions) *Call {
 func (s *Session) register(c *Call, token string) bool {
 	s.mu.Lock()
 	s.calls.set(c.Key, c)
-	s.order = append(s.order, c)
+	s.order.add(c)
 	closed, why := s.info.Closed, s.info.CloseReason
 	if !closed {
 		s.pending[c.Key] = c

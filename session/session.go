@@ -135,7 +135,7 @@ type Session struct {
 	seq       uint64
 	nextID    int64
 	calls     callIndex
-	order     []*Call
+	order     callOrder
 	pending   map[string]*Call
 	byToken   map[string]*Call
 	shared    stringPool // names and progress messages calls repeat (strings.go)
@@ -289,7 +289,7 @@ func (s *Session) Info() Info {
 		in.Subscriptions = append(in.Subscriptions, u)
 	}
 	in.Pending = len(s.pending)
-	in.Calls = len(s.order)
+	in.Calls = s.order.len()
 	for key, st := range s.streams {
 		if st.timer == nil && !st.resuming {
 			continue
@@ -315,11 +315,9 @@ func (s *Session) Info() Info {
 func (s *Session) Calls() []*Call {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	out := make([]*Call, 0, len(s.order))
-	for _, c := range s.order {
-		if c != nil {
-			out = append(out, c)
-		}
+	var out []*Call
+	for c := range s.order.all() {
+		out = append(out, c)
 	}
 	return out
 }

@@ -1,12 +1,14 @@
 package session
 
 import (
+	"cmp"
 	"encoding/binary"
 	"errors"
 	"hash/maphash"
 	"io"
 	"math"
 	"os"
+	"slices"
 
 	"mcpscope/journal"
 )
@@ -32,37 +34,100 @@ import (
 // A session takes both when it is opened (tests set them low).
 var spillBatch, spillMin = 4096, 1 << 16
 
-// spill is where a session's spilled calls are.
+// spill is where a session's spilled calls are: call i's record in slot i
+// of f (slotSize bytes at i*slotSize), or, when longer, at the end of big
+// with the slot saying where. A call is out of memory when its place in
+// the session's order is nil, so memory needs nothing a call to find it.
 type spill struct {
-	f       *os.File
-	flushed int64  // bytes in the file
-	buf     []byte // records not yet written to it
-	at      []int64
-	// at[i] is call i's record's offset + 1 (0: in memory); it is as long
-	// as the last call spilled (calls after it are in memory).
+	f, big  *os.File
+	bigSize int64
+	// buf is slots from slot bufAt on not yet written to f.
+	buf          []byte
+	bufAt        int
 	keys, tokens spillIndex
-	later        []int // calls not yet ended at a sweep, to look at again
-	from         int   // calls before from have been swept
-	loaded       bool  // the journal is read: calls are read back as copies
-	err          error // the file failed: nothing more goes (what went is read back from buf or the file)
-	n            int   // calls out of memory now
-	batch, min   int   // spillBatch and spillMin when opened
+	later        []int  // calls not yet ended at a sweep, to look at again
+	from         int    // calls before from have been swept
+	loaded       bool   // the journal is read: calls are read back as copies
+	rec, slot    []byte // scratch: a record being written, a slot read
+	err          error  // the files failed: nothing more goes (what went is read back)
+	n            int    // calls out of memory now
+	batch, min   int    // spillBatch and spillMin when opened
 }
 
+// slotSize is the room a record has in its slot: most records (a tool
+// call with its progress) take about a hundred bytes.
+const slotSize = 256
+
 func newSpill() *spill {
-	f, err := os.CreateTemp("", "mcpscope-calls-*")
-	if err != nil {
-		return nil // memory keeps every call, as before
+	var fs [2]*os.File
+	for i := range fs {
+		f, err := os.CreateTemp("", "mcpscope-calls-*")
+		if err != nil {
+			if i > 0 {
+				fs[0].Close()
+			}
+			return nil // memory keeps every call, as before
+		}
+		_ = os.Remove(f.Name()) // it goes with the process
+		fs[i] = f
 	}
-	_ = os.Remove(f.Name())
-	return &spill{f: f, batch: spillBatch, min: spillMin}
+	return &spill{f: fs[0], big: fs[1], batch: spillBatch, min: spillMin}
 }
 
 func (sp *spill) close() {
 	if sp != nil && sp.err == nil {
 		sp.f.Close()
+		sp.big.Close()
 		sp.err = os.ErrClosed
 	}
+}
+
+// put writes call i's record: its length (a uvarint), then body.
+func (sp *spill) put(i int, length, body []byte) error {
+	slot := make([]byte, 0, slotSize)
+	if 1+len(length)+len(body) <= slotSize {
+		slot = append(append(append(slot, 1), length...), body...)
+	} else {
+		rec := slices.Concat(length, body)
+		if _, err := sp.big.WriteAt(rec, sp.bigSize); err != nil {
+			return err
+		}
+		slot = binary.AppendUvarint(append(slot, 2), uint64(sp.bigSize))
+		sp.bigSize += int64(len(rec))
+	}
+	slot = slot[:slotSize]
+	end := sp.bufAt + len(sp.buf)/slotSize
+	switch {
+	case i >= sp.bufAt && i < end:
+		copy(sp.buf[(i-sp.bufAt)*slotSize:], slot)
+		return nil
+	case i >= end && i-end < 64 && len(sp.buf) < 256<<10:
+		// A slot a little further on: the ones between come as the file
+		// has them (a call out of memory keeps its record there).
+		gap := len(sp.buf)
+		sp.buf = append(sp.buf, make([]byte, (i-end)*slotSize)...)
+		if _, err := sp.f.ReadAt(sp.buf[gap:], int64(end)*slotSize); err != nil && !errors.Is(err, io.EOF) {
+			sp.buf = sp.buf[:gap]
+			return err
+		}
+		sp.buf = append(sp.buf, slot...)
+		return nil
+	}
+	if err := sp.flush(); err != nil {
+		return err
+	}
+	sp.bufAt, sp.buf = i, append(sp.buf, slot...)
+	return nil
+}
+
+func (sp *spill) flush() error {
+	if len(sp.buf) > 0 {
+		if _, err := sp.f.WriteAt(sp.buf, int64(sp.bufAt)*slotSize); err != nil {
+			return err
+		}
+	}
+	sp.buf = sp.buf[:0]
+	return nil
 }
 
 // spillSeed makes the hashes of keys and tokens; it is the process's own.
@@ -157,7 +222,7 @@ func failureKind(k error) int {
 // sweep, and the ones that were running then and have ended since.
 func (s *Session) sweepLocked() {
 	sp := s.spill
-	if sp == nil || sp.err != nil || len(s.order) < sp.min {
+	if sp == nil || sp.err != nil || s.order.len() < sp.min {
 		return
 	}
 	later := sp.later
@@ -165,7 +230,7 @@ func (s *Session) sweepLocked() {
 	for _, i := range later {
 		s.spillCallLocked(i)
 	}
-	for ; sp.from < len(s.order); sp.from++ {
+	for ; sp.from < s.order.len(); sp.from++ {
 		s.spillCallLocked(sp.from)
 	}
 }
@@ -173,7 +238,7 @@ func (s *Session) sweepLocked() {
 // spillCallLocked sends call i out of memory when it may go, and keeps it
 // to look at again when it has not ended yet.
 func (s *Session) spillCallLocked(i int) {
-	sp, c := s.spill, s.order[i]
+	sp, c := s.spill, s.order.at(i)
 	if c == nil {
 		return
 	}
@@ -184,21 +249,12 @@ func (s *Session) spillCallLocked(i int) {
 	if !s.spillable(c) {
 		return
 	}
-	off := sp.flushed + int64(len(sp.buf))
-	sp.buf = appendCall(sp.buf, c)
-	if len(sp.buf) >= 256<<10 {
-		if _, err := sp.f.WriteAt(sp.buf, sp.flushed); err != nil {
-			sp.err = err
-			sp.buf = sp.buf[:off-sp.flushed] // the record stays unwritten, the call in memory
-			return
-		}
-		sp.flushed += int64(len(sp.buf))
-		sp.buf = sp.buf[:0]
+	sp.rec = appendCall(sp.rec[:0], c)
+	n, k := binary.Uvarint(sp.rec)
+	if err := sp.put(i, sp.rec[:k], sp.rec[k:k+int(n)]); err != nil {
+		sp.err = err // the call stays in memory, and every one after it
+		return
 	}
-	for len(sp.at) <= i {
-		sp.at = append(sp.at, 0)
-	}
-	sp.at[i] = off + 1
 	sp.keys.add(c.Key, i)
 	if c.Token != "" {
 		sp.tokens.add(c.Token, i)
@@ -207,7 +263,7 @@ func (s *Session) spillCallLocked(i int) {
 		}
 	}
 	s.calls.forget(c)
-	s.order[i] = nil
+	s.order.set(i, nil)
 	sp.n++
 }
 
@@ -216,10 +272,10 @@ func (s *Session) spillCallLocked(i int) {
 // go again at a later sweep; once read, the session hands out a copy.
 func (s *Session) spilledLocked(i int) *Call {
 	sp := s.spill
-	if sp == nil || i >= len(sp.at) || sp.at[i] == 0 {
+	if sp == nil || i >= s.order.len() || s.order.at(i) != nil {
 		return nil
 	}
-	c, err := sp.read(sp.at[i] - 1)
+	c, err := sp.read(i)
 	if err != nil {
 		// The file failed under the session: a call that says so beats a
 		// crash, and the journal still holds its frames.
@@ -233,9 +289,8 @@ func (s *Session) spilledLocked(i int) *Call {
 		c.Token = "" // as dropReadBackIndexes left every ended call
 		return c
 	}
-	sp.at[i] = 0
 	sp.n--
-	s.order[i] = c
+	s.order.set(i, c)
 	s.calls.set(c.Key, c)
 	if c.Token != "" {
 		s.byToken[c.Token] = c
@@ -260,10 +315,10 @@ func (s *Session) spilledByLocked(str string, token bool) *Call {
 	}
 	best := -1
 	x.each(str, func(i int) bool {
-		if i <= best || i >= len(sp.at) || sp.at[i] == 0 {
-			return true
+		if i <= best || s.order.at(i) != nil {
+			return true // an older one, or in memory (found there)
 		}
-		if k, tok, err := sp.keyOf(sp.at[i] - 1); err == nil && (!token && k == str || token && tok == str) {
+		if k, tok, err := sp.keyOf(i); err == nil && (!token && k == str || token && tok == str) {
 			best = i
 		}
 		return true
@@ -276,44 +331,63 @@ func (s *Session) spilledByLocked(str string, token bool) *Call {
 
 // The record: its length, then the call's fields (see appendCall).
 
-func (sp *spill) record(off int64) ([]byte, error) {
-	if off >= sp.flushed {
-		b := sp.buf[off-sp.flushed:]
-		n, k := binary.Uvarint(b)
-		return b[k : k+int(n)], nil
+// record is call i's record.
+func (sp *spill) record(i int) ([]byte, error) {
+	var slot []byte
+	if end := sp.bufAt + len(sp.buf)/slotSize; i >= sp.bufAt && i < end {
+		slot = sp.buf[(i-sp.bufAt)*slotSize:][:slotSize]
+	} else {
+		sp.slot = slices.Grow(sp.slot[:0], slotSize)[:slotSize]
+		if _, err := sp.f.ReadAt(sp.slot, int64(i)*slotSize); err != nil && !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		slot = sp.slot
 	}
-	var head [binary.MaxVarintLen64]byte
-	m, err := sp.f.ReadAt(head[:], off)
-	if m == 0 {
-		return nil, err
+	switch slot[0] {
+	case 1:
+		n, k := binary.Uvarint(slot[1:])
+		if k <= 0 || 1+k+int(n) > len(slot) {
+			return nil, errDamaged
+		}
+		return slot[1+k : 1+k+int(n)], nil
+	case 2:
+		at, k := binary.Uvarint(slot[1:])
+		if k <= 0 {
+			return nil, errDamaged
+		}
+		var head [binary.MaxVarintLen64]byte
+		m, err := sp.big.ReadAt(head[:], int64(at))
+		n, k := binary.Uvarint(head[:m])
+		if k <= 0 {
+			return nil, cmp.Or(err, errDamaged)
+		}
+		b := make([]byte, n)
+		if _, err := sp.big.ReadAt(b, int64(at)+int64(k)); err != nil && !errors.Is(err, io.EOF) {
+			return nil, err
+		}
+		return b, nil
 	}
-	n, k := binary.Uvarint(head[:m])
-	if k <= 0 {
-		return nil, errors.New("a damaged record")
-	}
-	b := make([]byte, n)
-	if _, err := sp.f.ReadAt(b, off+int64(k)); err != nil && !errors.Is(err, io.EOF) {
-		return nil, err
-	}
-	return b, nil
+	return nil, errDamaged
 }
 
-func (sp *spill) read(off int64) (*Call, error) {
-	b, err := sp.record(off)
+var errDamaged = errors.New("a damaged record")
+
+func (sp *spill) read(i int) (*Call, error) {
+	b, err := sp.record(i)
 	if err != nil {
 		return nil, err
 	}
 	d := decoder{b: b}
 	c := decodeCall(&d)
 	if d.bad {
-		return nil, errors.New("a damaged record")
+		return nil, errDamaged
 	}
 	return c, nil
 }
 
-// keyOf is the key and token of the call recorded at off.
-func (sp *spill) keyOf(off int64) (key, token string, err error) {
-	b, err := sp.record(off)
+// keyOf is call i's key and token, from its record.
+func (sp *spill) keyOf(i int) (key, token string, err error) {
+	b, err := sp.record(i)
 	if err != nil {
 		return "", "", err
 	}
@@ -324,7 +398,7 @@ func (sp *spill) keyOf(off int64) (key, token string, err error) {
 	d.str()
 	token = d.str()
 	if d.bad {
-		return "", "", errors.New("a damaged record")
+		return "", "", errDamaged
 	}
 	return key, token, nil
 }

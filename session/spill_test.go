@@ -1,8 +1,10 @@
 package session
 
 import (
+	"encoding/binary"
 	"fmt"
 	"math"
+	"math/rand/v2"
 	"reflect"
 	"testing"
 
@@ -93,8 +95,8 @@ func TestSpilledCallsReadBackAsTheyWere(t *testing.T) {
 	}
 	gone.mu.Lock()
 	out := 0
-	for _, c := range gone.order {
-		if c == nil {
+	for i := range gone.order.len() {
+		if gone.order.at(i) == nil {
 			out++
 		}
 	}
@@ -134,7 +136,7 @@ func TestSpilledCallsReadBackAsTheyWere(t *testing.T) {
 		t.Errorf("%d frames spilling, %d not", k, len(notes))
 	}
 	a, b := kept.Info(), gone.Info()
-	a.Started, b.Started = b.Started, b.Started // when each was opened
+	a.Started = b.Started // when each was opened
 	if !reflect.DeepEqual(a, b) {
 		t.Errorf("info:\nkept  %+v\nspilt %+v", a, b)
 	}
@@ -185,5 +187,79 @@ func TestSpillKnowsEveryField(t *testing.T) {
 				t.Errorf("%s.%s: the spill neither writes it nor checks it is zero (spill.go)", typ.Name(), f.Name)
 			}
 		}
+	}
+}
+
+// The spill's slots give back the latest record put in each, whatever
+// the order of the puts (a sweep's run, the calls a later sweep takes,
+// one brought back and sent out again), with long records beside them.
+func TestSpillSlotsKeepTheLatestRecord(t *testing.T) {
+	sp := newSpill()
+	if sp == nil {
+		t.Fatal("no temporary file for the spill")
+	}
+	defer sp.close()
+	rng := rand.New(rand.NewPCG(3, 4))
+	want := map[int][]byte{}
+	for n := range 20000 {
+		i := rng.IntN(3000)
+		switch r := rng.IntN(10); {
+		case r < 6: // runs: the slot after the last one, or a few on
+			i = sp.bufAt + len(sp.buf)/slotSize + rng.IntN(3)
+		case r < 7 && len(want) > 0: // a slot already written, written again
+			for k := range want {
+				i = k
+				break
+			}
+		}
+		body := make([]byte, 1+rng.IntN(600))
+		for k := range body {
+			body[k] = byte(n + k)
+		}
+		if err := sp.put(i, binary.AppendUvarint(nil, uint64(len(body))), body); err != nil {
+			t.Fatal(err)
+		}
+		want[i] = body
+		if n%997 == 0 {
+			for k, w := range want {
+				if got, err := sp.record(k); err != nil || string(got) != string(w) {
+					t.Fatalf("after %d puts, slot %d holds %d bytes (%v), want %d", n+1, k, len(got), err, len(w))
+				}
+			}
+		}
+	}
+}
+
+// The order lets a chunk go once none of its calls is in memory, and
+// gives its calls back in order around it.
+func TestCallOrderLetsEmptyChunksGo(t *testing.T) {
+	var o callOrder
+	calls := make([]*Call, 3*orderChunk+5)
+	for i := range calls {
+		calls[i] = &Call{Key: fmt.Sprint(i)}
+		o.add(calls[i])
+	}
+	for i := orderChunk; i < 2*orderChunk; i++ {
+		o.set(i, nil)
+	}
+	if o.chunks[1] != nil {
+		t.Fatal("a chunk with no call in memory is still held")
+	}
+	o.set(orderChunk+7, calls[orderChunk+7]) // one brought back
+	for i := 3 * orderChunk; i < len(calls); i++ {
+		o.set(i, nil)
+	}
+	if o.chunks[3] == nil {
+		t.Fatal("the last chunk, still filling, was let go")
+	}
+	var got []string
+	for c := range o.from(orderChunk) {
+		got = append(got, c.Key)
+	}
+	if len(got) != 1+orderChunk || got[0] != fmt.Sprint(orderChunk+7) || got[1] != fmt.Sprint(2*orderChunk) {
+		t.Fatalf("calls from %d: %d, starting %v; want %d starting %d, %d", orderChunk, len(got), got[:2], 1+orderChunk, orderChunk+7, 2*orderChunk)
+	}
+	if o.len() != len(calls) || o.at(5) != calls[5] || o.at(orderChunk+8) != nil {
+		t.Fatal("the order's length or calls changed")
 	}
 }

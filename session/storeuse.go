@@ -99,10 +99,7 @@ func (s *Session) CanRejoin(store statestore.Store, d statestore.Detached) (bool
 	if d.Era != "" && s.info.Era != "" && d.Era != s.info.Era {
 		return false, "made in the " + d.Era + " era; this session is " + s.info.Era
 	}
-	for _, c := range s.order {
-		if c == nil {
-			continue // gone out of memory: ended, a tool call (spill.go)
-		}
+	for c := range s.order.all() {
 		if !c.st().Ended() && journal.IDKey(c.ID) == journal.IDKey(d.RequestID) {
 			return false, "its request id is in use by running call " + c.Key
 		}
