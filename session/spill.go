@@ -427,29 +427,22 @@ func appendCall(b []byte, c *Call) []byte {
 	e.uint(uint64(c.code))
 	e.uint(c.resultSeq)
 	e.uint(c.respSeq)
-	if p := c.progress; p != nil {
-		e.uint(1)
+	if p := c.progress; e.has(p != nil) {
 		e.float(p.value)
 		e.float(p.total)
 		e.float(p.firstValue)
 		e.str(p.message)
 		e.int(p.firstAt)
 		e.int(p.lastAt)
-	} else {
-		e.uint(0)
 	}
-	if x := c.ex.Load(); x != nil {
-		e.uint(1)
+	if x := c.ex.Load(); e.has(x != nil) {
 		e.str(x.unmatched)
 		e.str(x.via)
 		e.str(x.resultTypeAs)
-		if r := x.rpcErr; r != nil {
-			e.uint(1)
+		if r := x.rpcErr; e.has(r != nil) {
 			e.int(r.Code)
 			e.str(r.Message)
 			e.bytes(r.Data)
-		} else {
-			e.uint(0)
 		}
 		if f := x.failure; f != nil {
 			e.uint(1 + uint64(failureKind(f.Kind)))
@@ -457,8 +450,6 @@ func appendCall(b []byte, c *Call) []byte {
 		} else {
 			e.uint(0)
 		}
-	} else {
-		e.uint(0)
 	}
 	b = binary.AppendUvarint(b, uint64(len(e.b)))
 	return append(b, e.b...)
@@ -500,6 +491,16 @@ func decodeCall(d *decoder) *Call {
 
 type encoder struct{ b []byte }
 
+// has writes whether what follows is there (1) or not (0), and says.
+func (e *encoder) has(ok bool) bool {
+	if ok {
+		e.uint(1)
+	} else {
+		e.uint(0)
+	}
+	return ok
+}
+
 func (e *encoder) uint(v uint64)   { e.b = binary.AppendUvarint(e.b, v) }
 func (e *encoder) int(v int64)     { e.b = binary.AppendVarint(e.b, v) }
 func (e *encoder) float(v float64) { e.b = binary.LittleEndian.AppendUint64(e.b, math.Float64bits(v)) }
@@ -528,13 +529,13 @@ func (d *decoder) uint() uint64 {
 	return v
 }
 
+// int reads what encoder.int wrote: binary.AppendVarint's zig-zag.
 func (d *decoder) int() int64 {
-	v, k := binary.Varint(d.b)
-	if k <= 0 {
-		d.bad = true
-		return 0
+	u := d.uint()
+	v := int64(u >> 1)
+	if u&1 != 0 {
+		v = ^v
 	}
-	d.b = d.b[k:]
 	return v
 }
 
