@@ -45,13 +45,17 @@ type spill struct {
 	buf          []byte
 	bufAt        int
 	keys, tokens spillIndex
-	later        []int  // calls not yet ended at a sweep, to look at again
-	from         int    // calls before from have been swept
-	loaded       bool   // the journal is read: calls are read back as copies
-	rec, slot    []byte // scratch: a record being written, a slot read
-	err          error  // the files failed: nothing more goes (what went is read back)
-	n            int    // calls out of memory now
-	batch, min   int    // spillBatch and spillMin when opened
+	// tokensOn: tokens are indexed. Only a progress that finds no call in
+	// memory asks for one (a late one, or an unknown token), so the index
+	// is made then, from the records, and kept from then on.
+	tokensOn   bool
+	later      []int  // calls not yet ended at a sweep, to look at again
+	from       int    // calls before from have been swept
+	loaded     bool   // the journal is read: calls are read back as copies
+	rec, slot  []byte // scratch: a record being written, a slot read
+	err        error  // the files failed: nothing more goes (what went is read back)
+	n          int    // calls out of memory now
+	batch, min int    // spillBatch and spillMin when opened
 }
 
 // slotSize is the room a record has in its slot: most records (a tool
@@ -135,16 +139,19 @@ var spillSeed = maphash.MakeSeed()
 
 // spillIndex finds spilled calls by a string's hash: open addressing over
 // slots of the hash's top 32 bits and the call's number + 1. A hit is
-// checked against the record; a miss costs no reading.
+// checked against the record; a miss costs no reading. Its size is any
+// number, grown by half when four fifths are taken (a hash's slot is its
+// 32 bits scaled to the size), so it holds 1.25-1.9 slots a call, where
+// doubling held up to 2.7: a quarter of what an opened journal keeps.
 type spillIndex struct {
 	slots []uint64
 	n     int
 }
 
 func (x *spillIndex) add(s string, i int) {
-	if (x.n+1)*4 > len(x.slots)*3 {
+	if (x.n+1)*5 > len(x.slots)*4 {
 		old := x.slots
-		x.slots = make([]uint64, max(1024, 2*len(old)))
+		x.slots = make([]uint64, max(1024, len(old)+len(old)/2))
 		x.n = 0
 		for _, v := range old {
 			if v != 0 {
@@ -155,9 +162,14 @@ func (x *spillIndex) add(s string, i int) {
 	x.put(uint64(uint32(maphash.String(spillSeed, s)>>32))<<32 | uint64(i+1))
 }
 
+// home is the slot a hash's search starts at.
+func (x *spillIndex) home(h32 uint64) int { return int(h32 * uint64(len(x.slots)) >> 32) }
+
 func (x *spillIndex) put(v uint64) {
-	mask := uint64(len(x.slots) - 1)
-	for k := (v >> 32) * 0x9E3779B97F4A7C15 & mask; ; k = (k + 1) & mask {
+	for k := x.home(v >> 32); ; k++ {
+		if k == len(x.slots) {
+			k = 0
+		}
 		if x.slots[k] == 0 {
 			x.slots[k] = v
 			x.n++
@@ -172,9 +184,15 @@ func (x *spillIndex) each(s string, fn func(i int) bool) {
 		return
 	}
 	h := uint64(uint32(maphash.String(spillSeed, s) >> 32))
-	mask := uint64(len(x.slots) - 1)
-	for k := h * 0x9E3779B97F4A7C15 & mask; x.slots[k] != 0; k = (k + 1) & mask {
-		if v := x.slots[k]; v>>32 == h && !fn(int(v&0xFFFFFFFF)-1) {
+	for k := x.home(h); ; k++ {
+		if k == len(x.slots) {
+			k = 0
+		}
+		v := x.slots[k]
+		if v == 0 {
+			return
+		}
+		if v>>32 == h && !fn(int(v&0xFFFFFFFF)-1) {
 			return
 		}
 	}
@@ -257,7 +275,9 @@ func (s *Session) spillCallLocked(i int) {
 	}
 	sp.keys.add(c.Key, i)
 	if c.Token != "" {
-		sp.tokens.add(c.Token, i)
+		if sp.tokensOn {
+			sp.tokens.add(c.Token, i)
+		}
 		if s.byToken[c.Token] == c {
 			delete(s.byToken, c.Token)
 		}
@@ -311,6 +331,9 @@ func (s *Session) spilledByLocked(str string, token bool) *Call {
 		if sp.loaded {
 			return nil // no progress comes after the reading
 		}
+		if !sp.tokensOn {
+			s.indexTokensLocked()
+		}
 		x = &sp.tokens
 	}
 	best := -1
@@ -329,6 +352,38 @@ func (s *Session) spilledByLocked(str string, token bool) *Call {
 	return s.spilledLocked(best)
 }
 
+// indexTokensLocked indexes the tokens of the calls out of memory, reading
+// their slots a megabyte at a time, and keeps indexing them from now on.
+func (s *Session) indexTokensLocked() {
+	sp := s.spill
+	sp.tokensOn = true
+	if err := sp.flush(); err != nil {
+		sp.err = err
+		return
+	}
+	const run = 4096
+	block := make([]byte, run*slotSize)
+	for from := 0; from < s.order.len(); from += run {
+		n, err := sp.f.ReadAt(block, int64(from)*slotSize)
+		if err != nil && !errors.Is(err, io.EOF) {
+			sp.err = err
+			return
+		}
+		for i := from; i < min(from+run, s.order.len()); i++ {
+			if s.order.at(i) != nil || (i-from+1)*slotSize > n {
+				continue
+			}
+			b, err := sp.inSlot(block[(i-from)*slotSize:][:slotSize])
+			if err != nil {
+				continue
+			}
+			if _, tok, err := keysIn(b); err == nil && tok != "" {
+				sp.tokens.add(tok, i)
+			}
+		}
+	}
+}
+
 // The record: its length, then the call's fields (see appendCall).
 
 // record is call i's record.
@@ -343,6 +398,11 @@ func (sp *spill) record(i int) ([]byte, error) {
 		}
 		slot = sp.slot
 	}
+	return sp.inSlot(slot)
+}
+
+// inSlot is the record a slot holds, or says where.
+func (sp *spill) inSlot(slot []byte) ([]byte, error) {
 	switch slot[0] {
 	case 1:
 		n, k := binary.Uvarint(slot[1:])
@@ -391,6 +451,11 @@ func (sp *spill) keyOf(i int) (key, token string, err error) {
 	if err != nil {
 		return "", "", err
 	}
+	return keysIn(b)
+}
+
+// keysIn is the key and token a record names.
+func keysIn(b []byte) (key, token string, err error) {
 	d := decoder{b: b}
 	key = d.str()
 	d.bytes()

@@ -263,3 +263,33 @@ func TestCallOrderLetsEmptyChunksGo(t *testing.T) {
 		t.Fatal("the order's length or calls changed")
 	}
 }
+
+// The index finds every string added, through its growths, and holds
+// under two slots a string.
+func TestSpillIndexFindsEveryString(t *testing.T) {
+	var x spillIndex
+	const n = 200_000
+	for i := range n {
+		x.add(fmt.Sprint("k", i), i)
+	}
+	for i := 0; i < n; i += 7 {
+		found := false
+		x.each(fmt.Sprint("k", i), func(j int) bool {
+			found = j == i
+			return !found
+		})
+		if !found {
+			t.Fatalf("k%d not found", i)
+		}
+	}
+	false_ := 0
+	for i := range 10_000 {
+		x.each(fmt.Sprint("absent", i), func(int) bool { false_++; return true })
+	}
+	if false_ > 10 {
+		t.Fatalf("%d of 10,000 absent strings matched a slot's hash", false_)
+	}
+	if len(x.slots) > 2*n {
+		t.Fatalf("%d slots for %d strings", len(x.slots), n)
+	}
+}

@@ -149,14 +149,14 @@ func TestTheUsersMemoryLimitStands(t *testing.T) {
 }
 
 // Past ReadingLimit the limit keeps ReadingRoom over the live heap, so a
-// journal larger than the limit is read at GOGC=50's pace instead of with
+// journal larger than the limit is read at GOGC=25's pace instead of with
 // the collector running without pause.
 func TestTheLimitFollowsTheLiveHeap(t *testing.T) {
 	if got := LimitFor(0); got != ReadingLimit {
 		t.Errorf("LimitFor(0) = %d, want %d", got, ReadingLimit)
 	}
-	if got := LimitFor(1 << 30); got != 3<<29 {
-		t.Errorf("LimitFor(1 GiB) = %d, want 1.5 GiB", got)
+	if got := LimitFor(1 << 30); got != 5<<28 {
+		t.Errorf("LimitFor(1 GiB) = %d, want 1.25 GiB", got)
 	}
 	defer debug.SetMemoryLimit(math.MaxInt64)
 	j := heldJournal{make(chan struct{})}
