@@ -334,6 +334,7 @@ func PrintMemory(w io.Writer, r MemoryResult) {
 			o.Open.Frames, kind, float64(o.JournalSize)/1e6, mib(o.Open.RSSKiB), peak, o.Open.HeapMiB, o.Open.Seconds, OpenGoalMiB,
 			metWord(peak*(1<<20) <= OpenGoalMiB*1e6))
 	}
+	openFlat(w, r.Open)
 	for _, o := range r.Open {
 		if o.Open.Frames > 0 && o.IndexSize > 0 {
 			per := float64(o.IndexSize) / float64(o.Open.Frames) // bytes a frame: MB a million
@@ -364,6 +365,32 @@ func PrintMemory(w io.Writer, r MemoryResult) {
 		flatLine(w, line, i, a.RSSKiB, r.Proxy[0].Attach.RSSKiB, r.Proxy[0].Attach.Frames)
 	}
 	printBigLine(w, r.Big)
+}
+
+// openFlat prints, for each kind of journal opened at more than one
+// size, how the peak and what is held grow from the smallest to the
+// largest: the other half of the goal, flat (within TUIFlat).
+func openFlat(w io.Writer, rows []OpenRow) {
+	for _, http := range []bool{true, false} {
+		var first, last *OpenRow
+		for i := range rows {
+			if o := &rows[i]; o.HTTP == http && o.Open.Frames > 0 && o.Open.PeakRSSKiB > 0 {
+				if first == nil {
+					first = o
+				}
+				last = o
+			}
+		}
+		if first == nil || last == first {
+			continue
+		}
+		kind := map[bool]string{true: "HTTP", false: "stdio"}[http]
+		grow := float64(last.Open.PeakRSSKiB)/float64(first.Open.PeakRSSKiB) - 1
+		held := mib(last.Open.RSSKiB) - mib(first.Open.RSSKiB)
+		perFrame := held * (1 << 20) / float64(last.Open.Frames-first.Open.Frames)
+		fmt.Fprintf(w, "  open, %s journals from %d to %d frames: peak %+.1f %%, held %+.1f MiB (%.1f bytes a frame)   goal flat, peak within %.0f %%   %s\n",
+			kind, first.Open.Frames, last.Open.Frames, 100*grow, held, perFrame, 100*TUIFlat, metWord(grow <= TUIFlat))
+	}
 }
 
 // flatLine prints a row of a session-length series: the first size as it

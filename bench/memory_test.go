@@ -3,6 +3,7 @@ package bench
 import (
 	"bytes"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -51,11 +52,17 @@ func TestMemoryRowsTiny(t *testing.T) {
 	// The verdict reads the peak: the two rows' are set (the test's own
 	// process, -race and all, is not what is measured for real).
 	res.Open[0].Open.PeakRSSKiB, res.Open[1].Open.PeakRSSKiB = 100<<10, 200<<10
+	// A larger stdio journal: the flat row compares it with the first.
+	big := res.Open[1]
+	big.Open.Frames, big.Open.PeakRSSKiB, big.Open.RSSKiB = 10*big.Open.Frames, 210<<10, big.Open.RSSKiB+(1<<10)
+	res.Open = append(res.Open, big)
 	res.TUI = []TUIResult{{Frames: 1000, RSSAfterKiB: 100 << 10}, {Frames: 10000, RSSAfterKiB: 130 << 10}}
 	var out bytes.Buffer
 	PrintMemory(&out, res)
 	for _, want := range []string{"open, ", "HTTP journal", "stdio journal", "peak 100.0 MiB", "goal peak ≤ 150 MB   met", "peak 200.0 MiB", "goal peak ≤ 150 MB   NOT MET", "64.0 MB per million frames",
-		"+30.0 % from 1000   goal within 10 % and ≤ 200 MB   NOT MET"} {
+		"+30.0 % from 1000   goal within 10 % and ≤ 200 MB   NOT MET",
+		fmt.Sprintf("open, stdio journals from %d to %d frames: peak +5.0 %%, held +1.0 MiB", res.Open[1].Open.Frames, big.Open.Frames),
+		"goal flat, peak within 10 %   met"} {
 		if !strings.Contains(out.String(), want) {
 			t.Fatalf("the report lacks %q:\n%s", want, out.String())
 		}
