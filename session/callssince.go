@@ -34,5 +34,5 @@ func (s *Session) CallAt(i int) *Call {
 	if c := s.order.at(i); c != nil {
 		return c
 	}
-	return s.spilledLocked(i)
+	return s.spilledLocked(i, false)
 }

@@ -15,18 +15,20 @@ import (
 
 // An opened journal's calls, once ended, go out of memory: each is written
 // as a record to a file of the session's own (unlinked, so it goes with the
-// process) and read back when asked for. Memory keeps, for each call, where
-// its record is and its key's and token's hashes: a few tens of bytes where
-// a Call and its progress took hundreds (400 MB at ten million frames), so
-// `open` stays flat however long the journal.
+// process) and read back when asked for. Memory keeps a hash of each one's
+// key (and, once a progress asks, of its token): 10-15 bytes a call where
+// a Call and its progress took hundreds (400 MB at ten million frames).
 //
 // Only what an opened journal never changes again goes: an ended tool call
 // adopted from the journal, holding nothing in memory (its params and
 // result stay in the journal), with no link to another call (MRTR rounds,
-// re-issues, tasks, listens stay). While the journal is read, a call asked
-// for again (a late answer, a late progress, a cancel) comes back into
-// memory, as it was, and goes again later; once it is read, a call asked
-// for is read back as a copy, which nothing writes.
+// re-issues, tasks, listens stay). While the journal is read, a call the
+// correlation asks for again (a late answer, a late progress, a cancel)
+// comes back into memory, as it was, and goes again later. A call that
+// ever went is found through the hashes from then on, in memory or not;
+// the maps by key and token keep the calls that never went, so the newest
+// call under a key or token is the one found, as when every call stayed.
+// Anything else (a pane, once read) is handed a copy, which nothing writes.
 
 // spillBatch is how many calls the reading makes between sweeps of the
 // ones that ended; spillMin, how many calls a journal has before any goes
@@ -49,13 +51,14 @@ type spill struct {
 	// memory asks for one (a late one, or an unknown token), so the index
 	// is made then, from the records, and kept from then on.
 	tokensOn   bool
-	later      []int  // calls not yet ended at a sweep, to look at again
-	from       int    // calls before from have been swept
-	loaded     bool   // the journal is read: calls are read back as copies
-	rec, slot  []byte // scratch: a record being written, a slot read
-	err        error  // the files failed: nothing more goes (what went is read back)
-	n          int    // calls out of memory now
-	batch, min int    // spillBatch and spillMin when opened
+	later      []int        // calls not yet ended at a sweep, to look at again
+	back       map[int]bool // calls brought back into memory: hashed already
+	from       int          // calls before from have been swept
+	loaded     bool         // the journal is read: calls are read back as copies
+	rec, slot  []byte       // scratch: a record being written, a slot read
+	err        error        // the files failed: nothing more goes (what went is read back)
+	n          int          // calls out of memory now
+	batch, min int          // spillBatch and spillMin when opened
 }
 
 // slotSize is the room a record has in its slot: most records (a tool
@@ -273,14 +276,16 @@ func (s *Session) spillCallLocked(i int) {
 		sp.err = err // the call stays in memory, and every one after it
 		return
 	}
-	sp.keys.add(c.Key, i)
-	if c.Token != "" {
-		if sp.tokensOn {
+	if sp.back[i] {
+		delete(sp.back, i) // going again: hashed when it first went
+	} else {
+		sp.keys.add(c.Key, i)
+		if c.Token != "" && sp.tokensOn {
 			sp.tokens.add(c.Token, i)
 		}
-		if s.byToken[c.Token] == c {
-			delete(s.byToken, c.Token)
-		}
+	}
+	if c.Token != "" && s.byToken[c.Token] == c {
+		delete(s.byToken, c.Token)
 	}
 	s.calls.forget(c)
 	s.order.set(i, nil)
@@ -288,9 +293,10 @@ func (s *Session) spillCallLocked(i int) {
 }
 
 // spilledLocked is call i read back from its record (nil: it is in
-// memory). While the journal is read the call comes back into memory, to
-// go again at a later sweep; once read, the session hands out a copy.
-func (s *Session) spilledLocked(i int) *Call {
+// memory), a copy; with back, while the journal is read, the call itself,
+// back in memory to go again at a later sweep (the maps are left as they
+// are: it is found through the hashes, spilledByLocked).
+func (s *Session) spilledLocked(i int, back bool) *Call {
 	sp := s.spill
 	if sp == nil || i >= s.order.len() || s.order.at(i) != nil {
 		return nil
@@ -307,23 +313,26 @@ func (s *Session) spilledLocked(i int) *Call {
 	c.Method, c.Name = s.shared.get(c.Method), s.shared.get(c.Name)
 	if sp.loaded {
 		c.Token = "" // as dropReadBackIndexes left every ended call
+	}
+	if !back || sp.loaded {
 		return c
 	}
 	sp.n--
 	s.order.set(i, c)
-	s.calls.set(c.Key, c)
-	if c.Token != "" {
-		s.byToken[c.Token] = c
+	if sp.back == nil {
+		sp.back = map[int]bool{}
 	}
+	sp.back[i] = true
 	sp.later = append(sp.later, i)
 	return c
 }
 
-// spilledByLocked is the newest spilled call whose key (or, token, its
-// progress token) is s, nil when none.
+// spilledByLocked is the newest call that ever went out of memory whose
+// key (or, token, its progress token) is str, nil when none; while the
+// journal is read, back in memory (the correlation may change it).
 func (s *Session) spilledByLocked(str string, token bool) *Call {
 	sp := s.spill
-	if sp == nil || sp.n == 0 {
+	if sp == nil || sp.keys.n == 0 {
 		return nil
 	}
 	x := &sp.keys
@@ -338,10 +347,14 @@ func (s *Session) spilledByLocked(str string, token bool) *Call {
 	}
 	best := -1
 	x.each(str, func(i int) bool {
-		if i <= best || s.order.at(i) != nil {
-			return true // an older one, or in memory (found there)
+		if i <= best {
+			return true // an older one
 		}
-		if k, tok, err := sp.keyOf(i); err == nil && (!token && k == str || token && tok == str) {
+		if c := s.order.at(i); c != nil { // brought back
+			if !token && c.Key == str || token && c.Token == str {
+				best = i
+			}
+		} else if k, tok, err := sp.keyOf(i); err == nil && (!token && k == str || token && tok == str) {
 			best = i
 		}
 		return true
@@ -349,11 +362,16 @@ func (s *Session) spilledByLocked(str string, token bool) *Call {
 	if best < 0 {
 		return nil
 	}
-	return s.spilledLocked(best)
+	if c := s.order.at(best); c != nil {
+		return c
+	}
+	return s.spilledLocked(best, true)
 }
 
-// indexTokensLocked indexes the tokens of the calls out of memory, reading
-// their slots a megabyte at a time, and keeps indexing them from now on.
+// indexTokensLocked indexes the tokens of the calls that ever went out of
+// memory (a slot written; a call brought back keeps its record there, and
+// its token), reading their slots a megabyte at a time, and keeps
+// indexing them from now on.
 func (s *Session) indexTokensLocked() {
 	sp := s.spill
 	sp.tokensOn = true
@@ -370,8 +388,8 @@ func (s *Session) indexTokensLocked() {
 			return
 		}
 		for i := from; i < min(from+run, s.order.len()); i++ {
-			if s.order.at(i) != nil || (i-from+1)*slotSize > n {
-				continue
+			if (i-from+1)*slotSize > n || block[(i-from)*slotSize] == 0 {
+				continue // never went
 			}
 			b, err := sp.inSlot(block[(i-from)*slotSize:][:slotSize])
 			if err != nil {

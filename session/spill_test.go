@@ -50,6 +50,14 @@ func spillJournal(t *testing.T) string {
 		in(`{"jsonrpc":"2.0","id":1,"result":{"content":[]}}`),
 		in(`{"jsonrpc":"2.0","id":12,"result":{"content":[]}}`),
 		in(`{"jsonrpc":"2.0","id":99,"result":{"content":[]}}`),
+		// A token used again by a call while one that had it is brought
+		// back (its late answer): the progress is the running call's.
+		out(`{"jsonrpc":"2.0","id":50,"method":"tools/call","params":{"name":"a","_meta":{"progressToken":"shared"}}}`),
+		in(`{"jsonrpc":"2.0","id":50,"result":{"content":[]}}`),
+		out(`{"jsonrpc":"2.0","id":51,"method":"tools/call","params":{"name":"b","_meta":{"progressToken":"shared"}}}`),
+		in(`{"jsonrpc":"2.0","id":50,"result":{"content":[]}}`),
+		in(`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"shared","progress":1}}`),
+		in(`{"jsonrpc":"2.0","id":51,"result":{"content":[]}}`),
 		// An id used again once its call ended.
 		out(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"again"}}`),
 		in(`{"jsonrpc":"2.0","id":1,"result":{"content":[],"isError":true}}`),
