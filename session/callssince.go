@@ -1,5 +1,7 @@
 package session
 
+import "slices"
+
 // CallsSince returns the calls made after the first n that memory holds,
 // in order, and how many calls there are now. The UI pulls only the tail,
 // so a long session does not cost a copy of every call on each refresh;
@@ -8,11 +10,7 @@ package session
 func (s *Session) CallsSince(n int) (fresh []*Call, total int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	n = max(n, 0)
-	for c := range s.order.from(max(n, 0)) {
-		fresh = append(fresh, c)
-	}
-	return fresh, s.order.len()
+	return slices.Collect(s.order.from(max(n, 0))), s.order.len()
 }
 
 // CallCount is how many calls the session has made or met.

@@ -8,6 +8,7 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -315,11 +316,7 @@ func (s *Session) Info() Info {
 func (s *Session) Calls() []*Call {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	var out []*Call
-	for c := range s.order.all() {
-		out = append(out, c)
-	}
-	return out
+	return slices.Collect(s.order.all())
 }
 
 // Lookup finds a call by its id key.
