@@ -89,42 +89,52 @@ func (sp *spill) close() {
 	}
 }
 
-// put writes call i's record: its length (a uvarint), then body.
-func (sp *spill) put(i int, length, body []byte) error {
-	slot := make([]byte, 0, slotSize)
-	if 1+len(length)+len(body) <= slotSize {
-		slot = append(append(append(slot, 1), length...), body...)
-	} else {
-		rec := slices.Concat(length, body)
+// put writes call i's record (its length, a uvarint, first: appendCall's)
+// into its slot, in the buffer.
+func (sp *spill) put(i int, rec []byte) error {
+	if len(rec)+1 > slotSize {
 		if _, err := sp.big.WriteAt(rec, sp.bigSize); err != nil {
 			return err
 		}
-		slot = binary.AppendUvarint(append(slot, 2), uint64(sp.bigSize))
+	}
+	slot, err := sp.slotFor(i)
+	if err != nil {
+		return err
+	}
+	clear(slot)
+	if len(rec)+1 <= slotSize {
+		slot[0] = 1
+		copy(slot[1:], rec)
+	} else {
+		slot[0] = 2
+		binary.PutUvarint(slot[1:], uint64(sp.bigSize))
 		sp.bigSize += int64(len(rec))
 	}
-	slot = slot[:slotSize]
+	return nil
+}
+
+// slotFor is slot i's room in the buffer: where it is when the buffer has
+// it, else added to it (flushing the buffer first when i is not near).
+func (sp *spill) slotFor(i int) ([]byte, error) {
 	end := sp.bufAt + len(sp.buf)/slotSize
 	switch {
 	case i >= sp.bufAt && i < end:
-		copy(sp.buf[(i-sp.bufAt)*slotSize:], slot)
-		return nil
 	case i >= end && i-end < 64 && len(sp.buf) < 256<<10:
 		// A slot a little further on: the ones between come as the file
 		// has them (a call out of memory keeps its record there).
 		gap := len(sp.buf)
-		sp.buf = append(sp.buf, make([]byte, (i-end)*slotSize)...)
-		if _, err := sp.f.ReadAt(sp.buf[gap:], int64(end)*slotSize); err != nil && !errors.Is(err, io.EOF) {
+		sp.buf = append(sp.buf, make([]byte, (i-end+1)*slotSize)...)
+		if _, err := sp.f.ReadAt(sp.buf[gap:len(sp.buf)-slotSize], int64(end)*slotSize); err != nil && !errors.Is(err, io.EOF) {
 			sp.buf = sp.buf[:gap]
-			return err
+			return nil, err
 		}
-		sp.buf = append(sp.buf, slot...)
-		return nil
+	default:
+		if err := sp.flush(); err != nil {
+			return nil, err
+		}
+		sp.bufAt, sp.buf = i, append(sp.buf, make([]byte, slotSize)...)
 	}
-	if err := sp.flush(); err != nil {
-		return err
-	}
-	sp.bufAt, sp.buf = i, append(sp.buf, slot...)
-	return nil
+	return sp.buf[(i-sp.bufAt)*slotSize:][:slotSize], nil
 }
 
 func (sp *spill) flush() error {
@@ -271,8 +281,7 @@ func (s *Session) spillCallLocked(i int) {
 		return
 	}
 	sp.rec = appendCall(sp.rec[:0], c)
-	n, k := binary.Uvarint(sp.rec)
-	if err := sp.put(i, sp.rec[:k], sp.rec[k:k+int(n)]); err != nil {
+	if err := sp.put(i, sp.rec); err != nil {
 		sp.err = err // the call stays in memory, and every one after it
 		return
 	}
@@ -309,6 +318,12 @@ func (s *Session) spilledLocked(i int, back bool) *Call {
 		c.ex.Store(&callExtra{failure: &Failure{Reason: "could not read the call back from its temporary file: " + err.Error(), Cause: err}})
 		return c
 	}
+	return s.readBackLocked(i, c, back)
+}
+
+// readBackLocked is spilledLocked's call i once read from its record.
+func (s *Session) readBackLocked(i int, c *Call, back bool) *Call {
+	sp := s.spill
 	c.s = s
 	c.Method, c.Name = s.shared.get(c.Method), s.shared.get(c.Name)
 	if sp.loaded {
@@ -345,27 +360,32 @@ func (s *Session) spilledByLocked(str string, token bool) *Call {
 		}
 		x = &sp.tokens
 	}
-	best := -1
+	best, read := -1, (*Call)(nil) // read: best's call, when read from its record
 	x.each(str, func(i int) bool {
 		if i <= best {
 			return true // an older one
 		}
-		if c := s.order.at(i); c != nil { // brought back
-			if !token && c.Key == str || token && c.Token == str {
-				best = i
+		c, fromRecord := s.order.at(i), false // in memory: brought back
+		if c == nil {
+			if r, err := sp.read(i); err == nil {
+				c, fromRecord = r, true
 			}
-		} else if k, tok, err := sp.keyOf(i); err == nil && (!token && k == str || token && tok == str) {
-			best = i
+		}
+		if c != nil && (!token && c.Key == str || token && c.Token == str) {
+			best, read = i, nil
+			if fromRecord {
+				read = c
+			}
 		}
 		return true
 	})
-	if best < 0 {
+	switch {
+	case best < 0:
 		return nil
+	case read == nil:
+		return s.order.at(best)
 	}
-	if c := s.order.at(best); c != nil {
-		return c
-	}
-	return s.spilledLocked(best, true)
+	return s.readBackLocked(best, read, true)
 }
 
 // indexTokensLocked indexes the tokens of the calls that ever went out of
@@ -461,15 +481,6 @@ func (sp *spill) read(i int) (*Call, error) {
 		return nil, errDamaged
 	}
 	return c, nil
-}
-
-// keyOf is call i's key and token, from its record.
-func (sp *spill) keyOf(i int) (key, token string, err error) {
-	b, err := sp.record(i)
-	if err != nil {
-		return "", "", err
-	}
-	return keysIn(b)
 }
 
 // keysIn is the key and token a record names.

@@ -224,7 +224,7 @@ func TestSpillSlotsKeepTheLatestRecord(t *testing.T) {
 		for k := range body {
 			body[k] = byte(n + k)
 		}
-		if err := sp.put(i, binary.AppendUvarint(nil, uint64(len(body))), body); err != nil {
+		if err := sp.put(i, append(binary.AppendUvarint(nil, uint64(len(body))), body...)); err != nil {
 			t.Fatal(err)
 		}
 		want[i] = body
