@@ -167,9 +167,10 @@ func TestSpilledCallsStayOutOnceRead(t *testing.T) {
 	}
 }
 
-// Every field of a Call and its extra is one the spill writes, or one a
-// call that goes has at its zero value (spillable checks): a field added
-// later must be placed here, or it would be lost on the way out.
+// Every field of a Call, its extra and the extra's options is one the
+// spill writes, or one a call that goes has at its zero value (spillable
+// checks): a field added later must be placed here, or it would be lost
+// on the way out.
 func TestSpillKnowsEveryField(t *testing.T) {
 	known := map[string]string{
 		// Call
@@ -188,6 +189,16 @@ func TestSpillKnowsEveryField(t *testing.T) {
 		"listen": "zero to go", "listenAttempt": "zero to go", "relisten": "zero to go", "wireKey": "zero to go",
 		"rejoinedBy": "zero to go", "endedAway": "zero to go", "handle": "zero to go", "persistTimer": "zero to go",
 		"claim": "zero to go", "recordGone": "zero to go", "inDoubt": "zero to go", "persistMu": "unlocked",
+	}
+	// CallOptions, in callExtra.opts: zero to go, every field (spillable).
+	for _, f := range []string{"Timeout", "MaxTimeout", "NoProgressToken", "Headers", "modernVersion", "probe", "asTask",
+		"reissueOf", "reissues", "round", "parent", "listen", "listenAttempt"} {
+		known["opts."+f] = "zero to go"
+	}
+	for f := range reflect.TypeFor[CallOptions]().Fields() {
+		if _, ok := known["opts."+f.Name]; !ok {
+			t.Errorf("CallOptions.%s: spillable does not check it is zero (spill.go)", f.Name)
+		}
 	}
 	for _, typ := range []reflect.Type{reflect.TypeFor[Call](), reflect.TypeFor[callExtra]()} {
 		for f := range typ.Fields() {
