@@ -35,9 +35,9 @@ const ReadingLimit = 100 << 20
 // ReadingRoom is how far the limit stays above the live heap once the
 // live heap nears ReadingLimit: a collection each time a quarter of the
 // live heap is allocated (GOGC=25's pace; what a reading keeps live is
-// mostly arrays without pointers, cheap to collect over). A fixed limit would make the
-// collector run without pause as the live heap reached it; the default
-// pace would let the peak reach twice the live heap.
+// mostly arrays without pointers, cheap to collect over). A fixed limit
+// would make the collector run without pause as the live heap reached
+// it; the default pace would let the peak reach twice the live heap.
 const ReadingRoom = 1.25
 
 // ReadBack is the process's GC setting while a journal read back is what
